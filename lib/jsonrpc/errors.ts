@@ -1,0 +1,186 @@
+import type { JsonRpcErrorObject, RequestId } from './message';
+
+/**
+ * Every JSON-RPC error code rxmcp sends or recognises: the five of JSON-RPC 2.0 and the ones MCP
+ * adds. Codes whose use depends on the protocol revision (resource not found) are chosen by
+ * `schema/revisions.ts`, not at the call site.
+ */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP: a resource URI that the server does not know (up to 2025-11-25). */
+  ResourceNotFound: -32002,
+  /** MCP 2025-11-25: the request needs a URL-mode elicitation to finish first. */
+  UrlElicitationRequired: -32042,
+  /** Used by peers for a closed connection and for a request that timed out. */
+  ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** One problem found while validating params, in a shape that survives JSON. */
+export interface ValidationIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * An error that crosses the wire: what a peer sent us in an error response, or what a handler
+ * throws to answer with a specific code. Anything else a handler throws answers -32603.
+ */
+export class JsonRpcError extends Error {
+  override readonly name = 'JsonRpcError';
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The error object to put in a response. */
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+
+  /** Rebuilds the error a peer sent. */
+  static fromObject(error: JsonRpcErrorObject): JsonRpcError {
+    return new JsonRpcError(error.code, error.message, error.data);
+  }
+
+  static parseError(detail: string): JsonRpcError {
+    return new JsonRpcError(ErrorCode.ParseError, `Parse error: ${detail}`);
+  }
+
+  static invalidRequest(detail: string): JsonRpcError {
+    return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid request: ${detail}`);
+  }
+
+  static methodNotFound(method: string, reason?: string): JsonRpcError {
+    return new JsonRpcError(
+      ErrorCode.MethodNotFound,
+      reason ? `Method not found: ${method} (${reason})` : `Method not found: ${method}`,
+    );
+  }
+
+  /** Invalid params; the message names the first offending field, `data.issues` lists them all. */
+  static invalidParams(issues: readonly ValidationIssue[] | string): JsonRpcError {
+    if (typeof issues === 'string') return new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${issues}`);
+    const first = issues[0];
+    const summary = first ? `${first.path || '(root)'}: ${first.message}` : 'rejected';
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    return new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: ${summary}${more}`, { issues });
+  }
+
+  /** The generic internal error: never carries the cause's details to the peer. */
+  static internalError(message = 'Internal error'): JsonRpcError {
+    return new JsonRpcError(ErrorCode.InternalError, message);
+  }
+}
+
+/** Fields that locate a request in an error message. */
+export interface RequestContext {
+  readonly method?: string;
+  readonly id?: RequestId;
+}
+
+function where(context: RequestContext): string {
+  if (context.method === undefined) return '';
+  return context.id === undefined ? ` (${context.method})` : ` (${context.method}, id ${String(context.id)})`;
+}
+
+/** A request passed one of its deadlines: `idle` (no response or progress for `afterMs`) or `total`. */
+export class RequestTimeoutError extends Error {
+  override readonly name = 'RequestTimeoutError';
+  readonly method?: string;
+  readonly id?: RequestId;
+
+  constructor(
+    readonly deadline: 'idle' | 'total',
+    readonly afterMs: number,
+    context: RequestContext = {},
+  ) {
+    super(
+      deadline === 'idle'
+        ? `Request timed out after ${afterMs} ms without a response or progress${where(context)}`
+        : `Request exceeded its maximum total time of ${afterMs} ms${where(context)}`,
+    );
+    this.method = context.method;
+    this.id = context.id;
+  }
+}
+
+/** The connection closed (or was never open) while a request waited for its response. */
+export class ConnectionClosedError extends Error {
+  override readonly name = 'ConnectionClosedError';
+  readonly method?: string;
+  readonly id?: RequestId;
+
+  constructor(
+    readonly reason: string,
+    context: RequestContext = {},
+    options?: { cause?: unknown },
+  ) {
+    super(`Connection closed: ${reason}${where(context)}`, options);
+    this.method = context.method;
+    this.id = context.id;
+  }
+}
+
+/** Something was sent, or asked for, before the initialization handshake finished. */
+export class NotInitializedError extends Error {
+  override readonly name = 'NotInitializedError';
+
+  constructor(readonly method: string) {
+    super(`Cannot send ${method}: the connection has not finished initializing`);
+  }
+}
+
+/** The peer answered initialize with a protocol revision we do not support. */
+export class UnsupportedProtocolVersionError extends Error {
+  override readonly name = 'UnsupportedProtocolVersionError';
+
+  constructor(
+    readonly requested: string,
+    readonly supported: readonly string[],
+  ) {
+    super(`Unsupported protocol version ${JSON.stringify(requested)}; supported: ${supported.join(', ')}`);
+  }
+}
+
+/** The peer did not declare the capability a call needs; raised locally, nothing is sent. */
+export class CapabilityNotSupportedError extends Error {
+  override readonly name = 'CapabilityNotSupportedError';
+
+  constructor(
+    readonly capability: string,
+    readonly method: string,
+    readonly peer: 'client' | 'server',
+  ) {
+    super(`Cannot send ${method}: the ${peer} did not declare the ${capability} capability`);
+  }
+}
+
+/** A transport failed: the process died, the socket broke, a frame could not be written. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A peer's message broke the protocol in a way that concerns one call (for example a malformed result). */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,66 @@
+import type { Observable } from 'rxjs';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
+
+/**
+ * A frame that arrived but is not JSON. The connection answers it with a -32700 parse error and
+ * goes on; transports emit it on `incoming$` instead of failing the stream.
+ */
+export class MalformedFrame {
+  constructor(
+    /** The raw text, cut to a sane length for logs. */
+    readonly text: string,
+    /** What the JSON parser said. */
+    readonly reason: string,
+  ) {}
+}
+
+/** What a transport emits for each inbound frame: a parsed JSON value, or a frame that was not JSON. */
+export type InboundFrame = unknown;
+
+/** Why and how a transport closed. */
+export interface TransportClose {
+  /** A short description: 'closed locally', 'peer closed', 'process exited with code 1', ... */
+  readonly reason: string;
+  /** Set when the close was caused by a failure. */
+  readonly error?: Error;
+}
+
+/** Hints a transport may use when it sends; transports that have one channel ignore them. */
+export interface SendOptions {
+  /**
+   * The inbound request this message belongs to: its response, or a progress/log notification or
+   * a server-to-client request sent while handling it. Streamable HTTP routes such messages onto
+   * that request's response stream.
+   */
+  readonly relatedRequestId?: RequestId;
+}
+
+/**
+ * The contract every transport implements: a stream of incoming frames, a way to send, a close
+ * signal. Framing lives inside the transport; above it, everything is parsed JSON values.
+ */
+export interface Transport {
+  /**
+   * Hot stream of inbound frames, in arrival order: parsed JSON values (objects, or arrays for a
+   * batch) and `MalformedFrame` for text that was not JSON. Frames that arrive before the first
+   * subscriber are buffered for it. Completes when the transport closes; never errors (failures
+   * are reported on `closed$`).
+   */
+  readonly incoming$: Observable<InboundFrame>;
+  /**
+   * Emits once, then completes, when the transport has closed for any reason (local `close()`,
+   * the peer going away, an I/O failure). Late subscribers still get the value.
+   */
+  readonly closed$: Observable<TransportClose>;
+  /**
+   * Sends one message or a batch. Fire and forget: a write that fails closes the transport with a
+   * `TransportError`. Sending after close is a no-op.
+   */
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: SendOptions): void;
+  /** Closes the transport; idempotent. `closed$` emits once the close is complete. */
+  close(reason?: string): void;
+  /** The session this transport belongs to, where the transport has sessions (Streamable HTTP). */
+  readonly sessionId?: string;
+  /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
+  setProtocolVersion?(revision: string): void;
+}
