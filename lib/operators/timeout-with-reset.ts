@@ -1,0 +1,114 @@
+import { asyncScheduler, from, Observable, timer } from 'rxjs';
+import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscription } from 'rxjs';
+import { RequestTimeoutError } from '../jsonrpc/errors';
+import type { RequestContext } from '../jsonrpc/errors';
+
+/** Options of {@link timeoutWithReset}. */
+export interface TimeoutWithResetOptions {
+  /** Fail when this long passes with no reset. `Infinity` disables the idle deadline. */
+  readonly idleMs: number;
+  /** Fail when this long passes since subscription, resets or not. Default: no maximum. */
+  readonly totalMs?: number;
+  /** Each value restarts the idle timer: typically the progress notifications for this request. */
+  readonly resets?: ObservableInput<unknown>;
+  /**
+   * Whether the source's own values restart the idle timer too. Default `true`: a streamed result
+   * that keeps producing values is alive, and for a single response it makes no difference (the
+   * response is the last thing). Set `false` to let only `resets` count.
+   */
+  readonly resetOnValue?: boolean;
+  /** Method and id, carried by the error so its message says which request timed out. */
+  readonly context?: RequestContext;
+  /** Where the deadlines are timed. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * Mirrors the source, and errors with a {@link RequestTimeoutError} when a deadline passes first:
+ * `'idle'` when `idleMs` passes without a reset (a value of `resets`, or of the source unless
+ * `resetOnValue` is `false`), `'total'` when `totalMs` passes since subscription.
+ *
+ * Cold: the clocks start when it is subscribed, separately for each subscriber. When a deadline
+ * fires, the source is unsubscribed before the error is delivered (unsubscribing a request is what
+ * cancels it upstream). Unsubscribing, completing or erroring releases the source, the timers and
+ * `resets`. `resets` is subscribed before the source, so progress a source provokes synchronously
+ * is not missed; an error from `resets` is forwarded. A reset delivered in the same instant as the
+ * idle deadline, but before the deadline's timer runs, keeps the request alive. When both deadlines
+ * fall in the same instant, `'total'` wins.
+ *
+ * To send `notifications/cancelled` on a timeout, place this operator before (upstream of)
+ * `cancelRequestOnUnsubscribe`, which turns a `RequestTimeoutError` into a cancellation whose
+ * reason is the error's message.
+ *
+ * @throws RangeError at call time when `idleMs` or `totalMs` is negative or NaN.
+ *
+ * @example
+ * ```ts
+ * const result$ = send(request).pipe(
+ *   timeoutWithReset({ idleMs: 60_000, totalMs: 600_000, resets: progress$, context: { method, id } }),
+ *   cancelRequestOnUnsubscribe({ requestId: id, send: (n) => transport.send(n) }),
+ * );
+ * ```
+ */
+export function timeoutWithReset<T>(options: TimeoutWithResetOptions): MonoTypeOperatorFunction<T> {
+  const { idleMs, totalMs = Infinity, resets, resetOnValue = true, context, scheduler = asyncScheduler } = options;
+  if (!(idleMs >= 0)) throw new RangeError(`timeoutWithReset: idleMs must be a non-negative number, got ${idleMs}`);
+  if (!(totalMs >= 0)) throw new RangeError(`timeoutWithReset: totalMs must be a non-negative number, got ${totalMs}`);
+
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let idleTimer: Subscription | undefined;
+      let totalTimer: Subscription | undefined;
+      let resetsSubscription: Subscription | undefined;
+      let sourceSubscription: Subscription | undefined;
+      let done = false;
+
+      const release = (): void => {
+        done = true;
+        idleTimer?.unsubscribe();
+        totalTimer?.unsubscribe();
+        resetsSubscription?.unsubscribe();
+        sourceSubscription?.unsubscribe();
+      };
+      const expire = (deadline: 'idle' | 'total', afterMs: number): void => {
+        // Release the source first: the request is cancelled before anyone hears of the timeout.
+        release();
+        subscriber.error(new RequestTimeoutError(deadline, afterMs, context));
+      };
+      const armIdle = (): void => {
+        if (done) return;
+        idleTimer?.unsubscribe();
+        if (Number.isFinite(idleMs)) idleTimer = timer(idleMs, scheduler).subscribe(() => expire('idle', idleMs));
+      };
+
+      // The total deadline is armed first so that it wins a tie with the idle one.
+      if (Number.isFinite(totalMs)) totalTimer = timer(totalMs, scheduler).subscribe(() => expire('total', totalMs));
+      armIdle();
+      if (resets !== undefined) {
+        resetsSubscription = from(resets).subscribe({
+          next: armIdle,
+          error: (error: unknown) => {
+            release();
+            subscriber.error(error);
+          },
+        });
+      }
+      if (!done) {
+        sourceSubscription = source.subscribe({
+          next: (value) => {
+            if (resetOnValue) armIdle();
+            subscriber.next(value);
+          },
+          error: (error: unknown) => {
+            release();
+            subscriber.error(error);
+          },
+          complete: () => {
+            release();
+            subscriber.complete();
+          },
+        });
+      }
+      return release;
+    });
+}
