@@ -1,0 +1,698 @@
+import { asyncScheduler, BehaviorSubject, map, NEVER, Observable, ReplaySubject, Subject } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { createActor } from 'xstate';
+import type { AnyActorRef } from 'xstate';
+import { classify } from '../jsonrpc/classify';
+import type { Classified } from '../jsonrpc/classify';
+import {
+  CapabilityNotSupportedError,
+  ConnectionClosedError,
+  ErrorCode,
+  JsonRpcError,
+  NotInitializedError,
+  ProtocolError,
+  UnsupportedProtocolVersionError,
+} from '../jsonrpc/errors';
+import {
+  errorResponse,
+  notification as makeNotification,
+  request as makeRequest,
+  resultResponse,
+} from '../jsonrpc/message';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
+import { createRequestIdAllocator } from '../jsonrpc/request-id';
+import { cancelOnUnsubscribe } from '../operators/cancel-on-unsubscribe';
+import { timeoutWithReset } from '../operators/timeout-with-reset';
+import { describeIssues, toValidationIssues } from '../schema/issues';
+import { methodDefinition, paramsSchemaFor, resultSchemaFor } from '../schema/methods';
+import { featuresOf, isSupportedRevision, LATEST_REVISION, SUPPORTED_REVISIONS } from '../schema/revisions';
+import type { Revision } from '../schema/revisions';
+import { MalformedFrame } from '../transport/transport';
+import type { SendOptions, Transport, TransportClose } from '../transport/transport';
+import { clientLifecycle } from './client-lifecycle.machine';
+import { createCorrelator } from './correlator';
+import type { ProgressParams } from './correlator';
+import { createDispatcher } from './dispatcher';
+import type { Answer, RequestHandler } from './dispatcher';
+import type { LogLevel } from './handler-events';
+import { schedulerClock } from './lifecycle-clock';
+import { serverLifecycle } from './server-lifecycle.machine';
+
+/** Which end of the protocol a connection is. */
+export type Role = 'client' | 'server';
+
+/** The coarse lifecycle state a user can observe. */
+export type ConnectionState = 'initializing' | 'operating' | 'shutdown';
+
+/** How long a request may wait without a response or progress, unless the caller says otherwise. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** How long a server waits for the client's initialize before it gives up on the connection. */
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
+
+/** Per-request options of `Connection.request`. */
+export interface RequestOptions {
+  /** Fail when this long passes without a response (or progress, see below). Default 60 s. */
+  readonly timeoutMs?: number;
+  /** Whether progress notifications restart the timeout. Default: true when `onProgress` is given. */
+  readonly resetTimeoutOnProgress?: boolean;
+  /** Fail when this long passes in all, progress or not. Default: no maximum. */
+  readonly maxTotalTimeoutMs?: number;
+  /** Asks the peer for progress (a progress token is added to `_meta`) and receives it here. */
+  readonly onProgress?: (progress: ProgressParams) => void;
+  /** Aborting it cancels the request (the peer gets `notifications/cancelled`). */
+  readonly signal?: AbortSignal;
+  /** Extra `_meta` fields to send with the request. */
+  readonly meta?: Record<string, unknown>;
+  /** The inbound request this one is sent on behalf of (routes it on Streamable HTTP). */
+  readonly relatedRequestId?: RequestId;
+}
+
+/** Options of `createConnection`. */
+export interface ConnectionOptions {
+  readonly transport: Transport;
+  readonly role: Role;
+  /** Our name and version: `serverInfo` or `clientInfo` in the handshake. */
+  readonly info: { readonly name: string; readonly version: string } & Record<string, unknown>;
+  /** The capabilities we declare; read when the handshake runs and when a request arrives. */
+  readonly capabilities?: () => Record<string, unknown>;
+  /** Server only: instructions sent in the initialize result. */
+  readonly instructions?: string;
+  /** Revisions we speak, oldest first. Default: every revision rxmcp supports. */
+  readonly supportedRevisions?: readonly Revision[];
+  /** Client only: the revision offered in initialize. Default: the latest supported. */
+  readonly protocolVersion?: Revision;
+  /** Request handlers by method; more can be added with `setRequestHandler`. */
+  readonly handlers?: Readonly<Record<string, RequestHandler>>;
+  /**
+   * Refuse locally, with `CapabilityNotSupportedError`, a request whose capability the peer did not
+   * declare. Default: true for a server (sampling, elicitation, roots), false for a client.
+   */
+  readonly enforcePeerCapabilities?: boolean;
+  /** Validate results the peer sends against the negotiated revision's schema. Default true. */
+  readonly validateResults?: boolean;
+  /** Default timeout of outbound requests. */
+  readonly requestTimeoutMs?: number;
+  /** Server only: how long to wait for initialize. Default 60 s; `Infinity` waits for ever. */
+  readonly initializeTimeoutMs?: number;
+  /** Decides whether a log message from a handler is sent (the server filters by the session's level). */
+  readonly shouldSendLog?: (level: LogLevel) => boolean;
+  readonly logger?: Logger;
+  /** Where timeouts and lifecycle delays are timed. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * One MCP connection: a lifecycle actor, a correlator for the requests we send, a dispatcher for
+ * the requests we serve, over one transport. Shared by client and server.
+ */
+export interface Connection {
+  /** Unique within the process; appears in log lines. */
+  readonly id: string;
+  readonly role: Role;
+  readonly state: ConnectionState;
+  /** The lifecycle state; replays the current state to each subscriber. Completes on shutdown. */
+  readonly state$: Observable<ConnectionState>;
+  /** The negotiated revision, once initialize has been answered. */
+  readonly revision: Revision | undefined;
+  /** The capabilities the peer declared, once known. */
+  readonly peerCapabilities: Record<string, unknown> | undefined;
+  /** The peer's `clientInfo` or `serverInfo`, once known. */
+  readonly peerInfo: Record<string, unknown> | undefined;
+  /** Client only: the server's instructions, if it sent any. */
+  readonly instructions: string | undefined;
+  /** Hot: every valid notification from the peer, in order. Completes on shutdown. */
+  readonly notifications$: Observable<JsonRpcNotification>;
+  /** Emits once, when the connection has shut down, and completes; replays to late subscribers. */
+  readonly closed$: Observable<TransportClose>;
+  /** Requests we sent that await a response. */
+  readonly pendingRequests: number;
+  /** Requests from the peer that are being handled. */
+  readonly inFlightRequests: number;
+  /**
+   * Sends a request. Cold: each subscription sends it once with a fresh id. Emits the result and
+   * completes, or errors with the peer's `JsonRpcError`, a `RequestTimeoutError`, a
+   * `ConnectionClosedError`, a `ProtocolError` (invalid result), or a local refusal
+   * (`NotInitializedError`, `CapabilityNotSupportedError`). Unsubscribing before the response
+   * sends `notifications/cancelled`.
+   */
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Observable<Record<string, unknown>>;
+  /** Sends a notification; dropped (and logged) once the connection is closed. */
+  notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
+  /** Adds or replaces the handler of a request method. */
+  setRequestHandler(method: string, handler: RequestHandler): void;
+  removeRequestHandler(method: string): void;
+  /**
+   * Client only: runs the handshake (initialize, then notifications/initialized). Cold; emits the
+   * server's InitializeResult and completes once the connection is operating. Errors with
+   * `UnsupportedProtocolVersionError` (and closes) when the server answers a revision we do not speak.
+   */
+  initialize(): Observable<Record<string, unknown>>;
+  /** Closes the connection: pending requests fail, handlers in flight are cancelled. Idempotent. */
+  close(reason?: string): void;
+}
+
+const silentLogger = pino({ level: 'silent' });
+let connectionCount = 0;
+
+/** True when `capabilities` has the dotted `path` (e.g. `resources.subscribe`) set. */
+export function hasCapability(capabilities: Record<string, unknown> | undefined, path: string): boolean {
+  let node: unknown = capabilities;
+  for (const key of path.split('.')) {
+    if (typeof node !== 'object' || node === null) return false;
+    node = (node as Record<string, unknown>)[key];
+    if (node === undefined || node === null || node === false) return false;
+  }
+  return true;
+}
+
+interface LifecycleFlags {
+  acceptsInitialize: boolean;
+  acceptsRequests: boolean;
+  maySendRequests: boolean;
+  maySendInitialize: boolean;
+  closed: boolean;
+}
+
+type Reply = (response: JsonRpcResponse | null) => void;
+
+/**
+ * Creates the connection actor for a transport. It starts reading the transport at once; a server
+ * connection then waits for initialize, a client connection for `initialize()`.
+ */
+export function createConnection(options: ConnectionOptions): Connection {
+  const { transport, role } = options;
+  const supported = options.supportedRevisions ?? SUPPORTED_REVISIONS;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const enforcePeerCapabilities = options.enforcePeerCapabilities ?? role === 'server';
+  const validateResults = options.validateResults ?? true;
+  const capabilities = options.capabilities ?? (() => ({}));
+  const id = `${role[0]}${++connectionCount}`;
+  const log = (options.logger ?? silentLogger).child({ component: 'connection', connectionId: id, role });
+  const traceEnabled = log.isLevelEnabled('trace');
+  const handlers = new Map<string, RequestHandler>(Object.entries(options.handlers ?? {}));
+  const ids = createRequestIdAllocator();
+  const correlator = createCorrelator();
+  const notifications$ = new Subject<JsonRpcNotification>();
+  const state$ = new BehaviorSubject<ConnectionState>('initializing');
+  const closed$ = new ReplaySubject<TransportClose>(1);
+  const flags: LifecycleFlags = {
+    acceptsInitialize: false,
+    acceptsRequests: false,
+    maySendRequests: false,
+    maySendInitialize: false,
+    closed: false,
+  };
+  let revision: Revision | undefined;
+  let peerCapabilities: Record<string, unknown> | undefined;
+  let peerInfo: Record<string, unknown> | undefined;
+  let instructions: string | undefined;
+  let closeReason = 'not closed';
+
+  const clock = schedulerClock(scheduler);
+  const actor: AnyActorRef =
+    role === 'server'
+      ? createActor(serverLifecycle, {
+          input: { supported, initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS },
+          clock,
+        })
+      : createActor(clientLifecycle, { input: { supported }, clock });
+
+  function send(message: JsonRpcMessage | readonly JsonRpcMessage[], sendOptions?: SendOptions): void {
+    if (traceEnabled) log.trace({ message }, 'message out');
+    transport.send(message, sendOptions);
+  }
+
+  const dispatcher = createDispatcher(
+    {
+      notify: (method, params, relatedRequestId) => notify(method, params, { relatedRequestId }),
+      log: (level, data, loggerName, relatedRequestId) => {
+        if (options.shouldSendLog && !options.shouldSendLog(level)) return;
+        const params: Record<string, unknown> = { level, data };
+        if (loggerName !== undefined) params.logger = loggerName;
+        notify('notifications/message', params, { relatedRequestId });
+      },
+      request: (method, params, nested, relatedRequestId) =>
+        request(method, params, { timeoutMs: nested?.timeoutMs, signal: nested?.signal, relatedRequestId }),
+    },
+    log,
+  );
+
+  // ---- lifecycle -------------------------------------------------------------------------------
+
+  const lifecycleSubscription = actor.subscribe((snapshot) => {
+    flags.acceptsInitialize = snapshot.hasTag('accepts-initialize');
+    flags.acceptsRequests = snapshot.hasTag('accepts-requests');
+    flags.maySendRequests = snapshot.hasTag('may-send-requests');
+    flags.maySendInitialize = snapshot.hasTag('may-send-initialize');
+    if (log.isLevelEnabled('debug')) log.debug({ state: snapshot.value }, 'lifecycle transition');
+    if (snapshot.hasTag('closed')) {
+      shutdown(String(snapshot.context.closeReason ?? 'closed'));
+      return;
+    }
+    const next: ConnectionState = snapshot.hasTag('may-send-requests') ? 'operating' : 'initializing';
+    if (state$.value !== next) state$.next(next);
+  });
+
+  function shutdown(reason: string, error?: Error): void {
+    if (flags.closed) return;
+    flags.closed = true;
+    flags.acceptsRequests = flags.maySendRequests = flags.acceptsInitialize = flags.maySendInitialize = false;
+    closeReason = reason;
+    log.info({ reason }, 'connection closed');
+    actor.send({ type: 'local.close', reason });
+    correlator.failAll((method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }));
+    dispatcher.cancelAll(`connection closed: ${reason}`);
+    incomingSubscription?.unsubscribe();
+    transportClosedSubscription?.unsubscribe();
+    lifecycleSubscription.unsubscribe();
+    actor.stop();
+    transport.close(reason);
+    notifications$.complete();
+    state$.next('shutdown');
+    state$.complete();
+    closed$.next(error ? { reason, error } : { reason });
+    closed$.complete();
+  }
+
+  // ---- inbound ---------------------------------------------------------------------------------
+
+  function onFrame(frame: unknown): void {
+    if (frame instanceof MalformedFrame) {
+      log.warn({ reason: frame.reason }, 'frame is not JSON');
+      send(errorResponse(null, JsonRpcError.parseError(frame.reason).toJSON()));
+      return;
+    }
+    if (traceEnabled) log.trace({ message: frame }, 'message in');
+    const classified = classify(frame);
+    if (classified.kind === 'batch') onBatch(classified.messages);
+    else onMessage(classified, (response) => {
+      if (response) send(response, response.id === null ? undefined : { relatedRequestId: response.id });
+    });
+  }
+
+  /** JSON-RPC batches exist only in 2025-03-26 (Basic → Messages); elsewhere an array is refused. */
+  function onBatch(messages: readonly unknown[]): void {
+    if (revision === undefined || !featuresOf(revision).batching) {
+      log.warn({ size: messages.length, revision }, 'batch refused');
+      const why = revision === undefined
+        ? 'JSON-RPC batches are not accepted before initialization (and initialize may not be batched)'
+        : `JSON-RPC batches are not supported by protocol revision ${revision}`;
+      send(errorResponse(null, JsonRpcError.invalidRequest(why).toJSON()));
+      return;
+    }
+    if (messages.length === 0) {
+      send(errorResponse(null, JsonRpcError.invalidRequest('empty batch').toJSON()));
+      return;
+    }
+    const responses: JsonRpcResponse[] = [];
+    let outstanding = 0;
+    let scanned = false;
+    const flush = () => {
+      if (scanned && outstanding === 0 && responses.length > 0) send(responses);
+    };
+    for (const item of messages) {
+      const classified: Classified = Array.isArray(item)
+        ? { kind: 'invalid', reason: 'a batch may not contain a batch', id: null }
+        : classify(item);
+      const answers = classified.kind === 'request' || classified.kind === 'invalid';
+      if (answers) outstanding++;
+      onMessage(classified, (response) => {
+        if (response) responses.push(response);
+        outstanding--;
+        flush();
+      });
+    }
+    scanned = true;
+    flush();
+  }
+
+  function onMessage(classified: Classified, reply: Reply): void {
+    switch (classified.kind) {
+      case 'request':
+        onRequest(classified.message, reply);
+        return;
+      case 'notification':
+        onNotification(classified.message);
+        return;
+      case 'result':
+      case 'error':
+        if (!correlator.settle(classified.message)) {
+          log.warn({ id: classified.message.id }, 'response to no request in flight (late, cancelled or unknown id)');
+        }
+        return;
+      case 'invalid':
+        log.warn({ reason: classified.reason }, 'invalid JSON-RPC envelope');
+        reply(errorResponse(classified.id, JsonRpcError.invalidRequest(classified.reason).toJSON()));
+        return;
+      case 'batch':
+        reply(errorResponse(null, JsonRpcError.invalidRequest('a batch may not contain a batch').toJSON()));
+    }
+  }
+
+  function refuse(request: JsonRpcRequest, error: JsonRpcError, reply: Reply): void {
+    reply(errorResponse(request.id, error.toJSON()));
+  }
+
+  function onRequest(request: JsonRpcRequest, reply: Reply): void {
+    const { method } = request;
+    if (flags.closed) return;
+    if (method === 'ping') {
+      reply(resultResponse(request.id, {}));
+      return;
+    }
+    if (method === 'initialize' && role === 'server') {
+      onInitialize(request, reply);
+      return;
+    }
+    if (!flags.acceptsRequests) {
+      log.warn({ id: request.id, method }, 'request before initialization');
+      refuse(
+        request,
+        new JsonRpcError(
+          ErrorCode.InvalidRequest,
+          role === 'server'
+            ? `Invalid request: ${method} arrived before initialization; send initialize first`
+            : `Invalid request: ${method} arrived before the client finished initializing`,
+        ),
+        reply,
+      );
+      return;
+    }
+    const handler = handlers.get(method);
+    const negotiated = revision ?? LATEST_REVISION;
+    const definition = methodDefinition(method, negotiated);
+    if (!handler || (definition && definition.kind !== 'request')) {
+      refuse(request, JsonRpcError.methodNotFound(method), reply);
+      return;
+    }
+    if (definition?.capability && !hasCapability(capabilities(), definition.capability)) {
+      refuse(request, JsonRpcError.methodNotFound(method, `the ${definition.capability} capability is not declared`), reply);
+      return;
+    }
+    let params = request.params ?? {};
+    if (definition) {
+      const parsed = paramsSchemaFor(method, negotiated)?.safeParse(params);
+      if (parsed && !parsed.success) {
+        refuse(request, JsonRpcError.invalidParams(toValidationIssues(parsed.error)), reply);
+        return;
+      }
+      if (parsed) params = parsed.data as Record<string, unknown>;
+    }
+    dispatcher.dispatch(request, params, handler, negotiated, (answer: Answer) => {
+      if (answer === null) reply(null);
+      else if ('error' in answer) reply(errorResponse(request.id, answer.error));
+      else reply(resultResponse(request.id, answer.result));
+    });
+  }
+
+  function onInitialize(request: JsonRpcRequest, reply: Reply): void {
+    if (!flags.acceptsInitialize) {
+      refuse(request, JsonRpcError.invalidRequest('the session is already initialized'), reply);
+      return;
+    }
+    const parsed = paramsSchemaFor('initialize', LATEST_REVISION)?.safeParse(request.params ?? {});
+    if (parsed && !parsed.success) {
+      refuse(request, JsonRpcError.invalidParams(toValidationIssues(parsed.error)), reply);
+      return;
+    }
+    const params = (parsed?.data ?? request.params) as {
+      protocolVersion: string;
+      capabilities: Record<string, unknown>;
+      clientInfo: Record<string, unknown>;
+    };
+    actor.send({
+      type: 'peer.initialize',
+      protocolVersion: params.protocolVersion,
+      capabilities: params.capabilities,
+      clientInfo: params.clientInfo,
+    });
+    const context = actor.getSnapshot().context as { revision: Revision };
+    revision = context.revision;
+    peerCapabilities = params.capabilities;
+    peerInfo = params.clientInfo;
+    transport.setProtocolVersion?.(revision);
+    log.info({ revision, requested: params.protocolVersion, client: peerInfo }, 'initialized');
+    const result: Record<string, unknown> = {
+      protocolVersion: revision,
+      capabilities: capabilities(),
+      serverInfo: options.info,
+    };
+    if (options.instructions !== undefined) result.instructions = options.instructions;
+    reply(resultResponse(request.id, result));
+  }
+
+  function onNotification(message: JsonRpcNotification): void {
+    const { method } = message;
+    const negotiated = revision ?? LATEST_REVISION;
+    let params = message.params ?? {};
+    if (methodDefinition(method, negotiated)) {
+      const parsed = paramsSchemaFor(method, negotiated)?.safeParse(params);
+      if (parsed && !parsed.success) {
+        log.warn({ method, problem: describeIssues(toValidationIssues(parsed.error)) }, 'invalid notification dropped');
+        return;
+      }
+      if (parsed) params = parsed.data as Record<string, unknown>;
+    }
+    switch (method) {
+      case 'notifications/initialized':
+        if (role === 'server') actor.send({ type: 'peer.initialized' });
+        break;
+      case 'notifications/cancelled':
+        dispatcher.cancel(params.requestId as RequestId, params.reason as string | undefined);
+        break;
+      case 'notifications/progress':
+        correlator.progress(params.progressToken as RequestId, params as unknown as ProgressParams);
+        break;
+    }
+    notifications$.next(params === message.params ? message : { ...message, params });
+  }
+
+  // ---- outbound --------------------------------------------------------------------------------
+
+  function outboundRefusal(method: string): Error | undefined {
+    if (flags.closed) return new ConnectionClosedError(closeReason, { method });
+    if (method === 'ping') return undefined;
+    if (!flags.maySendRequests) return new NotInitializedError(method);
+    if (enforcePeerCapabilities && revision) {
+      const capability = methodDefinition(method, revision)?.capability;
+      if (capability && !hasCapability(peerCapabilities, capability)) {
+        return new CapabilityNotSupportedError(capability, method, role === 'server' ? 'client' : 'server');
+      }
+    }
+    return undefined;
+  }
+
+  function validateResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    if (!validateResults) return result;
+    const schema = resultSchemaFor(method, revision ?? LATEST_REVISION);
+    if (!schema) return result;
+    const parsed = schema.safeParse(result);
+    if (parsed.success) return parsed.data as Record<string, unknown>;
+    const problem = describeIssues(toValidationIssues(parsed.error));
+    throw new ProtocolError(`Invalid result for ${method} from the ${role === 'server' ? 'client' : 'server'}: ${problem}`);
+  }
+
+  function send$(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions,
+    cancellable: boolean,
+  ): Observable<Record<string, unknown>> {
+    return new Observable<Record<string, unknown>>((subscriber) => {
+      const requestId = ids.next();
+      const { onProgress, signal } = requestOptions;
+      if (signal?.aborted) {
+        subscriber.error(signal.reason);
+        return undefined;
+      }
+      let outParams = params;
+      if (onProgress || requestOptions.meta) {
+        const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...requestOptions.meta };
+        if (onProgress) meta.progressToken = requestId;
+        outParams = { ...params, _meta: meta };
+      }
+      const resetOnProgress = requestOptions.resetTimeoutOnProgress ?? onProgress !== undefined;
+      const progress$ = resetOnProgress ? new Subject<ProgressParams>() : undefined;
+      const deliverProgress =
+        onProgress || progress$
+          ? (value: ProgressParams) => {
+              onProgress?.(value);
+              progress$?.next(value);
+            }
+          : undefined;
+      let response$ = correlator.expect(requestId, method, deliverProgress).pipe(
+        map((result) => validateResult(method, result)),
+        timeoutWithReset<Record<string, unknown>>({
+          idleMs: requestOptions.timeoutMs ?? requestTimeoutMs,
+          totalMs: requestOptions.maxTotalTimeoutMs,
+          resets: progress$ ?? NEVER,
+          context: { method, id: requestId },
+          scheduler,
+        }),
+      );
+      if (cancellable) {
+        response$ = response$.pipe(
+          cancelOnUnsubscribe({
+            onCancel: (reason) => notify('notifications/cancelled', { requestId, reason }, sendOptionsOf(requestOptions)),
+            reason: () => (signal?.aborted ? describeAbort(signal) : 'The caller cancelled the request'),
+          }),
+        );
+      }
+      const inner: Subscription = response$.subscribe(subscriber);
+      send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
+      if (!signal) return inner;
+      const onAbort = () => {
+        inner.unsubscribe();
+        subscriber.error(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      return () => {
+        signal.removeEventListener('abort', onAbort);
+        inner.unsubscribe();
+      };
+    });
+  }
+
+  function request(
+    method: string,
+    params?: Record<string, unknown>,
+    requestOptions: RequestOptions = {},
+  ): Observable<Record<string, unknown>> {
+    return new Observable<Record<string, unknown>>((subscriber) => {
+      const refusal = outboundRefusal(method);
+      if (refusal) {
+        subscriber.error(refusal);
+        return undefined;
+      }
+      return send$(method, params, requestOptions, true).subscribe(subscriber);
+    });
+  }
+
+  function notify(method: string, params?: Record<string, unknown>, sendOptions?: SendOptions): void {
+    if (flags.closed) {
+      log.debug({ method }, 'notification dropped: connection closed');
+      return;
+    }
+    send(makeNotification(method, params), sendOptions);
+  }
+
+  function initialize(): Observable<Record<string, unknown>> {
+    return new Observable<Record<string, unknown>>((subscriber) => {
+      if (role !== 'client') {
+        subscriber.error(new Error('initialize() is for client connections; a server answers initialize'));
+        return undefined;
+      }
+      if (flags.closed) {
+        subscriber.error(new ConnectionClosedError(closeReason, { method: 'initialize' }));
+        return undefined;
+      }
+      if (!flags.maySendInitialize) {
+        subscriber.error(new Error('initialize() may be called once per connection'));
+        return undefined;
+      }
+      actor.send({ type: 'local.initialize' });
+      const params = {
+        protocolVersion: options.protocolVersion ?? supported.at(-1) ?? LATEST_REVISION,
+        capabilities: capabilities(),
+        clientInfo: options.info,
+      };
+      // Lifecycle → Initialization: the client MUST NOT cancel its initialize request.
+      return send$('initialize', params, {}, false).subscribe({
+        next: (result) => {
+          const version = String(result.protocolVersion);
+          if (!isSupportedRevision(version) || !supported.includes(version)) {
+            // Lifecycle → Version Negotiation: a client that cannot speak the answer disconnects.
+            const error = new UnsupportedProtocolVersionError(version, supported);
+            shutdown(error.message, error);
+            subscriber.error(error);
+            return;
+          }
+          revision = version;
+          peerCapabilities = result.capabilities as Record<string, unknown>;
+          peerInfo = result.serverInfo as Record<string, unknown>;
+          instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+          transport.setProtocolVersion?.(version);
+          notify('notifications/initialized');
+          actor.send({
+            type: 'peer.initializeResult',
+            protocolVersion: version,
+            capabilities: peerCapabilities,
+            serverInfo: peerInfo,
+            instructions,
+          });
+          log.info({ revision, server: peerInfo }, 'initialized');
+          subscriber.next(result);
+          subscriber.complete();
+        },
+        error: (error: unknown) => {
+          const reason = `initialize failed: ${error instanceof Error ? error.message : String(error)}`;
+          actor.send({ type: 'peer.initializeFailed', reason });
+          subscriber.error(error);
+        },
+      });
+    });
+  }
+
+  // ---- wiring ----------------------------------------------------------------------------------
+
+  actor.start();
+  let transportClosedSubscription: Subscription | undefined;
+  let incomingSubscription: Subscription | undefined;
+  transportClosedSubscription = transport.closed$.subscribe((close) => shutdown(close.reason, close.error));
+  if (!flags.closed) {
+    incomingSubscription = transport.incoming$.subscribe({
+      next: onFrame,
+      complete: () => shutdown('transport ended'),
+    });
+  }
+  log.info('connection opened');
+
+  return {
+    id,
+    role,
+    get state() {
+      return flags.closed ? 'shutdown' : state$.value;
+    },
+    state$: state$.asObservable(),
+    get revision() {
+      return revision;
+    },
+    get peerCapabilities() {
+      return peerCapabilities;
+    },
+    get peerInfo() {
+      return peerInfo;
+    },
+    get instructions() {
+      return instructions;
+    },
+    notifications$: notifications$.asObservable(),
+    closed$: closed$.asObservable(),
+    get pendingRequests() {
+      return correlator.size;
+    },
+    get inFlightRequests() {
+      return dispatcher.size;
+    },
+    request,
+    notify,
+    setRequestHandler: (method, handler) => void handlers.set(method, handler),
+    removeRequestHandler: (method) => void handlers.delete(method),
+    initialize,
+    close: (reason = 'closed locally') => shutdown(reason),
+  };
+}
+
+function sendOptionsOf(requestOptions: RequestOptions): SendOptions | undefined {
+  return requestOptions.relatedRequestId === undefined ? undefined : { relatedRequestId: requestOptions.relatedRequestId };
+}
+
+function describeAbort(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : 'The request was aborted';
+}

@@ -1,0 +1,76 @@
+import { Observable } from 'rxjs';
+import type { Subscriber } from 'rxjs';
+import { JsonRpcError } from '../jsonrpc/errors';
+import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from '../jsonrpc/message';
+
+/** A progress notification's payload, as routed to the request that asked for it. */
+export interface ProgressParams {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly subscriber: Subscriber<Record<string, unknown>>;
+  readonly onProgress?: (progress: ProgressParams) => void;
+}
+
+/** Matches responses to the requests this side sent, by id. */
+export interface Correlator {
+  /**
+   * A cold Observable of the response to request `id`: registers the id on subscribe, emits the
+   * result and completes, or errors with the peer's `JsonRpcError`. Unsubscribing forgets the id,
+   * so a late response is dropped (and reported by `settle` returning false).
+   */
+  expect(id: RequestId, method: string, onProgress?: (progress: ProgressParams) => void): Observable<Record<string, unknown>>;
+  /** Delivers a response; false when no request with that id is waiting. */
+  settle(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean;
+  /** Routes a progress notification to the request whose token it carries (tokens are request ids); false if none. */
+  progress(token: RequestId, params: ProgressParams): boolean;
+  /** Fails every waiting request, e.g. when the connection closes. */
+  failAll(makeError: (method: string, id: RequestId) => Error): void;
+  /** How many requests are waiting. */
+  readonly size: number;
+}
+
+/** Creates the correlator of one connection. */
+export function createCorrelator(): Correlator {
+  const pending = new Map<RequestId, Pending>();
+  return {
+    expect: (id, method, onProgress) =>
+      new Observable<Record<string, unknown>>((subscriber) => {
+        pending.set(id, { method, subscriber, onProgress });
+        return () => {
+          if (pending.get(id)?.subscriber === subscriber) pending.delete(id);
+        };
+      }),
+    settle(response) {
+      const id = response.id;
+      if (id === null) return false;
+      const entry = pending.get(id);
+      if (!entry) return false;
+      pending.delete(id);
+      if ('error' in response) entry.subscriber.error(JsonRpcError.fromObject((response as JsonRpcErrorResponse).error));
+      else {
+        entry.subscriber.next((response as JsonRpcResultResponse).result);
+        entry.subscriber.complete();
+      }
+      return true;
+    },
+    progress(token, params) {
+      const entry = pending.get(token);
+      if (!entry?.onProgress) return false;
+      entry.onProgress(params);
+      return true;
+    },
+    failAll(makeError) {
+      const entries = [...pending];
+      pending.clear();
+      for (const [id, entry] of entries) entry.subscriber.error(makeError(entry.method, id));
+    },
+    get size() {
+      return pending.size;
+    },
+  };
+}

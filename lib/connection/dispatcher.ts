@@ -1,0 +1,233 @@
+import { isObservable } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import type { Logger } from 'pino';
+import { JsonRpcError } from '../jsonrpc/errors';
+import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
+import { LogUpdate, ProgressUpdate } from './handler-events';
+import type { HandlerEvent, LogLevel } from './handler-events';
+
+/** A request's result as a handler produces it. */
+export type HandlerResult = Record<string, unknown>;
+
+/**
+ * What a request handler may return: a value, a Promise of one, or an Observable that may emit
+ * progress and log events (see `progress()` and `log()`) before its result. The last value that is
+ * not an event is the result; `undefined` stands for `{}`. Unsubscribing the Observable is how the
+ * request is cancelled.
+ */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type
+export type HandlerOutput<R> = R | void | PromiseLike<R | void> | Observable<R | HandlerEvent>;
+
+/** Options for a request sent to the peer while handling another. */
+export interface NestedRequestOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** What a request handler can see and do besides reading its params. */
+export interface RequestContext {
+  /** The id of the request being handled. */
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** The negotiated protocol revision. */
+  readonly revision: string;
+  /** The progress token the caller sent in `_meta`, kept with its type. */
+  readonly progressToken?: string | number;
+  /** The request's `_meta`, as sent. */
+  readonly meta?: Record<string, unknown>;
+  /** Aborted when the request is cancelled or the connection closes. */
+  readonly signal: AbortSignal;
+  /** Sends `notifications/progress` for this request; does nothing when the caller sent no token. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log message to the peer, routed with this request. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Sends a notification to the peer, routed with this request. */
+  notify(method: string, params?: Record<string, unknown>): void;
+  /** Sends a request to the peer while handling this one (e.g. sampling from a tool). Cold. */
+  request(method: string, params?: Record<string, unknown>, options?: NestedRequestOptions): Observable<Record<string, unknown>>;
+}
+
+/** A function that answers one request method. */
+export type RequestHandler = (params: Record<string, unknown>, context: RequestContext) => HandlerOutput<HandlerResult>;
+
+/** Where the dispatcher's effects go; the connection supplies these. */
+export interface DispatcherSink {
+  notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
+  log(level: LogLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: NestedRequestOptions | undefined,
+    relatedRequestId: RequestId,
+  ): Observable<Record<string, unknown>>;
+}
+
+/** The answer to a request: a result, an error, or `null` when cancelled (no response is sent). */
+export type Answer = { readonly result: HandlerResult } | { readonly error: JsonRpcErrorObject } | null;
+
+interface InFlight {
+  subscription?: Subscription;
+  abort?: AbortController;
+  cancelled: boolean;
+}
+
+/** Runs request handlers and keeps track of the ones in flight so they can be cancelled. */
+export interface Dispatcher {
+  /**
+   * Runs `handler` for `request` (params already validated) and calls `answer` once, unless the
+   * request is cancelled first. A request id that is already in flight is answered -32600.
+   */
+  dispatch(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    handler: RequestHandler,
+    revision: string,
+    answer: (answer: Answer) => void,
+  ): void;
+  /** Cancels a request in flight: its work is unsubscribed or aborted and no answer is given. */
+  cancel(id: RequestId, reason?: string): boolean;
+  /** Cancels everything in flight (the connection is closing). */
+  cancelAll(reason: string): void;
+  /** How many requests are in flight. */
+  readonly size: number;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function isResultObject(value: unknown): value is HandlerResult {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Creates the dispatcher of one connection. */
+export function createDispatcher(sink: DispatcherSink, logger: Logger): Dispatcher {
+  const inflight = new Map<RequestId, InFlight>();
+
+  function toError(error: unknown, request: JsonRpcRequest): JsonRpcErrorObject {
+    if (error instanceof JsonRpcError) return error.toJSON();
+    // Details stay in our log; the peer learns only that something went wrong (STYLE: Errors).
+    logger.error({ err: error, id: request.id, method: request.method }, 'request handler failed');
+    return JsonRpcError.internalError().toJSON();
+  }
+
+  function toResult(value: unknown, request: JsonRpcRequest): Answer {
+    if (value === undefined) return { result: {} };
+    if (isResultObject(value)) return { result: value };
+    logger.error({ id: request.id, method: request.method, type: typeof value }, 'request handler returned a non-object result');
+    return { error: JsonRpcError.internalError('Internal error: handler returned an invalid result').toJSON() };
+  }
+
+  function makeContext(request: JsonRpcRequest, params: Record<string, unknown>, revision: string, entry: InFlight): RequestContext {
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const token = meta?.progressToken as string | number | undefined;
+    const id = request.id;
+    return {
+      requestId: id,
+      method: request.method,
+      revision,
+      progressToken: token,
+      meta,
+      get signal() {
+        // Created on first use: most handlers never look at it.
+        entry.abort ??= new AbortController();
+        return entry.abort.signal;
+      },
+      progress(progressValue, total, message) {
+        if (token === undefined || entry.cancelled) return;
+        const progressParams: Record<string, unknown> = { progressToken: token, progress: progressValue };
+        if (total !== undefined) progressParams.total = total;
+        if (message !== undefined) progressParams.message = message;
+        sink.notify('notifications/progress', progressParams, id);
+      },
+      log(level, data, loggerName) {
+        if (!entry.cancelled) sink.log(level, data, loggerName, id);
+      },
+      notify(method, notifyParams) {
+        if (!entry.cancelled) sink.notify(method, notifyParams ?? {}, id);
+      },
+      request: (method, requestParams, options) => sink.request(method, requestParams, options, id),
+    };
+  }
+
+  function finish(id: RequestId, entry: InFlight): boolean {
+    if (entry.cancelled || inflight.get(id) !== entry) return false;
+    inflight.delete(id);
+    return true;
+  }
+
+  return {
+    dispatch(request, params, handler, revision, answer) {
+      const id = request.id;
+      if (inflight.has(id)) {
+        answer({ error: JsonRpcError.invalidRequest(`request id ${String(id)} is already in use by a request in flight`).toJSON() });
+        return;
+      }
+      const entry: InFlight = { cancelled: false };
+      inflight.set(id, entry);
+      const context = makeContext(request, params, revision, entry);
+      let output: unknown;
+      try {
+        output = handler(params, context);
+      } catch (error) {
+        if (finish(id, entry)) answer({ error: toError(error, request) });
+        return;
+      }
+      if (isObservable(output)) {
+        let last: unknown;
+        let done = false;
+        const subscription = (output as Observable<unknown>).subscribe({
+          next: (value) => {
+            if (value instanceof ProgressUpdate) context.progress(value.progress, value.total, value.message);
+            else if (value instanceof LogUpdate) context.log(value.level, value.data, value.logger);
+            else last = value;
+          },
+          error: (error: unknown) => {
+            done = true;
+            if (finish(id, entry)) answer({ error: toError(error, request) });
+          },
+          complete: () => {
+            done = true;
+            if (finish(id, entry)) answer(toResult(last, request));
+          },
+        });
+        if (!done) entry.subscription = subscription;
+        return;
+      }
+      if (isThenable(output)) {
+        output.then(
+          (value) => {
+            if (finish(id, entry)) answer(toResult(value, request));
+          },
+          (error: unknown) => {
+            if (finish(id, entry)) answer({ error: toError(error, request) });
+          },
+        );
+        return;
+      }
+      if (finish(id, entry)) answer(toResult(output, request));
+    },
+    cancel(id, reason) {
+      const entry = inflight.get(id);
+      if (!entry) return false;
+      inflight.delete(id);
+      entry.cancelled = true;
+      entry.subscription?.unsubscribe();
+      entry.abort?.abort(reason ?? 'cancelled');
+      logger.debug({ id, reason }, 'request cancelled by the peer');
+      return true;
+    },
+    cancelAll(reason) {
+      const entries = [...inflight.values()];
+      inflight.clear();
+      for (const entry of entries) {
+        entry.cancelled = true;
+        entry.subscription?.unsubscribe();
+        entry.abort?.abort(reason);
+      }
+    },
+    get size() {
+      return inflight.size;
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { SchedulerLike, Subscription } from 'rxjs';
+import type { Clock } from 'xstate';
+
+/**
+ * Adapts an RxJS scheduler into the clock XState times its delays with, so one source of time
+ * (a TestScheduler in tests) drives both the lifecycle's delays and the request timeouts.
+ */
+export function schedulerClock(scheduler: SchedulerLike): Clock {
+  return {
+    setTimeout: (fn: (...args: unknown[]) => void, timeout: number) => scheduler.schedule(() => fn(), timeout),
+    clearTimeout: (handle: unknown) => (handle as Subscription).unsubscribe(),
+  };
+}

@@ -1,0 +1,109 @@
+import { assign, setup } from 'xstate';
+
+/** What a server lifecycle starts from. */
+export interface ServerLifecycleInput {
+  /** Revisions the server speaks, oldest first; the last one is its latest. */
+  readonly supported: readonly string[];
+  /** Shut down when no initialize arrives within this time; `Infinity` waits for ever. */
+  readonly initializeTimeoutMs: number;
+}
+
+/** What the server knows about the session once the client has introduced itself. */
+export interface ServerLifecycleContext extends ServerLifecycleInput {
+  /** The negotiated revision, set when initialize arrives. */
+  readonly revision?: string;
+  /** The revision the client asked for (which may differ from `revision`). */
+  readonly requestedRevision?: string;
+  readonly clientCapabilities?: Record<string, unknown>;
+  readonly clientInfo?: Record<string, unknown>;
+  /** Why the lifecycle ended, once it has. */
+  readonly closeReason?: string;
+}
+
+/** Events the connection feeds the server lifecycle, named origin first. */
+export type ServerLifecycleEvent =
+  | {
+      readonly type: 'peer.initialize';
+      readonly protocolVersion: string;
+      readonly capabilities: Record<string, unknown>;
+      readonly clientInfo: Record<string, unknown>;
+    }
+  | { readonly type: 'peer.initialized' }
+  | { readonly type: 'transport.closed'; readonly reason: string }
+  | { readonly type: 'local.close'; readonly reason: string };
+
+/**
+ * The server half of the MCP lifecycle (spec: Basic → Lifecycle). It only decides; the connection
+ * reads its tags before it serves or sends anything:
+ * - `accepts-initialize`: an initialize request is expected now;
+ * - `accepts-requests`: requests other than initialize and ping may be served (from the moment
+ *   initialize was answered: over HTTP a request can overtake the initialized notification);
+ * - `may-send-requests`: the server may send requests other than ping (after `initialized`);
+ * - `closed`: nothing may be sent.
+ */
+export const serverLifecycle = setup({
+  types: {
+    input: {} as ServerLifecycleInput,
+    context: {} as ServerLifecycleContext,
+    events: {} as ServerLifecycleEvent,
+  },
+  actions: {
+    negotiate: assign(({ context, event }) => {
+      if (event.type !== 'peer.initialize') return {};
+      // Lifecycle → Version Negotiation: answer with the client's version when supported, else our latest.
+      const supported = context.supported.includes(event.protocolVersion);
+      return {
+        revision: supported ? event.protocolVersion : context.supported.at(-1),
+        requestedRevision: event.protocolVersion,
+        clientCapabilities: event.capabilities,
+        clientInfo: event.clientInfo,
+      };
+    }),
+    recordClose: assign(({ event }) =>
+      event.type === 'transport.closed' || event.type === 'local.close' ? { closeReason: event.reason } : {},
+    ),
+    recordTimeout: assign({ closeReason: 'no initialize request arrived in time' }),
+  },
+  delays: {
+    initializeTimeout: ({ context }) => context.initializeTimeoutMs,
+  },
+  guards: {
+    waitsForInitialize: ({ context }) => Number.isFinite(context.initializeTimeoutMs),
+  },
+}).createMachine({
+  id: 'serverLifecycle',
+  context: ({ input }) => ({ ...input }),
+  initial: 'initializing',
+  on: {
+    'transport.closed': { target: '.shutdown', actions: 'recordClose' },
+    'local.close': { target: '.shutdown', actions: 'recordClose' },
+  },
+  states: {
+    initializing: {
+      initial: 'awaitingInitialize',
+      states: {
+        awaitingInitialize: {
+          tags: ['accepts-initialize'],
+          after: {
+            initializeTimeout: {
+              guard: 'waitsForInitialize',
+              target: '#serverLifecycle.shutdown',
+              actions: 'recordTimeout',
+            },
+          },
+          on: { 'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' } },
+        },
+        awaitingInitialized: {
+          tags: ['accepts-requests'],
+          on: { 'peer.initialized': '#serverLifecycle.operating' },
+        },
+      },
+    },
+    operating: {
+      tags: ['accepts-requests', 'may-send-requests'],
+      // A repeated initialized notification is harmless; swallow it here.
+      on: { 'peer.initialized': {} },
+    },
+    shutdown: { type: 'final', tags: ['closed'] },
+  },
+});

@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+// DESIGN.md → Layers: a layer imports only from the layers listed before it.
+const LAYERS = ['jsonrpc', 'schema', 'transport', 'operators', 'connection', 'server', 'client', 'proxy', 'auth'];
+const LIB = resolve(__dirname, '..', 'lib');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function localImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:import|export)[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  return specifiers.map((specifier) => relative(LIB, resolve(dirname(file), specifier)) + '.ts');
+}
+
+function layerOf(path: string): string {
+  return path.split('/')[0]!.replace(/\.ts$/, '');
+}
+
+const files = sourceFiles(LIB).map((f) => relative(LIB, f));
+const graph = new Map(files.map((f) => [f, localImports(join(LIB, f))]));
+
+describe('lib/ architecture', () => {
+  it('has every file in a known layer', () => {
+    const unknown = files.filter((f) => f !== 'index.ts' && !LAYERS.includes(layerOf(f)));
+    expect(unknown).toEqual([]);
+  });
+
+  it('imports only from layers above (never from index.ts or a lower layer)', () => {
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      if (file === 'index.ts') continue;
+      const rank = LAYERS.indexOf(layerOf(file));
+      for (const target of imports) {
+        if (target === 'index.ts' || LAYERS.indexOf(layerOf(target)) > rank) violations.push(`${file} → ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('resolves every relative import to a file', () => {
+    const missing = [...graph].flatMap(([file, imports]) => imports.filter((t) => !graph.has(t)).map((t) => `${file} → ${t}`));
+    expect(missing).toEqual([]);
+  });
+
+  it('has no import cycles', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' → '));
+        return;
+      }
+      state.set(file, 'visiting');
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('never uses console in lib/', () => {
+    const offenders = files.filter((f) => /\bconsole\.(log|error|warn|info|debug)\(/.test(readFileSync(join(LIB, f), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+});
