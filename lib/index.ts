@@ -1,0 +1,60 @@
+// The public API of rxmcp, grouped by layer. Nothing inside lib/ imports this file.
+
+// JSON-RPC
+export {
+  JsonRpcError,
+  ErrorCode,
+  RequestTimeoutError,
+  ConnectionClosedError,
+  NotInitializedError,
+  UnsupportedProtocolVersionError,
+  CapabilityNotSupportedError,
+  TransportError,
+  ProtocolError,
+} from './jsonrpc/errors';
+export type { ValidationIssue } from './jsonrpc/errors';
+export type {
+  RequestId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  JsonRpcErrorResponse,
+} from './jsonrpc/message';
+
+// Protocol revisions
+export { SUPPORTED_REVISIONS, LATEST_REVISION, isSupportedRevision, featuresOf } from './schema/revisions';
+export type { Revision, RevisionFeatures } from './schema/revisions';
+
+// Transports
+export { MalformedFrame } from './transport/transport';
+export type { Transport, TransportClose, SendOptions } from './transport/transport';
+export { createInMemoryPair } from './transport/in-memory/in-memory-transport';
+export type { InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
+export { createStdioServerTransport } from './transport/stdio/stdio-server-transport';
+export type { StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
+export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
+export type { StdioClientTransport, StdioClientTransportOptions } from './transport/stdio/stdio-client-transport';
+
+// Operators
+export { timeoutWithReset } from './operators/timeout-with-reset';
+export type { TimeoutWithResetOptions } from './operators/timeout-with-reset';
+export { cancelOnUnsubscribe, cancelRequestOnUnsubscribe } from './operators/cancel-on-unsubscribe';
+export { progressFor } from './operators/progress';
+
+// Connection
+export { createConnection, DEFAULT_REQUEST_TIMEOUT_MS } from './connection/connection';
+export type { Connection, ConnectionOptions, ConnectionState, RequestOptions, Role } from './connection/connection';
+export { progress, log, ProgressUpdate, LogUpdate, LOG_LEVELS } from './connection/handler-events';
+export type { HandlerEvent, LogLevel } from './connection/handler-events';
+export type { RequestContext, RequestHandler, HandlerOutput } from './connection/dispatcher';
+
+// Server
+export { createServer } from './server/server';
+export type { McpServer, ServerOptions, ServerSession } from './server/server';
+export type { ToolDefinition, ToolContext, ToolResult, JsonSchemaObject } from './server/tool-registry';
+
+// Client
+export { connect } from './client/client';
+export type { ClientOptions, McpClient } from './client/client';

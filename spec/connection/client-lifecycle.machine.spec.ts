@@ -1,0 +1,41 @@
+import { initialTransition, transition } from 'xstate';
+import { clientLifecycle } from '../../lib/connection/client-lifecycle.machine';
+
+const input = { supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] };
+const answer = (protocolVersion: string) =>
+  ({ type: 'peer.initializeResult', protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }) as const;
+
+describe('clientLifecycle', () => {
+  it('may send initialize only once, and nothing else before the answer', () => {
+    const [s0] = initialTransition(clientLifecycle, input);
+    expect(s0.hasTag('may-send-initialize')).toBe(true);
+    const [s1] = transition(clientLifecycle, s0, { type: 'local.initialize' });
+    expect(s1.hasTag('may-send-initialize')).toBe(false);
+    expect(s1.hasTag('may-send-requests')).toBe(false);
+  });
+
+  it('[lifecycle.client-accepts-older] operates on any supported revision the server answers', () => {
+    const [s0] = initialTransition(clientLifecycle, input);
+    const [s1] = transition(clientLifecycle, s0, { type: 'local.initialize' });
+    const [s2] = transition(clientLifecycle, s1, answer('2024-11-05'));
+    expect(s2.value).toBe('operating');
+    expect(s2.context.revision).toBe('2024-11-05');
+    expect(s2.context.serverCapabilities).toEqual({ tools: {} });
+  });
+
+  it('[lifecycle.client-rejects-unsupported] shuts down with a reason naming the version', () => {
+    const [s0] = initialTransition(clientLifecycle, input);
+    const [s1] = transition(clientLifecycle, s0, { type: 'local.initialize' });
+    const [s2] = transition(clientLifecycle, s1, answer('2099-01-01'));
+    expect(s2.status).toBe('done');
+    expect(s2.context.closeReason).toContain('"2099-01-01"');
+  });
+
+  it('shuts down when initialize fails', () => {
+    const [s0] = initialTransition(clientLifecycle, input);
+    const [s1] = transition(clientLifecycle, s0, { type: 'local.initialize' });
+    const [s2] = transition(clientLifecycle, s1, { type: 'peer.initializeFailed', reason: 'boom' });
+    expect(s2.status).toBe('done');
+    expect(s2.context.closeReason).toBe('boom');
+  });
+});
