@@ -1,0 +1,63 @@
+/**
+ * Argument completion: `completion/complete` and the references it completes for.
+ */
+import { z } from 'zod';
+import { perRevision, since, V2025_06_18 } from './build';
+import { envelopeSchemas, requestShape } from './envelope';
+import { LATEST_REVISION } from './revisions';
+
+/** Builds the completion schemas of one revision. */
+export const completionSchemas = perRevision((revision) => {
+  const { RequestParams, Result } = envelopeSchemas(revision);
+  const PromptReference = z.looseObject({
+    type: z.literal('ref/prompt'),
+    name: z.string(),
+    title: since(revision, V2025_06_18, z.string()).optional(),
+  });
+  const ResourceTemplateReference = z.looseObject({ type: z.literal('ref/resource'), uri: z.string() });
+  const CompleteRequestParams = RequestParams.extend({
+    ref: z.discriminatedUnion('type', [PromptReference, ResourceTemplateReference]),
+    argument: z.looseObject({ name: z.string(), value: z.string() }),
+    context: since(
+      revision,
+      V2025_06_18,
+      z.looseObject({ arguments: z.record(z.string(), z.string()).optional() }),
+    ).optional(),
+  });
+
+  return {
+    PromptReference,
+    ResourceTemplateReference,
+    /** Up to 2025-03-26 the resource reference was called `ResourceReference`. */
+    ResourceReference: ResourceTemplateReference,
+    CompleteRequestParams,
+    CompleteRequest: z.looseObject(requestShape(revision, 'completion/complete', CompleteRequestParams)),
+    CompleteResult: Result.extend({
+      completion: z.looseObject({
+        values: z.array(z.string()),
+        total: z.number().int().optional(),
+        hasMore: z.boolean().optional(),
+      }),
+    }),
+  };
+});
+
+const latest = completionSchemas(LATEST_REVISION);
+
+/** Completion for an argument of a prompt. */
+export const PromptReferenceSchema = latest.PromptReference;
+export type PromptReference = z.infer<typeof PromptReferenceSchema>;
+
+/** Completion for a variable of a resource template. */
+export const ResourceTemplateReferenceSchema = latest.ResourceTemplateReference;
+export type ResourceTemplateReference = z.infer<typeof ResourceTemplateReferenceSchema>;
+
+/** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
+export const CompleteRequestParamsSchema = latest.CompleteRequestParams;
+export type CompleteRequestParams = z.infer<typeof CompleteRequestParamsSchema>;
+/** `completion/complete`: suggestions for an argument value. */
+export const CompleteRequestSchema = latest.CompleteRequest;
+export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+/** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
+export const CompleteResultSchema = latest.CompleteResult;
+export type CompleteResult = z.infer<typeof CompleteResultSchema>;

@@ -1,0 +1,124 @@
+/**
+ * Content blocks: what tool results, prompt messages and sampling messages are made of.
+ */
+import { z } from 'zod';
+import { baseSchemas } from './base';
+import { anyOfTagged, member, MetaSchema, perRevision, since, V2025_03_26, V2025_06_18, V2025_11_25 } from './build';
+import { resourceSchemas } from './resources';
+import { LATEST_REVISION } from './revisions';
+
+/** Builds the content block schemas of one revision. */
+export const contentSchemas = perRevision((revision) => {
+  const { Annotations } = baseSchemas(revision);
+  const { Resource, TextResourceContents, BlobResourceContents } = resourceSchemas(revision);
+  const meta = since(revision, V2025_06_18, MetaSchema).optional();
+
+  const TextContent = z.looseObject({
+    type: z.literal('text'),
+    text: z.string(),
+    annotations: Annotations.optional(),
+    _meta: meta,
+  });
+  const ImageContent = z.looseObject({
+    type: z.literal('image'),
+    data: z.string(),
+    mimeType: z.string(),
+    annotations: Annotations.optional(),
+    _meta: meta,
+  });
+  const AudioContent = z.looseObject({
+    type: z.literal('audio'),
+    data: z.string(),
+    mimeType: z.string(),
+    annotations: Annotations.optional(),
+    _meta: meta,
+  });
+  const EmbeddedResource = z.looseObject({
+    type: z.literal('resource'),
+    resource: z.union([TextResourceContents, BlobResourceContents]),
+    annotations: Annotations.optional(),
+    _meta: meta,
+  });
+  const ResourceLink = Resource.extend({ type: z.literal('resource_link') });
+  const ContentBlock = anyOfTagged(
+    'type',
+    TextContent,
+    ImageContent,
+    member(revision, V2025_03_26, AudioContent),
+    member(revision, V2025_06_18, ResourceLink),
+    EmbeddedResource,
+  );
+  const ToolUseContent = z.looseObject({
+    type: z.literal('tool_use'),
+    id: z.string(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    _meta: MetaSchema.optional(),
+  });
+  const ToolResultContent = z.looseObject({
+    type: z.literal('tool_result'),
+    toolUseId: z.string(),
+    content: z.array(ContentBlock),
+    structuredContent: z.record(z.string(), z.unknown()).optional(),
+    isError: z.boolean().optional(),
+    _meta: MetaSchema.optional(),
+  });
+  const SamplingMessageContentBlock = anyOfTagged(
+    'type',
+    TextContent,
+    ImageContent,
+    member(revision, V2025_03_26, AudioContent),
+    member(revision, V2025_11_25, ToolUseContent),
+    member(revision, V2025_11_25, ToolResultContent),
+  );
+
+  return {
+    TextContent,
+    ImageContent,
+    AudioContent,
+    EmbeddedResource,
+    ResourceLink,
+    ContentBlock,
+    ToolUseContent,
+    ToolResultContent,
+    SamplingMessageContentBlock,
+  };
+});
+
+const latest = contentSchemas(LATEST_REVISION);
+
+/** Plain text. */
+export const TextContentSchema = latest.TextContent;
+export type TextContent = z.infer<typeof TextContentSchema>;
+
+/** A base64-encoded image with its MIME type. */
+export const ImageContentSchema = latest.ImageContent;
+export type ImageContent = z.infer<typeof ImageContentSchema>;
+
+/** Base64-encoded audio with its MIME type (from 2025-03-26). */
+export const AudioContentSchema = latest.AudioContent;
+export type AudioContent = z.infer<typeof AudioContentSchema>;
+
+/** The contents of a resource, embedded in a message. */
+export const EmbeddedResourceSchema = latest.EmbeddedResource;
+export type EmbeddedResource = z.infer<typeof EmbeddedResourceSchema>;
+
+/** A link to a resource the client may read (from 2025-06-18). */
+export const ResourceLinkSchema = latest.ResourceLink;
+export type ResourceLink = z.infer<typeof ResourceLinkSchema>;
+
+/** Any content block of a tool result or prompt message. */
+export const ContentBlockSchema = latest.ContentBlock;
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+
+/** A model's request to call a tool, inside a sampling message (from 2025-11-25). */
+export const ToolUseContentSchema = latest.ToolUseContent;
+export type ToolUseContent = z.infer<typeof ToolUseContentSchema>;
+
+/** The result of a tool call, fed back to the model in a sampling message (from 2025-11-25). */
+export const ToolResultContentSchema = latest.ToolResultContent;
+export type ToolResultContent = z.infer<typeof ToolResultContentSchema>;
+
+/** Any content block of a sampling message. */
+export const SamplingMessageContentBlockSchema = latest.SamplingMessageContentBlock;
+export type SamplingMessageContentBlock = z.infer<typeof SamplingMessageContentBlockSchema>;

@@ -1,0 +1,204 @@
+/**
+ * Elicitation: a server asks the user, through the client, for structured input (form mode, from
+ * 2025-06-18) or to visit a URL (URL mode, from 2025-11-25).
+ */
+import { z } from 'zod';
+import { RequestIdSchema } from '../jsonrpc/message';
+import { anyOf, choose, JsonRpcVersionSchema, member, perRevision, since, V2025_11_25 } from './build';
+import { envelopeSchemas, notificationShape, requestShape } from './envelope';
+import { LATEST_REVISION } from './revisions';
+import { taskSchemas } from './tasks';
+
+/** Builds the elicitation schemas of one revision. */
+export const elicitationSchemas = perRevision((revision) => {
+  const { RequestParams, Result, Error: ErrorObject } = envelopeSchemas(revision);
+  const { TaskMetadata } = taskSchemas(revision);
+  const from1125 = <T extends z.ZodType>(schema: T) => since(revision, V2025_11_25, schema).optional();
+  const described = { title: z.string().optional(), description: z.string().optional() };
+  const titledOption = z.looseObject({ const: z.string(), title: z.string() });
+
+  const StringSchema = z.looseObject({
+    type: z.literal('string'),
+    ...described,
+    minLength: z.number().int().optional(),
+    maxLength: z.number().int().optional(),
+    format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
+    default: from1125(z.string()),
+  });
+  const NumberSchema = z.looseObject({
+    type: z.enum(['number', 'integer']),
+    ...described,
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+    default: from1125(z.number()),
+  });
+  const BooleanSchema = z.looseObject({ type: z.literal('boolean'), ...described, default: z.boolean().optional() });
+  const UntitledSingleSelectEnumSchema = z.looseObject({
+    type: z.literal('string'),
+    ...described,
+    enum: z.array(z.string()),
+    default: z.string().optional(),
+  });
+  const TitledSingleSelectEnumSchema = z.looseObject({
+    type: z.literal('string'),
+    ...described,
+    oneOf: z.array(titledOption),
+    default: z.string().optional(),
+  });
+  const multiSelect = {
+    type: z.literal('array'),
+    ...described,
+    minItems: z.number().int().optional(),
+    maxItems: z.number().int().optional(),
+    default: z.array(z.string()).optional(),
+  };
+  const UntitledMultiSelectEnumSchema = z.looseObject({
+    ...multiSelect,
+    items: z.looseObject({ type: z.literal('string'), enum: z.array(z.string()) }),
+  });
+  const TitledMultiSelectEnumSchema = z.looseObject({
+    ...multiSelect,
+    items: z.looseObject({ anyOf: z.array(titledOption) }),
+  });
+  // The only enum shape of 2025-06-18 (then called EnumSchema); `enumNames` is not JSON Schema.
+  const LegacyTitledEnumSchema = z.looseObject({
+    type: z.literal('string'),
+    ...described,
+    enum: z.array(z.string()),
+    enumNames: z.array(z.string()).optional(),
+    default: from1125(z.string()),
+  });
+  const EnumSchema = choose(
+    revision,
+    V2025_11_25,
+    z.union([
+      UntitledSingleSelectEnumSchema,
+      TitledSingleSelectEnumSchema,
+      UntitledMultiSelectEnumSchema,
+      TitledMultiSelectEnumSchema,
+      LegacyTitledEnumSchema,
+    ]),
+    LegacyTitledEnumSchema,
+  );
+  const PrimitiveSchemaDefinition = z.union([StringSchema, NumberSchema, BooleanSchema, EnumSchema]);
+  const ElicitRequestFormParams = RequestParams.extend({
+    mode: from1125(z.literal('form')),
+    message: z.string(),
+    requestedSchema: z.looseObject({
+      $schema: from1125(z.string()),
+      type: z.literal('object'),
+      properties: z.record(z.string(), PrimitiveSchemaDefinition),
+      required: z.array(z.string()).optional(),
+    }),
+    task: from1125(TaskMetadata),
+  });
+  const ElicitRequestURLParams = RequestParams.extend({
+    mode: z.literal('url'),
+    message: z.string(),
+    elicitationId: z.string(),
+    url: z.string(),
+    task: TaskMetadata.optional(),
+  });
+  const ElicitRequestParams = anyOf(member(revision, V2025_11_25, ElicitRequestURLParams), ElicitRequestFormParams);
+  const ElicitationCompleteParams = z.looseObject({ elicitationId: z.string() });
+
+  return {
+    StringSchema,
+    NumberSchema,
+    BooleanSchema,
+    UntitledSingleSelectEnumSchema,
+    TitledSingleSelectEnumSchema,
+    SingleSelectEnumSchema: z.union([UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema]),
+    UntitledMultiSelectEnumSchema,
+    TitledMultiSelectEnumSchema,
+    MultiSelectEnumSchema: z.union([UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema]),
+    LegacyTitledEnumSchema,
+    EnumSchema,
+    PrimitiveSchemaDefinition,
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
+    ElicitRequestParams,
+    ElicitRequest: z.looseObject(requestShape(revision, 'elicitation/create', ElicitRequestParams)),
+    ElicitResult: Result.extend({
+      action: z.enum(['accept', 'decline', 'cancel']),
+      content: z
+        .record(
+          z.string(),
+          anyOf(z.string(), z.number().int(), z.boolean(), member(revision, V2025_11_25, z.array(z.string()))),
+        )
+        .optional(),
+    }),
+    ElicitationCompleteNotification: z.looseObject(
+      notificationShape(revision, 'notifications/elicitation/complete', ElicitationCompleteParams),
+    ),
+    URLElicitationRequiredError: z.looseObject({
+      jsonrpc: JsonRpcVersionSchema,
+      id: RequestIdSchema.optional(),
+      error: ErrorObject.extend({
+        code: z.literal(-32042),
+        data: z.looseObject({ elicitations: z.array(ElicitRequestURLParams) }),
+      }),
+    }),
+  };
+});
+
+const latest = elicitationSchemas(LATEST_REVISION);
+
+/** A string field of an elicitation form, with optional length limits and format. */
+export const StringSchemaSchema = latest.StringSchema;
+export type StringSchema = z.infer<typeof StringSchemaSchema>;
+/** A number or integer field of an elicitation form. */
+export const NumberSchemaSchema = latest.NumberSchema;
+export type NumberSchema = z.infer<typeof NumberSchemaSchema>;
+/** A boolean field of an elicitation form. */
+export const BooleanSchemaSchema = latest.BooleanSchema;
+export type BooleanSchema = z.infer<typeof BooleanSchemaSchema>;
+/** A single choice among plain string values. */
+export const UntitledSingleSelectEnumSchemaSchema = latest.UntitledSingleSelectEnumSchema;
+export type UntitledSingleSelectEnumSchema = z.infer<typeof UntitledSingleSelectEnumSchemaSchema>;
+/** A single choice among values with display titles (`oneOf` of `const` and `title`). */
+export const TitledSingleSelectEnumSchemaSchema = latest.TitledSingleSelectEnumSchema;
+export type TitledSingleSelectEnumSchema = z.infer<typeof TitledSingleSelectEnumSchemaSchema>;
+/** Any single-choice enum field. */
+export const SingleSelectEnumSchemaSchema = latest.SingleSelectEnumSchema;
+export type SingleSelectEnumSchema = z.infer<typeof SingleSelectEnumSchemaSchema>;
+/** A multiple choice among plain string values. */
+export const UntitledMultiSelectEnumSchemaSchema = latest.UntitledMultiSelectEnumSchema;
+export type UntitledMultiSelectEnumSchema = z.infer<typeof UntitledMultiSelectEnumSchemaSchema>;
+/** A multiple choice among values with display titles. */
+export const TitledMultiSelectEnumSchemaSchema = latest.TitledMultiSelectEnumSchema;
+export type TitledMultiSelectEnumSchema = z.infer<typeof TitledMultiSelectEnumSchemaSchema>;
+/** Any multiple-choice enum field. */
+export const MultiSelectEnumSchemaSchema = latest.MultiSelectEnumSchema;
+export type MultiSelectEnumSchema = z.infer<typeof MultiSelectEnumSchemaSchema>;
+/** The 2025-06-18 enum field with parallel `enumNames` (kept for compatibility). */
+export const LegacyTitledEnumSchemaSchema = latest.LegacyTitledEnumSchema;
+export type LegacyTitledEnumSchema = z.infer<typeof LegacyTitledEnumSchemaSchema>;
+/** Any enum field of an elicitation form. */
+export const EnumSchemaSchema = latest.EnumSchema;
+export type EnumSchema = z.infer<typeof EnumSchemaSchema>;
+/** Any field of an elicitation form: string, number, boolean or enum. */
+export const PrimitiveSchemaDefinitionSchema = latest.PrimitiveSchemaDefinition;
+export type PrimitiveSchemaDefinition = z.infer<typeof PrimitiveSchemaDefinitionSchema>;
+
+/** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
+export const ElicitRequestFormParamsSchema = latest.ElicitRequestFormParams;
+export type ElicitRequestFormParams = z.infer<typeof ElicitRequestFormParamsSchema>;
+/** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
+export const ElicitRequestURLParamsSchema = latest.ElicitRequestURLParams;
+export type ElicitRequestURLParams = z.infer<typeof ElicitRequestURLParamsSchema>;
+/** Params of `elicitation/create`, either mode. */
+export const ElicitRequestParamsSchema = latest.ElicitRequestParams;
+export type ElicitRequestParams = z.infer<typeof ElicitRequestParamsSchema>;
+/** `elicitation/create`: the server asks the user for input. */
+export const ElicitRequestSchema = latest.ElicitRequest;
+export type ElicitRequest = z.infer<typeof ElicitRequestSchema>;
+/** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
+export const ElicitResultSchema = latest.ElicitResult;
+export type ElicitResult = z.infer<typeof ElicitResultSchema>;
+/** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
+export const ElicitationCompleteNotificationSchema = latest.ElicitationCompleteNotification;
+export type ElicitationCompleteNotification = z.infer<typeof ElicitationCompleteNotificationSchema>;
+/** The error response (-32042) that asks the client to complete URL elicitations first. */
+export const URLElicitationRequiredErrorSchema = latest.URLElicitationRequiredError;
+export type URLElicitationRequiredError = z.infer<typeof URLElicitationRequiredErrorSchema>;

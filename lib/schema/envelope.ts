@@ -1,0 +1,187 @@
+/**
+ * The JSON-RPC envelopes as each MCP revision's schema defines them, and the generic request,
+ * notification, result and pagination shapes every method builds on.
+ */
+import { z } from 'zod';
+import { RequestIdSchema } from '../jsonrpc/message';
+import {
+  anyOf,
+  choose,
+  JsonRpcVersionSchema,
+  member,
+  MetaSchema,
+  perRevision,
+  RequestMetaSchema,
+  V2025_03_26,
+  V2025_11_25,
+} from './build';
+import { LATEST_REVISION, type Revision } from './revisions';
+
+const absent = z.unknown().optional();
+
+/**
+ * The shape of a request definition: from 2025-11-25 on it includes `jsonrpc` and `id`; before,
+ * definitions held only `method` and `params` (the envelope was separate), so any value passes there.
+ */
+export function requestShape<const M extends string, P extends z.ZodType>(revision: Revision, method: M, params: P) {
+  return {
+    jsonrpc: choose(revision, V2025_11_25, JsonRpcVersionSchema, absent),
+    id: choose(revision, V2025_11_25, RequestIdSchema, absent),
+    method: z.literal(method),
+    params,
+  };
+}
+
+/** The shape of a notification definition; `jsonrpc` is part of it from 2025-11-25 on. */
+export function notificationShape<const M extends string, P extends z.ZodType>(
+  revision: Revision,
+  method: M,
+  params: P,
+) {
+  return {
+    jsonrpc: choose(revision, V2025_11_25, JsonRpcVersionSchema, absent),
+    method: z.literal(method),
+    params,
+  };
+}
+
+/** Builds the envelopes and generic shapes of one revision. */
+export const envelopeSchemas = perRevision((revision) => {
+  const RequestParams = z.looseObject({ _meta: RequestMetaSchema.optional() });
+  const NotificationParams = z.looseObject({ _meta: MetaSchema.optional() });
+  // 2025-11-25 left the generic params open; earlier revisions typed `_meta` in them.
+  const AnyParams = z.record(z.string(), z.unknown());
+  const GenericRequestParams = choose(revision, V2025_11_25, AnyParams, RequestParams);
+  const GenericNotificationParams = choose(revision, V2025_11_25, AnyParams, NotificationParams);
+  const Result = z.looseObject({ _meta: MetaSchema.optional() });
+  const ErrorObject = z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+
+  const JSONRPCRequest = z.looseObject({
+    jsonrpc: JsonRpcVersionSchema,
+    id: RequestIdSchema,
+    method: z.string(),
+    params: GenericRequestParams.optional(),
+  });
+  const JSONRPCNotification = z.looseObject({
+    jsonrpc: JsonRpcVersionSchema,
+    method: z.string(),
+    params: GenericNotificationParams.optional(),
+  });
+  const JSONRPCResultResponse = z.looseObject({ jsonrpc: JsonRpcVersionSchema, id: RequestIdSchema, result: Result });
+  const JSONRPCErrorResponse = z.looseObject({
+    jsonrpc: JsonRpcVersionSchema,
+    // 2025-11-25 allows leaving out the id of a request that could not be read.
+    id: choose(revision, V2025_11_25, RequestIdSchema.optional(), RequestIdSchema),
+    error: ErrorObject,
+  });
+  const JSONRPCResponse = choose(
+    revision,
+    V2025_11_25,
+    z.union([JSONRPCResultResponse, JSONRPCErrorResponse]),
+    JSONRPCResultResponse,
+  );
+  const JSONRPCBatchRequest = z.array(z.union([JSONRPCRequest, JSONRPCNotification]));
+  const JSONRPCBatchResponse = z.array(z.union([JSONRPCResultResponse, JSONRPCErrorResponse]));
+  const PaginatedRequestParams = RequestParams.extend({ cursor: z.string().optional() });
+
+  return {
+    RequestParams,
+    NotificationParams,
+    Request: z.looseObject({ method: z.string(), params: GenericRequestParams.optional() }),
+    Notification: z.looseObject({ method: z.string(), params: GenericNotificationParams.optional() }),
+    Result,
+    EmptyResult: Result,
+    Error: ErrorObject,
+    JSONRPCRequest,
+    JSONRPCNotification,
+    JSONRPCResultResponse,
+    JSONRPCErrorResponse,
+    /** Up to 2025-06-18 the error response was called `JSONRPCError`. */
+    JSONRPCError: JSONRPCErrorResponse,
+    JSONRPCResponse,
+    JSONRPCBatchRequest,
+    JSONRPCBatchResponse,
+    JSONRPCMessage: anyOf(
+      JSONRPCRequest,
+      JSONRPCNotification,
+      member(revision, V2025_03_26, JSONRPCBatchRequest, V2025_03_26),
+      JSONRPCResultResponse,
+      JSONRPCErrorResponse,
+      member(revision, V2025_03_26, JSONRPCBatchResponse, V2025_03_26),
+    ),
+    PaginatedRequestParams,
+    PaginatedRequest: z.looseObject({
+      jsonrpc: choose(revision, V2025_11_25, JsonRpcVersionSchema, absent),
+      id: choose(revision, V2025_11_25, RequestIdSchema, absent),
+      method: z.string(),
+      params: PaginatedRequestParams.optional(),
+    }),
+    PaginatedResult: Result.extend({ nextCursor: z.string().optional() }),
+  };
+});
+
+const latest = envelopeSchemas(LATEST_REVISION);
+
+/** Params every request may carry: `_meta` with an optional progress token. */
+export const RequestParamsSchema = latest.RequestParams;
+export type RequestParams = z.infer<typeof RequestParamsSchema>;
+
+/** Params every notification may carry: `_meta`. */
+export const NotificationParamsSchema = latest.NotificationParams;
+export type NotificationParams = z.infer<typeof NotificationParamsSchema>;
+
+/** Any request, before its method is known. */
+export const RequestSchema = latest.Request;
+export type Request = z.infer<typeof RequestSchema>;
+
+/** Any notification, before its method is known. */
+export const NotificationSchema = latest.Notification;
+export type Notification = z.infer<typeof NotificationSchema>;
+
+/** Any result: an object with optional `_meta`, open to every other key. */
+export const ResultSchema = latest.Result;
+export type Result = z.infer<typeof ResultSchema>;
+
+/** A result that carries nothing but may carry `_meta` (ping, subscribe, setLevel...). */
+export const EmptyResultSchema = latest.EmptyResult;
+export type EmptyResult = z.infer<typeof EmptyResultSchema>;
+
+/** The error object of a JSON-RPC error response (the `Error` definition; renamed to keep the global). */
+export const ErrorSchema = latest.Error;
+export type ErrorObject = z.infer<typeof ErrorSchema>;
+
+/** A JSON-RPC request envelope with any method. */
+export const JSONRPCRequestSchema = latest.JSONRPCRequest;
+export type JSONRPCRequest = z.infer<typeof JSONRPCRequestSchema>;
+
+/** A JSON-RPC notification envelope with any method. */
+export const JSONRPCNotificationSchema = latest.JSONRPCNotification;
+export type JSONRPCNotification = z.infer<typeof JSONRPCNotificationSchema>;
+
+/** A successful JSON-RPC response. */
+export const JSONRPCResultResponseSchema = latest.JSONRPCResultResponse;
+export type JSONRPCResultResponse = z.infer<typeof JSONRPCResultResponseSchema>;
+
+/** A JSON-RPC error response (`id` may be missing when the request's id could not be read). */
+export const JSONRPCErrorResponseSchema = latest.JSONRPCErrorResponse;
+export type JSONRPCErrorResponse = z.infer<typeof JSONRPCErrorResponseSchema>;
+
+/** A JSON-RPC response: a result or an error. */
+export const JSONRPCResponseSchema = latest.JSONRPCResponse;
+export type JSONRPCResponse = z.infer<typeof JSONRPCResponseSchema>;
+
+/** Any single JSON-RPC message (batches only in 2025-03-26, see `schemasFor`). */
+export const JSONRPCMessageSchema = latest.JSONRPCMessage;
+export type JSONRPCMessage = z.infer<typeof JSONRPCMessageSchema>;
+
+/** Params of a paginated list request: an optional cursor. */
+export const PaginatedRequestParamsSchema = latest.PaginatedRequestParams;
+export type PaginatedRequestParams = z.infer<typeof PaginatedRequestParamsSchema>;
+
+/** Any paginated list request. */
+export const PaginatedRequestSchema = latest.PaginatedRequest;
+export type PaginatedRequest = z.infer<typeof PaginatedRequestSchema>;
+
+/** A page of a list result: `nextCursor` is present when more pages follow. */
+export const PaginatedResultSchema = latest.PaginatedResult;
+export type PaginatedResult = z.infer<typeof PaginatedResultSchema>;

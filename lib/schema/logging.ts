@@ -1,0 +1,51 @@
+/**
+ * Logging: the level a client asks for and the log messages a server sends.
+ */
+import { z } from 'zod';
+import { perRevision } from './build';
+import { envelopeSchemas, notificationShape, requestShape } from './envelope';
+import { LATEST_REVISION } from './revisions';
+
+/** The syslog severities (RFC 5424), least severe first. */
+export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+
+/** Builds the logging schemas of one revision. */
+export const loggingSchemas = perRevision((revision) => {
+  const { RequestParams, NotificationParams } = envelopeSchemas(revision);
+  const LoggingLevel = z.enum(LOGGING_LEVELS);
+  const SetLevelRequestParams = RequestParams.extend({ level: LoggingLevel });
+  const LoggingMessageNotificationParams = NotificationParams.extend({
+    level: LoggingLevel,
+    logger: z.string().optional(),
+    data: z.unknown(),
+  });
+  return {
+    LoggingLevel,
+    SetLevelRequestParams,
+    SetLevelRequest: z.looseObject(requestShape(revision, 'logging/setLevel', SetLevelRequestParams)),
+    LoggingMessageNotificationParams,
+    LoggingMessageNotification: z.looseObject(
+      notificationShape(revision, 'notifications/message', LoggingMessageNotificationParams),
+    ),
+  };
+});
+
+const latest = loggingSchemas(LATEST_REVISION);
+
+/** A log severity, from `debug` to `emergency`. */
+export const LoggingLevelSchema = latest.LoggingLevel;
+export type LoggingLevel = z.infer<typeof LoggingLevelSchema>;
+
+/** Params of `logging/setLevel`. */
+export const SetLevelRequestParamsSchema = latest.SetLevelRequestParams;
+export type SetLevelRequestParams = z.infer<typeof SetLevelRequestParamsSchema>;
+/** `logging/setLevel`: the least severe level the client wants to receive. */
+export const SetLevelRequestSchema = latest.SetLevelRequest;
+export type SetLevelRequest = z.infer<typeof SetLevelRequestSchema>;
+
+/** Params of `notifications/message`: level, optional logger name, and any JSON data. */
+export const LoggingMessageNotificationParamsSchema = latest.LoggingMessageNotificationParams;
+export type LoggingMessageNotificationParams = z.infer<typeof LoggingMessageNotificationParamsSchema>;
+/** `notifications/message`: one log message from the server. */
+export const LoggingMessageNotificationSchema = latest.LoggingMessageNotification;
+export type LoggingMessageNotification = z.infer<typeof LoggingMessageNotificationSchema>;

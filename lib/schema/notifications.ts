@@ -1,0 +1,50 @@
+/**
+ * The notifications both sides send: progress and cancellation.
+ */
+import { z } from 'zod';
+import { RequestIdSchema } from '../jsonrpc/message';
+import { choose, perRevision, ProgressTokenSchema, since, V2025_03_26, V2025_11_25 } from './build';
+import { envelopeSchemas, notificationShape } from './envelope';
+import { LATEST_REVISION } from './revisions';
+
+/** Builds the progress and cancellation schemas of one revision. */
+export const notificationSchemas = perRevision((revision) => {
+  const { NotificationParams } = envelopeSchemas(revision);
+  const ProgressNotificationParams = NotificationParams.extend({
+    progressToken: ProgressTokenSchema,
+    progress: z.number(),
+    total: z.number().optional(),
+    message: since(revision, V2025_03_26, z.string()).optional(),
+  });
+  const CancelledNotificationParams = NotificationParams.extend({
+    // Optional from 2025-11-25, where tasks are cancelled with tasks/cancel instead.
+    requestId: choose(revision, V2025_11_25, RequestIdSchema.optional(), RequestIdSchema),
+    reason: z.string().optional(),
+  });
+  return {
+    ProgressNotificationParams,
+    ProgressNotification: z.looseObject(
+      notificationShape(revision, 'notifications/progress', ProgressNotificationParams),
+    ),
+    CancelledNotificationParams,
+    CancelledNotification: z.looseObject(
+      notificationShape(revision, 'notifications/cancelled', CancelledNotificationParams),
+    ),
+  };
+});
+
+const latest = notificationSchemas(LATEST_REVISION);
+
+/** Params of `notifications/progress`: the token, the progress so far, and optional total and message. */
+export const ProgressNotificationParamsSchema = latest.ProgressNotificationParams;
+export type ProgressNotificationParams = z.infer<typeof ProgressNotificationParamsSchema>;
+/** `notifications/progress`: progress on a request that asked for it with a progress token. */
+export const ProgressNotificationSchema = latest.ProgressNotification;
+export type ProgressNotification = z.infer<typeof ProgressNotificationSchema>;
+
+/** Params of `notifications/cancelled`: which request, and why. */
+export const CancelledNotificationParamsSchema = latest.CancelledNotificationParams;
+export type CancelledNotificationParams = z.infer<typeof CancelledNotificationParamsSchema>;
+/** `notifications/cancelled`: the sender no longer wants the answer to a request. */
+export const CancelledNotificationSchema = latest.CancelledNotification;
+export type CancelledNotification = z.infer<typeof CancelledNotificationSchema>;

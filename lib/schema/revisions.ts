@@ -1,0 +1,137 @@
+/**
+ * The MCP protocol revisions rxmcp speaks, and what differs between them. Everything here is data:
+ * a new revision is one more entry in `SUPPORTED_REVISIONS` and one more row in the feature table.
+ */
+
+/** The protocol revisions rxmcp negotiates, oldest first. */
+export const SUPPORTED_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+
+/** One supported protocol revision, e.g. `'2025-06-18'`. */
+export type Revision = (typeof SUPPORTED_REVISIONS)[number];
+
+/** The newest supported revision: what a server answers with when the client's is unknown. */
+export const LATEST_REVISION: Revision = '2025-11-25';
+
+/** Whether `value` names a revision rxmcp supports. */
+export function isSupportedRevision(value: string): value is Revision {
+  return (SUPPORTED_REVISIONS as readonly string[]).includes(value);
+}
+
+/**
+ * Whether `revision` is `since` or newer. Revisions are ISO dates, so they order as strings; this
+ * also holds for revisions not in `SUPPORTED_REVISIONS`, such as one a peer proposes.
+ */
+export function revisionAtLeast(revision: string, since: string): boolean {
+  return revision >= since;
+}
+
+/** Whether `revision` lies in `[since, until]` (both inclusive; no `until` means still current). */
+export function revisionWithin(revision: string, since: string, until?: string): boolean {
+  return revision >= since && (until === undefined || revision <= until);
+}
+
+/** The HTTP transport a revision defines. */
+export type HttpTransportKind = 'http+sse' | 'streamable-http';
+
+/** What a runtime branches on for one revision. Flags are true when the revision has the feature. */
+export interface RevisionFeatures {
+  readonly revision: Revision;
+  /** JSON-RPC batches (arrays of messages) are allowed: 2025-03-26 only. */
+  readonly batching: boolean;
+  /** The JSON-RPC error code for an unknown resource URI. */
+  readonly resourceNotFoundCode: number;
+  /** The HTTP transport of the revision: HTTP+SSE (two endpoints) or Streamable HTTP. */
+  readonly httpTransport: HttpTransportKind;
+  /** OAuth 2.1 authorization for HTTP transports. */
+  readonly authorization: boolean;
+  /** Servers are OAuth resource servers with protected resource metadata (RFC 9728, RFC 8707). */
+  readonly protectedResourceMetadata: boolean;
+  /** OAuth client ID metadata documents as a registration mechanism. */
+  readonly clientIdMetadataDocuments: boolean;
+  /** HTTP requests after initialization carry the `MCP-Protocol-Version` header. */
+  readonly protocolVersionHeader: boolean;
+  /** A Streamable HTTP server may close an SSE stream at will; the client polls with `retry`. */
+  readonly ssePolling: boolean;
+  /** `AudioContent` in tool results, prompts and sampling. */
+  readonly audioContent: boolean;
+  /** `annotations` on tools (read-only, destructive, idempotent, open-world hints). */
+  readonly toolAnnotations: boolean;
+  /** `message` in `notifications/progress`. */
+  readonly progressMessage: boolean;
+  /** The server declares a `completions` capability before clients may call `completion/complete`. */
+  readonly completionsCapability: boolean;
+  /** `structuredContent` in tool results and `outputSchema` on tools. */
+  readonly structuredContent: boolean;
+  /** `elicitation/create` (form mode). */
+  readonly elicitation: boolean;
+  /** URL-mode elicitation, `notifications/elicitation/complete` and error -32042. */
+  readonly urlElicitation: boolean;
+  /** Default values and titled/multi-select enums in elicitation schemas. */
+  readonly elicitationEnumVariants: boolean;
+  /** `resource_link` content blocks. */
+  readonly resourceLinks: boolean;
+  /** `title` fields (human-readable names) on tools, prompts, resources and implementations. */
+  readonly titles: boolean;
+  /** `context.arguments` in `completion/complete`. */
+  readonly completionContext: boolean;
+  /** `icons` on implementations, tools, prompts, resources and templates. */
+  readonly icons: boolean;
+  /** Task-augmented requests and the `tasks/*` methods (experimental in 2025-11-25). */
+  readonly tasks: boolean;
+  /** `tools` and `toolChoice` in `sampling/createMessage`, tool use and tool result content. */
+  readonly samplingTools: boolean;
+  /** JSON-RPC request and notification definitions carry `jsonrpc` (and `id`) themselves. */
+  readonly envelopeInDefinitions: boolean;
+  /** The JSON Schema dialect the revision's schema is written in. */
+  readonly jsonSchemaDialect: 'draft-07' | '2020-12';
+}
+
+type FeatureFlag = {
+  [K in keyof RevisionFeatures]: RevisionFeatures[K] extends boolean ? K : never;
+}[keyof RevisionFeatures];
+
+/** The revision range in which each flag holds; `until` is inclusive. */
+const FLAG_RANGES: Readonly<Record<FeatureFlag, { readonly since: Revision; readonly until?: Revision }>> = {
+  batching: { since: '2025-03-26', until: '2025-03-26' },
+  authorization: { since: '2025-03-26' },
+  protectedResourceMetadata: { since: '2025-06-18' },
+  clientIdMetadataDocuments: { since: '2025-11-25' },
+  protocolVersionHeader: { since: '2025-06-18' },
+  ssePolling: { since: '2025-11-25' },
+  audioContent: { since: '2025-03-26' },
+  toolAnnotations: { since: '2025-03-26' },
+  progressMessage: { since: '2025-03-26' },
+  completionsCapability: { since: '2025-03-26' },
+  structuredContent: { since: '2025-06-18' },
+  elicitation: { since: '2025-06-18' },
+  urlElicitation: { since: '2025-11-25' },
+  elicitationEnumVariants: { since: '2025-11-25' },
+  resourceLinks: { since: '2025-06-18' },
+  titles: { since: '2025-06-18' },
+  completionContext: { since: '2025-06-18' },
+  icons: { since: '2025-11-25' },
+  tasks: { since: '2025-11-25' },
+  samplingTools: { since: '2025-11-25' },
+  envelopeInDefinitions: { since: '2025-11-25' },
+};
+
+const featureCache = new Map<Revision, RevisionFeatures>();
+
+/** The features of one revision; the object is built once per revision and frozen. */
+export function featuresOf(revision: Revision): RevisionFeatures {
+  const cached = featureCache.get(revision);
+  if (cached) return cached;
+  const flags = Object.fromEntries(
+    Object.entries(FLAG_RANGES).map(([flag, range]) => [flag, revisionWithin(revision, range.since, range.until)]),
+  ) as Record<FeatureFlag, boolean>;
+  const features: RevisionFeatures = Object.freeze({
+    ...flags,
+    revision,
+    // -32002 through 2025-11-25; later revisions answer -32602 instead.
+    resourceNotFoundCode: -32002,
+    httpTransport: revisionAtLeast(revision, '2025-03-26') ? 'streamable-http' : 'http+sse',
+    jsonSchemaDialect: revisionAtLeast(revision, '2025-11-25') ? '2020-12' : 'draft-07',
+  });
+  featureCache.set(revision, features);
+  return features;
+}

@@ -1,0 +1,42 @@
+/**
+ * Roots: the directories or files a client exposes to a server.
+ */
+import { z } from 'zod';
+import { MetaSchema, perRevision, since, V2025_06_18 } from './build';
+import { envelopeSchemas, notificationShape, requestShape } from './envelope';
+import { LATEST_REVISION } from './revisions';
+
+/** Builds the roots schemas of one revision. */
+export const rootSchemas = perRevision((revision) => {
+  const { RequestParams, NotificationParams, Result } = envelopeSchemas(revision);
+  const Root = z.looseObject({
+    uri: z.string(),
+    name: z.string().optional(),
+    _meta: since(revision, V2025_06_18, MetaSchema).optional(),
+  });
+  return {
+    Root,
+    ListRootsRequest: z.looseObject(requestShape(revision, 'roots/list', RequestParams.optional())),
+    ListRootsResult: Result.extend({ roots: z.array(Root) }),
+    RootsListChangedNotification: z.looseObject(
+      notificationShape(revision, 'notifications/roots/list_changed', NotificationParams.optional()),
+    ),
+  };
+});
+
+const latest = rootSchemas(LATEST_REVISION);
+
+/** A root: a `file://` URI the server may work within, with an optional name. */
+export const RootSchema = latest.Root;
+export type Root = z.infer<typeof RootSchema>;
+
+/** `roots/list`: the server asks the client for its roots. */
+export const ListRootsRequestSchema = latest.ListRootsRequest;
+export type ListRootsRequest = z.infer<typeof ListRootsRequestSchema>;
+/** The result of `roots/list`. */
+export const ListRootsResultSchema = latest.ListRootsResult;
+export type ListRootsResult = z.infer<typeof ListRootsResultSchema>;
+
+/** `notifications/roots/list_changed`: the client's roots changed. */
+export const RootsListChangedNotificationSchema = latest.RootsListChangedNotification;
+export type RootsListChangedNotification = z.infer<typeof RootsListChangedNotificationSchema>;

@@ -1,0 +1,96 @@
+/**
+ * Sampling: a server asks the client's model for a completion, optionally with tools (2025-11-25).
+ */
+import { z } from 'zod';
+import { baseSchemas } from './base';
+import { anyOf, member, MetaSchema, perRevision, since, V2025_11_25 } from './build';
+import { contentSchemas } from './content';
+import { envelopeSchemas, requestShape } from './envelope';
+import { LATEST_REVISION } from './revisions';
+import { taskSchemas } from './tasks';
+import { toolSchemas } from './tools';
+
+/** Builds the sampling schemas of one revision. */
+export const samplingSchemas = perRevision((revision) => {
+  const { Role } = baseSchemas(revision);
+  const { SamplingMessageContentBlock } = contentSchemas(revision);
+  const { Tool } = toolSchemas(revision);
+  const { TaskMetadata } = taskSchemas(revision);
+  const { RequestParams, Result } = envelopeSchemas(revision);
+  const priority = z.number().min(0).max(1).optional();
+
+  const ModelHint = z.looseObject({ name: z.string().optional() });
+  const ModelPreferences = z.looseObject({
+    hints: z.array(ModelHint).optional(),
+    costPriority: priority,
+    speedPriority: priority,
+    intelligencePriority: priority,
+  });
+  // One block, or (from 2025-11-25) several, e.g. parallel tool uses.
+  const SamplingContent = anyOf(
+    SamplingMessageContentBlock,
+    member(revision, V2025_11_25, z.array(SamplingMessageContentBlock)),
+  );
+  const SamplingMessage = z.looseObject({
+    role: Role,
+    content: SamplingContent,
+    _meta: since(revision, V2025_11_25, MetaSchema).optional(),
+  });
+  const ToolChoice = z.looseObject({ mode: z.enum(['auto', 'required', 'none']).optional() });
+  const CreateMessageRequestParams = RequestParams.extend({
+    messages: z.array(SamplingMessage),
+    modelPreferences: ModelPreferences.optional(),
+    systemPrompt: z.string().optional(),
+    includeContext: z.enum(['none', 'thisServer', 'allServers']).optional(),
+    temperature: z.number().optional(),
+    maxTokens: z.number().int(),
+    stopSequences: z.array(z.string()).optional(),
+    metadata: z.looseObject({}).optional(),
+    tools: since(revision, V2025_11_25, z.array(Tool)).optional(),
+    toolChoice: since(revision, V2025_11_25, ToolChoice).optional(),
+    task: since(revision, V2025_11_25, TaskMetadata).optional(),
+  });
+
+  return {
+    ModelHint,
+    ModelPreferences,
+    SamplingMessage,
+    ToolChoice,
+    CreateMessageRequestParams,
+    CreateMessageRequest: z.looseObject(requestShape(revision, 'sampling/createMessage', CreateMessageRequestParams)),
+    CreateMessageResult: Result.extend({
+      role: Role,
+      content: SamplingContent,
+      model: z.string(),
+      stopReason: z.string().optional(),
+    }),
+  };
+});
+
+const latest = samplingSchemas(LATEST_REVISION);
+
+/** A hint for model selection: a (sub)string of a model name. */
+export const ModelHintSchema = latest.ModelHint;
+export type ModelHint = z.infer<typeof ModelHintSchema>;
+
+/** The server's preferences for model selection: hints and cost, speed and intelligence priorities. */
+export const ModelPreferencesSchema = latest.ModelPreferences;
+export type ModelPreferences = z.infer<typeof ModelPreferencesSchema>;
+
+/** One message of a sampling conversation. */
+export const SamplingMessageSchema = latest.SamplingMessage;
+export type SamplingMessage = z.infer<typeof SamplingMessageSchema>;
+
+/** How the model may use the offered tools: `auto`, `required` or `none`. */
+export const ToolChoiceSchema = latest.ToolChoice;
+export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
+
+/** Params of `sampling/createMessage`. */
+export const CreateMessageRequestParamsSchema = latest.CreateMessageRequestParams;
+export type CreateMessageRequestParams = z.infer<typeof CreateMessageRequestParamsSchema>;
+/** `sampling/createMessage`: the server asks the client to sample from its model. */
+export const CreateMessageRequestSchema = latest.CreateMessageRequest;
+export type CreateMessageRequest = z.infer<typeof CreateMessageRequestSchema>;
+/** The result of `sampling/createMessage`: the model's message and why it stopped. */
+export const CreateMessageResultSchema = latest.CreateMessageResult;
+export type CreateMessageResult = z.infer<typeof CreateMessageResultSchema>;
