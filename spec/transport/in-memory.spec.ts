@@ -89,6 +89,8 @@ describe('createInMemoryPair', () => {
     a.close();
     await firstValueFrom(b.closed$);
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'message out', side: 'a', transport: 'in-memory' }));
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'transport closed', side: 'b', reason: 'peer closed' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'transport closed', side: 'b', reason: 'peer closed' }),
+    );
   });
 });

@@ -172,7 +172,7 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions = {}): NdjsonD
     if (discarding) return;
     pendingBytes += bytes.length;
     if (pendingBytes > maxLineBytes) {
-      const head = (pending[0] ?? bytes).toString('utf8', 0, MALFORMED_TEXT_CHARS);
+      const head = headOf(pending.length > 0 ? pending : [bytes]);
       emit(tooLong(pendingBytes, head));
       pending = [];
       pendingBytes = 0;
@@ -224,6 +224,18 @@ export function decodeNdjson(options: NdjsonDecoderOptions = {}): OperatorFuncti
         },
       });
     });
+}
+
+// The first bytes of a line held in pieces, as text for a MalformedFrame.
+function headOf(chunks: readonly Buffer[]): string {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for (const chunk of chunks) {
+    if (length >= MALFORMED_TEXT_CHARS) break;
+    parts.push(chunk);
+    length += chunk.length;
+  }
+  return Buffer.concat(parts).toString('utf8', 0, MALFORMED_TEXT_CHARS);
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {

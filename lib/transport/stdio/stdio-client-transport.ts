@@ -181,7 +181,10 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
   } catch (error) {
     // Invalid arguments throw synchronously; missing programs are reported through 'error'.
     const message = error instanceof Error ? error.message : String(error);
-    finish({ reason: 'failed to start', error: new TransportError(`Could not start ${command}: ${message}`, { cause: error }) });
+    finish({
+      reason: 'failed to start',
+      error: new TransportError(`Could not start ${command}: ${message}`, { cause: error }),
+    });
     return closedTransport(closed$, inbox.values$, stderrInbox.values$);
   }
   const proc = child;

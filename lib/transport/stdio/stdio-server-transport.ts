@@ -67,10 +67,16 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
     finish({ reason: 'stdin ended' }, false);
   };
   const onStdinError = (error: Error): void => {
-    finish({ reason: 'stdin error', error: new TransportError(`stdin failed: ${error.message}`, { cause: error }) }, false);
+    finish(
+      { reason: 'stdin error', error: new TransportError(`stdin failed: ${error.message}`, { cause: error }) },
+      false,
+    );
   };
   const onStdoutError = (error: Error): void => {
-    finish({ reason: 'stdout error', error: new TransportError(`stdout failed: ${error.message}`, { cause: error }) }, true);
+    finish(
+      { reason: 'stdout error', error: new TransportError(`stdout failed: ${error.message}`, { cause: error }) },
+      true,
+    );
   };
   const onDrain = (): void => {
     waitingForDrain = false;
