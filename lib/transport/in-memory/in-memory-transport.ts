@@ -10,7 +10,8 @@ export interface InMemoryPairOptions {
   /**
    * Deliver a structured clone of each message instead of the sent object (default `false`).
    * Slower; use it in tests to catch code that mutates a message after sending it or shares
-   * objects between the two peers. Cloning happens in `send`, so later mutation is not seen.
+   * objects between the two peers. Cloning happens in `send`, so later mutation is not seen, and a
+   * message that cannot be cloned (it holds a function) makes `send` throw `DataCloneError`.
    */
   readonly clone?: boolean;
   /** Logs opened/closed at info and every message at trace; silent by default. */

@@ -213,6 +213,7 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
   });
   proc.on('spawn', () => log.info({ pid: proc.pid }, 'server process started'));
   proc.on('exit', (code, signal) => {
+    if (finished) return;
     clearTimers();
     log.debug({ code, signal }, 'server process exited');
     // 'close' follows once stdout and stderr are drained, unless something else holds them open.

@@ -52,7 +52,10 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
   const decoder = createNdjsonDecoder(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
-  const emit = (frame: InboundFrame): void => inbox.push(frame);
+  const emit = (frame: InboundFrame): void => {
+    if (log.isLevelEnabled('trace')) log.trace({ frame }, 'message in');
+    inbox.push(frame);
+  };
 
   let closed = false;
   // Frames waiting for 'drain'; empty while the stream accepts writes.
