@@ -1,0 +1,223 @@
+/**
+ * The registry of MCP methods: who sends each one, since when, which capability the receiver must
+ * have declared, and the schemas of its params and result in each revision.
+ */
+import { z } from 'zod';
+import { schemasFor } from './definitions';
+import { revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
+
+/** Whether a method is a request (answered) or a notification (not answered). */
+export type MethodKind = 'request' | 'notification';
+
+/** Which side sends a method. */
+export type MethodDirection = 'client-to-server' | 'server-to-client' | 'both';
+
+/** One method as it exists in one revision. */
+export interface MethodDefinition {
+  readonly method: string;
+  readonly kind: MethodKind;
+  readonly direction: MethodDirection;
+  /** The first revision with the method. */
+  readonly since: Revision;
+  /** The last revision with the method; absent while it is current. */
+  readonly until?: Revision;
+  /** Dotted capability path the receiver must have declared in this revision, e.g. `resources.subscribe`. */
+  readonly capability?: string;
+  /** Dotted capability path the sender must have declared, e.g. `tools.listChanged` for its notification. */
+  readonly senderCapability?: string;
+  /** The receiver may answer with a `CreateTaskResult` when the request carries `task` (from 2025-11-25). */
+  readonly taskAugmentable?: boolean;
+  /** The official definition name of the request or notification, e.g. `CallToolRequest`. */
+  readonly definition: string;
+  /** For requests, the official definition name of the result, e.g. `CallToolResult`. */
+  readonly result?: string;
+}
+
+/** A registry row: a method's definition plus the revision from which `capability` applies. */
+interface MethodEntry extends MethodDefinition {
+  readonly capabilitySince?: Revision;
+  readonly taskAugmentableSince?: Revision;
+}
+
+const C2S = 'client-to-server';
+const S2C = 'server-to-client';
+
+function request(
+  method: string,
+  direction: MethodDirection,
+  definition: string,
+  result: string,
+  extra: Partial<MethodEntry> = {},
+): MethodEntry {
+  return { method, kind: 'request', direction, since: '2024-11-05', definition, result, ...extra };
+}
+
+function notification(
+  method: string,
+  direction: MethodDirection,
+  definition: string,
+  extra: Partial<MethodEntry> = {},
+): MethodEntry {
+  return { method, kind: 'notification', direction, since: '2024-11-05', definition, ...extra };
+}
+
+/** Every method of every supported revision; a new revision adds rows (and `until` to dropped ones). */
+const METHODS: readonly MethodEntry[] = [
+  request('initialize', C2S, 'InitializeRequest', 'InitializeResult'),
+  request('ping', 'both', 'PingRequest', 'EmptyResult'),
+  request('resources/list', C2S, 'ListResourcesRequest', 'ListResourcesResult', { capability: 'resources' }),
+  request('resources/templates/list', C2S, 'ListResourceTemplatesRequest', 'ListResourceTemplatesResult', {
+    capability: 'resources',
+  }),
+  request('resources/read', C2S, 'ReadResourceRequest', 'ReadResourceResult', { capability: 'resources' }),
+  request('resources/subscribe', C2S, 'SubscribeRequest', 'EmptyResult', { capability: 'resources.subscribe' }),
+  request('resources/unsubscribe', C2S, 'UnsubscribeRequest', 'EmptyResult', { capability: 'resources.subscribe' }),
+  request('prompts/list', C2S, 'ListPromptsRequest', 'ListPromptsResult', { capability: 'prompts' }),
+  request('prompts/get', C2S, 'GetPromptRequest', 'GetPromptResult', { capability: 'prompts' }),
+  request('tools/list', C2S, 'ListToolsRequest', 'ListToolsResult', { capability: 'tools' }),
+  request('tools/call', C2S, 'CallToolRequest', 'CallToolResult', {
+    capability: 'tools',
+    taskAugmentable: true,
+    taskAugmentableSince: '2025-11-25',
+  }),
+  request('logging/setLevel', C2S, 'SetLevelRequest', 'EmptyResult', { capability: 'logging' }),
+  // 2024-11-05 had no completions capability; servers answered completion/complete regardless.
+  request('completion/complete', C2S, 'CompleteRequest', 'CompleteResult', {
+    capability: 'completions',
+    capabilitySince: '2025-03-26',
+  }),
+  request('sampling/createMessage', S2C, 'CreateMessageRequest', 'CreateMessageResult', {
+    capability: 'sampling',
+    taskAugmentable: true,
+    taskAugmentableSince: '2025-11-25',
+  }),
+  request('roots/list', S2C, 'ListRootsRequest', 'ListRootsResult', { capability: 'roots' }),
+  request('elicitation/create', S2C, 'ElicitRequest', 'ElicitResult', {
+    since: '2025-06-18',
+    capability: 'elicitation',
+    taskAugmentable: true,
+    taskAugmentableSince: '2025-11-25',
+  }),
+  request('tasks/get', 'both', 'GetTaskRequest', 'GetTaskResult', { since: '2025-11-25', capability: 'tasks' }),
+  request('tasks/result', 'both', 'GetTaskPayloadRequest', 'GetTaskPayloadResult', {
+    since: '2025-11-25',
+    capability: 'tasks',
+  }),
+  request('tasks/list', 'both', 'ListTasksRequest', 'ListTasksResult', {
+    since: '2025-11-25',
+    capability: 'tasks.list',
+  }),
+  request('tasks/cancel', 'both', 'CancelTaskRequest', 'CancelTaskResult', {
+    since: '2025-11-25',
+    capability: 'tasks.cancel',
+  }),
+  notification('notifications/initialized', C2S, 'InitializedNotification'),
+  notification('notifications/cancelled', 'both', 'CancelledNotification'),
+  notification('notifications/progress', 'both', 'ProgressNotification'),
+  notification('notifications/roots/list_changed', C2S, 'RootsListChangedNotification', {
+    senderCapability: 'roots.listChanged',
+  }),
+  notification('notifications/resources/list_changed', S2C, 'ResourceListChangedNotification', {
+    senderCapability: 'resources.listChanged',
+  }),
+  notification('notifications/resources/updated', S2C, 'ResourceUpdatedNotification', {
+    senderCapability: 'resources.subscribe',
+  }),
+  notification('notifications/prompts/list_changed', S2C, 'PromptListChangedNotification', {
+    senderCapability: 'prompts.listChanged',
+  }),
+  notification('notifications/tools/list_changed', S2C, 'ToolListChangedNotification', {
+    senderCapability: 'tools.listChanged',
+  }),
+  notification('notifications/message', S2C, 'LoggingMessageNotification', { senderCapability: 'logging' }),
+  notification('notifications/elicitation/complete', S2C, 'ElicitationCompleteNotification', {
+    since: '2025-11-25',
+    capability: 'elicitation.url',
+  }),
+  notification('notifications/tasks/status', 'both', 'TaskStatusNotification', { since: '2025-11-25' }),
+];
+
+const byMethod = new Map(METHODS.map((entry) => [entry.method, entry]));
+
+function resolve(entry: MethodEntry, revision: Revision): MethodDefinition {
+  const { capabilitySince, taskAugmentableSince, capability, taskAugmentable, ...rest } = entry;
+  const definition: { -readonly [K in keyof MethodDefinition]: MethodDefinition[K] } = { ...rest };
+  if (capability !== undefined && revisionWithin(revision, capabilitySince ?? entry.since)) {
+    definition.capability = capability;
+  }
+  if (taskAugmentable && revisionWithin(revision, taskAugmentableSince ?? entry.since)) {
+    definition.taskAugmentable = true;
+  }
+  return Object.freeze(definition);
+}
+
+const definitionCache = new Map<Revision, ReadonlyMap<string, MethodDefinition>>();
+
+function registryOf(revision: Revision): ReadonlyMap<string, MethodDefinition> {
+  let registry = definitionCache.get(revision);
+  if (!registry) {
+    registry = new Map(
+      METHODS.filter((entry) => revisionWithin(revision, entry.since, entry.until)).map((entry) => [
+        entry.method,
+        resolve(entry, revision),
+      ]),
+    );
+    definitionCache.set(revision, registry);
+  }
+  return registry;
+}
+
+/** The method as it exists in `revision`, or undefined when that revision does not have it. */
+export function methodDefinition(method: string, revision: Revision): MethodDefinition | undefined {
+  return registryOf(revision).get(method);
+}
+
+/** Every method of `revision`, requests first, in registry order. */
+export function methodsOf(revision: Revision): readonly MethodDefinition[] {
+  return [...registryOf(revision).values()];
+}
+
+/** Whether any supported revision has the method (to tell "unknown method" from "not in this revision"). */
+export function isKnownMethod(method: string): boolean {
+  const entry = byMethod.get(method);
+  return entry !== undefined && SUPPORTED_REVISIONS.some((r) => revisionWithin(r, entry.since, entry.until));
+}
+
+/** A definition's `params` schema: the shape of `params` itself (optional params are unwrapped). */
+function paramsOf(definitionName: string, revision: Revision): z.ZodType {
+  const schema = schemasFor(revision)[definitionName] as z.ZodObject | undefined;
+  const params = schema?.shape.params as z.ZodType | undefined;
+  if (!params) throw new TypeError(`${definitionName} of ${revision} has no params schema`);
+  return params instanceof z.ZodOptional ? (params.unwrap() as z.ZodType) : params;
+}
+
+const paramsCache = new Map<string, z.ZodType | undefined>();
+const resultCache = new Map<string, z.ZodType | undefined>();
+
+/**
+ * The schema of the method's `params` in `revision` (memoised), or undefined when the revision
+ * lacks the method. Methods whose params are optional get the schema of the object; validate
+ * `params ?? {}` against it.
+ */
+export function paramsSchemaFor(method: string, revision: Revision): z.ZodType | undefined {
+  const key = `${revision} ${method}`;
+  if (!paramsCache.has(key)) {
+    const definition = methodDefinition(method, revision);
+    paramsCache.set(key, definition && paramsOf(definition.definition, revision));
+  }
+  return paramsCache.get(key);
+}
+
+/**
+ * The schema of the method's result in `revision` (memoised); undefined for notifications and
+ * for methods the revision lacks. A task-augmented request is answered with `CreateTaskResult`
+ * instead; see `taskAugmentable`.
+ */
+export function resultSchemaFor(method: string, revision: Revision): z.ZodType | undefined {
+  const key = `${revision} ${method}`;
+  if (!resultCache.has(key)) {
+    const definition = methodDefinition(method, revision);
+    resultCache.set(key, definition?.result === undefined ? undefined : schemasFor(revision)[definition.result]);
+  }
+  return resultCache.get(key);
+}
