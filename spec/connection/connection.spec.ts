@@ -202,6 +202,7 @@ describe('createConnection (server role, on the wire)', () => {
   it('[progress.no-token] sends no progress when the request carried no token', async () => {
     const { peer, release } = await servedPeer('2025-11-25');
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } });
+    await peer.nextMatching((f) => f.method === 'notifications/message');
     release.next();
     await peer.nextMatching(byId(1));
     expect(peer.received.some((f) => (f as { method?: string }).method === 'notifications/progress')).toBe(false);
