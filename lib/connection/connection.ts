@@ -211,6 +211,8 @@ export function createConnection(options: ConnectionOptions): Connection {
   let peerInfo: Record<string, unknown> | undefined;
   let instructions: string | undefined;
   let closeReason = 'not closed';
+  // Filled in at the end of setup; shutdown may run before that (a transport already closed).
+  const wiring: { incoming?: Subscription; transportClosed?: Subscription } = {};
 
   const clock = schedulerClock(scheduler);
   const actor: AnyActorRef =
@@ -266,8 +268,8 @@ export function createConnection(options: ConnectionOptions): Connection {
     actor.send({ type: 'local.close', reason });
     correlator.failAll((method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }));
     dispatcher.cancelAll(`connection closed: ${reason}`);
-    incomingSubscription?.unsubscribe();
-    transportClosedSubscription?.unsubscribe();
+    wiring.incoming?.unsubscribe();
+    wiring.transportClosed?.unsubscribe();
     lifecycleSubscription.unsubscribe();
     actor.stop();
     transport.close(reason);
@@ -640,11 +642,9 @@ export function createConnection(options: ConnectionOptions): Connection {
   // ---- wiring ----------------------------------------------------------------------------------
 
   actor.start();
-  let transportClosedSubscription: Subscription | undefined;
-  let incomingSubscription: Subscription | undefined;
-  transportClosedSubscription = transport.closed$.subscribe((close) => shutdown(close.reason, close.error));
+  wiring.transportClosed = transport.closed$.subscribe((close) => shutdown(close.reason, close.error));
   if (!flags.closed) {
-    incomingSubscription = transport.incoming$.subscribe({
+    wiring.incoming = transport.incoming$.subscribe({
       next: onFrame,
       complete: () => shutdown('transport ended'),
     });

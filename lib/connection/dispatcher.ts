@@ -15,7 +15,6 @@ export type HandlerResult = Record<string, unknown>;
  * not an event is the result; `undefined` stands for `{}`. Unsubscribing the Observable is how the
  * request is cancelled.
  */
-// eslint-disable-next-line @typescript-eslint/no-invalid-void-type
 export type HandlerOutput<R> = R | void | PromiseLike<R | void> | Observable<R | HandlerEvent>;
 
 /** Options for a request sent to the peer while handling another. */

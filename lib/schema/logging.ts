@@ -7,7 +7,16 @@ import { envelopeSchemas, notificationShape, requestShape } from './envelope';
 import { LATEST_REVISION } from './revisions';
 
 /** The syslog severities (RFC 5424), least severe first. */
-export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LOGGING_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 
 /** Builds the logging schemas of one revision. */
 export const loggingSchemas = perRevision((revision) => {

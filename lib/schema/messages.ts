@@ -1,7 +1,7 @@
 /**
  * The unions of everything each side may send: requests, notifications and results.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { anyOf, anyOfTagged, member, perRevision, V2025_06_18, V2025_11_25 } from './build';
 import { completionSchemas } from './completion';
 import { elicitationSchemas } from './elicitation';

@@ -78,12 +78,16 @@ describe.each(SUPPORTED_REVISIONS)('zod schemas and the official JSON Schema of 
   });
 
   const cases = HAND_WRITTEN_CASES.filter((c) => c.definition in schemas);
-  it.each(cases.map((c) => [`${c.definition} (${c.label})`, c] as const))('agree on the hand-written case %s', (_, c) => {
-    const expected = expectedVerdict(c, revision);
-    expect({ official: official(c.definition)(c.value), zod: schemas[c.definition]!.safeParse(c.value).success }).toEqual(
-      { official: expected, zod: expected },
-    );
-  });
+  it.each(cases.map((c) => [`${c.definition} (${c.label})`, c] as const))(
+    'agree on the hand-written case %s',
+    (_, c) => {
+      const expected = expectedVerdict(c, revision);
+      expect({
+        official: official(c.definition)(c.value),
+        zod: schemas[c.definition]!.safeParse(c.value).success,
+      }).toEqual({ official: expected, zod: expected });
+    },
+  );
 });
 
 describe('format exceptions', () => {

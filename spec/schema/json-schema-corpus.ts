@@ -71,7 +71,8 @@ export class JsonSchemaCorpus {
       case 'object':
         return this.generateObject(s, full, depth);
       case 'array': {
-        const items: Json[] = full && depth < MAX_DEPTH && s.items ? [this.generate(s.items as Schema, full, depth + 1)] : [];
+        const items: Json[] =
+          full && depth < MAX_DEPTH && s.items ? [this.generate(s.items as Schema, full, depth + 1)] : [];
         this.origin.set(items, s);
         return items;
       }
@@ -146,7 +147,10 @@ export class JsonSchemaCorpus {
         }
         for (const key of Object.keys((schema.properties ?? {}) as object)) {
           for (const wrong of WRONG_VALUES) {
-            out.push({ label: `${[...path, key].join('.')} = ${JSON.stringify(wrong)}`, value: edit(root, [...path, key], wrong) });
+            out.push({
+              label: `${[...path, key].join('.')} = ${JSON.stringify(wrong)}`,
+              value: edit(root, [...path, key], wrong),
+            });
           }
         }
       }

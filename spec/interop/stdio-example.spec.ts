@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
+
+// The built example server (npm test builds first).
+const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+
+describe('example server over stdio', () => {
+  let client: McpClient;
+
+  beforeAll(() => {
+    if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run npm run build first`);
+  });
+
+  beforeEach(async () => {
+    client = await connect(createStdioClientTransport({ command: process.execPath, args: [SERVER] }), {
+      name: 'stdio-spec',
+      version: '1.0.0',
+    });
+  });
+
+  afterEach(async () => {
+    const closed = firstValueFrom(client.connection.closed$);
+    client.close();
+    await closed;
+  });
+
+  it('initializes on the latest revision, pings, lists and calls tools', async () => {
+    expect(client.revision).toBe('2025-11-25');
+    expect(client.serverInfo).toMatchObject({ name: 'rxmcp-everything-server' });
+    await client.ping();
+    const tools = await firstValueFrom(client.listTools());
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'countdown']));
+    const result = await firstValueFrom(client.callTool('add', { a: 2, b: 40 }));
+    expect(result).toEqual({ content: [{ type: 'text', text: '42' }] });
+  });
+
+  it('streams countdown progress before the result', async () => {
+    const updates: number[] = [];
+    const result = await firstValueFrom(
+      client.callTool('countdown', { from: 3, intervalMs: 5 }, { onProgress: (p) => updates.push(p.progress) }),
+    );
+    expect(updates).toEqual([1, 2, 3]);
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Counted down from 3' }] });
+  });
+
+  it('round-trips a 3 MB argument', async () => {
+    const text = 'é'.repeat(1_500_000);
+    const result = await lastValueFrom(client.callTool('echo', { text }).pipe(toArray()));
+    expect((result[0]!.content as Array<{ text: string }>)[0]!.text).toBe(text);
+  });
+});
+
+describe('example server over stdio, raw bytes', () => {
+  it('answers garbage with -32700, survives, and exits when stdin closes', async () => {
+    const child = spawn(process.execPath, [SERVER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines: Array<Record<string, unknown>> = [];
+    let buffer = '';
+    child.stdout.setEncoding('utf8');
+    const got = (n: number) =>
+      new Promise<void>((done) => {
+        const check = () => (lines.length >= n ? done() : child.stdout.once('data', check));
+        check();
+      });
+    child.stdout.on('data', (chunk: string) => {
+      buffer += chunk;
+      let at: number;
+      while ((at = buffer.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buffer.slice(0, at)) as Record<string, unknown>);
+        buffer = buffer.slice(at + 1);
+      }
+    });
+    child.stdin.write('this is not json\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",');
+    child.stdin.write('"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n');
+    await got(2);
+    expect(lines[0]).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(lines[1]).toMatchObject({ id: 1, result: { protocolVersion: '2025-06-18' } });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+  });
+});

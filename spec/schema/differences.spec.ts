@@ -1,0 +1,96 @@
+/**
+ * What changes between revisions, seen through `schemasFor`.
+ */
+import { schemasFor } from '../../lib/schema/definitions';
+import { SUPPORTED_REVISIONS, type Revision } from '../../lib/schema/revisions';
+import { AudioContentSchema, ContentBlockSchema } from '../../lib/schema/content';
+import { ClientCapabilitiesSchema, InitializeRequestSchema } from '../../lib/schema/lifecycle';
+import { ToolSchema } from '../../lib/schema/tools';
+
+function accepts(revision: Revision, definition: string, value: unknown): boolean {
+  const schema = schemasFor(revision)[definition];
+  if (!schema) throw new Error(`${revision} has no ${definition}`);
+  return schema.safeParse(value).success;
+}
+const verdicts = (definition: string, value: unknown) => SUPPORTED_REVISIONS.map((r) => accepts(r, definition, value));
+
+describe('revision differences', () => {
+  const audio = { type: 'audio', data: 'aGVsbG8=', mimeType: 'audio/wav' };
+  const link = { type: 'resource_link', uri: 'file:///a', name: 'a' };
+
+  it('accepts AudioContent in a tool result from 2025-03-26', () => {
+    expect(verdicts('CallToolResult', { content: [audio] })).toEqual([false, true, true, true]);
+  });
+
+  it('accepts resource links in a tool result from 2025-06-18', () => {
+    expect(verdicts('CallToolResult', { content: [link] })).toEqual([false, false, true, true]);
+  });
+
+  it('checks structuredContent from 2025-06-18 (before, it is an unknown key)', () => {
+    expect(verdicts('CallToolResult', { content: [], structuredContent: 'x' })).toEqual([true, true, false, false]);
+  });
+
+  it('requires jsonrpc and id in request definitions from 2025-11-25', () => {
+    expect(verdicts('PingRequest', { method: 'ping' })).toEqual([true, true, true, false]);
+  });
+
+  it('makes requestId of notifications/cancelled optional in 2025-11-25', () => {
+    expect(
+      verdicts('CancelledNotification', { jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }),
+    ).toEqual([false, false, false, true]);
+  });
+
+  it('accepts several blocks in a sampling message from 2025-11-25', () => {
+    const message = { role: 'user', content: [{ type: 'text', text: 'a' }] };
+    expect(verdicts('SamplingMessage', message)).toEqual([false, false, false, true]);
+  });
+
+  it('lets an error response leave out the id from 2025-11-25', () => {
+    const error = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } };
+    expect(
+      SUPPORTED_REVISIONS.map((r) => accepts(r, r === '2025-11-25' ? 'JSONRPCErrorResponse' : 'JSONRPCError', error)),
+    ).toEqual([false, false, false, true]);
+  });
+
+  it('has the definitions of each revision only', () => {
+    expect('AudioContent' in schemasFor('2024-11-05')).toBe(false);
+    expect('Annotated' in schemasFor('2024-11-05')).toBe(true);
+    expect('JSONRPCBatchRequest' in schemasFor('2025-03-26')).toBe(true);
+    expect('JSONRPCBatchRequest' in schemasFor('2025-06-18')).toBe(false);
+    expect('ElicitRequest' in schemasFor('2025-03-26')).toBe(false);
+    expect('Task' in schemasFor('2025-11-25')).toBe(true);
+  });
+
+  it('shares the latest revision schemas with the exported ones', () => {
+    expect(schemasFor('2025-11-25').AudioContent).toBe(AudioContentSchema);
+    expect(schemasFor('2025-11-25').Tool).toBe(ToolSchema);
+    expect(schemasFor('2025-11-25').ContentBlock).toBe(ContentBlockSchema);
+  });
+});
+
+describe('latest schemas', () => {
+  it('keep unknown keys, so results round-trip untouched', () => {
+    const tool = { name: 't', inputSchema: { type: 'object', extra: 1 }, vendorField: { x: 1 }, _meta: { 'a/b': 2 } };
+    expect(ToolSchema.parse(tool)).toEqual(tool);
+  });
+
+  it('accept the empty-object capability forms peers send', () => {
+    for (const capabilities of [
+      { sampling: {}, elicitation: {} },
+      { elicitation: { form: {}, url: {} } },
+      { roots: {} },
+    ]) {
+      expect(ClientCapabilitiesSchema.safeParse(capabilities).success).toBe(true);
+    }
+  });
+
+  it('validate a whole initialize request', () => {
+    const request = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    };
+    expect(InitializeRequestSchema.parse(request)).toEqual(request);
+  });
+});
