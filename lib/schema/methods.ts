@@ -208,15 +208,26 @@ export function paramsSchemaFor(method: string, revision: Revision): z.ZodType |
   return paramsCache.get(key);
 }
 
+/** Options of `resultSchemaFor`. */
+export interface ResultSchemaOptions {
+  /** The request carried `task` (2025-11-25 task augmentation), so the answer is a `CreateTaskResult`. */
+  readonly taskAugmented?: boolean;
+}
+
 /**
  * The schema of the method's result in `revision` (memoised); undefined for notifications and
- * for methods the revision lacks. A task-augmented request is answered with `CreateTaskResult`
- * instead; see `taskAugmentable`.
+ * for methods the revision lacks. For a task-augmented request of a method that allows it, pass
+ * `taskAugmented: true` to get `CreateTaskResult` instead.
  */
-export function resultSchemaFor(method: string, revision: Revision): z.ZodType | undefined {
+export function resultSchemaFor(
+  method: string,
+  revision: Revision,
+  options: ResultSchemaOptions = {},
+): z.ZodType | undefined {
+  const definition = methodDefinition(method, revision);
+  if (options.taskAugmented && definition?.taskAugmentable) return schemasFor(revision).CreateTaskResult;
   const key = `${revision} ${method}`;
   if (!resultCache.has(key)) {
-    const definition = methodDefinition(method, revision);
     resultCache.set(key, definition?.result === undefined ? undefined : schemasFor(revision)[definition.result]);
   }
   return resultCache.get(key);

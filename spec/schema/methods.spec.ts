@@ -102,4 +102,17 @@ describe('resultSchemaFor', () => {
     expect(resultSchemaFor('notifications/progress', '2025-11-25')).toBeUndefined();
     expect(resultSchemaFor('tools/call', '2025-11-25')).toBe(resultSchemaFor('tools/call', '2025-11-25'));
   });
+
+  it('gives CreateTaskResult for a task-augmented request of a method that allows it', () => {
+    const task = { taskId: 't', status: 'working', createdAt: 'x', lastUpdatedAt: 'x', ttl: null };
+    expect(resultSchemaFor('tools/call', '2025-11-25', { taskAugmented: true })!.safeParse({ task }).success).toBe(
+      true,
+    );
+    expect(resultSchemaFor('tools/list', '2025-11-25', { taskAugmented: true })!.safeParse({ task }).success).toBe(
+      false,
+    );
+    expect(resultSchemaFor('tools/call', '2025-06-18', { taskAugmented: true })!.safeParse({ task }).success).toBe(
+      false,
+    );
+  });
 });
