@@ -488,9 +488,10 @@ export function createConnection(options: ConnectionOptions): Connection {
     return undefined;
   }
 
-  function validateResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  function validateResult(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
     if (!validateResults) return result;
-    const schema = resultSchemaFor(method, revision ?? LATEST_REVISION);
+    // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
+    const schema = resultSchemaFor(method, revision ?? LATEST_REVISION, { taskAugmented });
     if (!schema) return result;
     const parsed = schema.safeParse(result);
     if (parsed.success) return parsed.data as Record<string, unknown>;
@@ -527,7 +528,7 @@ export function createConnection(options: ConnectionOptions): Connection {
             }
           : undefined;
       let response$ = correlator.expect(requestId, method, deliverProgress).pipe(
-        map((result) => validateResult(method, result)),
+        map((result) => validateResult(method, result, params?.task !== undefined)),
         timeoutWithReset<Record<string, unknown>>({
           idleMs: requestOptions.timeoutMs ?? requestTimeoutMs,
           totalMs: requestOptions.maxTotalTimeoutMs,
