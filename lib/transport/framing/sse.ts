@@ -1,0 +1,170 @@
+/**
+ * Server-Sent Events framing (the `text/event-stream` format of the HTML standard), shared by the
+ * Streamable HTTP and the 2024-11-05 HTTP+SSE transports: encoding events on the server side and
+ * an incremental parser for the client side.
+ */
+
+/** One server-sent event. */
+export interface SseEvent {
+  /** The `event:` field; absent means the default type, `message`. */
+  readonly event?: string;
+  /** The `data:` lines joined with `\n`; may be empty (a priming event). */
+  readonly data: string;
+  /** The `id:` field of this event, if it had one. */
+  readonly id?: string;
+  /** The `retry:` field of this event, in milliseconds, if it had a valid one. */
+  readonly retry?: number;
+}
+
+/** What {@link encodeSseEvent} writes. Every field is optional; an empty object is a bare blank line. */
+export interface SseEventFields {
+  readonly event?: string;
+  readonly data?: string;
+  readonly id?: string;
+  readonly retry?: number;
+}
+
+const LINE_BREAK = /\r\n|\r|\n/;
+
+/**
+ * Encodes one event as `text/event-stream` text, terminated by the blank line that dispatches it.
+ * Multi-line data becomes several `data:` lines. Throws `RangeError` for an id or event name that
+ * contains a line break or NUL (the format cannot carry them) and for a negative or fractional retry.
+ */
+export function encodeSseEvent(fields: SseEventFields): string {
+  let text = '';
+  if (fields.id !== undefined) {
+    if (/[\r\n\0]/.test(fields.id)) throw new RangeError('an SSE event id cannot contain a line break or NUL');
+    text += `id: ${fields.id}\n`;
+  }
+  if (fields.event !== undefined) {
+    if (LINE_BREAK.test(fields.event)) throw new RangeError('an SSE event name cannot contain a line break');
+    text += `event: ${fields.event}\n`;
+  }
+  if (fields.retry !== undefined) {
+    if (!Number.isInteger(fields.retry) || fields.retry < 0) throw new RangeError('SSE retry must be a non-negative integer');
+    text += `retry: ${fields.retry}\n`;
+  }
+  if (fields.data !== undefined) {
+    for (const line of fields.data.split(LINE_BREAK)) text += `data: ${line}\n`;
+  }
+  return `${text}\n`;
+}
+
+/** The incremental parser made by {@link createSseParser}. */
+export interface SseParser {
+  /** Feeds decoded text; calls `onEvent` for each event completed by it. Chunks may split lines anywhere. */
+  push(chunk: string): void;
+  /**
+   * Ends the input. An event whose blank line never came is discarded, as the standard says
+   * (a stream cut mid-event must not deliver half an event).
+   */
+  end(): void;
+  /** The last event id seen (the value a reconnecting client sends as `Last-Event-ID`). */
+  readonly lastEventId: string | undefined;
+  /** The last valid `retry:` value seen, in milliseconds. */
+  readonly retryMs: number | undefined;
+}
+
+/**
+ * Creates an incremental `text/event-stream` parser. It follows the standard's interpretation
+ * rules: LF, CR and CRLF line ends, a leading BOM, comment lines (`:`), fields without a colon,
+ * one optional space after the colon, `id` values containing NUL ignored, `retry` only when all
+ * digits. Events with no `data:` line are not dispatched, except that their `id`/`retry` fields
+ * still update `lastEventId`/`retryMs`; events with an empty `data:` line are (priming events).
+ * `onEvent` runs synchronously inside `push`; an exception it throws propagates to the caller.
+ */
+export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
+  let buffer = '';
+  let started = false;
+  // A CR at the very end of a chunk may be the first half of a CRLF split across chunks.
+  let pendingCr = false;
+  let data: string[] = [];
+  let hasData = false;
+  let eventName: string | undefined;
+  let eventId: string | undefined;
+  let eventRetry: number | undefined;
+  let lastEventId: string | undefined;
+  let retryMs: number | undefined;
+
+  const dispatch = (): void => {
+    if (hasData) {
+      const event: { event?: string; data: string; id?: string; retry?: number } = { data: data.join('\n') };
+      if (eventName !== undefined && eventName !== '') event.event = eventName;
+      if (eventId !== undefined) event.id = eventId;
+      if (eventRetry !== undefined) event.retry = eventRetry;
+      data = [];
+      hasData = false;
+      eventName = eventId = eventRetry = undefined;
+      onEvent(event);
+      return;
+    }
+    eventName = eventId = eventRetry = undefined;
+  };
+
+  const line = (text: string): void => {
+    if (text === '') {
+      dispatch();
+      return;
+    }
+    if (text.startsWith(':')) return;
+    const colon = text.indexOf(':');
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    switch (field) {
+      case 'data':
+        data.push(value);
+        hasData = true;
+        return;
+      case 'event':
+        eventName = value;
+        return;
+      case 'id':
+        if (!value.includes('\0')) lastEventId = eventId = value;
+        return;
+      case 'retry':
+        if (/^\d+$/.test(value)) retryMs = eventRetry = Number(value);
+        return;
+      default:
+        return;
+    }
+  };
+
+  return {
+    push(chunk) {
+      if (chunk === '') return;
+      if (!started) {
+        started = true;
+        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      }
+      if (pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+      pendingCr = false;
+      buffer += chunk;
+      let start = 0;
+      for (let i = 0; i < buffer.length; i++) {
+        const c = buffer.charCodeAt(i);
+        if (c !== 10 && c !== 13) continue;
+        line(buffer.slice(start, i));
+        if (c === 13) {
+          if (i + 1 === buffer.length) pendingCr = true;
+          else if (buffer.charCodeAt(i + 1) === 10) i++;
+        }
+        start = i + 1;
+      }
+      buffer = buffer.slice(start);
+    },
+    end() {
+      buffer = '';
+      data = [];
+      hasData = false;
+      eventName = eventId = eventRetry = undefined;
+    },
+    get lastEventId() {
+      return lastEventId;
+    },
+    get retryMs() {
+      return retryMs;
+    },
+  };
+}
