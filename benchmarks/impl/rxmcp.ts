@@ -1,0 +1,53 @@
+/** rxmcp under test: its public API only, configured as a user gets it by default. */
+import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { connect, createInMemoryPair, createStdioClientTransport } from '../../lib/index';
+import type { McpClient, Transport } from '../../lib/index';
+import { createBenchServer } from '../servers/rxmcp-server';
+import type { CallHarness, Implementation } from '../workload';
+
+const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
+
+function harness(client: McpClient): CallHarness {
+  return {
+    call: () => firstValueFrom(client.callTool('echo', { text: 'hello' })),
+    callLarge: () => firstValueFrom(client.callTool('large')),
+    close: async () => {
+      const closed = firstValueFrom(client.connection.closed$);
+      client.close();
+      await closed;
+    },
+  };
+}
+
+export const rxmcp: Implementation = {
+  name: 'rxmcp',
+  transports: ['in-memory', 'stdio'],
+  async connect(kind) {
+    let transport: Transport;
+    if (kind === 'in-memory') {
+      const [clientSide, serverSide] = createInMemoryPair();
+      createBenchServer().connect(serverSide);
+      transport = clientSide;
+    } else if (kind === 'stdio') {
+      transport = createStdioClientTransport({ command: process.execPath, args: [join(__dirname, '../servers/rxmcp-server.js')] });
+    } else {
+      throw new Error(`rxmcp: no ${kind} harness yet`);
+    }
+    return harness(await connect(transport, CLIENT_INFO));
+  },
+  async idleSessions(count) {
+    const server = createBenchServer();
+    const clients: McpClient[] = [];
+    for (let i = 0; i < count; i++) {
+      const [clientSide, serverSide] = createInMemoryPair();
+      server.connect(serverSide);
+      clients.push(await connect(clientSide, CLIENT_INFO));
+    }
+    return {
+      close: async () => {
+        for (const client of clients) client.close();
+      },
+    };
+  },
+};

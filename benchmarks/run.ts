@@ -1,0 +1,179 @@
+/**
+ * The benchmark runner: rxmcp, the official TypeScript SDK and a bare JSON-RPC floor on the same
+ * workloads, in one run, interleaved (the order of the implementations alternates between
+ * repetitions) so that machine noise hits each alike. Writes a markdown report, the raw numbers
+ * and an SVG chart to benchmarks/results/.
+ *
+ *   node dist/benchmarks/run.js [--quick] [--only calls,large,memory,fanout]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { floor } from './impl/floor';
+import { official } from './impl/official';
+import { rxmcp } from './impl/rxmcp';
+import { renderChart, renderReport } from './report';
+import type { Measurement, RunReport } from './report';
+import { percentile, spread } from './stats';
+import type { CallHarness, CallTransport, Implementation } from './workload';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (workload: string) => !only || only.includes(workload);
+
+const SETTINGS = quick
+  ? { repetitions: 2, calls: 2_000, warmup: 300, largeCalls: 20, sessions: 100, fanOutClients: 100, fanOutUpdates: 50 }
+  : { repetitions: 5, calls: 20_000, warmup: 2_000, largeCalls: 100, sessions: 1_000, fanOutClients: 100, fanOutUpdates: 500 };
+
+const IMPLEMENTATIONS: readonly Implementation[] = [rxmcp, official, floor];
+const CALL_TRANSPORTS: readonly CallTransport[] = ['in-memory', 'stdio', 'http-stateful', 'http-stateless'];
+
+/** Alternates the order of the implementations between repetitions. */
+function inOrder(repetition: number): readonly Implementation[] {
+  return repetition % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
+}
+
+async function timeCalls(h: CallHarness, count: number, inFlight: number, call: () => Promise<unknown>) {
+  const latencies = new Array<number>(count);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const t0 = performance.now();
+        await call();
+        latencies[i] = performance.now() - t0;
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - started;
+  void h;
+  return { perSecond: (count / elapsedMs) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+type Samples = Map<string, { perSecond: number[]; p50: number[]; p99: number[] }>;
+
+function record(samples: Samples, key: string, value: { perSecond: number; p50: number; p99: number }) {
+  const entry = samples.get(key) ?? { perSecond: [], p50: [], p99: [] };
+  entry.perSecond.push(value.perSecond);
+  entry.p50.push(value.p50);
+  entry.p99.push(value.p99);
+  samples.set(key, entry);
+}
+
+async function callWorkloads(samples: Samples) {
+  for (const transport of CALL_TRANSPORTS) {
+    for (const inFlight of [1, 64]) {
+      for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+        for (const impl of inOrder(rep)) {
+          if (!impl.transports.includes(transport)) continue;
+          const h = await impl.connect(transport);
+          await timeCalls(h, SETTINGS.warmup, inFlight, h.call);
+          record(samples, `calls|${transport}|${inFlight}|${impl.name}`, await timeCalls(h, SETTINGS.calls, inFlight, h.call));
+          await h.close();
+        }
+      }
+      log(`calls over ${transport}, ${inFlight} in flight: done`);
+    }
+  }
+}
+
+async function largeWorkloads(samples: Samples) {
+  for (const transport of ['in-memory', 'stdio'] as const) {
+    for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+      for (const impl of inOrder(rep)) {
+        const h = await impl.connect(transport);
+        await timeCalls(h, 3, 1, h.callLarge);
+        record(samples, `large|${transport}|1|${impl.name}`, await timeCalls(h, SETTINGS.largeCalls, 1, h.callLarge));
+        await h.close();
+      }
+    }
+    log(`1 MB results over ${transport}: done`);
+  }
+}
+
+function memoryWorkloads(samples: Samples) {
+  const script = join(__dirname, 'memory.js');
+  for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+    for (const impl of inOrder(rep)) {
+      if (!impl.idleSessions) continue;
+      const out = execFileSync(process.execPath, ['--expose-gc', script, impl.name, String(SETTINGS.sessions)], { encoding: 'utf8' });
+      const bytesPerSession = Number(out.trim());
+      record(samples, `memory|in-memory|idle|${impl.name}`, { perSecond: bytesPerSession, p50: NaN, p99: NaN });
+    }
+  }
+  log('memory per idle session: done');
+}
+
+async function fanOutWorkloads(samples: Samples) {
+  for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+    for (const impl of inOrder(rep)) {
+      if (!impl.fanOut) continue;
+      const h = await impl.fanOut(SETTINGS.fanOutClients);
+      await h.publish(5);
+      const started = performance.now();
+      await h.publish(SETTINGS.fanOutUpdates);
+      const elapsedMs = performance.now() - started;
+      const delivered = SETTINGS.fanOutUpdates * SETTINGS.fanOutClients;
+      record(samples, `fanout|in-memory|${SETTINGS.fanOutClients}|${impl.name}`, {
+        perSecond: (delivered / elapsedMs) * 1000,
+        p50: NaN,
+        p99: NaN,
+      });
+      await h.close();
+    }
+  }
+  log('fan-out: done');
+}
+
+function log(line: string) {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+}
+
+function toMeasurements(samples: Samples): Measurement[] {
+  return [...samples].map(([key, value]) => {
+    const [workload, transport, shape, implementation] = key.split('|') as [string, string, string, string];
+    return {
+      workload,
+      transport,
+      shape,
+      implementation,
+      perSecond: spread(value.perSecond),
+      p50Ms: spread(value.p50),
+      p99Ms: spread(value.p99),
+    };
+  });
+}
+
+async function main() {
+  const samples: Samples = new Map();
+  if (wanted('calls')) await callWorkloads(samples);
+  if (wanted('large')) await largeWorkloads(samples);
+  if (wanted('memory')) memoryWorkloads(samples);
+  if (wanted('fanout')) await fanOutWorkloads(samples);
+  const report: RunReport = {
+    date: new Date().toISOString(),
+    quick,
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+    settings: SETTINGS,
+    measurements: toMeasurements(samples),
+  };
+  const dir = resolve(__dirname, '../../benchmarks/results');
+  mkdirSync(dir, { recursive: true });
+  const name = quick ? 'quick' : 'latest';
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(dir, `${name}.md`), renderReport(report));
+  writeFileSync(join(dir, `${name}.svg`), renderChart(report));
+  process.stdout.write(renderReport(report));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

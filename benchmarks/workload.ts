@@ -1,0 +1,32 @@
+/** What every implementation under test offers the benchmark runner. */
+
+/** A connected client/server pair (or a client of a server process) ready for calls. */
+export interface CallHarness {
+  /** Calls the trivial tool once. */
+  call(): Promise<unknown>;
+  /** Calls the tool that returns 1 MB of text. */
+  callLarge(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** One server with many subscribed clients, for the fan-out workload. */
+export interface FanOutHarness {
+  /** Publishes `updates` resource updates and resolves once every client has received all of them. */
+  publish(updates: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type CallTransport = 'in-memory' | 'stdio' | 'http-stateful' | 'http-stateless';
+
+export interface Implementation {
+  readonly name: 'rxmcp' | 'official' | 'floor';
+  /** The transports this implementation can be measured on. */
+  readonly transports: readonly CallTransport[];
+  connect(transport: CallTransport): Promise<CallHarness>;
+  /** Opens `count` idle connected sessions (client and server) in this process. */
+  idleSessions?(count: number): Promise<{ close(): Promise<void> }>;
+  fanOut?(clients: number): Promise<FanOutHarness>;
+}
+
+/** The text the large tool returns: 1 MiB of ASCII. */
+export const LARGE_TEXT = 'x'.repeat(1024 * 1024);
