@@ -32,6 +32,11 @@ export type ServerLifecycleEvent =
   | { readonly type: 'transport.closed'; readonly reason: string }
   | { readonly type: 'local.close'; readonly reason: string };
 
+const awaitingInitialize = {
+  tags: ['accepts-initialize'],
+  on: { 'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' } },
+} as const;
+
 /**
  * The server half of the MCP lifecycle (spec: Basic → Lifecycle). It only decides; the connection
  * reads its tags before it serves or sends anything:
@@ -80,19 +85,19 @@ export const serverLifecycle = setup({
   },
   states: {
     initializing: {
-      initial: 'awaitingInitialize',
+      initial: 'starting',
       states: {
-        awaitingInitialize: {
-          tags: ['accepts-initialize'],
-          after: {
-            initializeTimeout: {
-              guard: 'waitsForInitialize',
-              target: '#serverLifecycle.shutdown',
-              actions: 'recordTimeout',
-            },
-          },
-          on: { 'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' } },
+        // A timer only when there is a deadline: a non-finite delay must never reach a clock.
+        starting: {
+          always: [{ guard: 'waitsForInitialize', target: 'awaitingInitialize' }, { target: 'awaitingInitializeUntimed' }],
         },
+        awaitingInitialize: {
+          ...awaitingInitialize,
+          after: {
+            initializeTimeout: { target: '#serverLifecycle.shutdown', actions: 'recordTimeout' },
+          },
+        },
+        awaitingInitializeUntimed: awaitingInitialize,
         awaitingInitialized: {
           tags: ['accepts-requests'],
           on: { 'peer.initialized': '#serverLifecycle.operating' },

@@ -36,7 +36,8 @@ describe('serverLifecycle', () => {
   it('ignores initialized before initialize', () => {
     const [s0] = initialTransition(serverLifecycle, input);
     const [s1] = transition(serverLifecycle, s0, { type: 'peer.initialized' });
-    expect(s1.value).toEqual({ initializing: 'awaitingInitialize' });
+    expect(s1.hasTag('accepts-initialize')).toBe(true);
+    expect(s1.hasTag('accepts-requests')).toBe(false);
   });
 
   it('shuts down when the transport closes, in any state', () => {
@@ -65,9 +66,11 @@ describe('serverLifecycle', () => {
     expect(actor.getSnapshot().status).toBe('active');
   });
 
-  it('waits for ever when initializeTimeoutMs is Infinity', () => {
+  it('waits for ever, with no timer at all, when initializeTimeoutMs is Infinity', () => {
     const clock = new SimulatedClock();
+    const setTimeoutSpy = jest.spyOn(clock, 'setTimeout');
     const actor = createActor(serverLifecycle, { input: { ...input, initializeTimeoutMs: Infinity }, clock }).start();
+    expect(setTimeoutSpy).not.toHaveBeenCalled();
     clock.increment(1e9);
     expect(actor.getSnapshot().status).toBe('active');
   });
