@@ -232,7 +232,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     expect(client.revision).toBe('2025-11-25');
     expect(client.serverInfo).toEqual({ name: 'demo', version: '1.0.0' });
     expect(client.connection.state).toBe('operating');
-    const result = await firstValueFrom(client.callTool('echo', { text: 'hello' }));
+    const result = await client.promises.callTool('echo', { text: 'hello' });
     expect(result).toEqual({ content: [{ type: 'text', text: 'hello' }] });
     client.close();
   });
@@ -268,7 +268,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     const [a, b] = createInMemoryPair();
     server.connect(b);
     const client = await connect(a, { name: 'c', version: '1' });
-    const calls = [1, 2, 3].map(() => firstValueFrom(client.callTool('slow')));
+    const calls = [1, 2, 3].map(() => client.promises.callTool('slow'));
     await flush();
     expect(client.connection.pendingRequests).toBe(3);
     client.close();
@@ -282,7 +282,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     const [a, b] = createInMemoryPair();
     const session = demo.server.connect(b);
     const client = await connect(a, { name: 'c', version: '1' });
-    const call = firstValueFrom(client.callTool('slow'));
+    const call = client.promises.callTool('slow');
     await flush();
     expect(session.connection.inFlightRequests).toBe(1);
     session.close('server going away');
@@ -313,7 +313,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     demo.server.connect(b);
     const client = await connect(a, { name: 'c', version: '1' });
     const updates: unknown[] = [];
-    const call = firstValueFrom(client.callTool('slow', {}, { onProgress: (p) => updates.push(p) }));
+    const call = client.promises.callTool('slow', {}, { onProgress: (p) => updates.push(p) });
     await flush();
     demo.release.next();
     await call;
@@ -324,7 +324,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     const [a, b] = createInMemoryPair();
     server.connect(b);
     const client = await connect(a, { name: 'c', version: '1' });
-    const failure = firstValueFrom(client.callTool('missing'));
+    const failure = client.promises.callTool('missing');
     await expect(failure).rejects.toBeInstanceOf(JsonRpcError);
     await expect(failure).rejects.toMatchObject({ code: -32602 });
   });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
@@ -35,23 +35,21 @@ describe('example server over stdio', () => {
     await client.ping();
     const tools = await firstValueFrom(client.listTools());
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'countdown']));
-    const result = await firstValueFrom(client.callTool('add', { a: 2, b: 40 }));
+    const result = await client.promises.callTool('add', { a: 2, b: 40 });
     expect(result).toEqual({ content: [{ type: 'text', text: '42' }] });
   });
 
   it('streams countdown progress before the result', async () => {
     const updates: number[] = [];
-    const result = await firstValueFrom(
-      client.callTool('countdown', { from: 3, intervalMs: 5 }, { onProgress: (p) => updates.push(p.progress) }),
-    );
+    const result = await client.promises.callTool('countdown', { from: 3, intervalMs: 5 }, { onProgress: (p) => updates.push(p.progress) });
     expect(updates).toEqual([1, 2, 3]);
     expect(result).toEqual({ content: [{ type: 'text', text: 'Counted down from 3' }] });
   });
 
   it('round-trips a 3 MB argument', async () => {
     const text = 'é'.repeat(1_500_000);
-    const result = await lastValueFrom(client.callTool('echo', { text }).pipe(toArray()));
-    expect((result[0]!.content as Array<{ text: string }>)[0]!.text).toBe(text);
+    const result = await client.promises.callTool('echo', { text });
+    expect((result.content as Array<{ text: string }>)[0]!.text).toBe(text);
   });
 });
 

@@ -1,0 +1,218 @@
+/**
+ * The requests a server sends to a client (sampling, elicitation, roots): the handler types a user
+ * supplies, the capabilities they imply, and the wrapping that validates every answer before it
+ * goes back to the server.
+ */
+import { from, isObservable, map, of } from 'rxjs';
+import type { Observable } from 'rxjs';
+import type { Logger } from 'pino';
+import { JsonRpcError } from '../jsonrpc/errors';
+import type { Connection } from '../connection/connection';
+import type { HandlerOutput, RequestContext, RequestHandler } from '../connection/dispatcher';
+import { isHandlerEvent } from '../connection/handler-events';
+import type { HandlerEvent } from '../connection/handler-events';
+import type { ElicitRequestFormParams, ElicitRequestParams, ElicitRequestURLParams, ElicitResult } from '../schema/elicitation';
+import { describeIssues, toValidationIssues } from '../schema/issues';
+import { resultSchemaFor } from '../schema/methods';
+import { LATEST_REVISION } from '../schema/revisions';
+import type { Revision } from '../schema/revisions';
+import type { Root } from '../schema/roots';
+import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
+import { describeJsonSchemaIssues, validateJsonSchema } from './json-schema';
+import type { JsonSchema } from './json-schema';
+
+/**
+ * Answers `sampling/createMessage`: a value, a Promise, or an Observable that may emit `progress()`
+ * events before its result. Unsubscribing (the server cancelled) should stop the model call.
+ */
+export type SamplingHandler = (
+  params: CreateMessageRequestParams,
+  context: RequestContext,
+) => HandlerOutput<CreateMessageResult>;
+
+/** Answers `elicitation/create`, form or URL mode (see `mode`; a request without one is form mode). */
+export type ElicitationHandler = (params: ElicitRequestParams, context: RequestContext) => HandlerOutput<ElicitResult>;
+
+/** How the client takes part in elicitation. */
+export interface ElicitationOptions {
+  readonly handler: ElicitationHandler;
+  /** Accept form-mode requests. Default true. */
+  readonly form?: boolean;
+  /** Accept URL-mode requests (2025-11-25). Default false. */
+  readonly url?: boolean;
+  /**
+   * Fill fields the user left out of an accepted form with the `default` of their property in
+   * `requestedSchema`, before the answer is validated and sent. Default false.
+   */
+  readonly applyDefaults?: boolean;
+}
+
+/** What `connect` needs to answer the server's requests. */
+export interface ServerRequestOptions {
+  readonly sampling?: SamplingHandler;
+  readonly elicitation?: ElicitationHandler | ElicitationOptions;
+  /** The roots to offer; `roots/list` answers them and `setRoots` replaces them. */
+  readonly roots?: readonly Root[];
+}
+
+/** Handlers installed on a connection, plus a way to change the roots. */
+export interface ServerRequestHandlers {
+  /** The capabilities the given handlers imply. */
+  readonly capabilities: Record<string, unknown>;
+  /** Replaces the roots; the caller then sends `notifications/roots/list_changed`. */
+  setRoots(roots: readonly Root[]): void;
+}
+
+function elicitationOptions(option: ElicitationHandler | ElicitationOptions): ElicitationOptions {
+  return typeof option === 'function' ? { handler: option } : option;
+}
+
+/** The capabilities a client declares for the handlers it was given. */
+export function capabilitiesFor(options: ServerRequestOptions): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = {};
+  if (options.sampling) capabilities.sampling = {};
+  if (options.elicitation) {
+    const { form = true, url = false } = elicitationOptions(options.elicitation);
+    // An empty object means form mode only (2025-11-25 → Elicitation → Capabilities) and is what
+    // servers of 2025-06-18 expect, so spell out the modes only when URL mode is involved.
+    capabilities.elicitation = url ? { ...(form ? { form: {} } : {}), url: {} } : {};
+  }
+  if (options.roots) capabilities.roots = { listChanged: true };
+  return capabilities;
+}
+
+function toObservable<R>(output: HandlerOutput<R>): Observable<unknown> {
+  if (isObservable(output)) return output;
+  if (typeof output === 'object' && output !== null && typeof (output as PromiseLike<R>).then === 'function') {
+    return from(output as PromiseLike<R | void>);
+  }
+  return of(output);
+}
+
+/** Runs `handler` and passes every result value (not progress or log events) through `check`. */
+function checked<P>(
+  handler: (params: P, context: RequestContext) => HandlerOutput<Record<string, unknown>>,
+  check: (result: Record<string, unknown>, params: P, context: RequestContext) => Record<string, unknown>,
+): RequestHandler {
+  return (params, context) =>
+    toObservable(handler(params as P, context)).pipe(
+      map((value): Record<string, unknown> | HandlerEvent =>
+        isHandlerEvent(value) ? value : check((value ?? {}) as Record<string, unknown>, params as P, context),
+      ),
+    );
+}
+
+/** Thrown (and answered -32603, with the details in the client's log) when our own answer is invalid. */
+function invalidAnswer(method: string, problem: string): Error {
+  return new Error(`The client's answer to ${method} is invalid: ${problem}`);
+}
+
+function validateResult(method: string, revision: string, result: Record<string, unknown>): Record<string, unknown> {
+  const schema = resultSchemaFor(method, revision as Revision) ?? resultSchemaFor(method, LATEST_REVISION);
+  if (!schema) return result;
+  const parsed = schema.safeParse(result);
+  if (!parsed.success) throw invalidAnswer(method, describeIssues(toValidationIssues(parsed.error)));
+  return parsed.data as Record<string, unknown>;
+}
+
+/**
+ * Adds the `default` of each property of a form's `requestedSchema` that `content` lacks. Returns
+ * a new object; `content` is not changed.
+ */
+export function applyElicitationDefaults(
+  requestedSchema: ElicitRequestFormParams['requestedSchema'],
+  content: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  const filled: Record<string, unknown> = { ...content };
+  for (const [key, property] of Object.entries(requestedSchema.properties)) {
+    const fallback = (property as { default?: unknown }).default;
+    if (fallback !== undefined && filled[key] === undefined) {
+      filled[key] = Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback;
+    }
+  }
+  return filled;
+}
+
+/** A content value as the spec's ElicitResult allows it: string, number, boolean or string[]. */
+function isContentValue(value: unknown): boolean {
+  if (typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function checkElicitResult(
+  options: ElicitationOptions,
+  result: Record<string, unknown>,
+  params: ElicitRequestParams,
+  context: RequestContext,
+): Record<string, unknown> {
+  const method = 'elicitation/create';
+  const form = params.mode !== 'url';
+  let content = result.content as Record<string, unknown> | undefined;
+  if (form && result.action === 'accept' && options.applyDefaults) {
+    content = applyElicitationDefaults((params as ElicitRequestFormParams).requestedSchema, content);
+  }
+  // The published JSON schemas type content numbers as integers, but the spec's TypeScript source
+  // (and NumberSchema with `type: "number"`) allow any number, so content is checked here against
+  // the spec's types and the form, and the rest of the result against the revision's schema.
+  const { content: _ignored, ...rest } = result;
+  const checkedRest = validateResult(method, context.revision, rest);
+  if (content === undefined) return checkedRest;
+  if (!form) throw invalidAnswer(method, 'content is only allowed in answers to form-mode requests');
+  if (result.action !== 'accept') throw invalidAnswer(method, `content is only allowed with action "accept", not "${String(result.action)}"`);
+  const bad = Object.entries(content).find(([, value]) => !isContentValue(value));
+  if (bad) throw invalidAnswer(method, `content.${bad[0]} must be a string, number, boolean or array of strings`);
+  const issues = validateJsonSchema((params as ElicitRequestFormParams).requestedSchema as JsonSchema, content);
+  if (issues.length > 0) throw invalidAnswer(method, `content does not match requestedSchema: ${describeJsonSchemaIssues(issues)}`);
+  return { ...checkedRest, content };
+}
+
+/**
+ * Installs handlers for the server's requests on `connection` and returns the capabilities they
+ * imply. Every answer is validated against the negotiated revision's result schema (and, for an
+ * accepted form, against its `requestedSchema`) before it is sent; an invalid answer is logged
+ * and the server gets -32603.
+ */
+export function installServerRequestHandlers(
+  connection: Connection,
+  options: ServerRequestOptions,
+  logger: Logger,
+): ServerRequestHandlers {
+  let roots: readonly Root[] = options.roots ?? [];
+  if (options.sampling) {
+    connection.setRequestHandler(
+      'sampling/createMessage',
+      checked<CreateMessageRequestParams>(options.sampling, (result, _params, context) =>
+        validateResult('sampling/createMessage', context.revision, result),
+      ),
+    );
+  }
+  if (options.elicitation) {
+    const elicitation = elicitationOptions(options.elicitation);
+    const { form = true, url = false } = elicitation;
+    const handler: ElicitationHandler = (params, context) => {
+      // A request without `mode` is form mode (2025-11-25 → Elicitation → Elicitation Requests).
+      const mode = params.mode === 'url' ? 'url' : 'form';
+      if ((mode === 'url' && !url) || (mode === 'form' && !form)) {
+        logger.warn({ mode }, 'elicitation request in a mode the client did not declare');
+        throw JsonRpcError.invalidParams(`This client does not support ${mode}-mode elicitation`);
+      }
+      return elicitation.handler(mode === 'url' ? (params as ElicitRequestURLParams) : params, context);
+    };
+    connection.setRequestHandler(
+      'elicitation/create',
+      checked<ElicitRequestParams>(handler, (result, params, context) => checkElicitResult(elicitation, result, params, context)),
+    );
+  }
+  if (options.roots) {
+    connection.setRequestHandler('roots/list', (_params, context) =>
+      validateResult('roots/list', context.revision, { roots: roots.map((root) => ({ ...root })) }),
+    );
+  }
+  return {
+    capabilities: capabilitiesFor(options),
+    setRoots: (next) => {
+      roots = [...next];
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { concatMap, filter, map, Observable, of } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
+import { ProtocolError } from '../jsonrpc/errors';
+import type { Connection, RequestOptions } from '../connection/connection';
+import type { CallToolResult, Tool } from '../schema/tools';
+import { describeJsonSchemaIssues, validateJsonSchema } from './json-schema';
+import type { JsonSchema } from './json-schema';
+
+/** A progress report the server sent while a tool ran. */
+export interface ToolProgressEvent {
+  readonly type: 'progress';
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** The tool's result; always the last event of a call. */
+export interface ToolResultEvent {
+  readonly type: 'result';
+  readonly result: CallToolResult;
+}
+
+/** What `client.callTool` emits: progress events, then one result event. */
+export type ToolCallEvent = ToolProgressEvent | ToolResultEvent;
+
+/** Per-call options of `callTool`. */
+export interface CallToolOptions extends RequestOptions {
+  /**
+   * Ask the server for progress (a progress token goes in `_meta`) and emit it as progress events.
+   * Default true. Progress also restarts the call's timeout unless `resetTimeoutOnProgress` is false.
+   */
+  readonly progress?: boolean;
+  /** Check `structuredContent` against the tool's `outputSchema`. Default true. */
+  readonly validateOutput?: boolean;
+}
+
+/** Keeps only the result of a tool call: `client.callTool(...).pipe(toolResult())`. */
+export function toolResult(): OperatorFunction<ToolCallEvent, CallToolResult> {
+  return (source) =>
+    source.pipe(
+      filter((event): event is ToolResultEvent => event.type === 'result'),
+      map((event) => event.result),
+    );
+}
+
+/**
+ * Checks a tool's result against the tool's `outputSchema` (Server Features → Tools → Output
+ * Schema): a tool with one must return conforming `structuredContent`, unless the result is an
+ * error. Throws `ProtocolError` naming the tool and each mismatch.
+ */
+export function checkToolOutput(tool: Tool | undefined, result: CallToolResult): CallToolResult {
+  const schema = tool?.outputSchema;
+  if (!tool || !schema || result.isError) return result;
+  if (result.structuredContent === undefined) {
+    throw new ProtocolError(`Tool "${tool.name}" has an outputSchema but returned no structuredContent`);
+  }
+  const issues = validateJsonSchema(schema as JsonSchema, result.structuredContent);
+  if (issues.length > 0) {
+    throw new ProtocolError(
+      `Tool "${tool.name}" returned structuredContent that does not match its outputSchema: ${describeJsonSchemaIssues(issues)}`,
+    );
+  }
+  return result;
+}
+
+/** What a tool call needs from the client around it. */
+export interface ToolCallContext {
+  readonly connection: Connection;
+  /**
+   * The tool's definition when it is worth checking: `undefined` when unknown. `fetchIfUnknown`
+   * allows a `tools/list` round trip (made only when the result carries structured content).
+   */
+  readonly toolNamed: (name: string, fetchIfUnknown: boolean) => Observable<Tool | undefined>;
+}
+
+/**
+ * A tool call as a cold Observable of events: subscribing sends `tools/call`, progress arrives as
+ * progress events, and the validated result as the last event before completion. Unsubscribing
+ * early sends `notifications/cancelled`. Errors: the server's `JsonRpcError`, `RequestTimeoutError`,
+ * `ConnectionClosedError`, or `ProtocolError` for a malformed result or structured content that does
+ * not match the tool's output schema.
+ */
+export function callTool(
+  context: ToolCallContext,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  options: CallToolOptions = {},
+): Observable<ToolCallEvent> {
+  const { progress: wantProgress = true, validateOutput = true, ...requestOptions } = options;
+  return new Observable<ToolCallEvent>((subscriber) => {
+    const onProgress = wantProgress
+      ? (update: { progress: number; total?: number; message?: string }) => {
+          requestOptions.onProgress?.(update);
+          const { progress, total, message } = update;
+          subscriber.next({
+            type: 'progress',
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message }),
+          });
+        }
+      : requestOptions.onProgress;
+    const params: Record<string, unknown> = { name, arguments: args ?? {} };
+    return context.connection
+      .request('tools/call', params, { ...requestOptions, onProgress })
+      .pipe(
+        concatMap((raw) => {
+          const result = raw as CallToolResult;
+          if (!validateOutput || result.isError) return of(result);
+          return context
+            .toolNamed(name, result.structuredContent !== undefined)
+            .pipe(map((tool) => checkToolOutput(tool, result)));
+        }),
+      )
+      .subscribe({
+        next: (result) => subscriber.next({ type: 'result', result }),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+  });
+}
