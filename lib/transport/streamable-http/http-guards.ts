@@ -1,0 +1,175 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../../jsonrpc/errors';
+
+/**
+ * The checks an MCP HTTP endpoint makes before it looks at a message, shared by the Streamable
+ * HTTP and the 2024-11-05 HTTP+SSE servers: Host and Origin allow-lists (DNS rebinding), media
+ * types, and a bounded body reader. Internal to the transport layer.
+ */
+
+/** Which Host and Origin headers a server accepts (spec: Security Best Practices → DNS rebinding). */
+export interface OriginPolicy {
+  /**
+   * Host header values accepted: a host name (`'localhost'`, `'[::1]'`: any port) or
+   * `host:port`. `false` turns the check off. Default: when the request arrived on a loopback
+   * address, only `localhost`, `127.0.0.1` and `[::1]`, with any port; otherwise no check.
+   */
+  readonly allowedHosts?: readonly string[] | false;
+  /**
+   * Origin header values accepted (`'http://localhost:3000'`), or `'*'` in the list for any.
+   * A request without Origin (not from a browser) always passes. `false` turns the check off.
+   * Default: on a loopback address, origins whose host is a loopback name; otherwise no check.
+   */
+  readonly allowedOrigins?: readonly string[] | false;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True for 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const bare = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return bare === '::1' || bare.startsWith('127.');
+}
+
+/** Splits a Host header value into its lower-cased host name (IPv6 kept in brackets) and port. */
+function splitHost(value: string): { name: string; port?: string } {
+  const host = value.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const close = host.indexOf(']');
+    if (close === -1) return { name: host };
+    const rest = host.slice(close + 1);
+    return rest.startsWith(':') ? { name: host.slice(0, close + 1), port: rest.slice(1) } : { name: host.slice(0, close + 1) };
+  }
+  const colon = host.lastIndexOf(':');
+  if (colon === -1 || host.indexOf(':') !== colon) return { name: host };
+  return { name: host.slice(0, colon), port: host.slice(colon + 1) };
+}
+
+function hostAllowed(hostHeader: string, allowed: readonly string[]): boolean {
+  const { name, port } = splitHost(hostHeader);
+  const full = port === undefined ? name : `${name}:${port}`;
+  return allowed.some((entry) => {
+    const wanted = entry.toLowerCase();
+    return wanted === name || wanted === full;
+  });
+}
+
+function originHost(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks Host and Origin against the policy. Returns why the request is refused, or `undefined`
+ * when it may proceed. The caller answers 403.
+ */
+export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): string | undefined {
+  const loopback = isLoopbackAddress(req.socket.localAddress);
+  const hosts = policy.allowedHosts ?? (loopback ? [...LOOPBACK_NAMES] : false);
+  if (hosts !== false) {
+    const host = req.headers.host;
+    if (host === undefined || !hostAllowed(host, hosts)) return `Host header ${JSON.stringify(host ?? '')} is not allowed`;
+  }
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  const origins = policy.allowedOrigins;
+  if (origins === false) return undefined;
+  if (origins === undefined) {
+    if (!loopback) return undefined;
+    const name = originHost(origin);
+    return name !== undefined && LOOPBACK_NAMES.has(name) ? undefined : `Origin ${JSON.stringify(origin)} is not allowed`;
+  }
+  if (origins.includes('*') || origins.includes(origin)) return undefined;
+  return `Origin ${JSON.stringify(origin)} is not allowed`;
+}
+
+/** The media types listed in an Accept header, lower-cased, without parameters. */
+function acceptedTypes(req: IncomingMessage): string[] {
+  const header = req.headers.accept;
+  if (header === undefined) return [];
+  return header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+}
+
+/** Whether the Accept header admits `type` (exactly, or through `*\/*` or `major/*`). */
+export function accepts(req: IncomingMessage, type: string): boolean {
+  const major = type.split('/')[0];
+  return acceptedTypes(req).some((entry) => entry === type || entry === '*/*' || entry === `${major}/*`);
+}
+
+/** Whether the request says its body is JSON (`application/json`, any parameters). */
+export function isJsonContentType(req: IncomingMessage): boolean {
+  const header = req.headers['content-type'];
+  return header !== undefined && (header.split(';')[0] ?? '').trim().toLowerCase() === 'application/json';
+}
+
+/** The first value of a header that may repeat. */
+export function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Answers with an HTTP error status and a JSON-RPC error response without an id as the body
+ * (spec: Transports → "The HTTP response body MAY comprise a JSON-RPC error response that has no id").
+ * Does nothing when the response has already started.
+ */
+export function refuse(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code: number = ErrorCode.ConnectionClosed,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body);
+}
+
+/** What {@link readBody} produced: the text, or the status and reason to refuse with. */
+export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly status: number; readonly reason: string };
+
+/**
+ * Reads a request body as UTF-8 text, refusing more than `maxBytes` (413) before reading it all
+ * when Content-Length already says so. On refusal the rest of the body is drained and discarded
+ * so that the 413 reaches the client. Never rejects: a broken request resolves as a 400.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  const declared = Number(headerValue(req, 'content-length'));
+  const tooLarge = (): BodyResult => ({ ok: false, status: 413, reason: `Request body exceeds the limit of ${maxBytes} bytes` });
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    req.resume();
+    return Promise.resolve(tooLarge());
+  }
+  return new Promise<BodyResult>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (result: BodyResult): void => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        chunks.length = 0;
+        settle(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => settle({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', (error) => settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }));
+    req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
+  });
+}

@@ -1,0 +1,341 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import pino from 'pino';
+import { classify } from '../../jsonrpc/classify';
+import { ErrorCode } from '../../jsonrpc/errors';
+import type { JsonRpcMessage } from '../../jsonrpc/message';
+import { SUPPORTED_REVISIONS } from '../../schema/revisions';
+import { createInMemoryEventStore } from './event-store';
+import type { EventStore } from './event-store';
+import { accepts, checkHostAndOrigin, headerValue, isJsonContentType, readBody, refuse } from './http-guards';
+import type { OriginPolicy } from './http-guards';
+import { createSession } from './streamable-http-session';
+import type { Session, StreamableHttpServerTransport } from './streamable-http-session';
+
+/** Options of {@link createStreamableHttpHandler}. */
+export interface StreamableHttpHandlerOptions extends OriginPolicy {
+  /**
+   * Called with a new transport for each session (each `initialize` without a session id), or for
+   * each POST in stateless mode. Connect a server to it: `onSession: (t) => server.connect(t)`.
+   * Runs before the first message is delivered, so subscribe to `incoming$` synchronously.
+   */
+  readonly onSession: (transport: StreamableHttpServerTransport) => void;
+  /**
+   * No sessions: every POST gets a fresh transport that closes once the POST is answered; no
+   * `Mcp-Session-Id`; GET and DELETE answer 405. A POST that is not `initialize` is preceded, on
+   * its fresh transport, by a synthetic `initialize` (revision from `MCP-Protocol-Version`, else
+   * 2025-03-26; no client capabilities) and `notifications/initialized`, whose answer is
+   * dropped, so the server serves it as an initialized session. Server-to-client requests cannot
+   * be answered in this mode (the answer would arrive on another POST). Default `false`.
+   */
+  readonly stateless?: boolean;
+  /** A session with no open HTTP response for this long is closed. Default 30 minutes; `Infinity` keeps sessions. */
+  readonly sessionIdleMs?: number;
+  /**
+   * Where SSE events are kept for `Last-Event-ID` resumption. Default: an in-memory store of
+   * 10 000 events shared by all sessions (stateful mode). `false`: no resumption, no event ids, no
+   * priming events, and `closeRequestStream` is refused.
+   */
+  readonly eventStore?: EventStore | false;
+  /** The `retry:` sent in the priming event of each SSE stream, in ms: how long clients wait before resuming. Default 1000. */
+  readonly retryMs?: number;
+  /** The largest request body accepted; larger ones get 413. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * Answer POSTed requests with one JSON body instead of an SSE stream. Messages the server
+   * sends about such a request before its response (progress, logs, requests to the client) then
+   * go to the standalone GET stream. Default `false`.
+   */
+  readonly enableJsonResponse?: boolean;
+  /** An SSE response whose unsent output grows past this many bytes (a slow reader) is closed. Default 8 MiB. */
+  readonly maxBufferedBytes?: number;
+  /** Messages kept for the standalone stream while no GET is open (oldest dropped first). Default 1000. */
+  readonly maxHeldMessages?: number;
+  /** Revisions accepted in `MCP-Protocol-Version`; another value gets 400. Default: all rxmcp supports. */
+  readonly supportedRevisions?: readonly string[];
+  /** Makes session ids; default `crypto.randomUUID()`. Ids must be visible ASCII (0x21 to 0x7E). */
+  readonly generateSessionId?: () => string;
+  /** Sessions opened/closed at info, refused requests at warn, messages at trace. Silent by default. */
+  readonly logger?: pino.Logger;
+}
+
+/** A Streamable HTTP endpoint for `node:http` or any framework that hands over Node's request and response. */
+export interface StreamableHttpHandler {
+  /**
+   * Serves one request to the MCP endpoint (POST, GET or DELETE; other methods get 405). Pass
+   * `parsedBody` when a body parser already consumed the body (for example Express's
+   * `express.json()`). Never throws; failures are answered with an HTTP status.
+   */
+  readonly handle: (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => void;
+  /** The open sessions by id (always empty in stateless mode). */
+  readonly sessions: ReadonlyMap<string, StreamableHttpServerTransport>;
+  /** Closes every session and refuses later requests with 503. Idempotent. */
+  close(): void;
+}
+
+/** Defaults of {@link createStreamableHttpHandler}. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_RETRY_MS = 1000;
+
+const silentLogger = pino({ level: 'silent' });
+const SESSION_HEADER = 'mcp-session-id';
+const VERSION_HEADER = 'mcp-protocol-version';
+const STATELESS_INIT_ID = 'rxmcp:stateless-initialize';
+/** Spec: Transports → Protocol Version Header: a server that cannot tell SHOULD assume 2025-03-26. */
+const ASSUMED_REVISION = '2025-03-26';
+
+interface SessionEntry {
+  readonly session: Session;
+  timer?: NodeJS.Timeout;
+  open: number;
+}
+
+/**
+ * Creates the server side of the Streamable HTTP transport (spec: Transports → Streamable HTTP) as
+ * a plain `(req, res)` handler, with sessions, SSE or JSON answers, resumption and the security
+ * checks. Each `initialize` without a session id opens a session and calls `onSession` with its
+ * transport; the session ends on DELETE, when idle for `sessionIdleMs`, or when its transport is
+ * closed (the server closing the session). A request for a session that ended gets 404.
+ *
+ * - POST: a body of notifications and responses only answers 202; one with requests answers an
+ *   SSE stream at once (with a priming event carrying `retry` when there is an event store) on
+ *   which the server's responses, and whatever it sends while handling them (`relatedRequestId`),
+ *   arrive; the stream ends after the last response. With `enableJsonResponse`, one JSON body.
+ * - GET opens the standalone stream for messages unrelated to a request (held while none is
+ *   open), or with `Last-Event-ID` replays a stream after that event and carries on with it.
+ * - Refusals: 403 Host/Origin not allowed (on by default for loopback addresses), 405 method,
+ *   406 Accept lacks `application/json` and `text/event-stream` (GET: the latter), 413 body too
+ *   large, 415 not `application/json`, 400 unparsable JSON (-32700), not JSON-RPC (-32600),
+ *   unsupported `MCP-Protocol-Version`, or a non-initialize request without a session id, 404
+ *   unknown or ended session, 409 a second standalone GET or a request id already in flight.
+ *   Bodies of refusals are JSON-RPC error responses without an id.
+ * - A peer's protocol version header may differ from the negotiated revision as long as it is a
+ *   supported one (some clients send an older value on later requests).
+ *
+ * @example
+ * const server = createServer({ name: 'demo', version: '1.0.0' });
+ * const mcp = createStreamableHttpHandler({ onSession: (t) => server.connect(t) });
+ * http.createServer((req, res) => mcp.handle(req, res)).listen(3000, '127.0.0.1');
+ */
+export function createStreamableHttpHandler(options: StreamableHttpHandlerOptions): StreamableHttpHandler {
+  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'streamable-http-server' });
+  const stateless = options.stateless ?? false;
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const json = options.enableJsonResponse ?? false;
+  const supported: readonly string[] = options.supportedRevisions ?? SUPPORTED_REVISIONS;
+  const eventStore = stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
+  const generateSessionId = options.generateSessionId ?? randomUUID;
+  const sessions = new Map<string, SessionEntry>();
+  const transports = new Map<string, StreamableHttpServerTransport>();
+  const statelessSessions = new Set<Session>();
+  let closed = false;
+
+  const newSession = (sessionId: string | undefined, swallow: boolean): Session => {
+    const sessionLog = log.child(sessionId === undefined ? { stateless: true } : { sessionId });
+    let entry: SessionEntry | undefined;
+    const session = createSession({
+      sessionId,
+      eventStore,
+      retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
+      maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
+      maxHeldMessages: options.maxHeldMessages ?? 1000,
+      logger: sessionLog,
+      ...(swallow ? { swallowResponseId: STATELESS_INIT_ID } : {}),
+      onClose: () => {
+        if (entry?.timer) clearTimeout(entry.timer);
+        if (sessionId !== undefined) {
+          sessions.delete(sessionId);
+          transports.delete(sessionId);
+        } else statelessSessions.delete(session);
+      },
+      onConnectionsChange: (open) => {
+        if (!entry) return;
+        entry.open = open;
+        arm(entry);
+      },
+    });
+    if (sessionId === undefined) statelessSessions.add(session);
+    else {
+      entry = { session, open: 0 };
+      sessions.set(sessionId, entry);
+      transports.set(sessionId, session.transport);
+      sessionLog.info('session opened');
+    }
+    options.onSession(session.transport);
+    return session;
+  };
+
+  /** (Re)starts the idle timer of a session with no open response; stops it while one is open. */
+  const arm = (entry: SessionEntry): void => {
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    if (entry.open > 0 || !Number.isFinite(idleMs) || entry.session.closed) return;
+    entry.timer = setTimeout(() => entry.session.transport.close(`session idle for ${idleMs} ms`), idleMs);
+    entry.timer.unref();
+  };
+
+  /** Finds the session a request names: 400 without the header, 404 when unknown. */
+  const sessionFor = (req: IncomingMessage, res: ServerResponse): SessionEntry | undefined => {
+    const id = headerValue(req, SESSION_HEADER);
+    if (id === undefined) {
+      refuse(res, 400, 'Bad Request: Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const entry = sessions.get(id);
+    if (!entry) {
+      refuse(res, 404, 'Session not found');
+      return undefined;
+    }
+    arm(entry);
+    return entry;
+  };
+
+  /** Refuses an unsupported `MCP-Protocol-Version` (400); any supported one is tolerated. */
+  const versionRefused = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const version = headerValue(req, VERSION_HEADER);
+    if (version === undefined || supported.includes(version)) return false;
+    refuse(res, 400, `Bad Request: unsupported protocol version ${JSON.stringify(version)} (supported: ${supported.join(', ')})`);
+    return true;
+  };
+
+  async function post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    if (!accepts(req, 'application/json') || (!json && !accepts(req, 'text/event-stream'))) {
+      refuse(res, 406, `Not Acceptable: the Accept header must list application/json${json ? '' : ' and text/event-stream'}`);
+      return;
+    }
+    let body = parsedBody;
+    if (body === undefined) {
+      if (!isJsonContentType(req)) {
+        refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+        return;
+      }
+      const read = await readBody(req, maxBodyBytes);
+      if (!read.ok) {
+        refuse(res, read.status, read.reason, read.status === 413 ? ErrorCode.InvalidRequest : ErrorCode.ParseError, read.status === 413 ? { connection: 'close' } : {});
+        return;
+      }
+      try {
+        body = JSON.parse(read.text) as unknown;
+      } catch (error) {
+        refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+        return;
+      }
+    }
+    const items = Array.isArray(body) ? (body as unknown[]) : [body];
+    if (items.length === 0) {
+      refuse(res, 400, 'Invalid request: empty batch', ErrorCode.InvalidRequest);
+      return;
+    }
+    for (const item of items) {
+      const kind = classify(item);
+      if (kind.kind === 'invalid' || kind.kind === 'batch') {
+        refuse(res, 400, `Invalid request: ${kind.kind === 'batch' ? 'a batch may not contain a batch' : kind.reason}`, ErrorCode.InvalidRequest);
+        return;
+      }
+    }
+    const frame = body as JsonRpcMessage | JsonRpcMessage[];
+    const initialize = items.some((item) => (item as { method?: unknown }).method === 'initialize');
+    if (initialize && items.length > 1) {
+      refuse(res, 400, 'Invalid request: initialize may not be batched', ErrorCode.InvalidRequest);
+      return;
+    }
+    if (!initialize && versionRefused(req, res)) return;
+
+    if (stateless) {
+      const session = newSession(undefined, !initialize);
+      if (!initialize) {
+        const version = headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION;
+        session.inject({
+          jsonrpc: '2.0',
+          id: STATELESS_INIT_ID,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'stateless-client', version: '0.0.0' } },
+        });
+        session.inject({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      }
+      session.post(res, frame, json, {});
+      return;
+    }
+
+    if (initialize && headerValue(req, SESSION_HEADER) === undefined) {
+      const sessionId = generateSessionId();
+      const session = newSession(sessionId, false);
+      session.post(res, frame, json, { [SESSION_HEADER]: sessionId });
+      return;
+    }
+    const entry = sessionFor(req, res);
+    if (!entry) return;
+    entry.session.post(res, frame, json, { [SESSION_HEADER]: entry.session.transport.sessionId as string });
+  }
+
+  function get(req: IncomingMessage, res: ServerResponse): void {
+    if (stateless) {
+      refuse(res, 405, 'Method Not Allowed: this server is stateless and offers no GET stream', ErrorCode.ConnectionClosed, { allow: 'POST' });
+      return;
+    }
+    if (!accepts(req, 'text/event-stream')) {
+      refuse(res, 406, 'Not Acceptable: the Accept header must list text/event-stream');
+      return;
+    }
+    if (versionRefused(req, res)) return;
+    const entry = sessionFor(req, res);
+    if (!entry) return;
+    entry.session.get(res, headerValue(req, 'last-event-id'), { [SESSION_HEADER]: entry.session.transport.sessionId as string });
+  }
+
+  function remove(req: IncomingMessage, res: ServerResponse): void {
+    if (stateless) {
+      refuse(res, 405, 'Method Not Allowed: this server is stateless and has no sessions to delete', ErrorCode.ConnectionClosed, { allow: 'POST' });
+      return;
+    }
+    if (versionRefused(req, res)) return;
+    const entry = sessionFor(req, res);
+    if (!entry) return;
+    entry.session.transport.close('session deleted by the client');
+    res.writeHead(200).end();
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void => {
+    if (closed) {
+      refuse(res, 503, 'Service Unavailable: the server is shutting down');
+      return;
+    }
+    const refusal = checkHostAndOrigin(req, options);
+    if (refusal !== undefined) {
+      log.warn({ host: req.headers.host, origin: req.headers.origin }, refusal);
+      refuse(res, 403, `Forbidden: ${refusal}`);
+      return;
+    }
+    switch (req.method) {
+      case 'POST':
+        post(req, res, parsedBody).catch((error: unknown) => {
+          log.error({ err: error }, 'POST failed');
+          refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
+        });
+        return;
+      case 'GET':
+        get(req, res);
+        return;
+      case 'DELETE':
+        remove(req, res);
+        return;
+      default:
+        refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, {
+          allow: stateless ? 'POST' : 'GET, POST, DELETE',
+        });
+    }
+  };
+
+  return {
+    handle,
+    sessions: transports,
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const entry of [...sessions.values()]) entry.session.transport.close('server closed');
+      for (const session of [...statelessSessions]) session.transport.close('server closed');
+    },
+  };
+}

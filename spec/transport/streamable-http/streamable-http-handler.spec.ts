@@ -1,0 +1,398 @@
+import { request as httpRequest } from 'node:http';
+import pino from 'pino';
+import { firstValueFrom } from 'rxjs';
+import { createInMemoryEventStore } from '../../../lib/transport/streamable-http/event-store';
+import type { StreamableHttpServerTransport } from '../../../lib/transport/streamable-http/streamable-http-session';
+import {
+  ACCEPT_BOTH,
+  initializeBody,
+  messagesOf,
+  openSession,
+  post,
+  rawPost,
+  readSse,
+  startTestServer,
+  toolCall,
+} from './http-kit';
+import type { TestHttpServer } from './http-kit';
+
+let server: TestHttpServer | undefined;
+const start = async (options: Parameters<typeof startTestServer>[0] = {}): Promise<TestHttpServer> => {
+  server = await startTestServer(options);
+  return server;
+};
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const waitFor = async (condition: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!condition()) throw new Error(`timed out waiting for ${what}`);
+};
+
+describe('createStreamableHttpHandler: sessions and streams', () => {
+  it('[transport.http.session] answers initialize on an SSE stream with a session id, a priming event and the result', async () => {
+    const { url } = await start({ retryMs: 500 });
+    const response = await post(url, initializeBody());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const sessionId = response.headers.get('mcp-session-id') ?? '';
+    expect(sessionId).toMatch(/^[\x21-\x7e]{16,}$/);
+    const events = await readSse(response);
+    expect(events[0]).toEqual({ id: expect.any(String), retry: 500, data: '' });
+    const [result] = messagesOf(events);
+    expect(result).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'http-test' } } });
+    expect(events[1]?.id).toEqual(expect.any(String));
+  });
+
+  it('[transport.http.202] answers notifications and responses with 202 and no body', async () => {
+    const { url } = await start();
+    const sessionId = await openSession(url);
+    const response = await post(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, { 'mcp-session-id': sessionId });
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe('');
+    const answer = await post(url, { jsonrpc: '2.0', id: 5, result: {} }, { 'mcp-session-id': sessionId });
+    expect(answer.status).toBe(202);
+  });
+
+  it('[transport.http.sse-related] sends logs and progress of a call on that call’s POST stream, then ends it', async () => {
+    const { url } = await start();
+    const sessionId = await openSession(url);
+    const response = await post(url, toolCall(7, 'chatty', {}, { progressToken: 'tok' }), { 'mcp-session-id': sessionId });
+    const messages = messagesOf(await readSse(response));
+    expect(messages.map((m) => m.method ?? `result ${String(m.id)}`)).toEqual([
+      'notifications/message',
+      'notifications/progress',
+      'notifications/message',
+      'notifications/progress',
+      'result 7',
+    ]);
+    expect(messages[1]).toMatchObject({ params: { progressToken: 'tok', progress: 1, total: 2 } });
+  });
+
+  it('answers with one JSON body in enableJsonResponse mode', async () => {
+    const { url } = await start({ enableJsonResponse: true });
+    const init = await post(url, initializeBody(), { accept: 'application/json' });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('content-type')).toBe('application/json');
+    expect(await init.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+  });
+
+  it('[transport.http.get] delivers unrelated server messages on the GET stream, holding them until it opens', async () => {
+    const s = await start({ eventStore: false });
+    const sessionId = await openSession(s.url);
+    const connection = s.connections[0]!;
+    connection.notify('notifications/tools/list_changed');
+    const get = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+    expect(get.status).toBe(200);
+    const second = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+    expect(second.status).toBe(409);
+    connection.notify('notifications/resources/list_changed');
+    const messages = messagesOf(await readSse(get, (events) => events.length >= 2));
+    expect(messages.map((m) => m.method)).toEqual(['notifications/tools/list_changed', 'notifications/resources/list_changed']);
+  });
+
+  it('[transport.http.delete] ends a session on DELETE (200), then answers 404 for it', async () => {
+    const s = await start();
+    const sessionId = await openSession(s.url);
+    expect(s.running.handler.sessions.size).toBe(1);
+    const closed = firstValueFrom(s.connections[0]!.closed$);
+    const deleted = await fetch(s.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    expect(deleted.status).toBe(200);
+    expect((await closed).reason).toMatch(/deleted/);
+    expect(s.running.handler.sessions.size).toBe(0);
+    expect((await post(s.url, toolCall(2, 'echo'), { 'mcp-session-id': sessionId })).status).toBe(404);
+    expect((await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } })).status).toBe(404);
+    expect((await fetch(s.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status).toBe(404);
+  });
+
+  it('[transport.http.fresh-initialize] always accepts a new initialize without a session id', async () => {
+    const s = await start();
+    const first = await openSession(s.url);
+    const second = await openSession(s.url);
+    expect(first).not.toBe(second);
+    expect(s.running.handler.sessions.size).toBe(2);
+  });
+
+  it('ends the session when the server closes its transport; the client then gets 404', async () => {
+    const s = await start();
+    const sessionId = await openSession(s.url);
+    s.connections[0]!.close('server done');
+    expect(s.running.handler.sessions.size).toBe(0);
+    expect((await post(s.url, toolCall(2, 'echo'), { 'mcp-session-id': sessionId })).status).toBe(404);
+  });
+
+  it('[transport.http.protocol-version] tolerates a supported version other than the negotiated one on concurrent streams', async () => {
+    const { url } = await start();
+    const sessionId = await openSession(url, '2025-11-25');
+    const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' };
+    const responses = await Promise.all([1000, 1001, 1002].map((id) => post(url, { jsonrpc: '2.0', id, method: 'tools/list' }, headers)));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
+    const results = await Promise.all(responses.map(async (r) => messagesOf(await readSse(r))[0]?.id));
+    expect(results).toEqual([1000, 1001, 1002]);
+  });
+
+  it('[transport.http.stateless] serves a request without initialize or session in stateless mode, and keeps nothing', async () => {
+    const seen: StreamableHttpServerTransport[] = [];
+    const s = await start({ stateless: true, onSession: (t) => seen.push(t) });
+    const response = await post(s.url, toolCall(3, 'echo', { text: 'hi' }), { 'mcp-protocol-version': '2025-06-18' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    const messages = messagesOf(await readSse(response));
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'hi' }] } }]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.sessionId).toBeUndefined();
+    await firstValueFrom(seen[0]!.closed$);
+    expect(s.connections[0]!.state).toBe('shutdown');
+    expect(s.connections[0]!.revision).toBe('2025-06-18');
+    expect((await fetch(s.url, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+    expect((await fetch(s.url, { method: 'DELETE' })).status).toBe(405);
+    // A real initialize also works, answered by the server itself.
+    const init = await post(s.url, initializeBody(9));
+    expect(messagesOf(await readSse(init))[0]).toMatchObject({ id: 9, result: { serverInfo: { name: 'http-test' } } });
+  });
+
+  it('closes a stateless request’s transport, cancelling its work, when the client disconnects mid-stream', async () => {
+    const seen: StreamableHttpServerTransport[] = [];
+    const s = await start({ stateless: true, onSession: (t) => seen.push(t) });
+    const abort = new AbortController();
+    const response = await post(s.url, toolCall(4, 'slow', { ms: 10_000 }), {}, abort.signal);
+    expect(response.status).toBe(200);
+    await waitFor(() => (s.connections[0]?.inFlightRequests ?? 0) === 1, 'the call to start');
+    abort.abort();
+    expect((await firstValueFrom(seen[0]!.closed$)).reason).toBe('client disconnected');
+    expect(s.connections[0]!.inFlightRequests).toBe(0);
+  });
+});
+
+describe('createStreamableHttpHandler: bad input', () => {
+  it('[transport.http.406] refuses a POST whose Accept lacks text/event-stream or application/json', async () => {
+    const { url } = await start();
+    const json = await post(url, initializeBody(), { accept: 'application/json' });
+    expect(json.status).toBe(406);
+    expect(await json.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringMatching(/Accept/) } });
+    expect((await post(url, initializeBody(), { accept: 'text/event-stream' })).status).toBe(406);
+    expect((await post(url, initializeBody(), { accept: '*/*' })).status).toBe(200);
+    const sessionId = await openSession(url);
+    expect((await fetch(url, { headers: { accept: 'application/json', 'mcp-session-id': sessionId } })).status).toBe(406);
+  });
+
+  it('[transport.http.415] refuses a body that is not application/json', async () => {
+    const { url } = await start();
+    const response = await post(url, JSON.stringify(initializeBody()), { 'content-type': 'text/plain' });
+    expect(response.status).toBe(415);
+    expect((await post(url, initializeBody(), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(200);
+  });
+
+  it('[transport.http.413] refuses an oversized body, declared or streamed', async () => {
+    const { url } = await start({ maxBodyBytes: 1000 });
+    const big = JSON.stringify({ ...initializeBody(), padding: 'x'.repeat(2000) });
+    expect((await post(url, big)).status).toBe(413);
+    // Chunked, with no Content-Length: the limit is enforced while reading.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(big.slice(0, 800));
+      req.end(big.slice(800));
+    });
+    expect(status).toBe(413);
+  });
+
+  it('[transport.http.parse-error] answers unparsable JSON with 400 and -32700, and non-JSON-RPC with 400 and -32600', async () => {
+    const { url } = await start();
+    const broken = await post(url, '{"jsonrpc": "2.0", ');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ id: null, error: { code: -32700 } });
+    for (const body of ['42', '[]', '{"hello":"world"}', '[[]]']) {
+      const response = await post(url, body);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ id: null, error: { code: -32600 } });
+    }
+    expect((await post(url, [initializeBody(1), initializeBody(2)])).status).toBe(400);
+  });
+
+  it('[transport.http.session-required] answers 400 without a session id and 404 for an unknown one', async () => {
+    const { url } = await start();
+    expect((await post(url, toolCall(1, 'echo'))).status).toBe(400);
+    expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(400);
+    expect((await post(url, toolCall(1, 'echo'), { 'mcp-session-id': 'no-such-session' })).status).toBe(404);
+    expect((await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } })).status).toBe(404);
+  });
+
+  it('[transport.http.405] refuses other methods with 405 and an Allow header', async () => {
+    const { url } = await start();
+    const response = await fetch(url, { method: 'PUT', body: '{}' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+
+  it('[transport.http.protocol-version] refuses an unsupported MCP-Protocol-Version with 400', async () => {
+    const { url } = await start();
+    const sessionId = await openSession(url);
+    const response = await post(url, toolCall(2, 'echo'), { 'mcp-session-id': sessionId, 'mcp-protocol-version': '1999-01-01' });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/unsupported protocol version/);
+  });
+
+  it('[security.dns-rebinding] refuses a foreign Host or Origin on a loopback server and accepts local ones', async () => {
+    const { url } = await start();
+    const port = new URL(url).port;
+    const evil = await rawPost(url, initializeBody(), { host: 'evil.example.com', origin: 'http://evil.example.com' });
+    expect(evil.status).toBe(403);
+    expect(JSON.parse(evil.body)).toMatchObject({ id: null, error: { message: expect.stringMatching(/Host/) } });
+    expect((await rawPost(url, initializeBody(), { host: `evil.example.com:${port}` })).status).toBe(403);
+    expect((await rawPost(url, initializeBody(), { origin: 'http://evil.example.com' })).status).toBe(403);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'localhost', `[::1]:${port}`]) {
+      expect((await rawPost(url, initializeBody(), { host, origin: `http://${host}` })).status).toBe(200);
+    }
+  });
+
+  it('honours explicit allow-lists and lets them be turned off', async () => {
+    const { url } = await start({ allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] });
+    expect((await rawPost(url, initializeBody())).status).toBe(403);
+    expect((await rawPost(url, initializeBody(), { host: 'mcp.example.com', origin: 'https://evil.example.com' })).status).toBe(403);
+    expect((await rawPost(url, initializeBody(), { host: 'mcp.example.com', origin: 'https://app.example.com' })).status).toBe(200);
+    expect((await rawPost(url, initializeBody(), { host: 'mcp.example.com' })).status).toBe(200);
+    await server?.close();
+    const open = await start({ allowedHosts: false, allowedOrigins: false });
+    expect((await rawPost(open.url, initializeBody(), { host: 'anything.example', origin: 'http://elsewhere.example' })).status).toBe(200);
+  });
+
+  it('refuses a second request with an id already in flight (409) and goes on serving the first', async () => {
+    const s = await start();
+    const sessionId = await openSession(s.url);
+    const first = await post(s.url, toolCall(5, 'gate', { gate: 'g' }), { 'mcp-session-id': sessionId });
+    const again = await post(s.url, toolCall(5, 'echo'), { 'mcp-session-id': sessionId });
+    expect(again.status).toBe(409);
+    await waitFor(() => s.connections[0]!.inFlightRequests === 1, 'the gate call');
+    s.release('g');
+    expect(messagesOf(await readSse(first))).toEqual([expect.objectContaining({ id: 5, result: expect.any(Object) })]);
+  });
+});
+
+describe('createStreamableHttpHandler: resumability', () => {
+  it('[transport.http.polling] closes a request stream early on request; GET + Last-Event-ID replays the rest', async () => {
+    const s = await start({ retryMs: 50 });
+    const sessionId = await openSession(s.url);
+    const response = await post(s.url, toolCall(11, 'cut', { gate: 'c' }), { 'mcp-session-id': sessionId });
+    const before = await readSse(response);
+    expect(before[0]).toMatchObject({ retry: 50, data: '' });
+    expect(messagesOf(before).map((m) => (m.params as { data?: unknown }).data)).toEqual(['before cut']);
+    const lastEventId = before.at(-1)?.id as string;
+    s.release('c');
+    const resumed = await fetch(s.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': lastEventId },
+    });
+    expect(resumed.status).toBe(200);
+    const rest = messagesOf(await readSse(resumed));
+    expect(rest).toEqual([
+      expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ data: 'after cut' }) }),
+      expect.objectContaining({ id: 11, result: { content: [{ type: 'text', text: 'cut done' }] } }),
+    ]);
+  });
+
+  it('[transport.http.resume] loses no message when the client cuts the stream mid-call and resumes', async () => {
+    const s = await start();
+    const sessionId = await openSession(s.url);
+    const abort = new AbortController();
+    const response = await post(s.url, toolCall(12, 'gate', { gate: 'm' }), { 'mcp-session-id': sessionId }, abort.signal);
+    const primed = await readSse(response, (events) => events.length >= 1);
+    abort.abort();
+    await waitFor(() => s.connections[0]!.inFlightRequests === 1, 'the call to be in flight');
+    // While nobody listens, the server goes on: a log and the result are sent and stored.
+    s.release('m');
+    await waitFor(() => s.connections[0]!.inFlightRequests === 0, 'the call to finish');
+    const resumed = await fetch(s.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': primed[0]!.id! },
+    });
+    expect(messagesOf(await readSse(resumed))).toEqual([expect.objectContaining({ id: 12, result: expect.any(Object) })]);
+  });
+
+  it('refuses a Last-Event-ID of another session or an unknown one with 400', async () => {
+    const s = await start({ eventStore: createInMemoryEventStore() });
+    const a = await openSession(s.url);
+    const b = await openSession(s.url);
+    const response = await post(s.url, toolCall(1, 'echo'), { 'mcp-session-id': a });
+    const events = await readSse(response);
+    const foreign = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'last-event-id': events[0]!.id! } });
+    expect(foreign.status).toBe(400);
+    const unknown = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'last-event-id': 'nope' } });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('[transport.http.slow-reader] drops a stream whose reader falls too far behind; it resumes without loss', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const s = await start({ maxBufferedBytes: 64 * 1024, logger });
+    const sessionId = await openSession(s.url);
+    const get = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+    const reader = (get.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    const primingId = /id: ([^\n]+)/.exec(new TextDecoder().decode(first.value))?.[1] as string;
+    // Never read again: the socket buffers fill and the server's unsent output grows.
+    const payload = 'y'.repeat(32 * 1024);
+    for (let i = 0; i < 200; i++) s.connections[0]!.notify('notifications/message', { level: 'info', data: `${i}:${payload}` });
+    await waitFor(() => lines.some((line) => line.msg === 'slow reader: closing its stream'), 'the slow reader to be dropped');
+    await reader.cancel().catch(() => undefined);
+    expect(s.running.handler.sessions.size).toBe(1);
+    const resumed = await fetch(s.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': primingId },
+    });
+    expect(resumed.status).toBe(200);
+    const messages = messagesOf(await readSse(resumed, (events) => events.length >= 200));
+    expect(messages.map((m) => String((m.params as { data: string }).data).split(':')[0])).toEqual(
+      Array.from({ length: 200 }, (_, i) => String(i)),
+    );
+  });
+});
+
+describe('createStreamableHttpHandler: idle sessions', () => {
+  it('[transport.http.idle] closes a session idle for sessionIdleMs and leaves no timer behind', async () => {
+    const s = await start({ sessionIdleMs: 60_000 });
+    const sessionId = await openSession(s.url);
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime'] });
+    try {
+      // A request re-arms the timer under the fake clock.
+      const ping = await post(s.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId });
+      expect(ping.status).toBe(202);
+      jest.advanceTimersByTime(59_000);
+      expect(s.running.handler.sessions.size).toBe(1);
+      jest.advanceTimersByTime(1_000);
+      expect(s.running.handler.sessions.size).toBe(0);
+      expect(s.connections[0]!.state).toBe('shutdown');
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+    expect((await post(s.url, toolCall(1, 'echo'), { 'mcp-session-id': sessionId })).status).toBe(404);
+  });
+
+  it('keeps a session alive while a stream is open, and arms the timer once it closes', async () => {
+    const s = await start({ sessionIdleMs: 60_000 });
+    const sessionId = await openSession(s.url);
+    const abort = new AbortController();
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime'] });
+    try {
+      const get = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId }, signal: abort.signal });
+      expect(get.status).toBe(200);
+      jest.advanceTimersByTime(120_000);
+      expect(s.running.handler.sessions.size).toBe(1);
+      abort.abort();
+      await waitForReal(() => jest.getTimerCount() > 0);
+      jest.advanceTimersByTime(60_000);
+      expect(s.running.handler.sessions.size).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
+
+/** Polls without timers (they are faked) by yielding to I/O. */
+async function waitForReal(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+  if (!condition()) throw new Error('condition never held');
+}
