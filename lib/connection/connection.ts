@@ -549,8 +549,11 @@ export function createConnection(options: ConnectionOptions): Connection {
       send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
       if (!signal) return inner;
       const onAbort = () => {
-        inner.unsubscribe();
+        // Error first: `inner` may be this very subscriber (RxJS reuses a Subscriber passed to
+        // subscribe), and unsubscribing it first would swallow the error. The error's teardown
+        // unsubscribes the response, which sends notifications/cancelled.
         subscriber.error(signal.reason);
+        inner.unsubscribe();
       };
       signal.addEventListener('abort', onAbort, { once: true });
       return () => {
