@@ -1,49 +1,419 @@
 /**
- * The example server: every feature of rxmcp in one place. `node dist/examples/everything-server.js`
- * speaks MCP on stdio; logs go to stderr, stdout carries protocol messages only.
+ * The example server: every server feature of rxmcp in one place, with exactly the tools, resources
+ * and prompts the official conformance suite's server scenarios expect, plus a few that show off
+ * the reactive style (a countdown that streams progress and stops when cancelled, a ticker
+ * resource that emits updates while subscribed).
+ *
+ * `node dist/examples/everything-server.js` speaks MCP on stdio; logs go to stderr, stdout carries
+ * protocol messages only. Other transports serve the same definition: `createEverythingServer()`.
  */
 import pino from 'pino';
-import { interval, map, take, endWith } from 'rxjs';
+import { concat, defer, endWith, firstValueFrom, interval, map, of, take, timer } from 'rxjs';
 import { z } from 'zod';
-import { createServer, createStdioServerTransport, progress } from '../lib/index';
+import { createServer, createStdioServerTransport, log, progress, ToolError } from '../lib/index';
+import type { JsonSchemaObject, McpServer, ServerContext, ToolResult } from '../lib/index';
 
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
 
-/** Builds the example server definition (shared by every transport it is served on). */
-export function createEverythingServer() {
-  const server = createServer({
-    name: 'rxmcp-everything-server',
-    version: '0.1.0',
-    instructions: 'A demonstration server: simple tools, streamed progress and cancellation.',
-    logger,
-  });
+/** A 1x1 PNG. */
+const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
+/** A tenth of a second of silence: 8 kHz, 8-bit mono PCM in a WAV container. */
+function silentWav(): string {
+  const samples = 800;
+  const wav = Buffer.alloc(44 + samples, 0x80);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + samples, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16); // fmt chunk size
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24); // sample rate
+  wav.writeUInt32LE(8000, 28); // byte rate
+  wav.writeUInt16LE(1, 32); // block align
+  wav.writeUInt16LE(8, 34); // bits per sample
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(samples, 40);
+  return wav.toString('base64');
+}
+
+const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
+const failed = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }], isError: true });
+
+/** Runs a request to the client; its failure becomes the tool's error text instead of a thrown error. */
+async function askClient<T>(ask: () => Promise<T>, describe: (answer: T) => string): Promise<ToolResult> {
+  try {
+    return text(describe(await ask()));
+  } catch (error) {
+    return failed(`Request to the client failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+// The raw JSON Schema of `json_schema_2020_12_tool`, sent verbatim ($schema, $defs and all).
+const JSON_SCHEMA_2020_12: JsonSchemaObject = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+  },
+  additionalProperties: false,
+};
+
+function conformanceTools(server: McpServer): void {
+  server.tool({
+    name: 'test_simple_text',
+    description: 'Returns a simple text response.',
+    handler: () => text('This is a simple text response for testing.'),
+  });
+  server.tool({
+    name: 'test_image_content',
+    description: 'Returns a 1x1 PNG image.',
+    handler: () => ({ content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }),
+  });
+  server.tool({
+    name: 'test_audio_content',
+    description: 'Returns a short WAV clip.',
+    handler: () => ({ content: [{ type: 'audio', data: silentWav(), mimeType: 'audio/wav' }] }),
+  });
+  server.tool({
+    name: 'test_embedded_resource',
+    description: 'Returns an embedded text resource.',
+    handler: () => ({
+      content: [
+        {
+          type: 'resource',
+          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+        },
+      ],
+    }),
+  });
+  server.tool({
+    name: 'test_multiple_content_types',
+    description: 'Returns text, an image and an embedded resource.',
+    handler: () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+        },
+      ],
+    }),
+  });
+  server.tool({
+    name: 'test_tool_with_logging',
+    description: 'Sends three info log messages, 50 ms apart, while it runs.',
+    handler: () =>
+      concat(
+        of(log('info', 'Tool execution started')),
+        timer(50).pipe(map(() => log('info', 'Tool processing data'))),
+        timer(50).pipe(map(() => log('info', 'Tool execution completed'))),
+        of(text('Logging test completed')),
+      ),
+  });
+  server.tool({
+    name: 'test_tool_with_progress',
+    description: 'Reports progress 0, 50 and 100 of 100, 50 ms apart, then returns the progress token it was given.',
+    handler: (_args, context) =>
+      concat(
+        of(progress(0, 100, 'started')),
+        timer(50).pipe(map(() => progress(50, 100, 'half way'))),
+        timer(50).pipe(map(() => progress(100, 100, 'done'))),
+        of(text(`Progress token: ${JSON.stringify(context.progressToken ?? null)}`)),
+      ),
+  });
+  server.tool({
+    name: 'test_error_handling',
+    description: 'Always fails, as a tool execution error (isError), not a JSON-RPC error.',
+    handler: () => {
+      throw new ToolError('This tool intentionally returns an error for testing');
+    },
+  });
+  server.tool({
+    name: 'test_reconnection',
+    description: 'Answers after 100 ms (over Streamable HTTP the server may close the stream first; the client resumes).',
+    handler: () => timer(100).pipe(map(() => text('Reconnection test completed'))),
+  });
+  server.tool({
+    name: 'test_sampling',
+    description: "Asks the client's model to answer a prompt (sampling/createMessage).",
+    inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the model') }),
+    handler: ({ prompt }, context: ServerContext) =>
+      askClient(
+        () => firstValueFrom(context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 })),
+        (answer) => {
+          const block = Array.isArray(answer.content) ? answer.content[0] : answer.content;
+          return `LLM response: ${block?.type === 'text' ? block.text : JSON.stringify(block)}`;
+        },
+      ),
+  });
+  server.tool({
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and an email (elicitation/create).',
+    inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
+    handler: ({ message }, context) =>
+      askClient(
+        () =>
+          firstValueFrom(
+            context.elicit({
+              message,
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  username: { type: 'string', description: "The user's name" },
+                  email: { type: 'string', description: "The user's email address" },
+                },
+                required: ['username', 'email'],
+              },
+            }),
+          ),
+        (answer) => `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`,
+      ),
+  });
+  server.tool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Asks for a form whose fields all have default values (SEP-1034).',
+    handler: (_args, context) =>
+      askClient(
+        () =>
+          firstValueFrom(
+            context.elicit({
+              message: 'Please review and update the form fields with defaults',
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string', description: 'User name', default: 'John Doe' },
+                  age: { type: 'integer', description: 'User age', default: 30 },
+                  score: { type: 'number', description: 'User score', default: 95.5 },
+                  status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+                  verified: { type: 'boolean', description: 'Verification status', default: true },
+                },
+                required: [],
+              },
+            }),
+          ),
+        (answer) => `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`,
+      ),
+  });
+  server.tool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Asks for a form with every enum variant: untitled, titled, legacy, single and multi select (SEP-1330).',
+    handler: (_args, context) =>
+      askClient(
+        () =>
+          firstValueFrom(
+            context.elicit({
+              message: 'Please choose from the enum fields',
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  untitledSingle: { type: 'string', description: 'Untitled single select', enum: ['option1', 'option2', 'option3'] },
+                  titledSingle: {
+                    type: 'string',
+                    description: 'Titled single select',
+                    oneOf: [
+                      { const: 'value1', title: 'First Option' },
+                      { const: 'value2', title: 'Second Option' },
+                      { const: 'value3', title: 'Third Option' },
+                    ],
+                  },
+                  legacyEnum: {
+                    type: 'string',
+                    description: 'Legacy titled enum',
+                    enum: ['opt1', 'opt2', 'opt3'],
+                    enumNames: ['Option One', 'Option Two', 'Option Three'],
+                  },
+                  untitledMulti: {
+                    type: 'array',
+                    description: 'Untitled multi select',
+                    minItems: 1,
+                    maxItems: 3,
+                    items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+                  },
+                  titledMulti: {
+                    type: 'array',
+                    description: 'Titled multi select',
+                    minItems: 1,
+                    maxItems: 3,
+                    items: {
+                      anyOf: [
+                        { const: 'value1', title: 'First Choice' },
+                        { const: 'value2', title: 'Second Choice' },
+                        { const: 'value3', title: 'Third Choice' },
+                      ],
+                    },
+                  },
+                },
+                required: [],
+              },
+            }),
+          ),
+        (answer) => `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`,
+      ),
+  });
+  server.tool({
+    name: 'json_schema_2020_12_tool',
+    description: 'Takes arguments described by a JSON Schema 2020-12 document with $defs, sent verbatim.',
+    inputSchema: JSON_SCHEMA_2020_12,
+    handler: (args) => text(`Received: ${JSON.stringify(args)}`),
+  });
+}
+
+function showcaseTools(server: McpServer): void {
   server.tool({
     name: 'echo',
     description: 'Echoes the text it is given.',
     inputSchema: z.object({ text: z.string().describe('The text to echo back') }),
-    handler: ({ text }) => ({ content: [{ type: 'text', text }] }),
+    handler: ({ text: value }) => text(value),
   });
-
   server.tool({
     name: 'add',
     description: 'Adds two numbers.',
     inputSchema: z.object({ a: z.number(), b: z.number() }),
-    handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+    handler: ({ a, b }) => text(String(a + b)),
   });
-
+  server.tool({
+    name: 'divide',
+    description: 'Divides two numbers and returns the quotient as structured content.',
+    inputSchema: z.object({ dividend: z.number(), divisor: z.number().refine((d) => d !== 0, 'must not be zero') }),
+    outputSchema: z.object({ quotient: z.number() }),
+    annotations: { readOnlyHint: true, idempotentHint: true },
+    handler: ({ dividend, divisor }) => ({ structuredContent: { quotient: dividend / divisor } }),
+  });
   server.tool({
     name: 'countdown',
     description: 'Counts down from `from`, one step every `intervalMs`, streaming each step as progress; cancel to stop it.',
-    inputSchema: z.object({ from: z.number().int().min(1).max(1000).default(5), intervalMs: z.number().int().min(1).max(10_000).default(100) }),
+    inputSchema: z.object({
+      from: z.number().int().min(1).max(1000).default(5),
+      intervalMs: z.number().int().min(1).max(10_000).default(100),
+    }),
     handler: ({ from, intervalMs }) =>
       interval(intervalMs).pipe(
         take(from),
         map((i) => progress(i + 1, from, `${from - i - 1} to go`)),
-        endWith({ content: [{ type: 'text', text: `Counted down from ${from}` }] }),
+        endWith(text(`Counted down from ${from}`)),
       ),
   });
+  server.tool({
+    name: 'list_examples',
+    description: 'Links to the example resources (resource_link content).',
+    handler: () => ({
+      content: [
+        { type: 'resource_link', uri: 'test://static-text', name: 'static-text', mimeType: 'text/plain' },
+        { type: 'resource_link', uri: 'rxmcp://ticker', name: 'ticker', description: 'Ticks every second while subscribed' },
+      ],
+    }),
+  });
+}
 
+function resourcesAndPrompts(server: McpServer): void {
+  server.resource({
+    uri: 'test://static-text',
+    name: 'static-text',
+    description: 'A static text resource.',
+    mimeType: 'text/plain',
+    text: 'This is the content of the static text resource.',
+  });
+  server.resource({
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    description: 'A static binary resource (a 1x1 PNG).',
+    mimeType: 'image/png',
+    blob: PNG_1X1,
+  });
+  server.resourceTemplate({
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template-data',
+    description: 'Data for any id.',
+    mimeType: 'application/json',
+    read: (_uri, { id }) => ({
+      contents: [{ text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
+    }),
+    complete: { id: (value) => ['123', '456', '789'].filter((id) => id.startsWith(value)) },
+  });
+  server.resource({
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    description: 'A resource to subscribe to; it reports an update every 3 s while subscribed.',
+    mimeType: 'text/plain',
+    read: () => ({ contents: [{ text: `Watched resource content at ${new Date().toISOString()}` }] }),
+    watch: () => interval(3000),
+  });
+  server.resource({
+    uri: 'rxmcp://ticker',
+    name: 'ticker',
+    description: 'The current second; while subscribed, an update arrives every second.',
+    mimeType: 'application/json',
+    read: () => defer(() => of({ contents: [{ text: JSON.stringify({ now: new Date().toISOString() }) }] })),
+    watch: () => interval(1000),
+  });
+
+  server.prompt({
+    name: 'test_simple_prompt',
+    description: 'A prompt with no arguments.',
+    handler: () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }),
+  });
+  const suggest = (options: string[]) => (value: string) => options.filter((option) => option.startsWith(value));
+  server.prompt({
+    name: 'test_prompt_with_arguments',
+    description: 'A prompt with two required arguments.',
+    arguments: [
+      { name: 'arg1', description: 'First test argument', required: true, complete: suggest(['test', 'testValue1', 'other']) },
+      { name: 'arg2', description: 'Second test argument', required: true, complete: suggest(['testValue2', 'more']) },
+    ],
+    handler: ({ arg1, arg2 }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }],
+    }),
+  });
+  server.prompt({
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt that embeds the resource it is given.',
+    arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+    handler: ({ resourceUri }) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: { uri: String(resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+          },
+        },
+        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+      ],
+    }),
+  });
+  server.prompt({
+    name: 'test_prompt_with_image',
+    description: 'A prompt with an image.',
+    handler: () => ({
+      messages: [
+        { role: 'user', content: { type: 'image', data: PNG_1X1, mimeType: 'image/png' } },
+        { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+      ],
+    }),
+  });
+}
+
+/** Builds the example server definition (shared by every transport it is served on). */
+export function createEverythingServer(options: { readonly logger?: pino.Logger } = {}): McpServer {
+  const server = createServer({
+    name: 'rxmcp-everything-server',
+    version: '0.1.0',
+    instructions: 'A demonstration server: every MCP server feature, streamed progress and cancellation.',
+    logger: options.logger ?? logger,
+  });
+  conformanceTools(server);
+  showcaseTools(server);
+  resourcesAndPrompts(server);
   return server;
 }
 

@@ -1,12 +1,33 @@
 import pino from 'pino';
-import type { Logger } from 'pino';
-import type { Observable } from 'rxjs';
-import { createConnection } from '../connection/connection';
-import type { Connection } from '../connection/connection';
+import type { DestinationStream, Logger } from 'pino';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import { createConnection, hasCapability } from '../connection/connection';
+import type { RequestContext, RequestHandler } from '../connection/dispatcher';
+import { LOG_LEVELS } from '../connection/handler-events';
+import type { LogLevel } from '../connection/handler-events';
+import { JsonRpcError } from '../jsonrpc/errors';
+import type { CompleteRequestParams } from '../schema/completion';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../schema/lifecycle';
+import type { GetPromptRequestParams } from '../schema/prompts';
+import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import type { Transport, TransportClose } from '../transport/transport';
+import type { CallToolRequestParams } from '../schema/tools';
+import type { Transport } from '../transport/transport';
+import { createClientLogDestination } from './client-log-destination';
+import { toCompleteResult } from './completion';
+import type { Completer, CompletionContext } from './completion';
+import { compileJsonSchema } from './json-schema-validator';
+import type { JsonSchemaValidatorFactory } from './json-schema-validator';
+import { runHandler } from './handler-output';
+import { createPromptRegistry } from './prompt-registry';
+import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
+import { DEFAULT_PAGE_SIZE } from './registry';
+import { createResourceRegistry } from './resource-registry';
+import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
+import { createClientRequests } from './server-context';
+import type { ServerContext, ServerSession } from './server-context';
 import { createToolRegistry } from './tool-registry';
-import type { ToolDefinition } from './tool-registry';
+import type { RegisteredTool, ToolDefinition } from './tool-registry';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -16,92 +37,312 @@ export interface ServerOptions {
   readonly title?: string;
   /** Instructions for the client's model, sent in the initialize result. */
   readonly instructions?: string;
+  /**
+   * Capabilities to declare besides those derived from what is registered (`tools`, `resources`
+   * with `subscribe`, `prompts`, each with `listChanged`, and `completions` when a completer
+   * exists, and `logging` unless `logging: false`). An object given for a derived capability is
+   * merged into it (`{ tools: { listChanged: false } }` stops the notifications).
+   */
+  readonly capabilities?: ServerCapabilities;
+  /**
+   * Declare `logging`: clients may set a level and handlers' log messages reach them. Default true;
+   * with false, log messages are dropped (with a warning in the server's log).
+   */
+  readonly logging?: boolean;
   /** Revisions the server accepts, oldest first. Default: all that rxmcp supports. */
   readonly supportedRevisions?: readonly Revision[];
+  /** Items per page of every list method. Default 100. */
+  readonly pageSize?: number;
+  /** The log level of a session until its client sends `logging/setLevel`. Default `debug` (everything). */
+  readonly defaultLogLevel?: LogLevel;
+  /** Compiles the raw JSON Schemas tools are registered with. Default: a small built-in validator (see `compileJsonSchema`). */
+  readonly jsonSchemaValidator?: JsonSchemaValidatorFactory;
+  /** Check results against the negotiated revision's schema before sending them. Default true. */
+  readonly validateResults?: boolean;
   /** Default timeout of requests the server sends to clients (sampling, elicitation, roots). */
   readonly requestTimeoutMs?: number;
+  /** How long a session waits for initialize before it closes. Default 60 s. */
+  readonly initializeTimeoutMs?: number;
   /** Server-side logs (not the MCP log messages sent to clients). Silent by default. */
   readonly logger?: Logger;
-}
-
-/** One client's connection to a server. */
-export interface ServerSession {
-  readonly connection: Connection;
-  /** Emits once when the session ends. */
-  readonly closed$: Observable<TransportClose>;
-  close(reason?: string): void;
+  /** Where timeouts are timed. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**
- * An MCP server definition: registries shared by any number of sessions. Each `connect` starts a
- * session with its own lifecycle actor.
+ * An MCP server definition: registries of tools, resources, templates and prompts shared by any
+ * number of sessions. Each `connect` starts a session with its own lifecycle actor, log level and
+ * resource subscriptions. Registering, disabling or removing an item sends the matching
+ * `list_changed` notification to every initialized session that was told `listChanged`.
  */
 export interface McpServer {
-  /** Registers a tool. Throws if the name is taken. */
-  tool<Args>(definition: ToolDefinition<Args>): void;
+  /** Registers a tool; throws a `TypeError` if the name is taken or the schema is not an object schema. */
+  tool<Args>(definition: ToolDefinition<Args>): RegisteredTool;
   /** Removes a tool; true if it existed. */
   removeTool(name: string): boolean;
-  /** Serves one client over `transport`. */
+  /** Registers a resource with a fixed URI; throws a `TypeError` if the URI is taken. */
+  resource(definition: ResourceDefinition): RegisteredResource;
+  /** Registers a resource template; throws a `TypeError` if the template is taken or malformed. */
+  resourceTemplate(definition: ResourceTemplateDefinition): RegisteredResource;
+  /** Registers a prompt; throws a `TypeError` if the name is taken. */
+  prompt(definition: PromptDefinition): RegisteredPrompt;
+  /** Sends `notifications/resources/updated` to exactly the sessions subscribed to `uri`. */
+  resourceUpdated(uri: string): void;
+  /** Sends a log message to every session whose level lets it through (needs the `logging` capability). */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** A pino destination that forwards log lines to every session as `notifications/message`. */
+  logDestination(): DestinationStream;
+  /** The capabilities a session started now would declare. */
+  capabilities(): ServerCapabilities;
+  /** Serves one client over `transport`; any number of sessions may be open at once. */
   connect(transport: Transport): ServerSession;
   /** The sessions currently open. */
   readonly sessions: ReadonlySet<ServerSession>;
-  /** Closes every session. */
-  close(): void;
+  /** Closes every session. The definition stays usable: `connect` may be called again. */
+  close(reason?: string): void;
 }
 
 const silentLogger = pino({ level: 'silent' });
+const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
+
+function mergeCapabilities(derived: Record<string, unknown>, given: Record<string, unknown> | undefined): ServerCapabilities {
+  const merged: Record<string, unknown> = { ...derived };
+  for (const [key, value] of Object.entries(given ?? {})) {
+    const base = merged[key];
+    merged[key] =
+      typeof base === 'object' && base !== null && typeof value === 'object' && value !== null ? { ...base, ...value } : value;
+  }
+  return merged as ServerCapabilities;
+}
+
+interface SessionState {
+  readonly session: ServerSession;
+  level: LogLevel;
+  /** The capabilities declared to this client, fixed at initialize. */
+  declared?: ServerCapabilities;
+  readonly subscriptions: Map<string, Subscription>;
+}
 
 /**
- * Creates a server.
+ * Creates a server definition.
  * @example
- * const server = createServer({ name: 'demo', version: '1.0.0' });
- * server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }),
+ * const server = createServer({ name: 'demo', version: '1.0.0', capabilities: { logging: {} } });
+ * server.tool({ name: 'echo', description: 'Echoes text', inputSchema: z.object({ text: z.string() }),
  *   handler: ({ text }) => ({ content: [{ type: 'text', text }] }) });
  * server.connect(createStdioServerTransport());
  */
 export function createServer(options: ServerOptions): McpServer {
   const logger = (options.logger ?? silentLogger).child({ component: 'server', server: options.name });
-  const tools = createToolRegistry();
+  const validateResults = options.validateResults ?? true;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const defaultLogLevel = options.defaultLogLevel ?? 'debug';
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
+  const tools = createToolRegistry({ jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema, validateResults, logger });
+  const resources = createResourceRegistry({ validateResults, logger });
+  const prompts = createPromptRegistry({ validateResults, logger });
+  const states = new Map<ServerSession, SessionState>();
   const sessions = new Set<ServerSession>();
-  const info: { name: string; version: string; title?: string } = { name: options.name, version: options.version };
+  const info: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) info.title = options.title;
+  let completers = 0;
+  let warnedNoLogging = false;
 
-  const capabilities = () => {
-    const declared: Record<string, unknown> = {};
-    if (tools.size > 0) declared.tools = { listChanged: true };
-    return declared;
+  const capabilities = (): ServerCapabilities => {
+    const derived: Record<string, unknown> = {};
+    if (tools.size > 0) derived.tools = { listChanged: true };
+    if (resources.size > 0) derived.resources = { subscribe: true, listChanged: true };
+    if (prompts.size > 0) derived.prompts = { listChanged: true };
+    if (completers > 0) derived.completions = {};
+    if (options.logging ?? true) derived.logging = {};
+    return mergeCapabilities(derived, options.capabilities as Record<string, unknown> | undefined);
+  };
+
+  const operating = (state: SessionState) => state.session.connection.state === 'operating';
+
+  function shouldSendLog(state: SessionState, level: LogLevel): boolean {
+    if (!hasCapability(state.declared, 'logging')) {
+      if (!warnedNoLogging) logger.warn('log message not sent: declare the logging capability to send log messages');
+      warnedNoLogging = true;
+      return false;
+    }
+    return levelRank.get(level)! >= levelRank.get(state.level)!;
+  }
+
+  function sendLog(state: SessionState, level: LogLevel, data: unknown, loggerName?: string): void {
+    if (!operating(state) || !shouldSendLog(state, level)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (loggerName !== undefined) params.logger = loggerName;
+    state.session.connection.notify('notifications/message', params);
+  }
+
+  function broadcast(method: string, capability: string): void {
+    for (const state of states.values()) {
+      if (operating(state) && hasCapability(state.declared, capability)) state.session.connection.notify(method);
+    }
+  }
+  tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', 'tools.listChanged'));
+  prompts.changed$.subscribe(() => broadcast('notifications/prompts/list_changed', 'prompts.listChanged'));
+  resources.resourcesChanged$.subscribe(() => broadcast('notifications/resources/list_changed', 'resources.listChanged'));
+  resources.templatesChanged$.subscribe(() => broadcast('notifications/resources/list_changed', 'resources.listChanged'));
+
+  function handlers(state: SessionState): Record<string, RequestHandler> {
+    const { session } = state;
+    const withSession = (context: RequestContext): ServerContext =>
+      Object.assign(Object.create(context) as RequestContext, {
+        session,
+        ...createClientRequests(session.connection, context.request),
+      }) as ServerContext;
+    const revisionOf = (context: RequestContext) => context.revision as Revision;
+    const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
+
+    return {
+      'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
+      'tools/call': (params, context) => tools.call(params as CallToolRequestParams, withSession(context)),
+      'resources/list': (params, context) => resources.listResources(cursorOf(params), pageSize, revisionOf(context)),
+      'resources/templates/list': (params, context) => resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
+      'resources/read': (params, context) => resources.read(params.uri as string, withSession(context)),
+      'resources/subscribe': (params, context) => {
+        const uri = params.uri as string;
+        if (!resources.exists(uri)) {
+          throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+        }
+        if (!state.subscriptions.has(uri)) {
+          const watching = resources.watch(uri).subscribe({
+            next: () => {
+              if (operating(state)) session.connection.notify('notifications/resources/updated', { uri });
+            },
+            error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
+          });
+          state.subscriptions.set(uri, watching);
+        }
+        return {};
+      },
+      'resources/unsubscribe': (params) => {
+        const uri = params.uri as string;
+        state.subscriptions.get(uri)?.unsubscribe();
+        state.subscriptions.delete(uri);
+        return {};
+      },
+      'prompts/list': (params, context) => prompts.list(cursorOf(params), pageSize, revisionOf(context)),
+      'prompts/get': (params, context) => prompts.get(params as GetPromptRequestParams, withSession(context)),
+      'completion/complete': (params, context) => {
+        const { ref, argument, context: given } = params as CompleteRequestParams;
+        let completer: Completer | undefined;
+        if (ref.type === 'ref/prompt') {
+          completer = prompts.completer(ref.name, argument.name);
+        } else {
+          const template = resources.template(ref.uri);
+          if (!template) throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
+          completer = template.complete?.[argument.name];
+        }
+        if (!completer) return { completion: { values: [] } };
+        const completionContext = Object.assign(Object.create(withSession(context)) as ServerContext, {
+          arguments: given?.arguments ?? {},
+        }) as CompletionContext;
+        const complete = completer;
+        return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
+      },
+      'logging/setLevel': (params) => {
+        state.level = params.level as LogLevel;
+        return {};
+      },
+    };
+  }
+
+  function connect(transport: Transport): ServerSession {
+    // The state is filled in below; the connection only reads it once messages arrive.
+    const holder: { state?: SessionState } = {};
+    const connection = createConnection({
+      transport,
+      role: 'server',
+      info,
+      instructions: options.instructions,
+      capabilities: () => {
+        const state = holder.state!;
+        state.declared ??= capabilities();
+        return state.declared as Record<string, unknown>;
+      },
+      supportedRevisions: options.supportedRevisions,
+      requestTimeoutMs: options.requestTimeoutMs,
+      initializeTimeoutMs: options.initializeTimeoutMs,
+      shouldSendLog: (level) => shouldSendLog(holder.state!, level),
+      scheduler: options.scheduler,
+      logger,
+    });
+    const session: ServerSession = {
+      id: connection.id,
+      connection,
+      closed$: connection.closed$,
+      get revision() {
+        return connection.revision;
+      },
+      get clientInfo() {
+        return connection.peerInfo as Implementation | undefined;
+      },
+      get clientCapabilities() {
+        return connection.peerCapabilities as ClientCapabilities | undefined;
+      },
+      get logLevel() {
+        return state.level;
+      },
+      get subscriptions() {
+        return new Set(state.subscriptions.keys());
+      },
+      log: (level, data, loggerName) => sendLog(state, level, data, loggerName),
+      close: (reason) => connection.close(reason),
+      ...createClientRequests(connection, (method, params, requestOptions) =>
+        connection.request(method, params, { timeoutMs: requestOptions?.timeoutMs, signal: requestOptions?.signal }),
+      ),
+    };
+    const state: SessionState = { session, level: defaultLogLevel, subscriptions: new Map() };
+    holder.state = state;
+    for (const [method, handler] of Object.entries(handlers(state))) connection.setRequestHandler(method, handler);
+    sessions.add(session);
+    states.set(session, state);
+    connection.closed$.subscribe(() => {
+      for (const subscription of state.subscriptions.values()) subscription.unsubscribe();
+      state.subscriptions.clear();
+      sessions.delete(session);
+      states.delete(session);
+    });
+    return session;
+  }
+
+  const countCompleters = (has: boolean) => {
+    if (has) completers++;
   };
 
   return {
     tool: (definition) => tools.add(definition),
     removeTool: (name) => tools.remove(name),
-    sessions,
-    connect(transport) {
-      const connection = createConnection({
-        transport,
-        role: 'server',
-        info,
-        instructions: options.instructions,
-        capabilities,
-        supportedRevisions: options.supportedRevisions,
-        requestTimeoutMs: options.requestTimeoutMs,
-        logger,
-        handlers: {
-          'tools/list': () => ({ tools: tools.list() }),
-          'tools/call': (params, context) => tools.call(params, context),
-        },
-      });
-      const session: ServerSession = {
-        connection,
-        closed$: connection.closed$,
-        close: (reason) => connection.close(reason),
-      };
-      sessions.add(session);
-      connection.closed$.subscribe(() => sessions.delete(session));
-      return session;
+    resource: (definition) => resources.addResource(definition),
+    resourceTemplate(definition) {
+      const registration = resources.addTemplate(definition);
+      countCompleters(Object.keys(definition.complete ?? {}).length > 0);
+      return registration;
     },
-    close() {
-      for (const session of [...sessions]) session.close('server closed');
+    prompt(definition) {
+      const registration = prompts.add(definition);
+      countCompleters((definition.arguments ?? []).some((argument) => argument.complete !== undefined));
+      return registration;
+    },
+    resourceUpdated(uri) {
+      for (const state of states.values()) {
+        if (state.subscriptions.has(uri) && operating(state)) state.session.connection.notify('notifications/resources/updated', { uri });
+      }
+    },
+    log(level, data, loggerName) {
+      for (const state of states.values()) sendLog(state, level, data, loggerName);
+    },
+    logDestination: () =>
+      createClientLogDestination((level, data, loggerName) => {
+        for (const state of states.values()) sendLog(state, level, data, loggerName);
+      }),
+    capabilities,
+    connect,
+    sessions,
+    close(reason = 'server closed') {
+      for (const session of [...sessions]) session.close(reason);
     },
   };
 }

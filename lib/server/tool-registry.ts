@@ -1,101 +1,254 @@
+import type { Observable } from 'rxjs';
+import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { HandlerOutput } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
-import { toValidationIssues } from '../schema/issues';
-import type { HandlerOutput, RequestContext } from '../connection/dispatcher';
+import type { ValidationIssue } from '../jsonrpc/errors';
+import type { Icon } from '../schema/base';
+import type { ContentBlock } from '../schema/content';
+import { describeIssues, toValidationIssues } from '../schema/issues';
+import { featuresOf, revisionAtLeast } from '../schema/revisions';
+import type { Revision } from '../schema/revisions';
+import { toolSchemas } from '../schema/tools';
+import type { CallToolRequestParams, CallToolResult, Tool, ToolAnnotations, ToolExecution } from '../schema/tools';
+import { runHandler } from './handler-output';
+import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './json-schema-validator';
+import { createRegistry } from './registry';
+import type { Registration, Registry } from './registry';
+import { adaptListed, adaptToolResult } from './revision-adapter';
+import type { ServerContext } from './server-context';
 
-/** A JSON Schema object, kept verbatim when a tool is registered with one. */
+/** A JSON Schema object, kept verbatim when a tool is registered with one (`$schema`, `$defs` and all). */
 export type JsonSchemaObject = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
 
-/** A tool's result as its handler produces it (see the spec's CallToolResult). */
-export type ToolResult = { readonly content: readonly Record<string, unknown>[]; readonly isError?: boolean } & Readonly<
-  Record<string, unknown>
->;
+/**
+ * A tool's result as its handler produces it. `content` may be left out when `structuredContent`
+ * is given: its JSON becomes a text block, as the spec recommends for clients that ignore it.
+ */
+export type ToolResult = Pick<CallToolResult, 'structuredContent' | 'isError' | '_meta'> & {
+  readonly content?: readonly ContentBlock[];
+};
 
 /** What a tool handler receives besides its arguments: progress, logging, requests to the client, cancellation. */
-export type ToolContext = RequestContext;
+export type ToolContext = ServerContext;
 
-/** Registers one tool: its metadata, its input schema and the handler that runs it. */
+/**
+ * A failure a tool wants the model to see: thrown from a handler (or as its Observable's error), it
+ * becomes a result with `isError: true` and the message as text. Any other error becomes an
+ * `isError` result with a generic text (the details go to the server's log); a `JsonRpcError`
+ * becomes a JSON-RPC error response.
+ */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+
+  constructor(
+    message: string,
+    /** Extra content blocks to send after the message. */
+    readonly content: readonly ContentBlock[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Registers one tool: its metadata, its input (and output) schema and the handler that runs it. */
 export interface ToolDefinition<Args = Record<string, unknown>> {
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
   /**
    * A zod object schema (arguments are validated and typed with it, and it is sent as JSON Schema),
-   * or a JSON Schema object, sent exactly as given.
+   * or a JSON Schema object, sent exactly as given and checked with the server's JSON Schema
+   * validator. Default: an object with no properties.
    */
   readonly inputSchema?: z.ZodType<Args> | JsonSchemaObject;
-  readonly annotations?: Readonly<Record<string, unknown>>;
+  /** The shape of `structuredContent`; a result that does not match is not sent (from 2025-06-18). */
+  readonly outputSchema?: z.ZodType | JsonSchemaObject;
+  readonly annotations?: ToolAnnotations;
+  readonly icons?: readonly Icon[];
+  readonly execution?: ToolExecution;
+  readonly _meta?: Record<string, unknown>;
+  /** Register it disabled (not listed, not callable) until `enable()`. Default true. */
+  readonly enabled?: boolean;
   /** Runs the tool. May return a result, a Promise of one, or an Observable of progress, logs and the result. */
   readonly handler: (args: Args, context: ToolContext) => HandlerOutput<ToolResult>;
 }
 
-interface Entry {
+/** A registered tool's handle: enable, disable or remove it at run time. */
+export type RegisteredTool = Registration;
+
+interface ToolEntry {
   readonly definition: ToolDefinition<never>;
-  /** The `Tool` object that `tools/list` sends, built once at registration. */
-  readonly listing: Record<string, unknown>;
-  readonly parse?: (args: unknown) => z.ZodSafeParseResult<unknown>;
+  /** The `Tool` object for the latest revision, built once at registration. */
+  readonly listing: Tool;
+  /** Listings adapted to older revisions, built on first use. */
+  readonly adapted: Map<Revision, Tool>;
+  readonly checkInput: (args: unknown) => { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
+  readonly checkOutput?: (structured: unknown) => ValidationIssue[];
 }
 
-const EMPTY_OBJECT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
-
-function toJsonSchema(schema: z.ZodType): JsonSchemaObject {
-  const json = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  if (json.type !== 'object') throw new TypeError(`a tool's inputSchema must describe an object, got ${String(json.type)}`);
-  return json as JsonSchemaObject;
+/** Options of `createToolRegistry`. */
+export interface ToolRegistryOptions {
+  readonly jsonSchemaValidator: JsonSchemaValidatorFactory;
+  /** Check every result against the negotiated revision's `CallToolResult` before sending it. */
+  readonly validateResults: boolean;
+  readonly logger: Logger;
 }
 
 /** The tools a server offers; shared by all of its sessions. */
 export interface ToolRegistry {
-  add<Args>(definition: ToolDefinition<Args>): void;
+  add<Args>(definition: ToolDefinition<Args>): RegisteredTool;
   remove(name: string): boolean;
   readonly size: number;
-  /** The `Tool` objects for `tools/list`, in registration order. */
-  list(): Record<string, unknown>[];
-  /** Runs `tools/call`: an unknown tool or invalid arguments answer -32602. */
-  call(params: Record<string, unknown>, context: ToolContext): HandlerOutput<ToolResult>;
+  /** Emits when the list `tools/list` answers changes. */
+  readonly changed$: Observable<void>;
+  /** Answers `tools/list`: one page, adapted to the revision. */
+  list(cursor: string | undefined, pageSize: number, revision: Revision): { tools: Tool[]; nextCursor?: string };
+  /**
+   * Answers `tools/call`. An unknown or disabled tool throws -32602; invalid arguments give an
+   * `isError` result from 2025-11-25 on and -32602 before (SEP-1303).
+   */
+  call(params: CallToolRequestParams, context: ToolContext): HandlerOutput<CallToolResult>;
+}
+
+const EMPTY_OBJECT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
+
+function zodToJsonSchema(schema: z.ZodType, io: 'input' | 'output', what: string): JsonSchemaObject {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  // Left out so that no dialect is claimed to clients whose validators know only draft-07.
+  void _dialect;
+  if (json.type !== 'object') throw new TypeError(`${what} must describe an object, got ${String(json.type)}`);
+  return json as JsonSchemaObject;
+}
+
+function withPrefix(issues: readonly ValidationIssue[], prefix: string): ValidationIssue[] {
+  return issues.map((issue) => ({ ...issue, path: issue.path ? `${prefix}.${issue.path}` : prefix }));
+}
+
+function errorResult(text: string, extra: readonly ContentBlock[] = []): CallToolResult {
+  return { content: [{ type: 'text', text }, ...extra], isError: true };
 }
 
 /** Creates an empty tool registry. */
-export function createToolRegistry(): ToolRegistry {
-  const tools = new Map<string, Entry>();
+export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
+  const registry: Registry<ToolEntry> = createRegistry('tools');
+  const log = options.logger;
+
+  function compile(definition: ToolDefinition<never>): ToolEntry {
+    const { inputSchema, outputSchema, name } = definition;
+    const listing: Record<string, unknown> = { name };
+    if (definition.title !== undefined) listing.title = definition.title;
+    if (definition.description !== undefined) listing.description = definition.description;
+    let checkInput: ToolEntry['checkInput'];
+    if (inputSchema instanceof z.ZodType) {
+      listing.inputSchema = zodToJsonSchema(inputSchema, 'input', `the inputSchema of tool ${name}`);
+      checkInput = (args) => {
+        const parsed = inputSchema.safeParse(args);
+        return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toValidationIssues(parsed.error) };
+      };
+    } else {
+      const schema = inputSchema ?? EMPTY_OBJECT_SCHEMA;
+      if (schema.type !== 'object') throw new TypeError(`the inputSchema of tool ${name} must have type "object"`);
+      listing.inputSchema = schema;
+      const validate: JsonSchemaValidate = options.jsonSchemaValidator(schema);
+      checkInput = (args) => {
+        const issues = validate(args);
+        return issues.length === 0 ? { ok: true, value: args } : { ok: false, issues };
+      };
+    }
+    let checkOutput: ToolEntry['checkOutput'];
+    if (outputSchema instanceof z.ZodType) {
+      listing.outputSchema = zodToJsonSchema(outputSchema, 'output', `the outputSchema of tool ${name}`);
+      checkOutput = (value) => {
+        const parsed = outputSchema.safeParse(value);
+        return parsed.success ? [] : toValidationIssues(parsed.error);
+      };
+    } else if (outputSchema !== undefined) {
+      listing.outputSchema = outputSchema;
+      checkOutput = options.jsonSchemaValidator(outputSchema);
+    }
+    if (definition.annotations !== undefined) listing.annotations = definition.annotations;
+    if (definition.icons !== undefined) listing.icons = definition.icons;
+    if (definition.execution !== undefined) listing.execution = definition.execution;
+    if (definition._meta !== undefined) listing._meta = definition._meta;
+    return { definition, listing: listing as Tool, adapted: new Map(), checkInput, checkOutput };
+  }
+
+  function listingFor(entry: ToolEntry, revision: Revision): Tool {
+    let adapted = entry.adapted.get(revision);
+    if (!adapted) entry.adapted.set(revision, (adapted = adaptListed(entry.listing, 'tool', featuresOf(revision))));
+    return adapted;
+  }
+
+  /** Turns what the handler produced into the result to send, or an `isError` result saying why not. */
+  function finish(entry: ToolEntry, value: unknown, context: ToolContext): CallToolResult {
+    const name = entry.definition.name;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      log.error({ tool: name, type: typeof value }, 'tool handler returned no result object');
+      return errorResult(`Tool ${name} failed: it produced no result`);
+    }
+    const produced = value as ToolResult;
+    if (!produced.isError && entry.checkOutput) {
+      const issues = produced.structuredContent === undefined ? [{ path: 'structuredContent', message: 'required by the outputSchema' }] : withPrefix(entry.checkOutput(produced.structuredContent), 'structuredContent');
+      if (issues.length > 0) {
+        log.error({ tool: name, problem: describeIssues(issues) }, 'tool result does not match its outputSchema');
+        return errorResult(`Tool ${name} failed: its result did not match its output schema`);
+      }
+    }
+    let content = produced.content as ContentBlock[] | undefined;
+    if (content === undefined) {
+      content = produced.structuredContent === undefined ? [] : [{ type: 'text', text: JSON.stringify(produced.structuredContent) }];
+    }
+    const result = adaptToolResult({ ...produced, content } as CallToolResult, featuresOf(context.revision as Revision));
+    if (options.validateResults) {
+      const parsed = toolSchemas(context.revision as Revision).CallToolResult.safeParse(result);
+      if (!parsed.success) {
+        log.error({ tool: name, problem: describeIssues(toValidationIssues(parsed.error)) }, 'tool returned an invalid result');
+        return errorResult(`Tool ${name} failed: it produced an invalid result`);
+      }
+    }
+    return result;
+  }
+
+  function fail(entry: ToolEntry, error: unknown, context: ToolContext): CallToolResult {
+    if (error instanceof JsonRpcError) throw error;
+    if (error instanceof ToolError) return errorResult(error.message, error.content);
+    if (context.signal.aborted) throw error;
+    // The model sees that the tool failed; the details stay in our log (STYLE: Errors).
+    log.error({ err: error, tool: entry.definition.name, id: context.requestId }, 'tool handler failed');
+    return errorResult(`Tool ${entry.definition.name} failed`);
+  }
+
   return {
     add(definition) {
-      if (tools.has(definition.name)) throw new Error(`a tool named ${JSON.stringify(definition.name)} is already registered`);
-      const { inputSchema } = definition;
-      const isZod = inputSchema instanceof z.ZodType;
-      const listing: Record<string, unknown> = {
-        name: definition.name,
-        inputSchema: isZod ? toJsonSchema(inputSchema) : (inputSchema ?? EMPTY_OBJECT_SCHEMA),
-      };
-      if (definition.title !== undefined) listing.title = definition.title;
-      if (definition.description !== undefined) listing.description = definition.description;
-      if (definition.annotations !== undefined) listing.annotations = definition.annotations;
-      tools.set(definition.name, {
-        definition: definition as unknown as ToolDefinition<never>,
-        listing,
-        parse: isZod ? (args) => inputSchema.safeParse(args) : undefined,
-      });
+      const entry = compile(definition as unknown as ToolDefinition<never>);
+      return registry.registration(registry.add(definition.name, entry, definition.enabled ?? true));
     },
-    remove: (name) => tools.delete(name),
+    remove: (name) => registry.remove(name),
     get size() {
-      return tools.size;
+      return registry.size;
     },
-    list: () => [...tools.values()].map((entry) => entry.listing),
+    changed$: registry.changed$,
+    list(cursor, pageSize, revision) {
+      const page = registry.page(cursor, pageSize);
+      const tools = page.entries.map((entry) => listingFor(entry.definition, revision));
+      return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
+    },
     call(params, context) {
-      const name = params.name as string;
-      const entry = tools.get(name);
-      if (!entry) throw JsonRpcError.invalidParams(`Unknown tool: ${name}`);
-      let args: unknown = params.arguments ?? {};
-      if (entry.parse) {
-        const parsed = entry.parse(args);
-        if (!parsed.success) {
-          throw JsonRpcError.invalidParams(
-            toValidationIssues(parsed.error).map((issue) => ({ ...issue, path: issue.path ? `arguments.${issue.path}` : 'arguments' })),
-          );
+      const entry = registry.get(params.name)?.definition;
+      if (!entry) throw JsonRpcError.invalidParams(`Unknown tool: ${params.name}`);
+      const checked = entry.checkInput(params.arguments ?? {});
+      if (!checked.ok) {
+        // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.
+        if (revisionAtLeast(context.revision, '2025-11-25')) {
+          return errorResult(`Invalid arguments for tool ${params.name}: ${describeIssues(checked.issues)}`);
         }
-        args = parsed.data;
+        throw JsonRpcError.invalidParams(withPrefix(checked.issues, 'arguments'));
       }
-      return entry.definition.handler(args as never, context);
+      return runHandler(
+        () => entry.definition.handler(checked.value as never, context),
+        (value) => finish(entry, value, context),
+        (error) => fail(entry, error, context),
+      );
     },
   };
 }

@@ -1,0 +1,203 @@
+/**
+ * A small JSON Schema validator for the arguments of tools registered with a raw JSON Schema. It
+ * checks the keywords tool schemas use in practice and ignores the rest (`format`, `if`/`then`,
+ * `dependentSchemas`, `unevaluatedProperties`, remote `$ref`s, ...): an argument the schema would
+ * reject through an ignored keyword gets through. Plug a full validator in through the server's
+ * `jsonSchemaValidator` option when that matters.
+ *
+ * Checked: boolean schemas, `type` (one or a list; `integer` too), `enum`, `const`, `properties`,
+ * `required`, `additionalProperties`, `patternProperties`, `minProperties`, `maxProperties`,
+ * `items` (a schema, or a list of them in draft-07), `prefixItems`, `minItems`, `maxItems`,
+ * `uniqueItems`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `exclusiveMinimum`,
+ * `exclusiveMaximum` (number or draft-04 boolean form), `multipleOf`, `allOf`, `anyOf`, `oneOf`,
+ * `not`, and `$ref` to a JSON pointer inside the same document (`#/$defs/x`, `#/definitions/x`, `#`).
+ */
+import type { ValidationIssue } from '../jsonrpc/errors';
+import { formatPath } from '../schema/issues';
+
+/** Checks a value; returns its problems (none when it is valid). */
+export type JsonSchemaValidate = (value: unknown) => ValidationIssue[];
+
+/** Turns a JSON Schema into a check, once, at registration. */
+export type JsonSchemaValidatorFactory = (schema: Readonly<Record<string, unknown>>) => JsonSchemaValidate;
+
+type Schema = boolean | Record<string, unknown>;
+type Path = readonly PropertyKey[];
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  const actual = typeOf(value);
+  return actual === type || (type === 'number' && actual === 'integer');
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  return (
+    keysA.length === keysB.length &&
+    keysA.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+  );
+}
+
+function resolvePointer(root: Schema, ref: string): Schema | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(1).split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return typeof node === 'boolean' || (typeof node === 'object' && node !== null) ? (node as Schema) : undefined;
+}
+
+const show = (value: unknown) => JSON.stringify(value);
+
+/** Compiles a JSON Schema (the subset described above) into a check. */
+export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
+  const root = rootSchema as Schema;
+  const patterns = new Map<string, RegExp>();
+  const regex = (source: string) => {
+    let compiled = patterns.get(source);
+    if (!compiled) patterns.set(source, (compiled = new RegExp(source, 'u')));
+    return compiled;
+  };
+
+  function check(schema: Schema, value: unknown, path: Path, out: ValidationIssue[], depth: number): void {
+    const issue = (message: string, at: Path = path) => out.push({ path: formatPath(at), message });
+    if (schema === true) return;
+    if (schema === false) return void issue('no value is allowed here');
+    if (depth > 64) return void issue('schema nests too deeply (a $ref cycle?)');
+    const s = schema;
+
+    if (typeof s.$ref === 'string') {
+      const target = resolvePointer(root, s.$ref);
+      if (target === undefined) issue(`unresolvable $ref ${s.$ref}`);
+      else check(target, value, path, out, depth + 1);
+    }
+    if (s.type !== undefined) {
+      const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+      if (!types.some((type) => hasType(value, type))) {
+        return void issue(value === undefined ? `required, expected ${types.join(' or ')}` : `expected ${types.join(' or ')}, received ${typeOf(value)}`);
+      }
+    }
+    if (Array.isArray(s.enum) && !s.enum.some((option) => deepEqual(option, value))) {
+      issue(`expected one of ${s.enum.map(show).join(', ')}`);
+    }
+    if ('const' in s && !deepEqual(s.const, value)) issue(`expected ${show(s.const)}`);
+
+    if (typeof value === 'string') {
+      const length = [...value].length;
+      if (typeof s.minLength === 'number' && length < s.minLength) issue(`expected at least ${s.minLength} characters`);
+      if (typeof s.maxLength === 'number' && length > s.maxLength) issue(`expected at most ${s.maxLength} characters`);
+      if (typeof s.pattern === 'string' && !regex(s.pattern).test(value)) issue(`expected to match ${s.pattern}`);
+    }
+    if (typeof value === 'number') {
+      if (typeof s.minimum === 'number') {
+        if (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum) issue(`expected ${s.exclusiveMinimum === true ? '>' : '>='} ${s.minimum}`);
+      }
+      if (typeof s.maximum === 'number') {
+        if (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum) issue(`expected ${s.exclusiveMaximum === true ? '<' : '<='} ${s.maximum}`);
+      }
+      if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) issue(`expected > ${s.exclusiveMinimum}`);
+      if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) issue(`expected < ${s.exclusiveMaximum}`);
+      if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
+        const quotient = value / s.multipleOf;
+        if (Math.abs(quotient - Math.round(quotient)) > 1e-9) issue(`expected a multiple of ${s.multipleOf}`);
+      }
+    }
+    if (Array.isArray(value)) checkArray(s, value, path, out, depth, issue);
+    if (typeOf(value) === 'object') checkObject(s, value as Record<string, unknown>, path, out, depth, issue);
+
+    if (Array.isArray(s.allOf)) for (const sub of s.allOf as Schema[]) check(sub, value, path, out, depth + 1);
+    if (Array.isArray(s.anyOf) && !(s.anyOf as Schema[]).some((sub) => passes(sub, value, path, depth))) {
+      issue('matches none of the allowed shapes');
+    }
+    if (Array.isArray(s.oneOf)) {
+      const matching = (s.oneOf as Schema[]).filter((sub) => passes(sub, value, path, depth)).length;
+      if (matching !== 1) issue(matching === 0 ? 'matches none of the allowed shapes' : 'matches more than one of the exclusive shapes');
+    }
+    if (s.not !== undefined && passes(s.not as Schema, value, path, depth)) issue('matches a shape that is not allowed');
+  }
+
+  function passes(schema: Schema, value: unknown, path: Path, depth: number): boolean {
+    const out: ValidationIssue[] = [];
+    check(schema, value, path, out, depth + 1);
+    return out.length === 0;
+  }
+
+  function checkArray(
+    s: Record<string, unknown>,
+    value: unknown[],
+    path: Path,
+    out: ValidationIssue[],
+    depth: number,
+    issue: (message: string) => void,
+  ): void {
+    if (typeof s.minItems === 'number' && value.length < s.minItems) issue(`expected at least ${s.minItems} items`);
+    if (typeof s.maxItems === 'number' && value.length > s.maxItems) issue(`expected at most ${s.maxItems} items`);
+    if (s.uniqueItems === true && value.some((item, i) => value.findIndex((other) => deepEqual(other, item)) !== i)) {
+      issue('expected unique items');
+    }
+    const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : []) as Schema[];
+    const rest = Array.isArray(s.items) ? (s.additionalItems as Schema | undefined) : (s.items as Schema | undefined);
+    value.forEach((item, index) => {
+      const sub = index < prefix.length ? prefix[index] : rest;
+      if (sub !== undefined) check(sub, item, [...path, index], out, depth + 1);
+    });
+  }
+
+  function checkObject(
+    s: Record<string, unknown>,
+    value: Record<string, unknown>,
+    path: Path,
+    out: ValidationIssue[],
+    depth: number,
+    issue: (message: string, at?: Path) => void,
+  ): void {
+    const properties = (s.properties ?? {}) as Record<string, Schema>;
+    const patternProperties = (s.patternProperties ?? {}) as Record<string, Schema>;
+    const keys = Object.keys(value);
+    if (typeof s.minProperties === 'number' && keys.length < s.minProperties) issue(`expected at least ${s.minProperties} properties`);
+    if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties) issue(`expected at most ${s.maxProperties} properties`);
+    if (Array.isArray(s.required)) {
+      for (const name of s.required as string[]) {
+        if (!(name in value)) {
+          const type = (properties[name] as Record<string, unknown> | undefined)?.type;
+          issue(typeof type === 'string' ? `required, expected ${type}` : 'required', [...path, name]);
+        }
+      }
+    }
+    for (const key of keys) {
+      let known = false;
+      if (Object.hasOwn(properties, key)) {
+        known = true;
+        check(properties[key]!, value[key], [...path, key], out, depth + 1);
+      }
+      for (const [pattern, sub] of Object.entries(patternProperties)) {
+        if (regex(pattern).test(key)) {
+          known = true;
+          check(sub, value[key], [...path, key], out, depth + 1);
+        }
+      }
+      if (!known && s.additionalProperties !== undefined) {
+        if (s.additionalProperties === false) issue('unexpected property', [...path, key]);
+        else check(s.additionalProperties as Schema, value[key], [...path, key], out, depth + 1);
+      }
+    }
+  }
+
+  return (value) => {
+    const out: ValidationIssue[] = [];
+    check(root, value, [], out, 0);
+    return out;
+  };
+};

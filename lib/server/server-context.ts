@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { Observable } from 'rxjs';
+import type { Connection } from '../connection/connection';
+import { hasCapability } from '../connection/connection';
+import type { NestedRequestOptions, RequestContext } from '../connection/dispatcher';
+import type { LogLevel } from '../connection/handler-events';
+import { CapabilityNotSupportedError } from '../jsonrpc/errors';
+import type { ElicitRequestFormParams, ElicitResult } from '../schema/elicitation';
+import type { ClientCapabilities, Implementation } from '../schema/lifecycle';
+import { featuresOf } from '../schema/revisions';
+import type { Revision } from '../schema/revisions';
+import type { ListRootsResult } from '../schema/roots';
+import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
+import type { TransportClose } from '../transport/transport';
+
+/** Params of a form-mode elicitation: the message and the flat object schema of the form. */
+export type ElicitFormParams = Pick<ElicitRequestFormParams, 'message' | 'requestedSchema' | '_meta'>;
+
+/** Params of a URL-mode elicitation (2025-11-25): an id is made up when none is given. */
+export interface ElicitUrlParams {
+  readonly message: string;
+  readonly url: string;
+  readonly elicitationId?: string;
+}
+
+/**
+ * Requests a server sends to its client. Each is cold: subscribing sends the request, and
+ * unsubscribing before the answer sends `notifications/cancelled`. Each errors with
+ * `CapabilityNotSupportedError`, without sending anything, when the client did not declare what
+ * the request needs (or its revision lacks the feature), and otherwise as `Connection.request`.
+ */
+export interface ClientRequests {
+  /** `sampling/createMessage`: asks the client's model for a completion. Needs `sampling` (and `sampling.tools` to pass tools). */
+  sample(params: CreateMessageRequestParams, options?: NestedRequestOptions): Observable<CreateMessageResult>;
+  /** `elicitation/create` in form mode: asks the user to fill a form. Needs `elicitation` (form) and 2025-06-18 or later. */
+  elicit(params: ElicitFormParams, options?: NestedRequestOptions): Observable<ElicitResult>;
+  /** `elicitation/create` in URL mode: asks the user to visit a URL. Needs `elicitation.url` and 2025-11-25. */
+  elicitUrl(params: ElicitUrlParams, options?: NestedRequestOptions): Observable<ElicitResult>;
+  /** `roots/list`: the client's roots. Needs `roots`. */
+  listRoots(options?: NestedRequestOptions): Observable<ListRootsResult>;
+}
+
+/** One client's connection to a server, with its own log level and resource subscriptions. */
+export interface ServerSession extends ClientRequests {
+  /** The connection's id; appears in log lines. */
+  readonly id: string;
+  readonly connection: Connection;
+  /** Emits once when the session ends, and completes; replays to late subscribers. */
+  readonly closed$: Observable<TransportClose>;
+  /** The negotiated revision, once initialized. */
+  readonly revision: Revision | undefined;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The least severe level the client asked for with `logging/setLevel` (the server's default until then). */
+  readonly logLevel: LogLevel;
+  /** The resource URIs this session is subscribed to. */
+  readonly subscriptions: ReadonlySet<string>;
+  /**
+   * Sends `notifications/message` to this client when the server declared `logging` and the level
+   * is at least the session's; otherwise does nothing.
+   */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Ends the session: handlers in flight are cancelled, subscriptions dropped. Idempotent. */
+  close(reason?: string): void;
+}
+
+/**
+ * What every server handler (tool, prompt, resource, completion) receives besides its input: the
+ * request's id, revision, progress token and abort signal, `progress()` and `log()` routed with
+ * the request, the session, and requests to the client related to this request.
+ */
+export interface ServerContext extends RequestContext, ClientRequests {
+  readonly session: ServerSession;
+}
+
+type Send = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: NestedRequestOptions | undefined,
+) => Observable<Record<string, unknown>>;
+
+function refused(capability: string, method: string): Observable<never> {
+  return new Observable((subscriber) => subscriber.error(new CapabilityNotSupportedError(capability, method, 'client')));
+}
+
+/**
+ * Builds the client requests of a connection on top of `send` (the connection's `request`, or a
+ * request context's, which relates them to the request being handled). The checks run at
+ * subscription, when the handshake is done.
+ */
+export function createClientRequests(connection: Connection, send: Send): ClientRequests {
+  const capabilities = () => connection.peerCapabilities as ClientCapabilities | undefined;
+  const features = () => (connection.revision ? featuresOf(connection.revision) : undefined);
+  const checked = <T>(method: string, need: () => string | undefined, params: Record<string, unknown> | undefined, options?: NestedRequestOptions) =>
+    new Observable<T>((subscriber) => {
+      const missing = connection.revision ? need() : undefined;
+      if (missing) return refused(missing, method).subscribe(subscriber);
+      return (send(method, params, options) as Observable<T>).subscribe(subscriber);
+    });
+
+  return {
+    sample: (params, options) =>
+      checked<CreateMessageResult>(
+        'sampling/createMessage',
+        () =>
+          (params.tools !== undefined || params.toolChoice !== undefined) && !hasCapability(capabilities(), 'sampling.tools')
+            ? 'sampling.tools'
+            : undefined,
+        params,
+        options,
+      ),
+    elicit: (params, options) =>
+      checked<ElicitResult>(
+        'elicitation/create',
+        () => {
+          const elicitation = capabilities()?.elicitation as Record<string, unknown> | undefined;
+          if (!features()?.elicitation || !elicitation) return 'elicitation';
+          // 2025-11-25: `{}` still means form mode; a client that lists modes must list `form`.
+          const listsModes = 'form' in elicitation || 'url' in elicitation;
+          return listsModes && !hasCapability(capabilities(), 'elicitation.form') ? 'elicitation.form' : undefined;
+        },
+        params,
+        options,
+      ),
+    elicitUrl: (params, options) =>
+      checked<ElicitResult>(
+        'elicitation/create',
+        () => (features()?.urlElicitation && hasCapability(capabilities(), 'elicitation.url') ? undefined : 'elicitation.url'),
+        { mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId ?? randomUUID() },
+        options,
+      ),
+    listRoots: (options) => checked<ListRootsResult>('roots/list', () => undefined, undefined, options),
+  };
+}
