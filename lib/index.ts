@@ -52,8 +52,42 @@ export type { RequestContext, RequestHandler, HandlerOutput } from './connection
 
 // Server
 export { createServer } from './server/server';
-export type { McpServer, ServerOptions, ServerSession } from './server/server';
-export type { ToolDefinition, ToolContext, ToolResult, JsonSchemaObject } from './server/tool-registry';
+export type { McpServer, ServerOptions } from './server/server';
+export type {
+  ServerSession,
+  ServerContext,
+  ClientRequests,
+  ElicitFormParams,
+  ElicitUrlParams,
+} from './server/server-context';
+export { ToolError } from './server/tool-registry';
+export type {
+  ToolDefinition,
+  ToolContext,
+  ToolResult,
+  JsonSchemaObject,
+  RegisteredTool,
+} from './server/tool-registry';
+export type {
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  RegisteredResource,
+  ReadResourceOutput,
+  ResourceContentsInput,
+} from './server/resource-registry';
+export type {
+  PromptDefinition,
+  PromptArgumentDefinition,
+  PromptOutput,
+  RegisteredPrompt,
+} from './server/prompt-registry';
+export type { Registration } from './server/registry';
+export { MAX_COMPLETION_VALUES } from './server/completion';
+export type { Completer, CompletionContext, CompletionValues } from './server/completion';
+export { parseUriTemplate } from './server/uri-template';
+export type { UriTemplate, UriTemplateValue, UriTemplateVariables } from './server/uri-template';
+export { compileJsonSchema } from './server/json-schema-validator';
+export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './server/json-schema-validator';
 
 // Client
 export { connect } from './client/client';

@@ -32,6 +32,10 @@ const EXPORTS = [
   'progress',
   'progressFor',
   'timeoutWithReset',
+  'ToolError',
+  'MAX_COMPLETION_VALUES',
+  'parseUriTemplate',
+  'compileJsonSchema',
 ];
 
 describe('public API', () => {
