@@ -68,7 +68,7 @@ describe('createConnection (server role, on the wire)', () => {
     const result = await peer.initialize('2025-06-18');
     expect(result).toEqual({
       protocolVersion: '2025-06-18',
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       serverInfo: { name: 'demo', version: '1.0.0' },
     });
   });
@@ -122,7 +122,8 @@ describe('createConnection (server role, on the wire)', () => {
   });
 
   it('[errors.invalid-params] names the argument a tool rejects', async () => {
-    const { peer } = await servedPeer('2025-11-25');
+    // Up to 2025-06-18 invalid tool arguments are a protocol error; 2025-11-25 makes them an isError result.
+    const { peer } = await servedPeer('2025-06-18');
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 5 } } });
     expect(await peer.next()).toMatchObject({ id: 1, error: { code: -32602, message: expect.stringContaining('arguments.text') } });
   });
