@@ -1,4 +1,4 @@
-import { asyncScheduler, BehaviorSubject, map, NEVER, Observable, ReplaySubject, Subject } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, map, NEVER, Observable, ReplaySubject, Subject, tap } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -527,7 +527,13 @@ export function createConnection(options: ConnectionOptions): Connection {
               progress$?.next(value);
             }
           : undefined;
+      // Set when the response arrives: a caller that unsubscribes on the first value (firstValueFrom,
+      // take(1)) does so before the response Observable completes, and must not cancel an answered request.
+      let answered = false;
       let response$ = correlator.expect(requestId, method, deliverProgress).pipe(
+        tap(() => {
+          answered = true;
+        }),
         map((result) => validateResult(method, result, params?.task !== undefined)),
         timeoutWithReset<Record<string, unknown>>({
           idleMs: requestOptions.timeoutMs ?? requestTimeoutMs,
@@ -540,7 +546,9 @@ export function createConnection(options: ConnectionOptions): Connection {
       if (cancellable) {
         response$ = response$.pipe(
           cancelOnUnsubscribe({
-            onCancel: (reason) => notify('notifications/cancelled', { requestId, reason }, sendOptionsOf(requestOptions)),
+            onCancel: (reason) => {
+              if (!answered) notify('notifications/cancelled', { requestId, reason }, sendOptionsOf(requestOptions));
+            },
             reason: () => (signal?.aborted ? describeAbort(signal) : 'The caller cancelled the request'),
           }),
         );
