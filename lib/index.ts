@@ -91,4 +91,20 @@ export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './server/js
 
 // Client
 export { connect } from './client/client';
-export type { ClientOptions, McpClient } from './client/client';
+export type { ClientOptions, McpClient, McpClientPromises } from './client/client';
+export { toolResult } from './client/tool-call';
+export type { CallToolOptions, ToolCallEvent, ToolProgressEvent, ToolResultEvent } from './client/tool-call';
+export { applyElicitationDefaults } from './client/server-requests';
+export type { SamplingHandler, ElicitationHandler, ElicitationOptions } from './client/server-requests';
+export { KeepaliveTimeoutError } from './client/keepalive';
+export type { KeepaliveOptions } from './client/keepalive';
+// The protocol types the client's API speaks (inferred from the schemas of the latest revision).
+export type { Implementation, ServerCapabilities, ClientCapabilities } from './schema/lifecycle';
+export type { Tool, CallToolResult } from './schema/tools';
+export type { Resource, ResourceTemplate, ReadResourceResult } from './schema/resources';
+export type { Prompt, GetPromptResult } from './schema/prompts';
+export type { CompleteRequestParams, CompleteResult } from './schema/completion';
+export type { LoggingLevel, LoggingMessageNotificationParams } from './schema/logging';
+export type { Root } from './schema/roots';
+export type { CreateMessageRequestParams, CreateMessageResult } from './schema/sampling';
+export type { ElicitRequestParams, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from './schema/elicitation';

@@ -13,11 +13,14 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/r
 import type { Revision } from '../schema/revisions';
 import type { Root } from '../schema/roots';
 import type { CallToolResult, Tool } from '../schema/tools';
+import type { JsonSchemaValidatorFactory } from '../server/json-schema-validator';
 import type { Transport, TransportClose } from '../transport/transport';
 import { cachedList } from './cached-list';
 import { keepalive } from './keepalive';
 import type { KeepaliveOptions } from './keepalive';
 import { createResourceWatcher } from './resource-watcher';
+import { createSchemaCheck } from './schema-checks';
+import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers } from './server-requests';
 import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';
 import { callTool, toolResult } from './tool-call';
@@ -52,6 +55,12 @@ export interface ClientOptions {
   readonly maxListPages?: number;
   /** Ping the server periodically and close the connection after too many missed answers. */
   readonly keepalive?: KeepaliveOptions;
+  /**
+   * Compiles the JSON Schemas the server sends (tool output schemas, elicitation forms) into
+   * checks. Default: rxmcp's own validator for the keywords these schemas use; plug in a full
+   * validator for the rest.
+   */
+  readonly jsonSchemaValidator?: JsonSchemaValidatorFactory;
   /** Where timeouts and keepalive are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   readonly logger?: Logger;
@@ -192,7 +201,8 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     scheduler: options.scheduler,
     logger: log,
   });
-  const serverRequests = installServerRequestHandlers(connection, options, log);
+  const check = createSchemaCheck(options.jsonSchemaValidator, log);
+  const serverRequests = installServerRequestHandlers(connection, options, check, log);
   declared = mergeCapabilities(serverRequests.capabilities, options.capabilities ?? {});
   try {
     await firstValueFrom(connection.initialize());
@@ -200,13 +210,14 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     connection.close('initialize failed');
     throw error;
   }
-  return createClient(connection, options, log, serverRequests.setRoots);
+  return createClient(connection, options, log, check, serverRequests.setRoots);
 }
 
 function createClient(
   connection: Connection,
   options: ClientOptions,
   log: Logger,
+  check: SchemaCheck,
   replaceRoots: (roots: readonly Root[]) => void,
 ): McpClient {
   const { request, notifications$ } = connection;
@@ -251,7 +262,7 @@ function createClient(
   const setLoggingLevel = (level: LoggingLevel, o?: RequestOptions) =>
     request('logging/setLevel', { level }, o).pipe(map((): void => undefined));
   const callToolEvents = (name: string, args?: Record<string, unknown>, o?: CallToolOptions) =>
-    callTool({ connection, toolNamed }, name, args, o);
+    callTool({ connection, toolNamed, check }, name, args, o);
   const ping = async (o?: RequestOptions) => {
     await firstValueFrom(request('ping', undefined, o));
   };

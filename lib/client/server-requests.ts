@@ -18,8 +18,7 @@ import { LATEST_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { Root } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
-import { describeJsonSchemaIssues, validateJsonSchema } from './json-schema';
-import type { JsonSchema } from './json-schema';
+import type { SchemaCheck } from './schema-checks';
 
 /**
  * Answers `sampling/createMessage`: a value, a Promise, or an Observable that may emit `progress()`
@@ -141,6 +140,7 @@ function isContentValue(value: unknown): boolean {
 }
 
 function checkElicitResult(
+  check: SchemaCheck,
   options: ElicitationOptions,
   result: Record<string, unknown>,
   params: ElicitRequestParams,
@@ -162,8 +162,8 @@ function checkElicitResult(
   if (result.action !== 'accept') throw invalidAnswer(method, `content is only allowed with action "accept", not "${String(result.action)}"`);
   const bad = Object.entries(content).find(([, value]) => !isContentValue(value));
   if (bad) throw invalidAnswer(method, `content.${bad[0]} must be a string, number, boolean or array of strings`);
-  const issues = validateJsonSchema((params as ElicitRequestFormParams).requestedSchema as JsonSchema, content);
-  if (issues.length > 0) throw invalidAnswer(method, `content does not match requestedSchema: ${describeJsonSchemaIssues(issues)}`);
+  const issues = check((params as ElicitRequestFormParams).requestedSchema, content);
+  if (issues.length > 0) throw invalidAnswer(method, `content does not match requestedSchema: ${describeIssues(issues)}`);
   return { ...checkedRest, content };
 }
 
@@ -176,6 +176,7 @@ function checkElicitResult(
 export function installServerRequestHandlers(
   connection: Connection,
   options: ServerRequestOptions,
+  check: SchemaCheck,
   logger: Logger,
 ): ServerRequestHandlers {
   let roots: readonly Root[] = options.roots ?? [];
@@ -201,7 +202,7 @@ export function installServerRequestHandlers(
     };
     connection.setRequestHandler(
       'elicitation/create',
-      checked<ElicitRequestParams>(handler, (result, params, context) => checkElicitResult(elicitation, result, params, context)),
+      checked<ElicitRequestParams>(handler, (result, params, context) => checkElicitResult(check, elicitation, result, params, context)),
     );
   }
   if (options.roots) {

@@ -3,8 +3,9 @@ import type { OperatorFunction } from 'rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
 import type { Connection, RequestOptions } from '../connection/connection';
 import type { CallToolResult, Tool } from '../schema/tools';
-import { describeJsonSchemaIssues, validateJsonSchema } from './json-schema';
-import type { JsonSchema } from './json-schema';
+import { describeIssues } from '../schema/issues';
+import { createSchemaCheck } from './schema-checks';
+import type { SchemaCheck } from './schema-checks';
 
 /** A progress report the server sent while a tool ran. */
 export interface ToolProgressEvent {
@@ -43,21 +44,27 @@ export function toolResult(): OperatorFunction<ToolCallEvent, CallToolResult> {
     );
 }
 
+const defaultCheck = createSchemaCheck();
+
 /**
  * Checks a tool's result against the tool's `outputSchema` (Server Features → Tools → Output
  * Schema): a tool with one must return conforming `structuredContent`, unless the result is an
  * error. Throws `ProtocolError` naming the tool and each mismatch.
  */
-export function checkToolOutput(tool: Tool | undefined, result: CallToolResult): CallToolResult {
+export function checkToolOutput(
+  tool: Tool | undefined,
+  result: CallToolResult,
+  check: SchemaCheck = defaultCheck,
+): CallToolResult {
   const schema = tool?.outputSchema;
   if (!tool || !schema || result.isError) return result;
   if (result.structuredContent === undefined) {
     throw new ProtocolError(`Tool "${tool.name}" has an outputSchema but returned no structuredContent`);
   }
-  const issues = validateJsonSchema(schema as JsonSchema, result.structuredContent);
+  const issues = check(schema, result.structuredContent);
   if (issues.length > 0) {
     throw new ProtocolError(
-      `Tool "${tool.name}" returned structuredContent that does not match its outputSchema: ${describeJsonSchemaIssues(issues)}`,
+      `Tool "${tool.name}" returned structuredContent that does not match its outputSchema: ${describeIssues(issues.slice(0, 5))}`,
     );
   }
   return result;
@@ -71,6 +78,8 @@ export interface ToolCallContext {
    * allows a `tools/list` round trip (made only when the result carries structured content).
    */
   readonly toolNamed: (name: string, fetchIfUnknown: boolean) => Observable<Tool | undefined>;
+  /** Checks structured content against an output schema. */
+  readonly check: SchemaCheck;
 }
 
 /**
@@ -109,7 +118,7 @@ export function callTool(
           if (!validateOutput || result.isError) return of(result);
           return context
             .toolNamed(name, result.structuredContent !== undefined)
-            .pipe(map((tool) => checkToolOutput(tool, result)));
+            .pipe(map((tool) => checkToolOutput(tool, result, context.check)));
         }),
       )
       .subscribe({

@@ -93,7 +93,7 @@ describe('callTool', () => {
       client = await connect(server.clientTransport, info);
       const call = client.promises.callTool('weather');
       await expect(call).rejects.toBeInstanceOf(ProtocolError);
-      await expect(call).rejects.toThrow('Tool "weather" returned structuredContent that does not match its outputSchema: at /temperature: expected number, got string');
+      await expect(call).rejects.toThrow('Tool "weather" returned structuredContent that does not match its outputSchema: temperature: expected number, received string');
       expect(client.state).toBe('operating');
     });
 

@@ -1,0 +1,54 @@
+import Ajv from 'ajv';
+import { connect } from '../../lib/client/client';
+import { createSchemaCheck } from '../../lib/client/schema-checks';
+import type { JsonSchemaValidatorFactory } from '../../lib/server/json-schema-validator';
+import { fakeServer } from './fake-server';
+
+describe('createSchemaCheck', () => {
+  it('compiles each schema object once', () => {
+    const factory = jest.fn<ReturnType<JsonSchemaValidatorFactory>, Parameters<JsonSchemaValidatorFactory>>(() => () => []);
+    const check = createSchemaCheck(factory);
+    const schema = { type: 'object' };
+    check(schema, {});
+    check(schema, { a: 1 });
+    check({ type: 'object' }, {});
+    expect(factory).toHaveBeenCalledTimes(2);
+  });
+
+  it('uses the built-in validator by default', () => {
+    const check = createSchemaCheck();
+    expect(check({ type: 'object', required: ['a'] }, {})).toEqual([{ path: 'a', message: expect.stringMatching(/required/) }]);
+    expect(check({ type: 'object', required: ['a'] }, { a: 1 })).toEqual([]);
+  });
+
+  it('does not enforce a schema that cannot be compiled', () => {
+    const check = createSchemaCheck(() => {
+      throw new Error('cannot compile');
+    });
+    expect(check({ type: 'object' }, 'anything')).toEqual([]);
+  });
+
+  it('[tools.output-schema] takes a full validator through the jsonSchemaValidator option', async () => {
+    const ajv = new Ajv({ strict: false });
+    const viaAjv: JsonSchemaValidatorFactory = (schema) => {
+      const validate = ajv.compile(schema);
+      return (value) =>
+        validate(value) ? [] : (validate.errors ?? []).map((e) => ({ path: e.instancePath, message: e.message ?? 'invalid' }));
+    };
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: {
+        'tools/list': () => ({
+          tools: [{ name: 'mail', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { to: { type: 'string', format: 'email' } } } }],
+        }),
+        'tools/call': () => ({ content: [], structuredContent: { to: 'not-an-address' } }),
+      },
+    });
+    const formats = jest.fn(viaAjv);
+    ajv.addFormat('email', /^[^@\s]+@[^@\s]+$/);
+    const client = await connect(server.clientTransport, { name: 'c', version: '1', jsonSchemaValidator: formats });
+    await expect(client.promises.callTool('mail')).rejects.toThrow(/\/to: must match format "email"/);
+    expect(formats).toHaveBeenCalledTimes(1);
+    client.close();
+  });
+});
