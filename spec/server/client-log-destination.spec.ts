@@ -15,12 +15,13 @@ describe('createClientLogDestination', () => {
 
   it('does not forward a line logged while one is being forwarded', () => {
     const sent: unknown[] = [];
-    let logger: pino.Logger | undefined;
+    const holder: { logger?: pino.Logger } = {};
     const destination = createClientLogDestination((level, data) => {
       sent.push(data);
-      logger!.info('logged from inside the sink');
+      holder.logger!.info('logged from inside the sink');
     });
-    logger = pino({ level: 'info' }, destination);
+    const logger = pino({ level: 'info' }, destination);
+    holder.logger = logger;
     logger.info('outer');
     expect(sent).toEqual([{ msg: 'outer' }]);
   });
