@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import pino from 'pino';
+import { firstValueFrom } from 'rxjs';
+import { runScenario, SCENARIOS } from '../../examples/everything-client';
+import { fakeServer } from '../client/fake-server';
+
+const CLIENT = resolve(__dirname, '../../dist/examples/everything-client.js');
+const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const silent = pino({ level: 'silent' });
+
+/** Runs the built example client; resolves with its exit code and stderr. */
+function runExample(scenario: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLIENT, ...args], {
+      env: { ...process.env, MCP_CONFORMANCE_SCENARIO: scenario },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('exit', (code) => done({ code, stderr }));
+  });
+}
+
+describe('everything-client scenarios (in memory)', () => {
+  it('[conformance.initialize] offers 2025-11-25 with client info, then closes', async () => {
+    const server = fakeServer();
+    await runScenario('initialize', server.clientTransport, silent);
+    expect(server.connection.peerInfo).toEqual({ name: 'rxmcp-everything-client', version: '0.1.0' });
+    expect(server.connection.revision).toBe('2025-11-25');
+    await expect(firstValueFrom(server.connection.closed$)).resolves.toBeDefined();
+  });
+
+  it('[conformance.tools_call] lists the tools, then calls add_numbers with numbers', async () => {
+    const calls: unknown[] = [];
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: {
+        'tools/list': () => ({ tools: [{ name: 'add_numbers', inputSchema: { type: 'object' } }] }),
+        'tools/call': (params) => (calls.push(params), { content: [{ type: 'text', text: '8' }] }),
+      },
+    });
+    await runScenario('tools_call', server.clientTransport, silent);
+    expect(server.received).toEqual(['tools/list', 'tools/call']);
+    expect(calls).toEqual([{ name: 'add_numbers', arguments: { a: expect.any(Number), b: expect.any(Number) } }]);
+  });
+
+  it('[conformance.elicitation-sep1034-client-defaults] declares elicitation and accepts with every default filled in', async () => {
+    const answers: unknown[] = [];
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      // The receiving side skips result validation: see server-requests.spec (content numbers).
+      validateResults: false,
+      handlers: {
+        'tools/call': async (_params, context) => {
+          const answer = await firstValueFrom(
+            context.request('elicitation/create', {
+              message: 'Defaults',
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string', default: 'John Doe' },
+                  age: { type: 'integer', default: 30 },
+                  score: { type: 'number', default: 95.5 },
+                  status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
+                  verified: { type: 'boolean', default: true },
+                },
+                required: [],
+              },
+            }),
+          );
+          answers.push(answer);
+          return { content: [{ type: 'text', text: 'ok' }] };
+        },
+      },
+    });
+    await runScenario('elicitation-sep1034-client-defaults', server.clientTransport, silent);
+    expect(server.connection.peerCapabilities).toEqual({ elicitation: {} });
+    expect(answers).toEqual([
+      { action: 'accept', content: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true } },
+    ]);
+  });
+
+  it('[conformance.sse-retry] calls test_reconnection', async () => {
+    const names: unknown[] = [];
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: { 'tools/call': (params) => (names.push(params.name), { content: [] }) },
+    });
+    await runScenario('sse-retry', server.clientTransport, silent);
+    expect(names).toEqual(['test_reconnection']);
+    expect(Object.keys(SCENARIOS)).toEqual(['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry']);
+  });
+
+  it('fails the run when the server answers a scenario call with an error', async () => {
+    const server = fakeServer({ capabilities: { tools: {} }, handlers: { 'tools/list': () => ({ tools: [] }) } });
+    await expect(runScenario('tools_call', server.clientTransport, silent)).rejects.toMatchObject({ code: -32601 });
+    await expect(firstValueFrom(server.connection.closed$)).resolves.toBeDefined();
+  });
+});
+
+describe('everything-client, built, over stdio', () => {
+  beforeAll(() => {
+    for (const file of [CLIENT, SERVER]) if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+  });
+
+  it('runs the initialize scenario against a stdio server and exits 0', async () => {
+    const { code, stderr } = await runExample('initialize', [process.execPath, SERVER]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('exits 1 and says why when a scenario fails', async () => {
+    const { code, stderr } = await runExample('tools_call', [resolve(__dirname, 'no-such-server')]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/tools_call failed: /);
+  });
+});
