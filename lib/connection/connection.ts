@@ -291,6 +291,7 @@ export function createConnection(options: ConnectionOptions): Connection {
     if (traceEnabled) log.trace({ message: frame }, 'message in');
     const classified = classify(frame);
     if (classified.kind === 'batch') onBatch(classified.messages);
+    else if (failMalformedResponse(frame, classified)) return;
     else onMessage(classified, (response) => {
       if (response) send(response, response.id === null ? undefined : { relatedRequestId: response.id });
     });
@@ -320,6 +321,7 @@ export function createConnection(options: ConnectionOptions): Connection {
       const classified: Classified = Array.isArray(item)
         ? { kind: 'invalid', reason: 'a batch may not contain a batch', id: null }
         : classify(item);
+      if (failMalformedResponse(item, classified)) continue;
       const answers = classified.kind === 'request' || classified.kind === 'invalid';
       if (answers) outstanding++;
       onMessage(classified, (response) => {
@@ -330,6 +332,22 @@ export function createConnection(options: ConnectionOptions): Connection {
     }
     scanned = true;
     flush();
+  }
+
+  /**
+   * A frame shaped like a response (no method; a result or an error) that is not a valid one, for
+   * a request we await: that request fails with a ProtocolError naming the problem, and nothing
+   * else is affected. Responses are never answered. True when handled here.
+   */
+  function failMalformedResponse(frame: unknown, classified: Classified): boolean {
+    if (classified.kind !== 'invalid' || classified.id === null) return false;
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || 'method' in frame) return false;
+    if (!('result' in frame) && !('error' in frame)) return false;
+    const { reason } = classified;
+    const peer = role === 'server' ? 'client' : 'server';
+    const failed = correlator.fail(classified.id, (method) => new ProtocolError(`Malformed response to ${method} from the ${peer}: ${reason}`));
+    if (failed) log.warn({ id: classified.id, reason }, 'malformed response');
+    return failed;
   }
 
   function onMessage(classified: Classified, reply: Reply): void {

@@ -28,6 +28,8 @@ export interface Correlator {
   settle(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean;
   /** Routes a progress notification to the request whose token it carries (tokens are request ids); false if none. */
   progress(token: RequestId, params: ProgressParams): boolean;
+  /** Fails the waiting request `id` (e.g. its response was malformed); false if none is waiting. */
+  fail(id: RequestId, makeError: (method: string) => Error): boolean;
   /** Fails every waiting request, e.g. when the connection closes. */
   failAll(makeError: (method: string, id: RequestId) => Error): void;
   /** How many requests are waiting. */
@@ -62,6 +64,13 @@ export function createCorrelator(): Correlator {
       const entry = pending.get(token);
       if (!entry?.onProgress) return false;
       entry.onProgress(params);
+      return true;
+    },
+    fail(id, makeError) {
+      const entry = pending.get(id);
+      if (!entry) return false;
+      pending.delete(id);
+      entry.subscriber.error(makeError(entry.method));
       return true;
     },
     failAll(makeError) {
