@@ -270,6 +270,32 @@ describe('McpClient calls', () => {
     expect(client.state).toBe('operating');
   });
 
+  it.each([
+    ['a result that is not an object', { result: 'fine' }, /result must be an object/],
+    ['an error without a code', { error: { message: 'broken' } }, /error must have a numeric code/],
+  ])('[errors.malformed-response] %s fails only the call it answers, naming the problem', async (_what, body, problem) => {
+    const [a, b] = createInMemoryPair();
+    const peer = rawPeer(b);
+    const connecting = connect(a, info);
+    const init = (await peer.next()) as { id: number };
+    peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+    client = await connecting;
+    await peer.next(); // notifications/initialized
+    const bad = client.promises.callTool('x');
+    const good = client.promises.callTool('y');
+    const badRequest = (await peer.next()) as { id: number };
+    const goodRequest = (await peer.next()) as { id: number };
+    peer.send({ jsonrpc: '2.0', id: badRequest.id, ...body });
+    peer.send({ jsonrpc: '2.0', id: goodRequest.id, result: { content: [] } });
+    await expect(bad).rejects.toBeInstanceOf(ProtocolError);
+    await expect(bad).rejects.toThrow(problem);
+    await expect(bad).rejects.toThrow(/Malformed response to tools\/call from the server/);
+    await expect(good).resolves.toEqual({ content: [] });
+    await flush();
+    expect(peer.received.slice(4)).toEqual([]); // a response is never answered
+    expect(client.state).toBe('operating');
+  });
+
   it('[shutdown.peer] a server that goes away fails every pending call at once and the state ends in shutdown', async () => {
     const never = new Subject<Record<string, unknown>>();
     const server = fakeServer({ capabilities: { tools: {}, prompts: {} }, handlers: { 'tools/call': () => never, 'prompts/get': () => never } });
