@@ -140,19 +140,25 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
       }
       if (pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
       pendingCr = false;
-      buffer += chunk;
+      // Only the new text can hold a line end: `buffer` is an unfinished line (a long data line
+      // arriving in many chunks is scanned once, not once per chunk).
+      let text = chunk;
       let start = 0;
-      for (let i = 0; i < buffer.length; i++) {
-        const c = buffer.charCodeAt(i);
-        if (c !== 10 && c !== 13) continue;
-        line(buffer.slice(start, i));
-        if (c === 13) {
-          if (i + 1 === buffer.length) pendingCr = true;
-          else if (buffer.charCodeAt(i + 1) === 10) i++;
-        }
-        start = i + 1;
+      // Positions of the next LF and CR, searched again only once passed (-1: none left).
+      let lf = -2;
+      let cr = -2;
+      for (;;) {
+        if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+        if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+        if (end === -1) break;
+        line(buffer === '' ? text.slice(start, end) : buffer + text.slice(start, end));
+        buffer = '';
+        if (end === cr && cr + 1 === text.length) pendingCr = true;
+        start = end === cr && text.charCodeAt(cr + 1) === 10 ? end + 2 : end + 1;
       }
-      buffer = buffer.slice(start);
+      text = text.slice(start);
+      if (text !== '') buffer = buffer === '' ? text : buffer + text;
     },
     end() {
       buffer = '';

@@ -1,0 +1,48 @@
+import { firstValueFrom } from 'rxjs';
+import { notification, request, resultResponse } from '../../lib/jsonrpc/message';
+import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { Transport } from '../../lib/transport/transport';
+import { describeTransportContract, nextFrames } from './contract';
+import type { TransportPair } from './contract';
+
+// The shared contract over the network transports. The in-memory pair and stdio run it in their
+// own spec files (in-memory.spec.ts, stdio.spec.ts).
+
+/** Runs the MCP handshake by hand so that the transports are past it when the contract starts. */
+async function handshake(client: Transport, server: Promise<Transport>): Promise<Transport> {
+  client.send(request('handshake', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+  const serverSide = await server;
+  await nextFrames(serverSide.incoming$, 1);
+  serverSide.send(resultResponse('handshake', { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } }));
+  await nextFrames(client.incoming$, 1);
+  client.send(notification('notifications/initialized'));
+  await nextFrames(serverSide.incoming$, 1);
+  return serverSide;
+}
+
+const deferred = <T>(): { promise: Promise<T>; resolve: (value: T) => void } => {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describeTransportContract(
+  'Streamable HTTP (stateful)',
+  async (): Promise<TransportPair> => {
+    const session = deferred<Transport>();
+    const running = await startStreamableHttpServer({ retryMs: 20, onSession: (t) => session.resolve(t) });
+    const client = createStreamableHttpClientTransport({ url: running.url, reconnect: { initialDelayMs: 20 } });
+    const server = await handshake(client, session.promise);
+    return {
+      client,
+      server,
+      cleanup: async () => {
+        client.close();
+        await firstValueFrom(client.closed$);
+        await running.close();
+      },
+    };
+  },
+  { unordered: true },
+);

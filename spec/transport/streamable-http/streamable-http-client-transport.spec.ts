@@ -1,0 +1,268 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { firstValueFrom } from 'rxjs';
+import { notification, request } from '../../../lib/jsonrpc/message';
+import { encodeSseEvent } from '../../../lib/transport/framing/sse';
+import { SessionNotFoundError } from '../../../lib/transport/streamable-http/http-errors';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
+import type { StreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
+import { MalformedFrame } from '../../../lib/transport/transport';
+import { nextFrames } from '../contract';
+import { startTestServer } from './http-kit';
+import type { TestHttpServer } from './http-kit';
+
+/** A hand-written HTTP server: each test scripts its answers and sees every request. */
+interface Seen {
+  readonly method: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+  readonly at: number;
+}
+type Script = (seen: Seen, res: ServerResponse) => void;
+
+let mock: Server | undefined;
+let testServer: TestHttpServer | undefined;
+let transport: StreamableHttpClientTransport | undefined;
+const seen: Seen[] = [];
+
+async function startMock(script: Script): Promise<string> {
+  mock = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      const entry = { method: req.method ?? '', headers: req.headers, body, at: Date.now() };
+      seen.push(entry);
+      script(entry, res);
+    });
+  });
+  await new Promise<void>((resolve) => mock?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(mock.address() as AddressInfo).port}`;
+}
+
+const open = (url: string, extra: Partial<Parameters<typeof createStreamableHttpClientTransport>[0]> = {}) => {
+  transport = createStreamableHttpClientTransport({ url, ...extra });
+  return transport;
+};
+
+const waitFor = async (condition: () => boolean, what: string, ms = 3000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!condition()) throw new Error(`timed out waiting for ${what}`);
+};
+
+afterEach(async () => {
+  transport?.close();
+  if (transport) await firstValueFrom(transport.closed$);
+  transport = undefined;
+  await testServer?.close();
+  testServer = undefined;
+  mock?.closeAllConnections();
+  await new Promise((resolve) => (mock ? mock.close(resolve) : resolve(undefined)));
+  mock = undefined;
+  seen.length = 0;
+});
+
+const sse = (res: ServerResponse, headers: Record<string, string> = {}) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+  res.flushHeaders();
+};
+
+describe('createStreamableHttpClientTransport against the rxmcp server', () => {
+  it('[transport.http.client-session] keeps the session id, sends the protocol version, and receives SSE answers', async () => {
+    testServer = await startTestServer();
+    const client = open(testServer.url);
+    const answers = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    expect((await answers)[0]).toMatchObject({ id: 1, result: { protocolVersion: '2025-06-18' } });
+    expect(client.sessionId).toBe([...testServer.running.handler.sessions.keys()][0]);
+    client.setProtocolVersion?.('2025-06-18');
+    client.send(notification('notifications/initialized'));
+    const call = nextFrames(client.incoming$, 5);
+    client.send(request(2, 'tools/call', { name: 'chatty', arguments: {}, _meta: { progressToken: 3 } }));
+    const frames = (await call) as Array<Record<string, unknown>>;
+    expect(frames.map((f) => f.method ?? f.id)).toEqual([
+      'notifications/message',
+      'notifications/progress',
+      'notifications/message',
+      'notifications/progress',
+      2,
+    ]);
+  });
+
+  it('[transport.http.client-resume] resumes a stream the server closed early, after its retry, with Last-Event-ID', async () => {
+    testServer = await startTestServer({ retryMs: 100 });
+    const gets: number[] = [];
+    const client = open(testServer.url, {
+      openStandaloneStream: false,
+      fetch: (input, init) => {
+        if (init?.method === 'GET') gets.push(Date.now());
+        return fetch(input, init);
+      },
+    });
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    await init;
+    client.send(notification('notifications/initialized'));
+    const frames = nextFrames(client.incoming$, 3);
+    client.send(request(2, 'tools/call', { name: 'cut', arguments: { gate: 'k' } }));
+    await waitFor(() => testServer?.connections[0]?.inFlightRequests === 1, 'the call');
+    const cutAt = Date.now();
+    testServer.release('k');
+    const messages = (await frames) as Array<Record<string, unknown>>;
+    expect(messages.map((m) => (m.params as { data?: string } | undefined)?.data ?? m.id)).toEqual(['before cut', 'after cut', 2]);
+    expect(gets).toHaveLength(1);
+    expect(gets[0]! - cutAt).toBeGreaterThanOrEqual(60);
+  });
+
+  it('[transport.http.session-gone] closes with SessionNotFoundError when the server ended the session', async () => {
+    testServer = await startTestServer();
+    const client = open(testServer.url, { openStandaloneStream: false });
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    await init;
+    testServer.connections[0]!.close('server says bye');
+    client.send(request(2, 'tools/list'));
+    const closed = await firstValueFrom(client.closed$);
+    expect(closed.error).toBeInstanceOf(SessionNotFoundError);
+    expect(closed.reason).toMatch(/not found/);
+  });
+
+  it('[transport.http.client-delete] sends DELETE with the session id when closed', async () => {
+    testServer = await startTestServer();
+    const client = open(testServer.url);
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    await init;
+    expect(testServer.running.handler.sessions.size).toBe(1);
+    client.close();
+    await firstValueFrom(client.closed$);
+    expect(testServer.running.handler.sessions.size).toBe(0);
+  });
+});
+
+describe('createStreamableHttpClientTransport against scripted servers', () => {
+  it('[transport.http.client-tolerance] ignores a 200 JSON body to a notification and a 400 on the standalone GET', async () => {
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'GET') {
+        res.writeHead(400).end('no');
+        return;
+      }
+      const message = JSON.parse(entry.body) as { id?: number; method: string };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(message.id === undefined ? { result: {} } : { jsonrpc: '2.0', id: message.id, result: { ok: true } }));
+    });
+    const client = open(url, { headers: { 'x-custom': 'yes' } });
+    const first = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', {}));
+    expect(await first).toEqual([{ jsonrpc: '2.0', id: 1, result: { ok: true } }]);
+    client.send(notification('notifications/initialized'));
+    await waitFor(() => seen.some((s) => s.method === 'GET'), 'the GET');
+    const next = nextFrames(client.incoming$, 1);
+    client.send(request(2, 'tools/list'));
+    // Only the answer to the request arrives: the notification's body was not taken for a message.
+    expect(await next).toEqual([{ jsonrpc: '2.0', id: 2, result: { ok: true } }]);
+    expect(seen.every((s) => s.headers['x-custom'] === 'yes')).toBe(true);
+    expect(seen.find((s) => s.method === 'POST')?.headers.accept).toBe('application/json, text/event-stream');
+  });
+
+  it('[transport.http.sse-retry] waits for the server’s retry, then resumes with GET, Last-Event-ID and the session id', async () => {
+    let closedAt = 0;
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'DELETE') {
+        res.writeHead(200).end();
+        return;
+      }
+      if (entry.method === 'GET') {
+        sse(res);
+        if (entry.headers['last-event-id'] === 'event-1') {
+          res.write(encodeSseEvent({ id: 'event-2', data: JSON.stringify({ jsonrpc: '2.0', id: 7, result: { done: true } }) }));
+        }
+        return;
+      }
+      const message = JSON.parse(entry.body) as { id?: number; method: string };
+      if (message.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-03-26' } }));
+        return;
+      }
+      if (message.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      sse(res, { 'mcp-session-id': 'sess-1' });
+      res.write(encodeSseEvent({ id: 'event-1', retry: 300, data: '' }));
+      setTimeout(() => {
+        closedAt = Date.now();
+        res.end();
+      }, 50);
+    });
+    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5000 } });
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', {}));
+    await init;
+    const result = nextFrames(client.incoming$, 1);
+    client.send(request(7, 'tools/call', { name: 'test_reconnection' }));
+    expect(await result).toEqual([{ jsonrpc: '2.0', id: 7, result: { done: true } }]);
+    const get = seen.find((s) => s.method === 'GET')!;
+    expect(get.headers['last-event-id']).toBe('event-1');
+    expect(get.headers['mcp-session-id']).toBe('sess-1');
+    const waited = get.at - closedAt;
+    expect(waited).toBeGreaterThanOrEqual(280);
+    expect(waited).toBeLessThan(600);
+  });
+
+  it('[transport.http.client-http-error] fails the requests of a refused POST with an error response naming the status', async () => {
+    const url = await startMock((entry, res) => {
+      const message = JSON.parse(entry.body) as { id: number };
+      if (message.id === 1) {
+        res.writeHead(500).end('boom');
+        return;
+      }
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'forbidden here' } }));
+    });
+    const client = open(url);
+    const frames = nextFrames(client.incoming$, 2);
+    client.send(request(1, 'a'));
+    client.send(request(2, 'b'));
+    const byId = new Map((await frames).map((f) => [(f as { id: number }).id, f]));
+    expect(byId.get(1)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'HTTP 500', data: { httpStatus: 500 } } });
+    expect(byId.get(2)).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32001, message: 'HTTP 403: forbidden here', data: { httpStatus: 403 } } });
+  });
+
+  it('emits a MalformedFrame for an SSE event that is not JSON, and goes on', async () => {
+    const url = await startMock((_entry, res) => {
+      sse(res);
+      res.write(encodeSseEvent({ data: 'not json {' }));
+      res.end(encodeSseEvent({ data: JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) }));
+    });
+    const client = open(url);
+    const frames = nextFrames(client.incoming$, 2);
+    client.send(request(1, 'a'));
+    const [bad, good] = await frames;
+    expect(bad).toBeInstanceOf(MalformedFrame);
+    expect(good).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it('closes with a TransportError when the server cannot be reached', async () => {
+    const url = await startMock(() => undefined);
+    await new Promise((resolve) => mock?.close(resolve));
+    mock = undefined;
+    const client = open(url);
+    client.send(request(1, 'initialize', {}));
+    const closed = await firstValueFrom(client.closed$);
+    expect(closed.error?.name).toBe('TransportError');
+    expect(closed.reason).toBe('POST failed');
+  });
+
+  it('hands the first initialize to onLegacyServer when the server refuses it with 404 or 405', async () => {
+    const url = await startMock((_entry, res) => res.writeHead(405).end());
+    const calls: Array<[unknown, number]> = [];
+    const client = open(url, { onLegacyServer: (message, status) => calls.push([message, status]) });
+    client.send(request(1, 'initialize', {}));
+    await waitFor(() => calls.length === 1, 'the fallback');
+    expect(calls[0]).toEqual([request(1, 'initialize', {}), 405]);
+  });
+});
