@@ -42,6 +42,17 @@ describe('keepalive', () => {
     });
   });
 
+  it('skips ticks while a ping is still out, so pings never overlap', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const answer = cold('-------a|');
+      expectObservable(keepalive(() => answer, { intervalMs: 3, timeoutMs: 10 }), '^-------------------!').toBe(
+        '----------z--------z',
+        { z: 0 },
+      );
+      expectSubscriptions(answer.subscriptions).toBe(['---^------!', '------------^------!']);
+    });
+  });
+
   it('stops the timer and the ping in flight when unsubscribed', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const answer = cold('----a|');
