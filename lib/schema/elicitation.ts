@@ -121,10 +121,12 @@ export const elicitationSchemas = perRevision((revision) => {
     ElicitRequest: z.looseObject(requestShape(revision, 'elicitation/create', ElicitRequestParams)),
     ElicitResult: Result.extend({
       action: z.enum(['accept', 'decline', 'cancel']),
+      // The published JSON Schema says integer, but the spec's types say number and forms have
+      // `number` fields (a score of 95.5): accept any number (see spec/schema/differences.spec.ts).
       content: z
         .record(
           z.string(),
-          anyOf(z.string(), z.number().int(), z.boolean(), member(revision, V2025_11_25, z.array(z.string()))),
+          anyOf(z.string(), z.number(), z.boolean(), member(revision, V2025_11_25, z.array(z.string()))),
         )
         .optional(),
     }),

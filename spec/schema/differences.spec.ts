@@ -18,6 +18,12 @@ describe('revision differences', () => {
   const audio = { type: 'audio', data: 'aGVsbG8=', mimeType: 'audio/wav' };
   const link = { type: 'resource_link', uri: 'file:///a', name: 'a' };
 
+  it('accepts a fractional number in an accepted form, as the spec types say (the JSON Schema says integer)', () => {
+    // elicitation-sep1034-defaults: a form with a `number` field answers 95.5.
+    const form = { action: 'accept', content: { score: 95.5 } };
+    expect([accepts('2025-06-18', 'ElicitResult', form), accepts('2025-11-25', 'ElicitResult', form)]).toEqual([true, true]);
+  });
+
   it('accepts AudioContent in a tool result from 2025-03-26', () => {
     expect(verdicts('CallToolResult', { content: [audio] })).toEqual([false, true, true, true]);
   });
