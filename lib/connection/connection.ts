@@ -676,7 +676,9 @@ export function createConnection(options: ConnectionOptions): Connection {
   if (!flags.closed) {
     wiring.incoming = transport.incoming$.subscribe({
       next: onFrame,
-      complete: () => shutdown('transport ended'),
+      // closed$ carries the reason and any error; some transports complete incoming$ just before
+      // it, so wait a microtask before falling back to a generic reason.
+      complete: () => queueMicrotask(() => shutdown('transport ended')),
     });
   }
   log.info('connection opened');

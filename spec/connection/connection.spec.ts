@@ -1,4 +1,4 @@
-import { firstValueFrom, lastValueFrom, NEVER, Observable, Subject, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, NEVER, Observable, ReplaySubject, Subject, toArray } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import { createConnection } from '../../lib/connection/connection';
@@ -10,12 +10,14 @@ import {
   JsonRpcError,
   NotInitializedError,
   RequestTimeoutError,
+  TransportError,
   UnsupportedProtocolVersionError,
 } from '../../lib/jsonrpc/errors';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { MalformedFrame } from '../../lib/transport/transport';
+import type { Transport, TransportClose } from '../../lib/transport/transport';
 import { rawPeer } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
 
@@ -276,6 +278,24 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     for (const call of calls) await expect(call).rejects.toBeInstanceOf(ConnectionClosedError);
     expect(client.connection.pendingRequests).toBe(0);
     expect(client.connection.state).toBe('shutdown');
+  });
+
+  it('[shutdown.transport-error] reports the transport error when incoming$ completes just before closed$', async () => {
+    const incoming$ = new Subject<unknown>();
+    const closed$ = new ReplaySubject<TransportClose>(1);
+    const failure = new TransportError('failed to start (ENOENT)');
+    const transport: Transport = {
+      incoming$,
+      closed$,
+      send: () => undefined,
+      close: () => undefined,
+    };
+    const connection = createConnection({ transport, role: 'client', info: { name: 'c', version: '1' } });
+    const initializing = firstValueFrom(connection.initialize());
+    incoming$.complete();
+    closed$.next({ reason: 'failed to start (ENOENT)', error: failure });
+    await expect(initializing).rejects.toMatchObject({ name: 'ConnectionClosedError', cause: failure });
+    await expect(firstValueFrom(connection.closed$)).resolves.toEqual({ reason: 'failed to start (ENOENT)', error: failure });
   });
 
   it('[shutdown.peer] fails pending requests and cancels the server handlers when the peer goes away', async () => {
