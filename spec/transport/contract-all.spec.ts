@@ -1,5 +1,6 @@
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../lib/jsonrpc/message';
+import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type { Transport } from '../../lib/transport/transport';
@@ -40,6 +41,25 @@ describeTransportContract(
       cleanup: async () => {
         client.close();
         await firstValueFrom(client.closed$);
+        await running.close();
+      },
+    };
+  },
+  { unordered: true },
+);
+
+describeTransportContract(
+  'HTTP+SSE (2024-11-05)',
+  async (): Promise<TransportPair> => {
+    const session = deferred<Transport>();
+    const running = await startStreamableHttpServer({ legacySse: true, onSession: (t) => session.resolve(t) });
+    const client = createLegacySseClientTransport({ url: new URL('/sse', running.url) });
+    const server = await session.promise;
+    return {
+      client,
+      server,
+      cleanup: async () => {
+        client.close();
         await running.close();
       },
     };

@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLegacySseHandler } from '../legacy-sse/legacy-sse-handler';
+import type { LegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import { refuse } from './http-guards';
 import { createStreamableHttpHandler } from './streamable-http-handler';
 import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler';
@@ -19,6 +21,13 @@ export interface StreamableHttpServerOptions extends StreamableHttpHandlerOption
    * HTTP+SSE endpoints: return `true` when the request was handled.
    */
   readonly routes?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
+  /**
+   * Also serve the 2024-11-05 HTTP+SSE endpoints for old clients, with the same `onSession` (whose
+   * `closeRequestStream` and `closeStandaloneStream` then answer false),
+   * origin policy, body limit and logger: `true` for `/sse` and `/messages`, or the paths.
+   * Their sessions are independent of the Streamable HTTP ones. Default off.
+   */
+  readonly legacySse?: boolean | { readonly ssePath?: string; readonly messagesPath?: string };
 }
 
 /** A running Streamable HTTP server. */
@@ -27,6 +36,8 @@ export interface RunningStreamableHttpServer {
   readonly url: URL;
   readonly port: number;
   readonly handler: StreamableHttpHandler;
+  /** The legacy HTTP+SSE handler, when `legacySse` was asked for. */
+  readonly legacyHandler: LegacySseHandler | undefined;
   /** The underlying `node:http` server. */
   readonly server: Server;
   /** Closes every session, drops open connections and stops listening. Resolves when closed. */
@@ -45,9 +56,39 @@ export async function startStreamableHttpServer(options: StreamableHttpServerOpt
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const handler = createStreamableHttpHandler(options);
+  const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
+  const ssePath = legacy?.ssePath ?? '/sse';
+  const messagesPath = legacy?.messagesPath ?? '/messages';
+  const legacyHandler = legacy
+    ? createLegacySseHandler({
+        // Legacy sessions reach the same onSession; they cannot be polled, so the polling calls answer false.
+        onSession: (transport) => {
+          let protocolVersion: string | undefined;
+          options.onSession({
+            incoming$: transport.incoming$,
+            closed$: transport.closed$,
+            sessionId: transport.sessionId,
+            send: (message, sendOptions) => transport.send(message, sendOptions),
+            close: (reason) => transport.close(reason),
+            setProtocolVersion: (revision) => void (protocolVersion = revision),
+            get protocolVersion() {
+              return protocolVersion;
+            },
+            closeRequestStream: () => false,
+            closeStandaloneStream: () => false,
+          });
+        },
+        messagesPath,
+        ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+        ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
+        ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+      })
+    : undefined;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === path) handler.handle(req, res);
+    else if (legacyHandler && (url.pathname === ssePath || url.pathname === messagesPath)) legacyHandler.handle(req, res);
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
   });
   await new Promise<void>((resolve, reject) => {
@@ -63,9 +104,11 @@ export async function startStreamableHttpServer(options: StreamableHttpServerOpt
     url: new URL(`http://${urlHost}:${port}${path}`),
     port,
     handler,
+    legacyHandler,
     server,
     close: async () => {
       handler.close();
+      legacyHandler?.close();
       const done = once(server, 'close');
       server.close();
       server.closeAllConnections();

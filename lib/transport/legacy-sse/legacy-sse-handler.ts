@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import pino from 'pino';
+import { ReplaySubject } from 'rxjs';
+import { classify } from '../../jsonrpc/classify';
+import { ErrorCode } from '../../jsonrpc/errors';
+import type { JsonRpcMessage } from '../../jsonrpc/message';
+import { createFrameInbox } from '../framing/frame-inbox';
+import { encodeSseEvent } from '../framing/sse';
+import { checkHostAndOrigin, isJsonContentType, readBody, refuse } from '../streamable-http/http-guards';
+import type { OriginPolicy } from '../streamable-http/http-guards';
+import type { InboundFrame, Transport, TransportClose } from '../transport';
+
+/** Options of {@link createLegacySseHandler}. */
+export interface LegacySseHandlerOptions extends OriginPolicy {
+  /** Called with the transport of each new SSE connection (each session). */
+  readonly onSession: (transport: LegacySseServerTransport) => void;
+  /**
+   * The path (or URL) of the POST endpoint, announced in the `endpoint` event with
+   * `?sessionId=<id>` appended. Default `/messages`.
+   */
+  readonly messagesPath?: string;
+  /** The largest POST body accepted; larger ones get 413. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Sessions opened/closed at info, refusals at warn, messages at trace. Silent by default. */
+  readonly logger?: pino.Logger;
+}
+
+/** The server side of one 2024-11-05 HTTP+SSE session. */
+export interface LegacySseServerTransport extends Transport {
+  /** The id carried by the `sessionId` query parameter of the POST endpoint. */
+  readonly sessionId: string;
+}
+
+/** The 2024-11-05 HTTP+SSE endpoints for `node:http`. */
+export interface LegacySseHandler {
+  /**
+   * Serves both endpoints: GET opens the SSE stream (a new session), POST delivers a message to
+   * the session named by `?sessionId=`; other methods get 405. Mount it on the SSE path and on
+   * `messagesPath`. Pass `parsedBody` when a body parser already consumed the body.
+   */
+  readonly handle: (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => void;
+  readonly sessions: ReadonlyMap<string, LegacySseServerTransport>;
+  /** Closes every session (ending their SSE streams). */
+  close(): void;
+}
+
+const silentLogger = pino({ level: 'silent' });
+
+/**
+ * Creates the server side of the deprecated HTTP+SSE transport (spec 2024-11-05: Transports →
+ * HTTP with SSE), for clients that predate Streamable HTTP. A GET opens an SSE stream whose first
+ * event, `endpoint`, names the POST URL with the session id; server messages follow as `message`
+ * events. Each POST carries one message (or batch) and is answered 202 at once. The session ends
+ * when the SSE connection closes (from either side) or its transport is closed.
+ *
+ * Refusals: 403 Host/Origin (see {@link OriginPolicy}), 415 not JSON, 413 too large, 400
+ * unparsable or not JSON-RPC, 400 no `sessionId`, 404 unknown session, 405 other methods.
+ */
+export function createLegacySseHandler(options: LegacySseHandlerOptions): LegacySseHandler {
+  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'legacy-sse-server' });
+  const messagesPath = options.messagesPath ?? '/messages';
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const sessions = new Map<string, { transport: LegacySseServerTransport; push: (frame: InboundFrame) => void }>();
+  const transports = new Map<string, LegacySseServerTransport>();
+
+  function openStream(res: ServerResponse): void {
+    const sessionId = randomUUID();
+    const sessionLog = log.child({ sessionId });
+    const inbox = createFrameInbox<InboundFrame>();
+    const closed$ = new ReplaySubject<TransportClose>(1);
+    let closed = false;
+    const finish = (reason: string): void => {
+      if (closed) return;
+      closed = true;
+      sessions.delete(sessionId);
+      transports.delete(sessionId);
+      if (!res.writableEnded) res.end();
+      sessionLog.info({ reason }, 'session closed');
+      closed$.next({ reason });
+      closed$.complete();
+      inbox.complete();
+    };
+    const transport: LegacySseServerTransport = {
+      sessionId,
+      incoming$: inbox.values$,
+      closed$: closed$.asObservable(),
+      send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
+        if (closed) return;
+        if (sessionLog.isLevelEnabled('trace')) sessionLog.trace({ message }, 'message out');
+        res.write(encodeSseEvent({ event: 'message', data: JSON.stringify(message) }));
+      },
+      close: (reason = 'closed locally') => finish(reason),
+    };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    const separator = messagesPath.includes('?') ? '&' : '?';
+    res.write(encodeSseEvent({ event: 'endpoint', data: `${messagesPath}${separator}sessionId=${encodeURIComponent(sessionId)}` }));
+    res.on('close', () => finish('client disconnected'));
+    sessions.set(sessionId, {
+      transport,
+      push: (frame) => {
+        if (sessionLog.isLevelEnabled('trace')) sessionLog.trace({ message: frame }, 'message in');
+        inbox.push(frame);
+      },
+    });
+    transports.set(sessionId, transport);
+    sessionLog.info('session opened');
+    options.onSession(transport);
+  }
+
+  async function receive(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
+    if (sessionId === null) {
+      refuse(res, 400, 'Bad Request: the sessionId query parameter is required');
+      return;
+    }
+    const session = sessions.get(sessionId);
+    if (!session) {
+      refuse(res, 404, 'Session not found');
+      return;
+    }
+    let body = parsedBody;
+    if (body === undefined) {
+      if (!isJsonContentType(req)) {
+        refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+        return;
+      }
+      const read = await readBody(req, maxBodyBytes);
+      if (!read.ok) {
+        refuse(res, read.status, read.reason, ErrorCode.InvalidRequest, read.status === 413 ? { connection: 'close' } : {});
+        return;
+      }
+      try {
+        body = JSON.parse(read.text) as unknown;
+      } catch (error) {
+        refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+        return;
+      }
+    }
+    const kind = classify(body).kind;
+    if (kind === 'invalid' || (Array.isArray(body) && body.length === 0)) {
+      refuse(res, 400, 'Invalid request: not a JSON-RPC message', ErrorCode.InvalidRequest);
+      return;
+    }
+    res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
+    session.push(body);
+  }
+
+  return {
+    handle(req, res, parsedBody) {
+      const refusal = checkHostAndOrigin(req, options);
+      if (refusal !== undefined) {
+        log.warn({ host: req.headers.host, origin: req.headers.origin }, refusal);
+        refuse(res, 403, `Forbidden: ${refusal}`);
+        return;
+      }
+      if (req.method === 'GET') openStream(res);
+      else if (req.method === 'POST') {
+        receive(req, res, parsedBody).catch((error: unknown) => {
+          log.error({ err: error }, 'POST failed');
+          refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
+        });
+      } else refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, { allow: 'GET, POST' });
+    },
+    sessions: transports,
+    close() {
+      for (const { transport } of [...sessions.values()]) transport.close('server closed');
+    },
+  };
+}
