@@ -143,7 +143,10 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
 
     await expect(client.subscribeResource({ uri: 'test://watched-resource' })).resolves.toEqual({});
     await expect(client.subscribeResource({ uri: 'rxmcp://ticker' })).resolves.toEqual({});
-    await new Promise((done) => setTimeout(done, 1200));
+    // The ticker reports an update every second while subscribed; allow for a loaded machine.
+    for (let waited = 0; !updates.includes('rxmcp://ticker') && waited < 5000; waited += 100) {
+      await new Promise((done) => setTimeout(done, 100));
+    }
     expect(updates).toContain('rxmcp://ticker');
     await expect(client.unsubscribeResource({ uri: 'rxmcp://ticker' })).resolves.toEqual({});
     await expect(client.unsubscribeResource({ uri: 'test://watched-resource' })).resolves.toEqual({});
