@@ -1,9 +1,13 @@
+import { once } from 'node:events';
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../lib/jsonrpc/message';
 import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type { Transport } from '../../lib/transport/transport';
+import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
+import { MCP_SUBPROTOCOL, wrapWebSocket } from '../../lib/transport/websocket/websocket-transport';
+import WebSocket from 'ws';
 import { describeTransportContract, nextFrames } from './contract';
 import type { TransportPair } from './contract';
 
@@ -65,4 +69,27 @@ describeTransportContract(
     };
   },
   { unordered: true },
+);
+
+describeTransportContract(
+  'WebSocket',
+  async (): Promise<TransportPair> => {
+    const session = deferred<Transport>();
+    const running = await startWebSocketServer({ onSession: (t) => session.resolve(t) });
+    const socket = new WebSocket(running.url, [MCP_SUBPROTOCOL]);
+    const client = wrapWebSocket(socket, { side: 'client' });
+    const server = await session.promise;
+    if (socket.readyState === WebSocket.CONNECTING) await once(socket, 'open');
+    return {
+      client,
+      server,
+      // One text frame per message: the newline that ends an injected line is not part of it.
+      injectRaw: { toServer: (text) => socket.send(text.replace(/\n$/, '')) },
+      cleanup: async () => {
+        client.close();
+        await running.close();
+      },
+    };
+  },
+  { textFraming: true },
 );
