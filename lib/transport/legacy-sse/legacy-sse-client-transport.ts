@@ -53,6 +53,9 @@ export function createLegacySseClientTransport(options: LegacySseClientTransport
     if (closing) return;
     closing = true;
     source.close();
+    // On a failed stream the EventSource arms its reconnect timer after dispatching 'error' (where
+    // this may run); closing again once that handler returned clears the timer.
+    queueMicrotask(() => source.close());
     abort.abort();
     waiting = [];
     log.info({ reason }, 'transport closed');
