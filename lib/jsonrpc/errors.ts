@@ -32,7 +32,7 @@ export interface ValidationIssue {
  * throws to answer with a specific code. Anything else a handler throws answers -32603.
  */
 export class JsonRpcError extends Error {
-  override readonly name = 'JsonRpcError';
+  override readonly name: string = 'JsonRpcError';
 
   constructor(
     readonly code: number,
@@ -97,7 +97,7 @@ function where(context: RequestContext): string {
 
 /** A request passed one of its deadlines: `idle` (no response or progress for `afterMs`) or `total`. */
 export class RequestTimeoutError extends Error {
-  override readonly name = 'RequestTimeoutError';
+  override readonly name: string = 'RequestTimeoutError';
   readonly method?: string;
   readonly id?: RequestId;
 
@@ -118,7 +118,7 @@ export class RequestTimeoutError extends Error {
 
 /** The connection closed (or was never open) while a request waited for its response. */
 export class ConnectionClosedError extends Error {
-  override readonly name = 'ConnectionClosedError';
+  override readonly name: string = 'ConnectionClosedError';
   readonly method?: string;
   readonly id?: RequestId;
 
@@ -135,7 +135,7 @@ export class ConnectionClosedError extends Error {
 
 /** Something was sent, or asked for, before the initialization handshake finished. */
 export class NotInitializedError extends Error {
-  override readonly name = 'NotInitializedError';
+  override readonly name: string = 'NotInitializedError';
 
   constructor(readonly method: string) {
     super(`Cannot send ${method}: the connection has not finished initializing`);
@@ -144,7 +144,7 @@ export class NotInitializedError extends Error {
 
 /** The peer answered initialize with a protocol revision we do not support. */
 export class UnsupportedProtocolVersionError extends Error {
-  override readonly name = 'UnsupportedProtocolVersionError';
+  override readonly name: string = 'UnsupportedProtocolVersionError';
 
   constructor(
     readonly requested: string,
@@ -156,7 +156,7 @@ export class UnsupportedProtocolVersionError extends Error {
 
 /** The peer did not declare the capability a call needs; raised locally, nothing is sent. */
 export class CapabilityNotSupportedError extends Error {
-  override readonly name = 'CapabilityNotSupportedError';
+  override readonly name: string = 'CapabilityNotSupportedError';
 
   constructor(
     readonly capability: string,
@@ -169,7 +169,7 @@ export class CapabilityNotSupportedError extends Error {
 
 /** A transport failed: the process died, the socket broke, a frame could not be written. */
 export class TransportError extends Error {
-  override readonly name = 'TransportError';
+  override readonly name: string = 'TransportError';
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -178,7 +178,7 @@ export class TransportError extends Error {
 
 /** A peer's message broke the protocol in a way that concerns one call (for example a malformed result). */
 export class ProtocolError extends Error {
-  override readonly name = 'ProtocolError';
+  override readonly name: string = 'ProtocolError';
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
