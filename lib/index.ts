@@ -36,6 +36,36 @@ export { createStdioServerTransport } from './transport/stdio/stdio-server-trans
 export type { StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
 export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
 export type { StdioClientTransport, StdioClientTransportOptions } from './transport/stdio/stdio-client-transport';
+export { createStreamableHttpHandler } from './transport/streamable-http/streamable-http-handler';
+export type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './transport/streamable-http/streamable-http-handler';
+export type { StreamableHttpServerTransport } from './transport/streamable-http/streamable-http-session';
+export { startStreamableHttpServer } from './transport/streamable-http/streamable-http-server';
+export type { RunningStreamableHttpServer, StreamableHttpServerOptions } from './transport/streamable-http/streamable-http-server';
+export { createInMemoryEventStore } from './transport/streamable-http/event-store';
+export type { EventStore, StoredEventPayload, InMemoryEventStore, InMemoryEventStoreOptions } from './transport/streamable-http/event-store';
+export type { OriginPolicy } from './transport/streamable-http/http-guards';
+export { createStreamableHttpClientTransport } from './transport/streamable-http/streamable-http-client-transport';
+export type {
+  ReconnectOptions,
+  StreamableHttpClientTransport,
+  StreamableHttpClientTransportOptions,
+} from './transport/streamable-http/streamable-http-client-transport';
+export { SessionNotFoundError } from './transport/streamable-http/http-errors';
+export { createHttpClientTransport } from './transport/streamable-http/http-client-transport';
+export type { HttpClientTransport, HttpClientTransportOptions } from './transport/streamable-http/http-client-transport';
+export { createLegacySseHandler } from './transport/legacy-sse/legacy-sse-handler';
+export type { LegacySseHandler, LegacySseHandlerOptions, LegacySseServerTransport } from './transport/legacy-sse/legacy-sse-handler';
+export { createLegacySseClientTransport } from './transport/legacy-sse/legacy-sse-client-transport';
+export type { LegacySseClientTransportOptions } from './transport/legacy-sse/legacy-sse-client-transport';
+export { createWebSocketHandler, startWebSocketServer } from './transport/websocket/websocket-server';
+export type {
+  RunningWebSocketServer,
+  WebSocketHandler,
+  WebSocketHandlerOptions,
+  WebSocketServerOptions,
+} from './transport/websocket/websocket-server';
+export { createWebSocketClientTransport } from './transport/websocket/websocket-transport';
+export type { WebSocketClientTransportOptions } from './transport/websocket/websocket-transport';
 
 // Operators
 export { timeoutWithReset } from './operators/timeout-with-reset';
