@@ -71,7 +71,12 @@ export type { WebSocketClientTransportOptions } from './transport/websocket/webs
 export { timeoutWithReset } from './operators/timeout-with-reset';
 export type { TimeoutWithResetOptions } from './operators/timeout-with-reset';
 export { cancelOnUnsubscribe, cancelRequestOnUnsubscribe } from './operators/cancel-on-unsubscribe';
-export { progressFor } from './operators/progress';
+export { progressFor, monotonicProgress, progressNotification } from './operators/progress';
+export type { ProgressEvent, ProgressToken } from './operators/progress';
+export { paginate, paginatePages, PageLimitError, RepeatedCursorError } from './operators/paginate';
+export type { PaginateOptions } from './operators/paginate';
+export { createFanOut } from './operators/ref-count-fan-out';
+export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 
 // Connection
 export { createConnection, DEFAULT_REQUEST_TIMEOUT_MS } from './connection/connection';
