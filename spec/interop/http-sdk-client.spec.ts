@@ -1,0 +1,147 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { firstValueFrom } from 'rxjs';
+import { z } from 'zod';
+import { createServer } from '../../lib/server/server';
+import type { McpServer } from '../../lib/server/server';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+
+// The official SDK's client against rxmcp's HTTP server transports: Streamable HTTP (stateful and
+// stateless) and the 2024-11-05 HTTP+SSE transport.
+
+type Content = Array<{ type: string; text?: string }>;
+
+function makeServer(): McpServer {
+  const server = createServer({ name: 'rxmcp-http', version: '1.0.0' });
+  server.tool({
+    name: 'echo',
+    description: 'Echoes its text',
+    inputSchema: z.object({ text: z.string() }),
+    handler: ({ text }) => ({ content: [{ type: 'text', text }] }),
+  });
+  server.tool({
+    name: 'chatty',
+    description: 'Logs and reports progress while it works',
+    inputSchema: z.object({}),
+    handler: async (_args, context) => {
+      for (const step of [1, 2, 3]) {
+        context.log('info', `step ${step}`);
+        context.progress(step, 3);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+  });
+  server.tool({
+    name: 'ask',
+    description: 'Asks the client’s model',
+    inputSchema: z.object({ prompt: z.string() }),
+    handler: async ({ prompt }, context) => {
+      const answer = await firstValueFrom(
+        context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 10 }),
+      );
+      return { content: [{ type: 'text', text: `model said: ${(answer.content as { text?: string }).text ?? ''}` }] };
+    },
+  });
+  return server;
+}
+
+let running: RunningStreamableHttpServer | undefined;
+let server: McpServer | undefined;
+let client: Client | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  server?.close();
+  await running?.close();
+  client = undefined;
+  server = undefined;
+  running = undefined;
+});
+
+async function connectSdk(transport: SdkTransport): Promise<Client> {
+  client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, () => ({
+    role: 'assistant',
+    content: { type: 'text', text: 'forty-two' },
+    model: 'test-model',
+    stopReason: 'endTurn',
+  }));
+  await client.connect(transport);
+  return client;
+}
+
+describe('official SDK client → rxmcp Streamable HTTP server (stateful)', () => {
+  beforeEach(async () => {
+    server = makeServer();
+    const target = server;
+    running = await startStreamableHttpServer({ onSession: (t) => void target.connect(t) });
+  });
+
+  it('[interop.http.sdk-client] initializes, lists and calls tools, with a session id', async () => {
+    const transport = new StreamableHTTPClientTransport(running!.url);
+    const sdk = await connectSdk(transport);
+    expect(transport.sessionId).toBe([...running!.handler.sessions.keys()][0]);
+    expect(sdk.getServerVersion()).toMatchObject({ name: 'rxmcp-http' });
+    const { tools } = await sdk.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'chatty', 'echo']);
+    const result = await sdk.callTool({ name: 'echo', arguments: { text: 'over http' } });
+    expect((result.content as Content)[0]?.text).toBe('over http');
+  });
+
+  it('[interop.http.sdk-client-stream] receives logs, progress and a sampling request during a call', async () => {
+    const sdk = await connectSdk(new StreamableHTTPClientTransport(running!.url));
+    const logs: unknown[] = [];
+    sdk.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+    const progress: number[] = [];
+    const result = await sdk.callTool({ name: 'chatty', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect((result.content as Content)[0]?.text).toBe('done');
+    expect(progress).toEqual([1, 2, 3]);
+    expect(logs).toEqual(['step 1', 'step 2', 'step 3']);
+    const asked = await sdk.callTool({ name: 'ask', arguments: { prompt: 'meaning?' } });
+    expect((asked.content as Content)[0]?.text).toBe('model said: forty-two');
+  });
+
+  it('ends the session with the SDK’s terminateSession (DELETE)', async () => {
+    const transport = new StreamableHTTPClientTransport(running!.url);
+    await connectSdk(transport);
+    expect(running!.handler.sessions.size).toBe(1);
+    await transport.terminateSession();
+    expect(running!.handler.sessions.size).toBe(0);
+  });
+});
+
+describe('official SDK client → rxmcp Streamable HTTP server (stateless)', () => {
+  it('[interop.http.sdk-client-stateless] serves every request on a fresh transport, without sessions', async () => {
+    server = makeServer();
+    const target = server;
+    running = await startStreamableHttpServer({ stateless: true, onSession: (t) => void target.connect(t) });
+    const transport = new StreamableHTTPClientTransport(running.url);
+    const sdk = await connectSdk(transport);
+    expect(transport.sessionId).toBeUndefined();
+    const result = await sdk.callTool({ name: 'echo', arguments: { text: 'stateless' } });
+    expect((result.content as Content)[0]?.text).toBe('stateless');
+    const progress: number[] = [];
+    await sdk.callTool({ name: 'chatty', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(progress).toEqual([1, 2, 3]);
+    // Nothing is kept between requests.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(server.sessions.size).toBe(0);
+  });
+});
+
+describe('official SDK client → rxmcp HTTP+SSE server (2024-11-05)', () => {
+  it('[interop.http.sdk-client-sse] initializes and calls a tool over the legacy transport', async () => {
+    server = makeServer();
+    const target = server;
+    running = await startStreamableHttpServer({ legacySse: true, onSession: (t) => void target.connect(t) });
+    const sdk = await connectSdk(new SSEClientTransport(new URL('/sse', running.url)));
+    const result = await sdk.callTool({ name: 'echo', arguments: { text: 'legacy' } });
+    expect((result.content as Content)[0]?.text).toBe('legacy');
+    expect(running.legacyHandler?.sessions.size).toBe(1);
+  });
+});
