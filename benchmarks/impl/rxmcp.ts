@@ -5,6 +5,9 @@ import { connect, createInMemoryPair, createStdioClientTransport } from '../../l
 import type { McpClient, Transport } from '../../lib/index';
 import { createBenchServer } from '../servers/rxmcp-server';
 import type { CallHarness, Implementation } from '../workload';
+import { createDeliveryCounter } from './fan-out-counter';
+
+const WATCHED_URI = 'bench://watched';
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
 
@@ -35,6 +38,32 @@ export const rxmcp: Implementation = {
       throw new Error(`rxmcp: no ${kind} harness yet`);
     }
     return harness(await connect(transport, CLIENT_INFO));
+  },
+  async fanOut(count) {
+    const server = createBenchServer();
+    server.resource({ uri: WATCHED_URI, name: 'watched', text: 'watched' });
+    const counter = createDeliveryCounter();
+    const clients: McpClient[] = [];
+    for (let i = 0; i < count; i++) {
+      const [clientSide, serverSide] = createInMemoryPair();
+      server.connect(serverSide);
+      const client = await connect(clientSide, CLIENT_INFO);
+      client.connection.notifications$.subscribe((n) => {
+        if (n.method === 'notifications/resources/updated') counter.delivered();
+      });
+      await firstValueFrom(client.request('resources/subscribe', { uri: WATCHED_URI }));
+      clients.push(client);
+    }
+    return {
+      publish: async (updates) => {
+        const all = counter.expect(updates * count);
+        for (let u = 0; u < updates; u++) server.resourceUpdated(WATCHED_URI);
+        await all;
+      },
+      close: async () => {
+        for (const client of clients) client.close();
+      },
+    };
   },
   async idleSessions(count) {
     const server = createBenchServer();
