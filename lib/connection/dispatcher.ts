@@ -99,6 +99,60 @@ function isResultObject(value: unknown): value is HandlerResult {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The context of one request in flight. A class, so that the per-request cost is one object with
+ * a fixed shape and the methods live on the prototype (this runs for every request).
+ */
+class HandlerContext implements RequestContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly meta: Record<string, unknown> | undefined;
+  readonly progressToken: string | number | undefined;
+
+  constructor(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    readonly revision: string,
+    private readonly entry: InFlight,
+    private readonly sink: DispatcherSink,
+  ) {
+    this.requestId = request.id;
+    this.method = request.method;
+    this.meta = params._meta as Record<string, unknown> | undefined;
+    this.progressToken = this.meta?.progressToken as string | number | undefined;
+  }
+
+  get signal(): AbortSignal {
+    // Created on first use: most handlers never look at it.
+    this.entry.abort ??= new AbortController();
+    return this.entry.abort.signal;
+  }
+
+  progress(progressValue: number, total?: number, message?: string): void {
+    if (this.progressToken === undefined || this.entry.cancelled) return;
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress: progressValue };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.sink.notify('notifications/progress', params, this.requestId);
+  }
+
+  log(level: LogLevel, data: unknown, loggerName?: string): void {
+    if (!this.entry.cancelled) this.sink.log(level, data, loggerName, this.requestId);
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (!this.entry.cancelled) this.sink.notify(method, params ?? {}, this.requestId);
+  }
+
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: NestedRequestOptions,
+  ): Observable<Record<string, unknown>> {
+    return this.sink.request(method, params, options, this.requestId);
+  }
+}
+
 /** Creates the dispatcher of one connection. */
 export function createDispatcher(sink: DispatcherSink, logger: Logger): Dispatcher {
   const inflight = new Map<RequestId, InFlight>();
@@ -117,38 +171,6 @@ export function createDispatcher(sink: DispatcherSink, logger: Logger): Dispatch
     return { error: JsonRpcError.internalError('Internal error: handler returned an invalid result').toJSON() };
   }
 
-  function makeContext(request: JsonRpcRequest, params: Record<string, unknown>, revision: string, entry: InFlight): RequestContext {
-    const meta = params._meta as Record<string, unknown> | undefined;
-    const token = meta?.progressToken as string | number | undefined;
-    const id = request.id;
-    return {
-      requestId: id,
-      method: request.method,
-      revision,
-      progressToken: token,
-      meta,
-      get signal() {
-        // Created on first use: most handlers never look at it.
-        entry.abort ??= new AbortController();
-        return entry.abort.signal;
-      },
-      progress(progressValue, total, message) {
-        if (token === undefined || entry.cancelled) return;
-        const progressParams: Record<string, unknown> = { progressToken: token, progress: progressValue };
-        if (total !== undefined) progressParams.total = total;
-        if (message !== undefined) progressParams.message = message;
-        sink.notify('notifications/progress', progressParams, id);
-      },
-      log(level, data, loggerName) {
-        if (!entry.cancelled) sink.log(level, data, loggerName, id);
-      },
-      notify(method, notifyParams) {
-        if (!entry.cancelled) sink.notify(method, notifyParams ?? {}, id);
-      },
-      request: (method, requestParams, options) => sink.request(method, requestParams, options, id),
-    };
-  }
-
   function finish(id: RequestId, entry: InFlight): boolean {
     if (entry.cancelled || inflight.get(id) !== entry) return false;
     inflight.delete(id);
@@ -164,7 +186,7 @@ export function createDispatcher(sink: DispatcherSink, logger: Logger): Dispatch
       }
       const entry: InFlight = { cancelled: false };
       inflight.set(id, entry);
-      const context = makeContext(request, params, revision, entry);
+      const context = new HandlerContext(request, params, revision, entry, sink);
       let output: unknown;
       try {
         output = handler(params, context);

@@ -1,6 +1,7 @@
-import type { HandlerOutput } from '../connection/dispatcher';
+import type { HandlerOutput, RequestContext } from '../connection/dispatcher';
 import type { CompleteResult } from '../schema/completion';
-import type { ServerContext } from './server-context';
+import { SessionContext } from './server-context';
+import type { ServerContext, ServerSession } from './server-context';
 
 /** The most values one `completion/complete` answer may carry (spec: Utilities → Completion). */
 export const MAX_COMPLETION_VALUES = 100;
@@ -39,4 +40,14 @@ export function toCompleteResult(output: unknown): CompleteResult {
   if (total !== undefined) completion.total = total;
   if (given.hasMore !== undefined || cut) completion.hasMore = cut || given.hasMore === true;
   return { completion };
+}
+
+/** The context of a completion request: a session context plus the arguments already chosen. */
+export class CompletionSessionContext extends SessionContext implements CompletionContext {
+  readonly arguments: Readonly<Record<string, string>>;
+
+  constructor(inner: RequestContext, session: ServerSession, chosen: Readonly<Record<string, string>>) {
+    super(inner, session);
+    this.arguments = chosen;
+  }
 }

@@ -132,3 +132,69 @@ export function createClientRequests(connection: Connection, send: Send): Client
     listRoots: (options) => checked<ListRootsResult>('roots/list', () => undefined, undefined, options),
   };
 }
+
+/**
+ * The context a server handler receives: the connection's request context with the session and
+ * the client requests added. A class with prototype methods, since one is made per request; the
+ * client requests are built only when a handler first uses one.
+ */
+export class SessionContext implements ServerContext {
+  private clientRequests?: ClientRequests;
+
+  constructor(
+    protected readonly inner: RequestContext,
+    readonly session: ServerSession,
+  ) {}
+
+  get requestId(): RequestContext['requestId'] {
+    return this.inner.requestId;
+  }
+  get method(): string {
+    return this.inner.method;
+  }
+  get revision(): string {
+    return this.inner.revision;
+  }
+  get progressToken(): string | number | undefined {
+    return this.inner.progressToken;
+  }
+  get meta(): Record<string, unknown> | undefined {
+    return this.inner.meta;
+  }
+  get signal(): AbortSignal {
+    return this.inner.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    this.inner.progress(progress, total, message);
+  }
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    this.inner.log(level, data, logger);
+  }
+  notify(method: string, params?: Record<string, unknown>): void {
+    this.inner.notify(method, params);
+  }
+  request(method: string, params?: Record<string, unknown>, options?: NestedRequestOptions): Observable<Record<string, unknown>> {
+    return this.inner.request(method, params, options);
+  }
+
+  private get requests(): ClientRequests {
+    // Related to the request being handled, so Streamable HTTP sends them on its stream.
+    this.clientRequests ??= createClientRequests(this.session.connection, (method, params, options) =>
+      this.inner.request(method, params, options),
+    );
+    return this.clientRequests;
+  }
+  sample(params: CreateMessageRequestParams, options?: NestedRequestOptions): Observable<CreateMessageResult> {
+    return this.requests.sample(params, options);
+  }
+  elicit(params: ElicitFormParams, options?: NestedRequestOptions): Observable<ElicitResult> {
+    return this.requests.elicit(params, options);
+  }
+  elicitUrl(params: ElicitUrlParams, options?: NestedRequestOptions): Observable<ElicitResult> {
+    return this.requests.elicitUrl(params, options);
+  }
+  listRoots(options?: NestedRequestOptions): Observable<ListRootsResult> {
+    return this.requests.listRoots(options);
+  }
+}

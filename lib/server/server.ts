@@ -14,8 +14,8 @@ import type { Revision } from '../schema/revisions';
 import type { CallToolRequestParams } from '../schema/tools';
 import type { Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';
-import { toCompleteResult } from './completion';
-import type { Completer, CompletionContext } from './completion';
+import { CompletionSessionContext, toCompleteResult } from './completion';
+import type { Completer } from './completion';
 import { compileJsonSchema } from './json-schema-validator';
 import type { JsonSchemaValidatorFactory } from './json-schema-validator';
 import { runHandler } from './handler-output';
@@ -24,7 +24,7 @@ import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
 import { createResourceRegistry } from './resource-registry';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { createClientRequests } from './server-context';
+import { createClientRequests, SessionContext } from './server-context';
 import type { ServerContext, ServerSession } from './server-context';
 import { createToolRegistry } from './tool-registry';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
@@ -187,11 +187,7 @@ export function createServer(options: ServerOptions): McpServer {
 
   function handlers(state: SessionState): Record<string, RequestHandler> {
     const { session } = state;
-    const withSession = (context: RequestContext): ServerContext =>
-      Object.assign(Object.create(context) as RequestContext, {
-        session,
-        ...createClientRequests(session.connection, context.request),
-      }) as ServerContext;
+    const withSession = (context: RequestContext): ServerContext => new SessionContext(context, session);
     const revisionOf = (context: RequestContext) => context.revision as Revision;
     const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
 
@@ -236,9 +232,7 @@ export function createServer(options: ServerOptions): McpServer {
           completer = template.complete?.[argument.name];
         }
         if (!completer) return { completion: { values: [] } };
-        const completionContext = Object.assign(Object.create(withSession(context)) as ServerContext, {
-          arguments: given?.arguments ?? {},
-        }) as CompletionContext;
+        const completionContext = new CompletionSessionContext(context, session, given?.arguments ?? {});
         const complete = completer;
         return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
       },
