@@ -215,13 +215,23 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
   }
 
   /** A GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
-  async function get(standalone: boolean, owed: Set<string>, lastEventId: string | undefined, retryMs: number | undefined, attempt: number, first = false): Promise<void> {
+  async function get(
+    standalone: boolean,
+    owed: Set<string>,
+    lastEventId: string | undefined,
+    retryMs: number | undefined,
+    attempt: number,
+    first = false,
+    answered: () => void = () => undefined,
+  ): Promise<void> {
     let response: Response;
     try {
       const extra: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== undefined) extra['last-event-id'] = lastEventId;
       response = await doFetch(url, { method: 'GET', headers: headers(extra), signal: abort.signal });
+      answered();
     } catch (error) {
+      answered();
       if (closing) return;
       log.debug({ err: error }, 'GET failed');
       afterStream(standalone, owed, lastEventId, undefined, attempt + 1);
@@ -269,10 +279,17 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
         body: JSON.stringify(message),
         signal: abort.signal,
       });
-      done();
-      if (closing) return;
       const assigned = response.headers.get('mcp-session-id');
       if (assigned !== null && sessionId === undefined) sessionId = assigned;
+      if (response.ok && list.some((m) => 'method' in m && m.method === 'notifications/initialized') && options.openStandaloneStream !== false) {
+        // Later POSTs wait until the GET stream is answered (at most a moment), so that the server
+        // sees the standalone stream open before the requests that follow the handshake.
+        let answered: () => void = () => undefined;
+        const opened = new Promise<void>((resolve) => (answered = resolve));
+        void get(true, new Set(), undefined, undefined, 0, true, answered);
+        void Promise.race([opened, new Promise<void>((resolve) => later(250, resolve))]).then(() => done());
+      } else done();
+      if (closing) return;
       log.debug({ status: response.status, requests: requests.length }, 'POST answered');
       await handleAnswer(response, list, requests, wasFirst);
     } catch (error) {
@@ -303,9 +320,6 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     if (requests.length === 0) {
       // Notifications and responses: 202 is the rule, but some servers answer 200 with a body; ignore it.
       await response.body?.cancel().catch(() => undefined);
-      if (list.some((m) => 'method' in m && m.method === 'notifications/initialized') && options.openStandaloneStream !== false) {
-        void get(true, new Set(), undefined, undefined, 0, true);
-      }
       return;
     }
     if (type.includes('text/event-stream')) {

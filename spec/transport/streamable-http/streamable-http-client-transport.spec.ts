@@ -213,6 +213,36 @@ describe('createStreamableHttpClientTransport against scripted servers', () => {
     expect(waited).toBeLessThan(600);
   });
 
+  it('[transport.http.client-get-first] opens the standalone GET before the requests that follow the handshake', async () => {
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'GET') {
+        sse(res, { 'mcp-session-id': 's' });
+        return;
+      }
+      if (entry.method === 'DELETE') {
+        res.writeHead(200).end();
+        return;
+      }
+      const message = JSON.parse(entry.body) as { id?: number };
+      if (message.id === undefined) res.writeHead(202).end();
+      else res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }));
+    });
+    const client = open(url);
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', {}));
+    await init;
+    client.send(notification('notifications/initialized'));
+    const answer = nextFrames(client.incoming$, 1);
+    client.send(request(2, 'tools/call', { name: 'x' }));
+    await answer;
+    expect(seen.map((s) => (s.method === 'POST' ? (JSON.parse(s.body) as { method: string }).method : s.method))).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'GET',
+      'tools/call',
+    ]);
+  });
+
   it('[transport.http.client-http-error] fails the requests of a refused POST with an error response naming the status', async () => {
     const url = await startMock((entry, res) => {
       const message = JSON.parse(entry.body) as { id: number };
