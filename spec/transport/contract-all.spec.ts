@@ -93,3 +93,93 @@ describeTransportContract(
   },
   { textFraming: true },
 );
+
+// Stateless Streamable HTTP has no channel for messages that belong to no request, so the shared
+// suite (which sends unsolicited messages both ways) does not apply. This is its request-scoped
+// counterpart: each POST gets a fresh server transport, answers travel back on it, and nothing
+// outlives the request.
+describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
+  const open = new Set<Transport>();
+  const delivered: unknown[] = [];
+  let running: Awaited<ReturnType<typeof startStreamableHttpServer>> | undefined;
+  let client: Transport | undefined;
+
+  /** Serves each request with `answer`, which may also send related messages first. */
+  async function start(answer: (message: Record<string, unknown>, transport: Transport) => void): Promise<Transport> {
+    running = await startStreamableHttpServer({
+      stateless: true,
+      onSession: (transport) => {
+        open.add(transport);
+        transport.closed$.subscribe(() => open.delete(transport));
+        transport.incoming$.subscribe((frame) => {
+          const list = (Array.isArray(frame) ? frame : [frame]) as Array<Record<string, unknown>>;
+          // The synthetic handshake that precedes each request is the server connection's business.
+          if (list.some((m) => m.method === 'initialize' || m.method === 'notifications/initialized')) return;
+          delivered.push(frame);
+          if (Array.isArray(frame)) transport.send(list.filter((m) => 'id' in m).map((m) => resultResponse(m.id as number, { batch: true })));
+          else answer(frame as Record<string, unknown>, transport);
+        });
+      },
+    });
+    client = createStreamableHttpClientTransport({ url: running.url });
+    return client;
+  }
+
+  afterEach(async () => {
+    client?.close();
+    if (client) await firstValueFrom(client.closed$);
+    await running?.close();
+    client = running = undefined;
+    delivered.length = 0;
+  });
+
+  const echo = (message: Record<string, unknown>, transport: Transport): void => {
+    if (!('id' in message)) return;
+    const id = message.id as number;
+    transport.send(notification('notifications/progress', { progressToken: id, progress: 1 }), { relatedRequestId: id });
+    transport.send(resultResponse(id, { echo: message.params ?? {} }));
+  };
+
+  it('answers each request on its own stream, with the messages related to it first', async () => {
+    const c = await start(echo);
+    const frames = nextFrames(c.incoming$, 4);
+    c.send(request(1, 'a', { x: 1 }));
+    c.send(request(2, 'b'));
+    const received = (await frames) as Array<Record<string, unknown>>;
+    for (const id of [1, 2]) {
+      const mine = received.filter((m) => m.id === id || (m.params as { progressToken?: number } | undefined)?.progressToken === id);
+      expect(mine.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'result']);
+    }
+  });
+
+  it('answers a batch with a batch', async () => {
+    const c = await start(echo);
+    const frames = nextFrames(c.incoming$, 1);
+    c.send([request(1, 'a'), request(2, 'b')]);
+    expect(await frames).toEqual([[resultResponse(1, { batch: true }), resultResponse(2, { batch: true })]]);
+  });
+
+  it('serves 100 concurrent requests and a 3 MB answer, keeping no transport afterwards', async () => {
+    const big = 'é\u{1F389}"\n'.repeat(600_000);
+    const c = await start((message, transport) => {
+      const id = message.id as number;
+      transport.send(resultResponse(id, id === 999 ? { big } : { ok: id }));
+    });
+    const frames = nextFrames(c.incoming$, 101);
+    for (let i = 0; i < 100; i++) c.send(request(i, 'burst'));
+    c.send(request(999, 'big'));
+    const received = (await frames) as Array<{ id: number; result: Record<string, unknown> }>;
+    expect(received.map((m) => m.id).sort((a, b) => a - b)).toEqual([...Array.from({ length: 100 }, (_, i) => i), 999]);
+    expect(received.find((m) => m.id === 999)?.result.big).toBe(big);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(open.size).toBe(0);
+  });
+
+  it('accepts notifications with 202 and closes their transport at once', async () => {
+    const c = await start(echo);
+    c.send(notification('hello'));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(delivered).toEqual([notification('hello')]);
+    expect(open.size).toBe(0);
+  });
+});
