@@ -178,8 +178,9 @@ describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
   it('accepts notifications with 202 and closes their transport at once', async () => {
     const c = await start(echo);
     c.send(notification('hello'));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    for (let i = 0; i < 100 && delivered.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(delivered).toEqual([notification('hello')]);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(open.size).toBe(0);
   });
 });
