@@ -126,6 +126,7 @@ describe('createStreamableHttpClientTransport against the rxmcp server', () => {
     client.send(request(2, 'tools/list'));
     const closed = await firstValueFrom(client.closed$);
     expect(closed.error).toBeInstanceOf(SessionNotFoundError);
+    expect(closed.error?.name).toBe('SessionNotFoundError');
     expect(closed.reason).toMatch(/not found/);
   });
 
