@@ -1,5 +1,5 @@
-import { concatMap, filter, map, Observable, of } from 'rxjs';
-import type { OperatorFunction } from 'rxjs';
+import { filter, map, Observable } from 'rxjs';
+import type { OperatorFunction, Subscription } from 'rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
 import type { Connection, RequestOptions } from '../connection/connection';
 import type { CallToolResult, Tool } from '../schema/tools';
@@ -110,21 +110,48 @@ export function callTool(
         }
       : requestOptions.onProgress;
     const params: Record<string, unknown> = { name, arguments: args ?? {} };
-    return context.connection
-      .request('tools/call', params, { ...requestOptions, onProgress })
-      .pipe(
-        concatMap((raw) => {
-          const result = raw as CallToolResult;
-          if (!validateOutput || result.isError) return of(result);
-          return context
-            .toolNamed(name, result.structuredContent !== undefined)
-            .pipe(map((tool) => checkToolOutput(tool, result, context.check)));
-        }),
-      )
-      .subscribe({
-        next: (result) => subscriber.next({ type: 'result', result }),
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
+    // Hand-wired rather than concatMap: this runs for every call, and the tool's definition is
+    // almost always known (or not needed) synchronously.
+    let responded = false;
+    let checking: Subscription | undefined;
+    const emit = (result: CallToolResult) => {
+      subscriber.next({ type: 'result', result });
+      subscriber.complete();
+    };
+    const call = context.connection.request('tools/call', params, { ...requestOptions, onProgress }).subscribe({
+      next: (raw) => {
+        responded = true;
+        const result = raw as CallToolResult;
+        if (!validateOutput || result.isError) {
+          emit(result);
+          return;
+        }
+        checking = context.toolNamed(name, result.structuredContent !== undefined).subscribe({
+          next: (tool) => {
+            let checked: CallToolResult;
+            try {
+              checked = checkToolOutput(tool, result, context.check);
+            } catch (error) {
+              subscriber.error(error);
+              return;
+            }
+            emit(checked);
+          },
+          error: (error: unknown) => subscriber.error(error),
+          // No definition to be had: nothing to check against.
+          complete: () => {
+            if (!subscriber.closed) emit(result);
+          },
+        });
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        if (!responded) subscriber.complete();
+      },
+    });
+    return () => {
+      call.unsubscribe();
+      checking?.unsubscribe();
+    };
   });
 }

@@ -1,4 +1,4 @@
-import { asyncScheduler, BehaviorSubject, map, NEVER, Observable, ReplaySubject, Subject, tap } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, Observable, ReplaySubject, Subject } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -517,6 +517,10 @@ export function createConnection(options: ConnectionOptions): Connection {
     throw new ProtocolError(`Invalid result for ${method} from the ${role === 'server' ? 'client' : 'server'}: ${problem}`);
   }
 
+  /**
+   * The request Observable. One layer of our own plus the timeout and cancellation operators:
+   * this runs for every request, so validation happens inside the correlator entry.
+   */
   function send$(
     method: string,
     params: Record<string, unknown> | undefined,
@@ -524,6 +528,13 @@ export function createConnection(options: ConnectionOptions): Connection {
     cancellable: boolean,
   ): Observable<Record<string, unknown>> {
     return new Observable<Record<string, unknown>>((subscriber) => {
+      if (cancellable) {
+        const refusal = outboundRefusal(method);
+        if (refusal) {
+          subscriber.error(refusal);
+          return undefined;
+        }
+      }
       const requestId = ids.next();
       const { onProgress, signal } = requestOptions;
       if (signal?.aborted) {
@@ -548,15 +559,18 @@ export function createConnection(options: ConnectionOptions): Connection {
       // Set when the response arrives: a caller that unsubscribes on the first value (firstValueFrom,
       // take(1)) does so before the response Observable completes, and must not cancel an answered request.
       let answered = false;
-      let response$ = correlator.expect(requestId, method, deliverProgress).pipe(
-        tap(() => {
-          answered = true;
-        }),
-        map((result) => validateResult(method, result, params?.task !== undefined)),
+      const taskAugmented = params?.task !== undefined;
+      const accept = (result: Record<string, unknown>) => {
+        answered = true;
+        return validateResult(method, result, taskAugmented);
+      };
+      let response$ = correlator.expect(requestId, method, deliverProgress, accept).pipe(
         timeoutWithReset<Record<string, unknown>>({
           idleMs: requestOptions.timeoutMs ?? requestTimeoutMs,
           totalMs: requestOptions.maxTotalTimeoutMs,
-          resets: progress$ ?? NEVER,
+          resets: progress$,
+          // One response ends the request; only progress keeps it alive.
+          resetOnValue: false,
           context: { method, id: requestId },
           scheduler,
         }),
@@ -594,14 +608,7 @@ export function createConnection(options: ConnectionOptions): Connection {
     params?: Record<string, unknown>,
     requestOptions: RequestOptions = {},
   ): Observable<Record<string, unknown>> {
-    return new Observable<Record<string, unknown>>((subscriber) => {
-      const refusal = outboundRefusal(method);
-      if (refusal) {
-        subscriber.error(refusal);
-        return undefined;
-      }
-      return send$(method, params, requestOptions, true).subscribe(subscriber);
-    });
+    return send$(method, params, requestOptions, true);
   }
 
   function notify(method: string, params?: Record<string, unknown>, sendOptions?: SendOptions): void {

@@ -14,6 +14,7 @@ interface Pending {
   readonly method: string;
   readonly subscriber: Subscriber<Record<string, unknown>>;
   readonly onProgress?: (progress: ProgressParams) => void;
+  readonly accept?: (result: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Matches responses to the requests this side sent, by id. */
@@ -21,9 +22,15 @@ export interface Correlator {
   /**
    * A cold Observable of the response to request `id`: registers the id on subscribe, emits the
    * result and completes, or errors with the peer's `JsonRpcError`. Unsubscribing forgets the id,
-   * so a late response is dropped (and reported by `settle` returning false).
+   * so a late response is dropped (and reported by `settle` returning false). `accept` checks (and
+   * may replace) the result before it is emitted; what it throws becomes the error.
    */
-  expect(id: RequestId, method: string, onProgress?: (progress: ProgressParams) => void): Observable<Record<string, unknown>>;
+  expect(
+    id: RequestId,
+    method: string,
+    onProgress?: (progress: ProgressParams) => void,
+    accept?: (result: Record<string, unknown>) => Record<string, unknown>,
+  ): Observable<Record<string, unknown>>;
   /** Delivers a response; false when no request with that id is waiting. */
   settle(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean;
   /** Routes a progress notification to the request whose token it carries (tokens are request ids); false if none. */
@@ -40,9 +47,9 @@ export interface Correlator {
 export function createCorrelator(): Correlator {
   const pending = new Map<RequestId, Pending>();
   return {
-    expect: (id, method, onProgress) =>
+    expect: (id, method, onProgress, accept) =>
       new Observable<Record<string, unknown>>((subscriber) => {
-        pending.set(id, { method, subscriber, onProgress });
+        pending.set(id, { method, subscriber, onProgress, accept });
         return () => {
           if (pending.get(id)?.subscriber === subscriber) pending.delete(id);
         };
@@ -55,7 +62,15 @@ export function createCorrelator(): Correlator {
       pending.delete(id);
       if ('error' in response) entry.subscriber.error(JsonRpcError.fromObject((response as JsonRpcErrorResponse).error));
       else {
-        entry.subscriber.next((response as JsonRpcResultResponse).result);
+        const raw = (response as JsonRpcResultResponse).result;
+        let result: Record<string, unknown>;
+        try {
+          result = entry.accept ? entry.accept(raw) : raw;
+        } catch (error) {
+          entry.subscriber.error(error);
+          return true;
+        }
+        entry.subscriber.next(result);
         entry.subscriber.complete();
       }
       return true;

@@ -1,4 +1,4 @@
-import { asyncScheduler, from, Observable, timer } from 'rxjs';
+import { asyncScheduler, from, Observable } from 'rxjs';
 import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscription } from 'rxjs';
 import { RequestTimeoutError } from '../jsonrpc/errors';
 import type { RequestContext } from '../jsonrpc/errors';
@@ -78,11 +78,12 @@ export function timeoutWithReset<T>(options: TimeoutWithResetOptions): MonoTypeO
       const armIdle = (): void => {
         if (done) return;
         idleTimer?.unsubscribe();
-        if (Number.isFinite(idleMs)) idleTimer = timer(idleMs, scheduler).subscribe(() => expire('idle', idleMs));
+        // scheduler.schedule rather than timer(): this runs for every request, and the action is all we need.
+        if (Number.isFinite(idleMs)) idleTimer = scheduler.schedule(() => expire('idle', idleMs), idleMs);
       };
 
       // The total deadline is armed first so that it wins a tie with the idle one.
-      if (Number.isFinite(totalMs)) totalTimer = timer(totalMs, scheduler).subscribe(() => expire('total', totalMs));
+      if (Number.isFinite(totalMs)) totalTimer = scheduler.schedule(() => expire('total', totalMs), totalMs);
       armIdle();
       if (resets !== undefined) {
         resetsSubscription = from(resets).subscribe({
