@@ -9,7 +9,7 @@
  */
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { connect, createStdioClientTransport } from '../lib/index';
+import { connect, createStdioClientTransport, createStreamableHttpClientTransport } from '../lib/index';
 import type { ClientOptions, McpClient, Transport } from '../lib/index';
 
 const CLIENT_INFO = { name: 'rxmcp-everything-client', version: '0.1.0' } as const;
@@ -77,12 +77,9 @@ export function openTransport(args: readonly string[], logger: Logger): Transpor
   return createStdioClientTransport({ command, args: rest, stderr: 'inherit', logger });
 }
 
-/**
- * The Streamable HTTP client transport goes here (issue #5): return
- * `createStreamableHttpClientTransport({ url, logger })` once it is part of the library.
- */
-function httpTransport(url: string, _logger: Logger): Transport {
-  throw new Error(`Streamable HTTP is not available in this build yet; cannot connect to ${url}`);
+/** Streamable HTTP to the URL exactly as given (some test servers have no `/mcp` path). */
+function httpTransport(url: string, logger: Logger): Transport {
+  return createStreamableHttpClientTransport({ url, logger });
 }
 
 /** Runs one scenario against a server; resolves when it is done and the connection is closed. */

@@ -5,13 +5,23 @@
  * resource that emits updates while subscribed).
  *
  * `node dist/examples/everything-server.js` speaks MCP on stdio; logs go to stderr, stdout carries
- * protocol messages only. Other transports serve the same definition: `createEverythingServer()`.
+ * protocol messages only. `--http <port>` serves Streamable HTTP at http://127.0.0.1:<port>/mcp
+ * instead (and the 2024-11-05 HTTP+SSE endpoints). Other hosts serve the same definition:
+ * `createEverythingServer()`.
  */
 import pino from 'pino';
 import { concat, defer, endWith, firstValueFrom, interval, map, of, take, timer } from 'rxjs';
 import { z } from 'zod';
-import { createServer, createStdioServerTransport, log, progress, ToolError } from '../lib/index';
-import type { JsonSchemaObject, McpServer, ServerContext, ToolResult } from '../lib/index';
+import { createServer, createStdioServerTransport, log, progress, startStreamableHttpServer, ToolError } from '../lib/index';
+import type {
+  JsonSchemaObject,
+  McpServer,
+  RunningStreamableHttpServer,
+  ServerContext,
+  ServerSession,
+  StreamableHttpServerTransport,
+  ToolResult,
+} from '../lib/index';
 
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
 
@@ -67,7 +77,7 @@ const JSON_SCHEMA_2020_12: JsonSchemaObject = {
   additionalProperties: false,
 };
 
-function conformanceTools(server: McpServer): void {
+function conformanceTools(server: McpServer, hooks: EverythingServerOptions): void {
   server.tool({
     name: 'test_simple_text',
     description: 'Returns a simple text response.',
@@ -140,8 +150,12 @@ function conformanceTools(server: McpServer): void {
   });
   server.tool({
     name: 'test_reconnection',
-    description: 'Answers after 100 ms (over Streamable HTTP the server may close the stream first; the client resumes).',
-    handler: () => timer(100).pipe(map(() => text('Reconnection test completed'))),
+    description: 'Answers after 100 ms; over Streamable HTTP it first closes the call\'s SSE stream, so the client resumes it.',
+    handler: (_args, context: ServerContext) => {
+      // 2025-11-25 SSE polling: the answer is stored and replayed on the client's GET + Last-Event-ID.
+      hooks.closeRequestStream?.(context);
+      return timer(100).pipe(map(() => text('Reconnection test completed')));
+    },
   });
   server.tool({
     name: 'test_sampling',
@@ -403,25 +417,75 @@ function resourcesAndPrompts(server: McpServer): void {
   });
 }
 
+/** Options of `createEverythingServer`. */
+export interface EverythingServerOptions {
+  readonly logger?: pino.Logger;
+  /** Ends the SSE stream of the request being handled, where the transport has one (Streamable HTTP). */
+  readonly closeRequestStream?: (context: ServerContext) => void;
+}
+
 /** Builds the example server definition (shared by every transport it is served on). */
-export function createEverythingServer(options: { readonly logger?: pino.Logger } = {}): McpServer {
+export function createEverythingServer(options: EverythingServerOptions = {}): McpServer {
   const server = createServer({
     name: 'rxmcp-everything-server',
     version: '0.1.0',
     instructions: 'A demonstration server: every MCP server feature, streamed progress and cancellation.',
     logger: options.logger ?? logger,
   });
-  conformanceTools(server);
+  conformanceTools(server, options);
   showcaseTools(server);
   resourcesAndPrompts(server);
   return server;
 }
 
-if (require.main === module) {
-  const server = createEverythingServer();
-  const session = server.connect(createStdioServerTransport({ logger }));
-  session.closed$.subscribe(({ reason }) => {
-    logger.info({ reason }, 'session ended');
-    process.exit(0);
+/**
+ * Serves the example over Streamable HTTP at `http://127.0.0.1:<port>/mcp`, with the 2024-11-05
+ * HTTP+SSE endpoints beside it (`/sse`, `/messages`). Port 0 picks a free port.
+ */
+export async function serveHttp(port: number): Promise<RunningStreamableHttpServer> {
+  const streams = new WeakMap<ServerSession, StreamableHttpServerTransport>();
+  const server = createEverythingServer({
+    closeRequestStream: (context) => void streams.get(context.session)?.closeRequestStream(context.requestId),
   });
+  return startStreamableHttpServer({
+    host: '127.0.0.1',
+    port,
+    legacySse: true,
+    logger,
+    onSession: (transport) => {
+      streams.set(server.connect(transport), transport);
+    },
+  });
+}
+
+function httpPort(argv: readonly string[]): number | undefined {
+  const at = argv.indexOf('--http');
+  if (at < 0) return undefined;
+  const port = Number(argv[at + 1] ?? process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http needs a port number, got ${argv[at + 1]}`);
+  return port;
+}
+
+if (require.main === module) {
+  const port = httpPort(process.argv.slice(2));
+  if (port === undefined) {
+    const session = createEverythingServer().connect(createStdioServerTransport({ logger }));
+    session.closed$.subscribe(({ reason }) => {
+      logger.info({ reason }, 'session ended');
+      process.exit(0);
+    });
+  } else {
+    serveHttp(port).then(
+      (running) => {
+        process.stdout.write(`rxmcp everything-server: Streamable HTTP at ${running.url} (legacy HTTP+SSE at /sse)\n`);
+        const stop = () => void running.close().then(() => process.exit(0));
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'cannot start the HTTP server');
+        process.exit(1);
+      },
+    );
+  }
 }

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import type { Transport } from '../../lib/transport/transport';
+
+// The built example server (npm test builds first), on an ephemeral port.
+const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+
+describe('example server over HTTP (--http)', () => {
+  let child: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, [SERVER, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'error' } });
+    url = await new Promise<string>((done, fail) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', (chunk: string) => {
+        out += chunk;
+        const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
+        if (match) done(match[1]!);
+      });
+      child.once('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
+    });
+  });
+
+  afterAll(async () => {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+  });
+
+  async function withClient(transport: Transport, run: (client: McpClient) => Promise<void>) {
+    const client = await connect(transport, { name: 'http-spec', version: '1.0.0' });
+    try {
+      await run(client);
+    } finally {
+      const closed = firstValueFrom(client.connection.closed$);
+      client.close();
+      await closed;
+    }
+  }
+
+  it('prints a loopback /mcp URL and serves Streamable HTTP', async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    await withClient(createStreamableHttpClientTransport({ url }), async (client) => {
+      expect(client.revision).toBe('2025-11-25');
+      expect((await client.promises.callTool('add', { a: 1, b: 2 })).content).toEqual([{ type: 'text', text: '3' }]);
+    });
+  });
+
+  it('[sse-polling] resumes a call whose stream the server closed, with the answer replayed', async () => {
+    await withClient(createStreamableHttpClientTransport({ url }), async (client) => {
+      const result = await client.promises.callTool('test_reconnection', {});
+      expect(result.content).toEqual([{ type: 'text', text: 'Reconnection test completed' }]);
+    });
+  });
+
+  it('serves 2024-11-05 HTTP+SSE clients at /sse', async () => {
+    const sseUrl = url.replace(/\/mcp$/, '/sse');
+    await withClient(createLegacySseClientTransport({ url: sseUrl }), async (client) => {
+      expect((await client.promises.callTool('add', { a: 20, b: 22 })).content).toEqual([{ type: 'text', text: '42' }]);
+    });
+  });
+});
