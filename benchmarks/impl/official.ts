@@ -2,7 +2,12 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createOfficialBenchServer } from '../servers/official-server';
@@ -13,19 +18,70 @@ const WATCHED_URI = 'bench://watched';
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
 
-function harness(client: Client): CallHarness {
+function harness(client: Client, stop?: () => Promise<void>): CallHarness {
   return {
     call: () => client.callTool({ name: 'echo', arguments: { text: 'hello' } }),
     callLarge: () => client.callTool({ name: 'large', arguments: {} }),
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      await stop?.();
+    },
+  };
+}
+
+/**
+ * The SDK's Streamable HTTP server on node:http, as its documentation shows: stateful with a
+ * transport (and server) per session, or stateless with a fresh pair per request.
+ */
+async function startOfficialHttp(stateless: boolean): Promise<{ url: string; stop(): Promise<void> }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer((req, res) => {
+    void (async () => {
+      if (stateless) {
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        const server = createOfficialBenchServer();
+        res.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(req, res);
+        return;
+      }
+      const id = req.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (!transport) {
+        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
+        });
+        await createOfficialBenchServer().connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    })().catch(() => res.writeHead(500).end());
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    stop: async () => {
+      for (const transport of sessions.values()) await transport.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
   };
 }
 
 export const official: Implementation = {
   name: 'official',
-  transports: ['in-memory', 'stdio'],
+  transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless'],
   async connect(kind) {
     const client = new Client(CLIENT_INFO);
+    if (kind === 'http-stateful' || kind === 'http-stateless') {
+      const running = await startOfficialHttp(kind === 'http-stateless');
+      await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+      return harness(client, running.stop);
+    }
     if (kind === 'in-memory') {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await createOfficialBenchServer().connect(serverSide);

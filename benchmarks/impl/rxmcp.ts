@@ -1,7 +1,13 @@
 /** rxmcp under test: its public API only, configured as a user gets it by default. */
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
-import { connect, createInMemoryPair, createStdioClientTransport } from '../../lib/index';
+import {
+  connect,
+  createInMemoryPair,
+  createStdioClientTransport,
+  createStreamableHttpClientTransport,
+  startStreamableHttpServer,
+} from '../../lib/index';
 import type { McpClient, Transport } from '../../lib/index';
 import { createBenchServer } from '../servers/rxmcp-server';
 import type { CallHarness, Implementation } from '../workload';
@@ -11,23 +17,34 @@ const WATCHED_URI = 'bench://watched';
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
 
-function harness(client: McpClient): CallHarness {
+function harness(client: McpClient, stop?: () => Promise<void>): CallHarness {
   return {
-    call: () => firstValueFrom(client.callTool('echo', { text: 'hello' })),
-    callLarge: () => firstValueFrom(client.callTool('large')),
+    call: () => client.promises.callTool('echo', { text: 'hello' }),
+    callLarge: () => client.promises.callTool('large'),
     close: async () => {
       const closed = firstValueFrom(client.connection.closed$);
       client.close();
       await closed;
+      await stop?.();
     },
   };
 }
 
 export const rxmcp: Implementation = {
   name: 'rxmcp',
-  transports: ['in-memory', 'stdio'],
+  transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless'],
   async connect(kind) {
     let transport: Transport;
+    if (kind === 'http-stateful' || kind === 'http-stateless') {
+      const server = createBenchServer();
+      const running = await startStreamableHttpServer({
+        port: 0,
+        stateless: kind === 'http-stateless',
+        onSession: (t) => void server.connect(t),
+      });
+      const client = await connect(createStreamableHttpClientTransport({ url: running.url }), CLIENT_INFO);
+      return harness(client, () => running.close());
+    }
     if (kind === 'in-memory') {
       const [clientSide, serverSide] = createInMemoryPair();
       createBenchServer().connect(serverSide);

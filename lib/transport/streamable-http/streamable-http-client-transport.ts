@@ -89,7 +89,14 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
   const maxRetries = options.reconnect?.maxRetries ?? 2;
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
-  const abort = new AbortController();
+  // One controller per request, aborted together on close. A single shared signal would collect an
+  // abort listener per fetch, which fetch only drops when the request is garbage collected.
+  const inFlight = new Set<AbortController>();
+  const track = (): AbortController => {
+    const controller = new AbortController();
+    inFlight.add(controller);
+    return controller;
+  };
   const timers = new Set<NodeJS.Timeout>();
   let sessionId = options.sessionId;
   let protocolVersion: string | undefined;
@@ -224,11 +231,30 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     first = false,
     answered: () => void = () => undefined,
   ): Promise<void> {
+    // Held until the stream is read to its end, so that close aborts the body too.
+    const controller = track();
+    try {
+      await readGet(controller, standalone, owed, lastEventId, retryMs, attempt, first, answered);
+    } finally {
+      inFlight.delete(controller);
+    }
+  }
+
+  async function readGet(
+    controller: AbortController,
+    standalone: boolean,
+    owed: Set<string>,
+    lastEventId: string | undefined,
+    retryMs: number | undefined,
+    attempt: number,
+    first: boolean,
+    answered: () => void,
+  ): Promise<void> {
     let response: Response;
     try {
       const extra: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== undefined) extra['last-event-id'] = lastEventId;
-      response = await doFetch(url, { method: 'GET', headers: headers(extra), signal: abort.signal });
+      response = await doFetch(url, { method: 'GET', headers: headers(extra), signal: controller.signal });
       answered();
     } catch (error) {
       answered();
@@ -270,6 +296,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     if (requests.length === 0) {
       acknowledged = new Promise<void>((resolve) => (done = resolve));
     }
+    const controller = track();
     try {
       await before;
       if (closing) return;
@@ -277,7 +304,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
         method: 'POST',
         headers: headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
         body: JSON.stringify(message),
-        signal: abort.signal,
+        signal: controller.signal,
       });
       const assigned = response.headers.get('mcp-session-id');
       if (assigned !== null && sessionId === undefined) sessionId = assigned;
@@ -297,6 +324,8 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
       if (closing) return;
       log.warn({ err: error }, 'POST failed');
       finish('POST failed', new TransportError(`POST to ${url.href} failed: ${(error as Error).message}`, { cause: error }), false);
+    } finally {
+      inFlight.delete(controller);
     }
   }
 
@@ -342,7 +371,8 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     closing = true;
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
-    abort.abort();
+    for (const controller of inFlight) controller.abort();
+    inFlight.clear();
     const done = (): void => {
       log.info({ reason }, 'transport closed');
       closed$.next(error ? { reason, error } : { reason });

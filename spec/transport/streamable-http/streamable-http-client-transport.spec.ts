@@ -297,3 +297,31 @@ describe('createStreamableHttpClientTransport against scripted servers', () => {
     expect(calls[0]).toEqual([request(1, 'initialize', {}), 405]);
   });
 });
+
+describe('createStreamableHttpClientTransport request signals', () => {
+  it('gives every request its own abort signal and aborts the ones in flight on close', async () => {
+    const signals: AbortSignal[] = [];
+    const fakeFetch = ((_url: URL, init: RequestInit) => {
+      signals.push(init.signal as AbortSignal);
+      if (signals.length <= 3) {
+        return Promise.resolve(new Response('', { status: 202 }));
+      }
+      // The fourth request hangs until aborted.
+      return new Promise<Response>((_, reject) => {
+        init.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+      });
+    }) as typeof fetch;
+    const client = createStreamableHttpClientTransport({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, openStandaloneStream: false });
+    for (let i = 0; i < 3; i++) client.send(notification('notifications/progress', { progressToken: i, progress: 1 }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    client.send(request(1, 'tools/list'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A shared signal would collect one abort listener per fetch (issue #6's HTTP benchmark).
+    expect(new Set(signals).size).toBe(signals.length);
+    expect(signals).toHaveLength(4);
+    client.close();
+    await firstValueFrom(client.closed$);
+    expect(signals[3]!.aborted).toBe(true);
+    expect(signals.slice(0, 3).every((signal) => !signal.aborted)).toBe(true);
+  });
+});
