@@ -96,6 +96,7 @@ export type {
   ElicitUrlParams,
 } from './server/server-context';
 export { ToolError } from './server/tool-registry';
+export { textResult } from './server/results';
 export type {
   ToolDefinition,
   ToolContext,

@@ -53,6 +53,7 @@ const EXPORTS = [
   'RepeatedCursorError',
   'createFanOut',
   'timeoutWithReset',
+  'textResult',
   'ToolError',
   'MAX_COMPLETION_VALUES',
   'parseUriTemplate',
