@@ -7,7 +7,7 @@ import { ErrorCode } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { encodeSseEvent } from '../framing/sse';
-import { checkHostAndOrigin, isJsonContentType, readBody, refuse } from '../streamable-http/http-guards';
+import { checkHostAndOrigin, readJsonBody, refuse } from '../streamable-http/http-guards';
 import type { OriginPolicy } from '../streamable-http/http-guards';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 
@@ -119,24 +119,9 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
       refuse(res, 404, 'Session not found');
       return;
     }
-    let body = parsedBody;
-    if (body === undefined) {
-      if (!isJsonContentType(req)) {
-        refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-        return;
-      }
-      const read = await readBody(req, maxBodyBytes);
-      if (!read.ok) {
-        refuse(res, read.status, read.reason, ErrorCode.InvalidRequest, read.status === 413 ? { connection: 'close' } : {});
-        return;
-      }
-      try {
-        body = JSON.parse(read.text) as unknown;
-      } catch (error) {
-        refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
-        return;
-      }
-    }
+    const read = await readJsonBody(req, res, parsedBody, maxBodyBytes);
+    if (!read.ok) return;
+    const body = read.body;
     const kind = classify(body).kind;
     if (kind === 'invalid' || (Array.isArray(body) && body.length === 0)) {
       refuse(res, 400, 'Invalid request: not a JSON-RPC message', ErrorCode.InvalidRequest);

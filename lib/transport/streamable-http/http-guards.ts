@@ -173,3 +173,34 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
     req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
   });
 }
+
+/**
+ * Reads a POSTed JSON-RPC body, or answers the refusal itself: 415 for another content type, 413
+ * past `maxBytes` (closing the connection), 400 for a body that cannot be read, and 400 with a
+ * -32700 parse error for text that is not JSON. Resolves `{ ok: false }` once it has answered.
+ * A body a framework already parsed is taken as it is.
+ */
+export async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody: unknown,
+  maxBytes: number,
+): Promise<{ readonly ok: true; readonly body: unknown } | { readonly ok: false }> {
+  if (parsedBody !== undefined) return { ok: true, body: parsedBody };
+  if (!isJsonContentType(req)) {
+    refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    return { ok: false };
+  }
+  const read = await readBody(req, maxBytes);
+  if (!read.ok) {
+    const tooLarge = read.status === 413;
+    refuse(res, read.status, read.reason, tooLarge ? ErrorCode.InvalidRequest : ErrorCode.ParseError, tooLarge ? { connection: 'close' } : {});
+    return { ok: false };
+  }
+  try {
+    return { ok: true, body: JSON.parse(read.text) as unknown };
+  } catch (error) {
+    refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+    return { ok: false };
+  }
+}

@@ -7,7 +7,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { SUPPORTED_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
-import { accepts, checkHostAndOrigin, headerValue, isJsonContentType, readBody, refuse } from './http-guards';
+import { accepts, checkHostAndOrigin, headerValue, readJsonBody, refuse } from './http-guards';
 import type { OriginPolicy } from './http-guards';
 import { createSession } from './streamable-http-session';
 import type { Session, StreamableHttpServerTransport } from './streamable-http-session';
@@ -205,24 +205,9 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       refuse(res, 406, `Not Acceptable: the Accept header must list application/json${json ? '' : ' and text/event-stream'}`);
       return;
     }
-    let body = parsedBody;
-    if (body === undefined) {
-      if (!isJsonContentType(req)) {
-        refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-        return;
-      }
-      const read = await readBody(req, maxBodyBytes);
-      if (!read.ok) {
-        refuse(res, read.status, read.reason, read.status === 413 ? ErrorCode.InvalidRequest : ErrorCode.ParseError, read.status === 413 ? { connection: 'close' } : {});
-        return;
-      }
-      try {
-        body = JSON.parse(read.text) as unknown;
-      } catch (error) {
-        refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
-        return;
-      }
-    }
+    const read = await readJsonBody(req, res, parsedBody, maxBodyBytes);
+    if (!read.ok) return;
+    const body = read.body;
     const items = Array.isArray(body) ? (body as unknown[]) : [body];
     if (items.length === 0) {
       refuse(res, 400, 'Invalid request: empty batch', ErrorCode.InvalidRequest);
