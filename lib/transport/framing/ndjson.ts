@@ -80,6 +80,19 @@ export function encodeFrame(message: unknown): string {
 }
 
 /**
+ * Encodes an outgoing message for a stream transport, or logs why it cannot be and returns
+ * undefined: a value that cannot be encoded is the caller's bug and must not take the transport down.
+ */
+export function encodeOutgoing(message: unknown, log: { error(fields: object, message: string): void }): string | undefined {
+  try {
+    return encodeFrame(message);
+  } catch (error) {
+    log.error({ err: error }, 'message could not be encoded; not sent');
+    return undefined;
+  }
+}
+
+/**
  * Creates an incremental decoder for newline-delimited JSON (the stdio transport's framing).
  *
  * Newlines are found on the bytes (0x0A never occurs inside a multi-byte UTF-8 sequence), and only

@@ -7,7 +7,7 @@ import type { Observable } from 'rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createNdjsonDecoder, encodeFrame } from '../framing/ndjson';
+import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 
 /** How long each step of the stdio shutdown waits for the server process to exit. */
@@ -303,13 +303,8 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
         log.debug('send after close ignored');
         return;
       }
-      let text: string;
-      try {
-        text = encodeFrame(message);
-      } catch (error) {
-        log.error({ err: error }, 'message could not be encoded; not sent');
-        return;
-      }
+      const text = encodeOutgoing(message, log);
+      if (text === undefined) return;
       if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
       if (waitingForDrain) queued.push(text);
       else if (!stdin.write(text)) waitingForDrain = true;

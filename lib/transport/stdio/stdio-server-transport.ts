@@ -3,7 +3,7 @@ import { ReplaySubject } from 'rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createNdjsonDecoder, encodeFrame } from '../framing/ndjson';
+import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 
 /** Options for {@link createStdioServerTransport}. */
@@ -143,14 +143,8 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
         log.debug('send after close ignored');
         return;
       }
-      let text: string;
-      try {
-        text = encodeFrame(message);
-      } catch (error) {
-        // A value that cannot be encoded is the caller's bug; it must not take the transport down.
-        log.error({ err: error }, 'message could not be encoded; not sent');
-        return;
-      }
+      const text = encodeOutgoing(message, log);
+      if (text === undefined) return;
       if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
       write(text);
     },
