@@ -79,8 +79,11 @@ export { createFanOut } from './operators/ref-count-fan-out';
 export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 
 // Connection
-export { createConnection, DEFAULT_REQUEST_TIMEOUT_MS } from './connection/connection';
-export type { Connection, ConnectionOptions, ConnectionState, RequestOptions, Role } from './connection/connection';
+export { createConnection } from './connection/connection';
+export type { Connection, ConnectionOptions, ConnectionState, Role } from './connection/connection';
+export { DEFAULT_REQUEST_TIMEOUT_MS } from './connection/request-pipeline';
+export type { RequestOptions } from './connection/request-pipeline';
+export { hasCapability } from './connection/capabilities';
 export { progress, log, ProgressUpdate, LogUpdate, LOG_LEVELS } from './connection/handler-events';
 export type { HandlerEvent, LogLevel } from './connection/handler-events';
 export type { RequestContext, RequestHandler, HandlerOutput } from './connection/dispatcher';

@@ -25,6 +25,7 @@ const EXPORTS = [
   'KeepaliveTimeoutError',
   'toolResult',
   'createConnection',
+  'hasCapability',
   'createInMemoryPair',
   'createServer',
   'createStdioClientTransport',

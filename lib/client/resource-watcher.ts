@@ -1,7 +1,7 @@
 import { filter, merge, Observable, of, switchMap } from 'rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
-import { hasCapability } from '../connection/connection';
+import { hasCapability } from '../connection/capabilities';
 import type { Connection } from '../connection/connection';
 import { createFanOut } from '../operators/ref-count-fan-out';
 import type { ReadResourceResult } from '../schema/resources';

@@ -1,7 +1,8 @@
 import { filter, map, Observable } from 'rxjs';
 import type { OperatorFunction, Subscription } from 'rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
-import type { Connection, RequestOptions } from '../connection/connection';
+import type { Connection } from '../connection/connection';
+import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';
 import { describeIssues } from '../schema/issues';
 import { createSchemaCheck } from './schema-checks';

@@ -18,19 +18,17 @@ import {
 import {
   errorResponse,
   notification as makeNotification,
-  request as makeRequest,
   resultResponse,
 } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { createRequestIdAllocator } from '../jsonrpc/request-id';
-import { cancelOnUnsubscribe } from '../operators/cancel-on-unsubscribe';
-import { timeoutWithReset } from '../operators/timeout-with-reset';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { methodDefinition, paramsSchemaFor, resultSchemaFor } from '../schema/methods';
 import { featuresOf, isSupportedRevision, LATEST_REVISION, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
+import { hasCapability } from './capabilities';
 import { clientLifecycle } from './client-lifecycle.machine';
 import { createCorrelator } from './correlator';
 import type { ProgressParams } from './correlator';
@@ -38,6 +36,8 @@ import { createDispatcher } from './dispatcher';
 import type { Answer, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import { schedulerClock } from './lifecycle-clock';
+import { DEFAULT_REQUEST_TIMEOUT_MS, sendRequest } from './request-pipeline';
+import type { RequesterDeps, RequestOptions } from './request-pipeline';
 import { serverLifecycle } from './server-lifecycle.machine';
 
 /** Which end of the protocol a connection is. */
@@ -46,29 +46,8 @@ export type Role = 'client' | 'server';
 /** The coarse lifecycle state a user can observe. */
 export type ConnectionState = 'initializing' | 'operating' | 'shutdown';
 
-/** How long a request may wait without a response or progress, unless the caller says otherwise. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-
 /** How long a server waits for the client's initialize before it gives up on the connection. */
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
-
-/** Per-request options of `Connection.request`. */
-export interface RequestOptions {
-  /** Fail when this long passes without a response (or progress, see below). Default 60 s. */
-  readonly timeoutMs?: number;
-  /** Whether progress notifications restart the timeout. Default: true when `onProgress` is given. */
-  readonly resetTimeoutOnProgress?: boolean;
-  /** Fail when this long passes in all, progress or not. Default: no maximum. */
-  readonly maxTotalTimeoutMs?: number;
-  /** Asks the peer for progress (a progress token is added to `_meta`) and receives it here. */
-  readonly onProgress?: (progress: ProgressParams) => void;
-  /** Aborting it cancels the request (the peer gets `notifications/cancelled`). */
-  readonly signal?: AbortSignal;
-  /** Extra `_meta` fields to send with the request. */
-  readonly meta?: Record<string, unknown>;
-  /** The inbound request this one is sent on behalf of (routes it on Streamable HTTP). */
-  readonly relatedRequestId?: RequestId;
-}
 
 /** Options of `createConnection`. */
 export interface ConnectionOptions {
@@ -156,17 +135,6 @@ export interface Connection {
 
 const silentLogger = pino({ level: 'silent' });
 let connectionCount = 0;
-
-/** True when `capabilities` has the dotted `path` (e.g. `resources.subscribe`) set. */
-export function hasCapability(capabilities: Record<string, unknown> | undefined, path: string): boolean {
-  let node: unknown = capabilities;
-  for (const key of path.split('.')) {
-    if (typeof node !== 'object' || node === null) return false;
-    node = (node as Record<string, unknown>)[key];
-    if (node === undefined || node === null || node === false) return false;
-  }
-  return true;
-}
 
 interface LifecycleFlags {
   acceptsInitialize: boolean;
@@ -517,98 +485,23 @@ export function createConnection(options: ConnectionOptions): Connection {
     throw new ProtocolError(`Invalid result for ${method} from the ${role === 'server' ? 'client' : 'server'}: ${problem}`);
   }
 
-  /**
-   * The request Observable. One layer of our own plus the timeout and cancellation operators:
-   * this runs for every request, so validation happens inside the correlator entry.
-   */
-  function send$(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    requestOptions: RequestOptions,
-    cancellable: boolean,
-  ): Observable<Record<string, unknown>> {
-    return new Observable<Record<string, unknown>>((subscriber) => {
-      if (cancellable) {
-        const refusal = outboundRefusal(method);
-        if (refusal) {
-          subscriber.error(refusal);
-          return undefined;
-        }
-      }
-      const requestId = ids.next();
-      const { onProgress, signal } = requestOptions;
-      if (signal?.aborted) {
-        subscriber.error(signal.reason);
-        return undefined;
-      }
-      let outParams = params;
-      if (onProgress || requestOptions.meta) {
-        const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...requestOptions.meta };
-        if (onProgress) meta.progressToken = requestId;
-        outParams = { ...params, _meta: meta };
-      }
-      const resetOnProgress = requestOptions.resetTimeoutOnProgress ?? onProgress !== undefined;
-      const progress$ = resetOnProgress ? new Subject<ProgressParams>() : undefined;
-      const deliverProgress =
-        onProgress || progress$
-          ? (value: ProgressParams) => {
-              onProgress?.(value);
-              progress$?.next(value);
-            }
-          : undefined;
-      // Set when the response arrives: a caller that unsubscribes on the first value (firstValueFrom,
-      // take(1)) does so before the response Observable completes, and must not cancel an answered request.
-      let answered = false;
-      const taskAugmented = params?.task !== undefined;
-      const accept = (result: Record<string, unknown>) => {
-        answered = true;
-        return validateResult(method, result, taskAugmented);
-      };
-      let response$ = correlator.expect(requestId, method, deliverProgress, accept).pipe(
-        timeoutWithReset<Record<string, unknown>>({
-          idleMs: requestOptions.timeoutMs ?? requestTimeoutMs,
-          totalMs: requestOptions.maxTotalTimeoutMs,
-          resets: progress$,
-          // One response ends the request; only progress keeps it alive.
-          resetOnValue: false,
-          context: { method, id: requestId },
-          scheduler,
-        }),
-      );
-      if (cancellable) {
-        response$ = response$.pipe(
-          cancelOnUnsubscribe({
-            onCancel: (reason) => {
-              if (!answered) notify('notifications/cancelled', { requestId, reason }, sendOptionsOf(requestOptions));
-            },
-            reason: () => (signal?.aborted ? describeAbort(signal) : 'The caller cancelled the request'),
-          }),
-        );
-      }
-      const inner: Subscription = response$.subscribe(subscriber);
-      send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
-      if (!signal) return inner;
-      const onAbort = () => {
-        // Error first: `inner` may be this very subscriber (RxJS reuses a Subscriber passed to
-        // subscribe), and unsubscribing it first would swallow the error. The error's teardown
-        // unsubscribes the response, which sends notifications/cancelled.
-        subscriber.error(signal.reason);
-        inner.unsubscribe();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      return () => {
-        signal.removeEventListener('abort', onAbort);
-        inner.unsubscribe();
-      };
-    });
-  }
+  const requester: RequesterDeps = {
+    ids,
+    correlator,
+    scheduler,
+    requestTimeoutMs,
+    refusal: outboundRefusal,
+    validate: validateResult,
+    send: (message, sendOptions) => send(message, sendOptions),
+    notify: (method, params, sendOptions) => notify(method, params, sendOptions),
+  };
 
   function request(
     method: string,
     params?: Record<string, unknown>,
     requestOptions: RequestOptions = {},
   ): Observable<Record<string, unknown>> {
-    return send$(method, params, requestOptions, true);
+    return sendRequest(requester, method, params, requestOptions, true);
   }
 
   function notify(method: string, params?: Record<string, unknown>, sendOptions?: SendOptions): void {
@@ -640,7 +533,7 @@ export function createConnection(options: ConnectionOptions): Connection {
         clientInfo: options.info,
       };
       // Lifecycle → Initialization: the client MUST NOT cancel its initialize request.
-      return send$('initialize', params, {}, false).subscribe({
+      return sendRequest(requester, 'initialize', params, {}, false).subscribe({
         next: (result) => {
           const version = String(result.protocolVersion);
           if (!isSupportedRevision(version) || !supported.includes(version)) {
@@ -724,14 +617,4 @@ export function createConnection(options: ConnectionOptions): Connection {
     initialize,
     close: (reason = 'closed locally') => shutdown(reason),
   };
-}
-
-function sendOptionsOf(requestOptions: RequestOptions): SendOptions | undefined {
-  return requestOptions.relatedRequestId === undefined ? undefined : { relatedRequestId: requestOptions.relatedRequestId };
-}
-
-function describeAbort(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason.message;
-  return typeof reason === 'string' ? reason : 'The request was aborted';
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
 import type { Connection } from '../connection/connection';
-import { hasCapability } from '../connection/connection';
+import { hasCapability } from '../connection/capabilities';
 import type { NestedRequestOptions, RequestContext } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
 import type { SchedulerLike, Subscription } from 'rxjs';
-import { createConnection, hasCapability } from '../connection/connection';
+import { hasCapability } from '../connection/capabilities';
+import { createConnection } from '../connection/connection';
 import type { RequestContext, RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
