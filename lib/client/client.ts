@@ -269,7 +269,18 @@ function createClient(
     await firstValueFrom(request('ping', undefined, o));
   };
 
-  const resourceWatcher = createResourceWatcher({ connection, serverCapabilities, readResource, logger: log });
+  // What most clients never use is built on first use: a client is per connection, and an idle
+  // connection should cost little (see benchmarks/results/ANALYSIS.md).
+  let resourceWatcher: ReturnType<typeof createResourceWatcher> | undefined;
+  const lazy: {
+    tools$?: Observable<readonly Tool[]>;
+    resources$?: Observable<readonly Resource[]>;
+    resourceTemplates$?: Observable<readonly ResourceTemplate[]>;
+    prompts$?: Observable<readonly Prompt[]>;
+    logMessages$?: Observable<LoggingMessageNotificationParams>;
+    elicitationComplete$?: Observable<{ elicitationId: string }>;
+    promises?: McpClientPromises;
+  } = {};
 
   if (options.keepalive) {
     keepalive(() => request('ping', undefined, { timeoutMs: options.keepalive?.timeoutMs ?? options.keepalive?.intervalMs }), {
@@ -301,25 +312,38 @@ function createClient(
     closed$: connection.closed$,
     request,
     ping,
-    tools$: cachedList({ fetch: listTools, changed$: notified('notifications/tools/list_changed') }),
+    get tools$() {
+      return (lazy.tools$ ??= cachedList({ fetch: listTools, changed$: notified('notifications/tools/list_changed') }));
+    },
     listTools,
     callTool: callToolEvents,
-    resources$: cachedList({ fetch: listResources, changed$: notified('notifications/resources/list_changed') }),
-    resourceTemplates$: cachedList({
-      fetch: listResourceTemplates,
-      changed$: notified('notifications/resources/list_changed'),
-    }),
+    get resources$() {
+      return (lazy.resources$ ??= cachedList({ fetch: listResources, changed$: notified('notifications/resources/list_changed') }));
+    },
+    get resourceTemplates$() {
+      return (lazy.resourceTemplates$ ??= cachedList({
+        fetch: listResourceTemplates,
+        changed$: notified('notifications/resources/list_changed'),
+      }));
+    },
     listResources,
     listResourceTemplates,
     readResource,
-    watchResource: (uri) => resourceWatcher.watch(uri),
-    prompts$: cachedList({ fetch: listPrompts, changed$: notified('notifications/prompts/list_changed') }),
+    watchResource: (uri) =>
+      (resourceWatcher ??= createResourceWatcher({ connection, serverCapabilities, readResource, logger: log })).watch(uri),
+    get prompts$() {
+      return (lazy.prompts$ ??= cachedList({ fetch: listPrompts, changed$: notified('notifications/prompts/list_changed') }));
+    },
     listPrompts,
     getPrompt,
     complete,
     setLoggingLevel,
-    logMessages$: paramsOf<LoggingMessageNotificationParams>('notifications/message'),
-    elicitationComplete$: paramsOf<{ elicitationId: string }>('notifications/elicitation/complete'),
+    get logMessages$() {
+      return (lazy.logMessages$ ??= paramsOf<LoggingMessageNotificationParams>('notifications/message'));
+    },
+    get elicitationComplete$() {
+      return (lazy.elicitationComplete$ ??= paramsOf<{ elicitationId: string }>('notifications/elicitation/complete'));
+    },
     setRoots: (roots) => {
       replaceRoots(roots);
       if (options.roots === undefined) {
@@ -328,17 +352,19 @@ function createClient(
       }
       connection.notify('notifications/roots/list_changed');
     },
-    promises: {
-      callTool: (name, args, o) => lastValueFrom(callToolEvents(name, args, { progress: false, ...o }).pipe(toolResult())),
-      listTools: (o) => lastValueFrom(listTools(o)),
-      listResources: (o) => lastValueFrom(listResources(o)),
-      listResourceTemplates: (o) => lastValueFrom(listResourceTemplates(o)),
-      listPrompts: (o) => lastValueFrom(listPrompts(o)),
-      readResource: (uri, o) => lastValueFrom(readResource(uri, o)),
-      getPrompt: (name, args, o) => lastValueFrom(getPrompt(name, args, o)),
-      complete: (params, o) => lastValueFrom(complete(params, o)),
-      setLoggingLevel: (level, o) => lastValueFrom(setLoggingLevel(level, o)),
-      ping,
+    get promises() {
+      return (lazy.promises ??= {
+        callTool: (name, args, o) => lastValueFrom(callToolEvents(name, args, { progress: false, ...o }).pipe(toolResult())),
+        listTools: (o) => lastValueFrom(listTools(o)),
+        listResources: (o) => lastValueFrom(listResources(o)),
+        listResourceTemplates: (o) => lastValueFrom(listResourceTemplates(o)),
+        listPrompts: (o) => lastValueFrom(listPrompts(o)),
+        readResource: (uri, o) => lastValueFrom(readResource(uri, o)),
+        getPrompt: (name, args, o) => lastValueFrom(getPrompt(name, args, o)),
+        complete: (params, o) => lastValueFrom(complete(params, o)),
+        setLoggingLevel: (level, o) => lastValueFrom(setLoggingLevel(level, o)),
+        ping,
+      });
     },
     close: (reason) => connection.close(reason),
   };
