@@ -1,4 +1,3 @@
-import pino from 'pino';
 import type { Logger } from 'pino';
 import { filter, firstValueFrom, lastValueFrom, map, of, takeUntil, tap, toArray } from 'rxjs';
 import type { SchedulerLike , Observable} from 'rxjs';
@@ -27,6 +26,7 @@ import { installServerRequestHandlers } from './server-requests';
 import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';
 import { callTool, toolResult } from './tool-call';
 import type { CallToolOptions, ToolCallEvent } from './tool-call';
+import { childLogger } from '../jsonrpc/logger';
 
 /** Options of `connect`. */
 export interface ClientOptions {
@@ -163,7 +163,6 @@ export interface McpClient {
   close(reason?: string): void;
 }
 
-const silentLogger = pino({ level: 'silent' });
 const DEFAULT_MAX_LIST_PAGES = 1000;
 
 function mergeCapabilities(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
@@ -189,7 +188,7 @@ function mergeCapabilities(base: Record<string, unknown>, extra: Record<string, 
 export async function connect(transport: Transport, options: ClientOptions): Promise<McpClient> {
   const info: { name: string; version: string; title?: string } = { name: options.name, version: options.version };
   if (options.title !== undefined) info.title = options.title;
-  const log = (options.logger ?? silentLogger).child({ component: 'client', client: options.name });
+  const log = childLogger(options.logger, { component: 'client', client: options.name });
   let declared: Record<string, unknown> = {};
   const connection = createConnection({
     transport,

@@ -1,6 +1,5 @@
 import { asyncScheduler, BehaviorSubject, Observable, ReplaySubject, Subject } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
-import pino from 'pino';
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
 import type { AnyActorRef } from 'xstate';
@@ -39,6 +38,7 @@ import { schedulerClock } from './lifecycle-clock';
 import { DEFAULT_REQUEST_TIMEOUT_MS, sendRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions } from './request-pipeline';
 import { serverLifecycle } from './server-lifecycle.machine';
+import { childLogger } from '../jsonrpc/logger';
 
 /** Which end of the protocol a connection is. */
 export type Role = 'client' | 'server';
@@ -133,7 +133,6 @@ export interface Connection {
   close(reason?: string): void;
 }
 
-const silentLogger = pino({ level: 'silent' });
 let connectionCount = 0;
 
 interface LifecycleFlags {
@@ -159,7 +158,7 @@ export function createConnection(options: ConnectionOptions): Connection {
   const validateResults = options.validateResults ?? true;
   const capabilities = options.capabilities ?? (() => ({}));
   const id = `${role[0]}${++connectionCount}`;
-  const log = (options.logger ?? silentLogger).child({ component: 'connection', connectionId: id, role });
+  const log = childLogger(options.logger, { component: 'connection', connectionId: id, role });
   const traceEnabled = log.isLevelEnabled('trace');
   const handlers = new Map<string, RequestHandler>(Object.entries(options.handlers ?? {}));
   const ids = createRequestIdAllocator();

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
@@ -29,6 +28,7 @@ import { createClientRequests, SessionContext } from './server-context';
 import type { ServerContext, ServerSession } from './server-context';
 import { createToolRegistry } from './tool-registry';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
+import { childLogger } from '../jsonrpc/logger';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -103,7 +103,6 @@ export interface McpServer {
   close(reason?: string): void;
 }
 
-const silentLogger = pino({ level: 'silent' });
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
 function mergeCapabilities(derived: Record<string, unknown>, given: Record<string, unknown> | undefined): ServerCapabilities {
@@ -133,7 +132,7 @@ interface SessionState {
  * server.connect(createStdioServerTransport());
  */
 export function createServer(options: ServerOptions): McpServer {
-  const logger = (options.logger ?? silentLogger).child({ component: 'server', server: options.name });
+  const logger = childLogger(options.logger, { component: 'server', server: options.name });
   const validateResults = options.validateResults ?? true;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const defaultLogLevel = options.defaultLogLevel ?? 'debug';

@@ -1,9 +1,10 @@
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import type { FrameInbox } from '../framing/frame-inbox';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options for {@link createInMemoryPair}. */
 export interface InMemoryPairOptions {
@@ -18,7 +19,6 @@ export interface InMemoryPairOptions {
   readonly logger?: pino.Logger;
 }
 
-const silentLogger = pino({ level: 'silent' });
 
 interface Side {
   readonly name: 'a' | 'b';
@@ -46,12 +46,12 @@ interface Side {
  */
 export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transport, Transport] {
   const clone = options.clone ?? false;
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'in-memory' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'in-memory' });
   const makeSide = (name: 'a' | 'b'): Side => ({
     name,
     inbox: createFrameInbox<InboundFrame>(),
     closed$: new ReplaySubject<TransportClose>(1),
-    log: log.child({ side: name }),
+    log: childLogger(log, { side: name }),
   });
   const a = makeSide('a');
   const b = makeSide('b');

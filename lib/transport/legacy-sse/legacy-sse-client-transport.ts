@@ -1,12 +1,13 @@
 import { EventSource } from 'eventsource';
 import type { FetchLike } from 'eventsource';
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options of {@link createLegacySseClientTransport}. */
 export interface LegacySseClientTransportOptions {
@@ -20,7 +21,6 @@ export interface LegacySseClientTransportOptions {
   readonly logger?: pino.Logger;
 }
 
-const silentLogger = pino({ level: 'silent' });
 
 /**
  * Creates the client side of the deprecated HTTP+SSE transport (spec 2024-11-05: Transports →
@@ -37,7 +37,7 @@ const silentLogger = pino({ level: 'silent' });
 export function createLegacySseClientTransport(options: LegacySseClientTransportOptions): Transport {
   const url = new URL(options.url);
   const doFetch = options.fetch ?? fetch;
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'legacy-sse-client' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-client' });
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
   const abort = new AbortController();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
@@ -10,6 +10,7 @@ import { encodeSseEvent } from '../framing/sse';
 import { checkHostAndOrigin, readJsonBody, refuse } from '../streamable-http/http-guards';
 import type { OriginPolicy } from '../streamable-http/http-guards';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options of {@link createLegacySseHandler}. */
 export interface LegacySseHandlerOptions extends OriginPolicy {
@@ -45,7 +46,6 @@ export interface LegacySseHandler {
   close(): void;
 }
 
-const silentLogger = pino({ level: 'silent' });
 
 /**
  * Creates the server side of the deprecated HTTP+SSE transport (spec 2024-11-05: Transports →
@@ -58,7 +58,7 @@ const silentLogger = pino({ level: 'silent' });
  * unparsable or not JSON-RPC, 400 no `sessionId`, 404 unknown session, 405 other methods.
  */
 export function createLegacySseHandler(options: LegacySseHandlerOptions): LegacySseHandler {
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'legacy-sse-server' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-server' });
   const messagesPath = options.messagesPath ?? '/messages';
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new Map<string, { transport: LegacySseServerTransport; push: (frame: InboundFrame) => void }>();
@@ -66,7 +66,7 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
 
   function openStream(res: ServerResponse): void {
     const sessionId = randomUUID();
-    const sessionLog = log.child({ sessionId });
+    const sessionLog = childLogger(log, { sessionId });
     const inbox = createFrameInbox<InboundFrame>();
     const closed$ = new ReplaySubject<TransportClose>(1);
     let closed = false;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { TransportError } from '../../jsonrpc/errors';
@@ -9,6 +9,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** How long each step of the stdio shutdown waits for the server process to exit. */
 export interface StdioShutdownTimeouts {
@@ -95,7 +96,6 @@ export interface StdioClientTransport extends Transport {
   readonly signalCode: NodeJS.Signals | null;
 }
 
-const silentLogger = pino({ level: 'silent' });
 const MAX_HELD_STDERR_LINES = 1000;
 // After 'exit', how long to wait for the process's pipes to close. A grandchild that inherited
 // them can hold them open indefinitely; the transport must still close.
@@ -126,7 +126,7 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
   const { command, args = [], cwd } = options;
   const stderrMode = options.stderr ?? 'inherit';
   const timeouts: StdioShutdownTimeouts = { ...DEFAULT_STDIO_SHUTDOWN_TIMEOUTS, ...options.shutdownTimeoutMs };
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'stdio-client', command });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'stdio-client', command });
   const decoder = createNdjsonDecoder(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
   const inbox = createFrameInbox<InboundFrame>();
   const stderrInbox = createFrameInbox<string>({ maxBuffered: MAX_HELD_STDERR_LINES });

@@ -1,10 +1,11 @@
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options for {@link createStdioServerTransport}. */
 export interface StdioServerTransportOptions {
@@ -21,7 +22,6 @@ export interface StdioServerTransportOptions {
   readonly logger?: pino.Logger;
 }
 
-const silentLogger = pino({ level: 'silent' });
 const ignore = (): void => undefined;
 
 /**
@@ -48,7 +48,7 @@ const ignore = (): void => undefined;
 export function createStdioServerTransport(options: StdioServerTransportOptions = {}): Transport {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'stdio-server' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'stdio-server' });
   const decoder = createNdjsonDecoder(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);

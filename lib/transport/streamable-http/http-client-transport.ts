@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
@@ -7,6 +6,7 @@ import { createLegacySseClientTransport } from '../legacy-sse/legacy-sse-client-
 import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
 import { createStreamableHttpClientTransport } from './streamable-http-client-transport';
 import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options of {@link createHttpClientTransport}. */
 export interface HttpClientTransportOptions extends Omit<StreamableHttpClientTransportOptions, 'onLegacyServer'> {
@@ -21,7 +21,6 @@ export interface HttpClientTransport extends Transport {
   readonly sessionId: string | undefined;
 }
 
-const silentLogger = pino({ level: 'silent' });
 
 /**
  * Creates a client transport for an HTTP server of unknown age (spec: Transports → Backwards
@@ -32,7 +31,7 @@ const silentLogger = pino({ level: 'silent' });
  * one in use.
  */
 export function createHttpClientTransport(options: HttpClientTransportOptions): HttpClientTransport {
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'http-client' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'http-client' });
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
   let kind: HttpClientTransport['kind'] = 'streamable-http';

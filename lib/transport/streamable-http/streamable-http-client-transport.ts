@@ -1,4 +1,4 @@
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
@@ -7,6 +7,7 @@ import { createSseParser } from '../framing/sse';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { SessionNotFoundError } from './http-errors';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** How a client transport retries a broken SSE stream. */
 export interface ReconnectOptions {
@@ -51,7 +52,6 @@ export interface StreamableHttpClientTransport extends Transport {
   readonly protocolVersion: string | undefined;
 }
 
-const silentLogger = pino({ level: 'silent' });
 const keyOf = (id: RequestId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
 const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } => 'method' in m && 'id' in m;
 
@@ -82,7 +82,7 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
 export function createStreamableHttpClientTransport(options: StreamableHttpClientTransportOptions): StreamableHttpClientTransport {
   const url = new URL(options.url);
   const doFetch = options.fetch ?? fetch;
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'streamable-http-client' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
   const initialDelayMs = options.reconnect?.initialDelayMs ?? 1000;
   const maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
   const growFactor = options.reconnect?.growFactor ?? 1.5;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino from 'pino';
+import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
@@ -11,6 +11,7 @@ import { accepts, checkHostAndOrigin, headerValue, readJsonBody, refuse } from '
 import type { OriginPolicy } from './http-guards';
 import { createSession } from './streamable-http-session';
 import type { Session, StreamableHttpServerTransport } from './streamable-http-session';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options of {@link createStreamableHttpHandler}. */
 export interface StreamableHttpHandlerOptions extends OriginPolicy {
@@ -78,7 +79,6 @@ export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_RETRY_MS = 1000;
 
-const silentLogger = pino({ level: 'silent' });
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
 const STATELESS_INIT_ID = 'rxmcp:stateless-initialize';
@@ -119,7 +119,7 @@ interface SessionEntry {
  * http.createServer((req, res) => mcp.handle(req, res)).listen(3000, '127.0.0.1');
  */
 export function createStreamableHttpHandler(options: StreamableHttpHandlerOptions): StreamableHttpHandler {
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'streamable-http-server' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-server' });
   const stateless = options.stateless ?? false;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -133,7 +133,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   let closed = false;
 
   const newSession = (sessionId: string | undefined, swallow: boolean): Session => {
-    const sessionLog = log.child(sessionId === undefined ? { stateless: true } : { sessionId });
+    const sessionLog = childLogger(log, sessionId === undefined ? { stateless: true } : { sessionId });
     let entry: SessionEntry | undefined;
     const session = createSession({
       sessionId,

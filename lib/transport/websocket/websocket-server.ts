@@ -2,12 +2,13 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import pino from 'pino';
+import type pino from 'pino';
 import { WebSocketServer } from 'ws';
 import { checkHostAndOrigin } from '../streamable-http/http-guards';
 import type { OriginPolicy } from '../streamable-http/http-guards';
 import type { Transport } from '../transport';
 import { MCP_SUBPROTOCOL, wrapWebSocket } from './websocket-transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** Options of {@link createWebSocketHandler}. */
 export interface WebSocketHandlerOptions extends OriginPolicy {
@@ -32,7 +33,6 @@ export interface WebSocketHandler {
   close(): void;
 }
 
-const silentLogger = pino({ level: 'silent' });
 
 function reject(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
@@ -46,7 +46,7 @@ function reject(socket: Duplex, status: number, text: string): void {
  * session: `onSession` gets its transport, which closes when the socket does.
  */
 export function createWebSocketHandler(options: WebSocketHandlerOptions): WebSocketHandler {
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'websocket-server' });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'websocket-server' });
   const path = options.path ?? '/mcp';
   const sessions = new Set<Transport>();
   const wss = new WebSocketServer({

@@ -1,4 +1,4 @@
-import pino from 'pino';
+import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
@@ -7,6 +7,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { childLogger } from '../../jsonrpc/logger';
 
 /** The WebSocket subprotocol MCP uses. */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -18,7 +19,6 @@ export interface WebSocketTransportOptions {
   readonly logger?: pino.Logger;
 }
 
-const silentLogger = pino({ level: 'silent' });
 
 function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
@@ -37,7 +37,7 @@ function rawText(data: RawData): string {
  *   socket is closed.
  */
 export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOptions & { readonly side: string }): Transport {
-  const log = (options.logger ?? silentLogger).child({ component: 'transport', transport: 'websocket', side: options.side });
+  const log = childLogger(options.logger, { component: 'transport', transport: 'websocket', side: options.side });
   const maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
