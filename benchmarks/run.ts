@@ -173,7 +173,8 @@ async function main() {
   };
   const dir = resolve(__dirname, '../../benchmarks/results');
   mkdirSync(dir, { recursive: true });
-  const name = quick ? 'quick' : 'latest';
+  // Only a full run replaces the published results.
+  const name = quick ? 'quick' : only ? 'partial' : 'latest';
   writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(join(dir, `${name}.md`), renderReport(report));
   writeFileSync(join(dir, `${name}.svg`), renderChart(report));
