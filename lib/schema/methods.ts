@@ -191,8 +191,33 @@ function paramsOf(definitionName: string, revision: Revision): z.ZodType {
   return params instanceof z.ZodOptional ? (params.unwrap() as z.ZodType) : params;
 }
 
-const paramsCache = new Map<string, z.ZodType | undefined>();
-const resultCache = new Map<string, z.ZodType | undefined>();
+/**
+ * A cache by revision, then by method: these lookups run for every message, so no key string is
+ * built per call. Only schemas are stored, never misses, so names a peer makes up cannot grow it.
+ */
+function revisionCache(build: (method: string, revision: Revision) => z.ZodType | undefined) {
+  const byRevision = new Map<Revision, Map<string, z.ZodType>>();
+  return (method: string, revision: Revision): z.ZodType | undefined => {
+    let byMethod = byRevision.get(revision);
+    if (!byMethod) byRevision.set(revision, (byMethod = new Map()));
+    let schema = byMethod.get(method);
+    if (schema === undefined) {
+      schema = build(method, revision);
+      if (schema !== undefined) byMethod.set(method, schema);
+    }
+    return schema;
+  };
+}
+
+const cachedParams = revisionCache((method, revision) => {
+  const definition = methodDefinition(method, revision);
+  return definition && paramsOf(definition.definition, revision);
+});
+
+const cachedResult = revisionCache((method, revision) => {
+  const result = methodDefinition(method, revision)?.result;
+  return result === undefined ? undefined : schemasFor(revision)[result];
+});
 
 /**
  * The schema of the method's `params` in `revision` (memoised), or undefined when the revision
@@ -200,12 +225,7 @@ const resultCache = new Map<string, z.ZodType | undefined>();
  * `params ?? {}` against it.
  */
 export function paramsSchemaFor(method: string, revision: Revision): z.ZodType | undefined {
-  const key = `${revision} ${method}`;
-  if (!paramsCache.has(key)) {
-    const definition = methodDefinition(method, revision);
-    paramsCache.set(key, definition && paramsOf(definition.definition, revision));
-  }
-  return paramsCache.get(key);
+  return cachedParams(method, revision);
 }
 
 /** Options of `resultSchemaFor`. */
@@ -224,11 +244,8 @@ export function resultSchemaFor(
   revision: Revision,
   options: ResultSchemaOptions = {},
 ): z.ZodType | undefined {
-  const definition = methodDefinition(method, revision);
-  if (options.taskAugmented && definition?.taskAugmentable) return schemasFor(revision).CreateTaskResult;
-  const key = `${revision} ${method}`;
-  if (!resultCache.has(key)) {
-    resultCache.set(key, definition?.result === undefined ? undefined : schemasFor(revision)[definition.result]);
+  if (options.taskAugmented && methodDefinition(method, revision)?.taskAugmentable) {
+    return schemasFor(revision).CreateTaskResult;
   }
-  return resultCache.get(key);
+  return cachedResult(method, revision);
 }
