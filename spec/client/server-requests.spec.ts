@@ -3,29 +3,15 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { applyElicitationDefaults, capabilitiesFor } from '../../lib/client/server-requests';
 import { progress } from '../../lib/connection/handler-events';
-import type { ElicitRequestFormParams } from '../../lib/schema/elicitation';
 import type { CreateMessageResult } from '../../lib/schema/sampling';
 import { fakeServer, flush } from './fake-server';
+import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
 
 const info = { name: 'server-requests-spec', version: '1.0.0' };
 const answer: CreateMessageResult = { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test-model', stopReason: 'endTurn' };
 const samplingParams = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 };
 
-// The form of the conformance scenario elicitation-sep1034-client-defaults: no mode, nothing required.
-const defaultsForm: ElicitRequestFormParams = {
-  message: 'Defaults, please',
-  requestedSchema: {
-    type: 'object',
-    properties: {
-      name: { type: 'string', default: 'John Doe' },
-      age: { type: 'integer', default: 30 },
-      score: { type: 'number', default: 95.5 },
-      status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
-      verified: { type: 'boolean', default: true },
-    },
-    required: [],
-  },
-};
+const defaultsForm = SEP1034_DEFAULTS_FORM;
 
 describe('server requests', () => {
   let client: McpClient | undefined;

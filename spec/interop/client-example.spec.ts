@@ -5,6 +5,7 @@ import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
 import { runScenario, SCENARIOS } from '../../examples/everything-client';
 import { fakeServer } from '../client/fake-server';
+import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
 
 const CLIENT = resolve(__dirname, '../../dist/examples/everything-client.js');
 const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
@@ -55,20 +56,7 @@ describe('everything-client scenarios (in memory)', () => {
       handlers: {
         'tools/call': async (_params, context) => {
           const answer = await firstValueFrom(
-            context.request('elicitation/create', {
-              message: 'Defaults',
-              requestedSchema: {
-                type: 'object',
-                properties: {
-                  name: { type: 'string', default: 'John Doe' },
-                  age: { type: 'integer', default: 30 },
-                  score: { type: 'number', default: 95.5 },
-                  status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
-                  verified: { type: 'boolean', default: true },
-                },
-                required: [],
-              },
-            }),
+            context.request('elicitation/create', { ...SEP1034_DEFAULTS_FORM }),
           );
           answers.push(answer);
           return { content: [{ type: 'text', text: 'ok' }] };
