@@ -491,8 +491,8 @@ export function createConnection(options: ConnectionOptions): Connection {
     requestTimeoutMs,
     refusal: outboundRefusal,
     validate: validateResult,
-    send: (message, sendOptions) => send(message, sendOptions),
-    notify: (method, params, sendOptions) => notify(method, params, sendOptions),
+    send,
+    notify,
   };
 
   function request(
