@@ -4,7 +4,7 @@
  * repetitions) so that machine noise hits each alike. Writes a markdown report, the raw numbers
  * and an SVG chart to benchmarks/results/.
  *
- *   node dist/benchmarks/run.js [--quick] [--only calls,large,memory,fanout]
+ *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout] [--transports=stdio,http-stateful]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (workload: string) => !only || only.includes(workload);
+const transports = args.find((a) => a.startsWith('--transports='))?.slice('--transports='.length).split(',');
 
 const SETTINGS = quick
   ? { repetitions: 2, calls: 2_000, warmup: 1_000, largeCalls: 20, sessions: 100, fanOutClients: 100, fanOutUpdates: 50 }
@@ -37,7 +38,9 @@ const CALL_SCALE: Readonly<Record<CallTransport, number>> = {
 };
 
 const IMPLEMENTATIONS: readonly Implementation[] = [rxmcp, official, floor];
-const CALL_TRANSPORTS: readonly CallTransport[] = ['in-memory', 'stdio', 'http-stateful', 'http-stateless'];
+const CALL_TRANSPORTS: readonly CallTransport[] = (['in-memory', 'stdio', 'http-stateful', 'http-stateless'] as const).filter(
+  (transport) => !transports || transports.includes(transport),
+);
 
 /** Alternates the order of the implementations between repetitions. */
 function inOrder(repetition: number): readonly Implementation[] {
@@ -174,7 +177,7 @@ async function main() {
   const dir = resolve(__dirname, '../../benchmarks/results');
   mkdirSync(dir, { recursive: true });
   // Only a full run replaces the published results.
-  const name = quick ? 'quick' : only ? 'partial' : 'latest';
+  const name = quick ? 'quick' : only || transports ? 'partial' : 'latest';
   writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(join(dir, `${name}.md`), renderReport(report));
   writeFileSync(join(dir, `${name}.svg`), renderChart(report));
