@@ -20,12 +20,14 @@ import { cachedList } from './cached-list';
 import { keepalive } from './keepalive';
 import type { KeepaliveOptions } from './keepalive';
 import { createResourceWatcher } from './resource-watcher';
+import type { ResourceWatcher } from './resource-watcher';
 import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers } from './server-requests';
 import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';
 import { callTool, toolResult } from './tool-call';
-import type { CallToolOptions, ToolCallEvent } from './tool-call';
+import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
+import type { JsonRpcNotification } from '../jsonrpc/message';
 import { childLogger } from '../jsonrpc/logger';
 
 /** Options of `connect`. */
@@ -190,6 +192,8 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
   if (options.title !== undefined) info.title = options.title;
   const log = childLogger(options.logger, { component: 'client', client: options.name });
   let declared: Record<string, unknown> = {};
+  // Notifications reach the client once it exists; none can arrive before the handshake is done.
+  const ready: { client?: Client } = {};
   const connection = createConnection({
     transport,
     role: 'client',
@@ -201,6 +205,7 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     enforcePeerCapabilities: options.enforceServerCapabilities ?? false,
     scheduler: options.scheduler,
     logger: log,
+    onNotification: (message) => ready.client?.onNotification(message),
   });
   const check = createSchemaCheck(options.jsonSchemaValidator, log);
   const serverRequests = installServerRequestHandlers(connection, options, check, log);
@@ -211,160 +216,225 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     connection.close('initialize failed');
     throw error;
   }
-  return createClient(connection, options, log, check, serverRequests.setRoots);
+  const client = new Client(connection, options, log, check, serverRequests.setRoots);
+  ready.client = client;
+  if (options.keepalive) client.keepAlive(options.keepalive);
+  return client;
 }
 
-function createClient(
-  connection: Connection,
-  options: ClientOptions,
-  log: Logger,
-  check: SchemaCheck,
-  replaceRoots: (roots: readonly Root[]) => void,
-): McpClient {
-  const { request, notifications$ } = connection;
-  const serverCapabilities = (connection.peerCapabilities ?? {}) as ServerCapabilities;
-  const maxPages = options.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
-  const notified = (method: string) => notifications$.pipe(filter((message) => message.method === method));
-  const paramsOf = <T>(method: string) => notified(method).pipe(map((message) => (message.params ?? {}) as T));
+/**
+ * The client. A class, so that an idle client costs one object and its methods live on the
+ * prototype; what most clients never use (list caches, log streams, the resource watcher, the
+ * Promise forms) is built on first use (see benchmarks/results/ANALYSIS.md).
+ */
+class Client implements McpClient, ToolCallContext {
+  readonly revision: Revision;
+  readonly serverInfo: Implementation;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  /** The latest full tool listing, for output-schema checks; forgotten when the list changes. */
+  private knownTools: ReadonlyMap<string, Tool> | undefined;
+  private lazy: Partial<{
+    tools$: Observable<readonly Tool[]>;
+    resources$: Observable<readonly Resource[]>;
+    resourceTemplates$: Observable<readonly ResourceTemplate[]>;
+    prompts$: Observable<readonly Prompt[]>;
+    logMessages$: Observable<LoggingMessageNotificationParams>;
+    elicitationComplete$: Observable<{ elicitationId: string }>;
+    promises: McpClientPromises;
+    resourceWatcher: ResourceWatcher;
+  }> = {};
 
-  const listAll = <T>(method: string, key: string, capability: string, requestOptions?: RequestOptions): Observable<T[]> =>
-    hasCapability(serverCapabilities, capability)
-      ? paginate<Record<string, unknown>, T>({
-          fetchPage: (cursor) => request(method, cursor === undefined ? {} : { cursor }, requestOptions),
-          items: (page) => page[key] as T[],
-          nextCursor: (page) => page.nextCursor as string | undefined,
-          maxPages,
-        }).pipe(toArray())
-      : of([]);
+  constructor(
+    readonly connection: Connection,
+    private readonly options: ClientOptions,
+    private readonly log: Logger,
+    readonly check: SchemaCheck,
+    private readonly replaceRoots: (roots: readonly Root[]) => void,
+  ) {
+    this.revision = connection.revision as Revision;
+    this.serverInfo = (connection.peerInfo ?? {}) as Implementation;
+    this.serverCapabilities = (connection.peerCapabilities ?? {}) as ServerCapabilities;
+    this.instructions = connection.instructions;
+  }
 
-  // The latest full tool listing, for output-schema checks; forgotten when the list changes.
-  let knownTools: ReadonlyMap<string, Tool> | undefined;
-  notified('notifications/tools/list_changed').subscribe(() => (knownTools = undefined));
-  const listTools = (requestOptions?: RequestOptions) =>
-    listAll<Tool>('tools/list', 'tools', 'tools', requestOptions).pipe(
-      tap((tools) => (knownTools = new Map(tools.map((tool) => [tool.name, tool])))),
-    );
-  const toolNamed = (name: string, fetchIfUnknown: boolean): Observable<Tool | undefined> => {
-    if (knownTools) return of(knownTools.get(name));
-    if (!fetchIfUnknown) return of(undefined);
-    return listTools().pipe(map(() => knownTools?.get(name)));
-  };
+  get state(): ConnectionState {
+    return this.connection.state;
+  }
 
-  const listResources = (o?: RequestOptions) => listAll<Resource>('resources/list', 'resources', 'resources', o);
-  const listResourceTemplates = (o?: RequestOptions) =>
-    listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'resources', o);
-  const listPrompts = (o?: RequestOptions) => listAll<Prompt>('prompts/list', 'prompts', 'prompts', o);
-  const readResource = (uri: string, o?: RequestOptions) =>
-    request('resources/read', { uri }, o) as Observable<ReadResourceResult>;
-  const getPrompt = (name: string, args?: Record<string, string>, o?: RequestOptions) =>
-    request('prompts/get', args === undefined ? { name } : { name, arguments: args }, o) as Observable<GetPromptResult>;
-  const complete = (params: CompleteRequestParams, o?: RequestOptions) =>
-    request('completion/complete', params as Record<string, unknown>, o) as Observable<CompleteResult>;
-  const setLoggingLevel = (level: LoggingLevel, o?: RequestOptions) =>
-    request('logging/setLevel', { level }, o).pipe(map((): void => undefined));
-  const callToolEvents = (name: string, args?: Record<string, unknown>, o?: CallToolOptions) =>
-    callTool({ connection, toolNamed, check }, name, args, o);
-  const ping = async (o?: RequestOptions) => {
-    await firstValueFrom(request('ping', undefined, o));
-  };
+  get state$(): Observable<ConnectionState> {
+    return this.connection.state$;
+  }
 
-  // What most clients never use is built on first use: a client is per connection, and an idle
-  // connection should cost little (see benchmarks/results/ANALYSIS.md).
-  let resourceWatcher: ReturnType<typeof createResourceWatcher> | undefined;
-  const lazy: {
-    tools$?: Observable<readonly Tool[]>;
-    resources$?: Observable<readonly Resource[]>;
-    resourceTemplates$?: Observable<readonly ResourceTemplate[]>;
-    prompts$?: Observable<readonly Prompt[]>;
-    logMessages$?: Observable<LoggingMessageNotificationParams>;
-    elicitationComplete$?: Observable<{ elicitationId: string }>;
-    promises?: McpClientPromises;
-  } = {};
+  get closed$(): Observable<TransportClose> {
+    return this.connection.closed$;
+  }
 
-  if (options.keepalive) {
-    keepalive(() => request('ping', undefined, { timeoutMs: options.keepalive?.timeoutMs ?? options.keepalive?.intervalMs }), {
-      scheduler: options.scheduler,
-      ...options.keepalive,
+  /** Sees every valid notification before `notifications$` (the connection calls it). */
+  onNotification(message: JsonRpcNotification): void {
+    if (message.method === 'notifications/tools/list_changed') this.knownTools = undefined;
+  }
+
+  keepAlive(settings: KeepaliveOptions): void {
+    keepalive(() => this.request('ping', undefined, { timeoutMs: settings.timeoutMs ?? settings.intervalMs }), {
+      scheduler: this.options.scheduler,
+      ...settings,
     })
-      .pipe(takeUntil(connection.closed$))
+      .pipe(takeUntil(this.connection.closed$))
       .subscribe({
         next: (missed) => {
-          if (missed > 0) log.warn({ missed }, 'keepalive ping unanswered');
+          if (missed > 0) this.log.warn({ missed }, 'keepalive ping unanswered');
         },
         error: (error: Error) => {
-          log.warn({ err: error }, 'server unresponsive; closing');
-          connection.close(error.message);
+          this.log.warn({ err: error }, 'server unresponsive; closing');
+          this.connection.close(error.message);
         },
       });
   }
 
-  return {
-    connection,
-    revision: connection.revision as Revision,
-    serverInfo: (connection.peerInfo ?? {}) as Implementation,
-    serverCapabilities,
-    instructions: connection.instructions,
-    get state() {
-      return connection.state;
-    },
-    state$: connection.state$,
-    closed$: connection.closed$,
-    request,
-    ping,
-    get tools$() {
-      return (lazy.tools$ ??= cachedList({ fetch: listTools, changed$: notified('notifications/tools/list_changed') }));
-    },
-    listTools,
-    callTool: callToolEvents,
-    get resources$() {
-      return (lazy.resources$ ??= cachedList({ fetch: listResources, changed$: notified('notifications/resources/list_changed') }));
-    },
-    get resourceTemplates$() {
-      return (lazy.resourceTemplates$ ??= cachedList({
-        fetch: listResourceTemplates,
-        changed$: notified('notifications/resources/list_changed'),
-      }));
-    },
-    listResources,
-    listResourceTemplates,
-    readResource,
-    watchResource: (uri) =>
-      (resourceWatcher ??= createResourceWatcher({ connection, serverCapabilities, readResource, logger: log })).watch(uri),
-    get prompts$() {
-      return (lazy.prompts$ ??= cachedList({ fetch: listPrompts, changed$: notified('notifications/prompts/list_changed') }));
-    },
-    listPrompts,
-    getPrompt,
-    complete,
-    setLoggingLevel,
-    get logMessages$() {
-      return (lazy.logMessages$ ??= paramsOf<LoggingMessageNotificationParams>('notifications/message'));
-    },
-    get elicitationComplete$() {
-      return (lazy.elicitationComplete$ ??= paramsOf<{ elicitationId: string }>('notifications/elicitation/complete'));
-    },
-    setRoots: (roots) => {
-      replaceRoots(roots);
-      if (options.roots === undefined) {
-        log.warn('setRoots called, but the client was connected without roots; the server was not told');
-        return;
-      }
-      connection.notify('notifications/roots/list_changed');
-    },
-    get promises() {
-      return (lazy.promises ??= {
-        callTool: (name, args, o) => lastValueFrom(callToolEvents(name, args, { progress: false, ...o }).pipe(toolResult())),
-        listTools: (o) => lastValueFrom(listTools(o)),
-        listResources: (o) => lastValueFrom(listResources(o)),
-        listResourceTemplates: (o) => lastValueFrom(listResourceTemplates(o)),
-        listPrompts: (o) => lastValueFrom(listPrompts(o)),
-        readResource: (uri, o) => lastValueFrom(readResource(uri, o)),
-        getPrompt: (name, args, o) => lastValueFrom(getPrompt(name, args, o)),
-        complete: (params, o) => lastValueFrom(complete(params, o)),
-        setLoggingLevel: (level, o) => lastValueFrom(setLoggingLevel(level, o)),
-        ping,
-      });
-    },
-    close: (reason) => connection.close(reason),
-  };
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Observable<Record<string, unknown>> {
+    return this.connection.request(method, params, options);
+  }
+
+  async ping(options?: RequestOptions): Promise<void> {
+    await firstValueFrom(this.request('ping', undefined, options));
+  }
+
+  get tools$(): Observable<readonly Tool[]> {
+    return (this.lazy.tools$ ??= cachedList({
+      fetch: () => this.listTools(),
+      changed$: this.notified('notifications/tools/list_changed'),
+    }));
+  }
+
+  listTools(options?: RequestOptions): Observable<Tool[]> {
+    return this.listAll<Tool>('tools/list', 'tools', 'tools', options).pipe(
+      tap((tools) => (this.knownTools = new Map(tools.map((tool) => [tool.name, tool])))),
+    );
+  }
+
+  /** The definition of a tool, for output checks (see `ToolCallContext`). */
+  toolNamed(name: string, fetchIfUnknown: boolean): Observable<Tool | undefined> {
+    if (this.knownTools) return of(this.knownTools.get(name));
+    if (!fetchIfUnknown) return of(undefined);
+    return this.listTools().pipe(map(() => this.knownTools?.get(name)));
+  }
+
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Observable<ToolCallEvent> {
+    return callTool(this, name, args, options);
+  }
+
+  get resources$(): Observable<readonly Resource[]> {
+    return (this.lazy.resources$ ??= cachedList({
+      fetch: () => this.listResources(),
+      changed$: this.notified('notifications/resources/list_changed'),
+    }));
+  }
+
+  get resourceTemplates$(): Observable<readonly ResourceTemplate[]> {
+    return (this.lazy.resourceTemplates$ ??= cachedList({
+      fetch: () => this.listResourceTemplates(),
+      changed$: this.notified('notifications/resources/list_changed'),
+    }));
+  }
+
+  listResources(options?: RequestOptions): Observable<Resource[]> {
+    return this.listAll<Resource>('resources/list', 'resources', 'resources', options);
+  }
+
+  listResourceTemplates(options?: RequestOptions): Observable<ResourceTemplate[]> {
+    return this.listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'resources', options);
+  }
+
+  readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult> {
+    return this.request('resources/read', { uri }, options) as Observable<ReadResourceResult>;
+  }
+
+  watchResource(uri: string): Observable<ReadResourceResult> {
+    const watcher = (this.lazy.resourceWatcher ??= createResourceWatcher({
+      connection: this.connection,
+      serverCapabilities: this.serverCapabilities,
+      readResource: (watched) => this.readResource(watched),
+      logger: this.log,
+    }));
+    return watcher.watch(uri);
+  }
+
+  get prompts$(): Observable<readonly Prompt[]> {
+    return (this.lazy.prompts$ ??= cachedList({
+      fetch: () => this.listPrompts(),
+      changed$: this.notified('notifications/prompts/list_changed'),
+    }));
+  }
+
+  listPrompts(options?: RequestOptions): Observable<Prompt[]> {
+    return this.listAll<Prompt>('prompts/list', 'prompts', 'prompts', options);
+  }
+
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Observable<GetPromptResult> {
+    const params = args === undefined ? { name } : { name, arguments: args };
+    return this.request('prompts/get', params, options) as Observable<GetPromptResult>;
+  }
+
+  complete(params: CompleteRequestParams, options?: RequestOptions): Observable<CompleteResult> {
+    return this.request('completion/complete', params as Record<string, unknown>, options) as Observable<CompleteResult>;
+  }
+
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void> {
+    return this.request('logging/setLevel', { level }, options).pipe(map((): void => undefined));
+  }
+
+  get logMessages$(): Observable<LoggingMessageNotificationParams> {
+    return (this.lazy.logMessages$ ??= this.paramsOf<LoggingMessageNotificationParams>('notifications/message'));
+  }
+
+  get elicitationComplete$(): Observable<{ readonly elicitationId: string }> {
+    return (this.lazy.elicitationComplete$ ??= this.paramsOf<{ elicitationId: string }>('notifications/elicitation/complete'));
+  }
+
+  setRoots(roots: readonly Root[]): void {
+    this.replaceRoots(roots);
+    if (this.options.roots === undefined) {
+      this.log.warn('setRoots called, but the client was connected without roots; the server was not told');
+      return;
+    }
+    this.connection.notify('notifications/roots/list_changed');
+  }
+
+  get promises(): McpClientPromises {
+    return (this.lazy.promises ??= {
+      callTool: (name, args, o) => lastValueFrom(this.callTool(name, args, { progress: false, ...o }).pipe(toolResult())),
+      listTools: (o) => lastValueFrom(this.listTools(o)),
+      listResources: (o) => lastValueFrom(this.listResources(o)),
+      listResourceTemplates: (o) => lastValueFrom(this.listResourceTemplates(o)),
+      listPrompts: (o) => lastValueFrom(this.listPrompts(o)),
+      readResource: (uri, o) => lastValueFrom(this.readResource(uri, o)),
+      getPrompt: (name, args, o) => lastValueFrom(this.getPrompt(name, args, o)),
+      complete: (params, o) => lastValueFrom(this.complete(params, o)),
+      setLoggingLevel: (level, o) => lastValueFrom(this.setLoggingLevel(level, o)),
+      ping: (o) => this.ping(o),
+    });
+  }
+
+  close(reason?: string): void {
+    this.connection.close(reason);
+  }
+
+  private notified(method: string): Observable<JsonRpcNotification> {
+    return this.connection.notifications$.pipe(filter((message) => message.method === method));
+  }
+
+  private paramsOf<T>(method: string): Observable<T> {
+    return this.notified(method).pipe(map((message) => (message.params ?? {}) as T));
+  }
+
+  private listAll<T>(method: string, key: string, capability: string, options?: RequestOptions): Observable<T[]> {
+    if (!hasCapability(this.serverCapabilities, capability)) return of([]);
+    return paginate<Record<string, unknown>, T>({
+      fetchPage: (cursor) => this.request(method, cursor === undefined ? {} : { cursor }, options),
+      items: (page) => page[key] as T[],
+      nextCursor: (page) => page.nextCursor as string | undefined,
+      maxPages: this.options.maxListPages ?? DEFAULT_MAX_LIST_PAGES,
+    }).pipe(toArray());
+  }
 }

@@ -1,8 +1,7 @@
 import { asyncScheduler, BehaviorSubject, Observable, ReplaySubject, Subject } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { createActor } from 'xstate';
-import type { AnyActorRef } from 'xstate';
+import type { AnyMachineSnapshot } from 'xstate';
 import { classify } from '../jsonrpc/classify';
 import type { Classified } from '../jsonrpc/classify';
 import {
@@ -20,7 +19,6 @@ import {
   resultResponse,
 } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
-import { createRequestIdAllocator } from '../jsonrpc/request-id';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { methodDefinition, paramsSchemaFor, resultSchemaFor } from '../schema/methods';
 import { featuresOf, isSupportedRevision, LATEST_REVISION, SUPPORTED_REVISIONS } from '../schema/revisions';
@@ -29,12 +27,12 @@ import { MalformedFrame } from '../transport/transport';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import { clientLifecycle } from './client-lifecycle.machine';
-import { createCorrelator } from './correlator';
+import { Correlator } from './correlator';
 import type { ProgressParams } from './correlator';
-import { createDispatcher } from './dispatcher';
-import type { Answer, RequestHandler } from './dispatcher';
+import { Dispatcher } from './dispatcher';
+import type { Answer, DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
-import { schedulerClock } from './lifecycle-clock';
+import { LifecycleRunner } from './lifecycle-runner';
 import { DEFAULT_REQUEST_TIMEOUT_MS, sendRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions } from './request-pipeline';
 import { serverLifecycle } from './server-lifecycle.machine';
@@ -63,8 +61,17 @@ export interface ConnectionOptions {
   readonly supportedRevisions?: readonly Revision[];
   /** Client only: the revision offered in initialize. Default: the latest supported. */
   readonly protocolVersion?: Revision;
-  /** Request handlers by method; more can be added with `setRequestHandler`. */
+  /**
+   * Request handlers by method; more can be added with `setRequestHandler`. The record is read,
+   * never copied or changed, so one record can serve many connections (see `owner`).
+   */
   readonly handlers?: Readonly<Record<string, RequestHandler>>;
+  /** Passed to every request handler as its third argument: lets shared handlers find their session. */
+  readonly owner?: unknown;
+  /** Called with every valid notification from the peer, before `notifications$` emits it. */
+  readonly onNotification?: (message: JsonRpcNotification) => void;
+  /** Called once, when the connection has shut down, before `closed$` emits. */
+  readonly onClose?: (close: TransportClose) => void;
   /**
    * Refuse locally, with `CapabilityNotSupportedError`, a request whose capability the peer did not
    * declare. Default: true for a server (sampling, elicitation, roots), false for a client.
@@ -133,165 +140,325 @@ export interface Connection {
   close(reason?: string): void;
 }
 
+
 let connectionCount = 0;
 
-interface LifecycleFlags {
-  acceptsInitialize: boolean;
-  acceptsRequests: boolean;
-  maySendRequests: boolean;
-  maySendInitialize: boolean;
-  closed: boolean;
-}
-
 type Reply = (response: JsonRpcResponse | null) => void;
+
+type Lifecycle = LifecycleRunner<typeof serverLifecycle> | LifecycleRunner<typeof clientLifecycle>;
+
+const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
 
 /**
  * Creates the connection actor for a transport. It starts reading the transport at once; a server
  * connection then waits for initialize, a client connection for `initialize()`.
  */
 export function createConnection(options: ConnectionOptions): Connection {
-  const { transport, role } = options;
-  const supported = options.supportedRevisions ?? SUPPORTED_REVISIONS;
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const enforcePeerCapabilities = options.enforcePeerCapabilities ?? role === 'server';
-  const validateResults = options.validateResults ?? true;
-  const capabilities = options.capabilities ?? (() => ({}));
-  const id = `${role[0]}${++connectionCount}`;
-  const log = childLogger(options.logger, { component: 'connection', connectionId: id, role });
-  const traceEnabled = log.isLevelEnabled('trace');
-  const handlers = new Map<string, RequestHandler>(Object.entries(options.handlers ?? {}));
-  const ids = createRequestIdAllocator();
-  const correlator = createCorrelator();
-  const notifications$ = new Subject<JsonRpcNotification>();
-  const state$ = new BehaviorSubject<ConnectionState>('initializing');
-  const closed$ = new ReplaySubject<TransportClose>(1);
-  const flags: LifecycleFlags = {
-    acceptsInitialize: false,
-    acceptsRequests: false,
-    maySendRequests: false,
-    maySendInitialize: false,
-    closed: false,
-  };
-  let revision: Revision | undefined;
-  let peerCapabilities: Record<string, unknown> | undefined;
-  let peerInfo: Record<string, unknown> | undefined;
-  let instructions: string | undefined;
-  let closeReason = 'not closed';
-  // Filled in at the end of setup; shutdown may run before that (a transport already closed).
-  const wiring: { incoming?: Subscription; transportClosed?: Subscription } = {};
+  return new McpConnection(options);
+}
 
-  const clock = schedulerClock(scheduler);
-  const actor: AnyActorRef =
-    role === 'server'
-      ? createActor(serverLifecycle, {
-          input: { supported, initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS },
-          clock,
-        })
-      : createActor(clientLifecycle, { input: { supported }, clock });
+/**
+ * The connection. A class, so that a connection costs one object with its fields and its methods
+ * live on the prototype: a server holds one per session, and an idle session should cost little
+ * (see benchmarks/results/ANALYSIS.md). Subjects and maps are made on first use.
+ */
+class McpConnection implements Connection, DispatcherSink, RequesterDeps {
+  readonly id: string;
+  readonly role: Role;
+  revision: Revision | undefined;
+  peerCapabilities: Record<string, unknown> | undefined;
+  peerInfo: Record<string, unknown> | undefined;
+  instructions: string | undefined;
+  readonly correlator = new Correlator();
+  readonly scheduler: SchedulerLike;
+  readonly requestTimeoutMs: number;
 
-  function send(message: JsonRpcMessage | readonly JsonRpcMessage[], sendOptions?: SendOptions): void {
-    if (traceEnabled) log.trace({ message }, 'message out');
-    transport.send(message, sendOptions);
+  private readonly options: ConnectionOptions;
+  private readonly transport: Transport;
+  private readonly supported: readonly Revision[];
+  private readonly log: Logger;
+  private readonly traceEnabled: boolean;
+  private readonly dispatcher: Dispatcher;
+  private readonly lifecycle: Lifecycle;
+  /** Handlers set or removed after creation (null: removed), over `options.handlers`. */
+  private handlerChanges: Map<string, RequestHandler | null> | undefined;
+  private requestIds = 0;
+  // What the lifecycle's tags allow, refreshed on every transition.
+  private acceptsInitialize = false;
+  private acceptsRequests = false;
+  private maySendRequests = false;
+  private maySendInitialize = false;
+  private closed = false;
+  private currentState: ConnectionState = 'initializing';
+  private closeInfo: TransportClose | undefined;
+  private stateSubject: BehaviorSubject<ConnectionState> | undefined;
+  private notificationSubject: Subject<JsonRpcNotification> | undefined;
+  private closedSubject: ReplaySubject<TransportClose> | undefined;
+  private incoming: Subscription | undefined;
+  private transportClosed: Subscription | undefined;
+
+  constructor(options: ConnectionOptions) {
+    this.options = options;
+    this.transport = options.transport;
+    this.role = options.role;
+    this.supported = options.supportedRevisions ?? SUPPORTED_REVISIONS;
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.id = `${this.role[0]}${++connectionCount}`;
+    this.log = childLogger(options.logger, { component: 'connection', connectionId: this.id, role: this.role });
+    this.traceEnabled = this.log.isLevelEnabled('trace');
+    this.dispatcher = new Dispatcher(this, this.log);
+    const onTransition = (snapshot: AnyMachineSnapshot) => this.onLifecycle(snapshot);
+    this.lifecycle =
+      this.role === 'server'
+        ? new LifecycleRunner(
+            serverLifecycle,
+            { supported: this.supported, initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS },
+            this.scheduler,
+            onTransition,
+          )
+        : new LifecycleRunner(clientLifecycle, { supported: this.supported }, this.scheduler, onTransition);
+    this.onLifecycle(this.lifecycle.snapshot);
+
+    this.transportClosed = this.transport.closed$.subscribe((close) => this.shutdown(close.reason, close.error));
+    if (!this.closed) {
+      this.incoming = this.transport.incoming$.subscribe({
+        next: (frame) => this.onFrame(frame),
+        // closed$ carries the reason and any error; some transports complete incoming$ just before
+        // it, so wait a microtask before falling back to a generic reason.
+        complete: () => queueMicrotask(() => this.shutdown('transport ended')),
+      });
+    }
+    this.log.info('connection opened');
   }
 
-  const dispatcher = createDispatcher(
-    {
-      notify: (method, params, relatedRequestId) => notify(method, params, { relatedRequestId }),
-      log: (level, data, loggerName, relatedRequestId) => {
-        if (options.shouldSendLog && !options.shouldSendLog(level)) return;
-        const params: Record<string, unknown> = { level, data };
-        if (loggerName !== undefined) params.logger = loggerName;
-        notify('notifications/message', params, { relatedRequestId });
-      },
-      request: (method, params, nested, relatedRequestId) =>
-        request(method, params, { timeoutMs: nested?.timeoutMs, signal: nested?.signal, relatedRequestId }),
-    },
-    log,
-  );
+  // ---- what a user sees ------------------------------------------------------------------------
+
+  get state(): ConnectionState {
+    return this.closed ? 'shutdown' : this.currentState;
+  }
+
+  get state$(): Observable<ConnectionState> {
+    if (!this.stateSubject) {
+      this.stateSubject = new BehaviorSubject<ConnectionState>(this.currentState);
+      if (this.closed) this.stateSubject.complete();
+    }
+    return this.stateSubject.asObservable();
+  }
+
+  get notifications$(): Observable<JsonRpcNotification> {
+    if (!this.notificationSubject) {
+      this.notificationSubject = new Subject<JsonRpcNotification>();
+      if (this.closed) this.notificationSubject.complete();
+    }
+    return this.notificationSubject.asObservable();
+  }
+
+  get closed$(): Observable<TransportClose> {
+    if (!this.closedSubject) {
+      this.closedSubject = new ReplaySubject<TransportClose>(1);
+      if (this.closeInfo) {
+        this.closedSubject.next(this.closeInfo);
+        this.closedSubject.complete();
+      }
+    }
+    return this.closedSubject.asObservable();
+  }
+
+  get pendingRequests(): number {
+    return this.correlator.size;
+  }
+
+  get inFlightRequests(): number {
+    return this.dispatcher.size;
+  }
+
+  request(method: string, params?: Record<string, unknown>, requestOptions: RequestOptions = {}): Observable<Record<string, unknown>> {
+    return sendRequest(this, method, params, requestOptions, true);
+  }
+
+  notify(method: string, params?: Record<string, unknown>, sendOptions?: SendOptions): void {
+    if (this.closed) {
+      this.log.debug({ method }, 'notification dropped: connection closed');
+      return;
+    }
+    this.send(makeNotification(method, params), sendOptions);
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    (this.handlerChanges ??= new Map()).set(method, handler);
+  }
+
+  removeRequestHandler(method: string): void {
+    (this.handlerChanges ??= new Map()).set(method, null);
+  }
+
+  initialize(): Observable<Record<string, unknown>> {
+    return new Observable<Record<string, unknown>>((subscriber) => {
+      if (this.role !== 'client') {
+        subscriber.error(new Error('initialize() is for client connections; a server answers initialize'));
+        return undefined;
+      }
+      if (this.closed) {
+        subscriber.error(new ConnectionClosedError(this.closeReason, { method: 'initialize' }));
+        return undefined;
+      }
+      if (!this.maySendInitialize) {
+        subscriber.error(new Error('initialize() may be called once per connection'));
+        return undefined;
+      }
+      this.sendLifecycle({ type: 'local.initialize' });
+      const params = {
+        protocolVersion: this.options.protocolVersion ?? this.supported.at(-1) ?? LATEST_REVISION,
+        capabilities: this.capabilities(),
+        clientInfo: this.options.info,
+      };
+      // Lifecycle → Initialization: the client MUST NOT cancel its initialize request.
+      return sendRequest(this, 'initialize', params, {}, false).subscribe({
+        next: (result) => {
+          const version = String(result.protocolVersion);
+          if (!isSupportedRevision(version) || !this.supported.includes(version)) {
+            // Lifecycle → Version Negotiation: a client that cannot speak the answer disconnects.
+            const error = new UnsupportedProtocolVersionError(version, this.supported);
+            this.shutdown(error.message, error);
+            subscriber.error(error);
+            return;
+          }
+          this.revision = version;
+          this.peerCapabilities = result.capabilities as Record<string, unknown>;
+          this.peerInfo = result.serverInfo as Record<string, unknown>;
+          this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+          this.transport.setProtocolVersion?.(version);
+          this.notify('notifications/initialized');
+          this.sendLifecycle({
+            type: 'peer.initializeResult',
+            protocolVersion: version,
+            capabilities: this.peerCapabilities,
+            serverInfo: this.peerInfo,
+            instructions: this.instructions,
+          });
+          this.log.info({ revision: this.revision, server: this.peerInfo }, 'initialized');
+          subscriber.next(result);
+          subscriber.complete();
+        },
+        error: (error: unknown) => {
+          const reason = `initialize failed: ${error instanceof Error ? error.message : String(error)}`;
+          this.sendLifecycle({ type: 'peer.initializeFailed', reason });
+          subscriber.error(error);
+        },
+      });
+    });
+  }
+
+  close(reason = 'closed locally'): void {
+    this.shutdown(reason);
+  }
 
   // ---- lifecycle -------------------------------------------------------------------------------
 
-  const lifecycleSubscription = actor.subscribe((snapshot) => {
-    flags.acceptsInitialize = snapshot.hasTag('accepts-initialize');
-    flags.acceptsRequests = snapshot.hasTag('accepts-requests');
-    flags.maySendRequests = snapshot.hasTag('may-send-requests');
-    flags.maySendInitialize = snapshot.hasTag('may-send-initialize');
-    if (log.isLevelEnabled('debug')) log.debug({ state: snapshot.value }, 'lifecycle transition');
+  private get closeReason(): string {
+    return this.closeInfo?.reason ?? 'not closed';
+  }
+
+  private capabilities(): Record<string, unknown> {
+    return this.options.capabilities?.() ?? {};
+  }
+
+  /** Feeds the lifecycle machine; the events of both machines are checked by the caller's role. */
+  private sendLifecycle(event: { readonly type: string } & Record<string, unknown>): void {
+    (this.lifecycle as LifecycleRunner<typeof serverLifecycle>).send(event as never);
+  }
+
+  private onLifecycle(snapshot: AnyMachineSnapshot): void {
+    this.acceptsInitialize = snapshot.hasTag('accepts-initialize');
+    this.acceptsRequests = snapshot.hasTag('accepts-requests');
+    this.maySendRequests = snapshot.hasTag('may-send-requests');
+    this.maySendInitialize = snapshot.hasTag('may-send-initialize');
+    if (this.log.isLevelEnabled('debug')) this.log.debug({ state: snapshot.value }, 'lifecycle transition');
     if (snapshot.hasTag('closed')) {
-      shutdown(String(snapshot.context.closeReason ?? 'closed'));
+      this.shutdown(String((snapshot.context as { closeReason?: string }).closeReason ?? 'closed'));
       return;
     }
-    const next: ConnectionState = snapshot.hasTag('may-send-requests') ? 'operating' : 'initializing';
-    if (state$.value !== next) state$.next(next);
-  });
+    const next: ConnectionState = this.maySendRequests ? 'operating' : 'initializing';
+    if (this.currentState !== next) {
+      this.currentState = next;
+      this.stateSubject?.next(next);
+    }
+  }
 
-  function shutdown(reason: string, error?: Error): void {
-    if (flags.closed) return;
-    flags.closed = true;
-    flags.acceptsRequests = flags.maySendRequests = flags.acceptsInitialize = flags.maySendInitialize = false;
-    closeReason = reason;
-    log.info({ reason }, 'connection closed');
-    actor.send({ type: 'local.close', reason });
-    correlator.failAll((method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }));
-    dispatcher.cancelAll(`connection closed: ${reason}`);
-    wiring.incoming?.unsubscribe();
-    wiring.transportClosed?.unsubscribe();
-    lifecycleSubscription.unsubscribe();
-    actor.stop();
-    transport.close(reason);
-    notifications$.complete();
-    state$.next('shutdown');
-    state$.complete();
-    closed$.next(error ? { reason, error } : { reason });
-    closed$.complete();
+  private shutdown(reason: string, error?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.acceptsRequests = this.maySendRequests = this.acceptsInitialize = this.maySendInitialize = false;
+    const close: TransportClose = error ? { reason, error } : { reason };
+    this.closeInfo = close;
+    this.log.info({ reason }, 'connection closed');
+    this.sendLifecycle({ type: 'local.close', reason });
+    this.lifecycle.stop();
+    this.correlator.failAll((method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }));
+    this.dispatcher.cancelAll(`connection closed: ${reason}`);
+    this.incoming?.unsubscribe();
+    this.transportClosed?.unsubscribe();
+    this.transport.close(reason);
+    this.notificationSubject?.complete();
+    this.currentState = 'shutdown';
+    this.stateSubject?.next('shutdown');
+    this.stateSubject?.complete();
+    this.options.onClose?.(close);
+    this.closedSubject?.next(close);
+    this.closedSubject?.complete();
   }
 
   // ---- inbound ---------------------------------------------------------------------------------
 
-  function onFrame(frame: unknown): void {
+  private onFrame(frame: unknown): void {
     if (frame instanceof MalformedFrame) {
-      log.warn({ reason: frame.reason }, 'frame is not JSON');
-      send(errorResponse(null, JsonRpcError.parseError(frame.reason).toJSON()));
+      this.log.warn({ reason: frame.reason }, 'frame is not JSON');
+      this.send(errorResponse(null, JsonRpcError.parseError(frame.reason).toJSON()));
       return;
     }
-    if (traceEnabled) log.trace({ message: frame }, 'message in');
+    if (this.traceEnabled) this.log.trace({ message: frame }, 'message in');
     const classified = classify(frame);
-    if (classified.kind === 'batch') onBatch(classified.messages);
-    else if (failMalformedResponse(frame, classified)) return;
-    else onMessage(classified, (response) => {
-      if (response) send(response, response.id === null ? undefined : { relatedRequestId: response.id });
-    });
+    if (classified.kind === 'batch') this.onBatch(classified.messages);
+    else if (this.failMalformedResponse(frame, classified)) return;
+    else this.onMessage(classified, this.replyAlone);
   }
 
+  /** Sends the answer to a message that did not come in a batch. */
+  private readonly replyAlone: Reply = (response) => {
+    if (response) this.send(response, response.id === null ? undefined : { relatedRequestId: response.id });
+  };
+
   /** JSON-RPC batches exist only in 2025-03-26 (Basic → Messages); elsewhere an array is refused. */
-  function onBatch(messages: readonly unknown[]): void {
+  private onBatch(messages: readonly unknown[]): void {
+    const revision = this.revision;
     if (revision === undefined || !featuresOf(revision).batching) {
-      log.warn({ size: messages.length, revision }, 'batch refused');
-      const why = revision === undefined
-        ? 'JSON-RPC batches are not accepted before initialization (and initialize may not be batched)'
-        : `JSON-RPC batches are not supported by protocol revision ${revision}`;
-      send(errorResponse(null, JsonRpcError.invalidRequest(why).toJSON()));
+      this.log.warn({ size: messages.length, revision }, 'batch refused');
+      const why =
+        revision === undefined
+          ? 'JSON-RPC batches are not accepted before initialization (and initialize may not be batched)'
+          : `JSON-RPC batches are not supported by protocol revision ${revision}`;
+      this.send(errorResponse(null, JsonRpcError.invalidRequest(why).toJSON()));
       return;
     }
     if (messages.length === 0) {
-      send(errorResponse(null, JsonRpcError.invalidRequest('empty batch').toJSON()));
+      this.send(errorResponse(null, JsonRpcError.invalidRequest('empty batch').toJSON()));
       return;
     }
     const responses: JsonRpcResponse[] = [];
     let outstanding = 0;
     let scanned = false;
     const flush = () => {
-      if (scanned && outstanding === 0 && responses.length > 0) send(responses);
+      if (scanned && outstanding === 0 && responses.length > 0) this.send(responses);
     };
     for (const item of messages) {
       const classified: Classified = Array.isArray(item)
         ? { kind: 'invalid', reason: 'a batch may not contain a batch', id: null }
         : classify(item);
-      if (failMalformedResponse(item, classified)) continue;
+      if (this.failMalformedResponse(item, classified)) continue;
       const answers = classified.kind === 'request' || classified.kind === 'invalid';
       if (answers) outstanding++;
-      onMessage(classified, (response) => {
+      this.onMessage(classified, (response) => {
         if (response) responses.push(response);
         outstanding--;
         flush();
@@ -306,33 +473,36 @@ export function createConnection(options: ConnectionOptions): Connection {
    * a request we await: that request fails with a ProtocolError naming the problem, and nothing
    * else is affected. Responses are never answered. True when handled here.
    */
-  function failMalformedResponse(frame: unknown, classified: Classified): boolean {
+  private failMalformedResponse(frame: unknown, classified: Classified): boolean {
     if (classified.kind !== 'invalid' || classified.id === null) return false;
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || 'method' in frame) return false;
     if (!('result' in frame) && !('error' in frame)) return false;
     const { reason } = classified;
-    const peer = role === 'server' ? 'client' : 'server';
-    const failed = correlator.fail(classified.id, (method) => new ProtocolError(`Malformed response to ${method} from the ${peer}: ${reason}`));
-    if (failed) log.warn({ id: classified.id, reason }, 'malformed response');
+    const peer = this.role === 'server' ? 'client' : 'server';
+    const failed = this.correlator.fail(
+      classified.id,
+      (method) => new ProtocolError(`Malformed response to ${method} from the ${peer}: ${reason}`),
+    );
+    if (failed) this.log.warn({ id: classified.id, reason }, 'malformed response');
     return failed;
   }
 
-  function onMessage(classified: Classified, reply: Reply): void {
+  private onMessage(classified: Classified, reply: Reply): void {
     switch (classified.kind) {
       case 'request':
-        onRequest(classified.message, reply);
+        this.onRequest(classified.message, reply);
         return;
       case 'notification':
-        onNotification(classified.message);
+        this.onNotification(classified.message);
         return;
       case 'result':
       case 'error':
-        if (!correlator.settle(classified.message)) {
-          log.warn({ id: classified.message.id }, 'response to no request in flight (late, cancelled or unknown id)');
+        if (!this.correlator.settle(classified.message)) {
+          this.log.warn({ id: classified.message.id }, 'response to no request in flight (late, cancelled or unknown id)');
         }
         return;
       case 'invalid':
-        log.warn({ reason: classified.reason }, 'invalid JSON-RPC envelope');
+        this.log.warn({ reason: classified.reason }, 'invalid JSON-RPC envelope');
         reply(errorResponse(classified.id, JsonRpcError.invalidRequest(classified.reason).toJSON()));
         return;
       case 'batch':
@@ -340,70 +510,70 @@ export function createConnection(options: ConnectionOptions): Connection {
     }
   }
 
-  function refuse(request: JsonRpcRequest, error: JsonRpcError, reply: Reply): void {
-    reply(errorResponse(request.id, error.toJSON()));
+  private handlerFor(method: string): RequestHandler | undefined {
+    const changed = this.handlerChanges?.get(method);
+    if (changed !== undefined) return changed ?? undefined;
+    const handlers = this.options.handlers ?? NO_HANDLERS;
+    // Own properties only: a peer's method name must not find Object.prototype's members.
+    return Object.hasOwn(handlers, method) ? handlers[method] : undefined;
   }
 
-  function onRequest(request: JsonRpcRequest, reply: Reply): void {
+  private onRequest(request: JsonRpcRequest, reply: Reply): void {
     const { method } = request;
-    if (flags.closed) return;
+    if (this.closed) return;
     if (method === 'ping') {
       reply(resultResponse(request.id, {}));
       return;
     }
-    if (method === 'initialize' && role === 'server') {
-      onInitialize(request, reply);
+    if (method === 'initialize' && this.role === 'server') {
+      this.onInitialize(request, reply);
       return;
     }
-    if (!flags.acceptsRequests) {
-      log.warn({ id: request.id, method }, 'request before initialization');
-      refuse(
-        request,
-        new JsonRpcError(
-          ErrorCode.InvalidRequest,
-          role === 'server'
-            ? `Invalid request: ${method} arrived before initialization; send initialize first`
-            : `Invalid request: ${method} arrived before the client finished initializing`,
-        ),
-        reply,
-      );
+    if (!this.acceptsRequests) {
+      this.log.warn({ id: request.id, method }, 'request before initialization');
+      const message =
+        this.role === 'server'
+          ? `Invalid request: ${method} arrived before initialization; send initialize first`
+          : `Invalid request: ${method} arrived before the client finished initializing`;
+      reply(errorResponse(request.id, new JsonRpcError(ErrorCode.InvalidRequest, message).toJSON()));
       return;
     }
-    const handler = handlers.get(method);
-    const negotiated = revision ?? LATEST_REVISION;
+    const handler = this.handlerFor(method);
+    const negotiated = this.revision ?? LATEST_REVISION;
     const definition = methodDefinition(method, negotiated);
     if (!handler || (definition && definition.kind !== 'request')) {
-      refuse(request, JsonRpcError.methodNotFound(method), reply);
+      reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
       return;
     }
-    if (definition?.capability && !hasCapability(capabilities(), definition.capability)) {
-      refuse(request, JsonRpcError.methodNotFound(method, `the ${definition.capability} capability is not declared`), reply);
+    if (definition?.capability && !hasCapability(this.capabilities(), definition.capability)) {
+      const error = JsonRpcError.methodNotFound(method, `the ${definition.capability} capability is not declared`);
+      reply(errorResponse(request.id, error.toJSON()));
       return;
     }
     let params = request.params ?? {};
     if (definition) {
       const parsed = paramsSchemaFor(method, negotiated)?.safeParse(params);
       if (parsed && !parsed.success) {
-        refuse(request, JsonRpcError.invalidParams(toValidationIssues(parsed.error)), reply);
+        reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
         return;
       }
       if (parsed) params = parsed.data as Record<string, unknown>;
     }
-    dispatcher.dispatch(request, params, handler, negotiated, (answer: Answer) => {
+    this.dispatcher.dispatch(request, params, handler, negotiated, this.options.owner, (answer: Answer) => {
       if (answer === null) reply(null);
       else if ('error' in answer) reply(errorResponse(request.id, answer.error));
       else reply(resultResponse(request.id, answer.result));
     });
   }
 
-  function onInitialize(request: JsonRpcRequest, reply: Reply): void {
-    if (!flags.acceptsInitialize) {
-      refuse(request, JsonRpcError.invalidRequest('the session is already initialized'), reply);
+  private onInitialize(request: JsonRpcRequest, reply: Reply): void {
+    if (!this.acceptsInitialize) {
+      reply(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
       return;
     }
     const parsed = paramsSchemaFor('initialize', LATEST_REVISION)?.safeParse(request.params ?? {});
     if (parsed && !parsed.success) {
-      refuse(request, JsonRpcError.invalidParams(toValidationIssues(parsed.error)), reply);
+      reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
       return;
     }
     const params = (parsed?.data ?? request.params) as {
@@ -411,209 +581,108 @@ export function createConnection(options: ConnectionOptions): Connection {
       capabilities: Record<string, unknown>;
       clientInfo: Record<string, unknown>;
     };
-    actor.send({
+    this.sendLifecycle({
       type: 'peer.initialize',
       protocolVersion: params.protocolVersion,
       capabilities: params.capabilities,
       clientInfo: params.clientInfo,
     });
-    const context = actor.getSnapshot().context as { revision: Revision };
-    revision = context.revision;
-    peerCapabilities = params.capabilities;
-    peerInfo = params.clientInfo;
-    transport.setProtocolVersion?.(revision);
-    log.info({ revision, requested: params.protocolVersion, client: peerInfo }, 'initialized');
+    const revision = (this.lifecycle.snapshot.context as { revision: Revision }).revision;
+    this.revision = revision;
+    this.peerCapabilities = params.capabilities;
+    this.peerInfo = params.clientInfo;
+    this.transport.setProtocolVersion?.(revision);
+    this.log.info({ revision, requested: params.protocolVersion, client: this.peerInfo }, 'initialized');
     const result: Record<string, unknown> = {
       protocolVersion: revision,
-      capabilities: capabilities(),
-      serverInfo: options.info,
+      capabilities: this.capabilities(),
+      serverInfo: this.options.info,
     };
-    if (options.instructions !== undefined) result.instructions = options.instructions;
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
     reply(resultResponse(request.id, result));
   }
 
-  function onNotification(message: JsonRpcNotification): void {
+  private onNotification(message: JsonRpcNotification): void {
     const { method } = message;
-    const negotiated = revision ?? LATEST_REVISION;
+    const negotiated = this.revision ?? LATEST_REVISION;
     let params = message.params ?? {};
     if (methodDefinition(method, negotiated)) {
       const parsed = paramsSchemaFor(method, negotiated)?.safeParse(params);
       if (parsed && !parsed.success) {
-        log.warn({ method, problem: describeIssues(toValidationIssues(parsed.error)) }, 'invalid notification dropped');
+        this.log.warn({ method, problem: describeIssues(toValidationIssues(parsed.error)) }, 'invalid notification dropped');
         return;
       }
       if (parsed) params = parsed.data as Record<string, unknown>;
     }
     switch (method) {
       case 'notifications/initialized':
-        if (role === 'server') actor.send({ type: 'peer.initialized' });
+        if (this.role === 'server') this.sendLifecycle({ type: 'peer.initialized' });
         break;
       case 'notifications/cancelled':
-        dispatcher.cancel(params.requestId as RequestId, params.reason as string | undefined);
+        this.dispatcher.cancel(params.requestId as RequestId, params.reason as string | undefined);
         break;
       case 'notifications/progress':
-        correlator.progress(params.progressToken as RequestId, params as unknown as ProgressParams);
+        this.correlator.progress(params.progressToken as RequestId, params as unknown as ProgressParams);
         break;
     }
-    notifications$.next(params === message.params ? message : { ...message, params });
+    const delivered = params === message.params ? message : { ...message, params };
+    this.options.onNotification?.(delivered);
+    this.notificationSubject?.next(delivered);
   }
 
-  // ---- outbound --------------------------------------------------------------------------------
+  // ---- outbound: what the request pipeline and the dispatcher use ------------------------------
 
-  function outboundRefusal(method: string): Error | undefined {
-    if (flags.closed) return new ConnectionClosedError(closeReason, { method });
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], sendOptions?: SendOptions): void {
+    if (this.traceEnabled) this.log.trace({ message }, 'message out');
+    this.transport.send(message, sendOptions);
+  }
+
+  nextRequestId(): RequestId {
+    return this.requestIds++;
+  }
+
+  refusal(method: string): Error | undefined {
+    if (this.closed) return new ConnectionClosedError(this.closeReason, { method });
     if (method === 'ping') return undefined;
-    if (!flags.maySendRequests) return new NotInitializedError(method);
-    if (enforcePeerCapabilities && revision) {
-      const capability = methodDefinition(method, revision)?.capability;
-      if (capability && !hasCapability(peerCapabilities, capability)) {
-        return new CapabilityNotSupportedError(capability, method, role === 'server' ? 'client' : 'server');
+    if (!this.maySendRequests) return new NotInitializedError(method);
+    const enforce = this.options.enforcePeerCapabilities ?? this.role === 'server';
+    if (enforce && this.revision) {
+      const capability = methodDefinition(method, this.revision)?.capability;
+      if (capability && !hasCapability(this.peerCapabilities, capability)) {
+        return new CapabilityNotSupportedError(capability, method, this.role === 'server' ? 'client' : 'server');
       }
     }
     return undefined;
   }
 
-  function validateResult(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
-    if (!validateResults) return result;
+  validate(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
+    if (this.options.validateResults === false) return result;
     // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
-    const schema = resultSchemaFor(method, revision ?? LATEST_REVISION, { taskAugmented });
+    const schema = resultSchemaFor(method, this.revision ?? LATEST_REVISION, { taskAugmented });
     if (!schema) return result;
     const parsed = schema.safeParse(result);
     if (parsed.success) return parsed.data as Record<string, unknown>;
     const problem = describeIssues(toValidationIssues(parsed.error));
-    throw new ProtocolError(`Invalid result for ${method} from the ${role === 'server' ? 'client' : 'server'}: ${problem}`);
+    throw new ProtocolError(`Invalid result for ${method} from the ${this.role === 'server' ? 'client' : 'server'}: ${problem}`);
   }
 
-  const requester: RequesterDeps = {
-    ids,
-    correlator,
-    scheduler,
-    requestTimeoutMs,
-    refusal: outboundRefusal,
-    validate: validateResult,
-    send,
-    notify,
-  };
+  notifyFor(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {
+    this.notify(method, params, { relatedRequestId });
+  }
 
-  function request(
+  logFor(level: LogLevel, data: unknown, loggerName: string | undefined, relatedRequestId: RequestId): void {
+    if (this.options.shouldSendLog && !this.options.shouldSendLog(level)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (loggerName !== undefined) params.logger = loggerName;
+    this.notify('notifications/message', params, { relatedRequestId });
+  }
+
+  requestFor(
     method: string,
-    params?: Record<string, unknown>,
-    requestOptions: RequestOptions = {},
+    params: Record<string, unknown> | undefined,
+    nested: NestedRequestOptions | undefined,
+    relatedRequestId: RequestId,
   ): Observable<Record<string, unknown>> {
-    return sendRequest(requester, method, params, requestOptions, true);
+    return this.request(method, params, { timeoutMs: nested?.timeoutMs, signal: nested?.signal, relatedRequestId });
   }
-
-  function notify(method: string, params?: Record<string, unknown>, sendOptions?: SendOptions): void {
-    if (flags.closed) {
-      log.debug({ method }, 'notification dropped: connection closed');
-      return;
-    }
-    send(makeNotification(method, params), sendOptions);
-  }
-
-  function initialize(): Observable<Record<string, unknown>> {
-    return new Observable<Record<string, unknown>>((subscriber) => {
-      if (role !== 'client') {
-        subscriber.error(new Error('initialize() is for client connections; a server answers initialize'));
-        return undefined;
-      }
-      if (flags.closed) {
-        subscriber.error(new ConnectionClosedError(closeReason, { method: 'initialize' }));
-        return undefined;
-      }
-      if (!flags.maySendInitialize) {
-        subscriber.error(new Error('initialize() may be called once per connection'));
-        return undefined;
-      }
-      actor.send({ type: 'local.initialize' });
-      const params = {
-        protocolVersion: options.protocolVersion ?? supported.at(-1) ?? LATEST_REVISION,
-        capabilities: capabilities(),
-        clientInfo: options.info,
-      };
-      // Lifecycle → Initialization: the client MUST NOT cancel its initialize request.
-      return sendRequest(requester, 'initialize', params, {}, false).subscribe({
-        next: (result) => {
-          const version = String(result.protocolVersion);
-          if (!isSupportedRevision(version) || !supported.includes(version)) {
-            // Lifecycle → Version Negotiation: a client that cannot speak the answer disconnects.
-            const error = new UnsupportedProtocolVersionError(version, supported);
-            shutdown(error.message, error);
-            subscriber.error(error);
-            return;
-          }
-          revision = version;
-          peerCapabilities = result.capabilities as Record<string, unknown>;
-          peerInfo = result.serverInfo as Record<string, unknown>;
-          instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
-          transport.setProtocolVersion?.(version);
-          notify('notifications/initialized');
-          actor.send({
-            type: 'peer.initializeResult',
-            protocolVersion: version,
-            capabilities: peerCapabilities,
-            serverInfo: peerInfo,
-            instructions,
-          });
-          log.info({ revision, server: peerInfo }, 'initialized');
-          subscriber.next(result);
-          subscriber.complete();
-        },
-        error: (error: unknown) => {
-          const reason = `initialize failed: ${error instanceof Error ? error.message : String(error)}`;
-          actor.send({ type: 'peer.initializeFailed', reason });
-          subscriber.error(error);
-        },
-      });
-    });
-  }
-
-  // ---- wiring ----------------------------------------------------------------------------------
-
-  actor.start();
-  wiring.transportClosed = transport.closed$.subscribe((close) => shutdown(close.reason, close.error));
-  if (!flags.closed) {
-    wiring.incoming = transport.incoming$.subscribe({
-      next: onFrame,
-      // closed$ carries the reason and any error; some transports complete incoming$ just before
-      // it, so wait a microtask before falling back to a generic reason.
-      complete: () => queueMicrotask(() => shutdown('transport ended')),
-    });
-  }
-  log.info('connection opened');
-
-  return {
-    id,
-    role,
-    get state() {
-      return flags.closed ? 'shutdown' : state$.value;
-    },
-    state$: state$.asObservable(),
-    get revision() {
-      return revision;
-    },
-    get peerCapabilities() {
-      return peerCapabilities;
-    },
-    get peerInfo() {
-      return peerInfo;
-    },
-    get instructions() {
-      return instructions;
-    },
-    notifications$: notifications$.asObservable(),
-    closed$: closed$.asObservable(),
-    get pendingRequests() {
-      return correlator.size;
-    },
-    get inFlightRequests() {
-      return dispatcher.size;
-    },
-    request,
-    notify,
-    setRequestHandler: (method, handler) => void handlers.set(method, handler),
-    removeRequestHandler: (method) => void handlers.delete(method),
-    initialize,
-    close: (reason = 'closed locally') => shutdown(reason),
-  };
 }

@@ -46,14 +46,21 @@ export interface RequestContext {
   request(method: string, params?: Record<string, unknown>, options?: NestedRequestOptions): Observable<Record<string, unknown>>;
 }
 
-/** A function that answers one request method. */
-export type RequestHandler = (params: Record<string, unknown>, context: RequestContext) => HandlerOutput<HandlerResult>;
+/**
+ * A function that answers one request method. `owner` is what the connection was created with as
+ * its `owner` (a server passes its session), so one handler can serve every connection.
+ */
+export type RequestHandler = (
+  params: Record<string, unknown>,
+  context: RequestContext,
+  owner?: unknown,
+) => HandlerOutput<HandlerResult>;
 
 /** Where the dispatcher's effects go; the connection supplies these. */
 export interface DispatcherSink {
-  notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
-  log(level: LogLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
-  request(
+  notifyFor(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
+  logFor(level: LogLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
+  requestFor(
     method: string,
     params: Record<string, unknown> | undefined,
     options: NestedRequestOptions | undefined,
@@ -68,27 +75,6 @@ interface InFlight {
   subscription?: Subscription;
   abort?: AbortController;
   cancelled: boolean;
-}
-
-/** Runs request handlers and keeps track of the ones in flight so they can be cancelled. */
-export interface Dispatcher {
-  /**
-   * Runs `handler` for `request` (params already validated) and calls `answer` once, unless the
-   * request is cancelled first. A request id that is already in flight is answered -32600.
-   */
-  dispatch(
-    request: JsonRpcRequest,
-    params: Record<string, unknown>,
-    handler: RequestHandler,
-    revision: string,
-    answer: (answer: Answer) => void,
-  ): void;
-  /** Cancels a request in flight: its work is unsubscribed or aborted and no answer is given. */
-  cancel(id: RequestId, reason?: string): boolean;
-  /** Cancels everything in flight (the connection is closing). */
-  cancelAll(reason: string): void;
-  /** How many requests are in flight. */
-  readonly size: number;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -133,15 +119,15 @@ class HandlerContext implements RequestContext {
     const params: Record<string, unknown> = { progressToken: this.progressToken, progress: progressValue };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.sink.notify('notifications/progress', params, this.requestId);
+    this.sink.notifyFor('notifications/progress', params, this.requestId);
   }
 
   log(level: LogLevel, data: unknown, loggerName?: string): void {
-    if (!this.entry.cancelled) this.sink.log(level, data, loggerName, this.requestId);
+    if (!this.entry.cancelled) this.sink.logFor(level, data, loggerName, this.requestId);
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
-    if (!this.entry.cancelled) this.sink.notify(method, params ?? {}, this.requestId);
+    if (!this.entry.cancelled) this.sink.notifyFor(method, params ?? {}, this.requestId);
   }
 
   request(
@@ -149,106 +135,132 @@ class HandlerContext implements RequestContext {
     params?: Record<string, unknown>,
     options?: NestedRequestOptions,
   ): Observable<Record<string, unknown>> {
-    return this.sink.request(method, params, options, this.requestId);
+    return this.sink.requestFor(method, params, options, this.requestId);
   }
 }
 
-/** Creates the dispatcher of one connection. */
-export function createDispatcher(sink: DispatcherSink, logger: Logger): Dispatcher {
-  const inflight = new Map<RequestId, InFlight>();
+/**
+ * Runs request handlers and keeps track of the ones in flight so they can be cancelled. One per
+ * connection; the map of requests in flight is made when the first request arrives.
+ */
+export class Dispatcher {
+  private inflight: Map<RequestId, InFlight> | undefined;
 
-  function toError(error: unknown, request: JsonRpcRequest): JsonRpcErrorObject {
-    if (error instanceof JsonRpcError) return error.toJSON();
-    // Details stay in our log; the peer learns only that something went wrong (STYLE: Errors).
-    logger.error({ err: error, id: request.id, method: request.method }, 'request handler failed');
-    return JsonRpcError.internalError().toJSON();
+  constructor(
+    private readonly sink: DispatcherSink,
+    private readonly logger: Logger,
+  ) {}
+
+  /** How many requests are in flight. */
+  get size(): number {
+    return this.inflight?.size ?? 0;
   }
 
-  function toResult(value: unknown, request: JsonRpcRequest): Answer {
-    if (value === undefined) return { result: {} };
-    if (isResultObject(value)) return { result: value };
-    logger.error({ id: request.id, method: request.method, type: typeof value }, 'request handler returned a non-object result');
-    return { error: JsonRpcError.internalError('Internal error: handler returned an invalid result').toJSON() };
+  /**
+   * Runs `handler` for `request` (params already validated) and calls `answer` once, unless the
+   * request is cancelled first. A request id that is already in flight is answered -32600.
+   */
+  dispatch(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    handler: RequestHandler,
+    revision: string,
+    owner: unknown,
+    answer: (answer: Answer) => void,
+  ): void {
+    const id = request.id;
+    const inflight = (this.inflight ??= new Map());
+    if (inflight.has(id)) {
+      answer({ error: JsonRpcError.invalidRequest(`request id ${String(id)} is already in use by a request in flight`).toJSON() });
+      return;
+    }
+    const entry: InFlight = { cancelled: false };
+    inflight.set(id, entry);
+    const context = new HandlerContext(request, params, revision, entry, this.sink);
+    let output: unknown;
+    try {
+      output = handler(params, context, owner);
+    } catch (error) {
+      if (this.finish(id, entry)) answer({ error: this.toError(error, request) });
+      return;
+    }
+    if (isObservable(output)) {
+      let last: unknown;
+      let done = false;
+      const subscription = (output as Observable<unknown>).subscribe({
+        next: (value) => {
+          if (value instanceof ProgressUpdate) context.progress(value.progress, value.total, value.message);
+          else if (value instanceof LogUpdate) context.log(value.level, value.data, value.logger);
+          else last = value;
+        },
+        error: (error: unknown) => {
+          done = true;
+          if (this.finish(id, entry)) answer({ error: this.toError(error, request) });
+        },
+        complete: () => {
+          done = true;
+          if (this.finish(id, entry)) answer(this.toResult(last, request));
+        },
+      });
+      if (!done) entry.subscription = subscription;
+      return;
+    }
+    if (isThenable(output)) {
+      output.then(
+        (value) => {
+          if (this.finish(id, entry)) answer(this.toResult(value, request));
+        },
+        (error: unknown) => {
+          if (this.finish(id, entry)) answer({ error: this.toError(error, request) });
+        },
+      );
+      return;
+    }
+    if (this.finish(id, entry)) answer(this.toResult(output, request));
   }
 
-  function finish(id: RequestId, entry: InFlight): boolean {
-    if (entry.cancelled || inflight.get(id) !== entry) return false;
-    inflight.delete(id);
+  /** Cancels a request in flight: its work is unsubscribed or aborted and no answer is given. */
+  cancel(id: RequestId, reason?: string): boolean {
+    const entry = this.inflight?.get(id);
+    if (!entry) return false;
+    this.inflight!.delete(id);
+    entry.cancelled = true;
+    entry.subscription?.unsubscribe();
+    entry.abort?.abort(reason ?? 'cancelled');
+    this.logger.debug({ id, reason }, 'request cancelled by the peer');
     return true;
   }
 
-  return {
-    dispatch(request, params, handler, revision, answer) {
-      const id = request.id;
-      if (inflight.has(id)) {
-        answer({ error: JsonRpcError.invalidRequest(`request id ${String(id)} is already in use by a request in flight`).toJSON() });
-        return;
-      }
-      const entry: InFlight = { cancelled: false };
-      inflight.set(id, entry);
-      const context = new HandlerContext(request, params, revision, entry, sink);
-      let output: unknown;
-      try {
-        output = handler(params, context);
-      } catch (error) {
-        if (finish(id, entry)) answer({ error: toError(error, request) });
-        return;
-      }
-      if (isObservable(output)) {
-        let last: unknown;
-        let done = false;
-        const subscription = (output as Observable<unknown>).subscribe({
-          next: (value) => {
-            if (value instanceof ProgressUpdate) context.progress(value.progress, value.total, value.message);
-            else if (value instanceof LogUpdate) context.log(value.level, value.data, value.logger);
-            else last = value;
-          },
-          error: (error: unknown) => {
-            done = true;
-            if (finish(id, entry)) answer({ error: toError(error, request) });
-          },
-          complete: () => {
-            done = true;
-            if (finish(id, entry)) answer(toResult(last, request));
-          },
-        });
-        if (!done) entry.subscription = subscription;
-        return;
-      }
-      if (isThenable(output)) {
-        output.then(
-          (value) => {
-            if (finish(id, entry)) answer(toResult(value, request));
-          },
-          (error: unknown) => {
-            if (finish(id, entry)) answer({ error: toError(error, request) });
-          },
-        );
-        return;
-      }
-      if (finish(id, entry)) answer(toResult(output, request));
-    },
-    cancel(id, reason) {
-      const entry = inflight.get(id);
-      if (!entry) return false;
-      inflight.delete(id);
+  /** Cancels everything in flight (the connection is closing). */
+  cancelAll(reason: string): void {
+    const inflight = this.inflight;
+    if (!inflight) return;
+    const entries = [...inflight.values()];
+    inflight.clear();
+    for (const entry of entries) {
       entry.cancelled = true;
       entry.subscription?.unsubscribe();
-      entry.abort?.abort(reason ?? 'cancelled');
-      logger.debug({ id, reason }, 'request cancelled by the peer');
-      return true;
-    },
-    cancelAll(reason) {
-      const entries = [...inflight.values()];
-      inflight.clear();
-      for (const entry of entries) {
-        entry.cancelled = true;
-        entry.subscription?.unsubscribe();
-        entry.abort?.abort(reason);
-      }
-    },
-    get size() {
-      return inflight.size;
-    },
-  };
+      entry.abort?.abort(reason);
+    }
+  }
+
+  private toError(error: unknown, request: JsonRpcRequest): JsonRpcErrorObject {
+    if (error instanceof JsonRpcError) return error.toJSON();
+    // Details stay in our log; the peer learns only that something went wrong (STYLE: Errors).
+    this.logger.error({ err: error, id: request.id, method: request.method }, 'request handler failed');
+    return JsonRpcError.internalError().toJSON();
+  }
+
+  private toResult(value: unknown, request: JsonRpcRequest): Answer {
+    if (value === undefined) return { result: {} };
+    if (isResultObject(value)) return { result: value };
+    this.logger.error({ id: request.id, method: request.method, type: typeof value }, 'request handler returned a non-object result');
+    return { error: JsonRpcError.internalError('Internal error: handler returned an invalid result').toJSON() };
+  }
+
+  private finish(id: RequestId, entry: InFlight): boolean {
+    if (entry.cancelled || this.inflight?.get(id) !== entry) return false;
+    this.inflight.delete(id);
+    return true;
+  }
 }

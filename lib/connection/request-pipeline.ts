@@ -2,7 +2,6 @@ import { Observable, Subject } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { request as makeRequest } from '../jsonrpc/message';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
-import type { RequestIdAllocator } from '../jsonrpc/request-id';
 import { cancelOnUnsubscribe } from '../operators/cancel-on-unsubscribe';
 import { timeoutWithReset } from '../operators/timeout-with-reset';
 import type { SendOptions } from '../transport/transport';
@@ -31,7 +30,8 @@ export interface RequestOptions {
 
 /** What the request pipeline needs from its connection. */
 export interface RequesterDeps {
-  readonly ids: RequestIdAllocator;
+  /** A fresh id for the next request. */
+  nextRequestId(): RequestId;
   readonly correlator: Correlator;
   readonly scheduler: SchedulerLike;
   readonly requestTimeoutMs: number;
@@ -65,7 +65,7 @@ export function sendRequest(
         return undefined;
       }
     }
-    const requestId = deps.ids.next();
+    const requestId = deps.nextRequestId();
     const { onProgress, signal } = requestOptions;
     if (signal?.aborted) {
       subscriber.error(signal.reason);

@@ -1,5 +1,5 @@
 import type { DestinationStream, Logger } from 'pino';
-import type { SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
 import type { RequestContext, RequestHandler } from '../connection/dispatcher';
@@ -7,7 +7,7 @@ import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { CompleteRequestParams } from '../schema/completion';
-import type { ClientCapabilities, Implementation, ServerCapabilities } from '../schema/lifecycle';
+import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { GetPromptRequestParams } from '../schema/prompts';
 import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
@@ -24,8 +24,10 @@ import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
 import { createResourceRegistry } from './resource-registry';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { createClientRequests, SessionContext } from './server-context';
+import { SessionContext } from './server-context';
 import type { ServerContext, ServerSession } from './server-context';
+import { Session } from './session';
+import type { SessionHost } from './session';
 import { createToolRegistry } from './tool-registry';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
 import { childLogger } from '../jsonrpc/logger';
@@ -115,14 +117,6 @@ function mergeCapabilities(derived: Record<string, unknown>, given: Record<strin
   return merged as ServerCapabilities;
 }
 
-interface SessionState {
-  readonly session: ServerSession;
-  level: LogLevel;
-  /** The capabilities declared to this client, fixed at initialize. */
-  declared?: ServerCapabilities;
-  readonly subscriptions: Map<string, Subscription>;
-}
-
 /**
  * Creates a server definition.
  * @example
@@ -140,8 +134,7 @@ export function createServer(options: ServerOptions): McpServer {
   const tools = createToolRegistry({ jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema, validateResults, logger });
   const resources = createResourceRegistry({ validateResults, logger });
   const prompts = createPromptRegistry({ validateResults, logger });
-  const states = new Map<ServerSession, SessionState>();
-  const sessions = new Set<ServerSession>();
+  const sessions = new Set<Session>();
   const info: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) info.title = options.title;
   let completers = 0;
@@ -157,27 +150,27 @@ export function createServer(options: ServerOptions): McpServer {
     return mergeCapabilities(derived, options.capabilities as Record<string, unknown> | undefined);
   };
 
-  const operating = (state: SessionState) => state.session.connection.state === 'operating';
-
-  function shouldSendLog(state: SessionState, level: LogLevel): boolean {
-    if (!hasCapability(state.declared, 'logging')) {
+  function shouldSendLog(session: Session, level: LogLevel): boolean {
+    if (!hasCapability(session.declared, 'logging')) {
       if (!warnedNoLogging) logger.warn('log message not sent: declare the logging capability to send log messages');
       warnedNoLogging = true;
       return false;
     }
-    return levelRank.get(level)! >= levelRank.get(state.level)!;
+    return levelRank.get(level)! >= levelRank.get(session.level)!;
   }
 
-  function sendLog(state: SessionState, level: LogLevel, data: unknown, loggerName?: string): void {
-    if (!operating(state) || !shouldSendLog(state, level)) return;
-    const params: Record<string, unknown> = { level, data };
-    if (loggerName !== undefined) params.logger = loggerName;
-    state.session.connection.notify('notifications/message', params);
-  }
+  const host: SessionHost = {
+    sendLog(session, level, data, loggerName) {
+      if (!session.operating || !shouldSendLog(session, level)) return;
+      const params: Record<string, unknown> = { level, data };
+      if (loggerName !== undefined) params.logger = loggerName;
+      session.connection.notify('notifications/message', params);
+    },
+  };
 
   function broadcast(method: string, capability: string): void {
-    for (const state of states.values()) {
-      if (operating(state) && hasCapability(state.declared, capability)) state.session.connection.notify(method);
+    for (const session of sessions) {
+      if (session.operating && hasCapability(session.declared, capability)) session.connection.notify(method);
     }
   }
   tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', 'tools.listChanged'));
@@ -185,120 +178,89 @@ export function createServer(options: ServerOptions): McpServer {
   resources.resourcesChanged$.subscribe(() => broadcast('notifications/resources/list_changed', 'resources.listChanged'));
   resources.templatesChanged$.subscribe(() => broadcast('notifications/resources/list_changed', 'resources.listChanged'));
 
-  function handlers(state: SessionState): Record<string, RequestHandler> {
-    const { session } = state;
-    const withSession = (context: RequestContext): ServerContext => new SessionContext(context, session);
-    const revisionOf = (context: RequestContext) => context.revision as Revision;
-    const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
+  const withSession = (context: RequestContext, session: unknown): ServerContext => new SessionContext(context, session as Session);
+  const revisionOf = (context: RequestContext) => context.revision as Revision;
+  const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
 
-    return {
-      'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
-      'tools/call': (params, context) => tools.call(params as CallToolRequestParams, withSession(context)),
-      'resources/list': (params, context) => resources.listResources(cursorOf(params), pageSize, revisionOf(context)),
-      'resources/templates/list': (params, context) => resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
-      'resources/read': (params, context) => resources.read(params.uri as string, withSession(context)),
-      'resources/subscribe': (params, context) => {
-        const uri = params.uri as string;
-        if (!resources.exists(uri)) {
-          throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
-        }
-        if (!state.subscriptions.has(uri)) {
-          const watching = resources.watch(uri).subscribe({
-            next: () => {
-              if (operating(state)) session.connection.notify('notifications/resources/updated', { uri });
-            },
-            error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
-          });
-          state.subscriptions.set(uri, watching);
-        }
-        return {};
-      },
-      'resources/unsubscribe': (params) => {
-        const uri = params.uri as string;
-        state.subscriptions.get(uri)?.unsubscribe();
-        state.subscriptions.delete(uri);
-        return {};
-      },
-      'prompts/list': (params, context) => prompts.list(cursorOf(params), pageSize, revisionOf(context)),
-      'prompts/get': (params, context) => prompts.get(params as GetPromptRequestParams, withSession(context)),
-      'completion/complete': (params, context) => {
-        const { ref, argument, context: given } = params as CompleteRequestParams;
-        let completer: Completer | undefined;
-        if (ref.type === 'ref/prompt') {
-          completer = prompts.completer(ref.name, argument.name);
-        } else {
-          const template = resources.template(ref.uri);
-          if (!template) throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
-          completer = template.complete?.[argument.name];
-        }
-        if (!completer) return { completion: { values: [] } };
-        const completionContext = new CompletionSessionContext(context, session, given?.arguments ?? {});
-        const complete = completer;
-        return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
-      },
-      'logging/setLevel': (params) => {
-        state.level = params.level as LogLevel;
-        return {};
-      },
-    };
-  }
+  // One set of handlers for every session: each finds its session as the connection's owner.
+  const handlers: Readonly<Record<string, RequestHandler>> = {
+    'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
+    'tools/call': (params, context, session) => tools.call(params as CallToolRequestParams, withSession(context, session)),
+    'resources/list': (params, context) => resources.listResources(cursorOf(params), pageSize, revisionOf(context)),
+    'resources/templates/list': (params, context) => resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
+    'resources/read': (params, context, session) => resources.read(params.uri as string, withSession(context, session)),
+    'resources/subscribe': (params, context, owner) => {
+      const session = owner as Session;
+      const uri = params.uri as string;
+      if (!resources.exists(uri)) {
+        throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+      }
+      const watches = (session.watches ??= new Map());
+      if (!watches.has(uri)) {
+        const watching = resources.watch(uri).subscribe({
+          next: () => {
+            if (session.operating) session.connection.notify('notifications/resources/updated', { uri });
+          },
+          error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
+        });
+        watches.set(uri, watching);
+      }
+      return {};
+    },
+    'resources/unsubscribe': (params, _context, owner) => {
+      const { watches } = owner as Session;
+      const uri = params.uri as string;
+      watches?.get(uri)?.unsubscribe();
+      watches?.delete(uri);
+      return {};
+    },
+    'prompts/list': (params, context) => prompts.list(cursorOf(params), pageSize, revisionOf(context)),
+    'prompts/get': (params, context, session) => prompts.get(params as GetPromptRequestParams, withSession(context, session)),
+    'completion/complete': (params, context, session) => {
+      const { ref, argument, context: given } = params as CompleteRequestParams;
+      let completer: Completer | undefined;
+      if (ref.type === 'ref/prompt') {
+        completer = prompts.completer(ref.name, argument.name);
+      } else {
+        const template = resources.template(ref.uri);
+        if (!template) throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
+        completer = template.complete?.[argument.name];
+      }
+      if (!completer) return { completion: { values: [] } };
+      const completionContext = new CompletionSessionContext(context, session as Session, given?.arguments ?? {});
+      const complete = completer;
+      return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
+    },
+    'logging/setLevel': (params, _context, session) => {
+      (session as Session).level = params.level as LogLevel;
+      return {};
+    },
+  };
 
   function connect(transport: Transport): ServerSession {
-    // The state is filled in below; the connection only reads it once messages arrive.
-    const holder: { state?: SessionState } = {};
-    const connection = createConnection({
+    const session = new Session(host, defaultLogLevel);
+    session.connection = createConnection({
       transport,
       role: 'server',
       info,
       instructions: options.instructions,
-      capabilities: () => {
-        const state = holder.state!;
-        state.declared ??= capabilities();
-        return state.declared as Record<string, unknown>;
-      },
+      // Fixed when first read, which is when initialize is answered.
+      capabilities: () => (session.declared ??= capabilities()) as Record<string, unknown>,
       supportedRevisions: options.supportedRevisions,
       requestTimeoutMs: options.requestTimeoutMs,
       initializeTimeoutMs: options.initializeTimeoutMs,
-      shouldSendLog: (level) => shouldSendLog(holder.state!, level),
+      shouldSendLog: (level) => shouldSendLog(session, level),
       scheduler: options.scheduler,
       logger,
+      handlers,
+      owner: session,
+      onClose: () => {
+        session.unwatchAll();
+        sessions.delete(session);
+      },
     });
-    const session: ServerSession = {
-      id: connection.id,
-      connection,
-      closed$: connection.closed$,
-      get revision() {
-        return connection.revision;
-      },
-      get clientInfo() {
-        return connection.peerInfo as Implementation | undefined;
-      },
-      get clientCapabilities() {
-        return connection.peerCapabilities as ClientCapabilities | undefined;
-      },
-      get logLevel() {
-        return state.level;
-      },
-      get subscriptions() {
-        return new Set(state.subscriptions.keys());
-      },
-      log: (level, data, loggerName) => sendLog(state, level, data, loggerName),
-      close: (reason) => connection.close(reason),
-      ...createClientRequests(connection, (method, params, requestOptions) =>
-        connection.request(method, params, { timeoutMs: requestOptions?.timeoutMs, signal: requestOptions?.signal }),
-      ),
-    };
-    const state: SessionState = { session, level: defaultLogLevel, subscriptions: new Map() };
-    holder.state = state;
-    for (const [method, handler] of Object.entries(handlers(state))) connection.setRequestHandler(method, handler);
-    sessions.add(session);
-    states.set(session, state);
-    connection.closed$.subscribe(() => {
-      for (const subscription of state.subscriptions.values()) subscription.unsubscribe();
-      state.subscriptions.clear();
-      sessions.delete(session);
-      states.delete(session);
-    });
+    // A transport that was already closed ends the session before it is counted.
+    if (session.connection.state !== 'shutdown') sessions.add(session);
     return session;
   }
 
@@ -321,16 +283,16 @@ export function createServer(options: ServerOptions): McpServer {
       return registration;
     },
     resourceUpdated(uri) {
-      for (const state of states.values()) {
-        if (state.subscriptions.has(uri) && operating(state)) state.session.connection.notify('notifications/resources/updated', { uri });
+      for (const session of sessions) {
+        if (session.watches?.has(uri) && session.operating) session.connection.notify('notifications/resources/updated', { uri });
       }
     },
     log(level, data, loggerName) {
-      for (const state of states.values()) sendLog(state, level, data, loggerName);
+      for (const session of sessions) host.sendLog(session, level, data, loggerName);
     },
     logDestination: () =>
       createClientLogDestination((level, data, loggerName) => {
-        for (const state of states.values()) sendLog(state, level, data, loggerName);
+        for (const session of sessions) host.sendLog(session, level, data, loggerName);
       }),
     capabilities,
     connect,
