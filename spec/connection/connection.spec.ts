@@ -402,3 +402,86 @@ describe('createConnection timeouts', () => {
     expect(connection.state).toBe('shutdown');
   });
 });
+
+describe('createConnection (shared handlers and streams made on first use)', () => {
+  const info = { name: 's', version: '1' };
+
+  async function initialized(connection: Connection, peer: RawPeer): Promise<void> {
+    await peer.initialize('2025-11-25');
+    await flush();
+    expect(connection.state).toBe('operating');
+  }
+
+  it('serves many connections from one handler record, handing each handler its own owner', async () => {
+    const handlers = { 'x/whoami': (_params: unknown, _context: unknown, owner?: unknown) => ({ owner }) };
+    const peers: RawPeer[] = [];
+    for (const owner of ['first', 'second']) {
+      const [a, b] = createInMemoryPair();
+      const connection = createConnection({ transport: b, role: 'server', info, handlers, owner });
+      const peer = rawPeer(a);
+      await initialized(connection, peer);
+      peers.push(peer);
+    }
+    peers.forEach((peer, index) => peer.send({ jsonrpc: '2.0', id: index, method: 'x/whoami' }));
+    expect(await peers[0]!.nextMatching(byId(0))).toMatchObject({ result: { owner: 'first' } });
+    expect(await peers[1]!.nextMatching(byId(1))).toMatchObject({ result: { owner: 'second' } });
+  });
+
+  it('setRequestHandler and removeRequestHandler change one connection and leave the shared record alone', async () => {
+    const handlers = Object.freeze({ 'x/a': () => ({ from: 'shared' }), 'x/b': () => ({ from: 'shared' }) });
+    const [a, b] = createInMemoryPair();
+    const connection = createConnection({ transport: b, role: 'server', info, handlers });
+    const peer = rawPeer(a);
+    await initialized(connection, peer);
+    connection.setRequestHandler('x/a', () => ({ from: 'own' }));
+    connection.removeRequestHandler('x/b');
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'x/a' });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { from: 'own' } });
+    peer.send({ jsonrpc: '2.0', id: 2, method: 'x/b' });
+    expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32601 } });
+    expect(Object.keys(handlers)).toEqual(['x/a', 'x/b']);
+  });
+
+  it('answers -32601 for method names that only exist on Object.prototype', async () => {
+    const [a, b] = createInMemoryPair();
+    const connection = createConnection({ transport: b, role: 'server', info, handlers: { 'x/a': () => ({}) } });
+    const peer = rawPeer(a);
+    await initialized(connection, peer);
+    for (const [id, method] of ['constructor', 'toString', '__proto__', 'hasOwnProperty'].entries()) {
+      peer.send({ jsonrpc: '2.0', id, method });
+      expect(await peer.nextMatching(byId(id))).toMatchObject({ error: { code: -32601 } });
+    }
+  });
+
+  it('gives streams first read after the close what they would have replayed', async () => {
+    const [, b] = createInMemoryPair();
+    const connection = createConnection({ transport: b, role: 'server', info });
+    connection.close('done here');
+    await expect(firstValueFrom(connection.closed$)).resolves.toEqual({ reason: 'done here' });
+    await expect(lastValueFrom(connection.state$.pipe(toArray()))).resolves.toEqual([]);
+    await expect(lastValueFrom(connection.notifications$.pipe(toArray()))).resolves.toEqual([]);
+    expect(connection.state).toBe('shutdown');
+  });
+
+  it('reports state changes to a state$ read before them, and calls onNotification and onClose', async () => {
+    const [a, b] = createInMemoryPair();
+    const seen: string[] = [];
+    const closes: TransportClose[] = [];
+    const connection = createConnection({
+      transport: b,
+      role: 'server',
+      info,
+      onNotification: (message) => seen.push(message.method),
+      onClose: (close) => closes.push(close),
+    });
+    const states = lastValueFrom(connection.state$.pipe(toArray()));
+    const peer = rawPeer(a);
+    await initialized(connection, peer);
+    peer.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+    await flush();
+    connection.close('bye');
+    await expect(states).resolves.toEqual(['initializing', 'operating', 'shutdown']);
+    expect(seen).toEqual(['notifications/initialized', 'notifications/roots/list_changed']);
+    expect(closes).toEqual([{ reason: 'bye' }]);
+  });
+});
