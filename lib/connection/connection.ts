@@ -20,7 +20,7 @@ import {
 } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../schema/issues';
-import { methodDefinition, paramsSchemaFor, resultSchemaFor } from '../schema/methods';
+import { checkParams, checkResult, methodDefinition } from '../schema/methods';
 import { featuresOf, isSupportedRevision, LATEST_REVISION, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
@@ -552,7 +552,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     }
     let params = request.params ?? {};
     if (definition) {
-      const parsed = paramsSchemaFor(method, negotiated)?.safeParse(params);
+      const parsed = checkParams(method, negotiated, params);
       if (parsed && !parsed.success) {
         reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
         return;
@@ -571,7 +571,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       reply(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
       return;
     }
-    const parsed = paramsSchemaFor('initialize', LATEST_REVISION)?.safeParse(request.params ?? {});
+    const parsed = checkParams('initialize', LATEST_REVISION, request.params ?? {});
     if (parsed && !parsed.success) {
       reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
       return;
@@ -607,7 +607,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     const negotiated = this.revision ?? LATEST_REVISION;
     let params = message.params ?? {};
     if (methodDefinition(method, negotiated)) {
-      const parsed = paramsSchemaFor(method, negotiated)?.safeParse(params);
+      const parsed = checkParams(method, negotiated, params);
       if (parsed && !parsed.success) {
         this.log.warn({ method, problem: describeIssues(toValidationIssues(parsed.error)) }, 'invalid notification dropped');
         return;
@@ -658,9 +658,8 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   validate(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
     if (this.options.validateResults === false) return result;
     // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
-    const schema = resultSchemaFor(method, this.revision ?? LATEST_REVISION, { taskAugmented });
-    if (!schema) return result;
-    const parsed = schema.safeParse(result);
+    const parsed = checkResult(method, this.revision ?? LATEST_REVISION, result, { taskAugmented });
+    if (!parsed) return result;
     if (parsed.success) return parsed.data as Record<string, unknown>;
     const problem = describeIssues(toValidationIssues(parsed.error));
     throw new ProtocolError(`Invalid result for ${method} from the ${this.role === 'server' ? 'client' : 'server'}: ${problem}`);

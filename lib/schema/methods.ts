@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { schemasFor } from './definitions';
 import { revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
+import { paramsPassUnchanged, resultPassesUnchanged } from './fast-paths';
 
 /** Whether a method is a request (answered) or a notification (not answered). */
 export type MethodKind = 'request' | 'notification';
@@ -248,4 +249,32 @@ export function resultSchemaFor(
     return schemasFor(revision).CreateTaskResult;
   }
   return cachedResult(method, revision);
+}
+
+/** The outcome of a check: zod's, or the value itself when it passed unchanged. */
+export type CheckOutcome = { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.ZodError };
+
+/**
+ * Validates the `params` of `method` in `revision` (pass `params ?? {}`); undefined when the
+ * revision lacks the method. The common shapes of the hottest methods pass by an exact-shape
+ * check (see fast-paths.ts); everything else is parsed by the schema.
+ */
+export function checkParams(method: string, revision: Revision, params: unknown): CheckOutcome | undefined {
+  const schema = cachedParams(method, revision);
+  if (!schema) return undefined;
+  if (paramsPassUnchanged(method, revision, params)) return { success: true, data: params };
+  return schema.safeParse(params);
+}
+
+/** Validates a result of `method` in `revision` as `checkParams` does params; undefined when there is no result schema. */
+export function checkResult(
+  method: string,
+  revision: Revision,
+  result: unknown,
+  options: ResultSchemaOptions = {},
+): CheckOutcome | undefined {
+  const schema = resultSchemaFor(method, revision, options);
+  if (!schema) return undefined;
+  if (!options.taskAugmented && resultPassesUnchanged(method, revision, result)) return { success: true, data: result };
+  return schema.safeParse(result);
 }

@@ -9,7 +9,7 @@ import type { ContentBlock } from '../schema/content';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { featuresOf, revisionAtLeast } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import { toolSchemas } from '../schema/tools';
+import { checkResult } from '../schema/methods';
 import type { CallToolRequestParams, CallToolResult, Tool, ToolAnnotations, ToolExecution } from '../schema/tools';
 import { runHandler } from './handler-output';
 import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './json-schema-validator';
@@ -200,7 +200,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     }
     const result = adaptToolResult({ ...produced, content } as CallToolResult, featuresOf(context.revision as Revision));
     if (options.validateResults) {
-      const parsed = toolSchemas(context.revision as Revision).CallToolResult.safeParse(result);
+      const parsed = checkResult('tools/call', context.revision as Revision, result)!;
       if (!parsed.success) {
         log.error({ tool: name, problem: describeIssues(toValidationIssues(parsed.error)) }, 'tool returned an invalid result');
         return errorResult(`Tool ${name} failed: it produced an invalid result`);

@@ -1,0 +1,64 @@
+/**
+ * Exact-shape checks for the messages of the hottest call, `tools/call`: its params and a result of
+ * text content. Each says yes only for values its zod schema accepts unchanged (every key known,
+ * no defaults or transforms involved), so a yes lets the value through without building zod's copy
+ * of it; anything else, valid or not, goes to the zod schema, which decides and explains.
+ * `spec/schema/fast-paths.spec.ts` holds each check to that promise.
+ */
+import type { Revision } from './revisions';
+
+type Check = (value: unknown, revision: Revision) => boolean;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** `_meta` of request params carrying at most a progress token (a string or an integer). */
+function isPlainRequestMeta(meta: unknown): boolean {
+  if (!isPlainObject(meta)) return false;
+  for (const key in meta) {
+    if (key !== 'progressToken') return false;
+    const token = meta[key];
+    if (typeof token !== 'string' && !Number.isSafeInteger(token)) return false;
+  }
+  return true;
+}
+
+/** `tools/call` params: a name, arguments as a plain object, and an optional progress token. */
+function isPlainCallToolParams(value: unknown): boolean {
+  if (!isPlainObject(value) || typeof value.name !== 'string') return false;
+  for (const key in value) {
+    if (key === 'name') continue;
+    if (key === 'arguments' ? !isPlainObject(value.arguments) : key !== '_meta' || !isPlainRequestMeta(value._meta)) return false;
+  }
+  return true;
+}
+
+/** A `tools/call` result whose content is text blocks only, with an optional `isError`. */
+function isPlainTextToolResult(value: unknown): boolean {
+  if (!isPlainObject(value) || !Array.isArray(value.content)) return false;
+  for (const key in value) {
+    if (key === 'content') continue;
+    if (key !== 'isError' || typeof value.isError !== 'boolean') return false;
+  }
+  for (const block of value.content as unknown[]) {
+    if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+    for (const key in block) if (key !== 'type' && key !== 'text') return false;
+  }
+  return true;
+}
+
+const PARAMS: ReadonlyMap<string, Check> = new Map([['tools/call', isPlainCallToolParams]]);
+const RESULTS: ReadonlyMap<string, Check> = new Map([['tools/call', isPlainTextToolResult]]);
+
+/** True when `params` of `method` is certainly valid as it is; false means: ask the schema. */
+export function paramsPassUnchanged(method: string, revision: Revision, params: unknown): boolean {
+  return PARAMS.get(method)?.(params, revision) ?? false;
+}
+
+/** True when `result` of `method` is certainly valid as it is; false means: ask the schema. */
+export function resultPassesUnchanged(method: string, revision: Revision, result: unknown): boolean {
+  return RESULTS.get(method)?.(result, revision) ?? false;
+}

@@ -1,0 +1,111 @@
+import { paramsPassUnchanged, resultPassesUnchanged } from '../../lib/schema/fast-paths';
+import { checkParams, checkResult, paramsSchemaFor, resultSchemaFor } from '../../lib/schema/methods';
+import { SUPPORTED_REVISIONS } from '../../lib/schema/revisions';
+
+const text = (value: string) => ({ type: 'text', text: value });
+
+/** Values the fast checks must accept: plain shapes of the hottest call. */
+const plainParams: unknown[] = [
+  { name: 'echo' },
+  { name: 'echo', arguments: {} },
+  { name: 'echo', arguments: { text: 'hi', nested: { a: [1, 2] } } },
+  { name: '', arguments: Object.assign(Object.create(null) as object, { a: 1 }) },
+  { name: 'echo', arguments: {}, _meta: { progressToken: 7 } },
+  { name: 'echo', _meta: { progressToken: 'token' } },
+  { name: 'echo', _meta: {} },
+];
+const plainResults: unknown[] = [
+  { content: [] },
+  { content: [text('hello')] },
+  { content: [text(''), text('two')], isError: false },
+  { content: [text('failed')], isError: true },
+];
+
+/** Values they must leave to the schema, valid or not. */
+const otherParams: unknown[] = [
+  null,
+  [],
+  'tools/call',
+  {},
+  { name: 42 },
+  { name: 'echo', arguments: [] },
+  { name: 'echo', arguments: null },
+  { name: 'echo', arguments: new Date() },
+  { name: 'echo', extra: true },
+  { name: 'echo', _meta: { progressToken: 1.5 } },
+  { name: 'echo', _meta: { progressToken: Number.MAX_SAFE_INTEGER + 2 } },
+  { name: 'echo', _meta: { progressToken: null } },
+  { name: 'echo', _meta: { other: 1 } },
+  { name: 'echo', _meta: [] },
+  { name: 'echo', task: { ttl: 1000 } },
+  Object.assign(new (class Params {})(), { name: 'echo' }),
+];
+const otherResults: unknown[] = [
+  null,
+  {},
+  { content: 'hello' },
+  { content: [text('a')], isError: 'no' },
+  { content: [text('a')], structuredContent: { a: 1 } },
+  { content: [text('a')], _meta: { a: 1 } },
+  { content: [{ type: 'text', text: 1 }] },
+  { content: [{ type: 'text' }] },
+  { content: [{ type: 'text', text: 'a', annotations: { priority: 1 } }] },
+  { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] },
+  { content: [null] },
+  { content: [[]] },
+  { content: [text('a')], extra: 1 },
+];
+
+describe('fast paths for tools/call', () => {
+  describe.each(SUPPORTED_REVISIONS)('%s', (revision) => {
+    it('accepts plain params only where the schema accepts them unchanged', () => {
+      for (const params of plainParams) {
+        expect(paramsPassUnchanged('tools/call', revision, params)).toBe(true);
+        const parsed = paramsSchemaFor('tools/call', revision)!.safeParse(params);
+        expect(parsed.success).toBe(true);
+        expect(parsed.data).toEqual(params);
+      }
+    });
+
+    it('accepts plain text results only where the schema accepts them unchanged', () => {
+      for (const result of plainResults) {
+        expect(resultPassesUnchanged('tools/call', revision, result)).toBe(true);
+        const parsed = resultSchemaFor('tools/call', revision)!.safeParse(result);
+        expect(parsed.success).toBe(true);
+        expect(parsed.data).toEqual(result);
+      }
+    });
+
+    it('leaves every other value, valid or not, to the schema', () => {
+      for (const params of otherParams) expect(paramsPassUnchanged('tools/call', revision, params)).toBe(false);
+      for (const result of otherResults) expect(resultPassesUnchanged('tools/call', revision, result)).toBe(false);
+    });
+
+    it('checkParams and checkResult answer as the schema does', () => {
+      for (const params of [...plainParams, ...otherParams]) {
+        const expected = paramsSchemaFor('tools/call', revision)!.safeParse(params);
+        const actual = checkParams('tools/call', revision, params)!;
+        expect(actual.success).toBe(expected.success);
+        if (actual.success) expect(actual.data).toEqual(expected.data);
+      }
+      for (const result of [...plainResults, ...otherResults]) {
+        const expected = resultSchemaFor('tools/call', revision)!.safeParse(result);
+        const actual = checkResult('tools/call', revision, result)!;
+        expect(actual.success).toBe(expected.success);
+        if (actual.success) expect(actual.data).toEqual(expected.data);
+      }
+    });
+  });
+
+  it('has no fast path for other methods, and none for a task-augmented answer', () => {
+    expect(paramsPassUnchanged('prompts/get', '2025-11-25', { name: 'p' })).toBe(false);
+    expect(resultPassesUnchanged('tools/list', '2025-11-25', { content: [] })).toBe(false);
+    const created = checkResult('tools/call', '2025-11-25', { content: [] }, { taskAugmented: true })!;
+    expect(created.success).toBe(false);
+  });
+
+  it('says undefined for a method the revision lacks', () => {
+    expect(checkParams('elicitation/create', '2024-11-05', {})).toBeUndefined();
+    expect(checkResult('notifications/progress', '2025-11-25', {})).toBeUndefined();
+  });
+});
