@@ -1,5 +1,3 @@
-import { Observable } from 'rxjs';
-import type { Subscriber } from 'rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from '../jsonrpc/message';
 
@@ -10,11 +8,15 @@ export interface ProgressParams {
   readonly message?: string;
 }
 
-interface Pending {
+/** A request awaiting its response; the request pipeline implements it. */
+export interface PendingRequest {
   readonly method: string;
-  readonly subscriber: Subscriber<Record<string, unknown>>;
-  readonly onProgress?: (progress: ProgressParams) => void;
-  readonly accept?: (result: Record<string, unknown>) => Record<string, unknown>;
+  /** The result arrived. */
+  resolve(result: Record<string, unknown>): void;
+  /** The peer answered with an error, the answer was malformed, or the connection closed. */
+  reject(error: unknown): void;
+  /** A progress notification for this request arrived. */
+  progress(params: ProgressParams): void;
 }
 
 /**
@@ -22,32 +24,21 @@ interface Pending {
  * when the first request is sent.
  */
 export class Correlator {
-  private pending: Map<RequestId, Pending> | undefined;
+  private pending: Map<RequestId, PendingRequest> | undefined;
 
   /** How many requests are waiting. */
   get size(): number {
     return this.pending?.size ?? 0;
   }
 
-  /**
-   * A cold Observable of the response to request `id`: registers the id on subscribe, emits the
-   * result and completes, or errors with the peer's `JsonRpcError`. Unsubscribing forgets the id,
-   * so a late response is dropped (and reported by `settle` returning false). `accept` checks (and
-   * may replace) the result before it is emitted; what it throws becomes the error.
-   */
-  expect(
-    id: RequestId,
-    method: string,
-    onProgress?: (progress: ProgressParams) => void,
-    accept?: (result: Record<string, unknown>) => Record<string, unknown>,
-  ): Observable<Record<string, unknown>> {
-    return new Observable<Record<string, unknown>>((subscriber) => {
-      const pending = (this.pending ??= new Map());
-      pending.set(id, { method, subscriber, onProgress, accept });
-      return () => {
-        if (pending.get(id)?.subscriber === subscriber) pending.delete(id);
-      };
-    });
+  /** Awaits the response to request `id`; a later registration of the same id replaces this one. */
+  register(id: RequestId, pending: PendingRequest): void {
+    (this.pending ??= new Map()).set(id, pending);
+  }
+
+  /** Stops awaiting `id` (the caller gave up); a late response is then dropped by `settle`. */
+  forget(id: RequestId, pending: PendingRequest): void {
+    if (this.pending?.get(id) === pending) this.pending.delete(id);
   }
 
   /** Delivers a response; false when no request with that id is waiting. */
@@ -57,27 +48,16 @@ export class Correlator {
     const entry = this.pending?.get(id);
     if (!entry) return false;
     this.pending!.delete(id);
-    if ('error' in response) entry.subscriber.error(JsonRpcError.fromObject((response as JsonRpcErrorResponse).error));
-    else {
-      const raw = (response as JsonRpcResultResponse).result;
-      let result: Record<string, unknown>;
-      try {
-        result = entry.accept ? entry.accept(raw) : raw;
-      } catch (error) {
-        entry.subscriber.error(error);
-        return true;
-      }
-      entry.subscriber.next(result);
-      entry.subscriber.complete();
-    }
+    if ('error' in response) entry.reject(JsonRpcError.fromObject((response as JsonRpcErrorResponse).error));
+    else entry.resolve((response as JsonRpcResultResponse).result);
     return true;
   }
 
   /** Routes a progress notification to the request whose token it carries (tokens are request ids); false if none. */
   progress(token: RequestId, params: ProgressParams): boolean {
     const entry = this.pending?.get(token);
-    if (!entry?.onProgress) return false;
-    entry.onProgress(params);
+    if (!entry) return false;
+    entry.progress(params);
     return true;
   }
 
@@ -86,7 +66,7 @@ export class Correlator {
     const entry = this.pending?.get(id);
     if (!entry) return false;
     this.pending!.delete(id);
-    entry.subscriber.error(makeError(entry.method));
+    entry.reject(makeError(entry.method));
     return true;
   }
 
@@ -96,6 +76,6 @@ export class Correlator {
     if (!pending) return;
     const entries = [...pending];
     pending.clear();
-    for (const [id, entry] of entries) entry.subscriber.error(makeError(entry.method, id));
+    for (const [id, entry] of entries) entry.reject(makeError(entry.method, id));
   }
 }

@@ -1,11 +1,10 @@
-import { Observable, Subject } from 'rxjs';
-import type { SchedulerLike, Subscription } from 'rxjs';
+import { Observable } from 'rxjs';
+import type { SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
+import { RequestTimeoutError } from '../jsonrpc/errors';
 import { request as makeRequest } from '../jsonrpc/message';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
-import { cancelOnUnsubscribe } from '../operators/cancel-on-unsubscribe';
-import { timeoutWithReset } from '../operators/timeout-with-reset';
 import type { SendOptions } from '../transport/transport';
-import type { Correlator, ProgressParams } from './correlator';
+import type { Correlator, PendingRequest, ProgressParams } from './correlator';
 
 /** How long a request may wait without a response or progress, unless the caller says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -46,9 +45,9 @@ export interface RequesterDeps {
 /**
  * A request as a cold Observable: subscribing checks `deps.refusal` (when `cancellable`), sends the
  * request with a fresh id, and emits its validated result; unsubscribing before the answer sends
- * `notifications/cancelled` (when `cancellable`: initialize may not be cancelled). One layer of our
- * own plus the timeout and cancellation operators: this runs for every request, so validation
- * happens inside the correlator entry.
+ * `notifications/cancelled` (when `cancellable`: initialize may not be cancelled). The timeouts
+ * and the cancellation are those of `timeoutWithReset` and `cancelOnUnsubscribe`, fused into one
+ * object per request (`Call`): this runs for every request.
  */
 export function sendRequest(
   deps: RequesterDeps,
@@ -65,72 +64,136 @@ export function sendRequest(
         return undefined;
       }
     }
+    const idleMs = requestOptions.timeoutMs ?? deps.requestTimeoutMs;
+    const totalMs = requestOptions.maxTotalTimeoutMs ?? Infinity;
+    if (!(idleMs >= 0) || !(totalMs >= 0)) {
+      subscriber.error(new RangeError(`request timeouts must be non-negative numbers, got ${idleMs} and ${totalMs}`));
+      return undefined;
+    }
     const requestId = deps.nextRequestId();
-    const { onProgress, signal } = requestOptions;
+    const { signal } = requestOptions;
     if (signal?.aborted) {
       subscriber.error(signal.reason);
       return undefined;
     }
     let outParams = params;
-    if (onProgress || requestOptions.meta) {
+    if (requestOptions.onProgress || requestOptions.meta) {
       const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...requestOptions.meta };
-      if (onProgress) meta.progressToken = requestId;
+      if (requestOptions.onProgress) meta.progressToken = requestId;
       outParams = { ...params, _meta: meta };
     }
-    const resetOnProgress = requestOptions.resetTimeoutOnProgress ?? onProgress !== undefined;
-    const progress$ = resetOnProgress ? new Subject<ProgressParams>() : undefined;
-    const deliverProgress =
-      onProgress || progress$
-        ? (value: ProgressParams) => {
-            onProgress?.(value);
-            progress$?.next(value);
-          }
-        : undefined;
-    // Set when the response arrives: a caller that unsubscribes on the first value (firstValueFrom,
-    // take(1)) does so before the response Observable completes, and must not cancel an answered request.
-    let answered = false;
-    const taskAugmented = params?.task !== undefined;
-    const accept = (result: Record<string, unknown>) => {
-      answered = true;
-      return deps.validate(method, result, taskAugmented);
-    };
-    let response$ = deps.correlator.expect(requestId, method, deliverProgress, accept).pipe(
-      timeoutWithReset<Record<string, unknown>>({
-        idleMs: requestOptions.timeoutMs ?? deps.requestTimeoutMs,
-        totalMs: requestOptions.maxTotalTimeoutMs,
-        resets: progress$,
-        // One response ends the request; only progress keeps it alive.
-        resetOnValue: false,
-        context: { method, id: requestId },
-        scheduler: deps.scheduler,
-      }),
-    );
-    if (cancellable) {
-      response$ = response$.pipe(
-        cancelOnUnsubscribe({
-          onCancel: (reason) => {
-            if (!answered) deps.notify('notifications/cancelled', { requestId, reason }, sendOptionsOf(requestOptions));
-          },
-          reason: () => (signal?.aborted ? describeAbort(signal) : 'The caller cancelled the request'),
-        }),
-      );
+    const call = new Call(deps, method, requestId, subscriber, requestOptions, cancellable, params?.task !== undefined, idleMs);
+    deps.correlator.register(requestId, call);
+    // The total deadline is armed first so that it wins a tie with the idle one.
+    if (Number.isFinite(totalMs)) call.totalTimer = deps.scheduler.schedule(() => call.expire('total', totalMs), totalMs);
+    call.armIdle();
+    try {
+      deps.send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
+    } catch (error) {
+      // Nothing went out (a message the transport cannot carry): fail the call, cancel nothing.
+      call.reject(error);
+      return undefined;
     }
-    const inner: Subscription = response$.subscribe(subscriber);
-    deps.send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
-    if (!signal) return inner;
+    if (!signal) return call;
     const onAbort = () => {
-      // Error first: `inner` may be this very subscriber (RxJS reuses a Subscriber passed to
-      // subscribe), and unsubscribing it first would swallow the error. The error's teardown
-      // unsubscribes the response, which sends notifications/cancelled.
-      subscriber.error(signal.reason);
-      inner.unsubscribe();
+      // Error first: the teardown below then finds the call unsettled and sends notifications/cancelled.
+      call.abort(signal);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     return () => {
       signal.removeEventListener('abort', onAbort);
-      inner.unsubscribe();
+      call.unsubscribe();
     };
   });
+}
+
+/**
+ * One request in flight: what the correlator delivers to, its timers, and its teardown. Settled
+ * once it has a result, an error or a timeout; a teardown before that is a cancellation.
+ */
+class Call implements PendingRequest, Unsubscribable {
+  idleTimer: Subscription | undefined;
+  totalTimer: Subscription | undefined;
+  private settled = false;
+  private abortedBy: AbortSignal | undefined;
+
+  constructor(
+    private readonly deps: RequesterDeps,
+    readonly method: string,
+    private readonly requestId: RequestId,
+    private readonly subscriber: Subscriber<Record<string, unknown>>,
+    private readonly options: RequestOptions,
+    private readonly cancellable: boolean,
+    private readonly taskAugmented: boolean,
+    private readonly idleMs: number,
+  ) {}
+
+  resolve(raw: Record<string, unknown>): void {
+    if (this.settled) return;
+    this.settle();
+    let result: Record<string, unknown>;
+    try {
+      // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
+      result = this.deps.validate(this.method, raw, this.taskAugmented);
+    } catch (error) {
+      this.subscriber.error(error);
+      return;
+    }
+    this.subscriber.next(result);
+    this.subscriber.complete();
+  }
+
+  reject(error: unknown): void {
+    if (this.settled) return;
+    this.settle();
+    this.subscriber.error(error);
+  }
+
+  progress(params: ProgressParams): void {
+    if (this.settled) return;
+    this.options.onProgress?.(params);
+    // Progress keeps the request alive when asked (the default when there is an onProgress).
+    if (this.options.resetTimeoutOnProgress ?? this.options.onProgress !== undefined) this.armIdle();
+  }
+
+  armIdle(): void {
+    if (this.settled) return;
+    this.idleTimer?.unsubscribe();
+    // scheduler.schedule rather than timer(): the action is all we need.
+    if (Number.isFinite(this.idleMs)) this.idleTimer = this.deps.scheduler.schedule(() => this.expire('idle', this.idleMs), this.idleMs);
+  }
+
+  expire(deadline: 'idle' | 'total', afterMs: number): void {
+    if (this.settled) return;
+    this.settle();
+    const error = new RequestTimeoutError(deadline, afterMs, { method: this.method, id: this.requestId });
+    // The peer hears of the cancellation before the caller hears of the timeout.
+    if (this.cancellable) this.cancel(error.message);
+    this.subscriber.error(error);
+  }
+
+  abort(signal: AbortSignal): void {
+    this.abortedBy = signal;
+    this.subscriber.error(signal.reason);
+  }
+
+  /** The teardown: the caller unsubscribed, or the subscriber ended (then the call is settled). */
+  unsubscribe(): void {
+    if (this.settled) return;
+    this.settle();
+    if (this.cancellable) this.cancel(this.abortedBy ? describeAbort(this.abortedBy) : 'The caller cancelled the request');
+  }
+
+  private settle(): void {
+    this.settled = true;
+    this.idleTimer?.unsubscribe();
+    this.totalTimer?.unsubscribe();
+    this.deps.correlator.forget(this.requestId, this);
+  }
+
+  private cancel(reason: string): void {
+    this.deps.notify('notifications/cancelled', { requestId: this.requestId, reason }, sendOptionsOf(this.options));
+  }
 }
 
 function sendOptionsOf(requestOptions: RequestOptions): SendOptions | undefined {

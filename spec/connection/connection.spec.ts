@@ -485,3 +485,33 @@ describe('createConnection (shared handlers and streams made on first use)', () 
     expect(closes).toEqual([{ reason: 'bye' }]);
   });
 });
+
+describe('createConnection request pipeline edges', () => {
+  it('fails a request the transport cannot carry, leaving nothing pending and sending no cancellation', async () => {
+    const { server } = demoServer();
+    const [clientSide, serverSide] = createInMemoryPair({ clone: true });
+    server.connect(serverSide);
+    const client = await connect(clientSide, { name: 'c', version: '1' });
+    const seen: string[] = [];
+    const session = [...server.sessions][0]!;
+    session.connection.notifications$.subscribe((n) => seen.push(n.method));
+    const outcome = firstValueFrom(client.request('tools/call', { name: 'echo', arguments: { text: () => 'no' } })).catch((e: unknown) => e);
+    expect(await outcome).toMatchObject({ name: 'DataCloneError' });
+    expect(client.connection.pendingRequests).toBe(0);
+    await expect(client.promises.callTool('echo', { text: 'still fine' })).resolves.toMatchObject({ content: [{ text: 'still fine' }] });
+    await flush();
+    expect(seen).not.toContain('notifications/cancelled');
+    client.close();
+  });
+
+  it('refuses negative timeouts with a RangeError before sending anything', async () => {
+    const { server } = demoServer();
+    const [clientSide, serverSide] = createInMemoryPair();
+    server.connect(serverSide);
+    const client = await connect(clientSide, { name: 'c', version: '1' });
+    await expect(firstValueFrom(client.request('tools/list', {}, { timeoutMs: -1 }))).rejects.toBeInstanceOf(RangeError);
+    await expect(firstValueFrom(client.request('tools/list', {}, { maxTotalTimeoutMs: Number.NaN }))).rejects.toBeInstanceOf(RangeError);
+    expect(client.connection.pendingRequests).toBe(0);
+    client.close();
+  });
+});

@@ -25,6 +25,8 @@ interface Side {
   readonly inbox: FrameInbox<InboundFrame>;
   readonly closed$: ReplaySubject<TransportClose>;
   readonly log: pino.Logger;
+  /** Whether every message is logged (read once: this runs for every message). */
+  readonly trace: boolean;
 }
 
 /**
@@ -47,12 +49,16 @@ interface Side {
 export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transport, Transport] {
   const clone = options.clone ?? false;
   const log = childLogger(options.logger, { component: 'transport', transport: 'in-memory' });
-  const makeSide = (name: 'a' | 'b'): Side => ({
-    name,
-    inbox: createFrameInbox<InboundFrame>(),
-    closed$: new ReplaySubject<TransportClose>(1),
-    log: childLogger(log, { side: name }),
-  });
+  const makeSide = (name: 'a' | 'b'): Side => {
+    const sideLog = childLogger(log, { side: name });
+    return {
+      name,
+      inbox: createFrameInbox<InboundFrame>(),
+      closed$: new ReplaySubject<TransportClose>(1),
+      log: sideLog,
+      trace: sideLog.isLevelEnabled('trace'),
+    };
+  };
   const a = makeSide('a');
   const b = makeSide('b');
 
@@ -87,7 +93,7 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
         self.log.debug('send after close ignored');
         return;
       }
-      if (self.log.isLevelEnabled('trace')) self.log.trace({ message }, 'message out');
+      if (self.trace) self.log.trace({ message }, 'message out');
       enqueue({ to: peer, frame: clone ? structuredClone(message) : message });
     },
     close(reason?: string) {
