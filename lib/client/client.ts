@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { filter, firstValueFrom, lastValueFrom, map, of, takeUntil, tap, toArray } from 'rxjs';
+import { EmptyError, filter, firstValueFrom, lastValueFrom, map, of, takeUntil, tap, toArray } from 'rxjs';
 import type { SchedulerLike , Observable} from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
@@ -25,7 +25,7 @@ import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers } from './server-requests';
 import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';
-import { callTool, toolResult } from './tool-call';
+import { callTool } from './tool-call';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { childLogger } from '../jsonrpc/logger';
@@ -222,6 +222,20 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
   return client;
 }
 
+/** The result of a tool call as a Promise (what `lastValueFrom(call.pipe(toolResult()))` gives, with fewer layers). */
+function resultOf(call: Observable<ToolCallEvent>): Promise<CallToolResult> {
+  return new Promise((resolve, reject) => {
+    let result: CallToolResult | undefined;
+    call.subscribe({
+      next: (event) => {
+        if (event.type === 'result') result = event.result;
+      },
+      error: reject,
+      complete: () => (result ? resolve(result) : reject(new EmptyError())),
+    });
+  });
+}
+
 /**
  * The client. A class, so that an idle client costs one object and its methods live on the
  * prototype; what most clients never use (list caches, log streams, the resource watcher, the
@@ -311,6 +325,10 @@ class Client implements McpClient, ToolCallContext {
     return this.listAll<Tool>('tools/list', 'tools', 'tools', options).pipe(
       tap((tools) => (this.knownTools = new Map(tools.map((tool) => [tool.name, tool])))),
     );
+  }
+
+  knowsTools(): boolean {
+    return this.knownTools !== undefined;
   }
 
   /** The definition of a tool, for output checks (see `ToolCallContext`). */
@@ -403,7 +421,7 @@ class Client implements McpClient, ToolCallContext {
 
   get promises(): McpClientPromises {
     return (this.lazy.promises ??= {
-      callTool: (name, args, o) => lastValueFrom(this.callTool(name, args, { progress: false, ...o }).pipe(toolResult())),
+      callTool: (name, args, o) => resultOf(this.callTool(name, args, { progress: false, ...o })),
       listTools: (o) => lastValueFrom(this.listTools(o)),
       listResources: (o) => lastValueFrom(this.listResources(o)),
       listResourceTemplates: (o) => lastValueFrom(this.listResourceTemplates(o)),

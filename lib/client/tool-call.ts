@@ -79,6 +79,8 @@ export interface ToolCallContext {
    * allows a `tools/list` round trip (made only when the result carries structured content).
    */
   readonly toolNamed: (name: string, fetchIfUnknown: boolean) => Observable<Tool | undefined>;
+  /** Whether any tool definitions are known now (when none are and none are needed, no check runs). */
+  readonly knowsTools?: () => boolean;
   /** Checks structured content against an output schema. */
   readonly check: SchemaCheck;
 }
@@ -123,7 +125,9 @@ export function callTool(
       next: (raw) => {
         responded = true;
         const result = raw as CallToolResult;
-        if (!validateOutput || result.isError) {
+        // Nothing to check against, and no reason to fetch the definitions: the common case.
+        const nothingToCheck = result.structuredContent === undefined && context.knowsTools?.() === false;
+        if (!validateOutput || result.isError || nothingToCheck) {
           emit(result);
           return;
         }
