@@ -1,4 +1,4 @@
-import { firstValueFrom, lastValueFrom, NEVER, Observable, ReplaySubject, Subject, toArray } from 'rxjs';
+import { firstValueFrom, interval, lastValueFrom, map, NEVER, Observable, ReplaySubject, Subject, toArray, VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import { createConnection } from '../../lib/connection/connection';
@@ -389,6 +389,93 @@ describe('createConnection timeouts', () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(seen).toEqual([{ requestId: expect.any(Number), reason: expect.stringContaining('timed out') }]);
     expect(serverConnection.inFlightRequests).toBe(0);
+    client.close();
+  });
+
+  /**
+   * A server whose tools/list sends progress every `everyMs` and never answers, with the client's
+   * timeouts and the server's ticks on one virtual clock; `advance` moves it in small steps and lets
+   * the in-memory pair deliver (microtasks) between them.
+   */
+  async function ticking(everyMs: number) {
+    const scheduler = new VirtualTimeScheduler();
+    let now = 0;
+    const advance = async (ms: number) => {
+      for (const end = now + ms; now < end; ) {
+        now = Math.min(end, now + 50);
+        scheduler.maxFrames = now;
+        scheduler.flush();
+        await flush();
+      }
+    };
+    const [a, b] = createInMemoryPair();
+    const serverConnection: Connection = createConnection({
+      transport: b,
+      role: 'server',
+      info: { name: 's', version: '1' },
+      capabilities: () => ({ tools: {} }),
+      handlers: { 'tools/list': () => interval(everyMs, scheduler).pipe(map((step) => progress(step + 1))) },
+    });
+    const cancelled: Array<Record<string, unknown> | undefined> = [];
+    serverConnection.notifications$.subscribe((n) => n.method === 'notifications/cancelled' && cancelled.push(n.params));
+    const client = await connect(a, { name: 'c', version: '1', requestTimeoutMs: 1000, scheduler });
+    return { client, cancelled, serverConnection, advance };
+  }
+
+  it('[timeout.progress-resets] progress restarts the idle timeout when onProgress is given', async () => {
+    const { client, cancelled, advance } = await ticking(600);
+    const steps: number[] = [];
+    const outcome = lastValueFrom(client.request('tools/list', {}, { onProgress: (p) => steps.push(p.progress) })).catch((e: unknown) => e);
+    await advance(3000);
+    expect(steps).toEqual([1, 2, 3, 4, 5]);
+    expect(cancelled).toEqual([]);
+    client.close();
+    expect(await outcome).toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('[timeout.no-reset] resetTimeoutOnProgress: false keeps the idle deadline despite progress', async () => {
+    const { client, cancelled, advance } = await ticking(600);
+    const outcome = lastValueFrom(
+      client.request('tools/list', {}, { onProgress: () => undefined, resetTimeoutOnProgress: false }),
+    ).catch((e: unknown) => e);
+    await advance(1000);
+    expect(await outcome).toMatchObject({ deadline: 'idle', afterMs: 1000 });
+    await flush();
+    expect(cancelled).toHaveLength(1);
+    client.close();
+  });
+
+  it('[timeout.total] maxTotalTimeoutMs ends a request that keeps sending progress, and wins a tie', async () => {
+    const { client, cancelled, serverConnection, advance } = await ticking(600);
+    const outcome = lastValueFrom(
+      client.request('tools/list', {}, { onProgress: () => undefined, maxTotalTimeoutMs: 2500 }),
+    ).catch((e: unknown) => e);
+    await advance(2499);
+    expect(client.connection.pendingRequests).toBe(1);
+    await advance(1);
+    expect(await outcome).toMatchObject({ deadline: 'total', afterMs: 2500, method: 'tools/list' });
+    await flush();
+    expect(cancelled).toEqual([{ requestId: expect.any(Number), reason: expect.stringContaining('maximum total time') }]);
+    expect(serverConnection.inFlightRequests).toBe(0);
+
+    const tie = lastValueFrom(client.request('tools/list', {}, { timeoutMs: 500, maxTotalTimeoutMs: 500 })).catch((e: unknown) => e);
+    await advance(500);
+    expect(await tie).toMatchObject({ deadline: 'total' });
+    client.close();
+  });
+
+  it('[cancellation.signal] an aborted signal fails the call with its reason and tells the server', async () => {
+    const { client, cancelled, serverConnection, advance } = await ticking(600);
+    const controller = new AbortController();
+    const outcome = lastValueFrom(client.request('tools/list', {}, { signal: controller.signal })).catch((e: unknown) => e);
+    await advance(100);
+    expect(serverConnection.inFlightRequests).toBe(1);
+    controller.abort(new Error('user gave up'));
+    expect(await outcome).toMatchObject({ message: 'user gave up' });
+    await flush();
+    expect(cancelled).toEqual([{ requestId: expect.any(Number), reason: 'user gave up' }]);
+    expect(serverConnection.inFlightRequests).toBe(0);
+    expect(client.connection.pendingRequests).toBe(0);
     client.close();
   });
 
