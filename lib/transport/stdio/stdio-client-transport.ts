@@ -8,6 +8,7 @@ import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
+import { createFrameWriter } from './frame-writer';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 
@@ -106,8 +107,10 @@ const PIPES_CLOSE_GRACE_MS = 500;
  * newline-delimited JSON with it over its stdin and stdout.
  *
  * - The process starts at once; frames it writes before `incoming$` has a subscriber are held.
- *   Sends made before it is running are buffered by the pipe. Writes keep their order and
- *   respect backpressure (queued while `write` returns `false`, sent together on `'drain'`).
+ *   Sends made before it is running are buffered by the pipe. Writes keep their order, use as
+ *   few `write` calls as possible (a lone message is written at once, those sent after it in the
+ *   same turn of the event loop go out together at its end; see `FrameWriter`) and respect
+ *   backpressure (held while `write` returns `false`, sent together on `'drain'`).
  * - `close()` shuts down as the MCP lifecycle asks for stdio: it ends the server's stdin (after
  *   the frames already sent), waits `afterStdinCloseMs` for the process to exit, sends SIGTERM,
  *   waits `afterSigtermMs`, then sends SIGKILL. Frames the server writes meanwhile are still
@@ -135,8 +138,6 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
   let finished = false;
   let localReason: string | undefined;
   let failure: TransportError | undefined;
-  let queued: string[] = [];
-  let waitingForDrain = false;
   const timers = new Set<NodeJS.Timeout>();
 
   const after = (ms: number, fn: () => void): void => {
@@ -160,7 +161,6 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
     if (finished) return;
     finished = true;
     clearTimers();
-    queued = [];
     inbox.complete();
     stderrInbox.complete();
     if (close.error) log.warn({ reason: close.reason, err: close.error }, 'transport closed');
@@ -188,10 +188,15 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
     return closedTransport(closed$, inbox.values$, stderrInbox.values$);
   }
   const proc = child;
+  const stdin = proc.stdin;
+  const stdout = proc.stdout;
+  const writer = stdin ? createFrameWriter(stdin) : undefined;
 
   const exited = (): boolean => proc.exitCode !== null || proc.signalCode !== null;
 
   const finishAfterExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+    // Frames still held can no longer reach the process.
+    writer?.discard();
     decoder.end(emit);
     const how = signal !== null ? `process killed by ${signal}` : `process exited with code ${String(code)}`;
     if (localReason !== undefined) {
@@ -206,6 +211,7 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
     if (proc.pid === undefined && !finished) {
       // The process never started (ENOENT, EACCES, a bad cwd): no 'exit' will follow.
       failure = new TransportError(`Could not start ${command}: ${error.message}`, { cause: error });
+      writer?.discard();
       finish({ reason: `failed to start (${error.code ?? error.message})`, error: failure });
       return;
     }
@@ -225,18 +231,16 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
   });
   proc.on('close', (code: number | null, signal: NodeJS.Signals | null) => finishAfterExit(code, signal));
 
-  const stdin = proc.stdin;
-  const stdout = proc.stdout;
-  stdout?.on('data', (chunk: Buffer) => decoder.push(chunk, emit));
-  stdout?.on('error', (error: Error) => log.warn({ err: error }, 'server stdout error'));
-  stdin?.on('drain', () => {
-    waitingForDrain = false;
-    if (queued.length > 0) {
-      const text = queued.length === 1 ? (queued[0] as string) : queued.join('');
-      queued = [];
-      if (!stdin.write(text)) waitingForDrain = true;
+  stdout?.on('data', (chunk: Buffer) => {
+    // Requests sent while this chunk is decoded (answers to the server's requests) go out together.
+    writer?.hold();
+    try {
+      decoder.push(chunk, emit);
+    } finally {
+      writer?.release();
     }
   });
+  stdout?.on('error', (error: Error) => log.warn({ err: error }, 'server stdout error'));
   stdin?.on('error', (error: NodeJS.ErrnoException) => {
     if (finished || failure) return;
     if (localReason !== undefined) {
@@ -269,9 +273,8 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
     localReason = reason;
     log.debug({ reason }, 'shutting down: closing server stdin');
     if (stdin) {
-      // Frames waiting for 'drain' go to the stream's own buffer; end() writes them out first.
-      if (queued.length > 0) stdin.write(queued.join(''));
-      queued = [];
+      // Frames still held go to the stream's own buffer; end() writes them out first.
+      writer?.end();
       stdin.end();
     }
     if (exited()) return;
@@ -306,8 +309,7 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
       const text = encodeOutgoing(message, log);
       if (text === undefined) return;
       if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-      if (waitingForDrain) queued.push(text);
-      else if (!stdin.write(text)) waitingForDrain = true;
+      writer?.write(text);
     },
     close(reason?: string) {
       shutdown(reason ?? 'closed locally');

@@ -4,6 +4,7 @@ import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
+import { createFrameWriter } from './frame-writer';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 
@@ -29,9 +30,12 @@ const ignore = (): void => undefined;
  * to stdout. Starts reading at once; frames that arrive before `incoming$` has a subscriber are
  * held for it.
  *
- * - Writes keep their order. When `stdout.write` returns `false` later frames wait in a queue
- *   and go out together on `'drain'`, so a slow reader does not make the stream buffer grow
- *   without limit one frame at a time.
+ * - Writes keep their order, with as few `write` calls as possible (see `FrameWriter`): a lone
+ *   message is written at once; the answers to the requests of one chunk of stdin go out with one
+ *   call when the chunk is handled; frames sent after the first in one turn of the event loop go
+ *   out together at its end. When `stdout.write` returns `false` later frames wait and go out
+ *   together on `'drain'`, so a slow reader does not make the stream buffer grow without limit
+ *   one frame at a time.
  * - Closes with `'stdin ended'` when stdin ends (the client's shutdown signal), and with a
  *   `TransportError` (reason `'stdin error'` or `'stdout error'`, the stream's error as `cause`)
  *   when a stream fails, for example EPIPE once the client has gone.
@@ -58,12 +62,16 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
   };
 
   let closed = false;
-  // Frames waiting for 'drain'; empty while the stream accepts writes.
-  let queued: string[] = [];
-  let waitingForDrain = false;
+  const writer = createFrameWriter(stdout);
 
   const onData = (chunk: Buffer | string): void => {
-    decoder.push(chunk, emit);
+    // Answers made while this chunk is decoded go out together when it is done.
+    writer.hold();
+    try {
+      decoder.push(chunk, emit);
+    } finally {
+      writer.release();
+    }
   };
   const onEnd = (): void => {
     decoder.end(emit);
@@ -81,27 +89,12 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
       true,
     );
   };
-  const onDrain = (): void => {
-    waitingForDrain = false;
-    const text = queued.length === 1 ? (queued[0] as string) : queued.join('');
-    queued = [];
-    if (!stdout.write(text)) waitingForDrain = true;
-  };
-
-  const write = (text: string): void => {
-    if (waitingForDrain) {
-      queued.push(text);
-      return;
-    }
-    if (!stdout.write(text)) waitingForDrain = true;
-  };
 
   const detach = (): void => {
     stdin.off('data', onData);
     stdin.off('end', onEnd);
     stdin.off('close', onEnd);
     stdin.off('error', onStdinError);
-    stdout.off('drain', onDrain);
     stdout.off('error', onStdoutError);
     // Pausing lets the process exit once nothing else keeps it alive; leave it to other readers.
     if (stdin.listenerCount('data') === 0) stdin.pause();
@@ -111,11 +104,9 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
     if (closed) return;
     closed = true;
     detach();
-    if (!stdoutFailed && queued.length > 0) {
-      // Frames sent before close still go out; the stream buffers them from here on.
-      stdout.write(queued.join(''));
-    }
-    queued = [];
+    // Frames sent before close still go out; the stream buffers them from here on.
+    if (stdoutFailed) writer.discard();
+    else writer.end();
     // A failed stream may report again; with no listener left that would crash the process.
     if (stdoutFailed) stdout.on('error', ignore);
     inbox.complete();
@@ -129,7 +120,6 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
   stdin.on('end', onEnd);
   stdin.on('close', onEnd);
   stdin.on('error', onStdinError);
-  stdout.on('drain', onDrain);
   stdout.on('error', onStdoutError);
   // 'data' listeners start a paused stream in most cases, but not one paused explicitly.
   stdin.resume();
@@ -146,7 +136,7 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
       const text = encodeOutgoing(message, log);
       if (text === undefined) return;
       if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-      write(text);
+      writer.write(text);
     },
     close(reason?: string) {
       finish({ reason: reason ?? 'closed locally' }, false);

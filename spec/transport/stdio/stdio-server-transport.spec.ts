@@ -127,6 +127,41 @@ describe('createStdioServerTransport', () => {
     expect(writes.length).toBeLessThan(sent.length);
   });
 
+  it('writes the answers to the requests of one chunk of stdin with one write, in order', async () => {
+    const { stdout, writes, release } = slowStdout(1024 * 1024);
+    const stdin = new PassThrough();
+    const transport = make({ stdin, stdout });
+    const answered = nextFrames(transport.incoming$, 3);
+    transport.incoming$.subscribe((frame) => {
+      const { id } = frame as { id: number };
+      transport.send({ jsonrpc: '2.0', id, result: { id } });
+    });
+    stdin.write(
+      '{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","id":2,"method":"b"}\n{"jsonrpc":"2.0","id":3,"method":"c"}\n',
+    );
+    await answered;
+    release();
+    expect(writes).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{"id":1}}\n{"jsonrpc":"2.0","id":2,"result":{"id":2}}\n{"jsonrpc":"2.0","id":3,"result":{"id":3}}\n',
+    ]);
+  });
+
+  it('writes a lone message at once and joins those sent after it in the same turn', async () => {
+    const { stdout, writes, release } = slowStdout(1024 * 1024);
+    const transport = make({ stdin: new PassThrough(), stdout });
+    transport.send(notification('first'));
+    expect(writes).toEqual(['{"jsonrpc":"2.0","method":"first"}\n']);
+    transport.send(notification('second'));
+    transport.send(notification('third'));
+    expect(writes).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect(writes).toEqual([
+      '{"jsonrpc":"2.0","method":"first"}\n',
+      '{"jsonrpc":"2.0","method":"second"}\n{"jsonrpc":"2.0","method":"third"}\n',
+    ]);
+  });
+
   it('writes out frames still queued when it closes', () => {
     const { stdout, writes, release } = slowStdout(16);
     const transport = make({ stdin: new PassThrough(), stdout });

@@ -1,0 +1,104 @@
+/**
+ * The stream a {@link FrameWriter} writes to: what both stdio transports need of a writable
+ * stream (`process.stdout`, a child's stdin, a socket, a test double).
+ */
+export interface FrameSink {
+  write(text: string): boolean;
+  on(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
+}
+
+/**
+ * Writes encoded frames to a stream in order, with as few `write` calls as it can.
+ *
+ * Each `write` on a pipe is a system call that wakes the peer, and costs about as much as the
+ * peer's own work on a small message, so frames sent close together go out together:
+ * - The first frame sent in a turn of the event loop is written at once: a lone message (one
+ *   sequential request, its response) waits for nothing.
+ * - Frames sent after it before the turn ends (the requests that many resolved calls send next)
+ *   are joined and written with one call from a `process.nextTick` queued by the first: after the
+ *   callback that sent it, or after the microtasks queued so far when it was sent from one.
+ * - Between `hold()` and `release()` (a transport's handler for one chunk of input) frames are
+ *   joined and written with one call at `release()`: the answers to a chunk of many requests.
+ * - When the stream's `write` returns `false`, later frames wait here and go out together on
+ *   `'drain'`, so a slow reader does not make the stream's buffer grow one frame at a time.
+ */
+export interface FrameWriter {
+  /** Writes one encoded frame, or holds it as described above. */
+  write(text: string): void;
+  /** Holds frames until `release()`; calls nest. */
+  hold(): void;
+  /** Ends a `hold()`: writes what was held with one call, unless the stream asked to wait. */
+  release(): void;
+  /**
+   * Hands every frame still held (batched or waiting for `'drain'`) to the stream, whose own
+   * buffer keeps them from here on, and stops listening for `'drain'`. For a transport that closes.
+   */
+  end(): void;
+  /** Drops every frame still held and stops listening for `'drain'`. For a stream that failed. */
+  discard(): void;
+}
+
+/** Creates a {@link FrameWriter} for `sink`. It listens for `'drain'` until `end()` or `discard()`. */
+export function createFrameWriter(sink: FrameSink): FrameWriter {
+  // Frames not yet handed to the stream, in order.
+  let held: string[] = [];
+  // Set while the stream's buffer is over its mark: everything waits for 'drain'.
+  let waitingForDrain = false;
+  // Set from a turn's first write until its nextTick: later writes of the turn are batched.
+  let turnOpen = false;
+  let holds = 0;
+  let ended = false;
+
+  const writeHeld = (): void => {
+    if (held.length === 0) return;
+    const text = held.length === 1 ? (held[0] as string) : held.join('');
+    held = [];
+    if (!sink.write(text)) waitingForDrain = true;
+  };
+  const endTurn = (): void => {
+    turnOpen = false;
+    if (!waitingForDrain && holds === 0) writeHeld();
+  };
+  const onDrain = (): void => {
+    waitingForDrain = false;
+    if (holds === 0) writeHeld();
+  };
+  sink.on('drain', onDrain);
+
+  return {
+    write(text) {
+      if (ended) return;
+      if (waitingForDrain || turnOpen || holds > 0) {
+        held.push(text);
+        return;
+      }
+      turnOpen = true;
+      process.nextTick(endTurn);
+      if (!sink.write(text)) waitingForDrain = true;
+    },
+    hold() {
+      holds++;
+    },
+    release() {
+      if (holds === 0) return;
+      holds--;
+      if (holds === 0 && !waitingForDrain) writeHeld();
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      sink.off('drain', onDrain);
+      // The stream's buffer takes them whatever its mark; a closing transport sends no more.
+      const text = held.join('');
+      held = [];
+      if (text !== '') sink.write(text);
+    },
+    discard() {
+      if (ended) return;
+      ended = true;
+      sink.off('drain', onDrain);
+      held = [];
+    },
+  };
+}
