@@ -4,6 +4,8 @@ import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createSseParser } from '../framing/sse';
+import { createFetchRequester, createNodeRequester } from './http-requester';
+import type { HttpAnswer, HttpCall, HttpRequestSpec } from './http-requester';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { SessionNotFoundError } from './http-errors';
@@ -27,7 +29,11 @@ export interface StreamableHttpClientTransportOptions {
   readonly url: string | URL;
   /** Sent with every request (for example `authorization`). */
   readonly headers?: Readonly<Record<string, string>>;
-  /** The fetch to use; default the global one. Wrap it to add auth, tracing or a proxy. */
+  /**
+   * A fetch to send the requests with: wrap one to add auth, tracing or a proxy. Without it the
+   * transport uses `node:http`/`node:https` with a keep-alive agent of its own (for `http:` and
+   * `https:` URLs); pass `fetch: globalThis.fetch` to use the global fetch instead.
+   */
   readonly fetch?: typeof fetch;
   readonly reconnect?: ReconnectOptions;
   /** Join an existing session instead of waiting for the initialize answer to name one. */
@@ -51,6 +57,10 @@ export interface StreamableHttpClientTransport extends Transport {
   /** The revision sent in `MCP-Protocol-Version`, once the connection set it. */
   readonly protocolVersion: string | undefined;
 }
+
+const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/** How long close waits for the answer to its DELETE. */
+const DELETE_TIMEOUT_MS = 2000;
 
 const keyOf = (id: RequestId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
 const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } => 'method' in m && 'id' in m;
@@ -81,7 +91,10 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  */
 export function createStreamableHttpClientTransport(options: StreamableHttpClientTransportOptions): StreamableHttpClientTransport {
   const url = new URL(options.url);
-  const doFetch = options.fetch ?? fetch;
+  const requester =
+    options.fetch === undefined && (url.protocol === 'http:' || url.protocol === 'https:')
+      ? createNodeRequester(url)
+      : createFetchRequester(url, options.fetch ?? fetch);
   const log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
   const initialDelayMs = options.reconnect?.initialDelayMs ?? 1000;
   const maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
@@ -89,13 +102,14 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
   const maxRetries = options.reconnect?.maxRetries ?? 2;
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
-  // One controller per request, aborted together on close. A single shared signal would collect an
-  // abort listener per fetch, which fetch only drops when the request is garbage collected.
-  const inFlight = new Set<AbortController>();
-  const track = (): AbortController => {
-    const controller = new AbortController();
-    inFlight.add(controller);
-    return controller;
+  // Requests in flight (and bodies being read), aborted together on close. Each has its own abort:
+  // a single shared signal would collect an abort listener per fetch, which fetch only drops when
+  // the request is garbage collected.
+  const inFlight = new Set<HttpCall>();
+  const call = (spec: HttpRequestSpec): HttpCall => {
+    const made = requester.request(spec);
+    inFlight.add(made);
+    return made;
   };
   const timers = new Set<NodeJS.Timeout>();
   let sessionId = options.sessionId;
@@ -105,7 +119,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
   // Acknowledgements of earlier notification/response POSTs, which later POSTs wait for.
   let acknowledged: Promise<void> = Promise.resolve();
 
-  const headers = (extra: Record<string, string>): Record<string, string> => {
+  const headers = (extra: Readonly<Record<string, string>>): Record<string, string> => {
     const all: Record<string, string> = { ...options.headers, ...extra };
     if (sessionId !== undefined) all['mcp-session-id'] = sessionId;
     if (protocolVersion !== undefined) all['mcp-protocol-version'] = protocolVersion;
@@ -169,7 +183,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
    * Reads an SSE answer, emitting its messages and crossing off the responses in `owed`. Resolves
    * with the last event id and retry it saw, whether or not the stream ended cleanly.
    */
-  async function readStream(response: Response, owed: Set<string>): Promise<{ lastEventId?: string; retryMs?: number }> {
+  async function readStream(response: HttpAnswer, owed: Set<string>): Promise<{ lastEventId?: string; retryMs?: number }> {
     const parser = createSseParser((event) => {
       if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return;
       const frame = emitText(event.data);
@@ -181,21 +195,10 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
         }
       }
     });
-    const body = response.body;
-    if (body) {
-      const reader = body.getReader();
-      const decoder = new TextDecoder();
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.push(decoder.decode(value, { stream: true }));
-        }
-      } catch (error) {
-        if (!closing) log.debug({ err: error }, 'SSE stream broke');
-      } finally {
-        reader.releaseLock();
-      }
+    try {
+      await response.read((text) => parser.push(text));
+    } catch (error) {
+      if (!closing) log.debug({ err: error }, 'SSE stream broke');
     }
     parser.end();
     return { lastEventId: parser.lastEventId, retryMs: parser.retryMs };
@@ -231,17 +234,19 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     first = false,
     answered: () => void = () => undefined,
   ): Promise<void> {
+    const extra: Record<string, string> = { accept: 'text/event-stream' };
+    if (lastEventId !== undefined) extra['last-event-id'] = lastEventId;
     // Held until the stream is read to its end, so that close aborts the body too.
-    const controller = track();
+    const made = call({ method: 'GET', headers: headers(extra) });
     try {
-      await readGet(controller, standalone, owed, lastEventId, retryMs, attempt, first, answered);
+      await readGet(made, standalone, owed, lastEventId, retryMs, attempt, first, answered);
     } finally {
-      inFlight.delete(controller);
+      inFlight.delete(made);
     }
   }
 
   async function readGet(
-    controller: AbortController,
+    made: HttpCall,
     standalone: boolean,
     owed: Set<string>,
     lastEventId: string | undefined,
@@ -250,11 +255,9 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     first: boolean,
     answered: () => void,
   ): Promise<void> {
-    let response: Response;
+    let response: HttpAnswer;
     try {
-      const extra: Record<string, string> = { accept: 'text/event-stream' };
-      if (lastEventId !== undefined) extra['last-event-id'] = lastEventId;
-      response = await doFetch(url, { method: 'GET', headers: headers(extra), signal: controller.signal });
+      response = await made.answer;
       answered();
     } catch (error) {
       answered();
@@ -265,8 +268,8 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     }
     if (closing) return;
     log.debug({ status: response.status, lastEventId }, 'GET answered');
-    if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-      await response.body?.cancel().catch(() => undefined);
+    if (!response.ok || !(response.header('content-type') ?? '').includes('text/event-stream')) {
+      response.discard();
       if (response.status === 404 && sessionId !== undefined) {
         sessionGone();
         return;
@@ -296,18 +299,14 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     if (requests.length === 0) {
       acknowledged = new Promise<void>((resolve) => (done = resolve));
     }
-    const controller = track();
+    let made: HttpCall | undefined;
     try {
       await before;
       if (closing) return;
-      const response = await doFetch(url, {
-        method: 'POST',
-        headers: headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
-        body: JSON.stringify(message),
-        signal: controller.signal,
-      });
-      const assigned = response.headers.get('mcp-session-id');
-      if (assigned !== null && sessionId === undefined) sessionId = assigned;
+      made = call({ method: 'POST', headers: headers(POST_HEADERS), body: JSON.stringify(message) });
+      const response = await made.answer;
+      const assigned = response.header('mcp-session-id');
+      if (assigned !== undefined && sessionId === undefined) sessionId = assigned;
       if (response.ok && list.some((m) => 'method' in m && m.method === 'notifications/initialized') && options.openStandaloneStream !== false) {
         // Later POSTs wait until the GET stream is answered (at most a moment), so that the server
         // sees the standalone stream open before the requests that follow the handshake.
@@ -325,12 +324,12 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
       log.warn({ err: error }, 'POST failed');
       finish('POST failed', new TransportError(`POST to ${url.href} failed: ${(error as Error).message}`, { cause: error }), false);
     } finally {
-      inFlight.delete(controller);
+      if (made) inFlight.delete(made);
     }
   }
 
-  async function handleAnswer(response: Response, list: JsonRpcMessage[], requests: Array<{ id: RequestId; method: string }>, wasFirst: boolean): Promise<void> {
-    const type = response.headers.get('content-type') ?? '';
+  async function handleAnswer(response: HttpAnswer, list: JsonRpcMessage[], requests: Array<{ id: RequestId; method: string }>, wasFirst: boolean): Promise<void> {
+    const type = response.header('content-type') ?? '';
     if (!response.ok) {
       const body = await response.text().catch(() => '');
       const initialize = requests.length === 1 && requests[0]?.method === 'initialize';
@@ -348,7 +347,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     }
     if (requests.length === 0) {
       // Notifications and responses: 202 is the rule, but some servers answer 200 with a body; ignore it.
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       return;
     }
     if (type.includes('text/event-stream')) {
@@ -371,9 +370,10 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     closing = true;
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
-    for (const controller of inFlight) controller.abort();
+    for (const made of inFlight) made.abort();
     inFlight.clear();
     const done = (): void => {
+      requester.close();
       log.info({ reason }, 'transport closed');
       closed$.next(error ? { reason, error } : { reason });
       closed$.complete();
@@ -384,13 +384,18 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
       return;
     }
     // Spec: Transports → Session Management: a client that no longer needs the session SHOULD DELETE it.
-    doFetch(url, { method: 'DELETE', headers: headers({}), signal: AbortSignal.timeout(2000) })
-      .then(async (response) => {
+    const deletion = requester.request({ method: 'DELETE', headers: headers({}) });
+    const timeout = setTimeout(() => deletion.abort(), DELETE_TIMEOUT_MS);
+    deletion.answer
+      .then((response) => {
         log.debug({ status: response.status }, 'DELETE answered');
-        await response.body?.cancel().catch(() => undefined);
+        return response.text();
       })
       .catch((failure: unknown) => log.debug({ err: failure }, 'DELETE failed'))
-      .finally(done);
+      .finally(() => {
+        clearTimeout(timeout);
+        done();
+      });
   }
 
   return {

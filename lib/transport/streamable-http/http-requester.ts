@@ -1,0 +1,217 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/**
+ * The HTTP client the Streamable HTTP client transport talks through: one request at a time,
+ * whichever stack carries it (`node:http`/`node:https` with a keep-alive agent, or a `fetch`).
+ * Internal to the transport layer.
+ */
+
+/** What to send. Header names are lower-case. */
+export interface HttpRequestSpec {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+/** An answer whose status and headers arrived; its body is read once, by one of the methods. */
+export interface HttpAnswer {
+  readonly status: number;
+  /** Whether the status is 2xx. */
+  readonly ok: boolean;
+  /** A response header by lower-case name; repeated values joined with `, `. */
+  header(name: string): string | undefined;
+  /**
+   * Reads the body as UTF-8 text, calling `onText` with each decoded piece as it arrives (a
+   * multi-byte character is never split). Resolves when the body ends; rejects when it breaks
+   * (the connection closed early, the call was aborted, or `onText` threw).
+   */
+  read(onText: (text: string) => void): Promise<void>;
+  /** The whole body as text. */
+  text(): Promise<string>;
+  /** Drops the body without reading it. Never throws. */
+  discard(): void;
+}
+
+/** One request in flight. */
+export interface HttpCall {
+  /** Settles once the status and headers arrived; rejects when the request could not be made. */
+  readonly answer: Promise<HttpAnswer>;
+  /** Aborts the request, or the reading of its body: pending reads reject. Idempotent. */
+  abort(): void;
+}
+
+/** Makes requests to one URL. */
+export interface HttpRequester {
+  request(spec: HttpRequestSpec): HttpCall;
+  /** Releases what it holds (idle keep-alive connections); calls already made go on. */
+  close(): void;
+}
+
+/** A requester over a `fetch`, with an `AbortController` per request. */
+export function createFetchRequester(url: URL, doFetch: typeof fetch): HttpRequester {
+  return {
+    request(spec) {
+      const controller = new AbortController();
+      const init: RequestInit = { method: spec.method, headers: spec.headers, signal: controller.signal };
+      if (spec.body !== undefined) init.body = spec.body;
+      const answer = doFetch(url, init).then((response) => fetchAnswer(response));
+      return { answer, abort: () => controller.abort() };
+    },
+    close() {
+      // fetch owns its connections.
+    },
+  };
+}
+
+function fetchAnswer(response: Response): HttpAnswer {
+  return {
+    status: response.status,
+    ok: response.ok,
+    header: (name) => response.headers.get(name) ?? undefined,
+    async read(onText) {
+      const body = response.body;
+      if (!body) return;
+      const reader = body.getReader();
+      const decoder = new TextDecoder();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          const text = decoder.decode(value, { stream: true });
+          if (text !== '') onText(text);
+        }
+      } catch (error) {
+        await reader.cancel().catch(() => undefined);
+        throw error;
+      } finally {
+        reader.releaseLock();
+      }
+    },
+    text: () => response.text(),
+    discard() {
+      response.body?.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/** How often a request that failed on a reused keep-alive connection is tried again. */
+const MAX_STALE_RETRIES = 4;
+
+/**
+ * A requester over `node:http` or `node:https` (by the URL's scheme) with its own keep-alive
+ * agent, so consecutive requests reuse connections; `close()` destroys the agent. A request that
+ * fails before any answer on a reused connection (the server closed it while idle) is sent again
+ * on another connection, as Node's documentation advises for keep-alive clients.
+ */
+export function createNodeRequester(url: URL): HttpRequester {
+  const secure = url.protocol === 'https:';
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const send = secure ? httpsRequest : httpRequest;
+  return {
+    request(spec) {
+      let current: ClientRequest | undefined;
+      let aborted = false;
+      let abortBody: (() => void) | undefined;
+      const answer = new Promise<HttpAnswer>((resolve, reject) => {
+        const attempt = (stale: number): void => {
+          const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
+          const req = send(url, { method: spec.method, headers, agent });
+          current = req;
+          let answered = false;
+          req.on('response', (res: IncomingMessage) => {
+            answered = true;
+            const node = nodeAnswer(req, res);
+            abortBody = node.abort;
+            resolve(node.answer);
+          });
+          req.on('error', (error: NodeJS.ErrnoException) => {
+            if (answered) return; // the answer's body reports it
+            if (!aborted && req.reusedSocket && stale < MAX_STALE_RETRIES && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+              attempt(stale + 1);
+              return;
+            }
+            reject(aborted ? abortError() : error);
+          });
+          req.end(spec.body);
+        };
+        attempt(0);
+      });
+      return {
+        answer,
+        abort() {
+          if (aborted) return;
+          aborted = true;
+          if (abortBody) abortBody();
+          else current?.destroy();
+        },
+      };
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
+
+function abortError(): Error {
+  const error = new Error('The request was aborted');
+  error.name = 'AbortError';
+  return error;
+}
+
+function nodeAnswer(req: ClientRequest, res: IncomingMessage): { answer: HttpAnswer; abort: () => void } {
+  const status = res.statusCode ?? 0;
+  let aborted = false;
+  // Until a reader takes the body, errors are only noted (an abort must not become an uncaught error).
+  res.on('error', () => undefined);
+  const consume = (onText: (text: string) => void): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (aborted) {
+        reject(abortError());
+        return;
+      }
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => {
+        try {
+          onText(text);
+        } catch (error) {
+          res.removeAllListeners('data');
+          req.destroy();
+          reject(error as Error);
+        }
+      });
+      res.on('end', () => resolve());
+      res.on('close', () => {
+        if (aborted) reject(abortError());
+        else if (!res.complete) reject(new Error('the connection closed before the response body ended'));
+        else resolve();
+      });
+    });
+  return {
+    answer: {
+      status,
+      ok: status >= 200 && status < 300,
+      header(name) {
+        const value = res.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+      read: consume,
+      async text() {
+        let text = '';
+        await consume((piece) => (text += piece));
+        return text;
+      },
+      discard() {
+        // A body is drained so that the connection can be reused, but an event stream may never
+        // end: that connection is cut.
+        if (!res.complete && (res.headers['content-type'] ?? '').includes('text/event-stream')) req.destroy();
+        else res.resume();
+      },
+    },
+    abort() {
+      aborted = true;
+      req.destroy();
+    },
+  };
+}
