@@ -48,6 +48,17 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    * go to the standalone GET stream. Default `false`.
    */
   readonly enableJsonResponse?: boolean;
+  /**
+   * How long the answer to a POSTed request may wait to be one `application/json` body. When the
+   * request's response is the first message the server sends for it, within this time, it is
+   * answered as JSON (spec: Transports → Sending Messages to the Server: "either
+   * `text/event-stream` ... or `application/json`"); when a notification or request goes first,
+   * or this time passes, the answer becomes an SSE stream (with its priming event, from which the
+   * client can resume a broken connection). `0`: always SSE at once. Default 1000 ms with an event
+   * store; without one (stateless mode, `eventStore: false`) a stream has no priming event to
+   * offer, so the default is `Infinity`: decide when the first message is ready.
+   */
+  readonly jsonWindowMs?: number;
   /** An SSE response whose unsent output grows past this many bytes (a slow reader) is closed. Default 8 MiB. */
   readonly maxBufferedBytes?: number;
   /** Messages kept for the standalone stream while no GET is open (oldest dropped first). Default 1000. */
@@ -78,6 +89,7 @@ export interface StreamableHttpHandler {
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_RETRY_MS = 1000;
+export const DEFAULT_JSON_WINDOW_MS = 1000;
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -98,10 +110,12 @@ interface SessionEntry {
  * transport; the session ends on DELETE, when idle for `sessionIdleMs`, or when its transport is
  * closed (the server closing the session). A request for a session that ended gets 404.
  *
- * - POST: a body of notifications and responses only answers 202; one with requests answers an
- *   SSE stream at once (with a priming event carrying `retry` when there is an event store) on
- *   which the server's responses, and whatever it sends while handling them (`relatedRequestId`),
- *   arrive; the stream ends after the last response. With `enableJsonResponse`, one JSON body.
+ * - POST: a body of notifications and responses only answers 202. One with requests answers one
+ *   `application/json` body when the response is the first thing the server sends for it (within
+ *   `jsonWindowMs`); otherwise an SSE stream (with a priming event carrying `retry` when there is
+ *   an event store) on which the server's responses, and whatever it sends while handling them
+ *   (`relatedRequestId`), arrive; the stream ends after the last response. With
+ *   `enableJsonResponse`, always one JSON body.
  * - GET opens the standalone stream for messages unrelated to a request (held while none is
  *   open), or with `Last-Event-ID` replays a stream after that event and carries on with it.
  * - Refusals: 403 Host/Origin not allowed (on by default for loopback addresses), 405 method,
@@ -139,6 +153,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       sessionId,
       eventStore,
       retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
+      jsonWindowMs: options.jsonWindowMs ?? (eventStore ? DEFAULT_JSON_WINDOW_MS : Infinity),
       maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
       maxHeldMessages: options.maxHeldMessages ?? 1000,
       logger: sessionLog,

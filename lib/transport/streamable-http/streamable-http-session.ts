@@ -36,6 +36,12 @@ export interface SessionOptions {
   readonly retryMs: number;
   readonly maxBufferedBytes: number;
   readonly maxHeldMessages: number;
+  /**
+   * How long a POST's answer waits to be one JSON body: a response that is the first and last
+   * message for its POST answers `application/json`; anything else first, or this much time passing,
+   * opens the SSE stream. 0: always SSE at once. Infinity: no deadline.
+   */
+  readonly jsonWindowMs: number;
   readonly logger: pino.Logger;
   /** Responses with this id are swallowed (the synthetic initialize of stateless mode). */
   readonly swallowResponseId?: string;
@@ -49,9 +55,10 @@ export interface SessionOptions {
 export interface Session {
   readonly transport: StreamableHttpServerTransport;
   /**
-   * Serves a POST whose body was validated: opens its SSE stream (or prepares the JSON answer),
-   * then delivers the frame. Answers 202 when it carries no request, 409 for a request id that
-   * is already in flight.
+   * Serves a POST whose body was validated: prepares its answer (a JSON body or an SSE stream,
+   * decided when its first message is ready; see `jsonWindowMs`), then delivers the frame.
+   * Answers 202 when it carries no request, 409 for a request id that is already in flight.
+   * `json` is the handler's `enableJsonResponse`: one JSON body whatever comes first.
    */
   post(res: ServerResponse, frame: JsonRpcMessage | JsonRpcMessage[], json: boolean, headers: Record<string, string>): void;
   /** Delivers frames that did not come from the client (the synthetic initialize of stateless mode). */
@@ -68,6 +75,8 @@ interface Stream {
   readonly pending: Set<string>;
   /** Set in JSON-response mode: the responses collected so far and whether the POST was a batch. */
   readonly json?: { readonly batch: boolean; readonly responses: JsonRpcMessage[] };
+  /** Set while the answer's content type is not decided yet: the headers to answer with. */
+  undecided?: { readonly headers: Record<string, string>; timer?: NodeJS.Timeout };
 }
 
 type Payload = JsonRpcMessage | readonly JsonRpcMessage[];
@@ -246,8 +255,10 @@ export function createSession(options: SessionOptions): Session {
     }
     if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
     const stream = route(message, sendOptions?.relatedRequestId) ?? standalone;
-    deliver(stream, message);
-    if (stream === standalone) return;
+    if (stream === standalone) {
+      deliver(stream, message);
+      return;
+    }
     const ids = responseIds(message);
     if (ids.length > 0 && ids.every((id) => id === null)) {
       // A refusal of the whole POST (a batch the revision does not allow): it answers every request.
@@ -259,13 +270,55 @@ export function createSession(options: SessionOptions): Session {
       const key = keyOf(id);
       if (stream.pending.delete(key)) byRequest.delete(key);
     }
-    if (stream.pending.size === 0) finish(stream);
+    const last = stream.pending.size === 0;
+    if (stream.undecided) {
+      if (last) {
+        answerJson(stream, message);
+        return;
+      }
+      // Something comes before the response: the answer is a stream.
+      openStream(stream);
+    }
+    deliver(stream, message);
+    if (last) finish(stream);
+  }
+
+  /**
+   * Answers an undecided POST with its one message as an `application/json` body: the same JSON
+   * its SSE event would have carried. Spec: Transports → Sending Messages to the Server, 5.
+   */
+  function answerJson(stream: Stream, message: Payload): void {
+    const { headers, timer } = stream.undecided as NonNullable<Stream['undecided']>;
+    if (timer) clearTimeout(timer);
+    stream.undecided = undefined;
+    streams.delete(stream.id);
+    const body = JSON.stringify(message);
+    serial(() => {
+      const res = stream.res;
+      if (!res || res.writableEnded) return;
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    });
+    if (sessionId === undefined && streams.size === 1) serial(() => close('request complete'));
+  }
+
+  /** Decides an undecided POST's answer for SSE: sends the headers and the priming event. */
+  function openStream(stream: Stream): void {
+    const undecided = stream.undecided;
+    if (!undecided) return;
+    if (undecided.timer) clearTimeout(undecided.timer);
+    stream.undecided = undefined;
+    const res = stream.res;
+    if (!res || res.headersSent) return;
+    openSse(res, undecided.headers);
+    prime(stream);
   }
 
   function close(reason = 'closed locally'): void {
     if (closed) return;
     closed = true;
     for (const stream of streams.values()) {
+      if (stream.undecided?.timer) clearTimeout(stream.undecided.timer);
       const res = stream.res;
       stream.res = undefined;
       if (res && !res.writableEnded) {
@@ -302,6 +355,8 @@ export function createSession(options: SessionOptions): Session {
     closeRequestStream(requestId) {
       const stream = byRequest.get(keyOf(requestId));
       if (!stream || !eventStore || stream.json) return false;
+      // The client resumes from the priming event: the answer must be a stream.
+      openStream(stream);
       return detach(stream);
     },
     closeStandaloneStream() {
@@ -353,7 +408,14 @@ export function createSession(options: SessionOptions): Session {
       for (const key of keys) byRequest.set(key, stream);
       attach(stream, res);
       if (json) pendingHeaders.set(stream, headers);
-      else {
+      else if (options.jsonWindowMs > 0) {
+        stream.undecided = { headers };
+        if (Number.isFinite(options.jsonWindowMs)) {
+          const timer = setTimeout(() => openStream(stream), options.jsonWindowMs);
+          timer.unref();
+          stream.undecided.timer = timer;
+        }
+      } else {
         openSse(res, headers);
         prime(stream);
       }

@@ -34,7 +34,9 @@ const delay = (ms: number, signal: AbortSignal): Promise<void> =>
 /**
  * The test tools: `echo` answers at once; `chatty` logs and reports progress, then answers;
  * `slow` waits `ms` (or until cancelled); `gate` waits until `release(name)` is called;
- * `ask` sends `sampling/createMessage` to the client and returns its answer.
+ * `cut` logs, closes its request stream, then answers after its gate opens; `cut-first` closes its
+ * request stream before sending anything, then does the same; `ask` sends
+ * `sampling/createMessage` to the client and returns its answer.
  */
 export function testToolHandler(gates: Map<string, () => void>, transports: () => StreamableHttpServerTransport | undefined) {
   return async (params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> => {
@@ -62,6 +64,11 @@ export function testToolHandler(gates: Map<string, () => void>, transports: () =
         await new Promise<void>((resolve) => gates.set(String(args.gate ?? 'cut'), resolve));
         context.log('info', 'after cut');
         return text('cut done');
+      }
+      case 'cut-first': {
+        transports()?.closeRequestStream(context.requestId);
+        await new Promise<void>((resolve) => gates.set(String(args.gate ?? 'cut'), resolve));
+        return text('cut-first done');
       }
       case 'ask': {
         const answer = await new Promise<Record<string, unknown>>((resolve, reject) =>
@@ -166,6 +173,18 @@ export async function readSse(response: Response, until?: (events: SseEvent[]) =
     await reader.cancel().catch(() => undefined);
   }
   return events;
+}
+
+/**
+ * The JSON-RPC messages of a POST's answer, whichever form it took: the body of an
+ * `application/json` answer (a batch spread out), or the events of an SSE one.
+ */
+export async function answerMessages(response: Response): Promise<Array<Record<string, unknown>>> {
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+    const body = (await response.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
+    return Array.isArray(body) ? body : [body];
+  }
+  return messagesOf(await readSse(response));
 }
 
 /** The JSON-RPC messages carried by SSE events (priming events skipped). */

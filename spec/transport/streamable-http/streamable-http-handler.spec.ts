@@ -5,6 +5,7 @@ import { createInMemoryEventStore } from '../../../lib/transport/streamable-http
 import type { StreamableHttpServerTransport } from '../../../lib/transport/streamable-http/streamable-http-session';
 import {
   ACCEPT_BOTH,
+  answerMessages,
   initializeBody,
   messagesOf,
   openSession,
@@ -32,8 +33,17 @@ const waitFor = async (condition: () => boolean, what: string): Promise<void> =>
 };
 
 describe('createStreamableHttpHandler: sessions and streams', () => {
-  it('[transport.http.session] answers initialize on an SSE stream with a session id, a priming event and the result', async () => {
-    const { url } = await start({ retryMs: 500 });
+  it('[transport.http.session] answers initialize with a session id and one JSON body when the result is all there is to say', async () => {
+    const { url } = await start();
+    const response = await post(url, initializeBody());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]{16,}$/);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'http-test' } } });
+  });
+
+  it('[transport.http.session] answers initialize on an SSE stream with a session id, a priming event and the result when jsonWindowMs is 0', async () => {
+    const { url } = await start({ retryMs: 500, jsonWindowMs: 0 });
     const response = await post(url, initializeBody());
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
@@ -129,7 +139,7 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' };
     const responses = await Promise.all([1000, 1001, 1002].map((id) => post(url, { jsonrpc: '2.0', id, method: 'tools/list' }, headers)));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
-    const results = await Promise.all(responses.map(async (r) => messagesOf(await readSse(r))[0]?.id));
+    const results = await Promise.all(responses.map(async (r) => (await answerMessages(r))[0]?.id));
     expect(results).toEqual([1000, 1001, 1002]);
   });
 
@@ -139,7 +149,7 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     const response = await post(s.url, toolCall(3, 'echo', { text: 'hi' }), { 'mcp-protocol-version': '2025-06-18' });
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toBeNull();
-    const messages = messagesOf(await readSse(response));
+    const messages = await answerMessages(response);
     expect(messages).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'hi' }] } }]);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.sessionId).toBeUndefined();
@@ -150,19 +160,131 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect((await fetch(s.url, { method: 'DELETE' })).status).toBe(405);
     // A real initialize also works, answered by the server itself.
     const init = await post(s.url, initializeBody(9));
-    expect(messagesOf(await readSse(init))[0]).toMatchObject({ id: 9, result: { serverInfo: { name: 'http-test' } } });
+    expect((await answerMessages(init))[0]).toMatchObject({ id: 9, result: { serverInfo: { name: 'http-test' } } });
   });
 
   it('closes a stateless request’s transport, cancelling its work, when the client disconnects mid-stream', async () => {
     const seen: StreamableHttpServerTransport[] = [];
     const s = await start({ stateless: true, onSession: (t) => seen.push(t) });
     const abort = new AbortController();
-    const response = await post(s.url, toolCall(4, 'slow', { ms: 10_000 }), {}, abort.signal);
-    expect(response.status).toBe(200);
+    // Nothing is sent before the response: the answer's headers wait for it.
+    const response = post(s.url, toolCall(4, 'slow', { ms: 10_000 }), {}, abort.signal);
     await waitFor(() => (s.connections[0]?.inFlightRequests ?? 0) === 1, 'the call to start');
     abort.abort();
+    await expect(response).rejects.toThrow();
     expect((await firstValueFrom(seen[0]!.closed$)).reason).toBe('client disconnected');
     expect(s.connections[0]!.inFlightRequests).toBe(0);
+  });
+});
+
+/** A POST over node:http (which runs under fake timers): resolves with the status, content type and body once the answer ends. */
+function nodePost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('createStreamableHttpHandler: JSON or SSE answers', () => {
+  it('[transport.http.answer-json] answers a call whose response comes first with one JSON body, storing no event', async () => {
+    const eventStore = createInMemoryEventStore();
+    const s = await start({ eventStore });
+    const sessionId = await openSession(s.url);
+    const stored = eventStore.size;
+    const response = await post(s.url, toolCall(2, 'echo', { text: 'hi' }), { 'mcp-session-id': sessionId });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('mcp-session-id')).toBe(sessionId);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'hi' }] } });
+    expect(eventStore.size).toBe(stored);
+  });
+
+  it('[transport.http.answer-sse] opens the SSE stream, priming event first, when a notification goes before the response', async () => {
+    const s = await start({ retryMs: 300 });
+    const sessionId = await openSession(s.url);
+    const response = await post(s.url, toolCall(3, 'chatty', {}, { progressToken: 1 }), { 'mcp-session-id': sessionId });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('mcp-session-id')).toBe(sessionId);
+    const events = await readSse(response);
+    expect(events[0]).toEqual({ id: expect.any(String), retry: 300, data: '' });
+    expect(messagesOf(events).map((m) => m.method ?? m.id)).toEqual([
+      'notifications/message',
+      'notifications/progress',
+      'notifications/message',
+      'notifications/progress',
+      3,
+    ]);
+  });
+
+  it('[transport.http.answer-window] opens the primed SSE stream once a call has been silent for jsonWindowMs', async () => {
+    const s = await start({ jsonWindowMs: 30 });
+    const sessionId = await openSession(s.url);
+    const response = await post(s.url, toolCall(4, 'gate', { gate: 'w' }), { 'mcp-session-id': sessionId });
+    // The headers came while the call still waits at its gate.
+    expect(s.connections[0]!.inFlightRequests).toBe(1);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    s.release('w');
+    const events = await readSse(response);
+    expect(events[0]).toMatchObject({ id: expect.any(String), data: '' });
+    expect(messagesOf(events)).toEqual([expect.objectContaining({ id: 4, result: { content: [{ type: 'text', text: 'gate w passed' }] } })]);
+  });
+
+  it('[transport.http.answer-stateless] waits for the response however long it takes in stateless mode, and answers JSON', async () => {
+    const s = await start({ stateless: true });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime'] });
+    try {
+      const answer = nodePost(s.url, toolCall(5, 'gate', { gate: 'st' }), { 'mcp-protocol-version': '2025-06-18' });
+      await waitForReal(() => (s.connections[0]?.inFlightRequests ?? 0) === 1);
+      jest.advanceTimersByTime(10 * 60_000);
+      s.release('st');
+      const { status, type, body } = await answer;
+      expect([status, type]).toEqual([200, 'application/json']);
+      expect(JSON.parse(body)).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'gate st passed' }] } });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('[transport.http.answer-cut-first] streams a call that closes its stream before saying anything: priming, retry, end; the response comes on resume', async () => {
+    const s = await start({ retryMs: 40 });
+    const sessionId = await openSession(s.url);
+    const response = await post(s.url, toolCall(6, 'cut-first', { gate: 'cf' }), { 'mcp-session-id': sessionId });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = await readSse(response);
+    expect(events).toEqual([{ id: expect.any(String), retry: 40, data: '' }]);
+    s.release('cf');
+    await waitFor(() => s.connections[0]!.inFlightRequests === 0, 'the call to finish');
+    const resumed = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': events[0]!.id! } });
+    expect(messagesOf(await readSse(resumed))).toEqual([expect.objectContaining({ id: 6, result: { content: [{ type: 'text', text: 'cut-first done' }] } })]);
+  });
+
+  it('[transport.http.answer-batch] answers a 2025-03-26 batch of calls with one JSON array when the responses come together', async () => {
+    const s = await start();
+    const sessionId = await openSession(s.url, '2025-03-26');
+    const response = await post(s.url, [toolCall(7, 'echo', { text: 'a' }), toolCall(8, 'echo', { text: 'b' })], {
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-03-26',
+    });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const body = (await response.json()) as Array<{ id: number }>;
+    expect(body.map((m) => m.id).sort()).toEqual([7, 8]);
+  });
+
+  it('[transport.http.answer-session-closed] answers 404 to a call still waiting for its response when the session ends', async () => {
+    const s = await start();
+    const sessionId = await openSession(s.url);
+    const answer = nodePost(s.url, toolCall(9, 'gate', { gate: 'never' }), { 'mcp-session-id': sessionId });
+    await waitFor(() => s.connections[0]!.inFlightRequests === 1, 'the call');
+    expect((await fetch(s.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status).toBe(200);
+    const { status, body } = await answer;
+    expect(status).toBe(404);
+    expect(JSON.parse(body)).toMatchObject({ id: null, error: { message: expect.stringMatching(/Session closed/) } });
   });
 });
 
@@ -296,7 +418,8 @@ describe('createStreamableHttpHandler: resumability', () => {
   });
 
   it('[transport.http.resume] loses no message when the client cuts the stream mid-call and resumes', async () => {
-    const s = await start();
+    // The call is silent: its stream opens, primed, once the JSON window has passed.
+    const s = await start({ jsonWindowMs: 20 });
     const sessionId = await openSession(s.url);
     const abort = new AbortController();
     const response = await post(s.url, toolCall(12, 'gate', { gate: 'm' }), { 'mcp-session-id': sessionId }, abort.signal);
@@ -313,7 +436,7 @@ describe('createStreamableHttpHandler: resumability', () => {
   });
 
   it('refuses a Last-Event-ID of another session or an unknown one with 400', async () => {
-    const s = await start({ eventStore: createInMemoryEventStore() });
+    const s = await start({ eventStore: createInMemoryEventStore(), jsonWindowMs: 0 });
     const a = await openSession(s.url);
     const b = await openSession(s.url);
     const response = await post(s.url, toolCall(1, 'echo'), { 'mcp-session-id': a });
