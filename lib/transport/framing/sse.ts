@@ -60,7 +60,11 @@ export interface SseParser {
    * (a stream cut mid-event must not deliver half an event).
    */
   end(): void;
-  /** The last event id seen (the value a reconnecting client sends as `Last-Event-ID`). */
+  /**
+   * The id of the last event completed (the value a reconnecting client sends as `Last-Event-ID`).
+   * As the standard says, an `id:` counts once the blank line that ends its event arrives: an
+   * event cut short never moves it.
+   */
   readonly lastEventId: string | undefined;
   /** The last valid `retry:` value seen, in milliseconds. */
   readonly retryMs: number | undefined;
@@ -72,6 +76,7 @@ export interface SseParser {
  * one optional space after the colon, `id` values containing NUL ignored, `retry` only when all
  * digits. Events with no `data:` line are not dispatched, except that their `id`/`retry` fields
  * still update `lastEventId`/`retryMs`; events with an empty `data:` line are (priming events).
+ * `lastEventId` moves when an event completes (its blank line), `retryMs` as soon as its line is read.
  * `onEvent` runs synchronously inside `push`; an exception it throws propagates to the caller.
  */
 export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
@@ -84,10 +89,13 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
   let eventName: string | undefined;
   let eventId: string | undefined;
   let eventRetry: number | undefined;
+  // The standard's "last event ID buffer": set by `id:` lines, committed when an event completes.
+  let idBuffer: string | undefined;
   let lastEventId: string | undefined;
   let retryMs: number | undefined;
 
   const dispatch = (): void => {
+    lastEventId = idBuffer;
     if (hasData) {
       const event: { event?: string; data: string; id?: string; retry?: number } = { data: data.join('\n') };
       if (eventName !== undefined && eventName !== '') event.event = eventName;
@@ -121,7 +129,7 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
         eventName = value;
         return;
       case 'id':
-        if (!value.includes('\0')) lastEventId = eventId = value;
+        if (!value.includes('\0')) idBuffer = eventId = value;
         return;
       case 'retry':
         if (/^\d+$/.test(value)) retryMs = eventRetry = Number(value);
@@ -161,6 +169,7 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
       if (text !== '') buffer = buffer === '' ? text : buffer + text;
     },
     end() {
+      idBuffer = lastEventId;
       buffer = '';
       data = [];
       hasData = false;

@@ -99,4 +99,15 @@ describe('createSseParser', () => {
     expect(events).toEqual([{ id: '5', data: 'a' }, { data: 'b' }]);
     expect(lastEventId).toBe('5');
   });
+
+  it('moves the last event id only when its event completes, not for an event cut short', () => {
+    const events: SseEvent[] = [];
+    const parser = createSseParser((event) => events.push(event));
+    parser.push('id: 1\ndata: a\n\nid: 2\n');
+    expect(parser.lastEventId).toBe('1');
+    parser.push('data: {"half":');
+    parser.end();
+    expect(events).toEqual([{ id: '1', data: 'a' }]);
+    expect(parser.lastEventId).toBe('1');
+  });
 });
