@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { notification, request } from '../../../lib/jsonrpc/message';
 import { encodeSseEvent } from '../../../lib/transport/framing/sse';
@@ -41,8 +41,17 @@ async function startMock(script: Script): Promise<string> {
   return `http://127.0.0.1:${(mock.address() as AddressInfo).port}`;
 }
 
-const open = (url: string, extra: Partial<Parameters<typeof createStreamableHttpClientTransport>[0]> = {}) => {
-  transport = createStreamableHttpClientTransport({ url, ...extra });
+type ClientOptions = Partial<Parameters<typeof createStreamableHttpClientTransport>[0]>;
+
+/** The HTTP stacks a client may send through: its own node:http agent (no fetch given), or a fetch. */
+const STACKS: Array<[string, ClientOptions]> = [
+  ['node:http', {}],
+  ['fetch', { fetch: (input, init) => fetch(input, init) }],
+];
+
+let stack: ClientOptions = {};
+const open = (url: string, extra: ClientOptions = {}) => {
+  transport = createStreamableHttpClientTransport({ url, ...stack, ...extra });
   return transport;
 };
 
@@ -69,7 +78,10 @@ const sse = (res: ServerResponse, headers: Record<string, string> = {}) => {
   res.flushHeaders();
 };
 
-describe('createStreamableHttpClientTransport against the rxmcp server', () => {
+describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmcp server', (_name, options) => {
+  beforeEach(() => (stack = options));
+  afterEach(() => (stack = {}));
+
   it('[transport.http.client-session] keeps the session id, sends the protocol version, and receives SSE answers', async () => {
     testServer = await startTestServer();
     const client = open(testServer.url);
@@ -94,13 +106,10 @@ describe('createStreamableHttpClientTransport against the rxmcp server', () => {
   it('[transport.http.client-resume] resumes a stream the server closed early, after its retry, with Last-Event-ID', async () => {
     testServer = await startTestServer({ retryMs: 100 });
     const gets: number[] = [];
-    const client = open(testServer.url, {
-      openStandaloneStream: false,
-      fetch: (input, init) => {
-        if (init?.method === 'GET') gets.push(Date.now());
-        return fetch(input, init);
-      },
+    testServer.running.server.prependListener('request', (req: IncomingMessage) => {
+      if (req.method === 'GET') gets.push(Date.now());
     });
+    const client = open(testServer.url, { openStandaloneStream: false });
     const init = nextFrames(client.incoming$, 1);
     client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
     await init;
@@ -143,7 +152,10 @@ describe('createStreamableHttpClientTransport against the rxmcp server', () => {
   });
 });
 
-describe('createStreamableHttpClientTransport against scripted servers', () => {
+describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted servers', (_name, options) => {
+  beforeEach(() => (stack = options));
+  afterEach(() => (stack = {}));
+
   it('[transport.http.client-tolerance] ignores a 200 JSON body to a notification and a 400 on the standalone GET', async () => {
     const url = await startMock((entry, res) => {
       if (entry.method === 'GET') {
@@ -295,6 +307,153 @@ describe('createStreamableHttpClientTransport against scripted servers', () => {
     client.send(request(1, 'initialize', {}));
     await waitFor(() => calls.length === 1, 'the fallback');
     expect(calls[0]).toEqual([request(1, 'initialize', {}), 405]);
+  });
+
+  it('[transport.http.client-headers] sends the session id, the protocol version and custom headers on POST, GET and DELETE', async () => {
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'GET') return sse(res);
+      if (entry.method === 'DELETE') return void res.writeHead(200).end();
+      const message = JSON.parse(entry.body) as { id?: number };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-h' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }));
+    });
+    const client = open(url, { headers: { authorization: 'Bearer t0ken', 'x-trace': 'abc' } });
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', {}));
+    await init;
+    client.setProtocolVersion?.('2025-06-18');
+    client.send(notification('notifications/initialized'));
+    await waitFor(() => seen.some((s) => s.method === 'GET'), 'the GET');
+    client.close();
+    await firstValueFrom(client.closed$);
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET', 'DELETE']);
+    for (const entry of seen) {
+      expect(entry.headers).toMatchObject({ authorization: 'Bearer t0ken', 'x-trace': 'abc' });
+    }
+    expect(seen[0]!.headers['mcp-session-id']).toBeUndefined();
+    for (const entry of seen.slice(1)) {
+      expect(entry.headers).toMatchObject({ 'mcp-session-id': 'sess-h', 'mcp-protocol-version': '2025-06-18' });
+    }
+    expect(seen[2]!.headers.accept).toBe('text/event-stream');
+  });
+
+  it('[transport.http.client-abort] aborts a request in flight on close: the server sees its connection go, and close does not wait for it', async () => {
+    let gone: () => void = () => undefined;
+    const connectionGone = new Promise<void>((resolve) => (gone = resolve));
+    const url = await startMock((_entry, res) => {
+      // Never answered.
+      res.on('close', () => gone());
+    });
+    const client = open(url, { openStandaloneStream: false });
+    client.send(request(1, 'tools/list'));
+    await waitFor(() => seen.length === 1, 'the POST');
+    client.close();
+    expect((await firstValueFrom(client.closed$)).reason).toBe('closed locally');
+    await connectionGone;
+  });
+
+  it('[transport.http.client-broken-stream] resumes with Last-Event-ID when the connection breaks mid-stream', async () => {
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'GET') {
+        sse(res);
+        res.end(encodeSseEvent({ id: 'b-2', data: JSON.stringify({ jsonrpc: '2.0', id: 3, result: { resumed: entry.headers['last-event-id'] } }) }));
+        return;
+      }
+      sse(res);
+      res.write(encodeSseEvent({ id: 'b-1', retry: 10, data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }) }));
+      // Half an event, then the connection is cut.
+      res.write('id: b-1.5\ndata: {"jsonrpc"');
+      setImmediate(() => res.destroy());
+    });
+    const client = open(url, { openStandaloneStream: false });
+    const frames = nextFrames(client.incoming$, 2);
+    client.send(request(3, 'tools/call', { name: 'x' }));
+    expect(await frames).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+      { jsonrpc: '2.0', id: 3, result: { resumed: 'b-1' } },
+    ]);
+  });
+
+  it('decodes a UTF-8 character split across chunks of an SSE answer', async () => {
+    const url = await startMock((_entry, res) => {
+      sse(res);
+      const bytes = Buffer.from(encodeSseEvent({ data: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'héllo €' } }) }));
+      const euro = bytes.indexOf(0xe2);
+      res.write(bytes.subarray(0, euro + 1));
+      setImmediate(() => res.end(bytes.subarray(euro + 1)));
+    });
+    const client = open(url, { openStandaloneStream: false });
+    const frames = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'a'));
+    expect(await frames).toEqual([{ jsonrpc: '2.0', id: 1, result: { text: 'héllo €' } }]);
+  });
+});
+
+describe('createStreamableHttpClientTransport without a fetch (node:http)', () => {
+  it('does not use the global fetch', async () => {
+    const spy = jest.spyOn(globalThis, 'fetch');
+    try {
+      testServer = await startTestServer();
+      const client = open(testServer.url);
+      const init = nextFrames(client.incoming$, 1);
+      client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+      expect(await init).toEqual([expect.objectContaining({ id: 1, result: expect.any(Object) })]);
+      client.close();
+      await firstValueFrom(client.closed$);
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('[transport.http.client-keep-alive] reuses one connection for consecutive requests and closes it when the transport closes', async () => {
+    const sockets: Socket[] = [];
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'DELETE') return void res.writeHead(200).end();
+      const message = JSON.parse(entry.body) as { id: number };
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'k' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }));
+    });
+    mock!.on('connection', (socket: Socket) => sockets.push(socket));
+    const client = open(url, { openStandaloneStream: false });
+    for (let id = 1; id <= 3; id++) {
+      const answer = nextFrames(client.incoming$, 1);
+      client.send(request(id, 'tools/list'));
+      await answer;
+    }
+    expect(sockets).toHaveLength(1);
+    client.close();
+    await firstValueFrom(client.closed$);
+    await waitFor(() => sockets[0]!.destroyed, 'the connection to close');
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'DELETE']);
+  });
+
+  it('[transport.http.client-stale-socket] sends a request again on a new connection when a reused one is cut before any answer', async () => {
+    const sockets = new Set<Socket>();
+    let cut = 0;
+    const url = await startMock((entry, res) => {
+      const message = JSON.parse(entry.body) as { id: number };
+      // The second request arrives on the kept-alive connection: cut it, as a server timing it out would.
+      if (message.id === 2 && cut === 0) {
+        cut++;
+        res.socket?.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { id: message.id } }));
+    });
+    mock!.on('connection', (socket: Socket) => sockets.add(socket));
+    const client = open(url, { openStandaloneStream: false });
+    const first = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'tools/list'));
+    await first;
+    const second = nextFrames(client.incoming$, 1);
+    client.send(request(2, 'tools/list'));
+    expect(await second).toEqual([{ jsonrpc: '2.0', id: 2, result: { id: 2 } }]);
+    expect(cut).toBe(1);
+    expect(sockets.size).toBe(2);
+    expect(seen.map((s) => (JSON.parse(s.body) as { id: number }).id)).toEqual([1, 2, 2]);
   });
 });
 
