@@ -17,11 +17,13 @@ export interface FrameSink {
  *   sequential request, its response) waits for nothing.
  * - Frames sent after it before the turn ends (the requests that many resolved calls send next)
  *   are joined and written with one call from a `process.nextTick` queued by the first: after the
- *   callback that sent it, or after the microtasks queued so far when it was sent from one.
+ *   callback that sent it, or once the microtask queue is empty when it was sent from a microtask.
  * - Between `hold()` and `release()` (a transport's handler for one chunk of input) frames are
  *   joined and written with one call at `release()`: the answers to a chunk of many requests.
  * - When the stream's `write` returns `false`, later frames wait here and go out together on
  *   `'drain'`, so a slow reader does not make the stream's buffer grow one frame at a time.
+ * - A process that exits before the turn ends (`process.exit()` right after a send) still writes
+ *   what it sent: held frames are handed to the stream on the process's `'exit'`.
  */
 export interface FrameWriter {
   /** Writes one encoded frame, or holds it as described above. */
@@ -39,6 +41,21 @@ export interface FrameWriter {
   discard(): void;
 }
 
+// Writers that hold frames, by the function that hands their frames to the stream. A process that
+// exits right after a send (`process.exit()` in the same turn) never reaches the end of the turn;
+// on 'exit' these frames are handed over, and a pipe takes a small write at once, as it would have
+// without batching. From then on, writes go straight to the stream (the 'exit' listeners that run
+// after this one may still send).
+const holdingWriters = new Set<() => void>();
+let exitHookInstalled = false;
+let exiting = false;
+
+function onProcessExit(): void {
+  exiting = true;
+  for (const handOver of holdingWriters) handOver();
+  holdingWriters.clear();
+}
+
 /** Creates a {@link FrameWriter} for `sink`. It listens for `'drain'` until `end()` or `discard()`. */
 export function createFrameWriter(sink: FrameSink): FrameWriter {
   // Frames not yet handed to the stream, in order.
@@ -50,8 +67,26 @@ export function createFrameWriter(sink: FrameSink): FrameWriter {
   let holds = 0;
   let ended = false;
 
+  // Hands every held frame to the stream, whatever its mark.
+  const handOver = (): void => {
+    holdingWriters.delete(handOver);
+    const text = held.join('');
+    held = [];
+    if (text !== '') sink.write(text);
+  };
+  const holdFrame = (text: string): void => {
+    if (held.length === 0) {
+      holdingWriters.add(handOver);
+      if (!exitHookInstalled) {
+        exitHookInstalled = true;
+        process.on('exit', onProcessExit);
+      }
+    }
+    held.push(text);
+  };
   const writeHeld = (): void => {
     if (held.length === 0) return;
+    holdingWriters.delete(handOver);
     const text = held.length === 1 ? (held[0] as string) : held.join('');
     held = [];
     if (!sink.write(text)) waitingForDrain = true;
@@ -69,8 +104,12 @@ export function createFrameWriter(sink: FrameSink): FrameWriter {
   return {
     write(text) {
       if (ended) return;
+      if (exiting) {
+        sink.write(text);
+        return;
+      }
       if (waitingForDrain || turnOpen || holds > 0) {
-        held.push(text);
+        holdFrame(text);
         return;
       }
       turnOpen = true;
@@ -90,14 +129,13 @@ export function createFrameWriter(sink: FrameSink): FrameWriter {
       ended = true;
       sink.off('drain', onDrain);
       // The stream's buffer takes them whatever its mark; a closing transport sends no more.
-      const text = held.join('');
-      held = [];
-      if (text !== '') sink.write(text);
+      handOver();
     },
     discard() {
       if (ended) return;
       ended = true;
       sink.off('drain', onDrain);
+      holdingWriters.delete(handOver);
       held = [];
     },
   };

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import pino from 'pino';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
@@ -160,6 +162,61 @@ describe('createStdioServerTransport', () => {
       '{"jsonrpc":"2.0","method":"first"}\n',
       '{"jsonrpc":"2.0","method":"second"}\n{"jsonrpc":"2.0","method":"third"}\n',
     ]);
+  });
+
+  describe('in a process that exits right after sending', () => {
+    // The compiled transport, as a server process loads it (the interop specs use dist/ too).
+    const compiled = join(
+      __dirname,
+      '..',
+      '..',
+      '..',
+      'dist',
+      'lib',
+      'transport',
+      'stdio',
+      'stdio-server-transport.js',
+    );
+    const runServer = (body: string, input = ''): Promise<{ stdout: string; code: number | null }> =>
+      new Promise((resolve, reject) => {
+        const script = `const { createStdioServerTransport } = require(${JSON.stringify(compiled)});\n${body}`;
+        const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+        let stdout = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (chunk: string) => (stdout += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ stdout, code }));
+        child.stdin.end(input);
+      });
+
+    it('writes every frame sent in the turn that calls process.exit()', async () => {
+      const { stdout, code } = await runServer(`
+        const transport = createStdioServerTransport();
+        for (const method of ['a', 'b', 'c']) transport.send({ jsonrpc: '2.0', method });
+        process.exit(0);
+      `);
+      expect(code).toBe(0);
+      expect(frameText(stdout).map((line) => JSON.parse(line).method)).toEqual(['a', 'b', 'c']);
+    });
+
+    it('writes the answers made for a chunk of stdin when a handler exits while it is decoded', async () => {
+      const { stdout, code } = await runServer(
+        `
+        const transport = createStdioServerTransport();
+        transport.incoming$.subscribe((request) => {
+          transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'bye' } });
+          transport.send({ jsonrpc: '2.0', id: request.id, result: {} });
+          process.exit(0);
+        });
+      `,
+        '{"jsonrpc":"2.0","id":7,"method":"shutdown-now"}\n',
+      );
+      expect(code).toBe(0);
+      expect(frameText(stdout).map((line) => JSON.parse(line))).toEqual([
+        { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'bye' } },
+        { jsonrpc: '2.0', id: 7, result: {} },
+      ]);
+    });
   });
 
   it('writes out frames still queued when it closes', () => {
