@@ -24,6 +24,7 @@ export interface OriginPolicy {
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOOPBACK_LIST: readonly string[] = [...LOOPBACK_NAMES];
 
 /** True for 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -70,7 +71,7 @@ function originHost(origin: string): string | undefined {
  */
 export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): string | undefined {
   const loopback = isLoopbackAddress(req.socket.localAddress);
-  const hosts = policy.allowedHosts ?? (loopback ? [...LOOPBACK_NAMES] : false);
+  const hosts = policy.allowedHosts ?? (loopback ? LOOPBACK_LIST : false);
   if (hosts !== false) {
     const host = req.headers.host;
     if (host === undefined || !hostAllowed(host, hosts)) return `Host header ${JSON.stringify(host ?? '')} is not allowed`;
@@ -88,11 +89,19 @@ export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): 
   return `Origin ${JSON.stringify(origin)} is not allowed`;
 }
 
+// A client sends the same Accept header on every request: the last one parsed is kept.
+let lastAccept: string | undefined;
+let lastAcceptedTypes: readonly string[] = [];
+
 /** The media types listed in an Accept header, lower-cased, without parameters. */
-function acceptedTypes(req: IncomingMessage): string[] {
+function acceptedTypes(req: IncomingMessage): readonly string[] {
   const header = req.headers.accept;
   if (header === undefined) return [];
-  return header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+  if (header !== lastAccept) {
+    lastAcceptedTypes = header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+    lastAccept = header;
+  }
+  return lastAcceptedTypes;
 }
 
 /** Whether the Accept header admits `type` (exactly, or through `*\/*` or `major/*`). */
@@ -168,7 +177,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
       }
       chunks.push(chunk);
     });
-    req.on('end', () => settle({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () => settle({ ok: true, text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8') }));
     req.on('error', (error) => settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }));
     req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
   });

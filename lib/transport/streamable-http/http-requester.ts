@@ -109,6 +109,15 @@ export function createNodeRequester(url: URL): HttpRequester {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = secure ? httpsRequest : httpRequest;
+  // The URL as request options, once (Node would convert it on every request).
+  const target = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    ...(url.port === '' ? {} : { port: Number(url.port) }),
+    path: `${url.pathname}${url.search}`,
+    ...(url.username !== '' || url.password !== '' ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
+    agent,
+  };
   return {
     request(spec) {
       let current: ClientRequest | undefined;
@@ -117,7 +126,7 @@ export function createNodeRequester(url: URL): HttpRequester {
       const answer = new Promise<HttpAnswer>((resolve, reject) => {
         const attempt = (stale: number): void => {
           const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
-          const req = send(url, { method: spec.method, headers, agent });
+          const req = send({ ...target, method: spec.method, headers });
           current = req;
           let answered = false;
           req.on('response', (res: IncomingMessage) => {

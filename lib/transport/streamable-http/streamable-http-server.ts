@@ -86,7 +86,13 @@ export async function startStreamableHttpServer(options: StreamableHttpServerOpt
       })
     : undefined;
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // The endpoint itself, asked for as it is, needs no URL parsing.
+    const target = req.url;
+    if (target === path || (target !== undefined && target.startsWith(path) && target.charCodeAt(path.length) === 63 /* ? */)) {
+      handler.handle(req, res);
+      return;
+    }
+    const url = new URL(target ?? '/', 'http://localhost');
     if (url.pathname === path) handler.handle(req, res);
     else if (legacyHandler && (url.pathname === ssePath || url.pathname === messagesPath)) legacyHandler.handle(req, res);
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);

@@ -87,9 +87,14 @@ function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
 }
 
-function responseIds(payload: Payload): Array<RequestId | null> {
-  const list = Array.isArray(payload) ? payload : [payload as JsonRpcMessage];
-  return list.filter(isResponse).map((message) => (message as { id: RequestId | null }).id);
+const NO_IDS: ReadonlyArray<RequestId | null> = [];
+
+function responseIds(payload: Payload): ReadonlyArray<RequestId | null> {
+  if (!Array.isArray(payload)) {
+    const single = payload as JsonRpcMessage;
+    return isResponse(single) ? [(single as { id: RequestId | null }).id] : NO_IDS;
+  }
+  return (payload as readonly JsonRpcMessage[]).filter(isResponse).map((message) => (message as { id: RequestId | null }).id);
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
@@ -99,8 +104,9 @@ export function createSession(options: SessionOptions): Session {
   const { sessionId, eventStore, retryMs, logger: log } = options;
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
-  // Stream ids name the session so a Last-Event-ID from another session is refused.
-  const streamPrefix = `${sessionId ?? globalThis.crypto.randomUUID()}~`;
+  // Stream ids name the session so a Last-Event-ID from another session is refused. Without a
+  // session id they need to be unique only where an event store keeps them.
+  const streamPrefix = `${sessionId ?? (eventStore ? globalThis.crypto.randomUUID() : 'stateless')}~`;
   const standalone: Stream = { id: `${streamPrefix}0`, res: undefined, pending: new Set() };
   const streams = new Map<string, Stream>([[standalone.id, standalone]]);
   const byRequest = new Map<string, Stream>();
@@ -228,8 +234,7 @@ export function createSession(options: SessionOptions): Session {
     if (sessionId === undefined && streams.size === 1) serial(() => close('request complete'));
   };
 
-  const route = (payload: Payload, relatedRequestId: RequestId | undefined): Stream | undefined => {
-    const ids = responseIds(payload);
+  const route = (ids: ReadonlyArray<RequestId | null>, relatedRequestId: RequestId | undefined): Stream | undefined => {
     for (const id of ids) {
       if (id === null) continue;
       const stream = byRequest.get(keyOf(id));
@@ -254,12 +259,12 @@ export function createSession(options: SessionOptions): Session {
       if (isResponse(single) && (single as { id: unknown }).id === options.swallowResponseId) return;
     }
     if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-    const stream = route(message, sendOptions?.relatedRequestId) ?? standalone;
+    const ids = responseIds(message);
+    const stream = route(ids, sendOptions?.relatedRequestId) ?? standalone;
     if (stream === standalone) {
       deliver(stream, message);
       return;
     }
-    const ids = responseIds(message);
     if (ids.length > 0 && ids.every((id) => id === null)) {
       // A refusal of the whole POST (a batch the revision does not allow): it answers every request.
       for (const key of stream.pending) byRequest.delete(key);
@@ -386,7 +391,7 @@ export function createSession(options: SessionOptions): Session {
       const list = Array.isArray(frame) ? frame : [frame];
       const requests = list.filter((m) => 'method' in m && 'id' in m) as Array<{ id: RequestId }>;
       const keys = requests.map((r) => keyOf(r.id));
-      if (keys.some((key) => byRequest.has(key)) || new Set(keys).size !== keys.length) {
+      if (keys.some((key) => byRequest.has(key)) || (keys.length > 1 && new Set(keys).size !== keys.length)) {
         res.writeHead(409, { 'content-type': 'application/json', ...headers }).end(
           JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a request with this id is already in flight' } }),
         );
