@@ -33,9 +33,9 @@ const ignore = (): void => undefined;
  * - Writes keep their order, with as few `write` calls as possible (see `FrameWriter`): a lone
  *   message is written at once; the answers to the requests of one chunk of stdin go out with one
  *   call when the chunk is handled; frames sent after the first in one turn of the event loop go
- *   out together at its end. When `stdout.write` returns `false` later frames wait and go out
- *   together on `'drain'`, so a slow reader does not make the stream buffer grow without limit
- *   one frame at a time.
+ *   out together at its end. Frames sent just before `process.exit()` are still written. When
+ *   `stdout.write` returns `false` later frames wait and go out together on `'drain'`, so a slow
+ *   reader does not make the stream buffer grow without limit one frame at a time.
  * - Closes with `'stdin ended'` when stdin ends (the client's shutdown signal), and with a
  *   `TransportError` (reason `'stdin error'` or `'stdout error'`, the stream's error as `cause`)
  *   when a stream fails, for example EPIPE once the client has gone.
