@@ -147,69 +147,97 @@ export function refuse(
 export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly status: number; readonly reason: string };
 
 /**
- * Reads a request body as UTF-8 text, refusing more than `maxBytes` (413) before reading it all
- * when Content-Length already says so. On refusal the rest of the body is drained and discarded
- * so that the 413 reaches the client. Never rejects: a broken request resolves as a 400.
+ * Reads a request body as UTF-8 text and hands the result to `done` (once), refusing more than
+ * `maxBytes` (413) before reading it all when Content-Length already says so. On refusal the rest
+ * of the body is drained and discarded so that the 413 reaches the client. A broken request ends
+ * as a 400. Callback-based, so that the request path allocates no Promise.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (result: BodyResult) => void): void {
   const declared = Number(headerValue(req, 'content-length'));
   const tooLarge = (): BodyResult => ({ ok: false, status: 413, reason: `Request body exceeds the limit of ${maxBytes} bytes` });
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();
-    return Promise.resolve(tooLarge());
+    done(tooLarge());
+    return;
   }
-  return new Promise<BodyResult>((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (result: BodyResult): void => {
-      if (settled) return;
-      settled = true;
-      resolve(result);
-    };
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        chunks.length = 0;
-        settle(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => settle({ ok: true, text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8') }));
-    req.on('error', (error) => settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }));
-    req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let settled = false;
+  const settle = (result: BodyResult): void => {
+    if (settled) return;
+    settled = true;
+    done(result);
+  };
+  req.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    size += chunk.length;
+    if (size > maxBytes) {
+      first = chunks = undefined;
+      settle(tooLarge());
+      return;
+    }
+    if (first === undefined) first = chunk;
+    else (chunks ??= [first]).push(chunk);
   });
+  req.on('end', () => {
+    const body = chunks ? Buffer.concat(chunks) : first;
+    settle({ ok: true, text: body ? body.toString('utf8') : '' });
+  });
+  req.on('error', (error) => settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }));
+  req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
 }
+
+/** {@link readBodyWith} as a Promise. Never rejects. */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  return new Promise<BodyResult>((resolve) => readBodyWith(req, maxBytes, resolve));
+}
+
+/** What {@link readJsonBodyWith} produced: the parsed body, or `ok: false` once the refusal was answered. */
+export type JsonBodyResult = { readonly ok: true; readonly body: unknown } | { readonly ok: false };
 
 /**
  * Reads a POSTed JSON-RPC body, or answers the refusal itself: 415 for another content type, 413
  * past `maxBytes` (closing the connection), 400 for a body that cannot be read, and 400 with a
- * -32700 parse error for text that is not JSON. Resolves `{ ok: false }` once it has answered.
- * A body a framework already parsed is taken as it is.
+ * -32700 parse error for text that is not JSON. Calls `done` once, with `{ ok: false }` after it
+ * has answered. A body a framework already parsed is taken as it is (and `done` runs at once).
  */
-export async function readJsonBody(
+export function readJsonBodyWith(
   req: IncomingMessage,
   res: ServerResponse,
   parsedBody: unknown,
   maxBytes: number,
-): Promise<{ readonly ok: true; readonly body: unknown } | { readonly ok: false }> {
-  if (parsedBody !== undefined) return { ok: true, body: parsedBody };
+  done: (result: JsonBodyResult) => void,
+): void {
+  if (parsedBody !== undefined) {
+    done({ ok: true, body: parsedBody });
+    return;
+  }
   if (!isJsonContentType(req)) {
     refuse(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-    return { ok: false };
+    done({ ok: false });
+    return;
   }
-  const read = await readBody(req, maxBytes);
-  if (!read.ok) {
-    const tooLarge = read.status === 413;
-    refuse(res, read.status, read.reason, tooLarge ? ErrorCode.InvalidRequest : ErrorCode.ParseError, tooLarge ? { connection: 'close' } : {});
-    return { ok: false };
-  }
-  try {
-    return { ok: true, body: JSON.parse(read.text) as unknown };
-  } catch (error) {
-    refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
-    return { ok: false };
-  }
+  readBodyWith(req, maxBytes, (read) => {
+    if (!read.ok) {
+      const tooLarge = read.status === 413;
+      refuse(res, read.status, read.reason, tooLarge ? ErrorCode.InvalidRequest : ErrorCode.ParseError, tooLarge ? { connection: 'close' } : {});
+      done({ ok: false });
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(read.text) as unknown;
+    } catch (error) {
+      refuse(res, 400, `Parse error: ${(error as Error).message}`, ErrorCode.ParseError);
+      done({ ok: false });
+      return;
+    }
+    done({ ok: true, body });
+  });
+}
+
+/** {@link readJsonBodyWith} as a Promise. Never rejects. */
+export function readJsonBody(req: IncomingMessage, res: ServerResponse, parsedBody: unknown, maxBytes: number): Promise<JsonBodyResult> {
+  return new Promise<JsonBodyResult>((resolve) => readJsonBodyWith(req, res, parsedBody, maxBytes, resolve));
 }

@@ -7,7 +7,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { SUPPORTED_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
-import { accepts, checkHostAndOrigin, headerValue, readJsonBody, refuse } from './http-guards';
+import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from './http-guards';
 import type { OriginPolicy } from './http-guards';
 import { createSession } from './streamable-http-session';
 import type { Session, StreamableHttpServerTransport } from './streamable-http-session';
@@ -215,14 +215,24 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     return true;
   };
 
-  async function post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+  function post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): void {
     if (!accepts(req, 'application/json') || (!json && !accepts(req, 'text/event-stream'))) {
       refuse(res, 406, `Not Acceptable: the Accept header must list application/json${json ? '' : ' and text/event-stream'}`);
       return;
     }
-    const read = await readJsonBody(req, res, parsedBody, maxBodyBytes);
-    if (!read.ok) return;
-    const body = read.body;
+    readJsonBodyWith(req, res, parsedBody, maxBodyBytes, (read) => {
+      if (!read.ok) return;
+      try {
+        serve(req, res, read.body);
+      } catch (error) {
+        log.error({ err: error }, 'POST failed');
+        refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
+      }
+    });
+  }
+
+  /** Serves a POST whose body was read and parsed. */
+  function serve(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const items = Array.isArray(body) ? (body as unknown[]) : [body];
     if (items.length === 0) {
       refuse(res, 400, 'Invalid request: empty batch', ErrorCode.InvalidRequest);
@@ -310,10 +320,12 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     }
     switch (req.method) {
       case 'POST':
-        post(req, res, parsedBody).catch((error: unknown) => {
+        try {
+          post(req, res, parsedBody);
+        } catch (error) {
           log.error({ err: error }, 'POST failed');
           refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
-        });
+        }
         return;
       case 'GET':
         get(req, res);
