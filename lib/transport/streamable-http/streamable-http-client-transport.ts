@@ -72,6 +72,9 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  *   and, once set, `MCP-Protocol-Version`. POSTs run concurrently, except that a POST waits until
  *   earlier notification and response POSTs were acknowledged (so `notifications/initialized`
  *   reaches the server before later requests); order across concurrent requests is not kept.
+ * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own
+ *   (its connections are closed with it), or through `options.fetch` when one is given. A request
+ *   cut before any answer on a reused keep-alive connection is sent again on another one.
  * - Answers may be JSON or SSE. A 2xx body in answer to notifications only is ignored.
  * - After `notifications/initialized` is accepted it opens the standalone GET stream; 405, 404
  *   and other refusals of that first GET only mean there is none.
@@ -118,6 +121,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
   let firstPost = true;
   // Acknowledgements of earlier notification/response POSTs, which later POSTs wait for.
   let acknowledged: Promise<void> = Promise.resolve();
+  let unacknowledged = 0;
 
   const headers = (extra: Readonly<Record<string, string>>): Record<string, string> => {
     const all: Record<string, string> = { ...options.headers, ...extra };
@@ -295,13 +299,24 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     const wasFirst = firstPost;
     firstPost = false;
     const before = acknowledged;
+    // Whether an earlier acknowledgement is still awaited: when none is, the POST goes out at once.
+    const wait = unacknowledged > 0;
     let done: () => void = () => undefined;
     if (requests.length === 0) {
-      acknowledged = new Promise<void>((resolve) => (done = resolve));
+      unacknowledged++;
+      acknowledged = new Promise<void>((resolve) => {
+        let once = false;
+        done = () => {
+          if (once) return;
+          once = true;
+          unacknowledged--;
+          resolve();
+        };
+      });
     }
     let made: HttpCall | undefined;
     try {
-      await before;
+      if (wait) await before;
       if (closing) return;
       made = call({ method: 'POST', headers: headers(POST_HEADERS), body: JSON.stringify(message) });
       const response = await made.answer;
@@ -386,6 +401,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
     // Spec: Transports → Session Management: a client that no longer needs the session SHOULD DELETE it.
     const deletion = requester.request({ method: 'DELETE', headers: headers({}) });
     const timeout = setTimeout(() => deletion.abort(), DELETE_TIMEOUT_MS);
+    timeout.unref();
     deletion.answer
       .then((response) => {
         log.debug({ status: response.status }, 'DELETE answered');
