@@ -83,7 +83,10 @@ export function encodeFrame(message: unknown): string {
  * Encodes an outgoing message for a stream transport, or logs why it cannot be and returns
  * undefined: a value that cannot be encoded is the caller's bug and must not take the transport down.
  */
-export function encodeOutgoing(message: unknown, log: { error(fields: object, message: string): void }): string | undefined {
+export function encodeOutgoing(
+  message: unknown,
+  log: { error(fields: object, message: string): void },
+): string | undefined {
   try {
     return encodeFrame(message);
   } catch (error) {
@@ -171,7 +174,8 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions = {}): NdjsonD
       start = nl + 1;
     }
 
-    const last = chunk.lastIndexOf(LF);
+    // A chunk usually ends a line: look at its last byte before searching backwards.
+    const last = chunk.length > 0 && chunk[chunk.length - 1] === LF ? chunk.length - 1 : chunk.lastIndexOf(LF);
     if (last >= start) {
       // Every line up to `last` is complete: decode them in one call, then split the text.
       if (last > start) emitLines(chunk.toString('utf8', start, last), emit);
