@@ -29,6 +29,7 @@ import { hasCapability } from './capabilities';
 import { clientLifecycle } from './client-lifecycle.machine';
 import { Correlator } from './correlator';
 import type { ProgressParams } from './correlator';
+import { Deadlines } from './deadlines';
 import { Dispatcher } from './dispatcher';
 import type { Answer, DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
@@ -196,6 +197,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   private closedSubject: ReplaySubject<TransportClose> | undefined;
   private incoming: Subscription | undefined;
   private transportClosed: Subscription | undefined;
+  private deadlineTimer: Deadlines | undefined;
 
   constructor(options: ConnectionOptions) {
     this.options = options;
@@ -263,6 +265,11 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       }
     }
     return this.closedSubject.asObservable();
+  }
+
+  /** The idle deadlines of our requests, on one timer; made when the first request is sent. */
+  get deadlines(): Deadlines {
+    return (this.deadlineTimer ??= new Deadlines(this.scheduler));
   }
 
   get pendingRequests(): number {
@@ -397,6 +404,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     this.lifecycle.stop();
     this.correlator.failAll((method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }));
     this.dispatcher.cancelAll(`connection closed: ${reason}`);
+    this.deadlineTimer?.stop();
     this.incoming?.unsubscribe();
     this.transportClosed?.unsubscribe();
     this.transport.close(reason);

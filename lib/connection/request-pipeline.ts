@@ -5,6 +5,7 @@ import { request as makeRequest } from '../jsonrpc/message';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 import type { SendOptions } from '../transport/transport';
 import type { Correlator, PendingRequest, ProgressParams } from './correlator';
+import type { Deadlines, Expiring } from './deadlines';
 
 /** How long a request may wait without a response or progress, unless the caller says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -33,6 +34,8 @@ export interface RequesterDeps {
   nextRequestId(): RequestId;
   readonly correlator: Correlator;
   readonly scheduler: SchedulerLike;
+  /** The connection's idle deadlines (one timer for all its requests). */
+  readonly deadlines: Deadlines;
   readonly requestTimeoutMs: number;
   /** Why the request may not be sent now, if it may not (lifecycle, capabilities). */
   refusal(method: string): Error | undefined;
@@ -85,7 +88,7 @@ export function sendRequest(
     const call = new Call(deps, method, requestId, subscriber, requestOptions, cancellable, params?.task !== undefined, idleMs);
     deps.correlator.register(requestId, call);
     // The total deadline is armed first so that it wins a tie with the idle one.
-    if (Number.isFinite(totalMs)) call.totalTimer = deps.scheduler.schedule(() => call.expire('total', totalMs), totalMs);
+    if (Number.isFinite(totalMs)) call.limitTotal(totalMs);
     call.armIdle();
     try {
       deps.send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
@@ -111,9 +114,13 @@ export function sendRequest(
  * One request in flight: what the correlator delivers to, its timers, and its teardown. Settled
  * once it has a result, an error or a timeout; a teardown before that is a cancellation.
  */
-class Call implements PendingRequest, Unsubscribable {
-  idleTimer: Subscription | undefined;
-  totalTimer: Subscription | undefined;
+class Call implements PendingRequest, Unsubscribable, Expiring {
+  /** When the idle timeout expires (on the connection's `Deadlines`). */
+  deadline = Infinity;
+  /** When the total timeout expires, if there is one. */
+  private totalAt = Infinity;
+  private totalMs = Infinity;
+  private totalTimer: Subscription | undefined;
   private settled = false;
   private abortedBy: AbortSignal | undefined;
 
@@ -157,10 +164,22 @@ class Call implements PendingRequest, Unsubscribable {
   }
 
   armIdle(): void {
-    if (this.settled) return;
-    this.idleTimer?.unsubscribe();
-    // scheduler.schedule rather than timer(): the action is all we need.
-    if (Number.isFinite(this.idleMs)) this.idleTimer = this.deps.scheduler.schedule(() => this.expire('idle', this.idleMs), this.idleMs);
+    if (this.settled || !Number.isFinite(this.idleMs)) return;
+    const first = this.deadline === Infinity;
+    this.deadline = this.deps.scheduler.now() + this.idleMs;
+    if (first) this.deps.deadlines.add(this);
+  }
+
+  limitTotal(totalMs: number): void {
+    this.totalMs = totalMs;
+    this.totalAt = this.deps.scheduler.now() + totalMs;
+    this.totalTimer = this.deps.scheduler.schedule(() => this.expire('total', totalMs), totalMs);
+  }
+
+  onDeadline(): void {
+    // The total deadline wins a tie with the idle one.
+    if (this.totalAt <= this.deadline) this.expire('total', this.totalMs);
+    else this.expire('idle', this.idleMs);
   }
 
   expire(deadline: 'idle' | 'total', afterMs: number): void {
@@ -186,7 +205,7 @@ class Call implements PendingRequest, Unsubscribable {
 
   private settle(): void {
     this.settled = true;
-    this.idleTimer?.unsubscribe();
+    if (this.deadline !== Infinity) this.deps.deadlines.delete(this);
     this.totalTimer?.unsubscribe();
     this.deps.correlator.forget(this.requestId, this);
   }

@@ -1,0 +1,81 @@
+import { asyncScheduler } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
+
+/** Something with a deadline on a `Deadlines` timer. */
+export interface Expiring {
+  /** When it expires, in the scheduler's time; may move later while it waits. */
+  readonly deadline: number;
+  /** Called once when `deadline` has passed; it has been removed by then. */
+  onDeadline(): void;
+}
+
+/**
+ * The idle deadlines of one connection's requests on one scheduled action. A request adds itself
+ * and removes itself when it settles, and progress moves its deadline later, all without touching
+ * a timer: the action is re-armed only when it fires or when an earlier deadline arrives. (A timer
+ * set and cleared per request cost a Node timer list built and torn down per call in sequential
+ * use.) The action is left armed when the last request settles; `stop()` ends it when the
+ * connection closes. On the default scheduler it is a Node timer that keeps the process alive only
+ * while a deadline waits, as a timer per request did; other schedulers (virtual time) get an action.
+ */
+export class Deadlines {
+  private readonly waiting = new Set<Expiring>();
+  private action: Subscription | undefined;
+  private timeout: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+
+  constructor(private readonly scheduler: SchedulerLike) {}
+
+  /** How many deadlines are waiting. */
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  add(entry: Expiring): void {
+    this.waiting.add(entry);
+    if (entry.deadline < this.armedFor) this.arm(entry.deadline);
+    else if (this.waiting.size === 1) this.timeout?.ref();
+  }
+
+  delete(entry: Expiring): void {
+    if (this.waiting.delete(entry) && this.waiting.size === 0) this.timeout?.unref();
+  }
+
+  stop(): void {
+    this.disarm();
+    this.waiting.clear();
+  }
+
+  private arm(at: number): void {
+    this.disarm();
+    this.armedFor = at;
+    // Node timers take at most 2^31 - 1 ms; a later deadline is reached by re-arming when this one fires.
+    const delay = Math.min(Math.max(0, at - this.scheduler.now()), 0x7fffffff);
+    if (this.scheduler === asyncScheduler) this.timeout = setTimeout(() => this.fire(), delay);
+    else this.action = this.scheduler.schedule(() => this.fire(), delay);
+  }
+
+  private disarm(): void {
+    this.action?.unsubscribe();
+    this.action = undefined;
+    if (this.timeout) clearTimeout(this.timeout);
+    this.timeout = undefined;
+    this.armedFor = Infinity;
+  }
+
+  private fire(): void {
+    this.action = undefined;
+    this.timeout = undefined;
+    this.armedFor = Infinity;
+    const now = this.scheduler.now();
+    const due: Expiring[] = [];
+    let next = Infinity;
+    for (const entry of this.waiting) {
+      if (entry.deadline <= now) due.push(entry);
+      else if (entry.deadline < next) next = entry.deadline;
+    }
+    for (const entry of due) this.waiting.delete(entry);
+    if (next < Infinity) this.arm(next);
+    for (const entry of due) entry.onDeadline();
+  }
+}

@@ -1,0 +1,116 @@
+import { asyncScheduler, VirtualTimeScheduler } from 'rxjs';
+import { Deadlines } from '../../lib/connection/deadlines';
+import type { Expiring } from '../../lib/connection/deadlines';
+
+function clock() {
+  const scheduler = new VirtualTimeScheduler();
+  const advanceTo = (at: number) => {
+    scheduler.maxFrames = at;
+    scheduler.flush();
+  };
+  return { scheduler, advanceTo, pending: () => scheduler.actions.filter((action) => !action.closed).length };
+}
+
+function entry(deadline: number, fired: string[], name: string): Expiring & { deadline: number } {
+  const it = { deadline, onDeadline: () => void fired.push(`${name}@${it.deadline}`) };
+  return it;
+}
+
+describe('Deadlines', () => {
+  it('calls each entry once its deadline has passed, earliest first, on one scheduled action', () => {
+    const { scheduler, advanceTo, pending } = clock();
+    const deadlines = new Deadlines(scheduler);
+    const fired: string[] = [];
+    deadlines.add(entry(300, fired, 'b'));
+    deadlines.add(entry(100, fired, 'a'));
+    deadlines.add(entry(500, fired, 'c'));
+    expect(pending()).toBe(1);
+    advanceTo(99);
+    expect(fired).toEqual([]);
+    advanceTo(300);
+    expect(fired).toEqual(['a@100', 'b@300']);
+    expect(deadlines.size).toBe(1);
+    advanceTo(1000);
+    expect(fired).toEqual(['a@100', 'b@300', 'c@500']);
+    expect(pending()).toBe(0);
+  });
+
+  it('follows a deadline that moves later without firing early', () => {
+    const { scheduler, advanceTo } = clock();
+    const deadlines = new Deadlines(scheduler);
+    const fired: string[] = [];
+    const moving = entry(100, fired, 'm');
+    deadlines.add(moving);
+    advanceTo(50);
+    moving.deadline = 250;
+    advanceTo(249);
+    expect(fired).toEqual([]);
+    advanceTo(250);
+    expect(fired).toEqual(['m@250']);
+  });
+
+  it('never calls a deleted entry, and stops once nothing waits', () => {
+    const { scheduler, advanceTo, pending } = clock();
+    const deadlines = new Deadlines(scheduler);
+    const fired: string[] = [];
+    const gone = entry(100, fired, 'gone');
+    deadlines.add(gone);
+    deadlines.delete(gone);
+    advanceTo(200);
+    expect(fired).toEqual([]);
+    expect(pending()).toBe(0);
+  });
+
+  it('stop() cancels the action and forgets every entry', () => {
+    const { scheduler, advanceTo, pending } = clock();
+    const deadlines = new Deadlines(scheduler);
+    const fired: string[] = [];
+    deadlines.add(entry(100, fired, 'x'));
+    deadlines.stop();
+    expect(pending()).toBe(0);
+    advanceTo(500);
+    expect(fired).toEqual([]);
+    expect(deadlines.size).toBe(0);
+  });
+});
+
+describe('Deadlines on the default scheduler', () => {
+  const refedTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+  it('uses one Node timer that keeps the process alive only while a deadline waits', () => {
+    const deadlines = new Deadlines(asyncScheduler);
+    const before = refedTimers();
+    const fired: string[] = [];
+    const first = entry(Date.now() + 60_000, fired, 'first');
+    deadlines.add(first);
+    expect(refedTimers()).toBe(before + 1);
+    deadlines.add(entry(Date.now() + 90_000, fired, 'second'));
+    expect(refedTimers()).toBe(before + 1);
+    deadlines.stop();
+    expect(refedTimers()).toBe(before);
+
+    const alone = entry(Date.now() + 60_000, fired, 'alone');
+    deadlines.add(alone);
+    deadlines.delete(alone);
+    expect(refedTimers()).toBe(before);
+    deadlines.add(entry(Date.now() + 70_000, fired, 'again'));
+    expect(refedTimers()).toBe(before + 1);
+    deadlines.stop();
+    expect(fired).toEqual([]);
+  });
+
+  it('fires on time under fake timers', () => {
+    jest.useFakeTimers();
+    try {
+      const deadlines = new Deadlines(asyncScheduler);
+      const fired: string[] = [];
+      deadlines.add(entry(Date.now() + 1000, fired, 'x'));
+      jest.advanceTimersByTime(999);
+      expect(fired).toEqual([]);
+      jest.advanceTimersByTime(1);
+      expect(fired).toHaveLength(1);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
