@@ -138,7 +138,10 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
         of(progress(0, 100, 'started')),
         timer(50).pipe(map(() => progress(50, 100, 'half way'))),
         timer(50).pipe(map(() => progress(100, 100, 'done'))),
-        of(text(`Progress token: ${JSON.stringify(context.progressToken ?? null)}`)),
+        // The answer follows a moment later: some clients (the official TypeScript SDK among them)
+        // handle a notification a microtask after a response that arrives in the same read, and
+        // by then have dropped the request's progress handler.
+        timer(10).pipe(map(() => text(`Progress token: ${JSON.stringify(context.progressToken ?? null)}`))),
       ),
   });
   server.tool({
