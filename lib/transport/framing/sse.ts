@@ -91,11 +91,9 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
   let eventRetry: number | undefined;
   // The standard's "last event ID buffer": set by `id:` lines, committed when an event completes.
   let idBuffer: string | undefined;
-  let lastEventId: string | undefined;
-  let retryMs: number | undefined;
 
   const dispatch = (): void => {
-    lastEventId = idBuffer;
+    parser.lastEventId = idBuffer;
     if (hasData) {
       const event: { event?: string; data: string; id?: string; retry?: number } = { data: data.join('\n') };
       if (eventName !== undefined && eventName !== '') event.event = eventName;
@@ -132,14 +130,14 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
         if (!value.includes('\0')) idBuffer = eventId = value;
         return;
       case 'retry':
-        if (/^\d+$/.test(value)) retryMs = eventRetry = Number(value);
+        if (/^\d+$/.test(value)) parser.retryMs = eventRetry = Number(value);
         return;
       default:
         return;
     }
   };
 
-  return {
+  const parser: { -readonly [K in keyof SseParser]: SseParser[K] } = {
     push(chunk) {
       if (chunk === '') return;
       if (!started) {
@@ -169,17 +167,16 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
       if (text !== '') buffer = buffer === '' ? text : buffer + text;
     },
     end() {
-      idBuffer = lastEventId;
+      idBuffer = parser.lastEventId;
       buffer = '';
       data = [];
       hasData = false;
       eventName = eventId = eventRetry = undefined;
     },
-    get lastEventId() {
-      return lastEventId;
-    },
-    get retryMs() {
-      return retryMs;
-    },
+    // Data properties rather than getters: a getter closing over fresh state gives each parser a
+    // V8 map of its own, which keeps the parser's state alive through minor collections.
+    lastEventId: undefined,
+    retryMs: undefined,
   };
+  return parser;
 }

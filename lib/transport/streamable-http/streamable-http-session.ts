@@ -115,7 +115,6 @@ export function createSession(options: SessionOptions): Session {
   let streamCount = 0;
   let openResponses = 0;
   let closed = false;
-  let protocolVersion: string | undefined;
   // The POST whose frame is being delivered: a reply without an id (a refused batch) belongs to it.
   let delivering: Stream | undefined;
 
@@ -322,6 +321,7 @@ export function createSession(options: SessionOptions): Session {
   function close(reason = 'closed locally'): void {
     if (closed) return;
     closed = true;
+    session.closed = true;
     for (const stream of streams.values()) {
       if (stream.undecided?.timer) clearTimeout(stream.undecided.timer);
       const res = stream.res;
@@ -345,17 +345,19 @@ export function createSession(options: SessionOptions): Session {
     options.onClose(event);
   }
 
-  const transport: StreamableHttpServerTransport = {
+  // Plain data properties, no getters: V8 gives every object literal whose accessor closes over
+  // fresh state a map of its own, and the map transitions then keep this whole closure (the
+  // session) alive through minor collections; with a session per stateless POST that promoted
+  // every session to the old generation and made each scavenge slow.
+  const transport: { -readonly [K in keyof StreamableHttpServerTransport]: StreamableHttpServerTransport[K] } = {
     incoming$: inbox.values$,
     closed$: closed$.asObservable(),
     sessionId,
-    get protocolVersion() {
-      return protocolVersion;
-    },
+    protocolVersion: undefined,
     send,
     close,
     setProtocolVersion(revision) {
-      protocolVersion = revision;
+      transport.protocolVersion = revision;
     },
     closeRequestStream(requestId) {
       const stream = byRequest.get(keyOf(requestId));
@@ -381,11 +383,9 @@ export function createSession(options: SessionOptions): Session {
     return true;
   }
 
-  return {
+  const session: { -readonly [K in keyof Session]: Session[K] } = {
     transport,
-    get closed() {
-      return closed;
-    },
+    closed: false,
     inject: (frame) => inbox.push(frame),
     post(res, frame, json, headers) {
       const list = Array.isArray(frame) ? frame : [frame];
@@ -453,6 +453,7 @@ export function createSession(options: SessionOptions): Session {
       serial(() => resume(res, lastEventId, headers));
     },
   };
+  return session;
 
   function resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): void | Promise<void> {
     const replayed: Array<{ eventId: string; payload: Payload }> = [];
