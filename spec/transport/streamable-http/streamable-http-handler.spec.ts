@@ -117,6 +117,15 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect((await fetch(s.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status).toBe(404);
   });
 
+  it('gives the server transport the revision its connection negotiated', async () => {
+    const seen: StreamableHttpServerTransport[] = [];
+    const s = await start({ onSession: (t) => seen.push(t) });
+    expect(seen).toHaveLength(0);
+    await openSession(s.url, '2025-06-18');
+    expect(seen[0]!.protocolVersion).toBe('2025-06-18');
+    expect(seen[0]!.sessionId).toBe([...s.running.handler.sessions.keys()][0]);
+  });
+
   it('[transport.http.fresh-initialize] always accepts a new initialize without a session id', async () => {
     const s = await start();
     const first = await openSession(s.url);
