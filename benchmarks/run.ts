@@ -17,7 +17,7 @@ import { rxmcp } from './impl/rxmcp';
 import { renderChart, renderReport } from './report';
 import type { Measurement, RunReport } from './report';
 import { percentile, spread } from './stats';
-import type { CallHarness, CallTransport, Implementation } from './workload';
+import type { CallTransport, Implementation } from './workload';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -25,9 +25,17 @@ const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).
 const wanted = (workload: string) => !only || only.includes(workload);
 const transports = args.find((a) => a.startsWith('--transports='))?.slice('--transports='.length).split(',');
 
+/**
+ * `warmup` and `calls` are counts per connection (scaled per transport, below); `warmupMs` and
+ * `measureMs` are the least time each phase lasts, whatever the count. A fresh connection (and a
+ * fresh server process over stdio) spends its first few hundred milliseconds compiling its hot
+ * functions and growing its heap; 64 calls in flight over stdio finish 10,000 calls in under 0.1 s,
+ * so without a time floor their p99 would measure that start-up rather than the cost of a call.
+ * Every implementation gets the same phases.
+ */
 const SETTINGS = quick
-  ? { repetitions: 2, calls: 2_000, warmup: 1_000, largeCalls: 20, sessions: 100, fanOutClients: 100, fanOutUpdates: 50 }
-  : { repetitions: 5, calls: 20_000, warmup: 3_000, largeCalls: 100, sessions: 1_000, fanOutClients: 100, fanOutUpdates: 500 };
+  ? { repetitions: 2, calls: 2_000, warmup: 1_000, warmupMs: 100, measureMs: 0, largeCalls: 20, sessions: 100, fanOutClients: 100, fanOutUpdates: 50 }
+  : { repetitions: 5, calls: 20_000, warmup: 3_000, warmupMs: 1_000, measureMs: 1_000, largeCalls: 100, sessions: 1_000, fanOutClients: 100, fanOutUpdates: 500 };
 
 /** Calls per measurement, scaled to what each transport does in a few seconds. */
 const CALL_SCALE: Readonly<Record<CallTransport, number>> = {
@@ -47,22 +55,22 @@ function inOrder(repetition: number): readonly Implementation[] {
   return repetition % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
 }
 
-async function timeCalls(h: CallHarness, count: number, inFlight: number, call: () => Promise<unknown>) {
-  const latencies = new Array<number>(count);
-  let next = 0;
+/** Makes at least `count` calls, `inFlight` at a time, for at least `minMs`; throughput and latency percentiles. */
+async function timeCalls(count: number, minMs: number, inFlight: number, call: () => Promise<unknown>) {
+  const latencies: number[] = [];
   const started = performance.now();
+  const more = () => latencies.length < count || performance.now() - started < minMs;
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
-      for (let i = next++; i < count; i = next++) {
+      while (more()) {
         const t0 = performance.now();
         await call();
-        latencies[i] = performance.now() - t0;
+        latencies.push(performance.now() - t0);
       }
     }),
   );
   const elapsedMs = performance.now() - started;
-  void h;
-  return { perSecond: (count / elapsedMs) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { perSecond: (latencies.length / elapsedMs) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
 type Samples = Map<string, { perSecond: number[]; p50: number[]; p99: number[] }>;
@@ -83,8 +91,8 @@ async function callWorkloads(samples: Samples) {
           if (!impl.transports.includes(transport)) continue;
           const h = await impl.connect(transport);
           const scale = CALL_SCALE[transport];
-          await timeCalls(h, Math.ceil(SETTINGS.warmup * scale), inFlight, h.call);
-          const measured = await timeCalls(h, Math.ceil(SETTINGS.calls * scale), inFlight, h.call);
+          await timeCalls(Math.ceil(SETTINGS.warmup * scale), SETTINGS.warmupMs, inFlight, h.call);
+          const measured = await timeCalls(Math.ceil(SETTINGS.calls * scale), SETTINGS.measureMs, inFlight, h.call);
           record(samples, `calls|${transport}|${inFlight}|${impl.name}`, measured);
           await h.close();
         }
@@ -99,8 +107,8 @@ async function largeWorkloads(samples: Samples) {
     for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
       for (const impl of inOrder(rep)) {
         const h = await impl.connect(transport);
-        await timeCalls(h, 3, 1, h.callLarge);
-        record(samples, `large|${transport}|1|${impl.name}`, await timeCalls(h, SETTINGS.largeCalls, 1, h.callLarge));
+        await timeCalls(3, 0, 1, h.callLarge);
+        record(samples, `large|${transport}|1|${impl.name}`, await timeCalls(SETTINGS.largeCalls, 0, 1, h.callLarge));
         await h.close();
       }
     }

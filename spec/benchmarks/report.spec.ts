@@ -1,0 +1,43 @@
+import { ratios, renderReport } from '../../benchmarks/report';
+import type { Measurement, RunReport } from '../../benchmarks/report';
+
+function calls(implementation: string, perSecond: number, p99Ms: number): Measurement {
+  const at = (n: number) => ({ median: n, min: n, max: n });
+  return { workload: 'calls', transport: 'stdio', shape: '1', implementation, perSecond: at(perSecond), p50Ms: at(p99Ms / 2), p99Ms: at(p99Ms) };
+}
+
+function run(measurements: Measurement[]): RunReport {
+  return { date: '2026-01-01T00:00:00.000Z', quick: false, machine: 'test', settings: {}, measurements };
+}
+
+describe('benchmark ratios', () => {
+  it('compares rxmcp with the official SDK and the floor with both', () => {
+    const [throughput, p99] = ratios(run([calls('rxmcp', 3000, 1), calls('official', 1000, 4), calls('floor', 6000, 0.5)]));
+    expect(throughput).toMatchObject({ value: 3, target: 2, kind: 'min', met: true, bounded: false, floorValue: 0.5, floorOverOfficial: 6 });
+    expect(p99).toMatchObject({ value: 0.25, target: 0.5, kind: 'max', met: true, bounded: false, floorValue: 2, floorOverOfficial: 0.125 });
+  });
+
+  it('calls a missed target bounded only when the floor misses it too', () => {
+    // The floor is 1.5 times the official SDK's throughput and has 0.8 of its p99: neither target is in reach.
+    const bounded = ratios(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]));
+    expect(bounded.map((r) => [r.met, r.bounded])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    expect(renderReport(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]))).toContain(
+      '| tools/call, stdio, sequential: throughput | 1.40 | ≥ 2.00 | **no**, bounded by the floor | 0.93 | 1.50 |',
+    );
+
+    // The floor reaches both targets, so rxmcp's misses are its own.
+    const missed = ratios(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 5000, 0.2)]));
+    expect(missed.map((r) => [r.met, r.bounded])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+  });
+
+  it('cannot call a target bounded without a floor measurement', () => {
+    const [throughput] = ratios(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1)]));
+    expect(throughput).toMatchObject({ met: false, bounded: false, floorOverOfficial: undefined });
+  });
+});
