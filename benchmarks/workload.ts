@@ -18,11 +18,17 @@ export interface FanOutHarness {
 
 export type CallTransport = 'in-memory' | 'stdio' | 'http-stateful' | 'http-stateless';
 
+/** How a harness is set up beyond its transport. */
+export interface ConnectOptions {
+  /** Node options for a server process (stdio), before the script: `--cpu-prof` and the like. */
+  readonly nodeArgs?: readonly string[];
+}
+
 export interface Implementation {
   readonly name: 'rxmcp' | 'official' | 'floor';
   /** The transports this implementation can be measured on. */
   readonly transports: readonly CallTransport[];
-  connect(transport: CallTransport): Promise<CallHarness>;
+  connect(transport: CallTransport, options?: ConnectOptions): Promise<CallHarness>;
   /** Opens `count` idle connected sessions (client and server) in this process. */
   idleSessions?(count: number): Promise<{ close(): Promise<void> }>;
   fanOut?(clients: number): Promise<FanOutHarness>;

@@ -41,7 +41,7 @@ function harness(request: (method: string, params: object) => Promise<unknown>, 
 export const floor: Implementation = {
   name: 'floor',
   transports: ['in-memory', 'stdio'],
-  async connect(kind) {
+  async connect(kind, options) {
     if (kind === 'in-memory') {
       // Both ends in this process; each direction is a string handed over on a microtask.
       const client = floorClient((line) =>
@@ -57,7 +57,7 @@ export const floor: Implementation = {
       return harness(client.request, async () => undefined);
     }
     if (kind !== 'stdio') throw new Error(`floor: no ${kind} harness`);
-    const child = spawn(process.execPath, [join(__dirname, '../servers/floor-server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(options?.nodeArgs ?? []), join(__dirname, '../servers/floor-server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
     const client = floorClient((line) => child.stdin.write(line + '\n'));
     let buffer = '';
     child.stdout.setEncoding('utf8');

@@ -75,7 +75,7 @@ async function startOfficialHttp(stateless: boolean): Promise<{ url: string; sto
 export const official: Implementation = {
   name: 'official',
   transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless'],
-  async connect(kind) {
+  async connect(kind, options) {
     const client = new Client(CLIENT_INFO);
     if (kind === 'http-stateful' || kind === 'http-stateless') {
       const running = await startOfficialHttp(kind === 'http-stateless');
@@ -87,7 +87,7 @@ export const official: Implementation = {
       await createOfficialBenchServer().connect(serverSide);
       await client.connect(clientSide);
     } else if (kind === 'stdio') {
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(__dirname, '../servers/official-server.js')] }));
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [...(options?.nodeArgs ?? []), join(__dirname, '../servers/official-server.js')] }));
     } else {
       throw new Error(`official: no ${kind} harness yet`);
     }

@@ -33,7 +33,7 @@ function harness(client: McpClient, stop?: () => Promise<void>): CallHarness {
 export const rxmcp: Implementation = {
   name: 'rxmcp',
   transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless'],
-  async connect(kind) {
+  async connect(kind, options) {
     let transport: Transport;
     if (kind === 'http-stateful' || kind === 'http-stateless') {
       const server = createBenchServer();
@@ -50,7 +50,7 @@ export const rxmcp: Implementation = {
       createBenchServer().connect(serverSide);
       transport = clientSide;
     } else if (kind === 'stdio') {
-      transport = createStdioClientTransport({ command: process.execPath, args: [join(__dirname, '../servers/rxmcp-server.js')] });
+      transport = createStdioClientTransport({ command: process.execPath, args: [...(options?.nodeArgs ?? []), join(__dirname, '../servers/rxmcp-server.js')] });
     } else {
       throw new Error(`rxmcp: no ${kind} harness yet`);
     }
