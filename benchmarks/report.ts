@@ -121,12 +121,14 @@ export function renderReport(report: RunReport): string {
     '',
     'The floor is newline-delimited JSON-RPC with nothing but `JSON.parse`, `JSON.stringify` and a map of',
     'pending ids. Where it does not reach a target itself (floor / official), no SDK doing the same',
-    'work over the same transport can: such a row says "bounded by the floor".',
+    'work over the same transport can: such a row says "bounded by the floor". In memory the SDKs hand',
+    'objects over without serializing them while the floor still stringifies and parses, so there it',
+    'is a reference rather than a limit (the 1 MB rows show it most).',
     '',
     '| workload | rxmcp / official | target | met | rxmcp / floor | floor / official |',
     '| --- | --- | --- | --- | --- | --- |',
   );
-  const optional = (n: number | undefined) => (n === undefined ? '–' : fmt(n, 2));
+  const optional = (n: number | undefined) => (n === undefined ? '–' : n !== 0 && Math.abs(n) < 0.01 ? n.toPrecision(2) : fmt(n, 2));
   for (const r of ratios(report)) {
     const target = `${r.kind === 'min' ? '≥' : '≤'} ${fmt(r.target, 2)}`;
     const met = r.met ? 'yes' : r.bounded ? '**no**, bounded by the floor' : '**no**';

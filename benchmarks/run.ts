@@ -154,6 +154,22 @@ function log(line: string) {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 }
 
+/**
+ * Process warnings, each kind once. The official SDK's Streamable HTTP client hands one long-lived
+ * AbortSignal to every fetch, and fetch adds a listener to it per request: past 1,500 calls on one
+ * connection Node warns once per further call, which would bury the log.
+ */
+function warnOnce() {
+  const seen = new Set<string>();
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const kind = `${warning.name}: ${warning.message.replace(/\d+/g, 'N')}`;
+    if (seen.has(kind)) return;
+    seen.add(kind);
+    log(`${warning.name}: ${warning.message} (further warnings of this kind are not shown)`);
+  });
+}
+
 function toMeasurements(samples: Samples): Measurement[] {
   return [...samples].map(([key, value]) => {
     const [workload, transport, shape, implementation] = key.split('|') as [string, string, string, string];
@@ -170,6 +186,7 @@ function toMeasurements(samples: Samples): Measurement[] {
 }
 
 async function main() {
+  warnOnce();
   const samples: Samples = new Map();
   if (wanted('calls')) await callWorkloads(samples);
   if (wanted('large')) await largeWorkloads(samples);
