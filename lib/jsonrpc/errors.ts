@@ -127,7 +127,9 @@ export class ConnectionClosedError extends Error {
     context: RequestContext = {},
     options?: { cause?: unknown },
   ) {
-    super(`Connection closed: ${reason}${where(context)}`, options);
+    // What failed underneath (a refused certificate, a reset socket) belongs in the message a caller sees.
+    const detail = options?.cause instanceof Error ? `; ${options.cause.message}` : '';
+    super(`Connection closed: ${reason}${where(context)}${detail}`, options);
     this.method = context.method;
     this.id = context.id;
   }

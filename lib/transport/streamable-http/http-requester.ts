@@ -100,14 +100,15 @@ function fetchAnswer(response: Response): HttpAnswer {
 const MAX_STALE_RETRIES = 4;
 
 /**
- * A requester over `node:http` or `node:https` (by the URL's scheme) with its own keep-alive
- * agent, so consecutive requests reuse connections; `close()` destroys the agent. A request that
- * fails before any answer on a reused connection (the server closed it while idle) is sent again
- * on another connection, as Node's documentation advises for keep-alive clients.
+ * A requester over `node:http` or `node:https` (by the URL's scheme). Without `given` it makes a
+ * keep-alive agent of its own, so consecutive requests reuse connections, and `close()` destroys
+ * it; a `given` agent is used as it is and left open. A request that fails before any answer on a
+ * reused connection (the server closed it while idle) is sent again on another connection, as
+ * Node's documentation advises for keep-alive clients.
  */
-export function createNodeRequester(url: URL): HttpRequester {
+export function createNodeRequester(url: URL, given?: HttpAgent): HttpRequester {
   const secure = url.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const agent = given ?? (secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true }));
   const send = secure ? httpsRequest : httpRequest;
   // The URL as request options, once (Node would convert it on every request).
   const target = {
@@ -158,7 +159,7 @@ export function createNodeRequester(url: URL): HttpRequester {
       };
     },
     close() {
-      agent.destroy();
+      if (!given) agent.destroy();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type pino from 'pino';
+import type { Agent as HttpAgent } from 'node:http';
 import { ReplaySubject } from 'rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
@@ -35,6 +36,13 @@ export interface StreamableHttpClientTransportOptions {
    * `https:` URLs); pass `fetch: globalThis.fetch` to use the global fetch instead.
    */
   readonly fetch?: typeof fetch;
+  /**
+   * The agent to send through when no `fetch` is given: an `https.Agent` with your TLS settings (a
+   * private CA, a client certificate), a proxy agent, or connection limits. It is left open when
+   * the transport closes. Default: a keep-alive agent of the transport's own, closed with it.
+   * (The HTTP+SSE fallback of `createHttpClientTransport` goes through fetch and does not use it.)
+   */
+  readonly agent?: HttpAgent;
   readonly reconnect?: ReconnectOptions;
   /** Join an existing session instead of waiting for the initialize answer to name one. */
   readonly sessionId?: string;
@@ -96,7 +104,7 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
   const url = new URL(options.url);
   const requester =
     options.fetch === undefined && (url.protocol === 'http:' || url.protocol === 'https:')
-      ? createNodeRequester(url)
+      ? createNodeRequester(url, options.agent)
       : createFetchRequester(url, options.fetch ?? fetch);
   const log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
   const initialDelayMs = options.reconnect?.initialDelayMs ?? 1000;
