@@ -30,11 +30,16 @@ export interface Ratio {
    * client and server doing nothing but JSON-RPC get on this workload in this run.
    */
   readonly floorOverOfficial?: number;
+  /** Whether the floor does the work the SDKs do (over a transport, not in memory). */
+  readonly floorIsLimit: boolean;
   readonly target: number;
   /** 'min' when the ratio must be at least the target, 'max' when at most. */
   readonly kind: 'min' | 'max';
   readonly met: boolean;
-  /** Not met, and the floor itself does not reach the target: the target is out of reach here. */
+  /**
+   * Not met, and the floor itself does not reach the target: the target is out of reach here.
+   * Only where the floor is a limit (in memory the SDKs hand objects over without serializing).
+   */
   readonly bounded: boolean;
 }
 
@@ -75,11 +80,12 @@ export function ratios(report: RunReport): Ratio[] {
     const bare = find(report, group.workload, group.transport, group.shape, 'floor');
     if (!ours || !theirs) continue;
     const label = describe(group);
+    const floorIsLimit = group.transport !== 'in-memory';
     const push = (suffix: string, value: number, target: number, kind: 'min' | 'max', floorValue?: number, floorOverOfficial?: number) => {
       const reaches = (v: number) => (kind === 'min' ? v >= target : v <= target);
       const met = reaches(value);
-      const bounded = !met && floorOverOfficial !== undefined && !reaches(floorOverOfficial);
-      out.push({ label: `${label}${suffix}`, value, target, kind, floorValue, floorOverOfficial, met, bounded });
+      const bounded = !met && floorIsLimit && floorOverOfficial !== undefined && !reaches(floorOverOfficial);
+      out.push({ label: `${label}${suffix}`, value, target, kind, floorValue, floorOverOfficial, floorIsLimit, met, bounded });
     };
     const throughput = (target: number) =>
       push(
@@ -160,20 +166,31 @@ export function renderChart(report: RunReport): string {
   const width = labelWidth + barWidth + 80;
   const height = 50 + rows.length * rowHeight;
   // Ratios where lower is better are drawn inverted (official / rxmcp), so longer is always better.
-  const shown = rows.map((r) => ({ ...r, better: r.kind === 'min' ? r.value : 1 / r.value, goal: r.kind === 'min' ? r.target : 1 / r.target }));
+  const better = (r: Ratio, value: number) => (r.kind === 'min' ? value : 1 / value);
+  const shown = rows.map((r) => ({
+    ...r,
+    better: better(r, r.value),
+    goal: better(r, r.target),
+    floorMark: r.floorOverOfficial === undefined || !r.floorIsLimit ? undefined : better(r, r.floorOverOfficial),
+  }));
   const max = Math.max(6, ...shown.map((r) => Math.min(r.better, 12)), ...shown.map((r) => r.goal));
   const x = (v: number) => labelWidth + (Math.min(v, max) / max) * barWidth;
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="10" y="20" font-size="14" font-weight="bold">rxmcp advantage over the official SDK (× better; mark = target)</text>`,
+    `<text x="10" y="20" font-size="14" font-weight="bold">rxmcp advantage over the official SDK (× better; black mark = target, grey = the floor's)</text>`,
     `<line x1="${x(1)}" y1="30" x2="${x(1)}" y2="${height - 10}" stroke="#999" stroke-dasharray="3,3"/>`,
   ];
   shown.forEach((r, i) => {
     const y = 40 + i * rowHeight;
     parts.push(`<text x="10" y="${y + 14}">${esc(r.label)}</text>`);
-    parts.push(`<rect x="${labelWidth}" y="${y}" width="${x(r.better) - labelWidth}" height="18" fill="${r.met ? '#3a7' : '#d54'}"/>`);
+    // Green: met; amber: missed where the floor misses too; red: missed.
+    const fill = r.met ? '#3a7' : r.bounded ? '#e9a23b' : '#d54';
+    parts.push(`<rect x="${labelWidth}" y="${y}" width="${x(r.better) - labelWidth}" height="18" fill="${fill}"/>`);
+    if (r.floorMark !== undefined) {
+      parts.push(`<line x1="${x(r.floorMark)}" y1="${y - 2}" x2="${x(r.floorMark)}" y2="${y + 20}" stroke="#888" stroke-width="2"/>`);
+    }
     parts.push(`<line x1="${x(r.goal)}" y1="${y - 2}" x2="${x(r.goal)}" y2="${y + 20}" stroke="black" stroke-width="2"/>`);
     parts.push(`<text x="${x(r.better) + 6}" y="${y + 14}">${fmt(r.better, 2)}×</text>`);
   });

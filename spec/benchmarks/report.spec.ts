@@ -1,9 +1,9 @@
-import { ratios, renderReport } from '../../benchmarks/report';
+import { ratios, renderChart, renderReport } from '../../benchmarks/report';
 import type { Measurement, RunReport } from '../../benchmarks/report';
 
-function calls(implementation: string, perSecond: number, p99Ms: number): Measurement {
+function calls(implementation: string, perSecond: number, p99Ms: number, transport = 'stdio'): Measurement {
   const at = (n: number) => ({ median: n, min: n, max: n });
-  return { workload: 'calls', transport: 'stdio', shape: '1', implementation, perSecond: at(perSecond), p50Ms: at(p99Ms / 2), p99Ms: at(p99Ms) };
+  return { workload: 'calls', transport, shape: '1', implementation, perSecond: at(perSecond), p50Ms: at(p99Ms / 2), p99Ms: at(p99Ms) };
 }
 
 function run(measurements: Measurement[]): RunReport {
@@ -34,6 +34,23 @@ describe('benchmark ratios', () => {
       [false, false],
       [false, false],
     ]);
+  });
+
+  it('does not take the floor for a limit in memory, where the SDKs do not serialize', () => {
+    const inMemory = ratios(run([calls('rxmcp', 1400, 0.9, 'in-memory'), calls('official', 1000, 1, 'in-memory'), calls('floor', 1500, 0.8, 'in-memory')]));
+    expect(inMemory.map((r) => [r.met, r.floorIsLimit, r.bounded])).toEqual([
+      [false, false, false],
+      [false, false, false],
+    ]);
+  });
+
+  it('draws the chart in colours by outcome, with the floor marked where it is a limit', () => {
+    const bounded = renderChart(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]));
+    expect(bounded.match(/fill="#e9a23b"/g)).toHaveLength(2);
+    expect(bounded.match(/stroke="#888"/g)).toHaveLength(2);
+    const met = renderChart(run([calls('rxmcp', 3000, 0.2, 'in-memory'), calls('official', 1000, 1, 'in-memory'), calls('floor', 1500, 0.8, 'in-memory')]));
+    expect(met.match(/fill="#3a7"/g)).toHaveLength(2);
+    expect(met).not.toContain('stroke="#888"');
   });
 
   it('cannot call a target bounded without a floor measurement', () => {
