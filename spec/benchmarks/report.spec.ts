@@ -44,6 +44,15 @@ describe('benchmark ratios', () => {
     ]);
   });
 
+  it('does not take the floor for a limit on 1 MB results, where its line reading is the simplest there is', () => {
+    const large = (implementation: string, perSecond: number): Measurement => ({
+      ...calls(implementation, perSecond, 10),
+      workload: 'large',
+    });
+    const [throughput] = ratios(run([large('rxmcp', 90), large('official', 100), large('floor', 50)]));
+    expect(throughput).toMatchObject({ met: false, floorIsLimit: false, bounded: false });
+  });
+
   it('draws the chart in colours by outcome, with the floor marked where it is a limit', () => {
     const bounded = renderChart(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]));
     expect(bounded.match(/fill="#e9a23b"/g)).toHaveLength(2);
