@@ -110,6 +110,7 @@ export type {
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,
+  ListedResource,
   RegisteredResource,
   ReadResourceOutput,
   ResourceContentsInput,

@@ -62,9 +62,30 @@ export interface ResourceDefinition extends ListedMetadata {
   readonly watch?: (uri: string) => Observable<unknown>;
 }
 
+/** One resource of a template's family as its `list` names it; `mimeType` defaults to the template's. */
+export interface ListedResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+  readonly annotations?: Annotations;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Record<string, unknown>;
+}
+
 /** A family of resources named by an RFC 6570 URI template. */
 export interface ResourceTemplateDefinition extends ListedMetadata {
   readonly uriTemplate: string;
+  /**
+   * The resources of the family that exist now, for `resources/list`: they follow the fixed
+   * resources, template by template in registration order. A value or a Promise (the context's
+   * `signal` aborts when the request is cancelled). It is called again for each page that reaches
+   * this template, so pages stay consistent only while the family does. Without it, the family's
+   * resources are reached through the template alone.
+   */
+  readonly list?: (context: ServerContext) => readonly ListedResource[] | PromiseLike<readonly ListedResource[]>;
   /** Reads one resource of the family: `variables` are the template's, matched from the URI. */
   readonly read: (uri: string, variables: UriTemplateVariables, context: ServerContext) => HandlerOutput<ReadResourceOutput>;
   /** Completions for the template's variables (`completion/complete` with `ref/resource`). */
@@ -96,6 +117,20 @@ function listingOf(definition: ListedMetadata, identity: Record<string, unknown>
   return listing;
 }
 
+/** One page of `resources/list`. */
+export type ListResourcesPage = {
+  readonly resources: Resource[];
+  readonly nextCursor?: string;
+};
+
+// Cursors into what templates list: the template's registration and how many of its items were sent.
+const LISTED_CURSOR = /^listed-resources:(\d+):(\d+)$/;
+const encodeListedCursor = (seq: number, offset: number) => Buffer.from(`listed-resources:${seq}:${offset}`).toString('base64url');
+function decodeListedCursor(cursor: string): { seq: number; offset: number } | undefined {
+  const match = LISTED_CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return match ? { seq: Number(match[1]), offset: Number(match[2]) } : undefined;
+}
+
 /** The resources and resource templates of a server, and the watchers of subscribed URIs. */
 export interface ResourceRegistry {
   addResource(definition: ResourceDefinition): RegisteredResource;
@@ -106,7 +141,12 @@ export interface ResourceRegistry {
   readonly resourcesChanged$: Observable<void>;
   /** Emits when `resources/templates/list` changes. */
   readonly templatesChanged$: Observable<void>;
-  listResources(cursor: string | undefined, pageSize: number, revision: Revision): { resources: Resource[]; nextCursor?: string };
+  /**
+   * Answers `resources/list`: one page of the fixed resources, then of what the templates' `list`
+   * handlers name. At once while only fixed resources are on the page; a Promise once a template
+   * is asked. A cursor this registry did not issue throws -32602.
+   */
+  listResources(cursor: string | undefined, pageSize: number, context: ServerContext): ListResourcesPage | Promise<ListResourcesPage>;
   listTemplates(
     cursor: string | undefined,
     pageSize: number,
@@ -173,6 +213,36 @@ export function createResourceRegistry(options: { readonly validateResults: bool
     return result;
   }
 
+  /** Runs a template's `list`; a failure other than a `JsonRpcError` is logged and answered -32603. */
+  async function listOf(entry: TemplateEntry, context: ServerContext): Promise<readonly unknown[]> {
+    let items: unknown;
+    try {
+      items = await entry.definition.list!(context);
+    } catch (error) {
+      if (error instanceof JsonRpcError) throw error;
+      log.error({ err: error, uriTemplate: entry.definition.uriTemplate }, 'resource template list handler failed');
+      throw JsonRpcError.internalError();
+    }
+    if (!Array.isArray(items)) {
+      log.error({ uriTemplate: entry.definition.uriTemplate }, 'resource template list handler returned no array');
+      throw JsonRpcError.internalError();
+    }
+    return items;
+  }
+
+  /** One listed item as `resources/list` sends it, checked when results are validated. */
+  function listedResource(entry: TemplateEntry, item: unknown, revision: Revision): Resource {
+    const listing = { ...(item as ListedResource) } as Record<string, unknown>;
+    if (listing.mimeType === undefined && entry.definition.mimeType !== undefined) listing.mimeType = entry.definition.mimeType;
+    const checked = options.validateResults ? resourceSchemas(revision).Resource.safeParse(listing) : undefined;
+    if (typeof item !== 'object' || item === null || (checked && !checked.success)) {
+      const problem = checked && !checked.success ? describeIssues(toValidationIssues(checked.error)) : 'not an object';
+      log.error({ uriTemplate: entry.definition.uriTemplate, problem }, 'resource template listed an invalid resource');
+      throw JsonRpcError.internalError();
+    }
+    return listing as Resource;
+  }
+
   return {
     addResource(definition) {
       if (definition.read === undefined && definition.text === undefined && definition.blob === undefined) {
@@ -191,11 +261,31 @@ export function createResourceRegistry(options: { readonly validateResults: bool
     },
     resourcesChanged$: resources.changed$,
     templatesChanged$: templates.changed$,
-    listResources(cursor, pageSize, revision) {
-      const page = resources.page(cursor, pageSize);
+    listResources(cursor, pageSize, context) {
+      const revision = context.revision as Revision;
       const features = featuresOf(revision);
-      const list = page.entries.map((entry) => adaptListed(entry.definition.listing, 'resource', features));
-      return page.nextCursor === undefined ? { resources: list } : { resources: list, nextCursor: page.nextCursor };
+      const listed = cursor === undefined ? undefined : decodeListedCursor(cursor);
+      let page: Resource[] = [];
+      if (!listed) {
+        const fixed = resources.page(cursor, pageSize);
+        page = fixed.entries.map((entry) => adaptListed(entry.definition.listing, 'resource', features));
+        if (fixed.nextCursor !== undefined) return { resources: page, nextCursor: fixed.nextCursor };
+      }
+      const sources = [...templates.enabled()].filter((entry) => entry.definition.definition.list && (!listed || entry.seq >= listed.seq));
+      if (sources.length === 0) return { resources: page };
+      return (async () => {
+        for (const source of sources) {
+          const start = listed?.seq === source.seq ? listed.offset : 0;
+          // A full page asks no further template.
+          if (page.length >= pageSize) return { resources: page, nextCursor: encodeListedCursor(source.seq, start) };
+          const items = await listOf(source.definition, context);
+          for (let i = start; i < items.length; i++) {
+            if (page.length >= pageSize) return { resources: page, nextCursor: encodeListedCursor(source.seq, i) };
+            page.push(adaptListed(listedResource(source.definition, items[i], revision), 'resource', features));
+          }
+        }
+        return { resources: page };
+      })();
     },
     listTemplates(cursor, pageSize, revision) {
       const page = templates.page(cursor, pageSize);

@@ -186,7 +186,7 @@ export function createServer(options: ServerOptions): McpServer {
   const handlers: Readonly<Record<string, RequestHandler>> = {
     'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
     'tools/call': (params, context, session) => tools.call(params as CallToolRequestParams, withSession(context, session)),
-    'resources/list': (params, context) => resources.listResources(cursorOf(params), pageSize, revisionOf(context)),
+    'resources/list': (params, context, session) => resources.listResources(cursorOf(params), pageSize, withSession(context, session)),
     'resources/templates/list': (params, context) => resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
     'resources/read': (params, context, session) => resources.read(params.uri as string, withSession(context, session)),
     'resources/subscribe': (params, context, owner) => {

@@ -1,4 +1,5 @@
 import { Observable, Subject } from 'rxjs';
+import { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { flush, serve } from './harness';
@@ -129,6 +130,130 @@ describe('server resources', () => {
   it('[resources.register] refuses a resource with no contents and a malformed template', () => {
     expect(() => server.resource({ uri: 'test://empty', name: 'empty' })).toThrow(/text, blob or a read handler/);
     expect(() => server.resourceTemplate({ uriTemplate: 'x://{a', name: 'bad', read: () => ({ contents: [] }) })).toThrow(/unclosed/);
+  });
+
+  describe('templates that list their resources', () => {
+    type Page = { resources: Array<{ uri: string; name: string; mimeType?: string; title?: string }>; nextCursor?: string };
+
+    async function everyPage(call: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>) {
+      const pages: Page[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (await call('resources/list', cursor === undefined ? {} : { cursor })) as Page;
+        pages.push(page);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return pages;
+    }
+
+    it('[resources.list.templates] lists what templates name after the fixed resources, with the template’s mimeType by default', async () => {
+      const seen: string[] = [];
+      server.resourceTemplate({
+        uriTemplate: 'files:///{name}',
+        name: 'file',
+        mimeType: 'text/plain',
+        list: async (context) => {
+          seen.push(context.revision);
+          return [
+            { uri: 'files:///a.txt', name: 'a.txt' },
+            { uri: 'files:///b.md', name: 'b.md', mimeType: 'text/markdown', title: 'B' },
+          ];
+        },
+        read: (uri) => ({ contents: [{ uri, text: uri }] }),
+      });
+      const { call } = await serve(server);
+      expect(await call('resources/list')).toEqual({
+        resources: [
+          { uri: 'test://text', name: 'text', title: 'Text', mimeType: 'text/plain' },
+          { uri: 'test://blob', name: 'blob', mimeType: 'image/png' },
+          { uri: 'test://live', name: 'live' },
+          { uri: 'files:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
+          { uri: 'files:///b.md', name: 'b.md', mimeType: 'text/markdown', title: 'B' },
+        ],
+      });
+      expect(seen).toEqual(['2025-11-25']);
+      // An older client gets the listing adapted to its revision, as for fixed resources.
+      const old = await serve(server, { protocolVersion: '2024-11-05' });
+      const listed = (await old.call('resources/list')) as Page;
+      expect(listed.resources.at(-1)).toEqual({ uri: 'files:///b.md', name: 'b.md', mimeType: 'text/markdown' });
+    });
+
+    it('[resources.list.templates] pages across fixed resources and several templates without losing or repeating one', async () => {
+      server = createServer({ name: 'paged', version: '1.0.0', pageSize: 2 });
+      server.resource({ uri: 'fixed://1', name: 'f1', text: '1' });
+      server.resource({ uri: 'fixed://2', name: 'f2', text: '2' });
+      server.resource({ uri: 'fixed://3', name: 'f3', text: '3' });
+      const calls = { a: 0, b: 0 };
+      const family = (prefix: 'a' | 'b', count: number) =>
+        server.resourceTemplate({
+          uriTemplate: `${prefix}://{n}`,
+          name: prefix,
+          list: () => {
+            calls[prefix]++;
+            return Array.from({ length: count }, (_, i) => ({ uri: `${prefix}://${i}`, name: `${prefix}${i}` }));
+          },
+          read: (uri) => ({ contents: [{ uri, text: '' }] }),
+        });
+      family('a', 3);
+      server.resourceTemplate({ uriTemplate: 'plain://{n}', name: 'plain', read: (uri) => ({ contents: [{ uri, text: '' }] }) });
+      family('b', 2);
+      const { call } = await serve(server);
+      const pages = await everyPage(call);
+      expect(pages.map((page) => page.resources.map((r) => r.name))).toEqual([
+        ['f1', 'f2'],
+        ['f3', 'a0'],
+        ['a1', 'a2'],
+        ['b0', 'b1'],
+      ]);
+      // Fixed pages call no template; each later page calls only the templates it reaches.
+      expect(calls).toEqual({ a: 2, b: 1 });
+    });
+
+    it('[resources.list.templates] skips disabled templates and refuses a cursor it did not issue', async () => {
+      const family = server.resourceTemplate({
+        uriTemplate: 'gone://{n}',
+        name: 'gone',
+        list: () => [{ uri: 'gone://1', name: 'gone' }],
+        read: (uri) => ({ contents: [{ uri, text: '' }] }),
+      });
+      const { call } = await serve(server);
+      expect(((await call('resources/list')) as Page).resources.map((r) => r.name)).toContain('gone');
+      family.disable();
+      expect(((await call('resources/list')) as Page).resources.map((r) => r.name)).not.toContain('gone');
+      const forged = Buffer.from('listed-resources:x:1').toString('base64url');
+      await expect(call('resources/list', { cursor: forged })).rejects.toMatchObject({ code: -32602 });
+    });
+
+    it('[errors.internal] answers a failing or invalid list with -32603, a JsonRpcError as it is, and keeps serving', async () => {
+      const { call } = await serve(server);
+      const family = server.resourceTemplate({
+        uriTemplate: 'broken://{n}',
+        name: 'broken',
+        list: () => Promise.reject(new Error('index on fire')),
+        read: (uri) => ({ contents: [{ uri, text: '' }] }),
+      });
+      await expect(call('resources/list')).rejects.toMatchObject({ code: -32603, message: 'Internal error' });
+      family.remove();
+      const invalid = server.resourceTemplate({
+        uriTemplate: 'invalid://{n}',
+        name: 'invalid',
+        list: () => [{ uri: 'invalid://1' }] as never,
+        read: (uri) => ({ contents: [{ uri, text: '' }] }),
+      });
+      await expect(call('resources/list')).rejects.toMatchObject({ code: -32603 });
+      invalid.remove();
+      const refusing = server.resourceTemplate({
+        uriTemplate: 'refusing://{n}',
+        name: 'refusing',
+        list: () => {
+          throw new JsonRpcError(-32001, 'not now');
+        },
+        read: (uri) => ({ contents: [{ uri, text: '' }] }),
+      });
+      await expect(call('resources/list')).rejects.toMatchObject({ code: -32001, message: 'not now' });
+      refusing.remove();
+      await expect(call('resources/list')).resolves.toMatchObject({ resources: [{ name: 'text' }, { name: 'blob' }, { name: 'live' }] });
+    });
   });
 
   it('[errors.internal] answers a failing read with -32603 and keeps serving', async () => {
