@@ -23,6 +23,16 @@ export interface LegacySseHandlerOptions extends OriginPolicy {
   readonly messagesPath?: string;
   /** The largest POST body accepted; larger ones get 413. Default 4 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * A session whose SSE stream has more than this many bytes waiting unsent (a client that does not
+   * read) is closed, so that it cannot make the server buffer without bound. Default 8 MiB.
+   */
+  readonly maxBufferedBytes?: number;
+  /**
+   * How often an idle SSE stream gets a comment line, so that proxies keep it open and a peer that
+   * vanished is noticed when the write fails. Default 30 s; 0 sends none.
+   */
+  readonly keepAliveMs?: number;
   /** Sessions opened/closed at info, refusals at warn, messages at trace. Silent by default. */
   readonly logger?: pino.Logger;
 }
@@ -52,7 +62,9 @@ export interface LegacySseHandler {
  * HTTP with SSE), for clients that predate Streamable HTTP. A GET opens an SSE stream whose first
  * event, `endpoint`, names the POST URL with the session id; server messages follow as `message`
  * events. Each POST carries one message (or batch) and is answered 202 at once. The session ends
- * when the SSE connection closes (from either side) or its transport is closed.
+ * when the SSE connection closes (from either side), when its transport is closed, or when more
+ * than `maxBufferedBytes` wait unsent on its stream (reason `'slow reader'`). An idle stream gets a
+ * comment line every `keepAliveMs`.
  *
  * Refusals: 403 Host/Origin (see {@link OriginPolicy}), 415 not JSON, 413 too large, 400
  * unparsable or not JSON-RPC, 400 no `sessionId`, 404 unknown session, 405 other methods.
@@ -61,6 +73,8 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
   const log = childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-server' });
   const messagesPath = options.messagesPath ?? '/messages';
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  const keepAliveMs = options.keepAliveMs ?? 30_000;
   const sessions = new Map<string, { transport: LegacySseServerTransport; push: (frame: InboundFrame) => void }>();
   const transports = new Map<string, LegacySseServerTransport>();
 
@@ -70,9 +84,13 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
     const inbox = createFrameInbox<InboundFrame>();
     const closed$ = new ReplaySubject<TransportClose>(1);
     let closed = false;
+    // Set by each write; the keep-alive timer writes a comment only after a quiet interval.
+    let wrote = true;
+    let keepAlive: NodeJS.Timeout | undefined;
     const finish = (reason: string): void => {
       if (closed) return;
       closed = true;
+      if (keepAlive) clearInterval(keepAlive);
       sessions.delete(sessionId);
       transports.delete(sessionId);
       if (!res.writableEnded) res.end();
@@ -89,6 +107,13 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
         if (closed) return;
         if (sessionLog.isLevelEnabled('trace')) sessionLog.trace({ message }, 'message out');
         res.write(encodeSseEvent({ event: 'message', data: JSON.stringify(message) }));
+        wrote = true;
+        if (res.writableLength > maxBufferedBytes) {
+          sessionLog.warn({ buffered: res.writableLength }, 'slow reader: closing the session');
+          finish('slow reader');
+          // What waits unsent would never be read: drop it with the connection.
+          res.destroy();
+        }
       },
       close: (reason = 'closed locally') => finish(reason),
     };
@@ -96,6 +121,13 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
     const separator = messagesPath.includes('?') ? '&' : '?';
     res.write(encodeSseEvent({ event: 'endpoint', data: `${messagesPath}${separator}sessionId=${encodeURIComponent(sessionId)}` }));
     res.on('close', () => finish('client disconnected'));
+    if (keepAliveMs > 0) {
+      keepAlive = setInterval(() => {
+        if (!wrote) res.write(': keep-alive\n\n');
+        wrote = false;
+      }, keepAliveMs);
+      keepAlive.unref();
+    }
     sessions.set(sessionId, {
       transport,
       push: (frame) => {

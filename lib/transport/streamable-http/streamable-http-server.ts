@@ -24,7 +24,7 @@ export interface StreamableHttpServerOptions extends StreamableHttpHandlerOption
   /**
    * Also serve the 2024-11-05 HTTP+SSE endpoints for old clients, with the same `onSession` (whose
    * `closeRequestStream` and `closeStandaloneStream` then answer false),
-   * origin policy, body limit and logger: `true` for `/sse` and `/messages`, or the paths.
+   * origin policy, body and slow-reader limits and logger: `true` for `/sse` and `/messages`, or the paths.
    * Their sessions are independent of the Streamable HTTP ones. Default off.
    */
   readonly legacySse?: boolean | { readonly ssePath?: string; readonly messagesPath?: string };
@@ -82,6 +82,7 @@ export async function startStreamableHttpServer(options: StreamableHttpServerOpt
         ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
         ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
         ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+        ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
       })
     : undefined;

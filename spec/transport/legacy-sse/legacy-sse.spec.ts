@@ -1,11 +1,12 @@
-import { createServer } from 'node:http';
+import { createServer, get } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
 import { createLegacySseClientTransport } from '../../../lib/transport/legacy-sse/legacy-sse-client-transport';
 import { createLegacySseHandler } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
-import type { LegacySseHandler, LegacySseServerTransport } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
+import type { LegacySseHandler, LegacySseHandlerOptions, LegacySseServerTransport } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
 import { createHttpClientTransport } from '../../../lib/transport/streamable-http/http-client-transport';
 import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
@@ -19,8 +20,8 @@ let running: RunningStreamableHttpServer | undefined;
 const clients: Transport[] = [];
 const sessions: LegacySseServerTransport[] = [];
 
-async function start(): Promise<string> {
-  handler = createLegacySseHandler({ onSession: (t) => sessions.push(t) });
+async function start(extra: Omit<LegacySseHandlerOptions, 'onSession'> = {}): Promise<string> {
+  handler = createLegacySseHandler({ ...extra, onSession: (t) => sessions.push(t) });
   const legacy = handler;
   http = createServer((req, res) => legacy.handle(req, res));
   await new Promise<void>((resolve) => http?.listen(0, '127.0.0.1', resolve));
@@ -98,6 +99,72 @@ describe('createLegacySseHandler', () => {
     abort.abort();
     expect((await closed).reason).toBe('client disconnected');
     expect(handler?.sessions.size).toBe(0);
+  });
+});
+
+/** Opens the SSE stream with node:http, to read its raw text or to leave it unread. */
+function rawStream(base: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => get(`${base}/sse`, { headers: { accept: 'text/event-stream' } }, resolve).on('error', reject));
+}
+
+describe('createLegacySseHandler: streams that go quiet or are not read', () => {
+  it('writes a comment on a stream that stays quiet for keepAliveMs, and only then', async () => {
+    // Virtual time for the keep-alive timer; the sockets stay real.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] });
+    try {
+      const base = await start({ keepAliveMs: 1000 });
+      const stream = await rawStream(base);
+      stream.setEncoding('utf8');
+      let text = '';
+      stream.on('data', (chunk: string) => (text += chunk));
+      const arrived = (part: string) =>
+        new Promise<void>((resolve) => {
+          const check = () => {
+            if (!text.includes(part)) return false;
+            stream.off('data', check);
+            resolve();
+            return true;
+          };
+          if (!check()) stream.on('data', check);
+        });
+      await arrived('event: endpoint');
+      // Each interval with a message in it passes without a comment.
+      sessions[0]!.send(notification('first'));
+      jest.advanceTimersByTime(1000);
+      sessions[0]!.send(notification('second'));
+      jest.advanceTimersByTime(1000);
+      await arrived('second');
+      expect(text).not.toContain(': keep-alive');
+      // A quiet interval gets one.
+      jest.advanceTimersByTime(1000);
+      await arrived(': keep-alive\n\n');
+      expect(text.split(': keep-alive')).toHaveLength(2);
+      expect(text.indexOf(': keep-alive')).toBeGreaterThan(text.indexOf('second'));
+      stream.destroy();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('closes a session whose client does not read once too much waits unsent, and keeps serving the others', async () => {
+    const base = await start({ maxBufferedBytes: 256 * 1024 });
+    const idle = await rawStream(base);
+    idle.pause();
+    const reader = await openStream(base);
+    const [stalled, healthy] = sessions as [LegacySseServerTransport, LegacySseServerTransport];
+    const closed = firstValueFrom(stalled.closed$);
+    let outcome: string | undefined;
+    void closed.then((close) => (outcome = close.reason));
+    const big = notification('notifications/message', { level: 'info', data: 'x'.repeat(1024 * 1024) });
+    for (let i = 0; i < 200 && outcome === undefined; i++) {
+      stalled.send(big);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await closed).reason).toBe('slow reader');
+    expect(handler?.sessions.has(stalled.sessionId)).toBe(false);
+    healthy.send(resultResponse(1, {}));
+    healthy.close();
+    expect(await readSse(reader.response)).toEqual([{ event: 'message', data: JSON.stringify(resultResponse(1, {})) }]);
   });
 });
 
