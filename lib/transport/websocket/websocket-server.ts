@@ -20,6 +20,8 @@ export interface WebSocketHandlerOptions extends OriginPolicy {
   readonly maxPayloadBytes?: number;
   /** Close a socket when this many bytes wait unsent to it. Default 16 MiB. */
   readonly maxBufferedBytes?: number;
+  /** How often to ping each client; one that has not answered by the next ping is dropped. Default 30 s; 0 for none. */
+  readonly pingIntervalMs?: number;
   readonly logger?: pino.Logger;
 }
 
@@ -77,6 +79,7 @@ export function createWebSocketHandler(options: WebSocketHandlerOptions): WebSoc
         const transport = wrapWebSocket(ws, {
           side: 'server',
           ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+          ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
           logger: log,
         });
         sessions.add(transport);

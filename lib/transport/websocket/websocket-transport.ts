@@ -16,6 +16,13 @@ export const MCP_SUBPROTOCOL = 'mcp';
 export interface WebSocketTransportOptions {
   /** Close the socket with a `TransportError` when this many bytes wait unsent (a reader that does not keep up). Default 16 MiB. */
   readonly maxBufferedBytes?: number;
+  /**
+   * How often to ping the peer while the socket is open. A peer that has not answered the previous
+   * ping with a pong by the next one is taken for gone and the socket is dropped (a `TransportError`,
+   * reason `'peer did not answer ping'`), so a vanished peer does not hold a session forever.
+   * Default 30 s; 0 sends no pings.
+   */
+  readonly pingIntervalMs?: number;
   readonly logger?: pino.Logger;
 }
 
@@ -35,15 +42,35 @@ function rawText(data: RawData): string {
  * - `close()` closes the socket (code 1000); the peer closing it, or a socket error, closes the
  *   transport (`'peer closed'`, or the error as a `TransportError`). `closed$` emits once the
  *   socket is closed.
+ * - While open it pings the peer every `pingIntervalMs` and drops a peer that does not answer.
  */
 export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOptions & { readonly side: string }): Transport {
   const log = childLogger(options.logger, { component: 'transport', transport: 'websocket', side: options.side });
   const maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
+  const pingIntervalMs = options.pingIntervalMs ?? 30_000;
   const inbox = createFrameInbox<InboundFrame>();
   const closed$ = new ReplaySubject<TransportClose>(1);
   let waiting: string[] = [];
   let closing = false;
   let outcome: TransportClose | undefined;
+  // Whether the peer answered the last ping (RFC 6455: every endpoint answers a ping with a pong).
+  let heard = true;
+  let pinger: NodeJS.Timeout | undefined;
+
+  const startPinging = (): void => {
+    if (pingIntervalMs <= 0 || pinger) return;
+    pinger = setInterval(() => {
+      if (!heard) {
+        log.warn({ pingIntervalMs }, 'peer did not answer ping: dropping the socket');
+        fail('peer did not answer ping', new Error(`nothing heard for ${pingIntervalMs} ms after a ping`));
+        return;
+      }
+      heard = false;
+      socket.ping();
+    }, pingIntervalMs);
+    // The pings keep no process alive by themselves.
+    pinger.unref();
+  };
 
   const write = (text: string): void => {
     socket.send(text, (error) => {
@@ -62,7 +89,9 @@ export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOpti
     socket.terminate();
   }
 
+  socket.on('pong', () => (heard = true));
   socket.on('open', () => {
+    startPinging();
     const queued = waiting;
     waiting = [];
     for (const text of queued) write(text);
@@ -89,6 +118,7 @@ export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOpti
   socket.on('error', (error) => fail('error', error));
   socket.on('close', (code: number, reason: Buffer) => {
     closing = true;
+    if (pinger) clearInterval(pinger);
     waiting = [];
     const close = outcome ?? { reason: reason.length > 0 ? reason.toString('utf8') : code === 1000 || code === 1005 ? 'peer closed' : `closed with code ${code}` };
     log.info({ reason: close.reason, code }, 'transport closed');
@@ -96,6 +126,8 @@ export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOpti
     closed$.complete();
     inbox.complete();
   });
+
+  if (socket.readyState === WebSocket.OPEN) startPinging();
 
   return {
     incoming$: inbox.values$,

@@ -135,3 +135,81 @@ describe('WebSocket transport', () => {
     expect(await nextFrames(sessions[0]!.incoming$, 1)).toEqual([notification('queued before open')]);
   });
 });
+
+describe('WebSocket keepalive', () => {
+  // Virtual time for the ping timer; the sockets stay real.
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] }));
+  afterEach(() => jest.useRealTimers());
+
+  /** A raw client that answers pings only when `answer` says so, and tells when a ping came. */
+  async function rawClient(url: URL, answer: () => boolean) {
+    const socket = new WebSocket(url, ['mcp'], { autoPong: false });
+    sockets.push(socket);
+    const pings: Array<() => void> = [];
+    socket.on('ping', (data: Buffer) => {
+      if (answer()) socket.pong(data);
+      pings.shift()?.();
+    });
+    await once(socket, 'open');
+    while (!sessions[0]) await new Promise((resolve) => setImmediate(resolve));
+    return {
+      socket,
+      /** Resolves once the next ping has arrived (and been answered, if it is). */
+      nextPing: () => new Promise<void>((resolve) => pings.push(resolve)),
+    };
+  }
+
+  /** Lets the server read what the client wrote before: a message sent now arrives after it. */
+  async function roundTrip(socket: WebSocket, method: string) {
+    const arrived = nextFrames(sessions[0]!.incoming$, 1);
+    socket.send(JSON.stringify(notification(method)));
+    expect(await arrived).toEqual([notification(method)]);
+  }
+
+  it('keeps a client that answers every ping', async () => {
+    const { url } = await start({ pingIntervalMs: 1000 });
+    const { socket, nextPing } = await rawClient(url, () => true);
+    let closed = false;
+    sessions[0]!.closed$.subscribe(() => (closed = true));
+    for (let i = 0; i < 3; i++) {
+      const pinged = nextPing();
+      jest.advanceTimersByTime(1000);
+      await pinged;
+      await roundTrip(socket, `after-ping-${i}`);
+    }
+    jest.advanceTimersByTime(1000);
+    await roundTrip(socket, 'still-here');
+    expect(closed).toBe(false);
+  });
+
+  it('drops a client that stops answering pings, with a TransportError', async () => {
+    const { url } = await start({ pingIntervalMs: 1000 });
+    let answering = true;
+    const { socket, nextPing } = await rawClient(url, () => answering);
+    const closed = firstValueFrom(sessions[0]!.closed$);
+    let pinged = nextPing();
+    jest.advanceTimersByTime(1000);
+    await pinged;
+    await roundTrip(socket, 'answered');
+    answering = false;
+    pinged = nextPing();
+    jest.advanceTimersByTime(1000);
+    await pinged;
+    await roundTrip(socket, 'not-answered');
+    jest.advanceTimersByTime(1000);
+    const close = await closed;
+    expect(close.reason).toBe('peer did not answer ping');
+    expect(close.error?.name).toBe('TransportError');
+    expect(running?.handler.sessions.size).toBe(0);
+  });
+
+  it('sends no pings with pingIntervalMs 0', async () => {
+    const { url } = await start({ pingIntervalMs: 0 });
+    const { socket } = await rawClient(url, () => false);
+    let pinged = false;
+    socket.on('ping', () => (pinged = true));
+    jest.advanceTimersByTime(120_000);
+    await roundTrip(socket, 'no-pings');
+    expect(pinged).toBe(false);
+  });
+});
