@@ -12,10 +12,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { Session } from 'node:inspector';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { floor } from './impl/floor';
 import { official } from './impl/official';
 import { rxmcp } from './impl/rxmcp';
+import { timeCalls } from './timing';
 import type { CallTransport, Implementation } from './workload';
 
 const option = (name: string, fallback: string) =>
@@ -83,20 +83,6 @@ function post<T>(session: Session, method: string, params?: object): Promise<T> 
   return new Promise((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result as T))));
 }
 
-async function timeCalls(call: () => Promise<unknown>, count: number, minMs: number): Promise<number> {
-  let made = 0;
-  const started = performance.now();
-  const more = () => made < count || performance.now() - started < minMs;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (more()) {
-        made++;
-        await call();
-      }
-    }),
-  );
-  return made;
-}
 
 /** The server writes its profile as it exits, which may come a little after the client sees it close. */
 async function serverProfile(dir: string): Promise<CpuProfile | undefined> {
@@ -120,17 +106,15 @@ async function profileOne(impl: Implementation, session: Session) {
   const dir = mkdtempSync(join(tmpdir(), `rxmcp-profile-${impl.name}-`));
   try {
     const h = await impl.connect(transport, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${SAMPLE_US}`] });
-    await timeCalls(h.call, calls / 10, WARMUP_MS);
+    await timeCalls(calls / 10, WARMUP_MS, inFlight, h.call);
     await post(session, 'Profiler.start');
     const from = monotonicMicros();
-    const started = performance.now();
-    const made = await timeCalls(h.call, calls, 0);
-    const elapsedMs = performance.now() - started;
+    const measured = await timeCalls(calls, 0, inFlight, h.call);
     const to = monotonicMicros();
     const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
     await h.close();
     const server = await serverProfile(dir);
-    return { made, elapsedMs, client: summarize(profile), server: server && summarize(server, from, to) };
+    return { made: measured.calls, perSecond: measured.perSecond, client: summarize(profile), server: server && summarize(server, from, to) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -157,8 +141,8 @@ async function main() {
   const top: string[] = [];
   for (const impl of [rxmcp, official, floor]) {
     if (!impl.transports.includes(transport)) continue;
-    const { made, elapsedMs, client, server } = await profileOne(impl, session);
-    lines.push(`## ${impl.name}: ${fmt((made / elapsedMs) * 1000, 0)} calls/s while profiled`, '');
+    const { made, perSecond, client, server } = await profileOne(impl, session);
+    lines.push(`## ${impl.name}: ${fmt(perSecond, 0)} calls/s while profiled`, '');
     lines.push('| µs per call | client | server |', '| --- | --- | --- |');
     for (const category of CATEGORIES) {
       const cell = (s: typeof client | undefined) => (s ? fmt(s.byCategory.get(category)! / made) : '–');

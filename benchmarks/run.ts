@@ -16,7 +16,8 @@ import { official } from './impl/official';
 import { rxmcp } from './impl/rxmcp';
 import { renderChart, renderReport } from './report';
 import type { Measurement, RunReport } from './report';
-import { percentile, spread } from './stats';
+import { spread } from './stats';
+import { timeCalls } from './timing';
 import type { CallTransport, Implementation } from './workload';
 
 const args = process.argv.slice(2);
@@ -53,24 +54,6 @@ const CALL_TRANSPORTS: readonly CallTransport[] = (['in-memory', 'stdio', 'http-
 /** Alternates the order of the implementations between repetitions. */
 function inOrder(repetition: number): readonly Implementation[] {
   return repetition % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
-}
-
-/** Makes at least `count` calls, `inFlight` at a time, for at least `minMs`; throughput and latency percentiles. */
-async function timeCalls(count: number, minMs: number, inFlight: number, call: () => Promise<unknown>) {
-  const latencies: number[] = [];
-  const started = performance.now();
-  const more = () => latencies.length < count || performance.now() - started < minMs;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (more()) {
-        const t0 = performance.now();
-        await call();
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const elapsedMs = performance.now() - started;
-  return { perSecond: (latencies.length / elapsedMs) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
 type Samples = Map<string, { perSecond: number[]; p50: number[]; p99: number[] }>;
