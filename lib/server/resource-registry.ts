@@ -63,16 +63,9 @@ export interface ResourceDefinition extends ListedMetadata {
 }
 
 /** One resource of a template's family as its `list` names it; `mimeType` defaults to the template's. */
-export interface ListedResource {
+export interface ListedResource extends Omit<ListedMetadata, 'enabled'> {
   readonly uri: string;
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly mimeType?: string;
   readonly size?: number;
-  readonly annotations?: Annotations;
-  readonly icons?: readonly Icon[];
-  readonly _meta?: Record<string, unknown>;
 }
 
 /** A family of resources named by an RFC 6570 URI template. */
@@ -232,13 +225,16 @@ export function createResourceRegistry(options: { readonly validateResults: bool
 
   /** One listed item as `resources/list` sends it, checked when results are validated. */
   function listedResource(entry: TemplateEntry, item: unknown, revision: Revision): Resource {
-    const listing = { ...(item as ListedResource) } as Record<string, unknown>;
-    if (listing.mimeType === undefined && entry.definition.mimeType !== undefined) listing.mimeType = entry.definition.mimeType;
-    const checked = options.validateResults ? resourceSchemas(revision).Resource.safeParse(listing) : undefined;
-    if (typeof item !== 'object' || item === null || (checked && !checked.success)) {
-      const problem = checked && !checked.success ? describeIssues(toValidationIssues(checked.error)) : 'not an object';
+    const invalid = (problem: string): never => {
       log.error({ uriTemplate: entry.definition.uriTemplate, problem }, 'resource template listed an invalid resource');
       throw JsonRpcError.internalError();
+    };
+    if (typeof item !== 'object' || item === null) return invalid('not an object');
+    const listing = { ...item } as Record<string, unknown>;
+    if (listing.mimeType === undefined && entry.definition.mimeType !== undefined) listing.mimeType = entry.definition.mimeType;
+    if (options.validateResults) {
+      const checked = resourceSchemas(revision).Resource.safeParse(listing);
+      if (!checked.success) return invalid(describeIssues(toValidationIssues(checked.error)));
     }
     return listing as Resource;
   }

@@ -4,6 +4,13 @@ import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { flush, serve } from './harness';
 
+/** How `resources/list` shows the fixed resources registered in `beforeEach`. */
+const FIXED_LISTING = [
+  { uri: 'test://text', name: 'text', title: 'Text', mimeType: 'text/plain' },
+  { uri: 'test://blob', name: 'blob', mimeType: 'image/png' },
+  { uri: 'test://live', name: 'live' },
+];
+
 describe('server resources', () => {
   let server: McpServer;
   let changes: Subject<void>;
@@ -45,13 +52,7 @@ describe('server resources', () => {
 
   it('[resources.list] lists static resources and templates', async () => {
     const { call } = await serve(server);
-    expect(await call('resources/list')).toEqual({
-      resources: [
-        { uri: 'test://text', name: 'text', title: 'Text', mimeType: 'text/plain' },
-        { uri: 'test://blob', name: 'blob', mimeType: 'image/png' },
-        { uri: 'test://live', name: 'live' },
-      ],
-    });
+    expect(await call('resources/list')).toEqual({ resources: FIXED_LISTING });
     expect(await call('resources/templates/list')).toEqual({
       resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'data', mimeType: 'application/json' }],
     });
@@ -164,9 +165,7 @@ describe('server resources', () => {
       const { call } = await serve(server);
       expect(await call('resources/list')).toEqual({
         resources: [
-          { uri: 'test://text', name: 'text', title: 'Text', mimeType: 'text/plain' },
-          { uri: 'test://blob', name: 'blob', mimeType: 'image/png' },
-          { uri: 'test://live', name: 'live' },
+          ...FIXED_LISTING,
           { uri: 'files:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
           { uri: 'files:///b.md', name: 'b.md', mimeType: 'text/markdown', title: 'B' },
         ],
@@ -242,6 +241,14 @@ describe('server resources', () => {
       });
       await expect(call('resources/list')).rejects.toMatchObject({ code: -32603 });
       invalid.remove();
+      const notObjects = server.resourceTemplate({
+        uriTemplate: 'strings://{n}',
+        name: 'strings',
+        list: () => ['strings://1'] as never,
+        read: (uri) => ({ contents: [{ uri, text: '' }] }),
+      });
+      await expect(call('resources/list')).rejects.toMatchObject({ code: -32603 });
+      notObjects.remove();
       const refusing = server.resourceTemplate({
         uriTemplate: 'refusing://{n}',
         name: 'refusing',

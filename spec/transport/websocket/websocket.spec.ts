@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { firstValueFrom } from 'rxjs';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
 import { createWebSocketHandler, startWebSocketServer } from '../../../lib/transport/websocket/websocket-server';
 import type { RunningWebSocketServer } from '../../../lib/transport/websocket/websocket-server';
@@ -201,6 +201,30 @@ describe('WebSocket keepalive', () => {
     expect(close.reason).toBe('peer did not answer ping');
     expect(close.error?.name).toBe('TransportError');
     expect(running?.handler.sessions.size).toBe(0);
+  });
+
+  it('pings from the client side too, once its socket opens, and drops a server that does not answer', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', autoPong: false, handleProtocols: () => 'mcp' });
+    try {
+      await once(wss, 'listening');
+      const serverSockets: WebSocket[] = [];
+      wss.on('connection', (socket) => serverSockets.push(socket));
+      const client = createWebSocketClientTransport({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, pingIntervalMs: 1000 });
+      clients.push(client);
+      const closed = firstValueFrom(client.closed$);
+      while (!serverSockets[0]) await new Promise((resolve) => setImmediate(resolve));
+      // The client has opened once it reads what the server sent.
+      const greeted = nextFrames(client.incoming$, 1);
+      serverSockets[0].send(JSON.stringify(notification('hello')));
+      await greeted;
+      const pinged = once(serverSockets[0], 'ping');
+      jest.advanceTimersByTime(1000);
+      await pinged;
+      jest.advanceTimersByTime(1000);
+      expect((await closed).reason).toBe('peer did not answer ping');
+    } finally {
+      wss.close();
+    }
   });
 
   it('sends no pings with pingIntervalMs 0', async () => {
