@@ -2,6 +2,7 @@ import { createServer, get } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
 import { createLegacySseClientTransport } from '../../../lib/transport/legacy-sse/legacy-sse-client-transport';
@@ -107,6 +108,19 @@ function rawStream(base: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => get(`${base}/sse`, { headers: { accept: 'text/event-stream' } }, resolve).on('error', reject));
 }
 
+/** Sends 1 MiB messages (at most 200) until the transport closes; resolves with how it closed. */
+async function floodUntilClosed(transport: Transport) {
+  const closed = firstValueFrom(transport.closed$);
+  let outcome: string | undefined;
+  void closed.then((close) => (outcome = close.reason));
+  const big = notification('notifications/message', { level: 'info', data: 'x'.repeat(1024 * 1024) });
+  for (let i = 0; i < 200 && outcome === undefined; i++) {
+    transport.send(big);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return closed;
+}
+
 describe('createLegacySseHandler: streams that go quiet or are not read', () => {
   it('writes a comment on a stream that stays quiet for keepAliveMs, and only then', async () => {
     // Virtual time for the keep-alive timer; the sockets stay real.
@@ -152,19 +166,26 @@ describe('createLegacySseHandler: streams that go quiet or are not read', () => 
     idle.pause();
     const reader = await openStream(base);
     const [stalled, healthy] = sessions as [LegacySseServerTransport, LegacySseServerTransport];
-    const closed = firstValueFrom(stalled.closed$);
-    let outcome: string | undefined;
-    void closed.then((close) => (outcome = close.reason));
-    const big = notification('notifications/message', { level: 'info', data: 'x'.repeat(1024 * 1024) });
-    for (let i = 0; i < 200 && outcome === undefined; i++) {
-      stalled.send(big);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    expect((await closed).reason).toBe('slow reader');
+    expect((await floodUntilClosed(stalled)).reason).toBe('slow reader');
     expect(handler?.sessions.has(stalled.sessionId)).toBe(false);
     healthy.send(resultResponse(1, {}));
     healthy.close();
     expect(await readSse(reader.response)).toEqual([{ event: 'message', data: JSON.stringify(resultResponse(1, {})) }]);
+  });
+
+  it('takes its slow-reader limit from startStreamableHttpServer when served from there', async () => {
+    const seen: Transport[] = [];
+    const warnings: Array<{ msg?: string; buffered?: number }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line) as { msg?: string; buffered?: number }) });
+    running = await startStreamableHttpServer({ legacySse: true, maxBufferedBytes: 256 * 1024, logger, onSession: (t) => seen.push(t) });
+    const idle = await rawStream(running.url.origin);
+    idle.pause();
+    while (!seen[0]) await new Promise((resolve) => setImmediate(resolve));
+    expect((await floodUntilClosed(seen[0])).reason).toBe('slow reader');
+    expect(running.legacyHandler?.sessions.size).toBe(0);
+    // Closed at the limit given, one 1 MiB message past it, not at the 8 MiB default.
+    const [slow] = warnings.filter((w) => w.msg === 'slow reader: closing the session');
+    expect(slow?.buffered).toBeLessThan(2 * 1024 * 1024);
   });
 });
 
