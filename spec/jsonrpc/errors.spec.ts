@@ -55,4 +55,12 @@ describe('local errors', () => {
     expect(closed).toMatchObject({ name: 'ConnectionClosedError', reason: 'peer closed', method: 'ping', id: 1 });
     expect(new UnsupportedProtocolVersionError('1999', ['2025-11-25']).message).toContain('"1999"');
   });
+
+  it('say in a closed connection’s message what failed underneath, when an error is the cause', () => {
+    const cause = new TransportError('POST failed: self-signed certificate');
+    const closed = new ConnectionClosedError('POST failed', { method: 'initialize', id: 0 }, { cause });
+    expect(closed.message).toBe('Connection closed: POST failed (initialize, id 0); POST failed: self-signed certificate');
+    expect(closed.cause).toBe(cause);
+    expect(new ConnectionClosedError('stdin ended', {}, { cause: 'not an error' }).message).toBe('Connection closed: stdin ended');
+  });
 });
