@@ -14,7 +14,7 @@ import type { HandlerEvent } from '../connection/handler-events';
 import type { ElicitRequestFormParams, ElicitRequestParams, ElicitRequestURLParams, ElicitResult } from '../schema/elicitation';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { resultSchemaFor } from '../schema/methods';
-import { LATEST_REVISION } from '../schema/revisions';
+import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { Root } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
@@ -107,7 +107,7 @@ function invalidAnswer(method: string, problem: string): Error {
 }
 
 function validateResult(method: string, revision: string, result: Record<string, unknown>): Record<string, unknown> {
-  const schema = resultSchemaFor(method, revision as Revision) ?? resultSchemaFor(method, LATEST_REVISION);
+  const schema = resultSchemaFor(method, revision as Revision) ?? resultSchemaFor(method, LATEST_STATEFUL_REVISION);
   if (!schema) return result;
   const parsed = schema.safeParse(result);
   if (!parsed.success) throw invalidAnswer(method, describeIssues(toValidationIssues(parsed.error)));

@@ -21,7 +21,7 @@ import {
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkParams, checkResult, methodDefinition } from '../schema/methods';
-import { featuresOf, isSupportedRevision, LATEST_REVISION, SUPPORTED_REVISIONS } from '../schema/revisions';
+import { featuresOf, isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
@@ -203,7 +203,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     this.options = options;
     this.transport = options.transport;
     this.role = options.role;
-    this.supported = options.supportedRevisions ?? SUPPORTED_REVISIONS;
+    this.supported = options.supportedRevisions ?? STATEFUL_REVISIONS;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.id = `${this.role[0]}${++connectionCount}`;
@@ -316,7 +316,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       }
       this.sendLifecycle({ type: 'local.initialize' });
       const params = {
-        protocolVersion: this.options.protocolVersion ?? this.supported.at(-1) ?? LATEST_REVISION,
+        protocolVersion: this.options.protocolVersion ?? this.supported.at(-1) ?? LATEST_STATEFUL_REVISION,
         capabilities: this.capabilities(),
         clientInfo: this.options.info,
       };
@@ -324,7 +324,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       return sendRequest(this, 'initialize', params, {}, false).subscribe({
         next: (result) => {
           const version = String(result.protocolVersion);
-          if (!isSupportedRevision(version) || !this.supported.includes(version)) {
+          if (!isStatefulRevision(version) || !this.supported.includes(version)) {
             // Lifecycle → Version Negotiation: a client that cannot speak the answer disconnects.
             const error = new UnsupportedProtocolVersionError(version, this.supported);
             this.shutdown(error.message, error);
@@ -547,7 +547,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       return;
     }
     const handler = this.handlerFor(method);
-    const negotiated = this.revision ?? LATEST_REVISION;
+    const negotiated = this.revision ?? LATEST_STATEFUL_REVISION;
     const definition = methodDefinition(method, negotiated);
     if (!handler || (definition && definition.kind !== 'request')) {
       reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
@@ -579,7 +579,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       reply(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
       return;
     }
-    const parsed = checkParams('initialize', LATEST_REVISION, request.params ?? {});
+    const parsed = checkParams('initialize', LATEST_STATEFUL_REVISION, request.params ?? {});
     if (parsed && !parsed.success) {
       reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
       return;
@@ -612,7 +612,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
 
   private onNotification(message: JsonRpcNotification): void {
     const { method } = message;
-    const negotiated = this.revision ?? LATEST_REVISION;
+    const negotiated = this.revision ?? LATEST_STATEFUL_REVISION;
     let params = message.params ?? {};
     if (methodDefinition(method, negotiated)) {
       const parsed = checkParams(method, negotiated, params);
@@ -666,7 +666,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   validate(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
     if (this.options.validateResults === false) return result;
     // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
-    const parsed = checkResult(method, this.revision ?? LATEST_REVISION, result, { taskAugmented });
+    const parsed = checkResult(method, this.revision ?? LATEST_STATEFUL_REVISION, result, { taskAugmented });
     if (!parsed) return result;
     if (parsed.success) return parsed.data as Record<string, unknown>;
     const problem = describeIssues(toValidationIssues(parsed.error));

@@ -12,6 +12,23 @@ export type Revision = (typeof SUPPORTED_REVISIONS)[number];
 /** The newest supported revision: what a server answers with when the client's is unknown. */
 export const LATEST_REVISION: Revision = '2025-11-25';
 
+/**
+ * The revisions that open with the `initialize` handshake and hold a session (2024-11-05 through
+ * 2025-11-25), oldest first: what `initialize` negotiates among.
+ */
+export const STATEFUL_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
+
+/** One revision of the handshake family. */
+export type StatefulRevision = (typeof STATEFUL_REVISIONS)[number];
+
+/** The newest handshake revision: what a server answers `initialize` with when the client's is unknown. */
+export const LATEST_STATEFUL_REVISION: StatefulRevision = '2025-11-25';
+
+/** Whether `value` names a revision of the handshake family that rxmcp speaks. */
+export function isStatefulRevision(value: string): value is StatefulRevision {
+  return (STATEFUL_REVISIONS as readonly string[]).includes(value);
+}
+
 /** Whether `value` names a revision rxmcp supports. */
 export function isSupportedRevision(value: string): value is Revision {
   return (SUPPORTED_REVISIONS as readonly string[]).includes(value);

@@ -4,7 +4,7 @@ import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
-import { SUPPORTED_REVISIONS } from '../../schema/revisions';
+import { STATEFUL_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
 import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from './http-guards';
@@ -138,7 +138,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const json = options.enableJsonResponse ?? false;
-  const supported: readonly string[] = options.supportedRevisions ?? SUPPORTED_REVISIONS;
+  const supported: readonly string[] = options.supportedRevisions ?? STATEFUL_REVISIONS;
   const eventStore = stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
   const generateSessionId = options.generateSessionId ?? randomUUID;
   const sessions = new Map<string, SessionEntry>();
