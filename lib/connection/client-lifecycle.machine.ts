@@ -27,6 +27,17 @@ export type ClientLifecycleEvent =
       readonly instructions?: string;
     }
   | { readonly type: 'peer.initializeFailed'; readonly reason: string }
+  /**
+   * The client speaks a stateless revision (2026-07-28 on) with this server: no handshake; what
+   * the server said of itself comes from `server/discover` when the client asked.
+   */
+  | {
+      readonly type: 'local.stateless';
+      readonly protocolVersion: string;
+      readonly capabilities?: Record<string, unknown>;
+      readonly serverInfo?: Record<string, unknown>;
+      readonly instructions?: string;
+    }
   | { readonly type: 'transport.closed'; readonly reason: string }
   | { readonly type: 'local.close'; readonly reason: string };
 
@@ -35,7 +46,10 @@ export type ClientLifecycleEvent =
  * - `may-send-initialize`: initialize has not been sent yet;
  * - `accepts-requests`: requests from the server other than ping are served;
  * - `may-send-requests`: the client may send requests other than initialize and ping;
+ * - `stateless`: every request carries the revision, capabilities and client info in `_meta`
+ *   (2026-07-28 on); the server sends no requests, so none are accepted;
  * - `closed`: nothing may be sent.
+ * From `idle`, `local.stateless` skips the handshake: the client chose a stateless revision.
  * An answer with a revision outside `supported` ends the lifecycle with a reason saying so.
  */
 export const clientLifecycle = setup({
@@ -46,7 +60,7 @@ export const clientLifecycle = setup({
   },
   actions: {
     recordServer: assign(({ event }) => {
-      if (event.type !== 'peer.initializeResult') return {};
+      if (event.type !== 'peer.initializeResult' && event.type !== 'local.stateless') return {};
       return {
         revision: event.protocolVersion,
         serverCapabilities: event.capabilities,
@@ -55,7 +69,7 @@ export const clientLifecycle = setup({
       };
     }),
     recordUnsupported: assign(({ context, event }) =>
-      event.type === 'peer.initializeResult'
+      event.type === 'peer.initializeResult' || event.type === 'local.stateless'
         ? {
             closeReason: `server answered protocol version ${JSON.stringify(event.protocolVersion)}, which this client does not support (supported: ${context.supported.join(', ')})`,
           }
@@ -69,7 +83,8 @@ export const clientLifecycle = setup({
   },
   guards: {
     supportedRevision: ({ context, event }) =>
-      event.type === 'peer.initializeResult' && context.supported.includes(event.protocolVersion),
+      (event.type === 'peer.initializeResult' || event.type === 'local.stateless') &&
+      context.supported.includes(event.protocolVersion),
   },
 }).createMachine({
   id: 'clientLifecycle',
@@ -85,7 +100,13 @@ export const clientLifecycle = setup({
       states: {
         idle: {
           tags: ['may-send-initialize'],
-          on: { 'local.initialize': 'awaitingResult' },
+          on: {
+            'local.initialize': 'awaitingResult',
+            'local.stateless': [
+              { guard: 'supportedRevision', target: '#clientLifecycle.stateless', actions: 'recordServer' },
+              { target: '#clientLifecycle.shutdown', actions: 'recordUnsupported' },
+            ],
+          },
         },
         awaitingResult: {
           on: {
@@ -99,6 +120,7 @@ export const clientLifecycle = setup({
       },
     },
     operating: { tags: ['accepts-requests', 'may-send-requests'] },
+    stateless: { tags: ['may-send-requests', 'stateless'] },
     shutdown: { type: 'final', tags: ['closed'] },
   },
 });

@@ -13,12 +13,14 @@ import {
   ProtocolError,
   UnsupportedProtocolVersionError,
 } from '../jsonrpc/errors';
-import {
-  errorResponse,
-  notification as makeNotification,
-  resultResponse,
+import { errorResponse, notification as makeNotification, resultResponse } from '../jsonrpc/message';
+import type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RequestId,
 } from '../jsonrpc/message';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkParams, checkResult, methodDefinition } from '../schema/methods';
 import { featuresOf, isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../schema/revisions';
@@ -37,6 +39,17 @@ import { LifecycleRunner } from './lifecycle-runner';
 import { DEFAULT_REQUEST_TIMEOUT_MS, sendRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions } from './request-pipeline';
 import { serverLifecycle } from './server-lifecycle.machine';
+import {
+  admitStatelessRequest,
+  decorateStatelessResult,
+  discoverResult,
+  isRefusal,
+  isStatelessRevision,
+  META,
+  statelessRevisionOf,
+  STATELESS_REVISIONS,
+} from './stateless';
+import type { CacheHint, StatelessPolicy } from './stateless';
 import { childLogger } from '../jsonrpc/logger';
 
 /** Which end of the protocol a connection is. */
@@ -58,8 +71,14 @@ export interface ConnectionOptions {
   readonly capabilities?: () => Record<string, unknown>;
   /** Server only: instructions sent in the initialize result. */
   readonly instructions?: string;
-  /** Revisions we speak, oldest first. Default: every revision rxmcp supports. */
-  readonly supportedRevisions?: readonly Revision[];
+  /**
+   * Revisions we speak, oldest first. Default: every revision rxmcp supports. The handshake
+   * revisions among them are negotiated by initialize; a server serves requests of the stateless
+   * ones (2026-07-28 on) as they come, and a client enters one with `useStateless`.
+   */
+  readonly supportedRevisions?: readonly string[];
+  /** Server only: caching hints for results of stateless revisions, by method (see `DEFAULT_CACHE_HINTS`). */
+  readonly cacheHints?: Readonly<Record<string, CacheHint>>;
   /** Client only: the revision offered in initialize. Default: the latest supported. */
   readonly protocolVersion?: Revision;
   /**
@@ -125,12 +144,30 @@ export interface Connection {
    * (`NotInitializedError`, `CapabilityNotSupportedError`). Unsubscribing before the response
    * sends `notifications/cancelled`.
    */
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Observable<Record<string, unknown>>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Observable<Record<string, unknown>>;
   /** Sends a notification; dropped (and logged) once the connection is closed. */
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
   /** Adds or replaces the handler of a request method. */
   setRequestHandler(method: string, handler: RequestHandler): void;
   removeRequestHandler(method: string): void;
+  /**
+   * Client only: speaks the stateless `revision` (2026-07-28 on) from now on, instead of running
+   * the handshake: every request carries the revision, our capabilities and info in `_meta`.
+   * `server` is what `server/discover` said, when the client asked. Throws when the revision is
+   * not one we speak, or when the connection has already initialized or closed.
+   */
+  useStateless(
+    revision: string,
+    server?: {
+      readonly capabilities?: Record<string, unknown>;
+      readonly serverInfo?: Record<string, unknown>;
+      readonly instructions?: string;
+    },
+  ): void;
   /**
    * Client only: runs the handshake (initialize, then notifications/initialized). Cold; emits the
    * server's InitializeResult and completes once the connection is operating. Errors with
@@ -140,7 +177,6 @@ export interface Connection {
   /** Closes the connection: pending requests fail, handlers in flight are cancelled. Idempotent. */
   close(reason?: string): void;
 }
-
 
 let connectionCount = 0;
 
@@ -173,10 +209,15 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   readonly correlator = new Correlator();
   readonly scheduler: SchedulerLike;
   readonly requestTimeoutMs: number;
+  requestMeta: Record<string, unknown> | undefined;
 
   private readonly options: ConnectionOptions;
   private readonly transport: Transport;
+  /** The handshake revisions we negotiate among. */
   private readonly supported: readonly Revision[];
+  /** Every revision we speak, for stateless requests and the errors that list them. */
+  private readonly supportedAll: readonly string[];
+  private statelessPolicyCache: StatelessPolicy | undefined;
   private readonly log: Logger;
   private readonly traceEnabled: boolean;
   private readonly dispatcher: Dispatcher;
@@ -187,6 +228,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   // What the lifecycle's tags allow, refreshed on every transition.
   private acceptsInitialize = false;
   private acceptsRequests = false;
+  private acceptsStateless = false;
   private maySendRequests = false;
   private maySendInitialize = false;
   private closed = false;
@@ -203,7 +245,8 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     this.options = options;
     this.transport = options.transport;
     this.role = options.role;
-    this.supported = options.supportedRevisions ?? STATEFUL_REVISIONS;
+    this.supportedAll = options.supportedRevisions ?? [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS];
+    this.supported = this.supportedAll.filter(isStatefulRevision);
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.id = `${this.role[0]}${++connectionCount}`;
@@ -215,7 +258,10 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       this.role === 'server'
         ? new LifecycleRunner(
             serverLifecycle,
-            { supported: this.supported, initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS },
+            {
+              supported: this.supported,
+              initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+            },
             this.scheduler,
             onTransition,
           )
@@ -280,7 +326,11 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     return this.dispatcher.size;
   }
 
-  request(method: string, params?: Record<string, unknown>, requestOptions: RequestOptions = {}): Observable<Record<string, unknown>> {
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    requestOptions: RequestOptions = {},
+  ): Observable<Record<string, unknown>> {
     return sendRequest(this, method, params, requestOptions, true);
   }
 
@@ -298,6 +348,34 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
 
   removeRequestHandler(method: string): void {
     (this.handlerChanges ??= new Map()).set(method, null);
+  }
+
+  useStateless(
+    revision: string,
+    server: {
+      readonly capabilities?: Record<string, unknown>;
+      readonly serverInfo?: Record<string, unknown>;
+      readonly instructions?: string;
+    } = {},
+  ): void {
+    if (this.role !== 'client') throw new Error('useStateless() is for client connections');
+    if (this.closed) throw new ConnectionClosedError(this.closeReason, { method: 'useStateless' });
+    if (!this.maySendInitialize) throw new Error('useStateless() must come before any handshake, once per connection');
+    if (!isStatelessRevision(revision) || !this.supportedAll.includes(revision)) {
+      throw new UnsupportedProtocolVersionError(revision, this.supportedAll.filter(isStatelessRevision));
+    }
+    this.revision = revision as Revision;
+    this.peerCapabilities = server.capabilities;
+    this.peerInfo = server.serverInfo;
+    this.instructions = server.instructions;
+    this.requestMeta = {
+      [META.protocolVersion]: revision,
+      [META.clientCapabilities]: this.capabilities(),
+      [META.clientInfo]: this.options.info,
+    };
+    this.transport.setProtocolVersion?.(revision);
+    this.sendLifecycle({ type: 'local.stateless', protocolVersion: revision, ...server });
+    this.log.info({ revision, server: this.peerInfo }, 'stateless revision in use');
   }
 
   initialize(): Observable<Record<string, unknown>> {
@@ -379,6 +457,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   private onLifecycle(snapshot: AnyMachineSnapshot): void {
     this.acceptsInitialize = snapshot.hasTag('accepts-initialize');
     this.acceptsRequests = snapshot.hasTag('accepts-requests');
+    this.acceptsStateless = snapshot.hasTag('accepts-stateless-requests');
     this.maySendRequests = snapshot.hasTag('may-send-requests');
     this.maySendInitialize = snapshot.hasTag('may-send-initialize');
     if (this.log.isLevelEnabled('debug')) this.log.debug({ state: snapshot.value }, 'lifecycle transition');
@@ -397,12 +476,15 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     if (this.closed) return;
     this.closed = true;
     this.acceptsRequests = this.maySendRequests = this.acceptsInitialize = this.maySendInitialize = false;
+    this.acceptsStateless = false;
     const close: TransportClose = error ? { reason, error } : { reason };
     this.closeInfo = close;
     this.log.info({ reason }, 'connection closed');
     this.sendLifecycle({ type: 'local.close', reason });
     this.lifecycle.stop();
-    this.correlator.failAll((method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }));
+    this.correlator.failAll(
+      (method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }),
+    );
     this.dispatcher.cancelAll(`connection closed: ${reason}`);
     this.deadlineTimer?.stop();
     this.incoming?.unsubscribe();
@@ -506,7 +588,10 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
       case 'result':
       case 'error':
         if (!this.correlator.settle(classified.message)) {
-          this.log.warn({ id: classified.message.id }, 'response to no request in flight (late, cancelled or unknown id)');
+          this.log.warn(
+            { id: classified.message.id },
+            'response to no request in flight (late, cancelled or unknown id)',
+          );
         }
         return;
       case 'invalid':
@@ -529,6 +614,17 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
   private onRequest(request: JsonRpcRequest, reply: Reply): void {
     const { method } = request;
     if (this.closed) return;
+    // A server that holds no session serves stateless requests (spec 2026-07-28: Versioning → a
+    // dual-era server selects its behaviour from how the client opens).
+    if (this.role === 'server' && this.revision === undefined && method !== 'initialize') {
+      const statelessRevision = statelessRevisionOf(request.params);
+      if (statelessRevision !== undefined)
+        this.sendLifecycle({ type: 'peer.statelessRequest', protocolVersion: statelessRevision });
+      if (this.acceptsStateless) {
+        this.onStatelessRequest(request, reply);
+        return;
+      }
+    }
     if (method === 'ping') {
       reply(resultResponse(request.id, {}));
       return;
@@ -574,6 +670,53 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     });
   }
 
+  private get statelessPolicy(): StatelessPolicy {
+    return (this.statelessPolicyCache ??= { supported: this.supportedAll, capabilities: () => this.capabilities() });
+  }
+
+  /** Serves one request of a stateless revision: admitted on its own `_meta`, answered with `resultType` and our identity. */
+  private onStatelessRequest(request: JsonRpcRequest, reply: Reply): void {
+    const outcome = admitStatelessRequest(request, this.statelessPolicy);
+    if (isRefusal(outcome)) {
+      this.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
+      reply(errorResponse(request.id, outcome.error.toJSON()));
+      return;
+    }
+    const decoration = { serverInfo: this.options.info, cacheHints: this.options.cacheHints };
+    const { method } = request;
+    if (method === 'server/discover') {
+      reply(
+        resultResponse(
+          request.id,
+          decorateStatelessResult(
+            method,
+            discoverResult(this.supportedAll, this.capabilities(), this.options.instructions),
+            decoration,
+          ),
+        ),
+      );
+      return;
+    }
+    const handler = this.handlerFor(method);
+    if (!handler) {
+      reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
+      return;
+    }
+    this.dispatcher.dispatch(
+      request,
+      outcome.params,
+      handler,
+      outcome.peer.revision,
+      this.options.owner,
+      (answer: Answer) => {
+        if (answer === null) reply(null);
+        else if ('error' in answer) reply(errorResponse(request.id, answer.error));
+        else reply(resultResponse(request.id, decorateStatelessResult(method, answer.result, decoration)));
+      },
+      outcome.peer,
+    );
+  }
+
   private onInitialize(request: JsonRpcRequest, reply: Reply): void {
     if (!this.acceptsInitialize) {
       reply(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
@@ -617,7 +760,10 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     if (methodDefinition(method, negotiated)) {
       const parsed = checkParams(method, negotiated, params);
       if (parsed && !parsed.success) {
-        this.log.warn({ method, problem: describeIssues(toValidationIssues(parsed.error)) }, 'invalid notification dropped');
+        this.log.warn(
+          { method, problem: describeIssues(toValidationIssues(parsed.error)) },
+          'invalid notification dropped',
+        );
         return;
       }
       if (parsed) params = parsed.data as Record<string, unknown>;
@@ -670,7 +816,9 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     if (!parsed) return result;
     if (parsed.success) return parsed.data as Record<string, unknown>;
     const problem = describeIssues(toValidationIssues(parsed.error));
-    throw new ProtocolError(`Invalid result for ${method} from the ${this.role === 'server' ? 'client' : 'server'}: ${problem}`);
+    throw new ProtocolError(
+      `Invalid result for ${method} from the ${this.role === 'server' ? 'client' : 'server'}: ${problem}`,
+    );
   }
 
   notifyFor(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {

@@ -1,10 +1,12 @@
 import { isObservable } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { JsonRpcError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
-import { LogUpdate, ProgressUpdate } from './handler-events';
+import { LOG_LEVELS, LogUpdate, ProgressUpdate } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
+import { missingClientCapability } from './stateless';
+import type { StatelessPeer } from './stateless';
 
 /** A request's result as a handler produces it. */
 export type HandlerResult = Record<string, unknown>;
@@ -34,6 +36,12 @@ export interface RequestContext {
   readonly progressToken?: string | number;
   /** The request's `_meta`, as sent. */
   readonly meta?: Record<string, unknown>;
+  /**
+   * Stateless revisions (2026-07-28 on) only: what this request's `_meta` says of its client (its
+   * revision, capabilities, info and log level). Undefined in a session of a handshake revision,
+   * where the session holds these.
+   */
+  readonly peer?: StatelessPeer;
   /** Aborted when the request is cancelled or the connection closes. */
   readonly signal: AbortSignal;
   /** Sends `notifications/progress` for this request; does nothing when the caller sent no token. */
@@ -77,6 +85,13 @@ interface InFlight {
   cancelled: boolean;
 }
 
+const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
+
+/** A stateless request gets log messages only when it asked for them, at its level or above (spec 2026-07-28: Logging). */
+function peerWantsLog(peer: StatelessPeer, level: LogLevel): boolean {
+  return peer.logLevel !== undefined && levelRank.get(level)! >= levelRank.get(peer.logLevel)!;
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
@@ -101,6 +116,7 @@ class HandlerContext implements RequestContext {
     readonly revision: string,
     private readonly entry: InFlight,
     private readonly sink: DispatcherSink,
+    readonly peer: StatelessPeer | undefined,
   ) {
     this.requestId = request.id;
     this.method = request.method;
@@ -123,7 +139,8 @@ class HandlerContext implements RequestContext {
   }
 
   log(level: LogLevel, data: unknown, loggerName?: string): void {
-    if (!this.entry.cancelled) this.sink.logFor(level, data, loggerName, this.requestId);
+    if (this.entry.cancelled || (this.peer !== undefined && !peerWantsLog(this.peer, level))) return;
+    this.sink.logFor(level, data, loggerName, this.requestId);
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
@@ -158,7 +175,8 @@ export class Dispatcher {
 
   /**
    * Runs `handler` for `request` (params already validated) and calls `answer` once, unless the
-   * request is cancelled first. A request id that is already in flight is answered -32600.
+   * request is cancelled first. A request id that is already in flight is answered -32600. `peer`
+   * is given for a request of a stateless revision.
    */
   dispatch(
     request: JsonRpcRequest,
@@ -167,6 +185,7 @@ export class Dispatcher {
     revision: string,
     owner: unknown,
     answer: (answer: Answer) => void,
+    peer?: StatelessPeer,
   ): void {
     const id = request.id;
     const inflight = (this.inflight ??= new Map());
@@ -176,12 +195,12 @@ export class Dispatcher {
     }
     const entry: InFlight = { cancelled: false };
     inflight.set(id, entry);
-    const context = new HandlerContext(request, params, revision, entry, this.sink);
+    const context = new HandlerContext(request, params, revision, entry, this.sink, peer);
     let output: unknown;
     try {
       output = handler(params, context, owner);
     } catch (error) {
-      if (this.finish(id, entry)) answer({ error: this.toError(error, request) });
+      if (this.finish(id, entry)) answer({ error: this.toError(error, request, peer) });
       return;
     }
     if (isObservable(output)) {
@@ -195,7 +214,7 @@ export class Dispatcher {
         },
         error: (error: unknown) => {
           done = true;
-          if (this.finish(id, entry)) answer({ error: this.toError(error, request) });
+          if (this.finish(id, entry)) answer({ error: this.toError(error, request, peer) });
         },
         complete: () => {
           done = true;
@@ -211,7 +230,7 @@ export class Dispatcher {
           if (this.finish(id, entry)) answer(this.toResult(value, request));
         },
         (error: unknown) => {
-          if (this.finish(id, entry)) answer({ error: this.toError(error, request) });
+          if (this.finish(id, entry)) answer({ error: this.toError(error, request, peer) });
         },
       );
       return;
@@ -244,8 +263,12 @@ export class Dispatcher {
     }
   }
 
-  private toError(error: unknown, request: JsonRpcRequest): JsonRpcErrorObject {
+  private toError(error: unknown, request: JsonRpcRequest, peer: StatelessPeer | undefined): JsonRpcErrorObject {
     if (error instanceof JsonRpcError) return error.toJSON();
+    // A stateless request needed what its client did not declare (spec 2026-07-28: Basic → `_meta`).
+    if (peer !== undefined && error instanceof CapabilityNotSupportedError && error.peer === 'client') {
+      return missingClientCapability([error.capability], `${error.method} needs it`).toJSON();
+    }
     // Details stay in our log; the peer learns only that something went wrong (STYLE: Errors).
     this.logger.error({ err: error, id: request.id, method: request.method }, 'request handler failed');
     return JsonRpcError.internalError().toJSON();

@@ -26,6 +26,8 @@ export interface RequestOptions {
   readonly meta?: Record<string, unknown>;
   /** The inbound request this one is sent on behalf of (routes it on Streamable HTTP). */
   readonly relatedRequestId?: RequestId;
+  /** Extra HTTP headers for the POST that carries the request (Streamable HTTP clients). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What the request pipeline needs from its connection. */
@@ -37,6 +39,11 @@ export interface RequesterDeps {
   /** The connection's idle deadlines (one timer for all its requests). */
   readonly deadlines: Deadlines;
   readonly requestTimeoutMs: number;
+  /**
+   * `_meta` fields every request carries: in a stateless revision, the revision, the client's
+   * capabilities and info (spec 2026-07-28: Basic → `_meta`). Undefined in a handshake revision.
+   */
+  readonly requestMeta: Record<string, unknown> | undefined;
   /** Why the request may not be sent now, if it may not (lifecycle, capabilities). */
   refusal(method: string): Error | undefined;
   /** Checks (and may replace) a result; throws a `ProtocolError` for an invalid one. */
@@ -80,8 +87,13 @@ export function sendRequest(
       return undefined;
     }
     let outParams = params;
-    if (requestOptions.onProgress || requestOptions.meta) {
-      const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...requestOptions.meta };
+    const base = deps.requestMeta;
+    if (requestOptions.onProgress || requestOptions.meta || base) {
+      const meta: Record<string, unknown> = {
+        ...base,
+        ...(params?._meta as Record<string, unknown> | undefined),
+        ...requestOptions.meta,
+      };
       if (requestOptions.onProgress) meta.progressToken = requestId;
       outParams = { ...params, _meta: meta };
     }
@@ -216,7 +228,9 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
 }
 
 function sendOptionsOf(requestOptions: RequestOptions): SendOptions | undefined {
-  return requestOptions.relatedRequestId === undefined ? undefined : { relatedRequestId: requestOptions.relatedRequestId };
+  const { relatedRequestId, headers } = requestOptions;
+  if (headers !== undefined) return relatedRequestId === undefined ? { headers } : { relatedRequestId, headers };
+  return relatedRequestId === undefined ? undefined : { relatedRequestId };
 }
 
 function describeAbort(signal: AbortSignal): string {

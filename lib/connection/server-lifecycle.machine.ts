@@ -29,12 +29,17 @@ export type ServerLifecycleEvent =
       readonly clientInfo: Record<string, unknown>;
     }
   | { readonly type: 'peer.initialized' }
+  /** A request of a stateless revision (2026-07-28 on), which carries its revision in `_meta`. */
+  | { readonly type: 'peer.statelessRequest'; readonly protocolVersion: string }
   | { readonly type: 'transport.closed'; readonly reason: string }
   | { readonly type: 'local.close'; readonly reason: string };
 
 const awaitingInitialize = {
   tags: ['accepts-initialize'],
-  on: { 'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' } },
+  on: {
+    'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' },
+    'peer.statelessRequest': '#serverLifecycle.stateless',
+  },
 } as const;
 
 /**
@@ -44,7 +49,16 @@ const awaitingInitialize = {
  * - `accepts-requests`: requests other than initialize and ping may be served (from the moment
  *   initialize was answered: over HTTP a request can overtake the initialized notification);
  * - `may-send-requests`: the server may send requests other than ping (after `initialized`);
+ * - `accepts-stateless-requests`: requests of a stateless revision (2026-07-28: no handshake, each
+ *   request names its revision, client capabilities and client info in `_meta`) are served, each on
+ *   its own; the server sends no requests of its own;
  * - `closed`: nothing may be sent.
+ *
+ * Two families share the machine (spec 2026-07-28: Versioning → Backward Compatibility): the
+ * connection's first message chooses. `initialize` leads through `awaitingInitialized` to
+ * `operating`, a session of a handshake revision; a stateless request leads to `stateless`, where
+ * no session is held and no initialize deadline runs. A client that probed with a stateless
+ * request may still open a session afterwards, so `stateless` accepts `initialize` too.
  */
 export const serverLifecycle = setup({
   types: {
@@ -102,6 +116,13 @@ export const serverLifecycle = setup({
           tags: ['accepts-requests'],
           on: { 'peer.initialized': '#serverLifecycle.operating' },
         },
+      },
+    },
+    stateless: {
+      tags: ['accepts-stateless-requests', 'accepts-initialize'],
+      on: {
+        'peer.initialize': { target: '#serverLifecycle.initializing.awaitingInitialized', actions: 'negotiate' },
+        'peer.statelessRequest': {},
       },
     },
     operating: {

@@ -33,6 +33,11 @@ export interface SendOptions {
    * that request's response stream.
    */
   readonly relatedRequestId?: RequestId;
+  /**
+   * Extra HTTP headers for the POST that carries this message (Streamable HTTP clients only), such
+   * as the `Mcp-Param-*` headers a stateless revision mirrors from tool arguments.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -63,4 +68,35 @@ export interface Transport {
   readonly sessionId?: string;
   /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
   setProtocolVersion?(revision: string): void;
+}
+
+/**
+ * One request of a stateless revision (2026-07-28 on) served with no connection: the answer and
+ * whatever the server sends about the request before it (progress, log messages, the
+ * notifications of a `subscriptions/listen` stream). Streamable HTTP makes one per POST.
+ */
+export interface StatelessExchange {
+  /** The request's HTTP headers, lower-cased, where it came over HTTP. */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** A notification about the request; the exchange stays open. */
+  notify(message: JsonRpcMessage): void;
+  /**
+   * The response, which ends the exchange. `httpStatus` is set when the request was refused
+   * before it reached a handler (400 for a malformed or unsupported request, 404 for an unknown
+   * method), as Streamable HTTP answers those.
+   */
+  respond(message: JsonRpcMessage, httpStatus?: number): void;
+}
+
+/**
+ * What serves stateless requests one by one; a server offers one (`McpServer.stateless`). The
+ * Streamable HTTP handler hands it every POST of a stateless revision.
+ */
+export interface StatelessReceiver {
+  /**
+   * Serves one message. For a request, `exchange.respond` is called once unless the returned
+   * function is called first (the client went away), which cancels the work and sends nothing
+   * more. A notification is absorbed and nothing is sent.
+   */
+  serve(message: JsonRpcMessage, exchange: StatelessExchange): () => void;
 }

@@ -1,0 +1,164 @@
+import { asyncScheduler, throwError } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { Logger } from 'pino';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import { childLogger } from '../jsonrpc/logger';
+import { errorResponse, notification, resultResponse } from '../jsonrpc/message';
+import type { JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message';
+import type { StatelessExchange, StatelessReceiver } from '../transport/transport';
+import { Dispatcher } from './dispatcher';
+import type { Answer, DispatcherSink, RequestHandler } from './dispatcher';
+import type { LogLevel } from './handler-events';
+import { LifecycleRunner } from './lifecycle-runner';
+import { serverLifecycle } from './server-lifecycle.machine';
+import {
+  admitStatelessRequest,
+  decorateStatelessResult,
+  discoverResult,
+  isRefusal,
+  STATELESS_REVISIONS,
+} from './stateless';
+import type { CacheHint, ResultDecoration, StatelessPolicy } from './stateless';
+
+/** Options of {@link StatelessEndpoint}. */
+export interface StatelessEndpointOptions {
+  /** Our name and version, put in every result's `_meta`. */
+  readonly info: { readonly name: string; readonly version: string } & Record<string, unknown>;
+  readonly instructions?: string;
+  /** Our capabilities, read per request. */
+  readonly capabilities: () => Record<string, unknown>;
+  /** Request handlers by method; read, never copied. */
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
+  /** Every revision the server speaks, oldest first; only the stateless ones are served here. */
+  readonly supportedRevisions: readonly string[];
+  readonly cacheHints?: Readonly<Record<string, CacheHint>>;
+  readonly logger?: Logger;
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * The sink of one exchange: what a handler sends about its request goes to the exchange.
+ * Stateless revisions have no server-to-client requests (they ask through input-required results).
+ */
+class ExchangeSink implements DispatcherSink {
+  constructor(private readonly exchange: StatelessExchange) {}
+
+  notifyFor(method: string, params: Record<string, unknown>): void {
+    this.exchange.notify(notification(method, params));
+  }
+
+  logFor(level: LogLevel, data: unknown, logger: string | undefined): void {
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.exchange.notify(notification('notifications/message', params));
+  }
+
+  requestFor(method: string): Observable<Record<string, unknown>> {
+    return throwError(
+      () =>
+        new Error(
+          `Cannot send ${method}: a stateless request asks its client through an input-required result instead`,
+        ),
+    );
+  }
+}
+
+const NOTHING = (): void => undefined;
+
+/**
+ * Serves the requests of the stateless revisions (2026-07-28 on) one by one, with no connection and
+ * no session: each request is admitted on its own `_meta`, handled by the server's shared handlers,
+ * and answered with `resultType`, the server's identity and caching hints. The Streamable HTTP
+ * handler gives it each such POST. One lifecycle describes the endpoint: it starts in the server
+ * lifecycle's `stateless` state and ends with `close()`, after which requests are refused.
+ */
+export class StatelessEndpoint implements StatelessReceiver {
+  private readonly log: Logger;
+  private readonly lifecycle: LifecycleRunner<typeof serverLifecycle>;
+  private readonly policy: StatelessPolicy;
+  private readonly decoration: ResultDecoration;
+  private readonly inflight = new Set<Dispatcher>();
+
+  constructor(private readonly options: StatelessEndpointOptions) {
+    this.log = childLogger(options.logger, { component: 'stateless-endpoint' });
+    this.lifecycle = new LifecycleRunner(
+      serverLifecycle,
+      { supported: options.supportedRevisions, initializeTimeoutMs: Infinity },
+      options.scheduler ?? asyncScheduler,
+      () => undefined,
+    );
+    this.lifecycle.send({ type: 'peer.statelessRequest', protocolVersion: STATELESS_REVISIONS.at(-1)! });
+    this.policy = { supported: options.supportedRevisions, capabilities: options.capabilities };
+    this.decoration = { serverInfo: options.info, cacheHints: options.cacheHints };
+  }
+
+  /** Requests being handled now. */
+  get size(): number {
+    return this.inflight.size;
+  }
+
+  serve(message: JsonRpcMessage, exchange: StatelessExchange): () => void {
+    if (!('method' in message) || !('id' in message)) return NOTHING; // notifications and responses: nothing to answer
+    const request = message as JsonRpcRequest;
+    if (!this.lifecycle.snapshot.hasTag('accepts-stateless-requests')) {
+      exchange.respond(
+        errorResponse(request.id, { code: ErrorCode.ConnectionClosed, message: 'Server is shutting down' }),
+        503,
+      );
+      return NOTHING;
+    }
+    const outcome = admitStatelessRequest(request, this.policy);
+    if (isRefusal(outcome)) {
+      this.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
+      exchange.respond(errorResponse(request.id, outcome.error.toJSON()), outcome.httpStatus);
+      return NOTHING;
+    }
+    const { method } = request;
+    if (method === 'server/discover') {
+      exchange.respond(
+        resultResponse(
+          request.id,
+          decorateStatelessResult(
+            method,
+            discoverResult(this.options.supportedRevisions, this.options.capabilities(), this.options.instructions),
+            this.decoration,
+          ),
+        ),
+      );
+      return NOTHING;
+    }
+    const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
+    if (!handler) {
+      exchange.respond(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()), 404);
+      return NOTHING;
+    }
+    const dispatcher = new Dispatcher(new ExchangeSink(exchange), this.log);
+    this.inflight.add(dispatcher);
+    dispatcher.dispatch(
+      request,
+      outcome.params,
+      handler,
+      outcome.peer.revision,
+      undefined,
+      (answer: Answer) => {
+        this.inflight.delete(dispatcher);
+        if (answer === null) return;
+        if ('error' in answer) exchange.respond(errorResponse(request.id, answer.error));
+        else
+          exchange.respond(resultResponse(request.id, decorateStatelessResult(method, answer.result, this.decoration)));
+      },
+      outcome.peer,
+    );
+    return () => {
+      if (this.inflight.delete(dispatcher)) dispatcher.cancelAll('the client went away');
+    };
+  }
+
+  /** Cancels every request in flight and refuses later ones. Idempotent. */
+  close(reason = 'server closed'): void {
+    this.lifecycle.send({ type: 'local.close', reason });
+    const inflight = [...this.inflight];
+    this.inflight.clear();
+    for (const dispatcher of inflight) dispatcher.cancelAll(reason);
+  }
+}

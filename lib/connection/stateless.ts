@@ -1,0 +1,236 @@
+/**
+ * The per-request protocol of the stateless revisions (2026-07-28 on; spec: Basic → `_meta`,
+ * Versioning): what a request must carry, how a server admits it, and what every result carries
+ * back. Shared by a server connection (stdio, WebSocket, in memory) and the stateless endpoint that
+ * serves Streamable HTTP requests with no connection at all, so both answer alike.
+ */
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import type { JsonRpcRequest } from '../jsonrpc/message';
+import { toValidationIssues } from '../schema/issues';
+import { checkParams, methodDefinition } from '../schema/methods';
+import type { Revision } from '../schema/revisions';
+import { hasCapability } from './capabilities';
+import { LOG_LEVELS } from './handler-events';
+import type { LogLevel } from './handler-events';
+
+/** The reserved `_meta` keys of the stateless revisions. */
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+/** Revisions without a handshake, oldest first. */
+export const STATELESS_REVISIONS: readonly string[] = ['2026-07-28'];
+
+/** Whether `revision` is one of the stateless family (no initialize; `_meta` on every request). */
+export function isStatelessRevision(revision: string): boolean {
+  return STATELESS_REVISIONS.includes(revision);
+}
+
+/** Error codes the stateless revisions add (spec 2026-07-28: Basic → Error Codes). */
+export const StatelessErrorCode = {
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+/** Methods whose complete results carry caching hints (spec 2026-07-28: Utilities → Caching). */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+/** Whether a result may be cached, and by whom: `public` for anyone, `private` per authorization context. */
+export type CacheScope = 'public' | 'private';
+
+/** The caching hints put on a cacheable result that does not set its own. */
+export interface CacheHint {
+  readonly ttlMs: number;
+  readonly cacheScope: CacheScope;
+}
+
+/**
+ * Default hints: lists and discovery are the same for every caller and change rarely (a client
+ * that listens for list changes hears of a change at once), so a minute, shared; a resource's
+ * contents may change at any time and may depend on who asks, so stale at once and private.
+ */
+export const DEFAULT_CACHE_HINTS: Readonly<Record<string, CacheHint>> = {
+  'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
+  'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 60_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 60_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 60_000, cacheScope: 'public' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+};
+
+/** What one stateless request says of its client, read from its `_meta`. */
+export interface StatelessPeer {
+  readonly revision: string;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly clientInfo: Record<string, unknown> | undefined;
+  /** The least severe log level the client wants for this request; without it, no log messages at all. */
+  readonly logLevel: LogLevel | undefined;
+}
+
+/** How a server serves stateless requests. */
+export interface StatelessPolicy {
+  /** Every revision the server speaks (stateful ones too), listed in an unsupported-version error. */
+  readonly supported: readonly string[];
+  /** Our capabilities, read per request. */
+  capabilities(): Record<string, unknown>;
+}
+
+/** A request refused before any handler ran, with the HTTP status Streamable HTTP answers it with. */
+export interface Refusal {
+  readonly error: JsonRpcError;
+  readonly httpStatus: number;
+}
+
+/** A request admitted: its validated params and what its `_meta` says of the client. */
+export interface Admitted {
+  readonly params: Record<string, unknown>;
+  readonly peer: StatelessPeer;
+}
+
+const LEVELS: ReadonlySet<string> = new Set(LOG_LEVELS);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The revision a message's `_meta` names, or undefined when it names none (a handshake-family message). */
+export function statelessRevisionOf(params: unknown): string | undefined {
+  if (!isObject(params)) return undefined;
+  const meta = params._meta;
+  if (!isObject(meta)) return undefined;
+  const version = meta[META.protocolVersion];
+  return typeof version === 'string' ? version : undefined;
+}
+
+const badMeta = (detail: string): Refusal => ({
+  error: new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: _meta ${detail}`),
+  httpStatus: 400,
+});
+
+/** `UnsupportedProtocolVersionError`: lists what the server speaks (spec 2026-07-28: Versioning). */
+export function unsupportedVersion(requested: unknown, supported: readonly string[]): JsonRpcError {
+  return new JsonRpcError(
+    StatelessErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version ${JSON.stringify(requested)} (supported: ${supported.join(', ')})`,
+    { supported: [...supported].reverse(), requested },
+  );
+}
+
+/** `MissingRequiredClientCapabilityError` for capabilities the request's client did not declare. */
+export function missingClientCapability(required: readonly string[], detail?: string): JsonRpcError {
+  const what = required.join(', ');
+  return new JsonRpcError(
+    StatelessErrorCode.MissingRequiredClientCapability,
+    `Missing required client capability: ${what}${detail ? ` (${detail})` : ''}`,
+    { requiredCapabilities: Object.fromEntries(required.map((path) => [path.split('.')[0], {}])) },
+  );
+}
+
+/**
+ * Admits one stateless request: its `_meta` must name a supported stateless revision and carry
+ * the client's capabilities (-32602, HTTP 400, when a required field is missing or malformed;
+ * -32022 for an unsupported revision), the method must exist in that revision and be served here
+ * (-32601, HTTP 404), and the params must match the revision's schema (-32602).
+ */
+export function admitStatelessRequest(request: JsonRpcRequest, policy: StatelessPolicy): Admitted | Refusal {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const meta = params._meta;
+  if (!isObject(meta)) return badMeta(`is required: ${META.protocolVersion} and ${META.clientCapabilities}`);
+  const version = meta[META.protocolVersion];
+  if (typeof version !== 'string') return badMeta(`${META.protocolVersion} is required (a string)`);
+  if (!isStatelessRevision(version) || !policy.supported.includes(version)) {
+    return { error: unsupportedVersion(version, policy.supported), httpStatus: 400 };
+  }
+  const clientCapabilities = meta[META.clientCapabilities];
+  if (!isObject(clientCapabilities)) return badMeta(`${META.clientCapabilities} is required (an object)`);
+  const clientInfo = meta[META.clientInfo];
+  if (clientInfo !== undefined && !isObject(clientInfo)) return badMeta(`${META.clientInfo} must be an object`);
+  const logLevel = meta[META.logLevel];
+  if (logLevel !== undefined && (typeof logLevel !== 'string' || !LEVELS.has(logLevel))) {
+    return badMeta(`${META.logLevel} must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const revision = version as Revision;
+  const definition = methodDefinition(request.method, revision);
+  if (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client') {
+    return { error: JsonRpcError.methodNotFound(request.method), httpStatus: 404 };
+  }
+  if (definition.capability && !hasCapability(policy.capabilities(), definition.capability)) {
+    return {
+      error: JsonRpcError.methodNotFound(request.method, `the ${definition.capability} capability is not declared`),
+      httpStatus: 404,
+    };
+  }
+  const checked = checkParams(request.method, revision, params);
+  if (checked && !checked.success) {
+    return { error: JsonRpcError.invalidParams(toValidationIssues(checked.error)), httpStatus: 400 };
+  }
+  return {
+    params: (checked?.data ?? params) as Record<string, unknown>,
+    peer: {
+      revision: version,
+      clientCapabilities,
+      clientInfo: clientInfo as Record<string, unknown> | undefined,
+      logLevel: logLevel as LogLevel | undefined,
+    },
+  };
+}
+
+/** Whether `admitStatelessRequest` refused the request. */
+export function isRefusal(outcome: Admitted | Refusal): outcome is Refusal {
+  return 'error' in outcome;
+}
+
+/** What a server puts on every stateless result. */
+export interface ResultDecoration {
+  readonly serverInfo: Record<string, unknown> | undefined;
+  /** Caching hints by method; a method missing here gets the default. */
+  readonly cacheHints?: Readonly<Record<string, CacheHint>>;
+}
+
+/**
+ * A result as a stateless revision sends it: `resultType` (`complete` unless the handler set
+ * one, such as `input_required`), the server's identity in `_meta`, and, on a complete result of a
+ * cacheable method, `ttlMs` and `cacheScope` unless the handler chose its own.
+ */
+export function decorateStatelessResult(
+  method: string,
+  result: Record<string, unknown>,
+  decoration: ResultDecoration,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...result };
+  out.resultType ??= 'complete';
+  if (out.resultType === 'complete' && CACHEABLE_METHODS.has(method)) {
+    const hint = decoration.cacheHints?.[method] ?? DEFAULT_CACHE_HINTS[method]!;
+    out.ttlMs ??= hint.ttlMs;
+    out.cacheScope ??= hint.cacheScope;
+  }
+  if (decoration.serverInfo !== undefined) {
+    const meta = isObject(result._meta) ? result._meta : undefined;
+    out._meta = { ...meta, [META.serverInfo]: decoration.serverInfo };
+  }
+  return out;
+}
+
+/** The answer to `server/discover` (spec 2026-07-28: Server → Discovery), before decoration. */
+export function discoverResult(
+  supported: readonly string[],
+  capabilities: Record<string, unknown>,
+  instructions: string | undefined,
+): Record<string, unknown> {
+  const result: Record<string, unknown> = { supportedVersions: supported.filter(isStatelessRevision), capabilities };
+  if (instructions !== undefined) result.instructions = instructions;
+  return result;
+}
