@@ -448,7 +448,7 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
 export async function serveHttp(port: number): Promise<RunningStreamableHttpServer> {
   const streams = new WeakMap<ServerSession, StreamableHttpServerTransport>();
   const server = createEverythingServer({
-    closeRequestStream: (context) => void streams.get(context.session)?.closeRequestStream(context.requestId),
+    closeRequestStream: (context) => void (context.session && streams.get(context.session)?.closeRequestStream(context.requestId)),
   });
   return startStreamableHttpServer({
     host: '127.0.0.1',

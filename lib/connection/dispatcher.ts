@@ -51,7 +51,11 @@ export interface RequestContext {
   /** Sends a notification to the peer, routed with this request. */
   notify(method: string, params?: Record<string, unknown>): void;
   /** Sends a request to the peer while handling this one (e.g. sampling from a tool). Cold. */
-  request(method: string, params?: Record<string, unknown>, options?: NestedRequestOptions): Observable<Record<string, unknown>>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: NestedRequestOptions,
+  ): Observable<Record<string, unknown>>;
 }
 
 /**
@@ -190,7 +194,11 @@ export class Dispatcher {
     const id = request.id;
     const inflight = (this.inflight ??= new Map());
     if (inflight.has(id)) {
-      answer({ error: JsonRpcError.invalidRequest(`request id ${String(id)} is already in use by a request in flight`).toJSON() });
+      answer({
+        error: JsonRpcError.invalidRequest(
+          `request id ${String(id)} is already in use by a request in flight`,
+        ).toJSON(),
+      });
       return;
     }
     const entry: InFlight = { cancelled: false };
@@ -277,7 +285,10 @@ export class Dispatcher {
   private toResult(value: unknown, request: JsonRpcRequest): Answer {
     if (value === undefined) return { result: {} };
     if (isResultObject(value)) return { result: value };
-    this.logger.error({ id: request.id, method: request.method, type: typeof value }, 'request handler returned a non-object result');
+    this.logger.error(
+      { id: request.id, method: request.method, type: typeof value },
+      'request handler returned a non-object result',
+    );
     return { error: JsonRpcError.internalError('Internal error: handler returned an invalid result').toJSON() };
   }
 

@@ -1,6 +1,13 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { createActor } from 'xstate';
-import type { AnyActorScope, AnyMachineSnapshot, AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
+import type {
+  AnyActorScope,
+  AnyMachineSnapshot,
+  AnyStateMachine,
+  EventFromLogic,
+  InputFrom,
+  SnapshotFrom,
+} from 'xstate';
 
 /** A delayed event as XState's pure transition functions describe it (`xstate.raise` with a delay). */
 interface DelayedRaise {

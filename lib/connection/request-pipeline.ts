@@ -97,7 +97,16 @@ export function sendRequest(
       if (requestOptions.onProgress) meta.progressToken = requestId;
       outParams = { ...params, _meta: meta };
     }
-    const call = new Call(deps, method, requestId, subscriber, requestOptions, cancellable, params?.task !== undefined, idleMs);
+    const call = new Call(
+      deps,
+      method,
+      requestId,
+      subscriber,
+      requestOptions,
+      cancellable,
+      params?.task !== undefined,
+      idleMs,
+    );
     deps.correlator.register(requestId, call);
     // The total deadline is armed first so that it wins a tie with the idle one.
     if (Number.isFinite(totalMs)) call.limitTotal(totalMs);
@@ -212,7 +221,8 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
   unsubscribe(): void {
     if (this.settled) return;
     this.settle();
-    if (this.cancellable) this.cancel(this.abortedBy ? describeAbort(this.abortedBy) : 'The caller cancelled the request');
+    if (this.cancellable)
+      this.cancel(this.abortedBy ? describeAbort(this.abortedBy) : 'The caller cancelled the request');
   }
 
   private settle(): void {

@@ -103,7 +103,10 @@ export const serverLifecycle = setup({
       states: {
         // A timer only when there is a deadline: a non-finite delay must never reach a clock.
         starting: {
-          always: [{ guard: 'waitsForInitialize', target: 'awaitingInitialize' }, { target: 'awaitingInitializeUntimed' }],
+          always: [
+            { guard: 'waitsForInitialize', target: 'awaitingInitialize' },
+            { target: 'awaitingInitializeUntimed' },
+          ],
         },
         awaitingInitialize: {
           ...awaitingInitialize,

@@ -1,6 +1,6 @@
 import type { HandlerOutput, RequestContext } from '../connection/dispatcher';
 import type { CompleteResult } from '../schema/completion';
-import { SessionContext } from './server-context';
+import { SessionContext, StatelessContext } from './server-context';
 import type { ServerContext, ServerSession } from './server-context';
 
 /** The most values one `completion/complete` answer may carry (spec: Utilities → Completion). */
@@ -27,12 +27,19 @@ export interface CompletionContext extends ServerContext {
  * @example
  * const colour: Completer = (value) => ['red', 'green', 'blue'].filter((c) => c.startsWith(value));
  */
-export type Completer = (value: string, context: CompletionContext) => HandlerOutput<readonly string[] | CompletionValues>;
+export type Completer = (
+  value: string,
+  context: CompletionContext,
+) => HandlerOutput<readonly string[] | CompletionValues>;
 
 /** A completer's answer as a `completion/complete` result, capped at 100 values. */
 export function toCompleteResult(output: unknown): CompleteResult {
   const given: CompletionValues =
-    output === undefined ? { values: [] } : Array.isArray(output) ? { values: output as string[] } : (output as CompletionValues);
+    output === undefined
+      ? { values: [] }
+      : Array.isArray(output)
+        ? { values: output as string[] }
+        : (output as CompletionValues);
   const values = [...given.values].filter((value): value is string => typeof value === 'string');
   const completion: CompleteResult['completion'] = { values: values.slice(0, MAX_COMPLETION_VALUES) };
   const cut = values.length > MAX_COMPLETION_VALUES;
@@ -50,4 +57,25 @@ export class CompletionSessionContext extends SessionContext implements Completi
     super(inner, session);
     this.arguments = chosen;
   }
+}
+
+/** The same for a request of a stateless revision, which has no session. */
+export class StatelessCompletionContext extends StatelessContext implements CompletionContext {
+  readonly arguments: Readonly<Record<string, string>>;
+
+  constructor(inner: RequestContext, chosen: Readonly<Record<string, string>>) {
+    super(inner, undefined);
+    this.arguments = chosen;
+  }
+}
+
+/** The completion context of a request: its session's, or a stateless one. */
+export function completionContextOf(
+  inner: RequestContext,
+  session: ServerSession | undefined,
+  chosen: Readonly<Record<string, string>>,
+): CompletionContext {
+  return inner.peer === undefined
+    ? new CompletionSessionContext(inner, session!, chosen)
+    : new StatelessCompletionContext(inner, chosen);
 }

@@ -86,7 +86,11 @@ export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
     if (s.type !== undefined) {
       const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
       if (!types.some((type) => hasType(value, type))) {
-        return void issue(value === undefined ? `required, expected ${types.join(' or ')}` : `expected ${types.join(' or ')}, received ${typeOf(value)}`);
+        return void issue(
+          value === undefined
+            ? `required, expected ${types.join(' or ')}`
+            : `expected ${types.join(' or ')}, received ${typeOf(value)}`,
+        );
       }
     }
     if (Array.isArray(s.enum) && !s.enum.some((option) => deepEqual(option, value))) {
@@ -102,13 +106,17 @@ export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
     }
     if (typeof value === 'number') {
       if (typeof s.minimum === 'number') {
-        if (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum) issue(`expected ${s.exclusiveMinimum === true ? '>' : '>='} ${s.minimum}`);
+        if (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum)
+          issue(`expected ${s.exclusiveMinimum === true ? '>' : '>='} ${s.minimum}`);
       }
       if (typeof s.maximum === 'number') {
-        if (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum) issue(`expected ${s.exclusiveMaximum === true ? '<' : '<='} ${s.maximum}`);
+        if (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum)
+          issue(`expected ${s.exclusiveMaximum === true ? '<' : '<='} ${s.maximum}`);
       }
-      if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) issue(`expected > ${s.exclusiveMinimum}`);
-      if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) issue(`expected < ${s.exclusiveMaximum}`);
+      if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum)
+        issue(`expected > ${s.exclusiveMinimum}`);
+      if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum)
+        issue(`expected < ${s.exclusiveMaximum}`);
       if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
         const quotient = value / s.multipleOf;
         if (Math.abs(quotient - Math.round(quotient)) > 1e-9) issue(`expected a multiple of ${s.multipleOf}`);
@@ -123,9 +131,11 @@ export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
     }
     if (Array.isArray(s.oneOf)) {
       const matching = (s.oneOf as Schema[]).filter((sub) => passes(sub, value, path, depth)).length;
-      if (matching !== 1) issue(matching === 0 ? 'matches none of the allowed shapes' : 'matches more than one of the exclusive shapes');
+      if (matching !== 1)
+        issue(matching === 0 ? 'matches none of the allowed shapes' : 'matches more than one of the exclusive shapes');
     }
-    if (s.not !== undefined && passes(s.not as Schema, value, path, depth)) issue('matches a shape that is not allowed');
+    if (s.not !== undefined && passes(s.not as Schema, value, path, depth))
+      issue('matches a shape that is not allowed');
   }
 
   function passes(schema: Schema, value: unknown, path: Path, depth: number): boolean {
@@ -166,8 +176,10 @@ export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
     const properties = (s.properties ?? {}) as Record<string, Schema>;
     const patternProperties = (s.patternProperties ?? {}) as Record<string, Schema>;
     const keys = Object.keys(value);
-    if (typeof s.minProperties === 'number' && keys.length < s.minProperties) issue(`expected at least ${s.minProperties} properties`);
-    if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties) issue(`expected at most ${s.maxProperties} properties`);
+    if (typeof s.minProperties === 'number' && keys.length < s.minProperties)
+      issue(`expected at least ${s.minProperties} properties`);
+    if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties)
+      issue(`expected at most ${s.maxProperties} properties`);
     if (Array.isArray(s.required)) {
       for (const name of s.required as string[]) {
         if (!(name in value)) {

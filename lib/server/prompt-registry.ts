@@ -13,7 +13,7 @@ import type { Completer } from './completion';
 import { runHandler } from './handler-output';
 import { createRegistry } from './registry';
 import type { Registration } from './registry';
-import { adaptListed, adaptPromptResult } from './revision-adapter';
+import { adaptListed, adaptPromptResult, completeResult } from './revision-adapter';
 import type { ServerContext } from './server-context';
 
 /** One argument of a prompt, with an optional completer for its values. */
@@ -48,7 +48,10 @@ export interface PromptDefinition {
    * Renders the prompt. `args` holds the arguments the client gave (the required ones are checked
    * first). May return the messages, a Promise of them or an Observable whose last value is them.
    */
-  readonly handler: (args: Readonly<Record<string, string | undefined>>, context: ServerContext) => HandlerOutput<PromptOutput>;
+  readonly handler: (
+    args: Readonly<Record<string, string | undefined>>,
+    context: ServerContext,
+  ) => HandlerOutput<PromptOutput>;
 }
 
 /** A registered prompt's handle. */
@@ -73,7 +76,10 @@ export interface PromptRegistry {
 }
 
 /** Creates an empty prompt registry. */
-export function createPromptRegistry(options: { readonly validateResults: boolean; readonly logger: Logger }): PromptRegistry {
+export function createPromptRegistry(options: {
+  readonly validateResults: boolean;
+  readonly logger: Logger;
+}): PromptRegistry {
   const registry = createRegistry<PromptEntry>('prompts');
   const log = options.logger;
 
@@ -89,7 +95,10 @@ export function createPromptRegistry(options: { readonly validateResults: boolea
       log.error({ prompt: entry.definition.name }, 'prompt handler returned no messages');
       throw JsonRpcError.internalError();
     }
-    const result = adaptPromptResult({ ...produced, messages: [...produced.messages] } as GetPromptResult, featuresOf(revision));
+    const result = completeResult(
+      adaptPromptResult({ ...produced, messages: [...produced.messages] } as GetPromptResult, featuresOf(revision)),
+      revision,
+    );
     if (options.validateResults) {
       const parsed = promptSchemas(revision).GetPromptResult.safeParse(result);
       if (!parsed.success) {

@@ -78,7 +78,8 @@ export function createRegistry<D>(kind: string): Registry<D> {
   const encodeCursor = (after: number) => Buffer.from(`${kind}:${after}`).toString('base64url');
   const decodeCursor = (cursor: string): number => {
     const match = new RegExp(`^${kind}:(\\d+)$`).exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!match) throw JsonRpcError.invalidParams([{ path: 'cursor', message: `not a cursor this server issued for ${kind}` }]);
+    if (!match)
+      throw JsonRpcError.invalidParams([{ path: 'cursor', message: `not a cursor this server issued for ${kind}` }]);
     return Number(match[1]);
   };
 

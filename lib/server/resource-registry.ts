@@ -14,7 +14,8 @@ import type { Completer } from './completion';
 import { runHandler } from './handler-output';
 import { createRegistry } from './registry';
 import type { Registration } from './registry';
-import { adaptListed } from './revision-adapter';
+import { adaptListed, completeResult } from './revision-adapter';
+import type { CacheHint } from '../connection/stateless';
 import type { ServerContext } from './server-context';
 import { parseUriTemplate } from './uri-template';
 import type { UriTemplate, UriTemplateVariables } from './uri-template';
@@ -60,6 +61,11 @@ export interface ResourceDefinition extends ListedMetadata {
    * the subscribed sessions.
    */
   readonly watch?: (uri: string) => Observable<unknown>;
+  /**
+   * Caching hints for `resources/read` under a stateless revision (2026-07-28 on): how long the
+   * contents stay fresh and who may share them. Default: the server's `cacheHints['resources/read']`.
+   */
+  readonly cache?: CacheHint;
 }
 
 /** One resource of a template's family as its `list` names it; `mimeType` defaults to the template's. */
@@ -80,11 +86,17 @@ export interface ResourceTemplateDefinition extends ListedMetadata {
    */
   readonly list?: (context: ServerContext) => readonly ListedResource[] | PromiseLike<readonly ListedResource[]>;
   /** Reads one resource of the family: `variables` are the template's, matched from the URI. */
-  readonly read: (uri: string, variables: UriTemplateVariables, context: ServerContext) => HandlerOutput<ReadResourceOutput>;
+  readonly read: (
+    uri: string,
+    variables: UriTemplateVariables,
+    context: ServerContext,
+  ) => HandlerOutput<ReadResourceOutput>;
   /** Completions for the template's variables (`completion/complete` with `ref/resource`). */
   readonly complete?: Readonly<Record<string, Completer>>;
   /** Changes of one resource of the family, as `ResourceDefinition.watch`. */
   readonly watch?: (uri: string, variables: UriTemplateVariables) => Observable<unknown>;
+  /** Caching hints for reads of the family under a stateless revision (see `ResourceDefinition.cache`). */
+  readonly cache?: CacheHint;
 }
 
 /** A registered resource's or template's handle. */
@@ -118,7 +130,8 @@ export type ListResourcesPage = {
 
 // Cursors into what templates list: the template's registration and how many of its items were sent.
 const LISTED_CURSOR = /^listed-resources:(\d+):(\d+)$/;
-const encodeListedCursor = (seq: number, offset: number) => Buffer.from(`listed-resources:${seq}:${offset}`).toString('base64url');
+const encodeListedCursor = (seq: number, offset: number) =>
+  Buffer.from(`listed-resources:${seq}:${offset}`).toString('base64url');
 function decodeListedCursor(cursor: string): { seq: number; offset: number } | undefined {
   const match = LISTED_CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   return match ? { seq: Number(match[1]), offset: Number(match[2]) } : undefined;
@@ -139,7 +152,11 @@ export interface ResourceRegistry {
    * handlers name. At once while only fixed resources are on the page; a Promise once a template
    * is asked. A cursor this registry did not issue throws -32602.
    */
-  listResources(cursor: string | undefined, pageSize: number, context: ServerContext): ListResourcesPage | Promise<ListResourcesPage>;
+  listResources(
+    cursor: string | undefined,
+    pageSize: number,
+    context: ServerContext,
+  ): ListResourcesPage | Promise<ListResourcesPage>;
   listTemplates(
     cursor: string | undefined,
     pageSize: number,
@@ -158,7 +175,12 @@ export interface ResourceRegistry {
 }
 
 /** Creates empty resource registries. */
-export function createResourceRegistry(options: { readonly validateResults: boolean; readonly logger: Logger }): ResourceRegistry {
+export function createResourceRegistry(options: {
+  readonly validateResults: boolean;
+  readonly logger: Logger;
+  /** The caching hints of a read under a stateless revision when the resource sets none. */
+  readonly readCacheHint?: CacheHint;
+}): ResourceRegistry {
   const resources = createRegistry<StaticEntry>('resources');
   const templates = createRegistry<TemplateEntry>('resource-templates');
   const log = options.logger;
@@ -184,7 +206,13 @@ export function createResourceRegistry(options: { readonly validateResults: bool
     return new JsonRpcError(featuresOf(revision).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
   }
 
-  function complete(uri: string, mimeType: string | undefined, output: unknown, revision: Revision): ReadResourceResult {
+  function complete(
+    uri: string,
+    mimeType: string | undefined,
+    output: unknown,
+    revision: Revision,
+    cache?: CacheHint,
+  ): ReadResourceResult {
     const produced = output as ReadResourceOutput | undefined;
     if (!produced || !Array.isArray(produced.contents)) {
       log.error({ uri }, 'resource read handler returned no contents');
@@ -195,11 +223,18 @@ export function createResourceRegistry(options: { readonly validateResults: bool
       if (filled.mimeType === undefined && mimeType !== undefined) filled.mimeType = mimeType;
       return filled;
     });
-    const result = { ...produced, contents } as ReadResourceResult;
+    const result = completeResult(
+      { ...produced, contents } as ReadResourceResult,
+      revision,
+      cache ?? options.readCacheHint,
+    );
     if (options.validateResults) {
       const parsed = resourceSchemas(revision).ReadResourceResult.safeParse(result);
       if (!parsed.success) {
-        log.error({ uri, problem: describeIssues(toValidationIssues(parsed.error)) }, 'resource read returned invalid contents');
+        log.error(
+          { uri, problem: describeIssues(toValidationIssues(parsed.error)) },
+          'resource read returned invalid contents',
+        );
         throw JsonRpcError.internalError();
       }
     }
@@ -231,7 +266,8 @@ export function createResourceRegistry(options: { readonly validateResults: bool
     };
     if (typeof item !== 'object' || item === null) return invalid('not an object');
     const listing = { ...item } as Record<string, unknown>;
-    if (listing.mimeType === undefined && entry.definition.mimeType !== undefined) listing.mimeType = entry.definition.mimeType;
+    if (listing.mimeType === undefined && entry.definition.mimeType !== undefined)
+      listing.mimeType = entry.definition.mimeType;
     if (options.validateResults) {
       const checked = resourceSchemas(revision).Resource.safeParse(listing);
       if (!checked.success) return invalid(describeIssues(toValidationIssues(checked.error)));
@@ -250,7 +286,9 @@ export function createResourceRegistry(options: { readonly validateResults: bool
     addTemplate(definition) {
       const template = parseUriTemplate(definition.uriTemplate);
       const listing = listingOf(definition, { uriTemplate: definition.uriTemplate }) as ResourceTemplate;
-      return templates.registration(templates.add(definition.uriTemplate, { definition, template, listing }, definition.enabled ?? true));
+      return templates.registration(
+        templates.add(definition.uriTemplate, { definition, template, listing }, definition.enabled ?? true),
+      );
     },
     get size() {
       return resources.size + templates.size;
@@ -267,7 +305,9 @@ export function createResourceRegistry(options: { readonly validateResults: bool
         page = fixed.entries.map((entry) => adaptListed(entry.definition.listing, 'resource', features));
         if (fixed.nextCursor !== undefined) return { resources: page, nextCursor: fixed.nextCursor };
       }
-      const sources = [...templates.enabled()].filter((entry) => entry.definition.definition.list && (!listed || entry.seq >= listed.seq));
+      const sources = [...templates.enabled()].filter(
+        (entry) => entry.definition.definition.list && (!listed || entry.seq >= listed.seq),
+      );
       if (sources.length === 0) return { resources: page };
       return (async () => {
         for (const source of sources) {
@@ -287,7 +327,9 @@ export function createResourceRegistry(options: { readonly validateResults: bool
       const page = templates.page(cursor, pageSize);
       const features = featuresOf(revision);
       const list = page.entries.map((entry) => adaptListed(entry.definition.listing, 'template', features));
-      return page.nextCursor === undefined ? { resourceTemplates: list } : { resourceTemplates: list, nextCursor: page.nextCursor };
+      return page.nextCursor === undefined
+        ? { resourceTemplates: list }
+        : { resourceTemplates: list, nextCursor: page.nextCursor };
     },
     read(uri, context) {
       const revision = context.revision as Revision;
@@ -295,11 +337,11 @@ export function createResourceRegistry(options: { readonly validateResults: bool
       if (found) {
         if (!found.read) {
           const item = found.text !== undefined ? { text: found.text } : { blob: found.blob! };
-          return complete(uri, found.mimeType, { contents: [item] }, revision);
+          return complete(uri, found.mimeType, { contents: [item] }, revision, found.cache);
         }
         return runHandler(
           () => found.read!(uri, context),
-          (value) => complete(uri, found.mimeType, value, revision),
+          (value) => complete(uri, found.mimeType, value, revision, found.cache),
         );
       }
       const matched = matchTemplate(uri);
@@ -307,7 +349,7 @@ export function createResourceRegistry(options: { readonly validateResults: bool
       const { definition } = matched.entry;
       return runHandler(
         () => definition.read(uri, matched.variables, context),
-        (value) => complete(uri, definition.mimeType, value, revision),
+        (value) => complete(uri, definition.mimeType, value, revision, definition.cache),
       );
     },
     exists: (uri) => resources.get(uri) !== undefined || matchTemplate(uri) !== undefined,

@@ -11,6 +11,8 @@
  * - before 2025-03-26: no tool `annotations`; an `audio` block becomes a text block saying audio was
  *   left out.
  */
+import { isStatelessRevision } from '../connection/stateless';
+import type { CacheHint } from '../connection/stateless';
 import type { ContentBlock } from '../schema/content';
 import { revisionAtLeast } from '../schema/revisions';
 import type { RevisionFeatures } from '../schema/revisions';
@@ -58,7 +60,10 @@ export function adaptListed<T extends Item>(item: T, kind: ListedKind, features:
 export function adaptContentBlock(block: ContentBlock, features: RevisionFeatures): ContentBlock {
   if (isLatest(features)) return block;
   if (block.type === 'audio' && !features.audioContent) {
-    return { type: 'text', text: `[audio content (${String(block.mimeType)}) left out: this protocol revision cannot carry audio]` };
+    return {
+      type: 'text',
+      text: `[audio content (${String(block.mimeType)}) left out: this protocol revision cannot carry audio]`,
+    };
   }
   if (block.type === 'resource_link' && !features.resourceLinks) {
     const label = typeof block.title === 'string' ? block.title : block.name;
@@ -75,7 +80,10 @@ export function adaptContent(blocks: readonly ContentBlock[], features: Revision
 }
 
 /** A `tools/call` result as a client of `features.revision` can receive it. */
-export function adaptToolResult<T extends { content: readonly ContentBlock[] } & Item>(result: T, features: RevisionFeatures): T {
+export function adaptToolResult<T extends { content: readonly ContentBlock[] } & Item>(
+  result: T,
+  features: RevisionFeatures,
+): T {
   if (isLatest(features)) return result;
   let content = adaptContent(result.content, features);
   let adapted: Item = { ...result, content };
@@ -87,10 +95,32 @@ export function adaptToolResult<T extends { content: readonly ContentBlock[] } &
 }
 
 /** A `prompts/get` result as a client of `features.revision` can receive it. */
-export function adaptPromptResult<T extends { messages: readonly Item[] } & Item>(result: T, features: RevisionFeatures): T {
+export function adaptPromptResult<T extends { messages: readonly Item[] } & Item>(
+  result: T,
+  features: RevisionFeatures,
+): T {
   if (isLatest(features)) return result;
   return {
     ...result,
-    messages: result.messages.map((message) => ({ ...message, content: adaptContentBlock(message.content as ContentBlock, features) })),
+    messages: result.messages.map((message) => ({
+      ...message,
+      content: adaptContentBlock(message.content as ContentBlock, features),
+    })),
   };
+}
+
+/**
+ * A complete result as a stateless revision (2026-07-28 on) requires it, before it is checked:
+ * `resultType` and, for a cacheable method, the caching hints the handler did not choose. Results
+ * of handshake revisions pass unchanged.
+ */
+export function completeResult<T extends object>(result: T, revision: string, hint?: CacheHint): T {
+  if (!isStatelessRevision(revision)) return result;
+  const out: Record<string, unknown> = { ...(result as Record<string, unknown>) };
+  out.resultType ??= 'complete';
+  if (hint) {
+    out.ttlMs ??= hint.ttlMs;
+    out.cacheScope ??= hint.cacheScope;
+  }
+  return out as T;
 }

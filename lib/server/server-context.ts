@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
 import type { Connection } from '../connection/connection';
+import { isStatelessRevision } from '../connection/stateless';
 import { hasCapability } from '../connection/capabilities';
 import type { NestedRequestOptions, RequestContext } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';
@@ -12,6 +13,8 @@ import type { Revision } from '../schema/revisions';
 import type { ListRootsResult } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
 import type { TransportClose } from '../transport/transport';
+import { inputCapabilityOf } from './input-round';
+import type { InputRound } from './input-round';
 
 /** Params of a form-mode elicitation: the message and the flat object schema of the form. */
 export type ElicitFormParams = Pick<ElicitRequestFormParams, 'message' | 'requestedSchema' | '_meta'>;
@@ -70,7 +73,22 @@ export interface ServerSession extends ClientRequests {
  * the request, the session, and requests to the client related to this request.
  */
 export interface ServerContext extends RequestContext, ClientRequests {
-  readonly session: ServerSession;
+  /**
+   * The session of a handshake revision (2024-11-05 to 2025-11-25). Undefined for a request of a
+   * stateless revision (2026-07-28 on), which belongs to no session: what it says of its client is
+   * in `clientCapabilities`, `clientInfo` and `peer`.
+   */
+  readonly session: ServerSession | undefined;
+  /** The capabilities of the client that sent this request (its session's, or its `_meta`'s). */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The client's name and version, as it gave them. */
+  readonly clientInfo: Implementation | undefined;
+}
+
+/** What the client requests need to know of the client: its capabilities and revision. */
+export interface ClientView {
+  readonly peerCapabilities: Record<string, unknown> | undefined;
+  readonly revision: string | undefined;
 }
 
 type Send = (
@@ -80,7 +98,9 @@ type Send = (
 ) => Observable<Record<string, unknown>>;
 
 function refused(capability: string, method: string): Observable<never> {
-  return new Observable((subscriber) => subscriber.error(new CapabilityNotSupportedError(capability, method, 'client')));
+  return new Observable((subscriber) =>
+    subscriber.error(new CapabilityNotSupportedError(capability, method, 'client')),
+  );
 }
 
 /**
@@ -88,10 +108,15 @@ function refused(capability: string, method: string): Observable<never> {
  * request context's, which relates them to the request being handled). The checks run at
  * subscription, when the handshake is done.
  */
-export function createClientRequests(connection: Connection, send: Send): ClientRequests {
+export function createClientRequests(connection: ClientView, send: Send): ClientRequests {
   const capabilities = () => connection.peerCapabilities as ClientCapabilities | undefined;
-  const features = () => (connection.revision ? featuresOf(connection.revision) : undefined);
-  const checked = <T>(method: string, need: () => string | undefined, params: Record<string, unknown> | undefined, options?: NestedRequestOptions) =>
+  const features = () => (connection.revision ? featuresOf(connection.revision as Revision) : undefined);
+  const checked = <T>(
+    method: string,
+    need: () => string | undefined,
+    params: Record<string, unknown> | undefined,
+    options?: NestedRequestOptions,
+  ) =>
     new Observable<T>((subscriber) => {
       const missing = connection.revision ? need() : undefined;
       if (missing) return refused(missing, method).subscribe(subscriber);
@@ -103,7 +128,8 @@ export function createClientRequests(connection: Connection, send: Send): Client
       checked<CreateMessageResult>(
         'sampling/createMessage',
         () =>
-          (params.tools !== undefined || params.toolChoice !== undefined) && !hasCapability(capabilities(), 'sampling.tools')
+          (params.tools !== undefined || params.toolChoice !== undefined) &&
+          !hasCapability(capabilities(), 'sampling.tools')
             ? 'sampling.tools'
             : undefined,
         params,
@@ -125,8 +151,19 @@ export function createClientRequests(connection: Connection, send: Send): Client
     elicitUrl: (params, options) =>
       checked<ElicitResult>(
         'elicitation/create',
-        () => (features()?.urlElicitation && hasCapability(capabilities(), 'elicitation.url') ? undefined : 'elicitation.url'),
-        { mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId ?? randomUUID() },
+        () =>
+          features()?.urlElicitation && hasCapability(capabilities(), 'elicitation.url')
+            ? undefined
+            : 'elicitation.url',
+        // 2026-07-28 dropped elicitationId: the outcome comes back with the retried request.
+        connection.revision !== undefined && isStatelessRevision(connection.revision)
+          ? { mode: 'url', message: params.message, url: params.url }
+          : {
+              mode: 'url',
+              message: params.message,
+              url: params.url,
+              elicitationId: params.elicitationId ?? randomUUID(),
+            },
         options,
       ),
     listRoots: (options) => checked<ListRootsResult>('roots/list', () => undefined, undefined, options),
@@ -134,17 +171,19 @@ export function createClientRequests(connection: Connection, send: Send): Client
 }
 
 /**
- * The context a server handler receives: the connection's request context with the session and
- * the client requests added. A class with prototype methods, since one is made per request; the
- * client requests are built only when a handler first uses one.
+ * What every server handler context shares: the request context it wraps, and the client requests
+ * built on first use. A class with prototype methods, since one context is made per request.
  */
-export class SessionContext implements ServerContext {
+abstract class ContextBase implements ServerContext {
   private clientRequests?: ClientRequests;
 
-  constructor(
-    protected readonly inner: RequestContext,
-    readonly session: ServerSession,
-  ) {}
+  constructor(protected readonly inner: RequestContext) {}
+
+  abstract readonly session: ServerSession | undefined;
+  abstract readonly clientCapabilities: ClientCapabilities | undefined;
+  abstract readonly clientInfo: Implementation | undefined;
+  /** Builds the client requests of this context (on first use). */
+  protected abstract makeRequests(): ClientRequests;
 
   get requestId(): RequestContext['requestId'] {
     return this.inner.requestId;
@@ -161,6 +200,9 @@ export class SessionContext implements ServerContext {
   get meta(): Record<string, unknown> | undefined {
     return this.inner.meta;
   }
+  get peer(): RequestContext['peer'] {
+    return this.inner.peer;
+  }
   get signal(): AbortSignal {
     return this.inner.signal;
   }
@@ -174,16 +216,16 @@ export class SessionContext implements ServerContext {
   notify(method: string, params?: Record<string, unknown>): void {
     this.inner.notify(method, params);
   }
-  request(method: string, params?: Record<string, unknown>, options?: NestedRequestOptions): Observable<Record<string, unknown>> {
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: NestedRequestOptions,
+  ): Observable<Record<string, unknown>> {
     return this.inner.request(method, params, options);
   }
 
   private get requests(): ClientRequests {
-    // Related to the request being handled, so Streamable HTTP sends them on its stream.
-    this.clientRequests ??= createClientRequests(this.session.connection, (method, params, options) =>
-      this.inner.request(method, params, options),
-    );
-    return this.clientRequests;
+    return (this.clientRequests ??= this.makeRequests());
   }
   sample(params: CreateMessageRequestParams, options?: NestedRequestOptions): Observable<CreateMessageResult> {
     return this.requests.sample(params, options);
@@ -196,5 +238,76 @@ export class SessionContext implements ServerContext {
   }
   listRoots(options?: NestedRequestOptions): Observable<ListRootsResult> {
     return this.requests.listRoots(options);
+  }
+}
+
+/**
+ * The context a server handler receives in a session of a handshake revision: the connection's
+ * request context with the session, and requests to the client sent on the connection, related to
+ * the request being handled (so Streamable HTTP sends them on its stream).
+ */
+export class SessionContext extends ContextBase {
+  constructor(
+    inner: RequestContext,
+    readonly session: ServerSession,
+  ) {
+    super(inner);
+  }
+
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.session.clientCapabilities;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.session.clientInfo;
+  }
+
+  protected makeRequests(): ClientRequests {
+    return createClientRequests(this.session.connection, (method, params, options) =>
+      this.inner.request(method, params, options),
+    );
+  }
+}
+
+/**
+ * The context of a request of a stateless revision (2026-07-28 on): no session; the client is
+ * what the request's `_meta` says, and requests to the client go through the request's
+ * {@link InputRound} (an input-required result and the client's retry) instead of the wire.
+ */
+export class StatelessContext extends ContextBase {
+  constructor(
+    inner: RequestContext,
+    private readonly round: InputRound | undefined,
+  ) {
+    super(inner);
+  }
+
+  get session(): undefined {
+    return undefined;
+  }
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.inner.peer?.clientCapabilities as ClientCapabilities | undefined;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.inner.peer?.clientInfo as Implementation | undefined;
+  }
+
+  override request(method: string, params?: Record<string, unknown>): Observable<Record<string, unknown>> {
+    if (!this.round || inputCapabilityOf(method) === undefined) {
+      return new Observable((subscriber) =>
+        subscriber.error(
+          new Error(
+            this.round
+              ? `Cannot send ${method}: a stateless request can only ask its client for elicitation, sampling or roots`
+              : `Cannot send ${method}: ${this.inner.method} cannot ask its client for input (only tools/call, prompts/get and resources/read can)`,
+          ),
+        ),
+      );
+    }
+    return this.round.ask(method, params);
+  }
+
+  protected makeRequests(): ClientRequests {
+    const view: ClientView = { peerCapabilities: this.inner.peer?.clientCapabilities, revision: this.inner.revision };
+    return createClientRequests(view, (method, params) => this.request(method, params));
   }
 }

@@ -1,20 +1,28 @@
 import type { DestinationStream, Logger } from 'pino';
+import { filter, Observable, Subject, Subscription } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
-import type { RequestContext, RequestHandler } from '../connection/dispatcher';
+import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
+import { StatelessEndpoint } from '../connection/stateless-endpoint';
+import { META, STATELESS_REVISIONS } from '../connection/stateless';
+import type { CacheHint } from '../connection/stateless';
+import { InputRound, isMultiRound } from './input-round';
+import { RequestStateSealer } from './request-state';
+import type { RequestStateOptions } from './request-state';
+import type { StatelessReceiver } from '../transport/transport';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { CompleteRequestParams } from '../schema/completion';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { GetPromptRequestParams } from '../schema/prompts';
-import { featuresOf } from '../schema/revisions';
+import { featuresOf, STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { CallToolRequestParams } from '../schema/tools';
 import type { Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';
-import { CompletionSessionContext, toCompleteResult } from './completion';
+import { completionContextOf, toCompleteResult } from './completion';
 import type { Completer } from './completion';
 import { compileJsonSchema } from './json-schema-validator';
 import type { JsonSchemaValidatorFactory } from './json-schema-validator';
@@ -24,7 +32,7 @@ import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
 import { createResourceRegistry } from './resource-registry';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { SessionContext } from './server-context';
+import { SessionContext, StatelessContext } from './server-context';
 import type { ServerContext, ServerSession } from './server-context';
 import { Session } from './session';
 import type { SessionHost } from './session';
@@ -52,8 +60,25 @@ export interface ServerOptions {
    * with false, log messages are dropped (with a warning in the server's log).
    */
   readonly logging?: boolean;
-  /** Revisions the server accepts, oldest first. Default: all that rxmcp supports. */
-  readonly supportedRevisions?: readonly Revision[];
+  /**
+   * Revisions the server accepts, oldest first. Default: all that rxmcp supports. The handshake
+   * revisions (through 2025-11-25) are negotiated by `initialize` and held in a session; requests of
+   * the stateless ones (2026-07-28) are served one by one, with no session. Leave out one family
+   * to serve only the other.
+   */
+  readonly supportedRevisions?: readonly string[];
+  /**
+   * Caching hints (`ttlMs`, `cacheScope`) put on cacheable results of stateless revisions, by
+   * method, over the defaults (a minute, public, for discovery and lists; stale and private for
+   * `resources/read`). A resource may set its own (`cache`).
+   */
+  readonly cacheHints?: Readonly<Record<string, CacheHint>>;
+  /**
+   * How the `requestState` of multi round-trip requests (2026-07-28: a handler asking its client
+   * for input) is authenticated and bounded. Give `keys` when several processes serve the same
+   * clients, so a retry can land on any of them.
+   */
+  readonly requestState?: RequestStateOptions;
   /** Items per page of every list method. Default 100. */
   readonly pageSize?: number;
   /** The log level of a session until its client sends `logging/setLevel`. Default `debug` (everything). */
@@ -101,18 +126,32 @@ export interface McpServer {
   connect(transport: Transport): ServerSession;
   /** The sessions currently open. */
   readonly sessions: ReadonlySet<ServerSession>;
-  /** Closes every session. The definition stays usable: `connect` may be called again. */
+  /**
+   * Serves requests of the stateless revisions (2026-07-28 on) one by one, with no connection and
+   * no session: give it to the Streamable HTTP handler (`stateless: server.stateless` there).
+   * Connections made with `connect` serve such requests themselves.
+   */
+  readonly stateless: StatelessReceiver;
+  /**
+   * Closes every session and ends every `subscriptions/listen` stream (with its final result).
+   * The definition stays usable: `connect` may be called again.
+   */
   close(reason?: string): void;
 }
 
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
-function mergeCapabilities(derived: Record<string, unknown>, given: Record<string, unknown> | undefined): ServerCapabilities {
+function mergeCapabilities(
+  derived: Record<string, unknown>,
+  given: Record<string, unknown> | undefined,
+): ServerCapabilities {
   const merged: Record<string, unknown> = { ...derived };
   for (const [key, value] of Object.entries(given ?? {})) {
     const base = merged[key];
     merged[key] =
-      typeof base === 'object' && base !== null && typeof value === 'object' && value !== null ? { ...base, ...value } : value;
+      typeof base === 'object' && base !== null && typeof value === 'object' && value !== null
+        ? { ...base, ...value }
+        : value;
   }
   return merged as ServerCapabilities;
 }
@@ -130,9 +169,21 @@ export function createServer(options: ServerOptions): McpServer {
   const validateResults = options.validateResults ?? true;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const defaultLogLevel = options.defaultLogLevel ?? 'debug';
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
-  const tools = createToolRegistry({ jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema, validateResults, logger });
-  const resources = createResourceRegistry({ validateResults, logger });
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
+  const tools = createToolRegistry({
+    jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema,
+    validateResults,
+    logger,
+  });
+  const cacheHints: Readonly<Record<string, CacheHint>> | undefined = options.cacheHints;
+  const resources = createResourceRegistry({ validateResults, logger, readCacheHint: cacheHints?.['resources/read'] });
+  const supportedRevisions = options.supportedRevisions;
+  const sealer = new RequestStateSealer(options.requestState);
+  /** URIs named by `resourceUpdated`, for the `subscriptions/listen` streams. */
+  const updates = new Subject<string>();
+  /** Emits when the server closes: the listen streams end gracefully. */
+  const closing = new Subject<void>();
   const prompts = createPromptRegistry({ validateResults, logger });
   const sessions = new Set<Session>();
   const info: Implementation = { name: options.name, version: options.version };
@@ -175,25 +226,119 @@ export function createServer(options: ServerOptions): McpServer {
   }
   tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', 'tools.listChanged'));
   prompts.changed$.subscribe(() => broadcast('notifications/prompts/list_changed', 'prompts.listChanged'));
-  resources.resourcesChanged$.subscribe(() => broadcast('notifications/resources/list_changed', 'resources.listChanged'));
-  resources.templatesChanged$.subscribe(() => broadcast('notifications/resources/list_changed', 'resources.listChanged'));
+  resources.resourcesChanged$.subscribe(() =>
+    broadcast('notifications/resources/list_changed', 'resources.listChanged'),
+  );
+  resources.templatesChanged$.subscribe(() =>
+    broadcast('notifications/resources/list_changed', 'resources.listChanged'),
+  );
 
-  const withSession = (context: RequestContext, session: unknown): ServerContext => new SessionContext(context, session as Session);
+  const withSession = (context: RequestContext, session: unknown): ServerContext =>
+    context.peer === undefined
+      ? new SessionContext(context, session as Session)
+      : new StatelessContext(context, undefined);
+
+  /**
+   * Runs the work of a request that may ask its client for input: in a session, as requests on the
+   * connection; under a stateless revision, through the request's input round (spec 2026-07-28:
+   * MRTR), which may end the attempt with an input-required result.
+   */
+  function withInput(
+    params: Record<string, unknown>,
+    context: RequestContext,
+    session: unknown,
+    work: (context: ServerContext) => unknown,
+  ): HandlerOutput<HandlerResult> {
+    if (context.peer === undefined)
+      return work(new SessionContext(context, session as Session)) as HandlerOutput<HandlerResult>;
+    if (!isMultiRound(context.method))
+      return work(new StatelessContext(context, undefined)) as HandlerOutput<HandlerResult>;
+    const round = new InputRound(context.method, params, { sealer, scheduler: options.scheduler });
+    return round.run(work(new StatelessContext(context, round))) as Observable<HandlerResult>;
+  }
+
+  /**
+   * `subscriptions/listen` (spec 2026-07-28: Subscriptions): acknowledges the notification types
+   * this server honours, then sends each change the client opted in to, tagged with the request id,
+   * until the client cancels or the server closes (then with a final result).
+   */
+  function listen(params: Record<string, unknown>, context: RequestContext): Observable<HandlerResult> {
+    const wanted = (params.notifications ?? {}) as Record<string, unknown>;
+    const meta = { [META.subscriptionId]: context.requestId };
+    return new Observable<HandlerResult>((subscriber) => {
+      const declared = capabilities() as Record<string, unknown>;
+      const agreed: Record<string, unknown> = {};
+      const subscriptions = new Subscription();
+      const relay = (method: string, extra?: Record<string, unknown>) =>
+        context.notify(method, { ...extra, _meta: meta });
+      const follow = (flag: string, capability: string, method: string, ...changes: Observable<unknown>[]) => {
+        if (wanted[flag] !== true || !hasCapability(declared, capability)) return;
+        agreed[flag] = true;
+        for (const changes$ of changes) subscriptions.add(changes$.subscribe(() => relay(method)));
+      };
+      follow('toolsListChanged', 'tools.listChanged', 'notifications/tools/list_changed', tools.changed$);
+      follow('promptsListChanged', 'prompts.listChanged', 'notifications/prompts/list_changed', prompts.changed$);
+      follow(
+        'resourcesListChanged',
+        'resources.listChanged',
+        'notifications/resources/list_changed',
+        resources.resourcesChanged$,
+        resources.templatesChanged$,
+      );
+      const uris = Array.isArray(wanted.resourceSubscriptions)
+        ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))]
+        : [];
+      if (uris.length > 0 && hasCapability(declared, 'resources.subscribe')) {
+        agreed.resourceSubscriptions = uris;
+        const watched = new Set(uris);
+        for (const uri of uris) {
+          subscriptions.add(
+            resources.watch(uri).subscribe({
+              next: () => relay('notifications/resources/updated', { uri }),
+              error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
+            }),
+          );
+        }
+        subscriptions.add(
+          updates
+            .pipe(filter((uri) => watched.has(uri)))
+            .subscribe((uri) => relay('notifications/resources/updated', { uri })),
+        );
+      }
+      // The acknowledgment is the first message of the stream; changes follow it.
+      relay('notifications/subscriptions/acknowledged', { notifications: agreed });
+      subscriptions.add(
+        closing.subscribe(() => {
+          subscriber.next({ _meta: meta });
+          subscriber.complete();
+        }),
+      );
+      return subscriptions;
+    });
+  }
   const revisionOf = (context: RequestContext) => context.revision as Revision;
   const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
 
   // One set of handlers for every session: each finds its session as the connection's owner.
   const handlers: Readonly<Record<string, RequestHandler>> = {
     'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
-    'tools/call': (params, context, session) => tools.call(params as CallToolRequestParams, withSession(context, session)),
-    'resources/list': (params, context, session) => resources.listResources(cursorOf(params), pageSize, withSession(context, session)),
-    'resources/templates/list': (params, context) => resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
-    'resources/read': (params, context, session) => resources.read(params.uri as string, withSession(context, session)),
+    'tools/call': (params, context, session) =>
+      withInput(params, context, session, (serverContext) =>
+        tools.call(params as CallToolRequestParams, serverContext),
+      ),
+    'resources/list': (params, context, session) =>
+      resources.listResources(cursorOf(params), pageSize, withSession(context, session)),
+    'resources/templates/list': (params, context) =>
+      resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
+    'resources/read': (params, context, session) =>
+      withInput(params, context, session, (serverContext) => resources.read(params.uri as string, serverContext)),
     'resources/subscribe': (params, context, owner) => {
       const session = owner as Session;
       const uri = params.uri as string;
       if (!resources.exists(uri)) {
-        throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+        throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, {
+          uri,
+        });
       }
       const watches = (session.watches ??= new Map());
       if (!watches.has(uri)) {
@@ -215,7 +360,11 @@ export function createServer(options: ServerOptions): McpServer {
       return {};
     },
     'prompts/list': (params, context) => prompts.list(cursorOf(params), pageSize, revisionOf(context)),
-    'prompts/get': (params, context, session) => prompts.get(params as GetPromptRequestParams, withSession(context, session)),
+    'prompts/get': (params, context, session) =>
+      withInput(params, context, session, (serverContext) =>
+        prompts.get(params as GetPromptRequestParams, serverContext),
+      ),
+    'subscriptions/listen': (params, context) => listen(params, context),
     'completion/complete': (params, context, session) => {
       const { ref, argument, context: given } = params as CompleteRequestParams;
       let completer: Completer | undefined;
@@ -223,11 +372,12 @@ export function createServer(options: ServerOptions): McpServer {
         completer = prompts.completer(ref.name, argument.name);
       } else {
         const template = resources.template(ref.uri);
-        if (!template) throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
+        if (!template)
+          throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
         completer = template.complete?.[argument.name];
       }
       if (!completer) return { completion: { values: [] } };
-      const completionContext = new CompletionSessionContext(context, session as Session, given?.arguments ?? {});
+      const completionContext = completionContextOf(context, session as Session | undefined, given?.arguments ?? {});
       const complete = completer;
       return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
     },
@@ -246,7 +396,8 @@ export function createServer(options: ServerOptions): McpServer {
       instructions: options.instructions,
       // Fixed when first read, which is when initialize is answered.
       capabilities: () => (session.declared ??= capabilities()) as Record<string, unknown>,
-      supportedRevisions: options.supportedRevisions,
+      supportedRevisions,
+      cacheHints,
       requestTimeoutMs: options.requestTimeoutMs,
       initializeTimeoutMs: options.initializeTimeoutMs,
       shouldSendLog: (level) => shouldSendLog(session, level),
@@ -263,6 +414,19 @@ export function createServer(options: ServerOptions): McpServer {
     if (session.connection.state !== 'shutdown') sessions.add(session);
     return session;
   }
+
+  let endpoint: StatelessEndpoint | undefined;
+  const statelessEndpoint = (): StatelessEndpoint =>
+    (endpoint ??= new StatelessEndpoint({
+      info,
+      instructions: options.instructions,
+      capabilities: () => capabilities() as Record<string, unknown>,
+      handlers,
+      supportedRevisions: supportedRevisions ?? [...STATEFUL_DEFAULT, ...STATELESS_REVISIONS],
+      cacheHints,
+      logger,
+      scheduler: options.scheduler,
+    }));
 
   const countCompleters = (has: boolean) => {
     if (has) completers++;
@@ -283,8 +447,10 @@ export function createServer(options: ServerOptions): McpServer {
       return registration;
     },
     resourceUpdated(uri) {
+      updates.next(uri);
       for (const session of sessions) {
-        if (session.watches?.has(uri) && session.operating) session.connection.notify('notifications/resources/updated', { uri });
+        if (session.watches?.has(uri) && session.operating)
+          session.connection.notify('notifications/resources/updated', { uri });
       }
     },
     log(level, data, loggerName) {
@@ -297,8 +463,14 @@ export function createServer(options: ServerOptions): McpServer {
     capabilities,
     connect,
     sessions,
+    get stateless() {
+      return statelessEndpoint();
+    },
     close(reason = 'server closed') {
+      closing.next();
       for (const session of [...sessions]) session.close(reason);
+      endpoint?.close(reason);
+      endpoint = undefined;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { HandlerOutput } from '../connection/dispatcher';
-import { JsonRpcError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { ValidationIssue } from '../jsonrpc/errors';
 import type { Icon } from '../schema/base';
 import type { ContentBlock } from '../schema/content';
@@ -15,7 +15,7 @@ import { runHandler } from './handler-output';
 import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './json-schema-validator';
 import { createRegistry } from './registry';
 import type { Registration, Registry } from './registry';
-import { adaptListed, adaptToolResult } from './revision-adapter';
+import { adaptListed, adaptToolResult, completeResult } from './revision-adapter';
 import type { ServerContext } from './server-context';
 
 /** A JSON Schema object, kept verbatim when a tool is registered with one (`$schema`, `$defs` and all). */
@@ -143,7 +143,9 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       listing.inputSchema = zodToJsonSchema(inputSchema, 'input', `the inputSchema of tool ${name}`);
       checkInput = (args) => {
         const parsed = inputSchema.safeParse(args);
-        return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toValidationIssues(parsed.error) };
+        return parsed.success
+          ? { ok: true, value: parsed.data }
+          : { ok: false, issues: toValidationIssues(parsed.error) };
       };
     } else {
       const schema = inputSchema ?? EMPTY_OBJECT_SCHEMA;
@@ -188,7 +190,10 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     }
     const produced = value as ToolResult;
     if (!produced.isError && entry.checkOutput) {
-      const issues = produced.structuredContent === undefined ? [{ path: 'structuredContent', message: 'required by the outputSchema' }] : withPrefix(entry.checkOutput(produced.structuredContent), 'structuredContent');
+      const issues =
+        produced.structuredContent === undefined
+          ? [{ path: 'structuredContent', message: 'required by the outputSchema' }]
+          : withPrefix(entry.checkOutput(produced.structuredContent), 'structuredContent');
       if (issues.length > 0) {
         log.error({ tool: name, problem: describeIssues(issues) }, 'tool result does not match its outputSchema');
         return errorResult(`Tool ${name} failed: its result did not match its output schema`);
@@ -196,13 +201,23 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     }
     let content = produced.content as ContentBlock[] | undefined;
     if (content === undefined) {
-      content = produced.structuredContent === undefined ? [] : [{ type: 'text', text: JSON.stringify(produced.structuredContent) }];
+      content =
+        produced.structuredContent === undefined
+          ? []
+          : [{ type: 'text', text: JSON.stringify(produced.structuredContent) }];
     }
-    const result = adaptToolResult({ ...produced, content } as CallToolResult, featuresOf(context.revision as Revision));
+    const adapted = adaptToolResult(
+      { ...produced, content } as CallToolResult,
+      featuresOf(context.revision as Revision),
+    );
+    const result = completeResult(adapted, context.revision);
     if (options.validateResults) {
       const parsed = checkResult('tools/call', context.revision as Revision, result)!;
       if (!parsed.success) {
-        log.error({ tool: name, problem: describeIssues(toValidationIssues(parsed.error)) }, 'tool returned an invalid result');
+        log.error(
+          { tool: name, problem: describeIssues(toValidationIssues(parsed.error)) },
+          'tool returned an invalid result',
+        );
         return errorResult(`Tool ${name} failed: it produced an invalid result`);
       }
     }
@@ -211,6 +226,8 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
 
   function fail(entry: ToolEntry, error: unknown, context: ToolContext): CallToolResult {
     if (error instanceof JsonRpcError) throw error;
+    // A stateless request whose client lacks a capability the tool needs is answered -32021.
+    if (error instanceof CapabilityNotSupportedError && context.peer !== undefined) throw error;
     if (error instanceof ToolError) return errorResult(error.message, error.content);
     if (context.signal.aborted) throw error;
     // The model sees that the tool failed; the details stay in our log (STYLE: Errors).

@@ -116,7 +116,10 @@ function parse(template: string): Part[] {
   return parts;
 }
 
-function expandExpression(expression: Expression, variables: Readonly<Record<string, UriTemplateValue | undefined>>): string {
+function expandExpression(
+  expression: Expression,
+  variables: Readonly<Record<string, UriTemplateValue | undefined>>,
+): string {
   const rule = RULES[expression.operator]!;
   const items: string[] = [];
   const enc = (text: string) => encode(text, rule.allowReserved);

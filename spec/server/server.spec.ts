@@ -217,7 +217,7 @@ describe('createServer', () => {
   describe('sessions', () => {
     it('[sessions.many] serves concurrent sessions from one definition, each with its own state', async () => {
       server = createServer({ name: 's', version: '1' });
-      server.tool({ name: 'who', description: 'who am i', handler: (_args, context) => ({ content: [{ type: 'text', text: context.session.id }] }) });
+      server.tool({ name: 'who', description: 'who am i', handler: (_args, context) => ({ content: [{ type: 'text', text: context.session!.id }] }) });
       const served = await Promise.all(Array.from({ length: 20 }, () => serve(server)));
       expect(server.sessions.size).toBe(20);
       const ids = await Promise.all(served.map(async (s) => ((await s.call('tools/call', { name: 'who' })).content as Array<{ text: string }>)[0]!.text));

@@ -1,0 +1,184 @@
+import { asyncScheduler, isObservable, Observable, Subject } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import { JsonRpcError } from '../jsonrpc/errors';
+import { toValidationIssues } from '../schema/issues';
+import { resultSchemaFor } from '../schema/methods';
+import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { requestBinding } from './request-state';
+import type { RequestStatePayload, RequestStateSealer } from './request-state';
+
+/** The methods a server may ask its client through an input-required result (spec 2026-07-28: MRTR). */
+const INPUT_METHODS: Readonly<Record<string, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** Methods whose requests may be answered with an input-required result. */
+export const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** What one round needs from the server. */
+export interface InputRoundOptions {
+  readonly sealer: RequestStateSealer;
+  readonly scheduler?: SchedulerLike;
+  /** The authenticated principal of the request, when there is one: a state is bound to it. */
+  readonly principal?: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks a client's answer to one input request against the schema of the request's result; -32602 when it does not fit. */
+function checkAnswer(key: string, method: string, answer: unknown): unknown {
+  const schema = resultSchemaFor(method, LATEST_STATEFUL_REVISION);
+  if (!schema) return answer;
+  const parsed = schema.safeParse(answer);
+  if (parsed.success) return parsed.data;
+  const issues = toValidationIssues(parsed.error).map((issue) => ({
+    path: `inputResponses.${key}${issue.path ? `.${issue.path}` : ''}`,
+    message: issue.message,
+  }));
+  throw JsonRpcError.invalidParams(issues);
+}
+
+/**
+ * One attempt at a multi round-trip request (spec 2026-07-28: MRTR) and how a handler's requests to
+ * its client are answered in it. The handler runs from the start on every attempt; its n-th input
+ * request is keyed by its order, so a deterministic handler asks the same keys each time:
+ * - an input request answered in this attempt or an earlier one (kept in the sealed
+ *   `requestState`) emits its answer at once, synchronously;
+ * - one not answered yet emits nothing: once the handler's turn is over (the scheduler's next
+ *   task), the round ends the attempt with an `InputRequiredResult` that carries every unanswered
+ *   request and a state holding the answers so far, and the handler is unsubscribed.
+ * So the work a handler does before its last input request runs again on each attempt: keep it
+ * free of effects that must happen once, or do them after the inputs are in.
+ */
+export class InputRound {
+  private readonly binding: string;
+  private readonly answers: Record<string, unknown>;
+  private readonly asked = new Map<string, { readonly method: string; readonly params: unknown }>();
+  private readonly suspended = new Subject<Record<string, unknown>>();
+  private readonly scheduler: SchedulerLike;
+  private count = 0;
+  private settling: Subscription | undefined;
+
+  /**
+   * Opens the round of a request: verifies the `requestState` it carries (-32602 when forged,
+   * expired or not this request's) and checks its `inputResponses` against what was asked
+   * (-32602 for an answer of the wrong shape; answers to keys never asked are ignored).
+   */
+  constructor(
+    method: string,
+    params: Record<string, unknown>,
+    private readonly options: InputRoundOptions,
+  ) {
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.binding = requestBinding(method, params);
+    this.answers = {};
+    if (params.requestState === undefined) return;
+    const state: RequestStatePayload = options.sealer.open(
+      params.requestState,
+      this.binding,
+      this.scheduler.now(),
+      options.principal,
+    );
+    Object.assign(this.answers, state.answers);
+    const responses = isObject(params.inputResponses) ? params.inputResponses : {};
+    for (const [key, askedMethod] of Object.entries(state.asked)) {
+      if (Object.hasOwn(responses, key)) this.answers[key] = checkAnswer(key, askedMethod, responses[key]);
+    }
+  }
+
+  /**
+   * Asks the client: cold; on subscription, emits the answer when this round has it, else waits
+   * for the round to end the attempt (see the class).
+   */
+  ask<T>(method: string, params: Record<string, unknown> | undefined): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      const key = `${INPUT_METHODS[method] ?? 'input'}-${this.count++}`;
+      if (Object.hasOwn(this.answers, key)) {
+        subscriber.next(this.answers[key] as T);
+        subscriber.complete();
+        return undefined;
+      }
+      this.asked.set(key, { method, params: params ?? {} });
+      this.settling ??= this.scheduler.schedule(() => this.suspend());
+      return undefined;
+    });
+  }
+
+  /**
+   * The handler's output, raced against the round: whatever the handler produces passes through
+   * until the round suspends the attempt; then the input-required result is the last value and the
+   * handler is unsubscribed.
+   */
+  run(output: unknown): Observable<unknown> {
+    return new Observable<unknown>((subscriber) => {
+      const suspension = this.suspended.subscribe({
+        next: (result) => {
+          subscriber.next(result);
+          subscriber.complete();
+        },
+        error: (error: unknown) => subscriber.error(error),
+      });
+      const source = isObservable(output)
+        ? output
+        : typeof (output as PromiseLike<unknown> | undefined)?.then === 'function'
+          ? new Observable<unknown>((inner) => {
+              (output as PromiseLike<unknown>).then(
+                (value) => {
+                  inner.next(value);
+                  inner.complete();
+                },
+                (error: unknown) => inner.error(error),
+              );
+            })
+          : new Observable<unknown>((inner) => {
+              inner.next(output);
+              inner.complete();
+            });
+      const work = source.subscribe(subscriber);
+      return () => {
+        suspension.unsubscribe();
+        work.unsubscribe();
+        this.settling?.unsubscribe();
+      };
+    });
+  }
+
+  private suspend(): void {
+    if (this.asked.size === 0) return;
+    const inputRequests: Record<string, unknown> = {};
+    const asked: Record<string, string> = {};
+    for (const [key, request] of this.asked) {
+      inputRequests[key] = { method: request.method, params: request.params };
+      asked[key] = request.method;
+    }
+    const payload: RequestStatePayload = {
+      request: this.binding,
+      expiresAt: this.options.sealer.expiry(this.scheduler.now()),
+      answers: this.answers,
+      asked,
+      ...(this.options.principal === undefined ? {} : { principal: this.options.principal }),
+    };
+    let requestState: string;
+    try {
+      requestState = this.options.sealer.seal(payload);
+    } catch (error) {
+      this.suspended.error(error);
+      return;
+    }
+    this.suspended.next({ resultType: 'input_required', inputRequests, requestState });
+  }
+}
+
+/** Whether a request of `method` may be answered with an input-required result. */
+export function isMultiRound(method: string): boolean {
+  return MULTI_ROUND_METHODS.has(method);
+}
+
+/** The capability a client declares for an input request method. */
+export function inputCapabilityOf(method: string): string | undefined {
+  return INPUT_METHODS[method];
+}
