@@ -11,17 +11,10 @@ import { checkParams, methodDefinition } from '../schema/methods';
 import type { Revision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
 import { LOG_LEVELS } from './handler-events';
+import { META, statelessRevisionOf } from '../schema/request-meta';
 import type { LogLevel } from './handler-events';
 
-/** The reserved `_meta` keys of the stateless revisions. */
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
+export { META, statelessRevisionOf };
 
 /** Revisions without a handshake, oldest first. */
 export const STATELESS_REVISIONS: readonly string[] = ['2026-07-28'];
@@ -104,15 +97,6 @@ const LEVELS: ReadonlySet<string> = new Set(LOG_LEVELS);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The revision a message's `_meta` names, or undefined when it names none (a handshake-family message). */
-export function statelessRevisionOf(params: unknown): string | undefined {
-  if (!isObject(params)) return undefined;
-  const meta = params._meta;
-  if (!isObject(meta)) return undefined;
-  const version = meta[META.protocolVersion];
-  return typeof version === 'string' ? version : undefined;
 }
 
 const badMeta = (detail: string): Refusal => ({

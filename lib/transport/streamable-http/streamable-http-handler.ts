@@ -3,7 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
+import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
+import { statelessRevisionOf } from '../../schema/request-meta';
+import type { StatelessReceiver } from '../transport';
+import { serveStatelessPost } from './stateless-exchange';
 import { STATEFUL_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
@@ -16,11 +20,28 @@ import { childLogger } from '../../jsonrpc/logger';
 /** Options of {@link createStreamableHttpHandler}. */
 export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /**
+   * The server to serve, as `createServer` makes it: sessions of the handshake revisions go to its
+   * `connect` (unless `onSession` is given) and requests of the stateless revisions to its
+   * `stateless` receiver (unless `statelessReceiver` is given). One endpoint then serves both
+   * families side by side, chosen per request.
+   */
+  readonly server?: McpEndpointServer;
+  /**
    * Called with a new transport for each session (each `initialize` without a session id), or for
    * each POST in stateless mode. Connect a server to it: `onSession: (t) => server.connect(t)`.
    * Runs before the first message is delivered, so subscribe to `incoming$` synchronously.
+   * Default: `server.connect`.
    */
-  readonly onSession: (transport: StreamableHttpServerTransport) => void;
+  readonly onSession?: (transport: StreamableHttpServerTransport) => void;
+  /**
+   * Serves POSTs of the stateless revisions (2026-07-28 on: no session; the revision in the
+   * `MCP-Protocol-Version` header and in `_meta`), each on its own with no session or transport.
+   * Default: `server.stateless`. Without one, such requests are refused as the handshake revisions
+   * would refuse them (a client then falls back to initialize).
+   */
+  readonly statelessReceiver?: StatelessReceiver;
+  /** A comment line is written on a quiet stateless SSE stream this often. Default 30 s. */
+  readonly keepAliveMs?: number;
   /**
    * No sessions: every POST gets a fresh transport that closes once the POST is answered; no
    * `Mcp-Session-Id`; GET and DELETE answer 405. A POST that is not `initialize` is preceded, on
@@ -69,6 +90,12 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   readonly generateSessionId?: () => string;
   /** Sessions opened/closed at info, refused requests at warn, messages at trace. Silent by default. */
   readonly logger?: pino.Logger;
+}
+
+/** What the handler needs of a server: `createServer`'s result fits. */
+export interface McpEndpointServer {
+  connect(transport: StreamableHttpServerTransport): unknown;
+  readonly stateless?: StatelessReceiver;
 }
 
 /** A Streamable HTTP endpoint for `node:http` or any framework that hands over Node's request and response. */
@@ -139,11 +166,23 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const json = options.enableJsonResponse ?? false;
   const supported: readonly string[] = options.supportedRevisions ?? STATEFUL_REVISIONS;
-  const eventStore = stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
+  const eventStore =
+    stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
   const generateSessionId = options.generateSessionId ?? randomUUID;
   const sessions = new Map<string, SessionEntry>();
   const transports = new Map<string, StreamableHttpServerTransport>();
   const statelessSessions = new Set<Session>();
+  const server = options.server;
+  const onSession =
+    options.onSession ??
+    (server ? (transport: StreamableHttpServerTransport) => void server.connect(transport) : undefined);
+  if (!onSession) throw new TypeError('createStreamableHttpHandler needs a server or an onSession callback');
+  const receiver = options.statelessReceiver ?? server?.stateless;
+  const statelessOptions = {
+    log,
+    maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
+    keepAliveMs: options.keepAliveMs ?? 30_000,
+  };
   let closed = false;
 
   const newSession = (sessionId: string | undefined, swallow: boolean): Session => {
@@ -178,7 +217,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       transports.set(sessionId, session.transport);
       sessionLog.info('session opened');
     }
-    options.onSession(session.transport);
+    onSession(session.transport);
     return session;
   };
 
@@ -207,17 +246,45 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     return entry;
   };
 
-  /** Refuses an unsupported `MCP-Protocol-Version` (400); any supported one is tolerated. */
-  const versionRefused = (req: IncomingMessage, res: ServerResponse): boolean => {
+  /**
+   * Refuses an unsupported `MCP-Protocol-Version` (400); any supported one is tolerated. The
+   * refusal names the request's id when the body is one request (#11).
+   */
+  const versionRefused = (req: IncomingMessage, res: ServerResponse, body?: unknown): boolean => {
     const version = headerValue(req, VERSION_HEADER);
     if (version === undefined || supported.includes(version)) return false;
-    refuse(res, 400, `Bad Request: unsupported protocol version ${JSON.stringify(version)} (supported: ${supported.join(', ')})`);
+    const message = `Bad Request: unsupported protocol version ${JSON.stringify(version)} (supported: ${supported.join(', ')})`;
+    const id =
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+    if (typeof id === 'string' || typeof id === 'number') {
+      const text = JSON.stringify(errorResponse(id, { code: ErrorCode.InvalidRequest, message }));
+      res.writeHead(400, { 'content-type': 'application/json' }).end(text);
+    } else refuse(res, 400, message);
     return true;
+  };
+
+  /**
+   * Whether a POST belongs to a stateless revision: one request (not initialize, no session id)
+   * whose `_meta` names a revision, or whose `MCP-Protocol-Version` is not a handshake revision
+   * served here (an unsupported one is then answered -32022 with the versions that are).
+   */
+  const isStateless = (req: IncomingMessage, body: unknown): body is JsonRpcMessage => {
+    if (!receiver || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+    const method = (body as { method?: unknown }).method;
+    if (typeof method !== 'string' || method === 'initialize' || headerValue(req, SESSION_HEADER) !== undefined)
+      return false;
+    if (statelessRevisionOf((body as { params?: unknown }).params) !== undefined) return true;
+    const version = headerValue(req, VERSION_HEADER);
+    return version !== undefined && !supported.includes(version);
   };
 
   function post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): void {
     if (!accepts(req, 'application/json') || (!json && !accepts(req, 'text/event-stream'))) {
-      refuse(res, 406, `Not Acceptable: the Accept header must list application/json${json ? '' : ' and text/event-stream'}`);
+      refuse(
+        res,
+        406,
+        `Not Acceptable: the Accept header must list application/json${json ? '' : ' and text/event-stream'}`,
+      );
       return;
     }
     readJsonBodyWith(req, res, parsedBody, maxBodyBytes, (read) => {
@@ -241,9 +308,18 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     for (const item of items) {
       const kind = classify(item);
       if (kind.kind === 'invalid' || kind.kind === 'batch') {
-        refuse(res, 400, `Invalid request: ${kind.kind === 'batch' ? 'a batch may not contain a batch' : kind.reason}`, ErrorCode.InvalidRequest);
+        refuse(
+          res,
+          400,
+          `Invalid request: ${kind.kind === 'batch' ? 'a batch may not contain a batch' : kind.reason}`,
+          ErrorCode.InvalidRequest,
+        );
         return;
       }
+    }
+    if (isStateless(req, body)) {
+      serveStatelessPost(req, res, body, receiver!, statelessOptions);
+      return;
     }
     const frame = body as JsonRpcMessage | JsonRpcMessage[];
     const initialize = items.some((item) => (item as { method?: unknown }).method === 'initialize');
@@ -251,7 +327,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       refuse(res, 400, 'Invalid request: initialize may not be batched', ErrorCode.InvalidRequest);
       return;
     }
-    if (!initialize && versionRefused(req, res)) return;
+    if (!initialize && versionRefused(req, res, body)) return;
 
     if (stateless) {
       const session = newSession(undefined, !initialize);
@@ -261,7 +337,11 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
           jsonrpc: '2.0',
           id: STATELESS_INIT_ID,
           method: 'initialize',
-          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'stateless-client', version: '0.0.0' } },
+          params: {
+            protocolVersion: version,
+            capabilities: {},
+            clientInfo: { name: 'stateless-client', version: '0.0.0' },
+          },
         });
         session.inject({ jsonrpc: '2.0', method: 'notifications/initialized' });
       }
@@ -282,7 +362,13 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
 
   function get(req: IncomingMessage, res: ServerResponse): void {
     if (stateless) {
-      refuse(res, 405, 'Method Not Allowed: this server is stateless and offers no GET stream', ErrorCode.ConnectionClosed, { allow: 'POST' });
+      refuse(
+        res,
+        405,
+        'Method Not Allowed: this server is stateless and offers no GET stream',
+        ErrorCode.ConnectionClosed,
+        { allow: 'POST' },
+      );
       return;
     }
     if (!accepts(req, 'text/event-stream')) {
@@ -292,12 +378,20 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     if (versionRefused(req, res)) return;
     const entry = sessionFor(req, res);
     if (!entry) return;
-    entry.session.get(res, headerValue(req, 'last-event-id'), { [SESSION_HEADER]: entry.session.transport.sessionId as string });
+    entry.session.get(res, headerValue(req, 'last-event-id'), {
+      [SESSION_HEADER]: entry.session.transport.sessionId as string,
+    });
   }
 
   function remove(req: IncomingMessage, res: ServerResponse): void {
     if (stateless) {
-      refuse(res, 405, 'Method Not Allowed: this server is stateless and has no sessions to delete', ErrorCode.ConnectionClosed, { allow: 'POST' });
+      refuse(
+        res,
+        405,
+        'Method Not Allowed: this server is stateless and has no sessions to delete',
+        ErrorCode.ConnectionClosed,
+        { allow: 'POST' },
+      );
       return;
     }
     if (versionRefused(req, res)) return;

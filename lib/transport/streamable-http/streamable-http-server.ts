@@ -7,6 +7,7 @@ import type { LegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import { refuse } from './http-guards';
 import { createStreamableHttpHandler } from './streamable-http-handler';
 import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler';
+import type { StreamableHttpServerTransport } from './streamable-http-session';
 
 /** Options of {@link startStreamableHttpServer}: where to listen, plus the handler's options. */
 export interface StreamableHttpServerOptions extends StreamableHttpHandlerOptions {
@@ -52,10 +53,14 @@ export interface RunningStreamableHttpServer {
  * @example
  * const { url, close } = await startStreamableHttpServer({ port: 3000, onSession: (t) => server.connect(t) });
  */
-export async function startStreamableHttpServer(options: StreamableHttpServerOptions): Promise<RunningStreamableHttpServer> {
+export async function startStreamableHttpServer(
+  options: StreamableHttpServerOptions,
+): Promise<RunningStreamableHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const handler = createStreamableHttpHandler(options);
+  const mcp = options.server;
+  const onSession = options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport));
   const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
   const ssePath = legacy?.ssePath ?? '/sse';
   const messagesPath = legacy?.messagesPath ?? '/messages';
@@ -64,7 +69,7 @@ export async function startStreamableHttpServer(options: StreamableHttpServerOpt
         // Legacy sessions reach the same onSession; they cannot be polled, so the polling calls answer false.
         onSession: (transport) => {
           let protocolVersion: string | undefined;
-          options.onSession({
+          onSession({
             incoming$: transport.incoming$,
             closed$: transport.closed$,
             sessionId: transport.sessionId,
@@ -89,13 +94,17 @@ export async function startStreamableHttpServer(options: StreamableHttpServerOpt
   const server = createServer((req, res) => {
     // The endpoint itself, asked for as it is, needs no URL parsing.
     const target = req.url;
-    if (target === path || (target !== undefined && target.startsWith(path) && target.charCodeAt(path.length) === 63 /* ? */)) {
+    if (
+      target === path ||
+      (target !== undefined && target.startsWith(path) && target.charCodeAt(path.length) === 63) /* ? */
+    ) {
       handler.handle(req, res);
       return;
     }
     const url = new URL(target ?? '/', 'http://localhost');
     if (url.pathname === path) handler.handle(req, res);
-    else if (legacyHandler && (url.pathname === ssePath || url.pathname === messagesPath)) legacyHandler.handle(req, res);
+    else if (legacyHandler && (url.pathname === ssePath || url.pathname === messagesPath))
+      legacyHandler.handle(req, res);
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
   });
   await new Promise<void>((resolve, reject) => {

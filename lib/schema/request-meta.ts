@@ -1,0 +1,27 @@
+/**
+ * The reserved `_meta` keys of the stateless revisions (2026-07-28 on; spec: Basic → `_meta`),
+ * and how to tell a message of that family by its `_meta`. Data only, so every layer can use it.
+ */
+
+/** The reserved `_meta` keys of the stateless revisions. */
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The revision a message's `_meta` names, or undefined when it names none (a handshake-family message). */
+export function statelessRevisionOf(params: unknown): string | undefined {
+  if (!isObject(params)) return undefined;
+  const meta = params._meta;
+  if (!isObject(meta)) return undefined;
+  const version = meta[META.protocolVersion];
+  return typeof version === 'string' ? version : undefined;
+}

@@ -1,0 +1,191 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type pino from 'pino';
+import { errorResponse } from '../../jsonrpc/message';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
+import { META } from '../../schema/request-meta';
+import { encodeSseEvent } from '../framing/sse';
+import type { StatelessExchange, StatelessReceiver } from '../transport';
+import { headerValue } from './http-guards';
+
+/** `HeaderMismatch` (spec 2026-07-28: Transports → Server Validation). */
+const HEADER_MISMATCH = -32020;
+/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`. */
+const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  // Spec 2026-07-28: Transports → Receiving Messages: reverse proxies must not buffer the stream.
+  'x-accel-buffering': 'no',
+};
+
+/** A header value an HTTP field may carry as it is: visible ASCII, spaces and tabs (RFC 9110). */
+const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
+const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/**
+ * Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`) of the stateless
+ * revisions (spec 2026-07-28: Transports → Value Encoding); undefined when it is malformed.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  const encoded = SENTINEL.exec(value);
+  if (encoded) {
+    const decoded = Buffer.from(encoded[1]!, 'base64');
+    if (decoded.toString('base64').replace(/=+$/, '') !== encoded[1]!.replace(/=+$/, '')) return undefined;
+    return decoded.toString('utf8');
+  }
+  return PLAIN_VALUE.test(value) ? value : undefined;
+}
+
+/** The requirement a stateless POST's standard headers break, if any (spec 2026-07-28: Transports → Server Validation). */
+export function headerMismatch(req: IncomingMessage, message: JsonRpcRequest): string | undefined {
+  const meta = (message.params?._meta ?? undefined) as Record<string, unknown> | undefined;
+  const version = headerValue(req, 'mcp-protocol-version');
+  if (version === undefined) return 'the MCP-Protocol-Version header is required';
+  if (typeof meta?.[META.protocolVersion] === 'string' && version !== meta[META.protocolVersion]) {
+    return `MCP-Protocol-Version header value '${version}' does not match _meta value '${String(meta[META.protocolVersion])}'`;
+  }
+  const method = headerValue(req, 'mcp-method');
+  if (method === undefined) return 'the Mcp-Method header is required';
+  if (method !== message.method)
+    return `Mcp-Method header value '${method}' does not match body value '${message.method}'`;
+  const field = NAMED[message.method];
+  if (field === undefined) return undefined;
+  const raw = headerValue(req, 'mcp-name');
+  if (raw === undefined) return `the Mcp-Name header is required for ${message.method}`;
+  const name = decodeHeaderValue(raw);
+  if (name === undefined) return 'the Mcp-Name header value is malformed';
+  const body = message.params?.[field];
+  if (name !== body) return `Mcp-Name header value '${name}' does not match body value '${String(body)}'`;
+  return undefined;
+}
+
+/** Options of {@link serveStatelessPost}. */
+export interface StatelessPostOptions {
+  readonly log: pino.Logger;
+  /** An SSE response whose unsent output grows past this many bytes (a slow reader) is closed. */
+  readonly maxBufferedBytes: number;
+  /** A comment line on a quiet SSE stream this often keeps intermediaries from closing it. */
+  readonly keepAliveMs: number;
+}
+
+/**
+ * Serves one POST of a stateless revision: its standard headers are checked (-32020, 400), then the
+ * receiver answers it. The answer is one JSON body when the response is the first message, or an
+ * SSE stream when a notification comes first (progress, log messages, a listen stream); streams
+ * have no event ids and cannot be resumed (spec 2026-07-28: Transports). The client closing the
+ * response cancels the request.
+ */
+export function serveStatelessPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  message: JsonRpcMessage,
+  receiver: StatelessReceiver,
+  options: StatelessPostOptions,
+): void {
+  if (!('id' in message) || !('method' in message)) {
+    receiver.serve(message, { notify: () => undefined, respond: () => undefined });
+    res.writeHead(202).end();
+    return;
+  }
+  const request = message as JsonRpcRequest;
+  const mismatch = headerMismatch(req, request);
+  if (mismatch !== undefined) {
+    options.log.warn(
+      { id: request.id, method: request.method, mismatch },
+      'stateless request refused: header mismatch',
+    );
+    writeJson(res, 400, errorResponse(request.id, { code: HEADER_MISMATCH, message: `Header mismatch: ${mismatch}` }));
+    return;
+  }
+  new PostExchange(req, res, request.id, receiver, options).start(request);
+}
+
+function writeJson(res: ServerResponse, status: number, body: JsonRpcMessage): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+/** The answer to one stateless POST: JSON or an SSE stream, decided by its first message. */
+class PostExchange implements StatelessExchange {
+  readonly headers: IncomingMessage['headers'];
+  private streaming = false;
+  private done = false;
+  private cancel: (() => void) | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+
+  constructor(
+    req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly id: RequestId,
+    private readonly receiver: StatelessReceiver,
+    private readonly options: StatelessPostOptions,
+  ) {
+    this.headers = req.headers;
+  }
+
+  start(request: JsonRpcRequest): void {
+    // Spec 2026-07-28: Transports → Cancellation: the client closing the response cancels the request.
+    this.res.on('close', () => {
+      if (this.done) return;
+      this.finish();
+      this.options.log.debug({ id: this.id }, 'stateless request cancelled: the client closed its response');
+      this.cancel?.();
+    });
+    const cancel = this.receiver.serve(request, this);
+    if (this.done) return;
+    this.cancel = cancel;
+  }
+
+  notify(message: JsonRpcMessage): void {
+    if (this.done) return;
+    if (!this.streaming) {
+      this.streaming = true;
+      this.res.writeHead(200, SSE_HEADERS);
+      this.armKeepAlive();
+    }
+    this.write(message);
+  }
+
+  respond(message: JsonRpcMessage, httpStatus = 200): void {
+    if (this.done) return;
+    if (!this.streaming) {
+      this.finish();
+      writeJson(this.res, httpStatus, message);
+      return;
+    }
+    this.write(message);
+    this.finish();
+    this.res.end();
+  }
+
+  private write(message: JsonRpcMessage): void {
+    this.res.write(encodeSseEvent({ data: JSON.stringify(message) }));
+    this.armKeepAlive();
+    if (this.res.writableLength > this.options.maxBufferedBytes) {
+      this.options.log.warn(
+        { id: this.id, buffered: this.res.writableLength },
+        'stateless stream closed: the client does not read it',
+      );
+      this.res.destroy();
+    }
+  }
+
+  private armKeepAlive(): void {
+    if (this.keepAlive) this.keepAlive.refresh();
+    else if (Number.isFinite(this.options.keepAliveMs)) {
+      this.keepAlive = setInterval(() => this.res.write(':\n\n'), this.options.keepAliveMs);
+      this.keepAlive.unref();
+    }
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.keepAlive) clearInterval(this.keepAlive);
+  }
+}
