@@ -458,6 +458,8 @@ export async function serveHttp(port: number): Promise<RunningStreamableHttpServ
     onSession: (transport) => {
       streams.set(server.connect(transport), transport);
     },
+    // Requests of the stateless revision (2026-07-28) are served beside the sessions.
+    statelessReceiver: server.stateless,
   });
 }
 

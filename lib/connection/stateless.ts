@@ -214,7 +214,8 @@ export function discoverResult(
   capabilities: Record<string, unknown>,
   instructions: string | undefined,
 ): Record<string, unknown> {
-  const result: Record<string, unknown> = { supportedVersions: supported.filter(isStatelessRevision), capabilities };
+  // Every revision served here, newest first: a dual-era client may still choose a handshake one.
+  const result: Record<string, unknown> = { supportedVersions: [...supported].reverse(), capabilities };
   if (instructions !== undefined) result.instructions = instructions;
   return result;
 }

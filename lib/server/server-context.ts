@@ -303,6 +303,9 @@ export class StatelessContext extends ContextBase {
         ),
       );
     }
+    // Spec 2026-07-28: MRTR: a server MUST NOT ask for input the client did not declare support for.
+    const capability = inputCapabilityOf(method)!;
+    if (!hasCapability(this.inner.peer?.clientCapabilities, capability)) return refused(capability, method);
     return this.round.ask(method, params);
   }
 
