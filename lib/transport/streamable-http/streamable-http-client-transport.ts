@@ -1,28 +1,22 @@
 import type pino from 'pino';
 import type { Agent as HttpAgent } from 'node:http';
 import { ReplaySubject } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createSseParser } from '../framing/sse';
 import { createFetchRequester, createNodeRequester } from './http-requester';
-import type { HttpAnswer, HttpCall, HttpRequestSpec } from './http-requester';
+import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 import { MalformedFrame } from '../transport';
-import type { InboundFrame, Transport, TransportClose } from '../transport';
+import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
 import { SessionNotFoundError } from './http-errors';
 import { childLogger } from '../../jsonrpc/logger';
+import { lowerCaseHeaders, standardHeadersOf } from './client-request-headers';
+import { keyOf, SseStreams } from './client-sse-streams';
+import type { ReconnectOptions, SseHost } from './client-sse-streams';
 
-/** How a client transport retries a broken SSE stream. */
-export interface ReconnectOptions {
-  /** Wait before the first retry when the server sent no `retry:`; default 1000 ms. */
-  readonly initialDelayMs?: number;
-  /** The longest wait between retries; default 30 000 ms. */
-  readonly maxDelayMs?: number;
-  /** Each failed attempt multiplies the wait by this; default 1.5. */
-  readonly growFactor?: number;
-  /** Consecutive failed attempts before giving a stream up; default 2. */
-  readonly maxRetries?: number;
-}
+export { encodeHeaderValue } from './client-request-headers';
+export type { ReconnectOptions } from './client-sse-streams';
 
 /** Options of {@link createStreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions {
@@ -48,12 +42,17 @@ export interface StreamableHttpClientTransportOptions {
   readonly sessionId?: string;
   /** Open the standalone GET stream once `notifications/initialized` is accepted. Default true. */
   readonly openStandaloneStream?: boolean;
+  /**
+   * How long POSTs that follow `notifications/initialized` wait for the standalone GET stream to be
+   * answered, so that the server sees it open before them. Default 2000 ms.
+   */
+  readonly standaloneStreamWaitMs?: number;
   /** Requests, status codes and reconnects at debug, peer mistakes at warn, messages at trace. Silent by default. */
   readonly logger?: pino.Logger;
   /**
-   * Called instead of failing when the very first POST (an `initialize`, before any session) is
-   * refused with 400, 404 or 405: the backwards-compatibility probe. The transport then stays
-   * silent; the caller takes over (see `createHttpClientTransport`).
+   * Called instead of failing when the first `initialize` POST (before any session) is refused
+   * with 400, 404 or 405: the backwards-compatibility probe. The transport then stays silent; the
+   * caller takes over (see `createHttpClientTransport`).
    */
   readonly onLegacyServer?: (initialize: JsonRpcMessage, status: number) => void;
 }
@@ -66,306 +65,315 @@ export interface StreamableHttpClientTransport extends Transport {
   readonly protocolVersion: string | undefined;
 }
 
-const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/**
+ * `data.streamBroken` of the error a stateless request (2026-07-28 on) fails with when its
+ * response stream ended before its response: streams cannot be resumed in those revisions, so the
+ * caller re-issues the request with a new id (spec: Transports → Streamable HTTP).
+ */
+export const STREAM_BROKEN = 'streamBroken';
+
+const POST_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
 /** How long close waits for the answer to its DELETE. */
 const DELETE_TIMEOUT_MS = 2000;
 
-const keyOf = (id: RequestId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
-const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } => 'method' in m && 'id' in m;
+const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } =>
+  'method' in m && 'id' in m;
+
+/** A stateless request in flight: its POST, closed to cancel it (its stream is the cancellation signal). */
+interface StatelessCall {
+  /** Unset while the POST waits for earlier acknowledgements. */
+  made?: HttpCall;
+  cancelled: boolean;
+}
 
 /**
  * Creates the client side of the Streamable HTTP transport (spec: Transports → Streamable HTTP).
  *
- * - Each `send` is one POST with `Accept: application/json, text/event-stream`, the session id
- *   and, once set, `MCP-Protocol-Version`. POSTs run concurrently, except that a POST waits until
- *   earlier notification and response POSTs were acknowledged (so `notifications/initialized`
- *   reaches the server before later requests); order across concurrent requests is not kept.
- * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own
- *   (its connections are closed with it), or through `options.fetch` when one is given. A request
- *   cut before any answer on a reused keep-alive connection is sent again on another one.
- * - Answers may be JSON or SSE. A 2xx body in answer to notifications only is ignored.
- * - After `notifications/initialized` is accepted it opens the standalone GET stream; 405, 404
- *   and other refusals of that first GET only mean there is none.
- * - A stream that ends before the responses it owes (or the GET stream, at any time) is resumed
- *   with GET + `Last-Event-ID` after the server's `retry:` delay (or the reconnect backoff), up to
- *   `maxRetries` consecutive failures.
- * - An HTTP error to a POST that carried requests fails those requests with an error response
- *   (the server's JSON-RPC error when it sent one, else -32603 naming the status; `data.httpStatus`).
- * - 404 to a request that carried a session id: closes with {@link SessionNotFoundError}; connect
- *   again with a new transport to start a new session. A POST that cannot be made (network
- *   failure) closes with a `TransportError`.
- * - `close()` aborts everything in flight, sends DELETE for the session (its answer is not
- *   awaited beyond 2 s), then emits `closed$`. Sending after close is a no-op.
+ * - Each `send` is one POST with `Accept: application/json, text/event-stream` and the extra
+ *   headers of its `SendOptions`. POSTs run concurrently, except that a POST waits until earlier
+ *   notification and response POSTs were acknowledged (so `notifications/initialized` reaches the
+ *   server before later requests); order across concurrent requests is not kept.
+ * - Handshake revisions (up to 2025-11-25): the session id and, once set, `MCP-Protocol-Version`
+ *   go on every request. After `notifications/initialized` is accepted the standalone GET stream
+ *   opens (405, 404 and other refusals of that first GET only mean there is none). A stream that
+ *   ends before the responses it owes (or the GET stream, at any time) is resumed with GET +
+ *   `Last-Event-ID` after the server's `retry:` delay (or the reconnect backoff), up to
+ *   `maxRetries` consecutive failures. 404 to a request that carried a session id closes with
+ *   {@link SessionNotFoundError}.
+ * - Stateless revisions (a request whose `_meta` names its revision, 2026-07-28 on): no session
+ *   id, no GET, no resumption. The POST carries `MCP-Protocol-Version` from the `_meta`,
+ *   `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`. A response
+ *   stream that ends before its response fails the request with -32000 and `data.streamBroken`,
+ *   for the caller to re-issue it; `notifications/cancelled` for such a request closes its stream
+ *   instead of being sent.
+ * - An HTTP error to a POST that carried requests fails them with an error response (the server's
+ *   JSON-RPC error, its `data` kept, when it sent one, else -32603 naming the status;
+ *   `data.httpStatus`). A POST that cannot be made (network failure) closes with a `TransportError`.
+ * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own, or
+ *   through `options.fetch`. A request cut before any answer on a reused keep-alive connection is
+ *   sent again on another one.
+ * - `close()` aborts everything in flight, sends DELETE for a session (its answer is not awaited
+ *   beyond 2 s), then emits `closed$`. Sending after close is a no-op.
  *
  * @example
  * const transport = createStreamableHttpClientTransport({ url: 'http://127.0.0.1:3000/mcp' });
  */
-export function createStreamableHttpClientTransport(options: StreamableHttpClientTransportOptions): StreamableHttpClientTransport {
-  const url = new URL(options.url);
-  const requester =
-    options.fetch === undefined && (url.protocol === 'http:' || url.protocol === 'https:')
-      ? createNodeRequester(url, options.agent)
-      : createFetchRequester(url, options.fetch ?? fetch);
-  const log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
-  const initialDelayMs = options.reconnect?.initialDelayMs ?? 1000;
-  const maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
-  const growFactor = options.reconnect?.growFactor ?? 1.5;
-  const maxRetries = options.reconnect?.maxRetries ?? 2;
-  const inbox = createFrameInbox<InboundFrame>();
-  const closed$ = new ReplaySubject<TransportClose>(1);
-  // Requests in flight (and bodies being read), aborted together on close. Each has its own abort:
-  // a single shared signal would collect an abort listener per fetch, which fetch only drops when
-  // the request is garbage collected.
-  const inFlight = new Set<HttpCall>();
-  const call = (spec: HttpRequestSpec): HttpCall => {
-    const made = requester.request(spec);
-    inFlight.add(made);
-    return made;
-  };
-  const timers = new Set<NodeJS.Timeout>();
-  let sessionId = options.sessionId;
-  let protocolVersion: string | undefined;
-  let closing = false;
-  let firstPost = true;
+export function createStreamableHttpClientTransport(
+  options: StreamableHttpClientTransportOptions,
+): StreamableHttpClientTransport {
+  return new StreamableHttpClient(options);
+}
+
+/** The transport; its SSE reading and resumption live in `SseStreams` (client-sse-streams.ts). */
+class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
+  readonly incoming$: Observable<InboundFrame>;
+  readonly closed$: Observable<TransportClose>;
+  sessionId: string | undefined;
+  protocolVersion: string | undefined;
+  readonly url: URL;
+  readonly log: pino.Logger;
+  readonly inbox = createFrameInbox<InboundFrame>();
+  private readonly closedSubject = new ReplaySubject<TransportClose>(1);
+  private readonly requester: HttpRequester;
+  /** Calls in flight (and bodies being read), aborted together on close; each has its own abort. */
+  private readonly inFlight = new Set<HttpCall>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Requests sent whose response has not arrived on any stream. */
+  readonly pending = new Set<string>();
+  private readonly stateless = new Map<string, StatelessCall>();
+  private readonly streams: SseStreams;
+  closing = false;
+  /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
+  private statelessMode = false;
+  private initializeSent = false;
   // Acknowledgements of earlier notification/response POSTs, which later POSTs wait for.
-  let acknowledged: Promise<void> = Promise.resolve();
-  let unacknowledged = 0;
+  private acknowledged: Promise<void> = Promise.resolve();
+  private unacknowledged = 0;
 
-  const headers = (extra: Readonly<Record<string, string>>): Record<string, string> => {
-    const all: Record<string, string> = { ...options.headers, ...extra };
-    if (sessionId !== undefined) all['mcp-session-id'] = sessionId;
-    if (protocolVersion !== undefined) all['mcp-protocol-version'] = protocolVersion;
+  constructor(readonly options: StreamableHttpClientTransportOptions) {
+    this.url = new URL(options.url);
+    this.requester =
+      options.fetch === undefined && (this.url.protocol === 'http:' || this.url.protocol === 'https:')
+        ? createNodeRequester(this.url, options.agent)
+        : createFetchRequester(this.url, options.fetch ?? fetch);
+    this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
+    this.sessionId = options.sessionId;
+    this.incoming$ = this.inbox.values$;
+    this.closed$ = this.closedSubject.asObservable();
+    this.streams = new SseStreams(this, options.reconnect ?? {});
+  }
+
+  setProtocolVersion(revision: string): void {
+    this.protocolVersion = revision;
+  }
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], sendOptions?: SendOptions): void {
+    if (this.closing) {
+      this.log.debug('send after close ignored');
+      return;
+    }
+    if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
+    if (!Array.isArray(message) && this.absorbCancellation(message as JsonRpcMessage)) return;
+    void this.post(message, lowerCaseHeaders(sendOptions?.headers));
+  }
+
+  close(reason = 'closed locally'): void {
+    this.finish(reason, undefined, true);
+  }
+
+  /** Starts an HTTP call that close aborts. */
+  call(spec: HttpRequestSpec): HttpCall {
+    const made = this.requester.request(spec);
+    this.inFlight.add(made);
+    return made;
+  }
+
+  settled(made: HttpCall): void {
+    this.inFlight.delete(made);
+  }
+
+  /** The headers of a handshake-revision request: ours, the session id and the protocol version. */
+  headers(extra: Readonly<Record<string, string>>): Record<string, string> {
+    const all: Record<string, string> = { ...lowerCaseHeaders(this.options.headers), ...extra };
+    if (this.sessionId !== undefined) all['mcp-session-id'] = this.sessionId;
+    if (this.protocolVersion !== undefined) all['mcp-protocol-version'] = this.protocolVersion;
     return all;
-  };
+  }
 
-  const emit = (frame: InboundFrame): void => {
-    if (closing) return;
-    if (log.isLevelEnabled('trace')) log.trace({ message: frame }, 'message in');
-    inbox.push(frame);
-  };
+  emit(frame: InboundFrame): void {
+    if (this.closing) return;
+    if (this.log.isLevelEnabled('trace')) this.log.trace({ message: frame }, 'message in');
+    for (const item of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
+      const id = (item as { id?: unknown } | undefined)?.id;
+      if (
+        item &&
+        typeof item === 'object' &&
+        !('method' in item) &&
+        (typeof id === 'string' || typeof id === 'number')
+      ) {
+        this.pending.delete(keyOf(id));
+        this.stateless.delete(keyOf(id));
+      }
+    }
+    this.inbox.push(frame);
+  }
 
-  const emitText = (text: string): InboundFrame | undefined => {
+  /** Parses and emits one message's text; returns the frame, or undefined when it was not JSON. */
+  emitText(text: string): InboundFrame | undefined {
     let frame: unknown;
     try {
       frame = JSON.parse(text) as unknown;
     } catch (error) {
-      log.warn({ reason: (error as Error).message }, 'server sent an event that is not JSON');
-      emit(new MalformedFrame(text.slice(0, 1000), (error as Error).message));
+      this.log.warn({ reason: (error as Error).message }, 'server sent an event that is not JSON');
+      this.emit(new MalformedFrame(text.slice(0, 1000), (error as Error).message));
       return undefined;
     }
-    emit(frame);
+    this.emit(frame);
     return frame;
-  };
+  }
 
-  /** Fails the requests of a POST the server refused, so their callers hear about it at once. */
-  const failRequests = (ids: readonly RequestId[], status: number, body: string): void => {
-    let error: { code: number; message: string } | undefined;
-    try {
-      const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
-      if (typeof parsed.error?.code === 'number' && typeof parsed.error.message === 'string') {
-        error = { code: parsed.error.code, message: parsed.error.message };
-      }
-    } catch {
-      // Not JSON: the status says enough.
-    }
-    for (const id of ids) {
-      emit({
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code: error?.code ?? ErrorCode.InternalError,
-          message: `HTTP ${status}${error ? `: ${error.message}` : ''}`,
-          data: { httpStatus: status },
-        },
-      });
-    }
-  };
-
-  const later = (ms: number, job: () => void): void => {
+  later(ms: number, job: () => void): void {
     const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!closing) job();
+      this.timers.delete(timer);
+      if (!this.closing) job();
     }, ms);
-    timers.add(timer);
-  };
+    this.timers.add(timer);
+  }
 
-  const backoff = (attempt: number): number => Math.min(initialDelayMs * growFactor ** attempt, maxDelayMs);
+  sessionGone(): void {
+    const gone = this.sessionId as string;
+    this.log.warn({ sessionId: gone }, 'session not found on the server');
+    this.finish(`session ${gone} not found on the server (HTTP 404)`, new SessionNotFoundError(gone), false);
+  }
 
   /**
-   * Reads an SSE answer, emitting its messages and crossing off the responses in `owed`. Resolves
-   * with the last event id and retry it saw, whether or not the stream ended cleanly.
+   * `notifications/cancelled` in a stateless revision: closing the request's response stream is
+   * the cancellation (Transports → Streamable HTTP → Cancellation), and such notifications are not
+   * POSTed at all. True when the message was absorbed here.
    */
-  async function readStream(response: HttpAnswer, owed: Set<string>): Promise<{ lastEventId?: string; retryMs?: number }> {
-    const parser = createSseParser((event) => {
-      if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return;
-      const frame = emitText(event.data);
-      const list = Array.isArray(frame) ? (frame as unknown[]) : [frame];
-      for (const item of list) {
-        const id = (item as { id?: unknown } | undefined)?.id;
-        if (item && typeof item === 'object' && !('method' in item) && (typeof id === 'string' || typeof id === 'number')) {
-          owed.delete(keyOf(id));
-        }
-      }
+  private absorbCancellation(message: JsonRpcMessage): boolean {
+    if (!('method' in message) || 'id' in message || message.method !== 'notifications/cancelled') return false;
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+    const inFlight =
+      typeof requestId === 'string' || typeof requestId === 'number' ? this.stateless.get(keyOf(requestId)) : undefined;
+    if (inFlight) {
+      inFlight.cancelled = true;
+      inFlight.made?.abort();
+      this.stateless.delete(keyOf(requestId as RequestId));
+      this.pending.delete(keyOf(requestId as RequestId));
+      this.log.debug({ requestId }, 'stateless request cancelled: its response stream is closed');
+      return true;
+    }
+    return this.statelessMode;
+  }
+
+  /** Counts a notification/response POST until it is acknowledged; later POSTs wait for it. */
+  private awaitAcknowledgement(): () => void {
+    let done: () => void = () => undefined;
+    this.unacknowledged++;
+    this.acknowledged = new Promise<void>((resolve) => {
+      let once = false;
+      done = () => {
+        if (once) return;
+        once = true;
+        this.unacknowledged--;
+        resolve();
+      };
     });
-    try {
-      await response.read((text) => parser.push(text));
-    } catch (error) {
-      if (!closing) log.debug({ err: error }, 'SSE stream broke');
-    }
-    parser.end();
-    return { lastEventId: parser.lastEventId, retryMs: parser.retryMs };
+    return done;
   }
 
-  /**
-   * What follows the end of an SSE stream: resume it when it still owes responses (or is the
-   * standalone stream), after the server's retry or the backoff.
-   */
-  function afterStream(standalone: boolean, owed: Set<string>, lastEventId: string | undefined, retryMs: number | undefined, attempt: number): void {
-    if (closing) return;
-    if (!standalone && owed.size === 0) return;
-    if (!standalone && lastEventId === undefined) {
-      log.warn({ owed: owed.size }, 'stream ended before its responses and cannot be resumed (no event id)');
-      return;
-    }
-    if (attempt >= maxRetries && attempt > 0) {
-      log.warn({ standalone, attempts: attempt }, 'giving up on a stream after repeated failures');
-      return;
-    }
-    const wait = retryMs ?? backoff(attempt);
-    log.debug({ standalone, wait, lastEventId }, 'reconnecting SSE stream');
-    later(wait, () => void get(standalone, owed, lastEventId, retryMs, attempt));
+  private postHeaders(
+    list: readonly JsonRpcMessage[],
+    extra: Record<string, string>,
+  ): { headers: Record<string, string>; stateless: boolean } {
+    const standard = list.length === 1 ? standardHeadersOf(list[0] as JsonRpcMessage) : undefined;
+    if (standard === undefined) return { headers: this.headers({ ...POST_HEADERS, ...extra }), stateless: false };
+    // Stateless revisions have no sessions: no session id, and the revision is the request's own.
+    return {
+      headers: { ...lowerCaseHeaders(this.options.headers), ...POST_HEADERS, ...extra, ...standard },
+      stateless: true,
+    };
   }
 
-  /** A GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
-  async function get(
-    standalone: boolean,
-    owed: Set<string>,
-    lastEventId: string | undefined,
-    retryMs: number | undefined,
-    attempt: number,
-    first = false,
-    answered: () => void = () => undefined,
+  private async post(
+    message: JsonRpcMessage | readonly JsonRpcMessage[],
+    extra: Record<string, string>,
   ): Promise<void> {
-    const extra: Record<string, string> = { accept: 'text/event-stream' };
-    if (lastEventId !== undefined) extra['last-event-id'] = lastEventId;
-    // Held until the stream is read to its end, so that close aborts the body too.
-    const made = call({ method: 'GET', headers: headers(extra) });
-    try {
-      await readGet(made, standalone, owed, lastEventId, retryMs, attempt, first, answered);
-    } finally {
-      inFlight.delete(made);
-    }
-  }
-
-  async function readGet(
-    made: HttpCall,
-    standalone: boolean,
-    owed: Set<string>,
-    lastEventId: string | undefined,
-    retryMs: number | undefined,
-    attempt: number,
-    first: boolean,
-    answered: () => void,
-  ): Promise<void> {
-    let response: HttpAnswer;
-    try {
-      response = await made.answer;
-      answered();
-    } catch (error) {
-      answered();
-      if (closing) return;
-      log.debug({ err: error }, 'GET failed');
-      afterStream(standalone, owed, lastEventId, undefined, attempt + 1);
-      return;
-    }
-    if (closing) return;
-    log.debug({ status: response.status, lastEventId }, 'GET answered');
-    if (!response.ok || !(response.header('content-type') ?? '').includes('text/event-stream')) {
-      response.discard();
-      if (response.status === 404 && sessionId !== undefined) {
-        sessionGone();
-        return;
-      }
-      // The first GET may be refused: the server offers no standalone stream (405; some servers answer 400, or 404 without sessions).
-      if (first) return;
-      afterStream(standalone, owed, lastEventId, undefined, attempt + 1);
-      return;
-    }
-    const seen = await readStream(response, owed);
-    afterStream(standalone, owed, seen.lastEventId ?? lastEventId, seen.retryMs ?? retryMs, 0);
-  }
-
-  function sessionGone(): void {
-    const gone = sessionId as string;
-    log.warn({ sessionId: gone }, 'session not found on the server');
-    finish(`session ${gone} not found on the server (HTTP 404)`, new SessionNotFoundError(gone), false);
-  }
-
-  async function post(message: JsonRpcMessage | readonly JsonRpcMessage[]): Promise<void> {
     const list = Array.isArray(message) ? (message as JsonRpcMessage[]) : [message as JsonRpcMessage];
     const requests = list.filter(isRequest);
-    const wasFirst = firstPost;
-    firstPost = false;
-    const before = acknowledged;
-    // Whether an earlier acknowledgement is still awaited: when none is, the POST goes out at once.
-    const wait = unacknowledged > 0;
-    let done: () => void = () => undefined;
-    if (requests.length === 0) {
-      unacknowledged++;
-      acknowledged = new Promise<void>((resolve) => {
-        let once = false;
-        done = () => {
-          if (once) return;
-          once = true;
-          unacknowledged--;
-          resolve();
-        };
-      });
+    const { headers, stateless } = this.postHeaders(list, extra);
+    const firstInitialize = !this.initializeSent && requests.length === 1 && requests[0]?.method === 'initialize';
+    if (stateless) this.statelessMode = true;
+    else if (requests.some((r) => r.method === 'initialize')) {
+      this.statelessMode = false;
+      this.initializeSent = true;
     }
+    for (const r of requests) this.pending.add(keyOf(r.id));
+    const before = this.acknowledged;
+    // Whether an earlier acknowledgement is still awaited: when none is, the POST goes out at once.
+    const wait = this.unacknowledged > 0;
+    const done = requests.length === 0 ? this.awaitAcknowledgement() : () => undefined;
+    const tracked: StatelessCall | undefined = stateless ? { cancelled: false } : undefined;
+    if (tracked) this.stateless.set(keyOf((requests[0] as { id: RequestId }).id), tracked);
     let made: HttpCall | undefined;
     try {
       if (wait) await before;
-      if (closing) return;
-      made = call({ method: 'POST', headers: headers(POST_HEADERS), body: JSON.stringify(message) });
+      if (this.closing || tracked?.cancelled) return;
+      made = this.call({ method: 'POST', headers, body: JSON.stringify(message) });
+      if (tracked) tracked.made = made;
       const response = await made.answer;
-      const assigned = response.header('mcp-session-id');
-      if (assigned !== undefined && sessionId === undefined) sessionId = assigned;
-      if (response.ok && list.some((m) => 'method' in m && m.method === 'notifications/initialized') && options.openStandaloneStream !== false) {
-        // Later POSTs wait until the GET stream is answered (at most a moment), so that the server
-        // sees the standalone stream open before the requests that follow the handshake.
-        let answered: () => void = () => undefined;
-        const opened = new Promise<void>((resolve) => (answered = resolve));
-        void get(true, new Set(), undefined, undefined, 0, true, answered);
-        void Promise.race([opened, new Promise<void>((resolve) => later(250, resolve))]).then(() => done());
-      } else done();
-      if (closing) return;
-      log.debug({ status: response.status, requests: requests.length }, 'POST answered');
-      await handleAnswer(response, list, requests, wasFirst);
+      if (!stateless) this.adoptSession(response, list, done);
+      else done();
+      if (this.closing) return;
+      this.log.debug({ status: response.status, requests: requests.length }, 'POST answered');
+      await this.handleAnswer(response, list, requests, firstInitialize, stateless);
     } catch (error) {
       done();
-      if (closing) return;
-      log.warn({ err: error }, 'POST failed');
-      finish('POST failed', new TransportError(`POST to ${url.href} failed: ${(error as Error).message}`, { cause: error }), false);
+      if (this.closing || this.wasCancelled(requests, stateless)) return;
+      this.log.warn({ err: error }, 'POST failed');
+      this.finish(
+        'POST failed',
+        new TransportError(`POST to ${this.url.href} failed: ${(error as Error).message}`, { cause: error }),
+        false,
+      );
     } finally {
-      if (made) inFlight.delete(made);
+      if (made) this.settled(made);
     }
   }
 
-  async function handleAnswer(response: HttpAnswer, list: JsonRpcMessage[], requests: Array<{ id: RequestId; method: string }>, wasFirst: boolean): Promise<void> {
+  private wasCancelled(requests: ReadonlyArray<{ id: RequestId }>, stateless: boolean): boolean {
+    return stateless && requests.length === 1 && !this.pending.has(keyOf((requests[0] as { id: RequestId }).id));
+  }
+
+  /** Handshake revisions: keeps the session the server names; opens the standalone stream after `initialized`. */
+  private adoptSession(response: HttpAnswer, list: readonly JsonRpcMessage[], done: () => void): void {
+    const assigned = response.header('mcp-session-id');
+    if (assigned !== undefined && this.sessionId === undefined) this.sessionId = assigned;
+    const initialized = list.some((m) => 'method' in m && m.method === 'notifications/initialized');
+    if (!response.ok || !initialized || this.options.openStandaloneStream === false) {
+      done();
+      return;
+    }
+    // Later POSTs wait until the GET stream is answered (within a bound), so that the server sees
+    // the standalone stream open before the requests that follow the handshake.
+    void this.streams.openStandalone(this.options.standaloneStreamWaitMs ?? 2000).then(done);
+  }
+
+  private async handleAnswer(
+    response: HttpAnswer,
+    list: JsonRpcMessage[],
+    requests: Array<{ id: RequestId; method: string }>,
+    firstInitialize: boolean,
+    stateless: boolean,
+  ): Promise<void> {
     const type = response.header('content-type') ?? '';
+    const ids = requests.map((r) => r.id);
     if (!response.ok) {
-      const body = await response.text().catch(() => '');
-      const initialize = requests.length === 1 && requests[0]?.method === 'initialize';
-      if (wasFirst && initialize && options.onLegacyServer && [400, 404, 405].includes(response.status) && sessionId === undefined) {
-        options.onLegacyServer(list[0] as JsonRpcMessage, response.status);
-        return;
-      }
-      if (response.status === 404 && sessionId !== undefined) {
-        sessionGone();
-        return;
-      }
-      log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
-      failRequests(requests.map((r) => r.id), response.status, body);
+      await this.refused(response, list, ids, firstInitialize, stateless);
       return;
     }
     if (requests.length === 0) {
@@ -374,76 +382,134 @@ export function createStreamableHttpClientTransport(options: StreamableHttpClien
       return;
     }
     if (type.includes('text/event-stream')) {
-      const owed = new Set(requests.map((r) => keyOf(r.id)));
-      const seen = await readStream(response, owed);
-      afterStream(false, owed, seen.lastEventId, seen.retryMs, 0);
+      const owed = new Set(ids.map(keyOf));
+      const seen = await this.streams.read(response, owed);
+      if (stateless) this.brokenStream(ids);
+      else this.streams.afterStream({ standalone: false, owed, attempt: 0, ...seen });
       return;
     }
     const body = await response.text();
     if (type.includes('application/json')) {
-      if (body.trim() !== '') emitText(body);
+      if (body.trim() !== '') this.emitText(body);
+      if (stateless) this.brokenStream(ids);
       return;
     }
-    log.warn({ status: response.status, type }, 'answer is neither JSON nor SSE');
-    failRequests(requests.map((r) => r.id), response.status, body);
+    this.log.warn({ status: response.status, type }, 'answer is neither JSON nor SSE');
+    this.failRequests(ids, response.status, body);
   }
 
-  function finish(reason: string, error: Error | undefined, terminate: boolean): void {
-    if (closing) return;
-    closing = true;
-    for (const timer of timers) clearTimeout(timer);
-    timers.clear();
-    for (const made of inFlight) made.abort();
-    inFlight.clear();
+  private async refused(
+    response: HttpAnswer,
+    list: JsonRpcMessage[],
+    ids: RequestId[],
+    firstInitialize: boolean,
+    stateless: boolean,
+  ): Promise<void> {
+    const body = await response.text().catch(() => '');
+    if (
+      firstInitialize &&
+      this.options.onLegacyServer &&
+      [400, 404, 405].includes(response.status) &&
+      this.sessionId === undefined
+    ) {
+      this.options.onLegacyServer(list[0] as JsonRpcMessage, response.status);
+      return;
+    }
+    if (!stateless && response.status === 404 && this.sessionId !== undefined) {
+      this.sessionGone();
+      return;
+    }
+    this.log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
+    this.failRequests(ids, response.status, body);
+  }
+
+  /** A stateless answer ended without the response it owed: the caller re-issues the request. */
+  private brokenStream(ids: readonly RequestId[]): void {
+    for (const id of ids) {
+      const key = keyOf(id);
+      if (!this.pending.has(key)) continue;
+      const call = this.stateless.get(key);
+      this.stateless.delete(key);
+      if (this.closing || call?.cancelled) continue;
+      this.log.debug({ id }, 'response stream ended before its response');
+      this.emit({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: ErrorCode.ConnectionClosed,
+          message: 'The HTTP response stream ended before the response; the request may be re-issued',
+          data: { [STREAM_BROKEN]: true },
+        },
+      });
+    }
+  }
+
+  /** Fails the requests of a POST the server refused, so their callers hear about it at once. */
+  failRequests(ids: readonly RequestId[], status: number, body: string): void {
+    const error = jsonRpcErrorIn(body);
+    for (const id of ids) {
+      if (!this.pending.has(keyOf(id))) continue;
+      const data = isObject(error?.data) ? { ...error.data, httpStatus: status } : { httpStatus: status };
+      this.emit({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: error?.code ?? ErrorCode.InternalError,
+          message: `HTTP ${status}${error ? `: ${error.message}` : ''}`,
+          data,
+        },
+      });
+    }
+  }
+
+  finish(reason: string, error: Error | undefined, terminate: boolean): void {
+    if (this.closing) return;
+    this.closing = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const made of this.inFlight) made.abort();
+    this.inFlight.clear();
     const done = (): void => {
-      requester.close();
-      log.info({ reason }, 'transport closed');
-      closed$.next(error ? { reason, error } : { reason });
-      closed$.complete();
-      inbox.complete();
+      this.requester.close();
+      this.log.info({ reason }, 'transport closed');
+      this.closedSubject.next(error ? { reason, error } : { reason });
+      this.closedSubject.complete();
+      this.inbox.complete();
     };
-    if (!terminate || sessionId === undefined) {
+    if (!terminate || this.sessionId === undefined) {
       done();
       return;
     }
     // Spec: Transports → Session Management: a client that no longer needs the session SHOULD DELETE it.
-    const deletion = requester.request({ method: 'DELETE', headers: headers({}) });
+    const deletion = this.requester.request({ method: 'DELETE', headers: this.headers({}) });
     const timeout = setTimeout(() => deletion.abort(), DELETE_TIMEOUT_MS);
     timeout.unref();
     deletion.answer
       .then((response) => {
-        log.debug({ status: response.status }, 'DELETE answered');
+        this.log.debug({ status: response.status }, 'DELETE answered');
         return response.text();
       })
-      .catch((failure: unknown) => log.debug({ err: failure }, 'DELETE failed'))
+      .catch((failure: unknown) => this.log.debug({ err: failure }, 'DELETE failed'))
       .finally(() => {
         clearTimeout(timeout);
         done();
       });
   }
+}
 
-  return {
-    incoming$: inbox.values$,
-    closed$: closed$.asObservable(),
-    get sessionId() {
-      return sessionId;
-    },
-    get protocolVersion() {
-      return protocolVersion;
-    },
-    setProtocolVersion(revision) {
-      protocolVersion = revision;
-    },
-    send(message) {
-      if (closing) {
-        log.debug('send after close ignored');
-        return;
-      }
-      if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-      void post(message);
-    },
-    close(reason = 'closed locally') {
-      finish(reason, undefined, true);
-    },
-  };
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The JSON-RPC error in a refused POST's body, if it holds one. */
+function jsonRpcErrorIn(body: string): { code: number; message: string; data?: unknown } | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+    if (typeof parsed.error?.code === 'number' && typeof parsed.error.message === 'string') {
+      return { code: parsed.error.code, message: parsed.error.message, data: parsed.error.data };
+    }
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return undefined;
 }

@@ -1,0 +1,193 @@
+import type pino from 'pino';
+import { createSseParser } from '../framing/sse';
+import type { HttpAnswer, HttpCall, HttpRequestSpec } from './http-requester';
+import type { InboundFrame } from '../transport';
+
+/**
+ * The SSE side of the Streamable HTTP client in the handshake revisions (up to 2025-11-25):
+ * reading answer streams, the standalone GET stream, and resuming a stream with `Last-Event-ID`.
+ */
+
+/** How a client transport retries a broken SSE stream. */
+export interface ReconnectOptions {
+  /** Wait before the first retry when the server sent no `retry:`; default 1000 ms. */
+  readonly initialDelayMs?: number;
+  /** The longest wait between retries; default 30 000 ms. */
+  readonly maxDelayMs?: number;
+  /** Each failed attempt multiplies the wait by this; default 1.5. */
+  readonly growFactor?: number;
+  /** Consecutive failed attempts before giving a stream up; default 2. */
+  readonly maxRetries?: number;
+}
+
+/** What the streams need from their transport. */
+export interface SseHost {
+  readonly closing: boolean;
+  readonly log: pino.Logger;
+  readonly sessionId: string | undefined;
+  /** Requests sent whose response has not arrived on any stream, by `keyOf` their id. */
+  readonly pending: ReadonlySet<string>;
+  /** Parses and emits one message's text; returns the frame, or undefined when it was not JSON. */
+  emitText(text: string): InboundFrame | undefined;
+  /** Runs `job` after `ms` unless the transport closed meanwhile. */
+  later(ms: number, job: () => void): void;
+  /** Starts an HTTP call that close aborts; `settled` forgets it. */
+  call(spec: HttpRequestSpec): HttpCall;
+  settled(made: HttpCall): void;
+  /** The headers of a handshake-revision request. */
+  headers(extra: Readonly<Record<string, string>>): Record<string, string>;
+  /** The server answered 404 to our session. */
+  sessionGone(): void;
+}
+
+/** A request id as a key that tells `1` from `"1"`. */
+export const keyOf = (id: string | number): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
+
+/** Where a stream stands: what it still owes, and what it said of its events. */
+export interface StreamState {
+  readonly standalone: boolean;
+  readonly owed: Set<string>;
+  readonly lastEventId?: string;
+  readonly retryMs?: number;
+  /** Consecutive failed attempts. */
+  readonly attempt: number;
+  /** The first GET of the standalone stream (which a server may refuse). */
+  readonly first?: boolean;
+  /** Called once the GET is answered (or failed). */
+  readonly answered?: () => void;
+}
+
+/** The SSE side of the handshake revisions: reading streams, the standalone GET, resumption. */
+export class SseStreams {
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly growFactor: number;
+  private readonly maxRetries: number;
+
+  constructor(
+    private readonly client: SseHost,
+    reconnect: ReconnectOptions,
+  ) {
+    this.initialDelayMs = reconnect.initialDelayMs ?? 1000;
+    this.maxDelayMs = reconnect.maxDelayMs ?? 30_000;
+    this.growFactor = reconnect.growFactor ?? 1.5;
+    this.maxRetries = reconnect.maxRetries ?? 2;
+  }
+
+  /**
+   * Reads an SSE answer, emitting its messages and crossing off the responses in `owed`. Resolves
+   * with the last event id and retry it saw, whether or not the stream ended cleanly.
+   */
+  async read(response: HttpAnswer, owed: Set<string>): Promise<{ lastEventId?: string; retryMs?: number }> {
+    const parser = createSseParser((event) => {
+      if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return;
+      const frame = this.client.emitText(event.data);
+      for (const item of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
+        const id = (item as { id?: unknown } | undefined)?.id;
+        if (
+          item &&
+          typeof item === 'object' &&
+          !('method' in item) &&
+          (typeof id === 'string' || typeof id === 'number')
+        ) {
+          owed.delete(keyOf(id));
+        }
+      }
+    });
+    try {
+      await response.read((text) => parser.push(text));
+    } catch (error) {
+      if (!this.client.closing) this.client.log.debug({ err: error }, 'SSE stream broke');
+    }
+    parser.end();
+    return { lastEventId: parser.lastEventId, retryMs: parser.retryMs };
+  }
+
+  /**
+   * What follows the end of an SSE stream: resume it when it still owes responses that arrived
+   * nowhere else (or is the standalone stream), after the server's retry or the backoff.
+   */
+  afterStream(state: StreamState): void {
+    const { client } = this;
+    if (client.closing) return;
+    for (const key of state.owed) if (!client.pending.has(key)) state.owed.delete(key);
+    if (!state.standalone && state.owed.size === 0) return;
+    if (!state.standalone && state.lastEventId === undefined) {
+      client.log.warn(
+        { owed: state.owed.size },
+        'stream ended before its responses and cannot be resumed (no event id)',
+      );
+      return;
+    }
+    if (state.attempt >= this.maxRetries && state.attempt > 0) {
+      client.log.warn(
+        { standalone: state.standalone, attempts: state.attempt },
+        'giving up on a stream after repeated failures',
+      );
+      return;
+    }
+    const wait = state.retryMs ?? Math.min(this.initialDelayMs * this.growFactor ** state.attempt, this.maxDelayMs);
+    client.log.debug({ standalone: state.standalone, wait, lastEventId: state.lastEventId }, 'reconnecting SSE stream');
+    client.later(wait, () => void this.get({ ...state, first: false, answered: undefined }));
+  }
+
+  /**
+   * Opens the standalone GET stream; resolves once the server answered it, or after `waitMs`,
+   * whichever comes first (the stream itself goes on).
+   */
+  openStandalone(waitMs: number): Promise<void> {
+    let answered: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (answered = resolve));
+    void this.get({ standalone: true, owed: new Set(), attempt: 0, first: true, answered });
+    const bound = new Promise<void>((resolve) => this.client.later(waitMs, resolve));
+    return Promise.race([opened, bound]);
+  }
+
+  /** A GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
+  async get(state: StreamState): Promise<void> {
+    const extra: Record<string, string> = { accept: 'text/event-stream' };
+    if (state.lastEventId !== undefined) extra['last-event-id'] = state.lastEventId;
+    // Held until the stream is read to its end, so that close aborts the body too.
+    const made = this.client.call({ method: 'GET', headers: this.client.headers(extra) });
+    try {
+      await this.readGet(made, state);
+    } finally {
+      this.client.settled(made);
+    }
+  }
+
+  private async readGet(made: HttpCall, state: StreamState): Promise<void> {
+    const { client } = this;
+    let response: HttpAnswer;
+    try {
+      response = await made.answer;
+    } catch (error) {
+      state.answered?.();
+      if (client.closing) return;
+      client.log.debug({ err: error }, 'GET failed');
+      this.afterStream({ ...state, retryMs: undefined, attempt: state.attempt + 1 });
+      return;
+    }
+    state.answered?.();
+    if (client.closing) return;
+    client.log.debug({ status: response.status, lastEventId: state.lastEventId }, 'GET answered');
+    if (!response.ok || !(response.header('content-type') ?? '').includes('text/event-stream')) {
+      response.discard();
+      if (response.status === 404 && client.sessionId !== undefined) {
+        client.sessionGone();
+        return;
+      }
+      // The first GET may be refused: the server offers no standalone stream (405; some servers answer 400, or 404 without sessions).
+      if (state.first) return;
+      this.afterStream({ ...state, retryMs: undefined, attempt: state.attempt + 1 });
+      return;
+    }
+    const seen = await this.read(response, state.owed);
+    this.afterStream({
+      ...state,
+      lastEventId: seen.lastEventId ?? state.lastEventId,
+      retryMs: seen.retryMs ?? state.retryMs,
+      attempt: 0,
+    });
+  }
+}
