@@ -23,6 +23,8 @@ import type {
   ToolResult,
 } from '../lib/index';
 
+import { statelessTools } from './stateless-tools';
+
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
 
 /** A 1x1 PNG. */
@@ -66,6 +68,7 @@ const JSON_SCHEMA_2020_12: JsonSchemaObject = {
   type: 'object',
   $defs: {
     address: {
+      $anchor: 'addressDef',
       type: 'object',
       properties: { street: { type: 'string' }, city: { type: 'string' } },
     },
@@ -73,7 +76,14 @@ const JSON_SCHEMA_2020_12: JsonSchemaObject = {
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
   },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 };
 
@@ -436,6 +446,7 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
     logger: options.logger ?? logger,
   });
   conformanceTools(server, options);
+  statelessTools(server);
   showcaseTools(server);
   resourcesAndPrompts(server);
   return server;

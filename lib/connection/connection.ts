@@ -616,11 +616,12 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     if (this.closed) return;
     // A server that holds no session serves stateless requests (spec 2026-07-28: Versioning → a
     // dual-era server selects its behaviour from how the client opens).
-    if (this.role === 'server' && this.revision === undefined && method !== 'initialize') {
+    // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
+    if (this.role === 'server' && this.revision === undefined) {
       const statelessRevision = statelessRevisionOf(request.params);
       if (statelessRevision !== undefined)
         this.sendLifecycle({ type: 'peer.statelessRequest', protocolVersion: statelessRevision });
-      if (this.acceptsStateless) {
+      if (this.acceptsStateless && (method !== 'initialize' || statelessRevision !== undefined)) {
         this.onStatelessRequest(request, reply);
         return;
       }

@@ -23,6 +23,12 @@ export type HandlerOutput<R> = R | void | PromiseLike<R | void> | Observable<R |
 export interface NestedRequestOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Stateless revisions (2026-07-28 on): the key of this input request in the input-required
+   * result and in the client's `inputResponses`. Default: the request's kind and its order in the
+   * handler (`elicitation-0`, `sampling-1`, ...). Ignored in a session, where it is a request.
+   */
+  readonly inputKey?: string;
 }
 
 /** What a request handler can see and do besides reading its params. */

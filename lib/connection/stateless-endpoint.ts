@@ -147,7 +147,7 @@ export class StatelessEndpoint implements StatelessReceiver {
         else
           exchange.respond(resultResponse(request.id, decorateStatelessResult(method, answer.result, this.decoration)));
       },
-      outcome.peer,
+      exchange.headers === undefined ? outcome.peer : { ...outcome.peer, headers: exchange.headers },
     );
     return () => {
       if (this.inflight.delete(dispatcher)) dispatcher.cancelAll('the client went away');

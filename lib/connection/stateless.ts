@@ -71,6 +71,8 @@ export interface StatelessPeer {
   readonly clientInfo: Record<string, unknown> | undefined;
   /** The least severe log level the client wants for this request; without it, no log messages at all. */
   readonly logLevel: LogLevel | undefined;
+  /** The request's HTTP headers (lower-cased names), when it came over Streamable HTTP. */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** How a server serves stateless requests. */

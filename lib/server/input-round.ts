@@ -57,6 +57,8 @@ function checkAnswer(key: string, method: string, answer: unknown): unknown {
 export class InputRound {
   private readonly binding: string;
   private readonly answers: Record<string, unknown>;
+  /** The answers this attempt carries, checked only when the handler asks for their key. */
+  private readonly offered: Record<string, unknown>;
   private readonly asked = new Map<string, { readonly method: string; readonly params: unknown }>();
   private readonly suspended = new Subject<Record<string, unknown>>();
   private readonly scheduler: SchedulerLike;
@@ -65,8 +67,8 @@ export class InputRound {
 
   /**
    * Opens the round of a request: verifies the `requestState` it carries (-32602 when forged,
-   * expired or not this request's) and checks its `inputResponses` against what was asked
-   * (-32602 for an answer of the wrong shape; answers to keys never asked are ignored).
+   * expired or not this request's). Its `inputResponses` are checked when the handler asks for
+   * their keys (-32602 for an answer of the wrong shape); answers to keys never asked are ignored.
    */
   constructor(
     method: string,
@@ -76,6 +78,7 @@ export class InputRound {
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.binding = requestBinding(method, params);
     this.answers = {};
+    this.offered = isObject(params.inputResponses) ? params.inputResponses : {};
     if (params.requestState === undefined) return;
     const state: RequestStatePayload = options.sealer.open(
       params.requestState,
@@ -84,19 +87,25 @@ export class InputRound {
       options.principal,
     );
     Object.assign(this.answers, state.answers);
-    const responses = isObject(params.inputResponses) ? params.inputResponses : {};
-    for (const [key, askedMethod] of Object.entries(state.asked)) {
-      if (Object.hasOwn(responses, key)) this.answers[key] = checkAnswer(key, askedMethod, responses[key]);
-    }
   }
 
   /**
    * Asks the client: cold; on subscription, emits the answer when this round has it, else waits
    * for the round to end the attempt (see the class).
    */
-  ask<T>(method: string, params: Record<string, unknown> | undefined): Observable<T> {
+  ask<T>(method: string, params: Record<string, unknown> | undefined, inputKey?: string): Observable<T> {
     return new Observable<T>((subscriber) => {
-      const key = `${INPUT_METHODS[method] ?? 'input'}-${this.count++}`;
+      const index = this.count++;
+      const key = inputKey ?? `${INPUT_METHODS[method] ?? 'input'}-${index}`;
+      if (!Object.hasOwn(this.answers, key) && Object.hasOwn(this.offered, key)) {
+        // Answers are the client's word with or without a state; they must fit what was asked.
+        try {
+          this.answers[key] = checkAnswer(key, method, this.offered[key]);
+        } catch (error) {
+          subscriber.error(error);
+          return undefined;
+        }
+      }
       if (Object.hasOwn(this.answers, key)) {
         subscriber.next(this.answers[key] as T);
         subscriber.complete();

@@ -291,7 +291,11 @@ export class StatelessContext extends ContextBase {
     return this.inner.peer?.clientInfo as Implementation | undefined;
   }
 
-  override request(method: string, params?: Record<string, unknown>): Observable<Record<string, unknown>> {
+  override request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: NestedRequestOptions,
+  ): Observable<Record<string, unknown>> {
     if (!this.round || inputCapabilityOf(method) === undefined) {
       return new Observable((subscriber) =>
         subscriber.error(
@@ -306,11 +310,11 @@ export class StatelessContext extends ContextBase {
     // Spec 2026-07-28: MRTR: a server MUST NOT ask for input the client did not declare support for.
     const capability = inputCapabilityOf(method)!;
     if (!hasCapability(this.inner.peer?.clientCapabilities, capability)) return refused(capability, method);
-    return this.round.ask(method, params);
+    return this.round.ask(method, params, options?.inputKey);
   }
 
   protected makeRequests(): ClientRequests {
     const view: ClientView = { peerCapabilities: this.inner.peer?.clientCapabilities, revision: this.inner.revision };
-    return createClientRequests(view, (method, params) => this.request(method, params));
+    return createClientRequests(view, (method, params, options) => this.request(method, params, options));
   }
 }

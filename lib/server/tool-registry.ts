@@ -16,6 +16,8 @@ import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './json-sche
 import { createRegistry } from './registry';
 import type { Registration, Registry } from './registry';
 import { adaptListed, adaptToolResult, completeResult } from './revision-adapter';
+import { checkParamHeaders, paramHeadersOf } from './param-headers';
+import type { ParamHeader } from './param-headers';
 import type { ServerContext } from './server-context';
 
 /** A JSON Schema object, kept verbatim when a tool is registered with one (`$schema`, `$defs` and all). */
@@ -84,6 +86,8 @@ interface ToolEntry {
   readonly adapted: Map<Revision, Tool>;
   readonly checkInput: (args: unknown) => { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
   readonly checkOutput?: (structured: unknown) => ValidationIssue[];
+  /** The arguments its schema mirrors into `Mcp-Param-*` headers. */
+  readonly paramHeaders: readonly ParamHeader[];
 }
 
 /** Options of `createToolRegistry`. */
@@ -172,7 +176,13 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     if (definition.icons !== undefined) listing.icons = definition.icons;
     if (definition.execution !== undefined) listing.execution = definition.execution;
     if (definition._meta !== undefined) listing._meta = definition._meta;
-    return { definition, listing: listing as Tool, adapted: new Map(), checkInput, checkOutput };
+    let paramHeaders: ParamHeader[];
+    try {
+      paramHeaders = paramHeadersOf(listing.inputSchema);
+    } catch (error) {
+      throw new TypeError(`the inputSchema of tool ${name}: ${(error as Error).message}`);
+    }
+    return { definition, listing: listing as Tool, adapted: new Map(), checkInput, checkOutput, paramHeaders };
   }
 
   function listingFor(entry: ToolEntry, revision: Revision): Tool {
@@ -253,6 +263,9 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     call(params, context) {
       const entry = registry.get(params.name)?.definition;
       if (!entry) throw JsonRpcError.invalidParams(`Unknown tool: ${params.name}`);
+      // Over Streamable HTTP, a stateless revision mirrors annotated arguments into headers.
+      const headers = context.peer?.headers;
+      if (headers && entry.paramHeaders.length > 0) checkParamHeaders(entry.paramHeaders, params.arguments, headers);
       const checked = entry.checkInput(params.arguments ?? {});
       if (!checked.ok) {
         // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.

@@ -35,9 +35,9 @@ const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 export function decodeHeaderValue(value: string): string | undefined {
   const encoded = SENTINEL.exec(value);
   if (encoded) {
-    const decoded = Buffer.from(encoded[1]!, 'base64');
-    if (decoded.toString('base64').replace(/=+$/, '') !== encoded[1]!.replace(/=+$/, '')) return undefined;
-    return decoded.toString('utf8');
+    // Strict Base64: whole quanta, padding included.
+    if (encoded[1]!.length % 4 !== 0) return undefined;
+    return Buffer.from(encoded[1]!, 'base64').toString('utf8');
   }
   return PLAIN_VALUE.test(value) ? value : undefined;
 }
@@ -106,6 +106,17 @@ export function serveStatelessPost(
   new PostExchange(req, res, request.id, receiver, options).start(request);
 }
 
+/**
+ * The HTTP status of an answer a handler gave: the errors the stateless revisions give a status
+ * (spec 2026-07-28: a missing client capability, a header mismatch or an unsupported version are
+ * 400; an unknown method is 404), 200 otherwise.
+ */
+function statusOf(message: JsonRpcMessage): number {
+  const code = (message as { error?: { code?: unknown } }).error?.code;
+  if (code === -32020 || code === -32021 || code === -32022) return 400;
+  return code === -32601 ? 404 : 200;
+}
+
 function writeJson(res: ServerResponse, status: number, body: JsonRpcMessage): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
@@ -152,11 +163,11 @@ class PostExchange implements StatelessExchange {
     this.write(message);
   }
 
-  respond(message: JsonRpcMessage, httpStatus = 200): void {
+  respond(message: JsonRpcMessage, httpStatus?: number): void {
     if (this.done) return;
     if (!this.streaming) {
       this.finish();
-      writeJson(this.res, httpStatus, message);
+      writeJson(this.res, httpStatus ?? statusOf(message), message);
       return;
     }
     this.write(message);

@@ -271,9 +271,10 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   const isStateless = (req: IncomingMessage, body: unknown): body is JsonRpcMessage => {
     if (!receiver || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
     const method = (body as { method?: unknown }).method;
-    if (typeof method !== 'string' || method === 'initialize' || headerValue(req, SESSION_HEADER) !== undefined)
-      return false;
+    if (typeof method !== 'string' || headerValue(req, SESSION_HEADER) !== undefined) return false;
+    // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
     if (statelessRevisionOf((body as { params?: unknown }).params) !== undefined) return true;
+    if (method === 'initialize') return false;
     const version = headerValue(req, VERSION_HEADER);
     return version !== undefined && !supported.includes(version);
   };
