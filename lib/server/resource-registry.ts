@@ -2,7 +2,7 @@ import { NEVER } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import type { HandlerOutput } from '../connection/dispatcher';
-import { JsonRpcError } from '../jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { createFanOut } from '../operators/ref-count-fan-out';
 import type { Annotations, Icon } from '../schema/base';
 import { describeIssues, toValidationIssues } from '../schema/issues';
@@ -15,6 +15,7 @@ import { runHandler } from './handler-output';
 import { createRegistry } from './registry';
 import type { Registration } from './registry';
 import { adaptListed, completeResult } from './revision-adapter';
+import { isStatelessRevision } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
 import type { ServerContext } from './server-context';
 import { parseUriTemplate } from './uri-template';
@@ -203,7 +204,9 @@ export function createResourceRegistry(options: {
   });
 
   function notFound(uri: string, revision: Revision): JsonRpcError {
-    return new JsonRpcError(featuresOf(revision).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+    // 2026-07-28 answers an unknown resource with -32602 (SEP-2164).
+    const code = isStatelessRevision(revision) ? ErrorCode.InvalidParams : featuresOf(revision).resourceNotFoundCode;
+    return new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
   }
 
   function complete(
