@@ -446,9 +446,9 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
     logger: options.logger ?? logger,
   });
   conformanceTools(server, options);
-  statelessTools(server);
   showcaseTools(server);
   resourcesAndPrompts(server);
+  statelessTools(server);
   return server;
 }
 

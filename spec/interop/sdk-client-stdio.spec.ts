@@ -159,6 +159,7 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
+      'test_input_required_result_prompt',
     ]);
     for (const prompt of prompts) expect(prompt.description).toBeTruthy();
     const simple = await client.getPrompt({ name: 'test_simple_prompt' });
