@@ -6,7 +6,12 @@ const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);
 const NOW = 1_000_000;
 const binding = requestBinding('tools/call', { name: 'ask', arguments: { x: 1, y: [2, 3] } });
-const payload: RequestStatePayload = { request: binding, expiresAt: NOW + 1000, answers: { 'elicitation-0': { action: 'decline' } }, asked: {} };
+const payload: RequestStatePayload = {
+  request: binding,
+  expiresAt: NOW + 1000,
+  answers: { 'elicitation-0': { action: 'decline' } },
+  asked: {},
+};
 
 function refusal(act: () => unknown): string {
   try {
@@ -26,7 +31,9 @@ describe('RequestStateSealer', () => {
   });
 
   it('binds a state to the request: the same arguments in another key order match, other arguments do not', () => {
-    expect(requestBinding('tools/call', { arguments: { y: [2, 3], x: 1 }, name: 'ask', _meta: { a: 1 }, requestState: 's' })).toBe(binding);
+    expect(
+      requestBinding('tools/call', { arguments: { y: [2, 3], x: 1 }, name: 'ask', _meta: { a: 1 }, requestState: 's' }),
+    ).toBe(binding);
     const sealer = new RequestStateSealer({ keys: [KEY_A] });
     const other = requestBinding('tools/call', { name: 'ask', arguments: { x: 2, y: [2, 3] } });
     expect(refusal(() => sealer.open(sealer.seal(payload), other, NOW))).toMatch(/another request/);
@@ -36,8 +43,12 @@ describe('RequestStateSealer', () => {
     const sealer = new RequestStateSealer({ keys: [KEY_A] });
     const [version, keyId, body, mac] = sealer.seal(payload).split('.') as [string, string, string, string];
     const changedBody = Buffer.from(JSON.stringify({ ...payload, answers: {} })).toString('base64url');
-    expect(refusal(() => sealer.open([version, keyId, changedBody, mac].join('.'), binding, NOW))).toMatch(/verification/);
-    expect(refusal(() => sealer.open([version, keyId, body, `${mac.slice(1)}x`].join('.'), binding, NOW))).toMatch(/verification/);
+    expect(refusal(() => sealer.open([version, keyId, changedBody, mac].join('.'), binding, NOW))).toMatch(
+      /verification/,
+    );
+    expect(refusal(() => sealer.open([version, keyId, body, `${mac.slice(1)}x`].join('.'), binding, NOW))).toMatch(
+      /verification/,
+    );
     expect(refusal(() => sealer.open('garbage', binding, NOW))).toMatch(/malformed/);
     expect(refusal(() => sealer.open(42, binding, NOW))).toMatch(/string/);
   });

@@ -23,12 +23,22 @@ function exampleServer(): McpServer {
     inputSchema: z.object({ greeting: z.string() }),
     handler: async ({ greeting }, context) => {
       const name = await firstValueFrom(
-        context.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }),
+        context.elicit({
+          message: 'Name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        }),
       );
       const colour = await firstValueFrom(
-        context.elicit({ message: 'Colour?', requestedSchema: { type: 'object', properties: { colour: { type: 'string' } } } }),
+        context.elicit({
+          message: 'Colour?',
+          requestedSchema: { type: 'object', properties: { colour: { type: 'string' } } },
+        }),
       );
-      return { content: [{ type: 'text', text: `${greeting} ${String(name.content?.name)} (${String(colour.content?.colour)})` }] };
+      return {
+        content: [
+          { type: 'text', text: `${greeting} ${String(name.content?.name)} (${String(colour.content?.colour)})` },
+        ],
+      };
     },
   });
   server.tool({
@@ -44,7 +54,9 @@ function exampleServer(): McpServer {
     name: 'needs-sampling',
     description: 'samples',
     handler: async (_args, context) => {
-      await firstValueFrom(context.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }));
+      await firstValueFrom(
+        context.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }),
+      );
       return { content: [] };
     },
   });
@@ -76,12 +88,17 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
     expect(result.supportedVersions).toContain(REVISION);
     expect(result.capabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
     expect(result.instructions).toBe('be brief');
-    expect((result._meta as Record<string, unknown>)[META.serverInfo]).toEqual({ name: 'stateless-spec', version: '2.0.0' });
+    expect((result._meta as Record<string, unknown>)[META.serverInfo]).toEqual({
+      name: 'stateless-spec',
+      version: '2.0.0',
+    });
     expect(result).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
   });
 
   it('[meta] refuses a request without the required _meta fields with -32602', async () => {
-    const missing = (await call('tools/list', { _meta: { [META.protocolVersion]: REVISION } })) as { error: { code: number } };
+    const missing = (await call('tools/list', { _meta: { [META.protocolVersion]: REVISION } })) as {
+      error: { code: number };
+    };
     expect(missing.error.code).toBe(-32602);
   });
 
@@ -99,7 +116,9 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
   it('[results] puts resultType and the server identity on every result, caching hints on cacheable ones', async () => {
     const list = (await call('tools/list', { _meta: meta() })) as { result: Record<string, unknown> };
     expect(list.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
-    const read = (await call('resources/read', { uri: 'test://a', _meta: meta() })) as { result: Record<string, unknown> };
+    const read = (await call('resources/read', { uri: 'test://a', _meta: meta() })) as {
+      result: Record<string, unknown>;
+    };
     expect(read.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
     const done = (await call('tools/call', { name: 'chatty', _meta: meta() })) as { result: Record<string, unknown> };
     expect(done.result.resultType).toBe('complete');
@@ -110,12 +129,18 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
     await call('tools/call', { name: 'chatty', _meta: meta() });
     await call('tools/call', { name: 'chatty', _meta: meta({ [META.logLevel]: 'warning' }) });
     const logs = peer.received.filter((frame) => (frame as { method?: string }).method === 'notifications/message');
-    expect(logs).toEqual([{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'something odd' } }]);
+    expect(logs).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: 'something odd' } },
+    ]);
   });
 
   it('[mrtr] asks for input through input-required results and finishes when the retry carries every answer', async () => {
     const capabilities = { elicitation: {} };
-    const first = (await call('tools/call', { name: 'ask', arguments: { greeting: 'hi' }, _meta: meta({}, capabilities) })) as {
+    const first = (await call('tools/call', {
+      name: 'ask',
+      arguments: { greeting: 'hi' },
+      _meta: meta({}, capabilities),
+    })) as {
       result: { resultType: string; inputRequests: Record<string, { method: string }>; requestState: string };
     };
     expect(first.result.resultType).toBe('input_required');
@@ -146,7 +171,11 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
 
   it('[mrtr] refuses a tampered requestState and one replayed on another request', async () => {
     const capabilities = { elicitation: {} };
-    const first = (await call('tools/call', { name: 'ask', arguments: { greeting: 'hi' }, _meta: meta({}, capabilities) })) as {
+    const first = (await call('tools/call', {
+      name: 'ask',
+      arguments: { greeting: 'hi' },
+      _meta: meta({}, capabilities),
+    })) as {
       result: { requestState: string };
     };
     const state = first.result.requestState;
@@ -186,7 +215,10 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
     });
     const ack = await peer.nextMatching((frame) => frame.method === 'notifications/subscriptions/acknowledged');
     // The server has no prompts, so it does not agree to send their changes.
-    expect(ack.params).toEqual({ notifications: { toolsListChanged: true }, _meta: { [META.subscriptionId]: requestId } });
+    expect(ack.params).toEqual({
+      notifications: { toolsListChanged: true },
+      _meta: { [META.subscriptionId]: requestId },
+    });
     server.tool({ name: 'late', description: 'added later', handler: () => ({ content: [] }) });
     const changed = await peer.nextMatching((frame) => frame.method === 'notifications/tools/list_changed');
     expect(changed.params).toEqual({ _meta: { [META.subscriptionId]: requestId } });
