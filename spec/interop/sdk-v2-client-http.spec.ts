@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { serveHttp } from '../../examples/everything-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 
-// The official TypeScript SDK v2 client (2.4) against the example server over Streamable HTTP, in
+// The official TypeScript SDK v2 client (2.4) against the example server over Streamable HTTP and stdio, in
 // each of its negotiation modes: the same endpoint serves it a session (legacy) or stateless
 // 2026-07-28 requests (auto, pinned).
 
@@ -77,5 +79,31 @@ describe.each([
       argument: { name: 'arg1', value: 'te' },
     });
     expect(Array.isArray(completion.completion.values)).toBe(true);
+  });
+});
+
+describe.each([
+  ['auto', 'auto' as const, '2026-07-28'],
+  ['legacy', 'legacy' as const, '2025-11-25'],
+])('the official SDK v2 client (%s) ↔ the example server over stdio', (_name, mode, revision) => {
+  let client: Client;
+
+  beforeAll(async () => {
+    client = new Client(
+      { name: 'sdk-v2', version: '2.4.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode } },
+    );
+    client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
+    const server = join(__dirname, '../../dist/examples/everything-server.js');
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'ignore' }));
+  });
+  afterAll(() => client.close());
+
+  it('probes with server/discover and speaks the revision its mode asks for, in one process', async () => {
+    expect(client.getNegotiatedProtocolVersion()).toBe(revision);
+    const greeting = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+    expect((greeting.content as Content)[0]!.text).toBe('Hello, Ada!');
+    const { tools } = await client.listTools();
+    expect(tools[0]!.name).toBe('test_simple_text');
   });
 });
