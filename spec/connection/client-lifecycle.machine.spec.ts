@@ -3,7 +3,12 @@ import { clientLifecycle } from '../../lib/connection/client-lifecycle.machine';
 
 const input = { supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] };
 const answer = (protocolVersion: string) =>
-  ({ type: 'peer.initializeResult', protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }) as const;
+  ({
+    type: 'peer.initializeResult',
+    protocolVersion,
+    capabilities: { tools: {} },
+    serverInfo: { name: 's', version: '1' },
+  }) as const;
 
 describe('clientLifecycle', () => {
   it('may send initialize only once, and nothing else before the answer', () => {
@@ -37,5 +42,28 @@ describe('clientLifecycle', () => {
     const [s2] = transition(clientLifecycle, s1, { type: 'peer.initializeFailed', reason: 'boom' });
     expect(s2.status).toBe('done');
     expect(s2.context.closeReason).toBe('boom');
+  });
+
+  it('[lifecycle.client-stateless] skips the handshake for a stateless revision it speaks, and accepts no server requests', () => {
+    const supported = { supported: [...input.supported, '2026-07-28'] };
+    const [s0] = initialTransition(clientLifecycle, supported);
+    const [s1] = transition(clientLifecycle, s0, {
+      type: 'local.stateless',
+      protocolVersion: '2026-07-28',
+      capabilities: { tools: {} },
+      serverInfo: { name: 's', version: '2' },
+    });
+    expect(s1.value).toBe('stateless');
+    expect(s1.hasTag('may-send-requests')).toBe(true);
+    expect(s1.hasTag('accepts-requests')).toBe(false);
+    expect(s1.hasTag('may-send-initialize')).toBe(false);
+    expect(s1.context.serverInfo).toEqual({ name: 's', version: '2' });
+  });
+
+  it('shuts down when told to use a stateless revision it does not speak', () => {
+    const [s0] = initialTransition(clientLifecycle, input);
+    const [s1] = transition(clientLifecycle, s0, { type: 'local.stateless', protocolVersion: '2026-07-28' });
+    expect(s1.status).toBe('done');
+    expect(s1.context.closeReason).toMatch(/2026-07-28/);
   });
 });

@@ -3,7 +3,12 @@ import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
 
 const input = { supported: ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], initializeTimeoutMs: 1000 };
 const initialize = (protocolVersion: string) =>
-  ({ type: 'peer.initialize', protocolVersion, capabilities: { sampling: {} }, clientInfo: { name: 'c', version: '1' } }) as const;
+  ({
+    type: 'peer.initialize',
+    protocolVersion,
+    capabilities: { sampling: {} },
+    clientInfo: { name: 'c', version: '1' },
+  }) as const;
 
 describe('serverLifecycle', () => {
   it('[lifecycle.version-echo] answers with the client version when it is supported', () => {
@@ -73,5 +78,50 @@ describe('serverLifecycle', () => {
     expect(setTimeoutSpy).not.toHaveBeenCalled();
     clock.increment(1e9);
     expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  describe('the stateless family (2026-07-28)', () => {
+    const stateless = { type: 'peer.statelessRequest', protocolVersion: '2026-07-28' } as const;
+
+    it('[lifecycle.stateless] serves stateless requests from the first one on, and sends no requests of its own', () => {
+      const [s0] = initialTransition(serverLifecycle, input);
+      expect(s0.hasTag('accepts-stateless-requests')).toBe(false);
+      const [s1] = transition(serverLifecycle, s0, stateless);
+      expect(s1.value).toBe('stateless');
+      expect(s1.hasTag('accepts-stateless-requests')).toBe(true);
+      expect(s1.hasTag('accepts-requests')).toBe(false);
+      expect(s1.hasTag('may-send-requests')).toBe(false);
+      const [s2] = transition(serverLifecycle, s1, stateless);
+      expect(s2.value).toBe('stateless');
+    });
+
+    it('[lifecycle.stateless-no-deadline] runs no initialize deadline once stateless', () => {
+      const clock = new SimulatedClock();
+      const actor = createActor(serverLifecycle, { input, clock }).start();
+      actor.send(stateless);
+      clock.increment(input.initializeTimeoutMs * 10);
+      expect(actor.getSnapshot().value).toBe('stateless');
+      expect(actor.getSnapshot().status).toBe('active');
+    });
+
+    it('[lifecycle.stateless-then-initialize] opens a session for a client that probed statelessly first', () => {
+      const [s0] = initialTransition(serverLifecycle, input);
+      const [s1] = transition(serverLifecycle, s0, stateless);
+      const [s2] = transition(serverLifecycle, s1, initialize('2025-11-25'));
+      expect(s2.hasTag('accepts-requests')).toBe(true);
+      expect(s2.hasTag('accepts-stateless-requests')).toBe(false);
+      const [s3] = transition(serverLifecycle, s2, { type: 'peer.initialized' });
+      expect(s3.value).toBe('operating');
+      const [s4] = transition(serverLifecycle, s3, stateless);
+      expect(s4.value).toBe('operating');
+    });
+
+    it('ends on close like any connection', () => {
+      const [s0] = initialTransition(serverLifecycle, input);
+      const [s1] = transition(serverLifecycle, s0, stateless);
+      const [s2] = transition(serverLifecycle, s1, { type: 'local.close', reason: 'bye' });
+      expect(s2.status).toBe('done');
+      expect(s2.context.closeReason).toBe('bye');
+    });
   });
 });
