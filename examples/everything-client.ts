@@ -1,11 +1,15 @@
 /**
- * The example client: what each non-auth client scenario of the MCP conformance suite expects.
+ * The example client: what each non-auth client scenario of the MCP conformance suite expects,
+ * for the handshake revisions and for 2026-07-28 alike.
  *
  *   MCP_CONFORMANCE_SCENARIO=tools_call node dist/examples/everything-client.js http://127.0.0.1:3000/mcp
  *   MCP_CONFORMANCE_SCENARIO=initialize node dist/examples/everything-client.js node dist/examples/everything-server.js
  *
  * The last argument is the server's URL; anything else is taken as a command that starts a server
- * speaking MCP on stdio. Logs go to stderr; the exit code is 0 when the scenario ran to the end.
+ * speaking MCP on stdio. The era is negotiated (`protocolVersion: 'auto'`): `server/discover` first,
+ * `initialize` for a server that does not know it. `MCP_CONFORMANCE_CONTEXT` (JSON) carries what
+ * some scenarios ask for, such as the tool calls to make. Logs go to stderr; the exit code is 0
+ * when the scenario ran to the end.
  */
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -14,26 +18,50 @@ import type { ClientOptions, McpClient, Transport } from '../lib/index';
 
 const CLIENT_INFO = { name: 'rxmcp-everything-client', version: '0.1.0' } as const;
 
+/** What `MCP_CONFORMANCE_CONTEXT` may hold. */
+export interface ScenarioContext {
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments?: Record<string, unknown> }>;
+}
+
 /** One scenario: the options to connect with, and what to do once connected. */
 export interface Scenario {
   readonly options?: Omit<ClientOptions, 'name' | 'version'>;
-  run(client: McpClient, logger: Logger): Promise<void>;
+  run(client: McpClient, logger: Logger, context: ScenarioContext): Promise<void>;
+}
+
+/** Sampling, elicitation and roots, all declared (the request-metadata scenario checks their shape). */
+const EVERY_CAPABILITY: Omit<ClientOptions, 'name' | 'version'> = {
+  sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'rxmcp-example' }),
+  elicitation: () => ({ action: 'accept', content: {} }),
+  roots: [],
+};
+
+/** Lists the tools, then calls each one `pick` chooses, with the arguments it gives. */
+async function callListed(
+  client: McpClient,
+  logger: Logger,
+  pick: (name: string) => Record<string, unknown> | undefined,
+): Promise<void> {
+  const tools = await client.promises.listTools();
+  logger.info({ tools: tools.map((tool) => tool.name) }, 'tools listed');
+  for (const tool of tools) {
+    const args = pick(tool.name);
+    if (args === undefined) continue;
+    const result = await client.promises.callTool(tool.name, args);
+    logger.info({ tool: tool.name, result }, 'tool answered');
+  }
 }
 
 /** The scenarios by the name the conformance runner puts in `MCP_CONFORMANCE_SCENARIO`. */
 export const SCENARIOS: Readonly<Record<string, Scenario>> = {
-  // Handshake only (offering 2025-11-25), then a clean close.
+  // Negotiation only (a legacy server gets initialize offering 2025-11-25), then a clean close.
   initialize: {
     run: async () => undefined,
   },
   // List the tools, then call add_numbers.
   tools_call: {
-    run: async (client, logger) => {
-      const tools = await client.promises.listTools();
-      logger.info({ tools: tools.map((tool) => tool.name) }, 'tools listed');
-      const result = await client.promises.callTool('add_numbers', { a: 5, b: 3 });
-      logger.info({ result }, 'add_numbers answered');
-    },
+    run: (client, logger) =>
+      callListed(client, logger, (name) => (name === 'add_numbers' ? { a: 5, b: 3 } : undefined)),
   },
   // The server elicits a form without `mode` whose fields all have defaults; accept with the defaults.
   'elicitation-sep1034-client-defaults': {
@@ -52,9 +80,73 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
       logger.info({ result }, 'test_reconnection answered');
     },
   },
+  // The server refuses the first request's version: negotiation retries with one it supports.
+  'request-metadata': {
+    options: EVERY_CAPABILITY,
+    run: async (client) => {
+      await client.promises.listTools();
+    },
+  },
+  // Multi round-trip requests: answer each elicitation, echo requestState, keep calls apart.
+  'sep-2322-client-request-state': {
+    options: { elicitation: () => ({ action: 'accept', content: { confirmed: true } }) },
+    run: async (client, logger) => {
+      for (const name of [
+        'test_mrtr_echo_state',
+        'test_mrtr_no_state',
+        'test_mrtr_unrelated',
+        'test_mrtr_no_result_type',
+      ]) {
+        logger.info({ name, result: await client.promises.callTool(name, {}) }, 'tool answered');
+      }
+    },
+  },
+  // Every method that carries Mcp-Method, and the three that carry Mcp-Name.
+  'http-standard-headers': {
+    run: async (client, logger) => {
+      const [tool] = await client.promises.listTools();
+      if (tool) logger.info({ result: await client.promises.callTool(tool.name, {}) }, 'tool answered');
+      const [resource] = await client.promises.listResources();
+      if (resource) logger.info({ result: await client.promises.readResource(resource.uri) }, 'resource read');
+      const [prompt] = await client.promises.listPrompts();
+      if (prompt) logger.info({ result: await client.promises.getPrompt(prompt.name) }, 'prompt got');
+    },
+  },
+  // The calls the context lists, with their x-mcp-header arguments mirrored into Mcp-Param headers.
+  'http-custom-headers': {
+    run: async (client, logger, context) => {
+      await client.promises.listTools();
+      for (const call of context.toolCalls ?? []) {
+        logger.info(
+          { name: call.name, result: await client.promises.callTool(call.name, call.arguments ?? {}) },
+          'tool answered',
+        );
+      }
+    },
+  },
+  // Tools with invalid x-mcp-header annotations are left out of the list: only valid ones get called.
+  'http-invalid-tool-headers': {
+    run: (client, logger) => callListed(client, logger, () => ({ region: 'us-west1' })),
+  },
+  // List the tools without fetching what their schemas reference.
+  'json-schema-ref-no-deref': {
+    run: async (client) => {
+      await client.promises.listTools();
+    },
+  },
+  // Send the focal tool's inputSchema back, exactly as received.
+  'json-schema-2020-12-preservation': {
+    run: async (client, logger) => {
+      const tools = await client.promises.listTools();
+      const focal = tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
+      if (!focal) throw new Error('the server lists no json_schema_2020_12_tool');
+      const result = await client.promises.callTool('json_schema_echo', { schema: focal.inputSchema });
+      logger.info({ result }, 'json_schema_echo answered');
+    },
+  },
 };
 
-/** What any other scenario gets: handshake, list the tools, close. */
+/** What any other scenario gets: negotiate, list the tools, close. */
 const FALLBACK: Scenario = {
   run: async (client) => {
     await client.promises.listTools();
@@ -82,13 +174,26 @@ function httpTransport(url: string, logger: Logger): Transport {
   return createStreamableHttpClientTransport({ url, logger });
 }
 
+/** `MCP_CONFORMANCE_CONTEXT`, read leniently: a scenario without one gets `{}`. */
+export function readContext(text: string | undefined): ScenarioContext {
+  if (text === undefined || text === '') return {};
+  const parsed = JSON.parse(text) as unknown;
+  return typeof parsed === 'object' && parsed !== null ? (parsed as ScenarioContext) : {};
+}
+
 /** Runs one scenario against a server; resolves when it is done and the connection is closed. */
-export async function runScenario(name: string, transport: Transport, logger: Logger): Promise<void> {
+export async function runScenario(
+  name: string,
+  transport: Transport,
+  logger: Logger,
+  context: ScenarioContext = {},
+): Promise<void> {
   const scenario = SCENARIOS[name] ?? FALLBACK;
   if (!(name in SCENARIOS)) logger.warn({ scenario: name }, 'unknown scenario: connecting and listing tools only');
   const client = await connect(transport, { ...CLIENT_INFO, ...scenario.options, logger });
+  logger.info({ era: client.era, revision: client.revision }, 'connected');
   try {
-    await scenario.run(client, logger);
+    await scenario.run(client, logger, context);
   } finally {
     client.close('scenario finished');
   }
@@ -98,7 +203,14 @@ if (require.main === module) {
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
   Promise.resolve()
-    .then(() => runScenario(scenario, openTransport(process.argv.slice(2), logger), logger))
+    .then(() =>
+      runScenario(
+        scenario,
+        openTransport(process.argv.slice(2), logger),
+        logger,
+        readContext(process.env.MCP_CONFORMANCE_CONTEXT),
+      ),
+    )
     .then(
       () => process.exit(0),
       (error: unknown) => {

@@ -1,43 +1,49 @@
-import { filter, merge, Observable, of, switchMap } from 'rxjs';
+import { filter, merge, Observable, of, switchMap, throwError } from 'rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection } from '../connection/connection';
 import { createFanOut } from '../operators/ref-count-fan-out';
 import type { ReadResourceResult } from '../schema/resources';
+import type { SubscriptionHub } from './subscriptions';
 
 /** Options of {@link createResourceWatcher}. */
 export interface ResourceWatcherOptions {
   readonly connection: Connection;
-  readonly serverCapabilities: Record<string, unknown>;
+  /** What the server declared; undefined when it said nothing (then nothing is refused locally). */
+  readonly serverCapabilities: Record<string, unknown> | undefined;
   readonly readResource: (uri: string) => Observable<ReadResourceResult>;
+  /**
+   * Stateless revisions: the client's `subscriptions/listen` streams. Without it, the watcher
+   * sends `resources/subscribe` and `resources/unsubscribe` (handshake revisions).
+   */
+  readonly hub?: SubscriptionHub;
   readonly logger: Logger;
 }
 
 /** Shared resource subscriptions of one client. */
 export interface ResourceWatcher {
   /**
-   * The contents of `uri` as they change. Cold per call; the first watcher of a URI sends
-   * `resources/subscribe` and reads it, each `notifications/resources/updated` for the URI reads
-   * it again (a read still in flight is abandoned for the newer one), later watchers share the
-   * subscription and get the latest contents at once, and the last watcher to leave sends
-   * `resources/unsubscribe`. A failed subscribe or read errors every watcher of the URI.
+   * The contents of `uri` as they change. Cold per call; the first watcher of a URI subscribes to
+   * its updates and reads it, each `notifications/resources/updated` for the URI reads it again (a
+   * read still in flight is abandoned for the newer one), later watchers share the subscription
+   * and get the latest contents at once, and the last watcher to leave ends the subscription. A
+   * failed subscription or read errors every watcher of the URI.
    */
   watch(uri: string): Observable<ReadResourceResult>;
 }
 
 /** Creates the resource watcher of a client (one upstream subscription per URI). */
 export function createResourceWatcher(options: ResourceWatcherOptions): ResourceWatcher {
-  const { connection, serverCapabilities, readResource, logger } = options;
-  const updated$ = connection.notifications$.pipe(filter((message) => message.method === 'notifications/resources/updated'));
+  const { connection, serverCapabilities, readResource, hub, logger } = options;
+  const updated$ = connection.notifications$.pipe(
+    filter((message) => message.method === 'notifications/resources/updated'),
+  );
+  const refused = () => new CapabilityNotSupportedError('resources.subscribe', 'resources/subscribe', 'server');
 
-  const open = (uri: string) =>
+  /** Subscribes with `resources/subscribe`; unsubscribes with `resources/unsubscribe` when torn down. */
+  const bySubscribeRequest = (uri: string, changes$: Observable<unknown>) =>
     new Observable<ReadResourceResult>((subscriber) => {
-      if (!hasCapability(serverCapabilities, 'resources.subscribe')) {
-        subscriber.error(new CapabilityNotSupportedError('resources.subscribe', 'resources/subscribe', 'server'));
-        return undefined;
-      }
-      const changes$ = updated$.pipe(filter((message) => message.params?.uri === uri));
       const inner = connection
         .request('resources/subscribe', { uri })
         .pipe(
@@ -57,6 +63,23 @@ export function createResourceWatcher(options: ResourceWatcherOptions): Resource
         });
       };
     });
+
+  /** Subscribes through the `subscriptions/listen` filter; leaving the hub ends it. */
+  const byListen = (uri: string, changes$: Observable<unknown>, listen: SubscriptionHub) =>
+    listen.watch({ resource: uri }).pipe(
+      switchMap((event) =>
+        event.kind === 'listening' ? merge(of(undefined), changes$) : throwError(() => event.error ?? refused()),
+      ),
+      switchMap(() => readResource(uri)),
+    );
+
+  const open = (uri: string): Observable<ReadResourceResult> => {
+    if (serverCapabilities !== undefined && !hasCapability(serverCapabilities, 'resources.subscribe')) {
+      return throwError(refused);
+    }
+    const changes$ = updated$.pipe(filter((message) => message.params?.uri === uri));
+    return hub ? byListen(uri, changes$, hub) : bySubscribeRequest(uri, changes$);
+  };
 
   const fanOut = createFanOut<string, ReadResourceResult>({ open, replayLatest: true });
   return { watch: (uri) => fanOut.watch(uri) };

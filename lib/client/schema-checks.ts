@@ -13,7 +13,10 @@ export type SchemaCheck = (schema: Readonly<Record<string, unknown>>, value: unk
  * schema the factory cannot compile is logged and not enforced: a server's broken schema should
  * not make its tool uncallable.
  */
-export function createSchemaCheck(factory: JsonSchemaValidatorFactory = compileJsonSchema, logger?: Logger): SchemaCheck {
+export function createSchemaCheck(
+  factory: JsonSchemaValidatorFactory = compileJsonSchema,
+  logger?: Logger,
+): SchemaCheck {
   const compiled = new WeakMap<object, JsonSchemaValidate>();
   return (schema, value) => {
     let validate = compiled.get(schema);

@@ -11,7 +11,12 @@ import type { Connection } from '../connection/connection';
 import type { HandlerOutput, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import type { HandlerEvent } from '../connection/handler-events';
-import type { ElicitRequestFormParams, ElicitRequestParams, ElicitRequestURLParams, ElicitResult } from '../schema/elicitation';
+import type {
+  ElicitRequestFormParams,
+  ElicitRequestParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+} from '../schema/elicitation';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { resultSchemaFor } from '../schema/methods';
 import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
@@ -54,8 +59,10 @@ export interface ServerRequestOptions {
   readonly roots?: readonly Root[];
 }
 
-/** Handlers installed on a connection, plus a way to change the roots. */
+/** The client's handlers for the server's requests, plus a way to change the roots. */
 export interface ServerRequestHandlers {
+  /** By method: `sampling/createMessage`, `elicitation/create`, `roots/list` (those given). */
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
   /** The capabilities the given handlers imply. */
   readonly capabilities: Record<string, unknown>;
   /** Replaces the roots; the caller then sends `notifications/roots/list_changed`. */
@@ -159,61 +166,74 @@ function checkElicitResult(
   const checkedRest = validateResult(method, context.revision, rest);
   if (content === undefined) return checkedRest;
   if (!form) throw invalidAnswer(method, 'content is only allowed in answers to form-mode requests');
-  if (result.action !== 'accept') throw invalidAnswer(method, `content is only allowed with action "accept", not "${String(result.action)}"`);
+  if (result.action !== 'accept')
+    throw invalidAnswer(method, `content is only allowed with action "accept", not "${String(result.action)}"`);
   const bad = Object.entries(content).find(([, value]) => !isContentValue(value));
   if (bad) throw invalidAnswer(method, `content.${bad[0]} must be a string, number, boolean or array of strings`);
   const issues = check((params as ElicitRequestFormParams).requestedSchema, content);
-  if (issues.length > 0) throw invalidAnswer(method, `content does not match requestedSchema: ${describeIssues(issues)}`);
+  if (issues.length > 0)
+    throw invalidAnswer(method, `content does not match requestedSchema: ${describeIssues(issues)}`);
   return { ...checkedRest, content };
 }
 
 /**
- * Installs handlers for the server's requests on `connection` and returns the capabilities they
- * imply. Every answer is validated against the negotiated revision's result schema (and, for an
- * accepted form, against its `requestedSchema`) before it is sent; an invalid answer is logged
- * and the server gets -32603.
+ * The handlers that answer the server's requests (sampling, elicitation, roots), by method, and
+ * the capabilities they imply. Every answer is validated against the revision's result schema
+ * (and, for an accepted form, against its `requestedSchema`) before it goes back; an invalid answer
+ * is logged and the server gets -32603. In a handshake revision the handlers serve the server's
+ * requests on the connection; in a stateless one they answer the input requests of
+ * `input_required` results.
  */
-export function installServerRequestHandlers(
-  connection: Connection,
+export function serverRequestHandlers(
   options: ServerRequestOptions,
   check: SchemaCheck,
   logger: Logger,
 ): ServerRequestHandlers {
   let roots: readonly Root[] = options.roots ?? [];
+  const handlers: Record<string, RequestHandler> = {};
   if (options.sampling) {
-    connection.setRequestHandler(
-      'sampling/createMessage',
-      checked<CreateMessageRequestParams>(options.sampling, (result, _params, context) =>
-        validateResult('sampling/createMessage', context.revision, result),
-      ),
+    handlers['sampling/createMessage'] = checked<CreateMessageRequestParams>(
+      options.sampling,
+      (result, _params, context) => validateResult('sampling/createMessage', context.revision, result),
     );
   }
-  if (options.elicitation) {
-    const elicitation = elicitationOptions(options.elicitation);
-    const { form = true, url = false } = elicitation;
-    const handler: ElicitationHandler = (params, context) => {
-      // A request without `mode` is form mode (2025-11-25 → Elicitation → Elicitation Requests).
-      const mode = params.mode === 'url' ? 'url' : 'form';
-      if ((mode === 'url' && !url) || (mode === 'form' && !form)) {
-        logger.warn({ mode }, 'elicitation request in a mode the client did not declare');
-        throw JsonRpcError.invalidParams(`This client does not support ${mode}-mode elicitation`);
-      }
-      return elicitation.handler(mode === 'url' ? (params as ElicitRequestURLParams) : params, context);
-    };
-    connection.setRequestHandler(
-      'elicitation/create',
-      checked<ElicitRequestParams>(handler, (result, params, context) => checkElicitResult(check, elicitation, result, params, context)),
-    );
-  }
+  if (options.elicitation) handlers['elicitation/create'] = elicitationHandler(options.elicitation, check, logger);
   if (options.roots) {
-    connection.setRequestHandler('roots/list', (_params, context) =>
-      validateResult('roots/list', context.revision, { roots: roots.map((root) => ({ ...root })) }),
-    );
+    handlers['roots/list'] = (_params, context) =>
+      validateResult('roots/list', context.revision, { roots: roots.map((root) => ({ ...root })) });
   }
   return {
+    handlers,
     capabilities: capabilitiesFor(options),
     setRoots: (next) => {
       roots = [...next];
     },
   };
+}
+
+/** The elicitation handler: refuses a mode the client did not declare, checks the answer. */
+function elicitationHandler(
+  option: ElicitationHandler | ElicitationOptions,
+  check: SchemaCheck,
+  logger: Logger,
+): RequestHandler {
+  const elicitation = elicitationOptions(option);
+  const { form = true, url = false } = elicitation;
+  const handler: ElicitationHandler = (params, context) => {
+    // A request without `mode` is form mode (2025-11-25 → Elicitation → Elicitation Requests).
+    const mode = params.mode === 'url' ? 'url' : 'form';
+    if ((mode === 'url' && !url) || (mode === 'form' && !form)) {
+      logger.warn({ mode }, 'elicitation request in a mode the client did not declare');
+      throw JsonRpcError.invalidParams(`This client does not support ${mode}-mode elicitation`);
+    }
+    return elicitation.handler(mode === 'url' ? (params as ElicitRequestURLParams) : params, context);
+  };
+  return checked<ElicitRequestParams>(handler, (result, params, context) =>
+    checkElicitResult(check, elicitation, result, params, context),
+  );
+}
+
+/** Installs the handlers on a connection of a handshake revision, where the server sends its requests. */
+export function installServerRequestHandlers(connection: Connection, handlers: ServerRequestHandlers): void {
+  for (const [method, handler] of Object.entries(handlers.handlers)) connection.setRequestHandler(method, handler);
 }

@@ -1,12 +1,12 @@
 import { filter, map, Observable } from 'rxjs';
 import type { OperatorFunction, Subscription } from 'rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
-import type { Connection } from '../connection/connection';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';
 import { describeIssues } from '../schema/issues';
 import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
+import type { InputRequests } from './input-requests';
 
 /** A progress report the server sent while a tool ran. */
 export interface ToolProgressEvent {
@@ -22,8 +22,19 @@ export interface ToolResultEvent {
   readonly result: CallToolResult;
 }
 
-/** What `client.callTool` emits: progress events, then one result event. */
-export type ToolCallEvent = ToolProgressEvent | ToolResultEvent;
+/**
+ * The server needs input before the tool can finish (stateless revisions: an `input_required`
+ * result). The client answers `requests` with its sampling, elicitation and roots handlers and
+ * sends the call again; `round` counts from 1.
+ */
+export interface ToolInputEvent {
+  readonly type: 'input_required';
+  readonly round: number;
+  readonly requests: InputRequests;
+}
+
+/** What `client.callTool` emits: progress and input events, then one result event. */
+export type ToolCallEvent = ToolProgressEvent | ToolInputEvent | ToolResultEvent;
 
 /** Per-call options of `callTool`. */
 export interface CallToolOptions extends RequestOptions {
@@ -73,7 +84,15 @@ export function checkToolOutput(
 
 /** What a tool call needs from the client around it. */
 export interface ToolCallContext {
-  readonly connection: Connection;
+  /**
+   * Sends `tools/call` and emits its final result; `onInputRequired` hears of each input round
+   * (stateless revisions). The client adds its `_meta`, headers and input handling here.
+   */
+  readonly sendToolCall: (
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    onInputRequired: (round: number, requests: InputRequests) => void,
+  ) => Observable<Record<string, unknown>>;
   /**
    * The tool's definition when it is worth checking: `undefined` when unknown. `fetchIfUnknown`
    * allows a `tools/list` round trip (made only when the result carries structured content).
@@ -87,8 +106,8 @@ export interface ToolCallContext {
 
 /**
  * A tool call as a cold Observable of events: subscribing sends `tools/call`, progress arrives as
- * progress events, and the validated result as the last event before completion. Unsubscribing
- * early sends `notifications/cancelled`. Errors: the server's `JsonRpcError`, `RequestTimeoutError`,
+ * progress events, each round of input the server asks for as an `input_required` event, and the
+ * validated result as the last event before completion. Unsubscribing early cancels the call. Errors: the server's `JsonRpcError`, `RequestTimeoutError`,
  * `ConnectionClosedError`, or `ProtocolError` for a malformed result or structured content that does
  * not match the tool's output schema.
  */
@@ -121,7 +140,9 @@ export function callTool(
       subscriber.next({ type: 'result', result });
       subscriber.complete();
     };
-    const call = context.connection.request('tools/call', params, { ...requestOptions, onProgress }).subscribe({
+    const onInputRequired = (round: number, requests: InputRequests) =>
+      subscriber.next({ type: 'input_required', round, requests });
+    const call = context.sendToolCall(params, { ...requestOptions, onProgress }, onInputRequired).subscribe({
       next: (raw) => {
         responded = true;
         const result = raw as CallToolResult;

@@ -1,13 +1,20 @@
 import { firstValueFrom, lastValueFrom, Subject, take, toArray } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
-import { ConnectionClosedError, JsonRpcError, ProtocolError, UnsupportedProtocolVersionError } from '../../lib/jsonrpc/errors';
+import {
+  ConnectionClosedError,
+  JsonRpcError,
+  ProtocolError,
+  UnsupportedProtocolVersionError,
+} from '../../lib/jsonrpc/errors';
 import { PageLimitError } from '../../lib/operators/paginate';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { rawPeer } from '../support/raw-peer';
 import { fakeServer, flush } from './fake-server';
 
 const info = { name: 'client-spec', version: '1.0.0' };
+// These specs cover the handshake era: the revision is pinned, so connect sends initialize first.
+const legacy = { ...info, protocolVersion: '2025-11-25' } as const;
 const tool = (name: string) => ({ name, inputSchema: { type: 'object' } });
 
 /** Pages of `items` of size 2, with string cursors. */
@@ -26,7 +33,7 @@ describe('connect', () => {
 
   it('[lifecycle.client] resolves once operating, with revision, server info, capabilities and instructions', async () => {
     const server = fakeServer({ capabilities: { tools: {} }, instructions: 'be nice' });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     expect(client.state).toBe('operating');
     expect(client.revision).toBe('2025-11-25');
     expect(client.serverInfo).toEqual({ name: 'fake-server', version: '1.0.0' });
@@ -40,10 +47,14 @@ describe('connect', () => {
     async (version) => {
       const [a, b] = createInMemoryPair();
       const peer = rawPeer(b);
-      const connecting = connect(a, info);
+      const connecting = connect(a, legacy);
       const init = (await peer.next()) as { id: number; params: { protocolVersion: string } };
       expect(init.params.protocolVersion).toBe('2025-11-25');
-      peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: version, capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+      peer.send({
+        jsonrpc: '2.0',
+        id: init.id,
+        result: { protocolVersion: version, capabilities: {}, serverInfo: { name: 's', version: '1' } },
+      });
       client = await connecting;
       expect(client.revision).toBe(version);
       expect(await peer.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -53,9 +64,13 @@ describe('connect', () => {
   it('[lifecycle.client-rejects-unsupported] rejects another revision with a clear error and shuts down', async () => {
     const [a, b] = createInMemoryPair();
     const peer = rawPeer(b);
-    const connecting = connect(a, info);
+    const connecting = connect(a, legacy);
     const init = (await peer.next()) as { id: number };
-    peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: '2024-10-07', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: init.id,
+      result: { protocolVersion: '2024-10-07', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+    });
     await expect(connecting).rejects.toBeInstanceOf(UnsupportedProtocolVersionError);
     await expect(connecting).rejects.toThrow(/2024-10-07/);
   });
@@ -63,7 +78,7 @@ describe('connect', () => {
   it('[lifecycle.client-initialize-error] rejects when the server answers initialize with an error', async () => {
     const [a, b] = createInMemoryPair();
     const peer = rawPeer(b);
-    const connecting = connect(a, info);
+    const connecting = connect(a, legacy);
     const init = (await peer.next()) as { id: number };
     peer.send({ jsonrpc: '2.0', id: init.id, error: { code: -32602, message: 'no thanks' } });
     await expect(connecting).rejects.toBeInstanceOf(JsonRpcError);
@@ -72,7 +87,7 @@ describe('connect', () => {
   it('[lifecycle.capabilities] declares capabilities from the handlers given, merged with extra ones', async () => {
     const server = fakeServer();
     client = await connect(server.clientTransport, {
-      ...info,
+      ...legacy,
       sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }),
       elicitation: { handler: () => ({ action: 'cancel' }), url: true },
       roots: [],
@@ -96,12 +111,15 @@ describe('McpClient lists', () => {
       capabilities: { tools: {}, resources: {}, prompts: {} },
       handlers: {
         'tools/list': paged('tools', ['a', 'b', 'c', 'd', 'e'].map(tool)),
-        'resources/list': paged('resources', [1, 2, 3].map((i) => ({ uri: `test://${i}`, name: `r${i}` }))),
+        'resources/list': paged(
+          'resources',
+          [1, 2, 3].map((i) => ({ uri: `test://${i}`, name: `r${i}` })),
+        ),
         'resources/templates/list': paged('resourceTemplates', [{ uriTemplate: 'test://{id}', name: 't' }]),
         'prompts/list': paged('prompts', [{ name: 'p1' }, { name: 'p2' }, { name: 'p3' }]),
       },
     });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     expect((await client.promises.listTools()).map((t) => t.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(server.received.filter((m) => m === 'tools/list')).toHaveLength(3);
     expect((await client.promises.listResources()).map((r) => r.uri)).toEqual(['test://1', 'test://2', 'test://3']);
@@ -110,14 +128,17 @@ describe('McpClient lists', () => {
   });
 
   it('[lists.page-limit] fails a listing that needs more than maxListPages pages', async () => {
-    const server = fakeServer({ capabilities: { tools: {} }, handlers: { 'tools/list': paged('tools', ['a', 'b', 'c'].map(tool)) } });
-    client = await connect(server.clientTransport, { ...info, maxListPages: 1 });
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: { 'tools/list': paged('tools', ['a', 'b', 'c'].map(tool)) },
+    });
+    client = await connect(server.clientTransport, { ...legacy, maxListPages: 1 });
     await expect(client.promises.listTools()).rejects.toBeInstanceOf(PageLimitError);
   });
 
   it('[lists.no-capability] gives an empty list, without a request, when the server lacks the capability', async () => {
     const server = fakeServer({ handlers: { 'tools/list': () => ({ tools: [tool('x')] }) } });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     expect(await firstValueFrom(client.tools$)).toEqual([]);
     expect(await client.promises.listPrompts()).toEqual([]);
     expect(server.received).toEqual([]);
@@ -125,8 +146,11 @@ describe('McpClient lists', () => {
 
   it('[lists.cached] fetches once for many subscribers and refreshes on list_changed', async () => {
     let tools = [tool('one')];
-    const server = fakeServer({ capabilities: { tools: { listChanged: true } }, handlers: { 'tools/list': () => ({ tools }) } });
-    client = await connect(server.clientTransport, info);
+    const server = fakeServer({
+      capabilities: { tools: { listChanged: true } },
+      handlers: { 'tools/list': () => ({ tools }) },
+    });
+    client = await connect(server.clientTransport, legacy);
     const seen: string[][] = [];
     const subscription = client.tools$.subscribe((list) => seen.push(list.map((t) => t.name)));
     await flush();
@@ -150,11 +174,13 @@ describe('McpClient lists', () => {
       capabilities: { resources: { listChanged: true }, prompts: { listChanged: true } },
       handlers: {
         'resources/list': () => ({ resources: [{ uri: `test://v${version}`, name: 'r' }] }),
-        'resources/templates/list': () => ({ resourceTemplates: [{ uriTemplate: `test://v${version}/{x}`, name: 't' }] }),
+        'resources/templates/list': () => ({
+          resourceTemplates: [{ uriTemplate: `test://v${version}/{x}`, name: 't' }],
+        }),
         'prompts/list': () => ({ prompts: [{ name: `p${version}` }] }),
       },
     });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const resources = lastValueFrom(client.resources$.pipe(take(2), toArray()));
     const templates = lastValueFrom(client.resourceTemplates$.pipe(take(2), toArray()));
     const prompts = lastValueFrom(client.prompts$.pipe(take(2), toArray()));
@@ -168,8 +194,11 @@ describe('McpClient lists', () => {
   });
 
   it('completes the cached lists when the connection closes, still replaying the last list', async () => {
-    const server = fakeServer({ capabilities: { tools: {} }, handlers: { 'tools/list': () => ({ tools: [tool('x')] }) } });
-    client = await connect(server.clientTransport, info);
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: { 'tools/list': () => ({ tools: [tool('x')] }) },
+    });
+    client = await connect(server.clientTransport, legacy);
     const all = lastValueFrom(client.tools$.pipe(toArray()));
     await flush();
     client.close();
@@ -187,11 +216,13 @@ describe('McpClient calls', () => {
       capabilities: { prompts: {} },
       handlers: {
         'prompts/get': (params) => ({
-          messages: [{ role: 'user', content: { type: 'text', text: `hi ${(params.arguments as { who: string }).who}` } }],
+          messages: [
+            { role: 'user', content: { type: 'text', text: `hi ${(params.arguments as { who: string }).who}` } },
+          ],
         }),
       },
     });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const result = await client.promises.getPrompt('greet', { who: 'ada' });
     expect(result.messages[0]!.content).toEqual({ type: 'text', text: 'hi ada' });
   });
@@ -205,8 +236,11 @@ describe('McpClient calls', () => {
         }),
       },
     });
-    client = await connect(server.clientTransport, info);
-    const result = await client.promises.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: 'x' } });
+    client = await connect(server.clientTransport, legacy);
+    const result = await client.promises.complete({
+      ref: { type: 'ref/prompt', name: 'p' },
+      argument: { name: 'a', value: 'x' },
+    });
     expect(result.completion.values).toEqual(['x-1']);
   });
 
@@ -221,7 +255,7 @@ describe('McpClient calls', () => {
         },
       },
     });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const logs = lastValueFrom(client.logMessages$.pipe(take(2), toArray()));
     await expect(client.promises.setLoggingLevel('warning')).resolves.toBeUndefined();
     expect(levels).toEqual(['warning']);
@@ -243,7 +277,7 @@ describe('McpClient calls', () => {
         },
       },
     });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const missing = client.promises.readResource('test://missing');
     const present = client.promises.readResource('test://present');
     await expect(missing).rejects.toMatchObject({ name: 'JsonRpcError', code: -32002 });
@@ -253,9 +287,17 @@ describe('McpClient calls', () => {
   it('[errors.invalid-result] a schema-invalid answer fails only its call, naming the problem', async () => {
     const [a, b] = createInMemoryPair();
     const peer = rawPeer(b);
-    const connecting = connect(a, info);
+    const connecting = connect(a, legacy);
     const init = (await peer.next()) as { id: number };
-    peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {}, resources: {} }, serverInfo: { name: 's', version: '1' } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: init.id,
+      result: {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {}, resources: {} },
+        serverInfo: { name: 's', version: '1' },
+      },
+    });
     client = await connecting;
     await peer.next(); // notifications/initialized
     const bad = client.promises.callTool('x');
@@ -273,33 +315,43 @@ describe('McpClient calls', () => {
   it.each([
     ['a result that is not an object', { result: 'fine' }, /result must be an object/],
     ['an error without a code', { error: { message: 'broken' } }, /error must have a numeric code/],
-  ])('[errors.malformed-response] %s fails only the call it answers, naming the problem', async (_what, body, problem) => {
-    const [a, b] = createInMemoryPair();
-    const peer = rawPeer(b);
-    const connecting = connect(a, info);
-    const init = (await peer.next()) as { id: number };
-    peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
-    client = await connecting;
-    await peer.next(); // notifications/initialized
-    const bad = client.promises.callTool('x');
-    const good = client.promises.callTool('y');
-    const badRequest = (await peer.next()) as { id: number };
-    const goodRequest = (await peer.next()) as { id: number };
-    peer.send({ jsonrpc: '2.0', id: badRequest.id, ...body });
-    peer.send({ jsonrpc: '2.0', id: goodRequest.id, result: { content: [] } });
-    await expect(bad).rejects.toBeInstanceOf(ProtocolError);
-    await expect(bad).rejects.toThrow(problem);
-    await expect(bad).rejects.toThrow(/Malformed response to tools\/call from the server/);
-    await expect(good).resolves.toEqual({ content: [] });
-    await flush();
-    expect(peer.received.slice(4)).toEqual([]); // a response is never answered
-    expect(client.state).toBe('operating');
-  });
+  ])(
+    '[errors.malformed-response] %s fails only the call it answers, naming the problem',
+    async (_what, body, problem) => {
+      const [a, b] = createInMemoryPair();
+      const peer = rawPeer(b);
+      const connecting = connect(a, legacy);
+      const init = (await peer.next()) as { id: number };
+      peer.send({
+        jsonrpc: '2.0',
+        id: init.id,
+        result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
+      });
+      client = await connecting;
+      await peer.next(); // notifications/initialized
+      const bad = client.promises.callTool('x');
+      const good = client.promises.callTool('y');
+      const badRequest = (await peer.next()) as { id: number };
+      const goodRequest = (await peer.next()) as { id: number };
+      peer.send({ jsonrpc: '2.0', id: badRequest.id, ...body });
+      peer.send({ jsonrpc: '2.0', id: goodRequest.id, result: { content: [] } });
+      await expect(bad).rejects.toBeInstanceOf(ProtocolError);
+      await expect(bad).rejects.toThrow(problem);
+      await expect(bad).rejects.toThrow(/Malformed response to tools\/call from the server/);
+      await expect(good).resolves.toEqual({ content: [] });
+      await flush();
+      expect(peer.received.slice(4)).toEqual([]); // a response is never answered
+      expect(client.state).toBe('operating');
+    },
+  );
 
   it('[shutdown.peer] a server that goes away fails every pending call at once and the state ends in shutdown', async () => {
     const never = new Subject<Record<string, unknown>>();
-    const server = fakeServer({ capabilities: { tools: {}, prompts: {} }, handlers: { 'tools/call': () => never, 'prompts/get': () => never } });
-    client = await connect(server.clientTransport, info);
+    const server = fakeServer({
+      capabilities: { tools: {}, prompts: {} },
+      handlers: { 'tools/call': () => never, 'prompts/get': () => never },
+    });
+    client = await connect(server.clientTransport, legacy);
     const states: string[] = [];
     client.state$.subscribe((state) => states.push(state));
     const calls = [client.promises.callTool('a'), client.promises.callTool('b'), client.promises.getPrompt('c')];
@@ -319,8 +371,10 @@ describe('McpClient calls', () => {
   it('[cancellation.abort] an AbortSignal cancels the call and tells the server', async () => {
     const cancelled: unknown[] = [];
     const server = fakeServer({ capabilities: { tools: {} }, handlers: { 'tools/call': () => new Subject() } });
-    server.connection.notifications$.subscribe((n) => n.method === 'notifications/cancelled' && cancelled.push(n.params));
-    client = await connect(server.clientTransport, info);
+    server.connection.notifications$.subscribe(
+      (n) => n.method === 'notifications/cancelled' && cancelled.push(n.params),
+    );
+    client = await connect(server.clientTransport, legacy);
     const controller = new AbortController();
     const call = client.promises.callTool('slow', {}, { signal: controller.signal });
     await flush();
@@ -334,7 +388,7 @@ describe('McpClient calls', () => {
     const server = fakeServer({ capabilities: { tools: {} }, handlers: { 'tools/list': () => ({ tools: [] }) } });
     const methods: string[] = [];
     server.connection.notifications$.subscribe((n) => methods.push(n.method));
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     await firstValueFrom(client.request('tools/list'));
     await client.ping();
     await flush();
@@ -343,7 +397,7 @@ describe('McpClient calls', () => {
 
   it('[ping.client] pings the server', async () => {
     const server = fakeServer();
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     await expect(client.ping()).resolves.toBeUndefined();
     await expect(client.promises.ping()).resolves.toBeUndefined();
   });
@@ -354,7 +408,11 @@ describe('McpClient keepalive', () => {
 
   async function handshake(peer: ReturnType<typeof rawPeer>) {
     const init = (await peer.next()) as { id: number };
-    peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: init.id,
+      result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+    });
     await peer.next(); // notifications/initialized
   }
 
@@ -362,24 +420,28 @@ describe('McpClient keepalive', () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
     const [a, b] = createInMemoryPair();
     const peer = rawPeer(b);
-    const connecting = connect(a, { ...info, keepalive: { intervalMs: 1000, timeoutMs: 500, maxMissed: 2 } });
+    const connecting = connect(a, { ...legacy, keepalive: { intervalMs: 1000, timeoutMs: 500, maxMissed: 2 } });
     await handshake(peer);
     const client = await connecting;
     await jest.advanceTimersByTimeAsync(1000);
     expect(await peer.next()).toMatchObject({ method: 'ping' });
     await jest.advanceTimersByTimeAsync(1000);
     expect(client.state).toBe('operating');
-    expect(await peer.nextMatching((frame) => frame.method !== 'notifications/cancelled')).toMatchObject({ method: 'ping' });
+    expect(await peer.nextMatching((frame) => frame.method !== 'notifications/cancelled')).toMatchObject({
+      method: 'ping',
+    });
     await jest.advanceTimersByTimeAsync(500);
     expect(client.state).toBe('shutdown');
-    await expect(firstValueFrom(client.closed$)).resolves.toMatchObject({ reason: expect.stringMatching(/2 ping\(s\) in a row went unanswered/) });
+    await expect(firstValueFrom(client.closed$)).resolves.toMatchObject({
+      reason: expect.stringMatching(/2 ping\(s\) in a row went unanswered/),
+    });
   });
 
   it('[keepalive.alive] keeps the connection while the server answers', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
     const [a, b] = createInMemoryPair();
     const peer = rawPeer(b);
-    const connecting = connect(a, { ...info, keepalive: { intervalMs: 1000, maxMissed: 1 } });
+    const connecting = connect(a, { ...legacy, keepalive: { intervalMs: 1000, maxMissed: 1 } });
     await handshake(peer);
     const client = await connecting;
     for (let i = 0; i < 3; i++) {
@@ -391,7 +453,9 @@ describe('McpClient keepalive', () => {
     await jest.advanceTimersByTimeAsync(900);
     expect(client.state).toBe('operating');
     // Answered pings are not cancelled afterwards, though the keepalive stops listening at the answer.
-    expect(peer.received.filter((frame) => (frame as { method?: string }).method === 'notifications/cancelled')).toEqual([]);
+    expect(
+      peer.received.filter((frame) => (frame as { method?: string }).method === 'notifications/cancelled'),
+    ).toEqual([]);
     client.close();
   });
 });

@@ -19,7 +19,12 @@ export interface FakeServerOptions {
   readonly instructions?: string;
   /** Validate the client's answers against the revision's result schemas. Default true. */
   readonly validateResults?: boolean;
+  /** The revisions the server speaks. Default: every one, so it is a dual-era server. */
+  readonly supportedRevisions?: readonly string[];
 }
+
+/** The handshake revisions: a server limited to them is a legacy server. */
+export const LEGACY_ONLY: readonly string[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
 export function fakeServer(options: FakeServerOptions = {}): FakeServer {
   const { client, server } = linkedPair();
@@ -38,6 +43,7 @@ export function fakeServer(options: FakeServerOptions = {}): FakeServer {
     capabilities: () => options.capabilities ?? {},
     instructions: options.instructions,
     validateResults: options.validateResults,
+    supportedRevisions: options.supportedRevisions,
     handlers,
   });
   return { connection, clientTransport: client, received };

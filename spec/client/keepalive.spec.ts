@@ -11,7 +11,9 @@ describe('keepalive', () => {
         pings++;
         return cold('-a|');
       };
-      expectObservable(keepalive(ping, { intervalMs: 5 }), '^------------------!').toBe('------z----z----z---', { z: 0 });
+      expectObservable(keepalive(ping, { intervalMs: 5 }), '^------------------!').toBe('------z----z----z---', {
+        z: 0,
+      });
       expect(pings).toBe(0); // nothing before subscription: cold
     });
   });
@@ -38,17 +40,21 @@ describe('keepalive', () => {
       ];
       let call = 0;
       const ping = () => answers[call++]!();
-      expectObservable(keepalive(ping, { intervalMs: 2, maxMissed: 2 })).toBe('--a-b-a-(c#)', { a: 1, b: 0, c: 2 }, new KeepaliveTimeoutError(2, 2));
+      expectObservable(keepalive(ping, { intervalMs: 2, maxMissed: 2 })).toBe(
+        '--a-b-a-(c#)',
+        { a: 1, b: 0, c: 2 },
+        new KeepaliveTimeoutError(2, 2),
+      );
     });
   });
 
   it('skips ticks while a ping is still out, so pings never overlap', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const answer = cold('-------a|');
-      expectObservable(keepalive(() => answer, { intervalMs: 3, timeoutMs: 10 }), '^-------------------!').toBe(
-        '----------z--------z',
-        { z: 0 },
-      );
+      expectObservable(
+        keepalive(() => answer, { intervalMs: 3, timeoutMs: 10 }),
+        '^-------------------!',
+      ).toBe('----------z--------z', { z: 0 });
       expectSubscriptions(answer.subscriptions).toBe(['---^------!', '------------^------!']);
     });
   });
@@ -56,7 +62,10 @@ describe('keepalive', () => {
   it('stops the timer and the ping in flight when unsubscribed', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const answer = cold('----a|');
-      expectObservable(keepalive(() => answer, { intervalMs: 3, timeoutMs: 10 }), '^----!').toBe('------');
+      expectObservable(
+        keepalive(() => answer, { intervalMs: 3, timeoutMs: 10 }),
+        '^----!',
+      ).toBe('------');
       expectSubscriptions(answer.subscriptions).toBe('---^-!');
     });
   });

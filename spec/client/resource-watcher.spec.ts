@@ -6,6 +6,8 @@ import type { ReadResourceResult } from '../../lib/schema/resources';
 import { fakeServer, flush } from './fake-server';
 
 const info = { name: 'resource-watcher-spec', version: '1.0.0' };
+// These specs cover the handshake era: the revision is pinned, so connect sends initialize first.
+const legacy = { ...info, protocolVersion: '2025-11-25' } as const;
 
 function resourceServer(capabilities: Record<string, unknown> = { resources: { subscribe: true } }) {
   const versions = new Map<string, number>();
@@ -40,7 +42,7 @@ describe('watchResource', () => {
 
   it('[resources.subscribe] subscribes, reads, and reads again on each update for its URI', async () => {
     const { server, log, change } = resourceServer();
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const texts = lastValueFrom(client.watchResource('test://a').pipe(take(3), toArray()));
     await flush();
     change('test://b'); // another URI: ignored
@@ -49,12 +51,18 @@ describe('watchResource', () => {
     change('test://a');
     expect((await texts).map(textOf)).toEqual(['v1', 'v2', 'v3']);
     await flush();
-    expect(log).toEqual(['subscribe test://a', 'read test://a', 'read test://a', 'read test://a', 'unsubscribe test://a']);
+    expect(log).toEqual([
+      'subscribe test://a',
+      'read test://a',
+      'read test://a',
+      'read test://a',
+      'unsubscribe test://a',
+    ]);
   });
 
   it('[resources.subscribe-shared] shares one subscription between watchers and unsubscribes after the last', async () => {
     const { server, log, change } = resourceServer();
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const first: string[] = [];
     const second: string[] = [];
     const a = client.watchResource('test://a').subscribe((r) => first.push(String(textOf(r))));
@@ -76,14 +84,14 @@ describe('watchResource', () => {
 
   it('[resources.subscribe-capability] errors with CapabilityNotSupportedError when the server cannot subscribe', async () => {
     const { server, log } = resourceServer({ resources: {} });
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     await expect(firstValueFrom(client.watchResource('test://a'))).rejects.toBeInstanceOf(CapabilityNotSupportedError);
     expect(log).toEqual([]);
   });
 
   it('errors every watcher when a read fails, and unsubscribes', async () => {
     const { server, log } = resourceServer();
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     await expect(firstValueFrom(client.watchResource('test://gone'))).rejects.toMatchObject({ code: -32002 });
     await flush();
     expect(log).toEqual(['subscribe test://gone', 'unsubscribe test://gone']);
@@ -91,7 +99,7 @@ describe('watchResource', () => {
 
   it('completes when the connection closes, without sending unsubscribe', async () => {
     const { server, log } = resourceServer();
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     const all = lastValueFrom(client.watchResource('test://a').pipe(toArray()));
     await flush();
     server.connection.close('bye');

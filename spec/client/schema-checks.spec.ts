@@ -6,7 +6,9 @@ import { fakeServer } from './fake-server';
 
 describe('createSchemaCheck', () => {
   it('compiles each schema object once', () => {
-    const factory = jest.fn<ReturnType<JsonSchemaValidatorFactory>, Parameters<JsonSchemaValidatorFactory>>(() => () => []);
+    const factory = jest.fn<ReturnType<JsonSchemaValidatorFactory>, Parameters<JsonSchemaValidatorFactory>>(
+      () => () => [],
+    );
     const check = createSchemaCheck(factory);
     const schema = { type: 'object' };
     check(schema, {});
@@ -17,7 +19,9 @@ describe('createSchemaCheck', () => {
 
   it('uses the built-in validator by default', () => {
     const check = createSchemaCheck();
-    expect(check({ type: 'object', required: ['a'] }, {})).toEqual([{ path: 'a', message: expect.stringMatching(/required/) }]);
+    expect(check({ type: 'object', required: ['a'] }, {})).toEqual([
+      { path: 'a', message: expect.stringMatching(/required/) },
+    ]);
     expect(check({ type: 'object', required: ['a'] }, { a: 1 })).toEqual([]);
   });
 
@@ -33,20 +37,33 @@ describe('createSchemaCheck', () => {
     const viaAjv: JsonSchemaValidatorFactory = (schema) => {
       const validate = ajv.compile(schema);
       return (value) =>
-        validate(value) ? [] : (validate.errors ?? []).map((e) => ({ path: e.instancePath, message: e.message ?? 'invalid' }));
+        validate(value)
+          ? []
+          : (validate.errors ?? []).map((e) => ({ path: e.instancePath, message: e.message ?? 'invalid' }));
     };
     const server = fakeServer({
       capabilities: { tools: {} },
       handlers: {
         'tools/list': () => ({
-          tools: [{ name: 'mail', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { to: { type: 'string', format: 'email' } } } }],
+          tools: [
+            {
+              name: 'mail',
+              inputSchema: { type: 'object' },
+              outputSchema: { type: 'object', properties: { to: { type: 'string', format: 'email' } } },
+            },
+          ],
         }),
         'tools/call': () => ({ content: [], structuredContent: { to: 'not-an-address' } }),
       },
     });
     const formats = jest.fn(viaAjv);
     ajv.addFormat('email', /^[^@\s]+@[^@\s]+$/);
-    const client = await connect(server.clientTransport, { name: 'c', version: '1', jsonSchemaValidator: formats });
+    const client = await connect(server.clientTransport, {
+      name: 'c',
+      version: '1',
+      protocolVersion: '2025-11-25',
+      jsonSchemaValidator: formats,
+    });
     await expect(client.promises.callTool('mail')).rejects.toThrow(/\/to: must match format "email"/);
     expect(formats).toHaveBeenCalledTimes(1);
     client.close();

@@ -8,7 +8,14 @@ import { fakeServer, flush } from './fake-server';
 import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
 
 const info = { name: 'server-requests-spec', version: '1.0.0' };
-const answer: CreateMessageResult = { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test-model', stopReason: 'endTurn' };
+// These specs cover the handshake era: the revision is pinned, so connect sends initialize first.
+const legacy = { ...info, protocolVersion: '2025-11-25' } as const;
+const answer: CreateMessageResult = {
+  role: 'assistant',
+  content: { type: 'text', text: 'hello' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+};
 const samplingParams = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 };
 
 const defaultsForm = SEP1034_DEFAULTS_FORM;
@@ -21,22 +28,26 @@ describe('server requests', () => {
     const server = fakeServer();
     const seen: unknown[] = [];
     client = await connect(server.clientTransport, {
-      ...info,
+      ...legacy,
       sampling: async (params) => {
         seen.push(params.maxTokens);
         return answer;
       },
     });
-    await expect(firstValueFrom(server.connection.request('sampling/createMessage', samplingParams))).resolves.toEqual(answer);
+    await expect(firstValueFrom(server.connection.request('sampling/createMessage', samplingParams))).resolves.toEqual(
+      answer,
+    );
     expect(seen).toEqual([10]);
   });
 
   it('[sampling.progress] an Observable handler may report progress before its answer', async () => {
     const server = fakeServer();
-    client = await connect(server.clientTransport, { ...info, sampling: () => of(progress(1, 2), answer) });
+    client = await connect(server.clientTransport, { ...legacy, sampling: () => of(progress(1, 2), answer) });
     const updates: number[] = [];
     const result = await firstValueFrom(
-      server.connection.request('sampling/createMessage', samplingParams, { onProgress: (p) => updates.push(p.progress) }),
+      server.connection.request('sampling/createMessage', samplingParams, {
+        onProgress: (p) => updates.push(p.progress),
+      }),
     );
     expect(result).toEqual(answer);
     expect(updates).toEqual([1]);
@@ -44,17 +55,24 @@ describe('server requests', () => {
 
   it('[sampling.validated] an invalid answer from the handler is not sent: the server gets -32603', async () => {
     const server = fakeServer();
-    client = await connect(server.clientTransport, { ...info, sampling: () => ({ role: 'assistant', model: 'm' }) as never });
-    await expect(firstValueFrom(server.connection.request('sampling/createMessage', samplingParams))).rejects.toMatchObject({
+    client = await connect(server.clientTransport, {
+      ...legacy,
+      sampling: () => ({ role: 'assistant', model: 'm' }) as never,
+    });
+    await expect(
+      firstValueFrom(server.connection.request('sampling/createMessage', samplingParams)),
+    ).rejects.toMatchObject({
       code: -32603,
     });
   });
 
   it('[capabilities.undeclared] without a handler the capability is not declared and the request is refused', async () => {
     const server = fakeServer();
-    client = await connect(server.clientTransport, info);
+    client = await connect(server.clientTransport, legacy);
     expect(server.connection.peerCapabilities).toEqual({});
-    await expect(firstValueFrom(server.connection.request('sampling/createMessage', samplingParams))).rejects.toMatchObject({
+    await expect(
+      firstValueFrom(server.connection.request('sampling/createMessage', samplingParams)),
+    ).rejects.toMatchObject({
       name: 'CapabilityNotSupportedError',
     });
   });
@@ -67,8 +85,11 @@ describe('server requests', () => {
       const server = fakeServer({ validateResults: false });
       const modes: unknown[] = [];
       client = await connect(server.clientTransport, {
-        ...info,
-        elicitation: { applyDefaults: true, handler: (params) => (modes.push(params.mode), { action: 'accept', content: { name: 'Ada' } }) },
+        ...legacy,
+        elicitation: {
+          applyDefaults: true,
+          handler: (params) => (modes.push(params.mode), { action: 'accept', content: { name: 'Ada' } }),
+        },
       });
       const result = await firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm }));
       expect(modes).toEqual([undefined]);
@@ -80,8 +101,13 @@ describe('server requests', () => {
 
     it('sends the content as given without applyDefaults', async () => {
       const server = fakeServer();
-      client = await connect(server.clientTransport, { ...info, elicitation: () => ({ action: 'accept', content: {} }) });
-      await expect(firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm }))).resolves.toEqual({
+      client = await connect(server.clientTransport, {
+        ...legacy,
+        elicitation: () => ({ action: 'accept', content: {} }),
+      });
+      await expect(
+        firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm })),
+      ).resolves.toEqual({
         action: 'accept',
         content: {},
       });
@@ -89,16 +115,26 @@ describe('server requests', () => {
 
     it('refuses to send content that does not match requestedSchema', async () => {
       const server = fakeServer();
-      client = await connect(server.clientTransport, { ...info, elicitation: () => ({ action: 'accept', content: { age: 'old' } }) });
-      await expect(firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm }))).rejects.toMatchObject({
+      client = await connect(server.clientTransport, {
+        ...legacy,
+        elicitation: () => ({ action: 'accept', content: { age: 'old' } }),
+      });
+      await expect(
+        firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm })),
+      ).rejects.toMatchObject({
         code: -32603,
       });
     });
 
     it('refuses content with a decline', async () => {
       const server = fakeServer();
-      client = await connect(server.clientTransport, { ...info, elicitation: () => ({ action: 'decline', content: { name: 'x' } }) });
-      await expect(firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm }))).rejects.toMatchObject({
+      client = await connect(server.clientTransport, {
+        ...legacy,
+        elicitation: () => ({ action: 'decline', content: { name: 'x' } }),
+      });
+      await expect(
+        firstValueFrom(server.connection.request('elicitation/create', { ...defaultsForm })),
+      ).rejects.toMatchObject({
         code: -32603,
       });
     });
@@ -111,10 +147,15 @@ describe('server requests', () => {
       const server = fakeServer();
       const urls: unknown[] = [];
       client = await connect(server.clientTransport, {
-        ...info,
-        elicitation: { url: true, handler: (params) => (urls.push(params.mode === 'url' ? params.url : undefined), { action: 'accept' }) },
+        ...legacy,
+        elicitation: {
+          url: true,
+          handler: (params) => (urls.push(params.mode === 'url' ? params.url : undefined), { action: 'accept' }),
+        },
       });
-      await expect(firstValueFrom(server.connection.request('elicitation/create', urlParams))).resolves.toEqual({ action: 'accept' });
+      await expect(firstValueFrom(server.connection.request('elicitation/create', urlParams))).resolves.toEqual({
+        action: 'accept',
+      });
       expect(urls).toEqual(['https://example.com/auth']);
       const completed = firstValueFrom(client.elicitationComplete$);
       server.connection.notify('notifications/elicitation/complete', { elicitationId: 'e1' });
@@ -123,7 +164,7 @@ describe('server requests', () => {
 
     it('answers -32602 to a URL-mode request when only form mode is on', async () => {
       const server = fakeServer();
-      client = await connect(server.clientTransport, { ...info, elicitation: () => ({ action: 'accept' }) });
+      client = await connect(server.clientTransport, { ...legacy, elicitation: () => ({ action: 'accept' }) });
       await expect(firstValueFrom(server.connection.request('elicitation/create', urlParams))).rejects.toMatchObject({
         code: -32602,
         message: expect.stringMatching(/url-mode elicitation/),
@@ -135,18 +176,22 @@ describe('server requests', () => {
     const server = fakeServer();
     const methods: string[] = [];
     server.connection.notifications$.subscribe((n) => methods.push(n.method));
-    client = await connect(server.clientTransport, { ...info, roots: [{ uri: 'file:///a', name: 'A' }] });
+    client = await connect(server.clientTransport, { ...legacy, roots: [{ uri: 'file:///a', name: 'A' }] });
     expect(server.connection.peerCapabilities).toEqual({ roots: { listChanged: true } });
-    await expect(firstValueFrom(server.connection.request('roots/list'))).resolves.toEqual({ roots: [{ uri: 'file:///a', name: 'A' }] });
+    await expect(firstValueFrom(server.connection.request('roots/list'))).resolves.toEqual({
+      roots: [{ uri: 'file:///a', name: 'A' }],
+    });
     client.setRoots([{ uri: 'file:///b' }]);
     await flush();
     expect(methods).toContain('notifications/roots/list_changed');
-    await expect(firstValueFrom(server.connection.request('roots/list'))).resolves.toEqual({ roots: [{ uri: 'file:///b' }] });
+    await expect(firstValueFrom(server.connection.request('roots/list'))).resolves.toEqual({
+      roots: [{ uri: 'file:///b' }],
+    });
   });
 
   it('[roots.validated] refuses to send roots that are not valid', async () => {
     const server = fakeServer();
-    client = await connect(server.clientTransport, { ...info, roots: [{ uri: 42 } as never] });
+    client = await connect(server.clientTransport, { ...legacy, roots: [{ uri: 42 } as never] });
     await expect(firstValueFrom(server.connection.request('roots/list'))).rejects.toMatchObject({ code: -32603 });
   });
 });
@@ -171,6 +216,14 @@ describe('applyElicitationDefaults', () => {
       verified: false,
     });
     expect(content).toEqual({ name: 'Ada', verified: false });
-    expect(applyElicitationDefaults({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string', enum: ['a'] }, default: ['a'] } } }, undefined)).toEqual({ tags: ['a'] });
+    expect(
+      applyElicitationDefaults(
+        {
+          type: 'object',
+          properties: { tags: { type: 'array', items: { type: 'string', enum: ['a'] }, default: ['a'] } },
+        },
+        undefined,
+      ),
+    ).toEqual({ tags: ['a'] });
   });
 });

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
 import { runScenario, SCENARIOS } from '../../examples/everything-client';
-import { fakeServer } from '../client/fake-server';
+import { fakeServer, LEGACY_ONLY } from '../client/fake-server';
 import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
 
 const CLIENT = resolve(__dirname, '../../dist/examples/everything-client.js');
@@ -24,9 +24,9 @@ function runExample(scenario: string, args: string[]): Promise<{ code: number | 
   });
 }
 
-describe('everything-client scenarios (in memory)', () => {
-  it('[conformance.initialize] offers 2025-11-25 with client info, then closes', async () => {
-    const server = fakeServer();
+describe('everything-client scenarios against a legacy server (in memory)', () => {
+  it('[conformance.initialize] falls back from discovery to initialize, offers 2025-11-25 with client info, then closes', async () => {
+    const server = fakeServer({ supportedRevisions: LEGACY_ONLY });
     await runScenario('initialize', server.clientTransport, silent);
     expect(server.connection.peerInfo).toEqual({ name: 'rxmcp-everything-client', version: '0.1.0' });
     expect(server.connection.revision).toBe('2025-11-25');
@@ -36,6 +36,7 @@ describe('everything-client scenarios (in memory)', () => {
   it('[conformance.tools_call] lists the tools, then calls add_numbers with numbers', async () => {
     const calls: unknown[] = [];
     const server = fakeServer({
+      supportedRevisions: LEGACY_ONLY,
       capabilities: { tools: {} },
       handlers: {
         'tools/list': () => ({ tools: [{ name: 'add_numbers', inputSchema: { type: 'object' } }] }),
@@ -50,6 +51,7 @@ describe('everything-client scenarios (in memory)', () => {
   it('[conformance.elicitation-sep1034-client-defaults] declares elicitation and accepts with every default filled in', async () => {
     const answers: unknown[] = [];
     const server = fakeServer({
+      supportedRevisions: LEGACY_ONLY,
       capabilities: { tools: {} },
       // The receiving side skips result validation: see server-requests.spec (content numbers).
       validateResults: false,
@@ -73,16 +75,20 @@ describe('everything-client scenarios (in memory)', () => {
   it('[conformance.sse-retry] calls test_reconnection', async () => {
     const names: unknown[] = [];
     const server = fakeServer({
+      supportedRevisions: LEGACY_ONLY,
       capabilities: { tools: {} },
       handlers: { 'tools/call': (params) => (names.push(params.name), { content: [] }) },
     });
     await runScenario('sse-retry', server.clientTransport, silent);
     expect(names).toEqual(['test_reconnection']);
-    expect(Object.keys(SCENARIOS)).toEqual(['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry']);
   });
 
   it('fails the run when the server answers a scenario call with an error', async () => {
-    const server = fakeServer({ capabilities: { tools: {} }, handlers: { 'tools/list': () => ({ tools: [] }) } });
+    const server = fakeServer({
+      supportedRevisions: LEGACY_ONLY,
+      capabilities: { tools: {} },
+      handlers: { 'tools/list': () => ({ tools: [{ name: 'add_numbers', inputSchema: { type: 'object' } }] }) },
+    });
     await expect(runScenario('tools_call', server.clientTransport, silent)).rejects.toMatchObject({ code: -32601 });
     await expect(firstValueFrom(server.connection.closed$)).resolves.toBeDefined();
   });

@@ -1,0 +1,204 @@
+import type { Logger } from 'pino';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { Connection, ConnectionState } from '../connection/connection';
+import type { RequestOptions } from '../connection/request-pipeline';
+import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
+import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
+import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
+import type { GetPromptResult, Prompt } from '../schema/prompts';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
+import type { Revision } from '../schema/revisions';
+import type { Root } from '../schema/roots';
+import type { CallToolResult, Tool } from '../schema/tools';
+import type { JsonSchemaValidatorFactory } from '../server/json-schema-validator';
+import type { TransportClose } from '../transport/transport';
+import type { KeepaliveOptions } from './keepalive';
+import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';
+import type { CallToolOptions, ToolCallEvent } from './tool-call';
+
+/** A protocol revision a client may speak: a handshake one, or a stateless one (2026-07-28 on). */
+export type ClientRevision = Revision | '2026-07-28';
+
+/**
+ * The era of the server (spec 2026-07-28: Versioning → Terminology): `modern` when requests carry
+ * their revision in `_meta` and there is no handshake (2026-07-28 on), `legacy` when an
+ * `initialize` handshake opened a session (2025-11-25 and earlier).
+ */
+export type ServerEra = 'modern' | 'legacy';
+
+/** Options of `connect`. */
+export interface ClientOptions {
+  /** The client's name, sent as `clientInfo.name`. */
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  /**
+   * Extra capabilities to declare (e.g. `experimental`), merged over the ones derived from the
+   * handlers given below.
+   */
+  readonly capabilities?: Record<string, unknown>;
+  /** Answers the server's `sampling/createMessage`; declares the `sampling` capability. */
+  readonly sampling?: SamplingHandler;
+  /** Answers the server's `elicitation/create`; declares the `elicitation` capability. */
+  readonly elicitation?: ElicitationHandler | ElicitationOptions;
+  /** The roots offered to the server (`roots/list`); declares `roots.listChanged`. See `setRoots`. */
+  readonly roots?: readonly Root[];
+  /**
+   * Which revision to speak. `'auto'` (the default) asks the server first with `server/discover`
+   * carrying the newest stateless revision: a modern server (a `DiscoverResult`, or a modern
+   * error naming what it supports) is spoken to statelessly in a revision both support; anything
+   * else (another error, an HTTP refusal, no answer within `discoverTimeoutMs`) means a legacy
+   * server, which gets the `initialize` handshake offering the newest handshake revision. A
+   * handshake revision (e.g. `'2025-11-25'`) skips the probe and offers it in `initialize`; a
+   * stateless one (`'2026-07-28'`) accepts no legacy server (`LegacyServerError`).
+   */
+  readonly protocolVersion?: 'auto' | ClientRevision;
+  /** Revisions accepted from the server. Default: all that rxmcp supports. */
+  readonly supportedRevisions?: readonly string[];
+  /** How long the `server/discover` probe waits before deciding the server is legacy. Default 5 s. */
+  readonly discoverTimeoutMs?: number;
+  /**
+   * Stateless revisions: how many times one request may be answered `input_required` before it
+   * fails with `InputRoundsExceededError`. Default 10.
+   */
+  readonly maxInputRounds?: number;
+  /** Default timeout of requests. Default 60 s. */
+  readonly requestTimeoutMs?: number;
+  /** Refuse locally a request whose capability the server did not declare. Default false. */
+  readonly enforceServerCapabilities?: boolean;
+  /** Most pages a listing may take before it fails with `PageLimitError`. Default 1000. */
+  readonly maxListPages?: number;
+  /** Ping the server periodically and close the connection after too many missed answers. */
+  readonly keepalive?: KeepaliveOptions;
+  /**
+   * Compiles the JSON Schemas the server sends (tool output schemas, elicitation forms) into
+   * checks. Default: rxmcp's own validator for the keywords these schemas use; plug in a full
+   * validator for the rest.
+   */
+  readonly jsonSchemaValidator?: JsonSchemaValidatorFactory;
+  /** Where timeouts, the probe and keepalive are timed. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  readonly logger?: Logger;
+}
+
+/** The Promise forms of the client's calls, for code that wants one answer and no stream. */
+export interface McpClientPromises {
+  /** Resolves with the tool's result (no progress events; use `onProgress` for those). */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  listTools(options?: RequestOptions): Promise<Tool[]>;
+  listResources(options?: RequestOptions): Promise<Resource[]>;
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]>;
+  listPrompts(options?: RequestOptions): Promise<Prompt[]>;
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>;
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult>;
+  complete(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult>;
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void>;
+  ping(options?: RequestOptions): Promise<void>;
+}
+
+/**
+ * A connected MCP client. It exists only once the era is known (and, for a legacy server, the
+ * handshake is done). The API is the same in both eras. Every call returns a cold Observable:
+ * subscribing sends the request, unsubscribing before the answer cancels it, a JSON-RPC error
+ * arrives as a `JsonRpcError`, an answer that does not match the revision's schema as a
+ * `ProtocolError` (failing that call only), and a connection that closes fails every pending call
+ * with `ConnectionClosedError`. `promises` has the Promise forms.
+ */
+export interface McpClient {
+  readonly connection: Connection;
+  /** The negotiated protocol revision. */
+  readonly revision: ClientRevision;
+  /** `modern` (stateless, 2026-07-28 on) or `legacy` (initialize handshake). */
+  readonly era: ServerEra;
+  /** The server's identity: from `initialize`, or from `server/discover` (empty if it said none). */
+  readonly serverInfo: Implementation;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  /** `operating` until the connection closes, then `shutdown`. */
+  readonly state: ConnectionState;
+  /** Replays the current state; completes on shutdown. */
+  readonly state$: Observable<ConnectionState>;
+  /** Emits once when the connection has closed (why, and the error if it failed), then completes. */
+  readonly closed$: Observable<TransportClose>;
+  /**
+   * Sends any request. Cold. In a stateless revision the request carries the client's `_meta`,
+   * and `input_required` answers are handled as for `callTool`.
+   */
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Observable<Record<string, unknown>>;
+  /** Checks the server answers (`ping`; `server/discover` in the stateless revisions, which have no ping). */
+  ping(options?: RequestOptions): Promise<void>;
+
+  /**
+   * Every tool of the server, across pages, kept up to date: fetched on first subscription,
+   * replayed to later subscribers, fetched again when the server says the list changed
+   * (`notifications/tools/list_changed`; in a stateless revision heard on a `subscriptions/listen`
+   * stream while anyone is subscribed) and, in a stateless revision, when a later subscriber
+   * arrives after the list's `ttlMs` ran out. Stays cached when nobody listens; completes when the
+   * connection closes. `[]` when the server has no `tools` capability.
+   */
+  readonly tools$: Observable<readonly Tool[]>;
+  /**
+   * Every tool, across pages, fetched now. Cold. `[]` without the `tools` capability. In a
+   * stateless revision, tools whose `x-mcp-header` annotations break the spec's rules are left
+   * out (with a warning in the log).
+   */
+  listTools(options?: RequestOptions): Observable<Tool[]>;
+  /**
+   * Calls a tool. Cold: emits `{ type: 'progress', ... }` events while it runs and, in a stateless
+   * revision, `{ type: 'input_required', round, requests }` each time the server asks for input
+   * (answered with the client's sampling, elicitation and roots handlers before the call is sent
+   * again), then one `{ type: 'result', result }` and completes; `.pipe(toolResult())` keeps the
+   * result only. `structuredContent` is checked against the tool's `outputSchema` (the tool list
+   * is fetched once when needed), failing with `ProtocolError` on a mismatch.
+   */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Observable<ToolCallEvent>;
+
+  /** Like `tools$`, for resources (refreshed on `notifications/resources/list_changed`). */
+  readonly resources$: Observable<readonly Resource[]>;
+  /** Like `tools$`, for resource templates (refreshed on `notifications/resources/list_changed`). */
+  readonly resourceTemplates$: Observable<readonly ResourceTemplate[]>;
+  listResources(options?: RequestOptions): Observable<Resource[]>;
+  listResourceTemplates(options?: RequestOptions): Observable<ResourceTemplate[]>;
+  /** Reads a resource once. Cold. */
+  readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult>;
+  /**
+   * The contents of a resource as they change. The first subscriber subscribes to its updates
+   * (`resources/subscribe`; in a stateless revision, the URI joins the client's
+   * `subscriptions/listen` filter) and reads the resource; each `notifications/resources/updated`
+   * for the URI reads it again. Later subscribers share the subscription and get the latest
+   * contents at once; when the last one unsubscribes, the subscription ends. Errors with
+   * `CapabilityNotSupportedError` when the server cannot subscribe; completes when the connection
+   * closes.
+   */
+  watchResource(uri: string): Observable<ReadResourceResult>;
+
+  /** Like `tools$`, for prompts (refreshed on `notifications/prompts/list_changed`). */
+  readonly prompts$: Observable<readonly Prompt[]>;
+  listPrompts(options?: RequestOptions): Observable<Prompt[]>;
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Observable<GetPromptResult>;
+
+  /** Asks for completions of a prompt or resource-template argument. Cold. */
+  complete(params: CompleteRequestParams, options?: RequestOptions): Observable<CompleteResult>;
+  /**
+   * Sets the level of the log messages the server sends. Cold; emits once the server agreed. In a
+   * stateless revision nothing is sent: every later request carries the level in its `_meta`.
+   */
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void>;
+  /** Hot: the server's log messages (`notifications/message`). Completes when the connection closes. */
+  readonly logMessages$: Observable<LoggingMessageNotificationParams>;
+  /** Hot: `notifications/elicitation/complete` (URL-mode elicitations finished out of band; 2025-11-25). */
+  readonly elicitationComplete$: Observable<{ readonly elicitationId: string }>;
+
+  /**
+   * Replaces the roots offered to the server: `notifications/roots/list_changed` tells a legacy
+   * server; a stateless revision asks for roots in each request that needs them.
+   */
+  setRoots(roots: readonly Root[]): void;
+  readonly promises: McpClientPromises;
+  /** Closes the connection; pending calls fail with `ConnectionClosedError`. Idempotent. */
+  close(reason?: string): void;
+}

@@ -1,0 +1,458 @@
+import type { Logger } from 'pino';
+import {
+  catchError,
+  EmptyError,
+  filter,
+  finalize,
+  firstValueFrom,
+  lastValueFrom,
+  map,
+  merge,
+  of,
+  switchMap,
+  takeUntil,
+  tap,
+  throwError,
+  toArray,
+} from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { hasCapability } from '../connection/capabilities';
+import type { Connection, ConnectionState } from '../connection/connection';
+import type { RequestHandler } from '../connection/dispatcher';
+import type { RequestOptions } from '../connection/request-pipeline';
+import { StatelessErrorCode } from '../connection/stateless';
+import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
+import type { JsonRpcNotification } from '../jsonrpc/message';
+import { paginate } from '../operators/paginate';
+import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
+import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
+import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
+import type { GetPromptResult, Prompt } from '../schema/prompts';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
+import type { Root } from '../schema/roots';
+import type { CallToolResult, Tool } from '../schema/tools';
+import type { TransportClose } from '../transport/transport';
+import { cachedList } from './cached-list';
+import type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
+import type { InputRequests } from './input-requests';
+import { keepalive } from './keepalive';
+import type { KeepaliveOptions } from './keepalive';
+import { ListFreshness } from './list-freshness';
+import { createResourceWatcher } from './resource-watcher';
+import type { ResourceWatcher } from './resource-watcher';
+import type { SchemaCheck } from './schema-checks';
+import { DEFAULT_MAX_INPUT_ROUNDS, statelessRequest } from './stateless-requests';
+import type { RoundHooks, StatelessRequesterDeps } from './stateless-requests';
+import { SubscriptionHub } from './subscriptions';
+import type { ListenTopic } from './subscriptions';
+import { callTool } from './tool-call';
+import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
+import { planToolHeaders, toolCallHeaders } from './tool-headers';
+import type { ToolHeaderPlan } from './tool-headers';
+
+/** What `connect` hands the client once the era is settled. */
+export interface ClientSetup {
+  readonly connection: Connection;
+  readonly options: ClientOptions;
+  readonly era: ServerEra;
+  readonly revision: ClientRevision;
+  readonly serverInfo: Record<string, unknown> | undefined;
+  /** What the server declared; undefined when a modern server said nothing (nothing is refused then). */
+  readonly serverCapabilities: Record<string, unknown> | undefined;
+  readonly instructions: string | undefined;
+  readonly log: Logger;
+  readonly check: SchemaCheck;
+  /** The client's sampling, elicitation and roots handlers, by method (they answer input requests). */
+  readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
+  readonly replaceRoots: (roots: readonly Root[]) => void;
+}
+
+const DEFAULT_MAX_LIST_PAGES = 1000;
+/** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
+const LISTEN_OPTIONS: RequestOptions = { timeoutMs: Infinity };
+
+/** The result of a tool call as a Promise (what `lastValueFrom(call.pipe(toolResult()))` gives, with fewer layers). */
+function resultOf(call: Observable<ToolCallEvent>): Promise<CallToolResult> {
+  return new Promise((resolve, reject) => {
+    let result: CallToolResult | undefined;
+    call.subscribe({
+      next: (event) => {
+        if (event.type === 'result') result = event.result;
+      },
+      error: reject,
+      complete: () => (result ? resolve(result) : reject(new EmptyError())),
+    });
+  });
+}
+
+/**
+ * The client. A class, so that an idle client costs one object and its methods live on the
+ * prototype; what most clients never use (list caches, log streams, the resource watcher, the
+ * Promise forms) is built on first use (see benchmarks/results/ANALYSIS.md). Both eras share it:
+ * `send` is where a request takes the era's path.
+ */
+export class Client implements McpClient, ToolCallContext {
+  readonly connection: Connection;
+  readonly revision: ClientRevision;
+  readonly era: ServerEra;
+  readonly serverInfo: Implementation;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  readonly check: SchemaCheck;
+  /** The latest full tool listing, for output-schema checks and headers; forgotten when the list changes. */
+  private knownTools: ReadonlyMap<string, Tool> | undefined;
+  /** Tools the latest listing left out (invalid `x-mcp-header` annotations), with the reason. */
+  private rejectedTools = new Map<string, string>();
+  private readonly headerPlans = new WeakMap<Tool, ToolHeaderPlan>();
+  private readonly capabilitiesKnown: boolean;
+  private readonly log: Logger;
+  private readonly options: ClientOptions;
+  private logLevel: LoggingLevel | undefined;
+  private readonly stateless: StatelessRequesterDeps | undefined;
+  private readonly freshness: ListFreshness;
+  private lazy: Partial<{
+    tools$: Observable<readonly Tool[]>;
+    resources$: Observable<readonly Resource[]>;
+    resourceTemplates$: Observable<readonly ResourceTemplate[]>;
+    prompts$: Observable<readonly Prompt[]>;
+    logMessages$: Observable<LoggingMessageNotificationParams>;
+    elicitationComplete$: Observable<{ elicitationId: string }>;
+    promises: McpClientPromises;
+    resourceWatcher: ResourceWatcher;
+    hub: SubscriptionHub;
+  }> = {};
+
+  constructor(private readonly setup: ClientSetup) {
+    this.connection = setup.connection;
+    this.options = setup.options;
+    this.log = setup.log;
+    this.check = setup.check;
+    this.revision = setup.revision;
+    this.era = setup.era;
+    this.serverInfo = (setup.serverInfo ?? {}) as Implementation;
+    this.capabilitiesKnown = setup.serverCapabilities !== undefined;
+    this.serverCapabilities = (setup.serverCapabilities ?? {}) as ServerCapabilities;
+    this.instructions = setup.instructions;
+    this.freshness = new ListFreshness(setup.options.scheduler ?? asyncScheduler);
+    this.stateless =
+      setup.era === 'modern'
+        ? {
+            connection: setup.connection,
+            revision: setup.revision,
+            inputHandlers: setup.inputHandlers,
+            maxInputRounds: setup.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+            validateResults: true,
+            logLevel: () => this.logLevel,
+          }
+        : undefined;
+  }
+
+  get state(): ConnectionState {
+    return this.connection.state;
+  }
+
+  get state$(): Observable<ConnectionState> {
+    return this.connection.state$;
+  }
+
+  get closed$(): Observable<TransportClose> {
+    return this.connection.closed$;
+  }
+
+  /** Sees every valid notification before `notifications$` (the connection calls it). */
+  onNotification(message: JsonRpcNotification): void {
+    if (message.method === 'notifications/tools/list_changed') this.knownTools = undefined;
+    this.freshness.onNotification(message.method);
+  }
+
+  keepAlive(settings: KeepaliveOptions): void {
+    keepalive(() => this.pingRequest({ timeoutMs: settings.timeoutMs ?? settings.intervalMs }), {
+      scheduler: this.options.scheduler,
+      ...settings,
+    })
+      .pipe(takeUntil(this.connection.closed$))
+      .subscribe({
+        next: (missed) => {
+          if (missed > 0) this.log.warn({ missed }, 'keepalive ping unanswered');
+        },
+        error: (error: Error) => {
+          this.log.warn({ err: error }, 'server unresponsive; closing');
+          this.connection.close(error.message);
+        },
+      });
+  }
+
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Observable<Record<string, unknown>> {
+    return this.send(method, params, options);
+  }
+
+  /** Where every request takes its era's path. */
+  private send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions = {},
+    hooks?: RoundHooks,
+  ): Observable<Record<string, unknown>> {
+    if (!this.stateless) return this.connection.request(method, params, options);
+    return statelessRequest(this.stateless, method, params, options, hooks);
+  }
+
+  private pingRequest(options?: RequestOptions): Observable<Record<string, unknown>> {
+    // The stateless revisions have no ping; discovery is the cheapest request every server answers.
+    return this.send(this.stateless ? 'server/discover' : 'ping', undefined, options);
+  }
+
+  async ping(options?: RequestOptions): Promise<void> {
+    await firstValueFrom(this.pingRequest(options));
+  }
+
+  get tools$(): Observable<readonly Tool[]> {
+    return (this.lazy.tools$ ??= this.cached('tools/list', () => this.listTools(), 'toolsListChanged'));
+  }
+
+  listTools(options?: RequestOptions): Observable<Tool[]> {
+    return this.listAll<Tool>('tools/list', 'tools', 'tools', options).pipe(
+      map((tools) => (this.stateless ? this.withoutInvalidHeaders(tools) : tools)),
+      tap((tools) => (this.knownTools = new Map(tools.map((tool) => [tool.name, tool])))),
+    );
+  }
+
+  /**
+   * Transports → Streamable HTTP → Custom Headers: a tool whose `x-mcp-header` annotations break
+   * the rules is left out of the list, with a warning naming it and why.
+   */
+  private withoutInvalidHeaders(tools: Tool[]): Tool[] {
+    this.rejectedTools = new Map();
+    return tools.filter((tool) => {
+      const plan = this.headerPlan(tool);
+      if (!('invalid' in plan)) return true;
+      this.rejectedTools.set(tool.name, plan.invalid);
+      this.log.warn({ tool: tool.name, reason: plan.invalid }, 'tool left out: invalid x-mcp-header annotation');
+      return false;
+    });
+  }
+
+  private headerPlan(tool: Tool): ToolHeaderPlan {
+    let plan = this.headerPlans.get(tool);
+    if (!plan) this.headerPlans.set(tool, (plan = planToolHeaders(tool.inputSchema)));
+    return plan;
+  }
+
+  knowsTools(): boolean {
+    return this.knownTools !== undefined;
+  }
+
+  /** The definition of a tool, for output checks (see `ToolCallContext`). */
+  toolNamed(name: string, fetchIfUnknown: boolean): Observable<Tool | undefined> {
+    if (this.knownTools) return of(this.knownTools.get(name));
+    if (!fetchIfUnknown) return of(undefined);
+    return this.listTools().pipe(map(() => this.knownTools?.get(name)));
+  }
+
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Observable<ToolCallEvent> {
+    return callTool(this, name, args, options);
+  }
+
+  sendToolCall(
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    onInputRequired: (round: number, requests: InputRequests) => void,
+  ): Observable<Record<string, unknown>> {
+    if (!this.stateless) return this.connection.request('tools/call', params, options);
+    const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
+      this.paramHeaders(params).pipe(
+        switchMap((headers) =>
+          this.send(
+            'tools/call',
+            params,
+            { ...options, headers: { ...options.headers, ...headers } },
+            { onInputRequired },
+          ),
+        ),
+        catchError((error: unknown) => {
+          // Custom Headers → Client Behavior: on HeaderMismatch, look at the tool again and retry once.
+          if (refreshed || !(error instanceof JsonRpcError) || error.code !== StatelessErrorCode.HeaderMismatch) {
+            return throwError(() => error);
+          }
+          this.knownTools = undefined;
+          return attempt(true);
+        }),
+      );
+    return attempt(false);
+  }
+
+  /** The `Mcp-Param-*` headers of a call, from the tool's definition (listed first when unknown). */
+  private paramHeaders(params: Record<string, unknown>): Observable<Record<string, string>> {
+    const name = String(params.name);
+    return this.toolNamed(name, this.capabilitiesKnown ? hasCapability(this.serverCapabilities, 'tools') : true).pipe(
+      map((tool) => {
+        const rejected = this.rejectedTools.get(name);
+        if (!tool && rejected) throw new ProtocolError(`Tool "${name}" was left out of the tool list: ${rejected}`);
+        return tool ? toolCallHeaders(this.headerPlan(tool), params.arguments as Record<string, unknown>) : {};
+      }),
+    );
+  }
+
+  get resources$(): Observable<readonly Resource[]> {
+    return (this.lazy.resources$ ??= this.cached('resources/list', () => this.listResources(), 'resourcesListChanged'));
+  }
+
+  get resourceTemplates$(): Observable<readonly ResourceTemplate[]> {
+    return (this.lazy.resourceTemplates$ ??= this.cached(
+      'resources/templates/list',
+      () => this.listResourceTemplates(),
+      'resourcesListChanged',
+    ));
+  }
+
+  listResources(options?: RequestOptions): Observable<Resource[]> {
+    return this.listAll<Resource>('resources/list', 'resources', 'resources', options);
+  }
+
+  listResourceTemplates(options?: RequestOptions): Observable<ResourceTemplate[]> {
+    return this.listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'resources', options);
+  }
+
+  readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult> {
+    return this.send('resources/read', { uri }, options) as Observable<ReadResourceResult>;
+  }
+
+  watchResource(uri: string): Observable<ReadResourceResult> {
+    const watcher = (this.lazy.resourceWatcher ??= createResourceWatcher({
+      connection: this.connection,
+      serverCapabilities: this.capabilitiesKnown ? this.serverCapabilities : undefined,
+      readResource: (watched) => this.readResource(watched),
+      ...(this.stateless ? { hub: this.hub } : {}),
+      logger: this.log,
+    }));
+    return watcher.watch(uri);
+  }
+
+  get prompts$(): Observable<readonly Prompt[]> {
+    return (this.lazy.prompts$ ??= this.cached('prompts/list', () => this.listPrompts(), 'promptsListChanged'));
+  }
+
+  listPrompts(options?: RequestOptions): Observable<Prompt[]> {
+    return this.listAll<Prompt>('prompts/list', 'prompts', 'prompts', options);
+  }
+
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Observable<GetPromptResult> {
+    const params = args === undefined ? { name } : { name, arguments: args };
+    return this.send('prompts/get', params, options) as Observable<GetPromptResult>;
+  }
+
+  complete(params: CompleteRequestParams, options?: RequestOptions): Observable<CompleteResult> {
+    return this.send('completion/complete', params as Record<string, unknown>, options) as Observable<CompleteResult>;
+  }
+
+  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void> {
+    if (this.stateless) {
+      // Stateless revisions have no logging/setLevel: the level rides in each request's _meta.
+      return of(undefined).pipe(tap(() => (this.logLevel = level)));
+    }
+    return this.send('logging/setLevel', { level }, options).pipe(map((): void => undefined));
+  }
+
+  get logMessages$(): Observable<LoggingMessageNotificationParams> {
+    return (this.lazy.logMessages$ ??= this.paramsOf<LoggingMessageNotificationParams>('notifications/message'));
+  }
+
+  get elicitationComplete$(): Observable<{ readonly elicitationId: string }> {
+    return (this.lazy.elicitationComplete$ ??= this.paramsOf<{ elicitationId: string }>(
+      'notifications/elicitation/complete',
+    ));
+  }
+
+  setRoots(roots: readonly Root[]): void {
+    this.setup.replaceRoots(roots);
+    // A stateless server asks for roots (input requests) whenever it needs them: nothing to tell.
+    if (this.stateless) return;
+    if (this.options.roots === undefined) {
+      this.log.warn('setRoots called, but the client was connected without roots; the server was not told');
+      return;
+    }
+    this.connection.notify('notifications/roots/list_changed');
+  }
+
+  get promises(): McpClientPromises {
+    return (this.lazy.promises ??= {
+      callTool: (name, args, o) => resultOf(this.callTool(name, args, { progress: false, ...o })),
+      listTools: (o) => lastValueFrom(this.listTools(o)),
+      listResources: (o) => lastValueFrom(this.listResources(o)),
+      listResourceTemplates: (o) => lastValueFrom(this.listResourceTemplates(o)),
+      listPrompts: (o) => lastValueFrom(this.listPrompts(o)),
+      readResource: (uri, o) => lastValueFrom(this.readResource(uri, o)),
+      getPrompt: (name, args, o) => lastValueFrom(this.getPrompt(name, args, o)),
+      complete: (params, o) => lastValueFrom(this.complete(params, o)),
+      setLoggingLevel: (level, o) => lastValueFrom(this.setLoggingLevel(level, o)),
+      ping: (o) => this.ping(o),
+    });
+  }
+
+  close(reason?: string): void {
+    this.connection.close(reason);
+  }
+
+  /** The `subscriptions/listen` streams of a stateless client, made on first use. */
+  private get hub(): SubscriptionHub {
+    return (this.lazy.hub ??= new SubscriptionHub({
+      request: (method, params) => this.send(method, params, LISTEN_OPTIONS),
+      notifications$: this.connection.notifications$,
+      closed$: this.connection.closed$,
+      scheduler: this.freshness.scheduler,
+      logger: this.log,
+    }));
+  }
+
+  /** A self-refreshing list: on its change notification, and in a stateless revision when stale. */
+  private cached<T>(
+    method: string,
+    fetch: () => Observable<T[]>,
+    topic: ListenTopic & string,
+  ): Observable<readonly T[]> {
+    const notification = `notifications/${topic.replace('ListChanged', '')}/list_changed`;
+    const changed$ = this.stateless
+      ? merge(
+          this.notified(notification),
+          // Listening starts with the acknowledgement: the refresh then covers changes made before it.
+          this.hub.watch(topic).pipe(filter((event) => event.kind === 'listening')),
+        )
+      : this.notified(notification);
+    return cachedList({
+      fetch,
+      changed$,
+      ...(this.stateless ? { freshUntil: () => this.freshness.until(method), scheduler: this.options.scheduler } : {}),
+    });
+  }
+
+  private notified(method: string): Observable<JsonRpcNotification> {
+    return this.connection.notifications$.pipe(filter((message) => message.method === method));
+  }
+
+  private paramsOf<T>(method: string): Observable<T> {
+    return this.notified(method).pipe(map((message) => (message.params ?? {}) as T));
+  }
+
+  private listAll<T>(method: string, key: string, capability: string, options?: RequestOptions): Observable<T[]> {
+    if (this.capabilitiesKnown && !hasCapability(this.serverCapabilities, capability)) return of([]);
+    const pages = this.stateless ? this.freshness.track(method) : undefined;
+    return paginate<Record<string, unknown>, T>({
+      fetchPage: (cursor) => {
+        const page$ = this.send(method, cursor === undefined ? {} : { cursor }, options);
+        return pages ? page$.pipe(tap((page) => pages.page(page))) : page$;
+      },
+      items: (page) => (Array.isArray(page[key]) ? (page[key] as T[]) : []),
+      nextCursor: (page) => page.nextCursor as string | undefined,
+      maxPages: this.options.maxListPages ?? DEFAULT_MAX_LIST_PAGES,
+    }).pipe(
+      toArray(),
+      tap({ complete: () => pages?.complete() }),
+      finalize(() => pages?.end()),
+    );
+  }
+}
