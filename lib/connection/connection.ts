@@ -265,7 +265,7 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
             this.scheduler,
             onTransition,
           )
-        : new LifecycleRunner(clientLifecycle, { supported: this.supported }, this.scheduler, onTransition);
+        : new LifecycleRunner(clientLifecycle, { supported: this.supportedAll }, this.scheduler, onTransition);
     this.onLifecycle(this.lifecycle.snapshot);
 
     this.transportClosed = this.transport.closed$.subscribe((close) => this.shutdown(close.reason, close.error));
