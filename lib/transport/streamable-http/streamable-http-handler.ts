@@ -8,7 +8,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { statelessRevisionOf } from '../../schema/request-meta';
 import type { StatelessReceiver } from '../transport';
 import { serveStatelessPost } from './stateless-exchange';
-import { STATEFUL_REVISIONS } from '../../schema/revisions';
+import { isStatefulRevision, STATEFUL_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
 import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from './http-guards';
@@ -84,7 +84,13 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   readonly maxBufferedBytes?: number;
   /** Messages kept for the standalone stream while no GET is open (oldest dropped first). Default 1000. */
   readonly maxHeldMessages?: number;
-  /** Revisions accepted in `MCP-Protocol-Version`; another value gets 400. Default: all rxmcp supports. */
+  /**
+   * Revisions served. Handshake revisions (through 2025-11-25) are the values accepted in
+   * `MCP-Protocol-Version` on session requests; another gets 400. Give only stateless ones (for
+   * example `['2026-07-28']`) for a deployment that keeps no sessions at all: `initialize` is then
+   * refused with -32022 naming them, and GET and DELETE answer 405. Default: every handshake
+   * revision rxmcp speaks (stateless requests go to the `statelessReceiver` whatever this says).
+   */
   readonly supportedRevisions?: readonly string[];
   /** Makes session ids; default `crypto.randomUUID()`. Ids must be visible ASCII (0x21 to 0x7E). */
   readonly generateSessionId?: () => string;
@@ -165,7 +171,10 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const json = options.enableJsonResponse ?? false;
-  const supported: readonly string[] = options.supportedRevisions ?? STATEFUL_REVISIONS;
+  const served: readonly string[] = options.supportedRevisions ?? STATEFUL_REVISIONS;
+  const supported: readonly string[] = served.filter(isStatefulRevision);
+  /** Whether any handshake revision is served: without one, no session is ever made. */
+  const sessionsServed = supported.length > 0;
   const eventStore =
     stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
   const generateSessionId = options.generateSessionId ?? randomUUID;
@@ -328,6 +337,10 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       refuse(res, 400, 'Invalid request: initialize may not be batched', ErrorCode.InvalidRequest);
       return;
     }
+    if (!sessionsServed) {
+      refuseHandshake(res, body);
+      return;
+    }
     if (!initialize && versionRefused(req, res, body)) return;
 
     if (stateless) {
@@ -361,8 +374,25 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     entry.session.post(res, frame, json, { [SESSION_HEADER]: entry.session.transport.sessionId as string });
   }
 
+  /**
+   * A deployment of stateless revisions only answers a handshake-family POST with -32022 naming the
+   * revisions it serves (spec 2026-07-28: Versioning → a modern-only server names its versions in
+   * any error to initialize).
+   */
+  function refuseHandshake(res: ServerResponse, body: unknown): void {
+    const message = body as { id?: unknown; params?: { protocolVersion?: unknown } };
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    const requested = message.params?.protocolVersion ?? 'none';
+    const error = {
+      code: -32022,
+      message: `Unsupported protocol version: this server keeps no sessions; it serves ${served.join(', ')}`,
+      data: { supported: [...served].reverse(), requested },
+    };
+    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(errorResponse(id, error)));
+  }
+
   function get(req: IncomingMessage, res: ServerResponse): void {
-    if (stateless) {
+    if (stateless || !sessionsServed) {
       refuse(
         res,
         405,
@@ -385,7 +415,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   }
 
   function remove(req: IncomingMessage, res: ServerResponse): void {
-    if (stateless) {
+    if (stateless || !sessionsServed) {
       refuse(
         res,
         405,

@@ -204,3 +204,42 @@ describe('decodeHeaderValue', () => {
     expect(decodeHeaderValue('=?base64?SGVsbG8=')).toBe('=?base64?SGVsbG8=');
   });
 });
+
+describe('a Streamable HTTP deployment of the stateless revision only', () => {
+  it('keeps no sessions: initialize is refused naming the revisions served, GET and DELETE answer 405', async () => {
+    const server = createServer({ name: 'modern-only', version: '1.0.0', supportedRevisions: [REVISION] });
+    server.tool({ name: 'noop', description: 'does nothing', handler: () => ({ content: [] }) });
+    const running = await startStreamableHttpServer({ server, supportedRevisions: [REVISION] });
+    try {
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const init = await fetch(running.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+        }),
+      });
+      expect(init.status).toBe(400);
+      expect(init.headers.get('mcp-session-id')).toBeNull();
+      expect(await init.json()).toMatchObject({
+        id: 1,
+        error: { code: -32022, data: { supported: [REVISION], requested: '2025-11-25' } },
+      });
+      expect((await fetch(running.url, { method: 'GET', headers: { accept: 'text/event-stream' } })).status).toBe(405);
+      expect((await fetch(running.url, { method: 'DELETE' })).status).toBe(405);
+      const list = await fetch(running.url, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-protocol-version': REVISION, 'mcp-method': 'tools/list' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } }),
+      });
+      expect(await list.json()).toMatchObject({ id: 2, result: { tools: [{ name: 'noop' }] } });
+      expect(running.handler.sessions.size).toBe(0);
+    } finally {
+      server.close();
+      await running.close();
+    }
+  });
+});
