@@ -1,7 +1,7 @@
 import { asyncScheduler, BehaviorSubject, Observable, ReplaySubject, Subject } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import type { AnyMachineSnapshot } from 'xstate';
+import type { AnyMachineSnapshot, InspectionEvent } from 'xstate';
 import { classify } from '../jsonrpc/classify';
 import type { Classified } from '../jsonrpc/classify';
 import {
@@ -79,6 +79,14 @@ export interface ConnectionOptions {
   readonly supportedRevisions?: readonly string[];
   /** Server only: caching hints for results of stateless revisions, by method (see `DEFAULT_CACHE_HINTS`). */
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
+  /** Receives the lifecycle's XState inspection events (see `LifecycleRunner`). */
+  readonly inspect?: (event: InspectionEvent) => void;
+  /**
+   * Resumes a connection from `getPersistedSnapshot()` of an earlier one (in another process, say):
+   * its lifecycle state, negotiated revision and what the peer declared. Requests that were in
+   * flight are not part of it.
+   */
+  readonly snapshot?: unknown;
   /** Client only: the revision offered in initialize. Default: the latest supported. */
   readonly protocolVersion?: Revision;
   /**
@@ -174,6 +182,8 @@ export interface Connection {
    * `UnsupportedProtocolVersionError` (and closes) when the server answers a revision we do not speak.
    */
   initialize(): Observable<Record<string, unknown>>;
+  /** The lifecycle's snapshot in a form that survives JSON: `snapshot` in the options of a later connection restores it. */
+  getPersistedSnapshot(): unknown;
   /** Closes the connection: pending requests fail, handlers in flight are cancelled. Idempotent. */
   close(reason?: string): void;
 }
@@ -253,7 +263,11 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     this.log = childLogger(options.logger, { component: 'connection', connectionId: this.id, role: this.role });
     this.traceEnabled = this.log.isLevelEnabled('trace');
     this.dispatcher = new Dispatcher(this, this.log);
-    const onTransition = (snapshot: AnyMachineSnapshot) => this.onLifecycle(snapshot);
+    const runnerOptions = {
+      onTransition: (snapshot: AnyMachineSnapshot) => this.onLifecycle(snapshot),
+      inspect: options.inspect,
+      snapshot: options.snapshot,
+    };
     this.lifecycle =
       this.role === 'server'
         ? new LifecycleRunner(
@@ -263,9 +277,10 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
               initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
             },
             this.scheduler,
-            onTransition,
+            runnerOptions,
           )
-        : new LifecycleRunner(clientLifecycle, { supported: this.supportedAll }, this.scheduler, onTransition);
+        : new LifecycleRunner(clientLifecycle, { supported: this.supportedAll }, this.scheduler, runnerOptions);
+    if (options.snapshot !== undefined) this.adoptRestored();
     this.onLifecycle(this.lifecycle.snapshot);
 
     this.transportClosed = this.transport.closed$.subscribe((close) => this.shutdown(close.reason, close.error));
@@ -437,6 +452,33 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
 
   close(reason = 'closed locally'): void {
     this.shutdown(reason);
+  }
+
+  getPersistedSnapshot(): unknown {
+    return this.lifecycle.getPersistedSnapshot();
+  }
+
+  /** Takes what a restored lifecycle knows of the peer: the negotiated revision and its declarations. */
+  private adoptRestored(): void {
+    const context = this.lifecycle.snapshot.context as unknown as Record<string, unknown>;
+    const revision = context.revision as Revision | undefined;
+    this.revision = revision;
+    if (this.role === 'server') {
+      this.peerCapabilities = context.clientCapabilities as Record<string, unknown> | undefined;
+      this.peerInfo = context.clientInfo as Record<string, unknown> | undefined;
+    } else {
+      this.peerCapabilities = context.serverCapabilities as Record<string, unknown> | undefined;
+      this.peerInfo = context.serverInfo as Record<string, unknown> | undefined;
+      this.instructions = context.instructions as string | undefined;
+      if (revision !== undefined && this.lifecycle.snapshot.hasTag('stateless')) {
+        this.requestMeta = {
+          [META.protocolVersion]: revision,
+          [META.clientCapabilities]: this.capabilities(),
+          [META.clientInfo]: this.options.info,
+        };
+      }
+    }
+    if (revision !== undefined) this.transport.setProtocolVersion?.(revision);
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------

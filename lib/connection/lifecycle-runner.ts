@@ -1,13 +1,16 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { createActor } from 'xstate';
 import type {
+  AnyActorRef,
   AnyActorScope,
   AnyMachineSnapshot,
   AnyStateMachine,
   EventFromLogic,
   InputFrom,
+  InspectionEvent,
   SnapshotFrom,
 } from 'xstate';
+import { assertRunnable } from './lifecycle-check';
 
 /** A delayed event as XState's pure transition functions describe it (`xstate.raise` with a delay). */
 interface DelayedRaise {
@@ -34,12 +37,14 @@ const steppers = new WeakMap<AnyStateMachine, Stepper>();
 
 /**
  * What XState's pure `initialTransition`/`transition` do, with one inert scope per machine instead
- * of a new one (an actor and its system) per call, which cost about 60 µs a step. Our lifecycle
- * machines spawn no children, so nothing registers in the shared scope's system.
+ * of a new one (an actor and its system) per call, which cost about 60 µs a step. The machine is
+ * checked once, here, to use only the actions the runner executes (`assertRunnable`), so no
+ * action can reach the inert scope's stubs and be dropped.
  */
 function stepperOf(machine: AnyStateMachine): Stepper {
   let stepper = steppers.get(machine);
   if (!stepper) {
+    assertRunnable(machine);
     const self = createActor(machine);
     const actions: LifecycleAction[] = [];
     const scope = {
@@ -64,13 +69,40 @@ function taken(stepper: Stepper): readonly LifecycleAction[] {
   return stepper.actions.splice(0);
 }
 
+/** Options of {@link LifecycleRunner} beyond its machine, input and scheduler. */
+export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
+  /** Called after every transition (not for the initial snapshot: read `snapshot` for that). */
+  readonly onTransition?: (snapshot: SnapshotFrom<TMachine>) => void;
+  /**
+   * Receives XState inspection events, shaped as an actor's inspector gets them: `@xstate.actor`
+   * once, `@xstate.event` for each event received, `@xstate.action` for each action executed and
+   * `@xstate.snapshot` after each step (the initial one included).
+   */
+  readonly inspect?: (event: InspectionEvent) => void;
+  /** Receives the machine's `log` actions. Default: nowhere. */
+  readonly log?: (label: string | undefined, value: unknown) => void;
+  /** Receives the events of the machine's `emit` actions. */
+  readonly onEmit?: (event: { readonly type: string }) => void;
+  /**
+   * Starts from a snapshot `getPersistedSnapshot` returned instead of the initial state; the
+   * delayed events of the states it is in are armed again from now.
+   */
+  readonly snapshot?: unknown;
+}
+
+let runners = 0;
+
 /**
- * Runs one connection's lifecycle machine without an actor. The machine's own transition functions
- * (as XState's pure `initialTransition` and `transition` use them) compute every next snapshot from the machine, so the machine
- * stays the single description of the lifecycle; the only effects our lifecycle machines have are
- * delayed events (`after`), timed here on the connection's scheduler and cancelled when the state
- * that armed them is left (custom actions, should a machine gain any, run as they would in an actor). An idle connection then holds one snapshot instead of an actor with its
- * own system, mailbox and scope (about 4.5 KiB a connection; see benchmarks/results/ANALYSIS.md).
+ * Runs one connection's lifecycle machine without an actor, as an XState actor would: the machine's
+ * own transition functions compute every snapshot, so the machine stays the single description of
+ * the lifecycle, and every action it may hold is executed here: `assign` (applied by the
+ * transition), `raise` with or without a delay (timed on the connection's scheduler), `cancel`,
+ * `log`, `emit` and custom actions. A machine that uses anything else (`sendTo`, `spawnChild`,
+ * `enqueueActions`, an `invoke`, ...) is refused when the first runner for it is made. An idle
+ * connection then holds one snapshot instead of an actor with its own system, mailbox and scope
+ * (about 4.5 KiB a connection; see benchmarks/results/ANALYSIS.md). `spec/connection/
+ * lifecycle-runner.spec.ts` runs random event sequences through this and through `createActor` and
+ * requires the same snapshots.
  *
  * Events sent after the machine has reached a final state are ignored.
  */
@@ -78,31 +110,62 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   private current: AnyMachineSnapshot;
   /** Pending delayed events by id; created when the first one is armed. */
   private delayed: Map<string, Subscription> | undefined;
+  private readonly options: LifecycleRunnerOptions<TMachine>;
+  private inspectedRef: AnyActorRef | undefined;
 
   constructor(
     private readonly machine: TMachine,
     input: InputFrom<TMachine>,
     private readonly scheduler: SchedulerLike,
-    /** Called after every transition (not for the initial snapshot: read `snapshot` for that). */
-    private readonly onTransition: (snapshot: SnapshotFrom<TMachine>) => void,
+    options: LifecycleRunnerOptions<TMachine> | ((snapshot: SnapshotFrom<TMachine>) => void) = {},
   ) {
+    this.options = typeof options === 'function' ? { onTransition: options } : options;
     const stepper = stepperOf(machine);
-    this.current = machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot;
-    this.execute(taken(stepper));
+    if (this.options.snapshot !== undefined) {
+      this.current = machine.restoreSnapshot!(this.options.snapshot as never, stepper.scope) as AnyMachineSnapshot;
+      this.inspect({
+        type: '@xstate.actor',
+        actorRef: this.actorRef,
+        rootId: this.actorRef.sessionId,
+      } as InspectionEvent);
+      this.rearm();
+    } else {
+      this.current = machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot;
+      this.inspect({
+        type: '@xstate.actor',
+        actorRef: this.actorRef,
+        rootId: this.actorRef.sessionId,
+      } as InspectionEvent);
+      this.execute(taken(stepper));
+    }
+    this.inspectSnapshot({ type: 'xstate.init', input });
   }
 
   get snapshot(): SnapshotFrom<TMachine> {
     return this.current as SnapshotFrom<TMachine>;
   }
 
+  /** The snapshot in a form that survives JSON, for `snapshot` in the options of a later runner. */
+  getPersistedSnapshot(): unknown {
+    return this.machine.getPersistedSnapshot(this.current);
+  }
+
   send(event: EventFromLogic<TMachine>): void {
     if (this.current.status !== 'active') return;
+    this.inspect({
+      type: '@xstate.event',
+      event,
+      sourceRef: undefined,
+      actorRef: this.actorRef,
+      rootId: this.actorRef.sessionId,
+    } as InspectionEvent);
     const stepper = stepperOf(this.machine);
     this.current = this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot;
     const actions = taken(stepper);
     if (this.current.status === 'active') this.execute(actions);
     else this.stop();
-    this.onTransition(this.current as SnapshotFrom<TMachine>);
+    this.inspectSnapshot(event);
+    this.options.onTransition?.(this.current as SnapshotFrom<TMachine>);
   }
 
   /** Cancels the pending delayed events; the snapshot stays readable. */
@@ -112,12 +175,62 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     if (delayed) for (const timer of delayed.values()) timer.unsubscribe();
   }
 
+  /** A stand-in actor reference for inspection events, made only when someone inspects. */
+  private get actorRef(): AnyActorRef {
+    this.inspectedRef ??= {
+      id: this.machine.id,
+      sessionId: `lifecycle:${++runners}`,
+      getSnapshot: () => this.current,
+    } as unknown as AnyActorRef;
+    return this.inspectedRef;
+  }
+
+  private inspect(event: InspectionEvent): void {
+    this.options.inspect?.(event);
+  }
+
+  private inspectSnapshot(event: unknown): void {
+    if (!this.options.inspect) return;
+    this.inspect({
+      type: '@xstate.snapshot',
+      snapshot: this.current,
+      event,
+      actorRef: this.actorRef,
+      rootId: this.actorRef.sessionId,
+    } as InspectionEvent);
+  }
+
   private execute(actions: readonly LifecycleAction[]): void {
     for (const action of actions) {
-      if (action.type === 'xstate.raise') this.arm(action.params as DelayedRaise);
-      else if (action.type === 'xstate.cancel') this.cancel((action.params as { sendId: string }).sendId);
-      // assign is applied by the transition itself; a custom action runs its implementation.
-      else if (!action.type.startsWith('xstate.')) action.exec?.(action.info, action.params);
+      if (this.options.inspect) {
+        this.inspect({
+          type: '@xstate.action',
+          action: { type: action.type, params: action.params },
+          actorRef: this.actorRef,
+          rootId: this.actorRef.sessionId,
+        } as InspectionEvent);
+      }
+      switch (action.type) {
+        case 'xstate.raise':
+          this.arm(action.params as DelayedRaise);
+          break;
+        case 'xstate.cancel':
+          this.cancel((action.params as { sendId: string }).sendId);
+          break;
+        case 'xstate.log': {
+          const { label, value } = action.params as { label?: string; value: unknown };
+          this.options.log?.(label, value);
+          break;
+        }
+        case 'xstate.emit':
+          this.options.onEmit?.((action.params as { event: { type: string } }).event);
+          break;
+        case 'xstate.assign':
+          break; // applied by the transition itself
+        default:
+          // A custom action runs its implementation; assertRunnable refused every other built-in.
+          action.exec?.(action.info, action.params);
+      }
     }
   }
 
@@ -135,5 +248,23 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     if (!timer) return;
     this.delayed!.delete(id);
     timer.unsubscribe();
+  }
+
+  /** Arms again the `after` events of the states a restored snapshot is in, with their full delays. */
+  private rearm(): void {
+    if (this.current.status !== 'active') return;
+    const delays = this.machine.implementations.delays as Record<string, unknown>;
+    for (const node of this.current._nodes) {
+      for (const transition of node.after) {
+        const configured: unknown = transition.delay;
+        const named = typeof configured === 'string' ? delays[configured] : configured;
+        const delay =
+          typeof named === 'function'
+            ? (named as (args: unknown) => number)({ context: this.current.context, event: { type: 'xstate.init' } })
+            : named;
+        if (typeof delay === 'number' && Number.isFinite(delay))
+          this.arm({ event: { type: transition.eventType }, id: transition.eventType, delay });
+      }
+    }
   }
 }

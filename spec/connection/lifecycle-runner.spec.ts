@@ -1,15 +1,49 @@
 import { VirtualTimeScheduler } from 'rxjs';
-import { assign, setup } from 'xstate';
+import { assign, createActor, createMachine, emit, log, sendTo, setup, SimulatedClock, spawnChild } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from 'xstate';
+import { clientLifecycle } from '../../lib/connection/client-lifecycle.machine';
 import { LifecycleRunner } from '../../lib/connection/lifecycle-runner';
 import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
 
 const input = { supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 1000 };
-const initialize = { type: 'peer.initialize', protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } as const;
+const serverEvents = [
+  { type: 'peer.initialize', protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+  { type: 'peer.initialize', protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+  { type: 'peer.initialized' },
+  { type: 'peer.statelessRequest', protocolVersion: '2026-07-28' },
+  { type: 'transport.closed', reason: 'gone' },
+] as const;
+const clientEvents = [
+  { type: 'local.initialize' },
+  {
+    type: 'peer.initializeResult',
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    serverInfo: { name: 's', version: '1' },
+  },
+  {
+    type: 'peer.initializeResult',
+    protocolVersion: '1999-01-01',
+    capabilities: {},
+    serverInfo: { name: 's', version: '1' },
+  },
+  { type: 'peer.initializeFailed', reason: 'no' },
+  { type: 'local.stateless', protocolVersion: '2026-07-28' },
+  { type: 'local.close', reason: 'bye' },
+] as const;
+const initialize = {
+  type: 'peer.initialize',
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'c', version: '1' },
+} as const;
 
 function run(machineInput = input) {
   const scheduler = new VirtualTimeScheduler();
   const seen: string[] = [];
-  const runner = new LifecycleRunner(serverLifecycle, machineInput, scheduler, (snapshot) => seen.push(JSON.stringify(snapshot.value)));
+  const runner = new LifecycleRunner(serverLifecycle, machineInput, scheduler, (snapshot) =>
+    seen.push(JSON.stringify(snapshot.value)),
+  );
   let time = 0;
   const advance = (ms: number) => {
     time += ms;
@@ -90,4 +124,122 @@ describe('LifecycleRunner', () => {
     expect(calls).toEqual(['record']);
     expect(runner.snapshot.context.count).toBe(1);
   });
+
+  it('runs log and emit actions, and refuses a machine whose actions it cannot execute when it is defined', () => {
+    const logged: unknown[] = [];
+    const emitted: string[] = [];
+    const talkative = setup({ types: { events: {} as { type: 'go' } } }).createMachine({
+      initial: 'a',
+      states: { a: { on: { go: { target: 'b', actions: [log('going'), emit({ type: 'went' })] } } }, b: {} },
+    });
+    const runner = new LifecycleRunner(talkative, undefined, new VirtualTimeScheduler(), {
+      log: (_label, value) => logged.push(value),
+      onEmit: (event) => emitted.push(event.type),
+    });
+    runner.send({ type: 'go' });
+    expect(logged).toEqual(['going']);
+    expect(emitted).toEqual(['went']);
+
+    const sender = setup({ actions: { tell: sendTo('other', { type: 'hi' }) } }).createMachine({
+      initial: 'a',
+      states: { a: { entry: 'tell' } },
+    });
+    expect(() => new LifecycleRunner(sender, undefined, new VirtualTimeScheduler())).toThrow(/uses xstate\.sendTo/);
+    const spawner = createMachine({ initial: 'a', states: { a: { entry: spawnChild(createMachine({})) } } });
+    expect(() => new LifecycleRunner(spawner, undefined, new VirtualTimeScheduler())).toThrow(/xstate\.spawnChild/);
+    const invoker = createMachine({ initial: 'a', states: { a: { invoke: { src: createMachine({}) } } } });
+    expect(() => new LifecycleRunner(invoker, undefined, new VirtualTimeScheduler())).toThrow(/invokes an actor/);
+  });
+
+  it('reports each event, action and snapshot to an inspector, in the shape of XState inspection events', () => {
+    const events: InspectionEvent[] = [];
+    const runner = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), {
+      inspect: (event) => events.push(event),
+    });
+    runner.send(initialize);
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('@xstate.actor');
+    expect(types).toContain('@xstate.action'); // the initialize deadline's delayed raise
+    const received = events.filter((event) => event.type === '@xstate.event');
+    expect(received.map((event) => (event as { event: { type: string } }).event.type)).toEqual(['peer.initialize']);
+    const snapshots = events.filter((event) => event.type === '@xstate.snapshot');
+    expect(snapshots.map((event) => (event as unknown as { snapshot: { value: unknown } }).snapshot.value)).toEqual([
+      { initializing: 'awaitingInitialize' },
+      { initializing: 'awaitingInitialized' },
+    ]);
+    expect(new Set(events.map((event) => event.actorRef.sessionId)).size).toBe(1);
+  });
+
+  it('persists a snapshot that survives JSON, and restores it with its deadlines armed again', () => {
+    const { runner } = run();
+    runner.send({ type: 'peer.statelessRequest', protocolVersion: '2026-07-28' });
+    const persisted = JSON.parse(JSON.stringify(runner.getPersistedSnapshot()));
+    const restored = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), { snapshot: persisted });
+    expect(restored.snapshot.value).toBe('stateless');
+    expect(restored.snapshot.hasTag('accepts-stateless-requests')).toBe(true);
+
+    const waiting = run();
+    const scheduler = new VirtualTimeScheduler();
+    const again = new LifecycleRunner(serverLifecycle, input, scheduler, {
+      snapshot: JSON.parse(JSON.stringify(waiting.runner.getPersistedSnapshot())),
+    });
+    expect(again.snapshot.value).toEqual({ initializing: 'awaitingInitialize' });
+    scheduler.maxFrames = input.initializeTimeoutMs;
+    scheduler.flush();
+    expect(again.snapshot.status).toBe('done');
+    expect(again.snapshot.context.closeReason).toMatch(/no initialize/);
+  });
+
+  describe.each([
+    // A short initialize deadline, so that time passing decides as often as events do.
+    ['server', serverLifecycle, { ...input, initializeTimeoutMs: 150 }, serverEvents],
+    ['client', clientLifecycle, { supported: ['2025-11-25', '2026-07-28'] }, clientEvents],
+  ] as const)(
+    'against createActor: random event sequences through the %s lifecycle',
+    (_name, machine, machineInput, events) => {
+      it.each([1, 2, 3, 4, 5, 6, 7, 8])('gives the same snapshots as an XState actor (seed %i)', (seed) => {
+        const random = seeded(seed);
+        const scheduler = new VirtualTimeScheduler();
+        const runner = new LifecycleRunner(machine as AnyStateMachine, machineInput, scheduler);
+        const clock = new SimulatedClock();
+        const actor = createActor(machine as AnyStateMachine, { input: machineInput, clock }).start();
+        const same = () => {
+          const ours = runner.snapshot as AnyMachineSnapshot;
+          const theirs = actor.getSnapshot() as AnyMachineSnapshot;
+          expect([ours.value, ours.status, ours.context]).toEqual([theirs.value, theirs.status, theirs.context]);
+          expect([...ours.tags].sort()).toEqual([...theirs.tags].sort());
+        };
+        same();
+        let now = 0;
+        for (let step = 0; step < 30; step++) {
+          if (random() < 0.3) {
+            const ms = Math.floor(random() * 600);
+            now += ms;
+            clock.increment(ms);
+            scheduler.maxFrames = now;
+            scheduler.flush();
+          } else {
+            const event = events[Math.floor(random() * events.length)]!;
+            runner.send(event as never);
+            actor.send(event as never);
+          }
+          same();
+        }
+        actor.stop();
+        runner.stop();
+      });
+    },
+  );
 });
+
+/** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
