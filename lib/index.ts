@@ -24,8 +24,18 @@ export type {
 } from './jsonrpc/message';
 
 // Protocol revisions
-export { SUPPORTED_REVISIONS, LATEST_REVISION, isSupportedRevision, featuresOf } from './schema/revisions';
-export type { Revision, RevisionFeatures } from './schema/revisions';
+export {
+  SUPPORTED_REVISIONS,
+  LATEST_REVISION,
+  isSupportedRevision,
+  STATEFUL_REVISIONS,
+  LATEST_STATEFUL_REVISION,
+  isStatefulRevision,
+  MODERN_REVISIONS,
+  isModernRevision,
+  featuresOf,
+} from './schema/revisions';
+export type { Revision, StatefulRevision, ModernRevision, RevisionFeatures } from './schema/revisions';
 
 // Transports
 export { MalformedFrame } from './transport/transport';

@@ -18,6 +18,12 @@ export const ErrorCode = {
   /** Used by peers for a closed connection and for a request that timed out. */
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
+  /** MCP 2026-07-28: an HTTP request's `Mcp-*` headers disagree with its body. */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the server does not speak the revision the request names. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

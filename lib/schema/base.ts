@@ -1,13 +1,45 @@
 /**
- * Small types shared by every feature area: roles, annotations, icons, names, cursors.
+ * Small types shared by every feature area: roles, annotations, icons, names, cursors, log levels
+ * and JSON values.
  */
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
 import { perRevision, since, V2025_06_18 } from './build';
-import { LATEST_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
 export { MetaSchema, ProgressTokenSchema, RequestMetaSchema } from './build';
 export type { Meta, ProgressToken, RequestMeta } from './build';
+
+/** The syslog severities (RFC 5424), least severe first. */
+export const LOGGING_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
+
+/** Any JSON value. The one type written by hand: zod cannot infer a recursive type. */
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+
+// The published 2026-07-28 JSON Schema lists only strings, integers and booleans as JSONValue
+// leaves; its TypeScript source (and every JSON parser) also has fractions and null, which peers
+// put in capability objects: accept them (see spec/schema/differences.spec.ts).
+/** Any JSON value: an object, an array, a string, a number, a boolean or null. */
+export const JSONValueSchema: z.ZodType<JSONValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), JSONArraySchema, JSONObjectSchema]),
+);
+
+/** A JSON object: string keys, JSON values (capability and extension settings, sampling metadata). */
+export const JSONObjectSchema = z.record(z.string(), JSONValueSchema);
+export type JSONObject = z.infer<typeof JSONObjectSchema>;
+
+/** A JSON array. */
+export const JSONArraySchema = z.array(JSONValueSchema);
+export type JSONArray = z.infer<typeof JSONArraySchema>;
 
 /** Builds the shared small types of one revision. */
 export const baseSchemas = perRevision((revision) => {
@@ -33,10 +65,14 @@ export const baseSchemas = perRevision((revision) => {
     Icon,
     Icons: z.looseObject({ icons: z.array(Icon).optional() }),
     BaseMetadata: z.looseObject({ name: z.string(), title: z.string().optional() }),
+    LoggingLevel: z.enum(LOGGING_LEVELS),
+    JSONValue: JSONValueSchema,
+    JSONObject: JSONObjectSchema,
+    JSONArray: JSONArraySchema,
   };
 });
 
-const latest = baseSchemas(LATEST_REVISION);
+const latest = baseSchemas(LATEST_STATEFUL_REVISION);
 
 export { RequestIdSchema };
 export type { RequestId } from '../jsonrpc/message';
@@ -64,3 +100,7 @@ export type Icons = z.infer<typeof IconsSchema>;
 /** A programmatic `name` with an optional human-readable `title`. */
 export const BaseMetadataSchema = latest.BaseMetadata;
 export type BaseMetadata = z.infer<typeof BaseMetadataSchema>;
+
+/** A log severity, from `debug` to `emergency`. */
+export const LoggingLevelSchema = latest.LoggingLevel;
+export type LoggingLevel = z.infer<typeof LoggingLevelSchema>;

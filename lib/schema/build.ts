@@ -1,8 +1,10 @@
 /**
  * Helpers for building one family of schemas per revision. A builder is written once, in the
- * shape of the latest revision, and marks what older revisions lack with `since`, `member` and
- * `choose`. The static types of a builder's result are always the latest shapes; older revisions
- * only differ in what they accept at run time.
+ * shape of the latest revision, and marks what other revisions lack or change with `since`,
+ * `until`, `member`, `choose` and their kin. The static types of a builder's result are the latest
+ * shapes, widened where a revision differs so that one value type serves every revision: what only
+ * 2026-07-28 requires (`resultType`, request `_meta`) is typed optional, and where it narrows an
+ * older shape the older type stays (`chooseAsOlder`). Revisions differ in what they accept at run time.
  */
 import { z } from 'zod';
 import { revisionAtLeast, revisionWithin, type Revision } from './revisions';
@@ -11,6 +13,7 @@ import { revisionAtLeast, revisionWithin, type Revision } from './revisions';
 export const V2025_03_26: Revision = '2025-03-26';
 export const V2025_06_18: Revision = '2025-06-18';
 export const V2025_11_25: Revision = '2025-11-25';
+export const V2026_07_28: Revision = '2026-07-28';
 
 /** Wraps a builder so that it runs at most once per revision. */
 export function perRevision<T>(build: (revision: Revision) => T): (revision: Revision) => T {
@@ -31,6 +34,48 @@ export function perRevision<T>(build: (revision: Revision) => T): (revision: Rev
  */
 export function since<T extends z.ZodType>(revision: Revision, from: Revision, schema: T): T {
   return revisionAtLeast(revision, from) ? schema : (z.unknown().optional() as unknown as T);
+}
+
+/**
+ * A property that exists through `last` (inclusive) and was dropped after it. Later revisions do
+ * not define it, so (objects being open) any value, or none, is accepted there.
+ */
+export function until<T extends z.ZodType>(revision: Revision, last: Revision, schema: T): T {
+  return revisionAtLeast(last, revision) ? schema : (z.unknown().optional() as unknown as T);
+}
+
+/**
+ * A property that exists from `from` on and is required there. Older revisions did not define it
+ * (any value, or none); typed optional, as values of every revision share the type.
+ */
+export function sinceRequired<T extends z.ZodType>(revision: Revision, from: Revision, schema: T): z.ZodOptional<T> {
+  return (revisionAtLeast(revision, from) ? schema : z.unknown().optional()) as unknown as z.ZodOptional<T>;
+}
+
+/**
+ * A property that is required through `last` (inclusive) and was dropped after it (any value, or
+ * none, is accepted there); typed optional, as values of every revision share the type.
+ */
+export function requiredUntil<T extends z.ZodType>(revision: Revision, last: Revision, schema: T): z.ZodOptional<T> {
+  return until(revision, last, schema) as unknown as z.ZodOptional<T>;
+}
+
+/** An optional property that becomes required from `from` on; typed optional. */
+export function requiredFrom<T extends z.ZodType>(
+  revision: Revision,
+  from: Revision,
+  schema: z.ZodOptional<T>,
+): z.ZodOptional<T> {
+  return revisionAtLeast(revision, from) ? (schema.unwrap() as unknown as z.ZodOptional<T>) : schema;
+}
+
+/**
+ * `newer` from `from` on, `older` before; typed as `older`. For a revision that narrows or reshapes
+ * what the runtime's own values look like (a stricter `_meta`, a loosened JSON Schema) while the
+ * older type still describes what the runtime builds.
+ */
+export function chooseAsOlder<T extends z.ZodType>(revision: Revision, from: Revision, newer: z.ZodType, older: T): T {
+  return revisionAtLeast(revision, from) ? (newer as unknown as T) : older;
 }
 
 /** `newer` from `from` on, `older` before; typed as `newer`, the latest shape. */

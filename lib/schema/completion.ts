@@ -2,9 +2,9 @@
  * Argument completion: `completion/complete` and the references it completes for.
  */
 import { z } from 'zod';
-import { perRevision, since, V2025_06_18 } from './build';
+import { choose, perRevision, since, V2025_06_18, V2026_07_28 } from './build';
 import { envelopeSchemas, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
 /** Builds the completion schemas of one revision. */
 export const completionSchemas = perRevision((revision) => {
@@ -34,7 +34,8 @@ export const completionSchemas = perRevision((revision) => {
     CompleteRequest: z.looseObject(requestShape(revision, 'completion/complete', CompleteRequestParams)),
     CompleteResult: Result.extend({
       completion: z.looseObject({
-        values: z.array(z.string()),
+        // The spec always capped values at 100; the JSON Schema says so from 2026-07-28.
+        values: choose(revision, V2026_07_28, z.array(z.string()).max(100), z.array(z.string())),
         total: z.number().int().optional(),
         hasMore: z.boolean().optional(),
       }),
@@ -42,7 +43,7 @@ export const completionSchemas = perRevision((revision) => {
   };
 });
 
-const latest = completionSchemas(LATEST_REVISION);
+const latest = completionSchemas(LATEST_STATEFUL_REVISION);
 
 /** Completion for an argument of a prompt. */
 export const PromptReferenceSchema = latest.PromptReference;

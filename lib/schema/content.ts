@@ -3,14 +3,25 @@
  */
 import { z } from 'zod';
 import { baseSchemas } from './base';
-import { anyOfTagged, member, MetaSchema, perRevision, since, V2025_03_26, V2025_06_18, V2025_11_25 } from './build';
-import { resourceSchemas } from './resources';
-import { LATEST_REVISION } from './revisions';
+import {
+  anyOfTagged,
+  choose,
+  member,
+  MetaSchema,
+  perRevision,
+  since,
+  V2025_03_26,
+  V2025_06_18,
+  V2025_11_25,
+  V2026_07_28,
+} from './build';
+import { resourceTypeSchemas } from './resource-types';
+import { LATEST_STATEFUL_REVISION, type Revision } from './revisions';
 
 /** Builds the content block schemas of one revision. */
 export const contentSchemas = perRevision((revision) => {
   const { Annotations } = baseSchemas(revision);
-  const { Resource, TextResourceContents, BlobResourceContents } = resourceSchemas(revision);
+  const { Resource, TextResourceContents, BlobResourceContents } = resourceTypeSchemas(revision);
   const meta = since(revision, V2025_06_18, MetaSchema).optional();
 
   const TextContent = z.looseObject({
@@ -59,7 +70,7 @@ export const contentSchemas = perRevision((revision) => {
     type: z.literal('tool_result'),
     toolUseId: z.string(),
     content: z.array(ContentBlock),
-    structuredContent: z.record(z.string(), z.unknown()).optional(),
+    structuredContent: structuredContent(revision),
     isError: z.boolean().optional(),
     _meta: MetaSchema.optional(),
   });
@@ -85,7 +96,12 @@ export const contentSchemas = perRevision((revision) => {
   };
 });
 
-const latest = contentSchemas(LATEST_REVISION);
+/** `structuredContent` of a tool result: a JSON object, or from 2026-07-28 any JSON value. */
+export function structuredContent(revision: Revision) {
+  return choose(revision, V2026_07_28, z.unknown(), z.record(z.string(), z.unknown())).optional();
+}
+
+const latest = contentSchemas(LATEST_STATEFUL_REVISION);
 
 /** Plain text. */
 export const TextContentSchema = latest.TextContent;

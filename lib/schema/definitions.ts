@@ -4,19 +4,25 @@
 import type { z } from 'zod';
 import { baseSchemas } from './base';
 import { ProgressTokenSchema } from './build';
+import { capabilitySchemas } from './capabilities';
 import { completionSchemas } from './completion';
 import { contentSchemas } from './content';
+import { discoverSchemas } from './discover';
 import { elicitationSchemas } from './elicitation';
 import { envelopeSchemas } from './envelope';
+import { errorSchemas } from './error-responses';
+import { inputRequestSchemas } from './input-requests';
 import { lifecycleSchemas } from './lifecycle';
 import { loggingSchemas } from './logging';
 import { messageSchemas } from './messages';
+import { metaSchemas } from './meta';
 import { notificationSchemas } from './notifications';
 import { promptSchemas } from './prompts';
 import { resourceSchemas } from './resources';
 import { revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
 import { rootSchemas } from './roots';
 import { samplingSchemas } from './sampling';
+import { subscriptionSchemas } from './subscriptions';
 import { taskSchemas } from './tasks';
 import { toolSchemas } from './tools';
 
@@ -93,6 +99,50 @@ const ADDED_IN: Readonly<Record<string, readonly string[]>> = {
     'UntitledMultiSelectEnumSchema',
     'UntitledSingleSelectEnumSchema',
   ],
+  '2026-07-28': [
+    'CacheableResult',
+    'CallToolResultResponse',
+    'CompleteResultResponse',
+    'DiscoverRequest',
+    'DiscoverResult',
+    'DiscoverResultResponse',
+    'GetPromptResultResponse',
+    'HeaderMismatchError',
+    'InputRequest',
+    'InputRequests',
+    'InputRequiredResult',
+    'InputResponse',
+    'InputResponseRequestParams',
+    'InputResponses',
+    'InternalError',
+    'InvalidParamsError',
+    'InvalidRequestError',
+    'JSONArray',
+    'JSONObject',
+    'JSONValue',
+    'ListPromptsResultResponse',
+    'ListResourceTemplatesResultResponse',
+    'ListResourcesResultResponse',
+    'ListToolsResultResponse',
+    'MetaObject',
+    'MethodNotFoundError',
+    'MissingRequiredClientCapabilityError',
+    'NotificationMetaObject',
+    'ParseError',
+    'ReadResourceResultResponse',
+    'RequestMetaObject',
+    'ResultMetaObject',
+    'ResultType',
+    'SubscriptionFilter',
+    'SubscriptionsAcknowledgedNotification',
+    'SubscriptionsAcknowledgedNotificationParams',
+    'SubscriptionsListenRequest',
+    'SubscriptionsListenRequestParams',
+    'SubscriptionsListenResult',
+    'SubscriptionsListenResultMetaObject',
+    'SubscriptionsListenResultResponse',
+    'UnsupportedProtocolVersionError',
+  ],
 };
 
 /** Definitions that were dropped, by the last revision that had them. */
@@ -100,6 +150,42 @@ const LAST_IN: Readonly<Record<string, readonly string[]>> = {
   '2024-11-05': ['Annotated'],
   '2025-03-26': ['JSONRPCBatchRequest', 'JSONRPCBatchResponse', 'ResourceReference'],
   '2025-06-18': ['JSONRPCError'],
+  // 2026-07-28: no handshake, ping, setLevel or resource subscriptions; tasks moved to an
+  // extension; server requests became input requests; no elicitation completion.
+  '2025-11-25': [
+    'CancelTaskRequest',
+    'CancelTaskResult',
+    'CreateTaskResult',
+    'ElicitationCompleteNotification',
+    'GetTaskPayloadRequest',
+    'GetTaskPayloadResult',
+    'GetTaskRequest',
+    'GetTaskResult',
+    'InitializeRequest',
+    'InitializeRequestParams',
+    'InitializeResult',
+    'InitializedNotification',
+    'ListTasksRequest',
+    'ListTasksResult',
+    'PingRequest',
+    'RelatedTaskMetadata',
+    'RootsListChangedNotification',
+    'ServerRequest',
+    'SetLevelRequest',
+    'SetLevelRequestParams',
+    'SubscribeRequest',
+    'SubscribeRequestParams',
+    'Task',
+    'TaskAugmentedRequestParams',
+    'TaskMetadata',
+    'TaskStatus',
+    'TaskStatusNotification',
+    'TaskStatusNotificationParams',
+    'ToolExecution',
+    'URLElicitationRequiredError',
+    'UnsubscribeRequest',
+    'UnsubscribeRequestParams',
+  ],
 };
 
 function rangeIndex(table: Readonly<Record<string, readonly string[]>>): Map<string, string> {
@@ -129,7 +215,10 @@ export function schemasFor(revision: Revision): RevisionSchemas {
   const all: Record<string, z.ZodType> = {
     ...baseSchemas(revision),
     ProgressToken: ProgressTokenSchema,
+    ...capabilitySchemas(revision),
+    ...metaSchemas(revision),
     ...envelopeSchemas(revision),
+    ...errorSchemas(revision),
     ...resourceSchemas(revision),
     ...contentSchemas(revision),
     ...taskSchemas(revision),
@@ -141,7 +230,10 @@ export function schemasFor(revision: Revision): RevisionSchemas {
     ...notificationSchemas(revision),
     ...samplingSchemas(revision),
     ...elicitationSchemas(revision),
+    ...inputRequestSchemas(revision),
     ...lifecycleSchemas(revision),
+    ...discoverSchemas(revision),
+    ...subscriptionSchemas(revision),
     ...messageSchemas(revision),
   };
   const schemas = Object.freeze(

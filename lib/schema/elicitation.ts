@@ -1,17 +1,35 @@
 /**
  * Elicitation: a server asks the user, through the client, for structured input (form mode, from
- * 2025-06-18) or to visit a URL (URL mode, from 2025-11-25).
+ * 2025-06-18) or to visit a URL (URL mode, from 2025-11-25); from 2026-07-28 as an input request
+ * of a multi round-trip request.
  */
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
-import { anyOf, choose, JsonRpcVersionSchema, member, perRevision, since, V2025_11_25 } from './build';
-import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import {
+  anyOf,
+  choose,
+  JsonRpcVersionSchema,
+  member,
+  perRevision,
+  requiredUntil,
+  since,
+  until,
+  V2025_11_25,
+} from './build';
+import {
+  clientResultBase,
+  envelopeSchemas,
+  notificationShape,
+  serverRequestParams,
+  serverRequestShape,
+} from './envelope';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 import { taskSchemas } from './tasks';
 
 /** Builds the elicitation schemas of one revision. */
 export const elicitationSchemas = perRevision((revision) => {
-  const { RequestParams, Result, Error: ErrorObject } = envelopeSchemas(revision);
+  const { Error: ErrorObject } = envelopeSchemas(revision);
+  const RequestParams = serverRequestParams(revision);
   const { TaskMetadata } = taskSchemas(revision);
   const from1125 = <T extends z.ZodType>(schema: T) => since(revision, V2025_11_25, schema).optional();
   const described = { title: z.string().optional(), description: z.string().optional() };
@@ -90,14 +108,15 @@ export const elicitationSchemas = perRevision((revision) => {
       properties: z.record(z.string(), PrimitiveSchemaDefinition),
       required: z.array(z.string()).optional(),
     }),
-    task: from1125(TaskMetadata),
+    task: until(revision, V2025_11_25, from1125(TaskMetadata)),
   });
   const ElicitRequestURLParams = RequestParams.extend({
     mode: z.literal('url'),
     message: z.string(),
-    elicitationId: z.string(),
+    // 2026-07-28 dropped the id with notifications/elicitation/complete: the retry tells the outcome.
+    elicitationId: requiredUntil(revision, V2025_11_25, z.string()),
     url: z.string(),
-    task: TaskMetadata.optional(),
+    task: until(revision, V2025_11_25, TaskMetadata.optional()),
   });
   const ElicitRequestParams = anyOf(member(revision, V2025_11_25, ElicitRequestURLParams), ElicitRequestFormParams);
   const ElicitationCompleteParams = z.looseObject({ elicitationId: z.string() });
@@ -118,8 +137,8 @@ export const elicitationSchemas = perRevision((revision) => {
     ElicitRequestFormParams,
     ElicitRequestURLParams,
     ElicitRequestParams,
-    ElicitRequest: z.looseObject(requestShape(revision, 'elicitation/create', ElicitRequestParams)),
-    ElicitResult: Result.extend({
+    ElicitRequest: z.looseObject(serverRequestShape(revision, 'elicitation/create', ElicitRequestParams)),
+    ElicitResult: clientResultBase(revision).extend({
       action: z.enum(['accept', 'decline', 'cancel']),
       // The published JSON Schema says integer, but the spec's types say number and forms have
       // `number` fields (a score of 95.5): accept any number (see spec/schema/differences.spec.ts).
@@ -144,7 +163,7 @@ export const elicitationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = elicitationSchemas(LATEST_REVISION);
+const latest = elicitationSchemas(LATEST_STATEFUL_REVISION);
 
 /** A string field of an elicitation form, with optional length limits and format. */
 export const StringSchemaSchema = latest.StringSchema;

@@ -7,15 +7,21 @@ import { RequestIdSchema } from '../jsonrpc/message';
 import {
   anyOf,
   choose,
+  chooseAsOlder,
   JsonRpcVersionSchema,
   member,
   MetaSchema,
   perRevision,
   RequestMetaSchema,
+  requiredFrom,
+  sinceRequired,
+  until,
   V2025_03_26,
   V2025_11_25,
+  V2026_07_28,
 } from './build';
-import { LATEST_REVISION, type Revision } from './revisions';
+import { metaSchemas } from './meta';
+import { LATEST_STATEFUL_REVISION, type Revision } from './revisions';
 
 const absent = z.unknown().optional();
 
@@ -45,15 +51,43 @@ export function notificationShape<const M extends string, P extends z.ZodType>(
   };
 }
 
+/**
+ * The shape of a request a server sends (`sampling/createMessage`, `elicitation/create`,
+ * `roots/list`): a JSON-RPC request through 2025-11-25; from 2026-07-28 an input request that
+ * travels inside an `InputRequiredResult`, with no `jsonrpc` or `id` of its own.
+ */
+export function serverRequestShape<const M extends string, P extends z.ZodType>(
+  revision: Revision,
+  method: M,
+  params: P,
+) {
+  const { jsonrpc, id } = requestShape(revision, method, params);
+  return {
+    jsonrpc: until(revision, V2025_11_25, jsonrpc),
+    id: until(revision, V2025_11_25, id),
+    method: z.literal(method),
+    params,
+  };
+}
+
 /** Builds the envelopes and generic shapes of one revision. */
 export const envelopeSchemas = perRevision((revision) => {
-  const RequestParams = z.looseObject({ _meta: RequestMetaSchema.optional() });
-  const NotificationParams = z.looseObject({ _meta: MetaSchema.optional() });
+  const meta = metaSchemas(revision);
+  // 2026-07-28 requires `_meta` on every request: the revision and the client's capabilities.
+  const RequestParams = z.looseObject({
+    _meta: chooseAsOlder(revision, V2026_07_28, meta.RequestMetaObject, RequestMetaSchema.optional()),
+  });
+  const NotificationParams = z.looseObject({
+    _meta: chooseAsOlder(revision, V2026_07_28, meta.NotificationMetaObject, MetaSchema).optional(),
+  });
   // 2025-11-25 left the generic params open; earlier revisions typed `_meta` in them.
   const AnyParams = z.record(z.string(), z.unknown());
   const GenericRequestParams = choose(revision, V2025_11_25, AnyParams, RequestParams);
   const GenericNotificationParams = choose(revision, V2025_11_25, AnyParams, NotificationParams);
-  const Result = z.looseObject({ _meta: MetaSchema.optional() });
+  const Result = z.looseObject({
+    _meta: chooseAsOlder(revision, V2026_07_28, meta.ResultMetaObject, MetaSchema).optional(),
+    resultType: sinceRequired(revision, V2026_07_28, meta.ResultType),
+  });
   const ErrorObject = z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
 
   const JSONRPCRequest = z.looseObject({
@@ -83,6 +117,7 @@ export const envelopeSchemas = perRevision((revision) => {
   const JSONRPCBatchRequest = z.array(z.union([JSONRPCRequest, JSONRPCNotification]));
   const JSONRPCBatchResponse = z.array(z.union([JSONRPCResultResponse, JSONRPCErrorResponse]));
   const PaginatedRequestParams = RequestParams.extend({ cursor: z.string().optional() });
+  const PaginatedResult = Result.extend({ nextCursor: z.string().optional() });
 
   return {
     RequestParams,
@@ -114,13 +149,54 @@ export const envelopeSchemas = perRevision((revision) => {
       jsonrpc: choose(revision, V2025_11_25, JsonRpcVersionSchema, absent),
       id: choose(revision, V2025_11_25, RequestIdSchema, absent),
       method: z.string(),
-      params: PaginatedRequestParams.optional(),
+      // Required from 2026-07-28, whose params carry the required `_meta`.
+      params: requiredFrom(revision, V2026_07_28, PaginatedRequestParams.optional()),
     }),
-    PaginatedResult: Result.extend({ nextCursor: z.string().optional() }),
+    PaginatedResult,
+    CacheableResult: Result.extend(cacheHintShape(revision)),
   };
 });
 
-const latest = envelopeSchemas(LATEST_REVISION);
+/**
+ * The caching hints of a `CacheableResult` (2026-07-28: discovery, the lists and `resources/read`):
+ * how long the result stays fresh and who may share it. Required from 2026-07-28.
+ */
+export function cacheHintShape(revision: Revision) {
+  return {
+    ttlMs: sinceRequired(revision, V2026_07_28, z.number().int().min(0)),
+    cacheScope: sinceRequired(revision, V2026_07_28, z.enum(['private', 'public'])),
+  };
+}
+
+/** `params` of a list request: optional through 2025-11-25, required from 2026-07-28 (for `_meta`). */
+export function listRequestParams(revision: Revision) {
+  return requiredFrom(revision, V2026_07_28, envelopeSchemas(revision).PaginatedRequestParams.optional());
+}
+
+/**
+ * The base of the params of a request a server sends: `RequestParams` through 2025-11-25; from
+ * 2026-07-28 an input request's params declare no `_meta` of their own.
+ */
+export function serverRequestParams(revision: Revision) {
+  return chooseAsOlder(revision, V2026_07_28, z.looseObject({}), envelopeSchemas(revision).RequestParams);
+}
+
+/**
+ * The base of a client's answer to a server's request: `Result` through 2025-11-25; from
+ * 2026-07-28 an input response, which is no JSON-RPC result and has no `resultType`. `withMeta`
+ * declares `_meta` as an object there, as `CreateMessageResult` does.
+ */
+export function clientResultBase(revision: Revision, withMeta = false) {
+  const plain = z.looseObject(withMeta ? { _meta: MetaSchema.optional() } : {});
+  return chooseAsOlder(revision, V2026_07_28, plain, envelopeSchemas(revision).Result);
+}
+
+/** A successful response carrying one kind of result (2026-07-28 names them `...ResultResponse`). */
+export function resultResponse<R extends z.ZodType>(result: R) {
+  return z.looseObject({ jsonrpc: JsonRpcVersionSchema, id: RequestIdSchema, result });
+}
+
+const latest = envelopeSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params every request may carry: `_meta` with an optional progress token. */
 export const RequestParamsSchema = latest.RequestParams;
@@ -185,3 +261,7 @@ export type PaginatedRequest = z.infer<typeof PaginatedRequestSchema>;
 /** A page of a list result: `nextCursor` is present when more pages follow. */
 export const PaginatedResultSchema = latest.PaginatedResult;
 export type PaginatedResult = z.infer<typeof PaginatedResultSchema>;
+
+/** A result with caching hints, `ttlMs` and `cacheScope` (2026-07-28 on). */
+export const CacheableResultSchema = envelopeSchemas(V2026_07_28).CacheableResult;
+export type CacheableResult = z.infer<typeof CacheableResultSchema>;

@@ -4,8 +4,12 @@
  * no defaults or transforms involved), so a yes lets the value through without building zod's copy
  * of it; anything else, valid or not, goes to the zod schema, which decides and explains.
  * `spec/schema/fast-paths.spec.ts` holds each check to that promise.
+ *
+ * From 2026-07-28 params carry a required `_meta` (the revision and client capabilities), which
+ * is checked by its own schema, and results carry `resultType`.
  */
-import type { Revision } from './revisions';
+import { metaSchemas } from './meta';
+import { featuresOf, type Revision } from './revisions';
 
 type Check = (value: unknown, revision: Revision) => boolean;
 
@@ -26,21 +30,42 @@ function isPlainRequestMeta(meta: unknown): boolean {
   return true;
 }
 
-/** `tools/call` params: a name, arguments as a plain object, and an optional progress token. */
-function isPlainCallToolParams(value: unknown): boolean {
+/** `_meta` of a stateless request: whatever its schema accepts unchanged (it has no defaults). */
+function isStatelessRequestMeta(meta: unknown, revision: Revision): boolean {
+  return isPlainObject(meta) && metaSchemas(revision).RequestMetaObject.safeParse(meta).success;
+}
+
+/**
+ * `tools/call` params: a name, arguments as a plain object, and `_meta`: an optional progress
+ * token in the handshake revisions, the required request metadata in the stateless ones.
+ */
+function isPlainCallToolParams(value: unknown, revision: Revision): boolean {
   if (!isPlainObject(value) || typeof value.name !== 'string') return false;
+  const stateless = featuresOf(revision).stateless;
+  if (stateless && value._meta === undefined) return false;
   for (const key in value) {
     if (key === 'name') continue;
-    if (key === 'arguments' ? !isPlainObject(value.arguments) : key !== '_meta' || !isPlainRequestMeta(value._meta)) return false;
+    if (key === 'arguments') {
+      if (!isPlainObject(value.arguments)) return false;
+    } else if (key !== '_meta') {
+      return false;
+    } else if (!(stateless ? isStatelessRequestMeta(value._meta, revision) : isPlainRequestMeta(value._meta))) {
+      return false;
+    }
   }
   return true;
 }
 
-/** A `tools/call` result whose content is text blocks only, with an optional `isError`. */
-function isPlainTextToolResult(value: unknown): boolean {
+/**
+ * A `tools/call` result whose content is text blocks only, with an optional `isError`, and (from
+ * 2026-07-28, where it is required) a string `resultType`.
+ */
+function isPlainTextToolResult(value: unknown, revision: Revision): boolean {
   if (!isPlainObject(value) || !Array.isArray(value.content)) return false;
+  const typed = featuresOf(revision).resultType;
+  if (typed && typeof value.resultType !== 'string') return false;
   for (const key in value) {
-    if (key === 'content') continue;
+    if (key === 'content' || (typed && key === 'resultType')) continue;
     if (key !== 'isError' || typeof value.isError !== 'boolean') return false;
   }
   for (const block of value.content as unknown[]) {

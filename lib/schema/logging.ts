@@ -2,26 +2,18 @@
  * Logging: the level a client asks for and the log messages a server sends.
  */
 import { z } from 'zod';
+import { baseSchemas } from './base';
 import { perRevision } from './build';
 import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
-/** The syslog severities (RFC 5424), least severe first. */
-export const LOGGING_LEVELS = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-] as const;
+export { LOGGING_LEVELS, LoggingLevelSchema } from './base';
+export type { LoggingLevel } from './base';
 
 /** Builds the logging schemas of one revision. */
 export const loggingSchemas = perRevision((revision) => {
   const { RequestParams, NotificationParams } = envelopeSchemas(revision);
-  const LoggingLevel = z.enum(LOGGING_LEVELS);
+  const { LoggingLevel } = baseSchemas(revision);
   const SetLevelRequestParams = RequestParams.extend({ level: LoggingLevel });
   const LoggingMessageNotificationParams = NotificationParams.extend({
     level: LoggingLevel,
@@ -39,11 +31,7 @@ export const loggingSchemas = perRevision((revision) => {
   };
 });
 
-const latest = loggingSchemas(LATEST_REVISION);
-
-/** A log severity, from `debug` to `emergency`. */
-export const LoggingLevelSchema = latest.LoggingLevel;
-export type LoggingLevel = z.infer<typeof LoggingLevelSchema>;
+const latest = loggingSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of `logging/setLevel`. */
 export const SetLevelRequestParamsSchema = latest.SetLevelRequestParams;

@@ -1,19 +1,23 @@
 /**
- * The unions of everything each side may send: requests, notifications and results.
+ * The unions of everything each side may send: requests, notifications and results, and (from
+ * 2026-07-28) the responses that carry each kind of result.
  */
-import type { z } from 'zod';
-import { anyOf, anyOfTagged, member, perRevision, V2025_06_18, V2025_11_25 } from './build';
+import { z } from 'zod';
+import { anyOf, anyOfTagged, member, perRevision, V2025_06_18, V2025_11_25, V2026_07_28 } from './build';
 import { completionSchemas } from './completion';
+import { discoverSchemas } from './discover';
 import { elicitationSchemas } from './elicitation';
-import { envelopeSchemas } from './envelope';
+import { envelopeSchemas, resultResponse } from './envelope';
+import { inputRequestSchemas } from './input-requests';
 import { lifecycleSchemas } from './lifecycle';
 import { loggingSchemas } from './logging';
 import { notificationSchemas } from './notifications';
 import { promptSchemas } from './prompts';
 import { resourceSchemas } from './resources';
-import { LATEST_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION, revisionAtLeast, STATEFUL_REVISIONS } from './revisions';
 import { rootSchemas } from './roots';
 import { samplingSchemas } from './sampling';
+import { subscriptionSchemas } from './subscriptions';
 import { taskSchemas } from './tasks';
 import { toolSchemas } from './tools';
 
@@ -29,19 +33,30 @@ export const messageSchemas = perRevision((revision) => {
   const elicitation = elicitationSchemas(revision);
   const sampling = samplingSchemas(revision);
   const roots = rootSchemas(revision);
+  const completion = completionSchemas(revision);
+  const discover = discoverSchemas(revision);
+  const subscriptions = subscriptionSchemas(revision);
+  const { InputRequiredResult } = inputRequestSchemas(revision);
   const { Result } = envelopeSchemas(revision);
-  const task = <T extends z.ZodType>(schema: T) => member(revision, V2025_11_25, schema);
+  // Tasks were part of the core protocol in 2025-11-25 only.
+  const task = <T extends z.ZodType>(schema: T) => member(revision, V2025_11_25, schema, V2025_11_25);
+  const handshake = <T extends z.ZodType>(schema: T) =>
+    member(revision, STATEFUL_REVISIONS[0], schema, LATEST_STATEFUL_REVISION);
+  const stateless = <T extends z.ZodType>(schema: T) => member(revision, V2026_07_28, schema);
+  const orInputRequired = <T extends z.ZodType>(schema: T) => z.union([InputRequiredResult, schema]);
 
   return {
     ClientRequest: anyOfTagged(
       'method',
-      lifecycle.InitializeRequest,
-      lifecycle.PingRequest,
+      stateless(discover.DiscoverRequest),
+      handshake(lifecycle.InitializeRequest),
+      handshake(lifecycle.PingRequest),
       resources.ListResourcesRequest,
       resources.ListResourceTemplatesRequest,
       resources.ReadResourceRequest,
-      resources.SubscribeRequest,
-      resources.UnsubscribeRequest,
+      handshake(resources.SubscribeRequest),
+      handshake(resources.UnsubscribeRequest),
+      stateless(subscriptions.SubscriptionsListenRequest),
       prompts.ListPromptsRequest,
       prompts.GetPromptRequest,
       tools.ListToolsRequest,
@@ -50,33 +65,38 @@ export const messageSchemas = perRevision((revision) => {
       task(tasks.GetTaskPayloadRequest),
       task(tasks.CancelTaskRequest),
       task(tasks.ListTasksRequest),
-      logging.SetLevelRequest,
-      completionSchemas(revision).CompleteRequest,
+      handshake(logging.SetLevelRequest),
+      completion.CompleteRequest,
     ),
-    ServerRequest: anyOfTagged(
-      'method',
-      lifecycle.PingRequest,
-      task(tasks.GetTaskRequest),
-      task(tasks.GetTaskPayloadRequest),
-      task(tasks.CancelTaskRequest),
-      task(tasks.ListTasksRequest),
-      sampling.CreateMessageRequest,
-      roots.ListRootsRequest,
-      member(revision, V2025_06_18, elicitation.ElicitRequest),
-    ),
+    // From 2026-07-28 a server sends no requests: it asks for input in an InputRequiredResult.
+    ServerRequest: revisionAtLeast(revision, V2026_07_28)
+      ? z.never()
+      : anyOfTagged(
+          'method',
+          lifecycle.PingRequest,
+          task(tasks.GetTaskRequest),
+          task(tasks.GetTaskPayloadRequest),
+          task(tasks.CancelTaskRequest),
+          task(tasks.ListTasksRequest),
+          sampling.CreateMessageRequest,
+          roots.ListRootsRequest,
+          member(revision, V2025_06_18, elicitation.ElicitRequest),
+        ),
     ClientNotification: anyOfTagged(
       'method',
       notifications.CancelledNotification,
-      lifecycle.InitializedNotification,
-      notifications.ProgressNotification,
+      handshake(lifecycle.InitializedNotification),
+      // A client answers no requests from 2026-07-28, so it has no progress to report.
+      handshake(notifications.ProgressNotification),
       task(tasks.TaskStatusNotification),
-      roots.RootsListChangedNotification,
+      handshake(roots.RootsListChangedNotification),
     ),
     ServerNotification: anyOfTagged(
       'method',
       notifications.CancelledNotification,
       notifications.ProgressNotification,
       resources.ResourceListChangedNotification,
+      stateless(subscriptions.SubscriptionsAcknowledgedNotification),
       resources.ResourceUpdatedNotification,
       prompts.PromptListChangedNotification,
       tools.ToolListChangedNotification,
@@ -84,23 +104,27 @@ export const messageSchemas = perRevision((revision) => {
       logging.LoggingMessageNotification,
       task(elicitation.ElicitationCompleteNotification),
     ),
-    // `Result` accepts any object, so these unions only document which results each side sends.
+    // `Result` accepts any object (from 2026-07-28, any with a `resultType`), so these unions only
+    // document which results each side sends.
     ClientResult: anyOf(
       Result,
       task(tasks.GetTaskResult),
       task(tasks.GetTaskPayloadResult),
       task(tasks.CancelTaskResult),
       task(tasks.ListTasksResult),
-      sampling.CreateMessageResult,
-      roots.ListRootsResult,
-      member(revision, V2025_06_18, elicitation.ElicitResult),
+      handshake(sampling.CreateMessageResult),
+      handshake(roots.ListRootsResult),
+      member(revision, V2025_06_18, elicitation.ElicitResult, LATEST_STATEFUL_REVISION),
     ),
     ServerResult: anyOf(
       Result,
-      lifecycle.InitializeResult,
+      stateless(InputRequiredResult),
+      handshake(lifecycle.InitializeResult),
+      stateless(discover.DiscoverResult),
       resources.ListResourcesResult,
       resources.ListResourceTemplatesResult,
       resources.ReadResourceResult,
+      stateless(subscriptions.SubscriptionsListenResult),
       prompts.ListPromptsResult,
       prompts.GetPromptResult,
       tools.ListToolsResult,
@@ -109,12 +133,22 @@ export const messageSchemas = perRevision((revision) => {
       task(tasks.GetTaskPayloadResult),
       task(tasks.CancelTaskResult),
       task(tasks.ListTasksResult),
-      completionSchemas(revision).CompleteResult,
+      completion.CompleteResult,
     ),
+    DiscoverResultResponse: resultResponse(discover.DiscoverResult),
+    ListResourcesResultResponse: resultResponse(resources.ListResourcesResult),
+    ListResourceTemplatesResultResponse: resultResponse(resources.ListResourceTemplatesResult),
+    ReadResourceResultResponse: resultResponse(orInputRequired(resources.ReadResourceResult)),
+    SubscriptionsListenResultResponse: resultResponse(subscriptions.SubscriptionsListenResult),
+    ListPromptsResultResponse: resultResponse(prompts.ListPromptsResult),
+    GetPromptResultResponse: resultResponse(orInputRequired(prompts.GetPromptResult)),
+    ListToolsResultResponse: resultResponse(tools.ListToolsResult),
+    CallToolResultResponse: resultResponse(orInputRequired(tools.CallToolResult)),
+    CompleteResultResponse: resultResponse(completion.CompleteResult),
   };
 });
 
-const latest = messageSchemas(LATEST_REVISION);
+const latest = messageSchemas(LATEST_STATEFUL_REVISION);
 
 /** Any request a client sends. */
 export const ClientRequestSchema = latest.ClientRequest;

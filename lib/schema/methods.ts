@@ -1,10 +1,10 @@
 /**
- * The registry of MCP methods: who sends each one, since when, which capability the receiver must
- * have declared, and the schemas of its params and result in each revision.
+ * The registry of MCP methods: who sends each one, since when and until when, which capability
+ * the receiver must have declared, and the schemas of its params and result in each revision.
  */
 import { z } from 'zod';
 import { schemasFor } from './definitions';
-import { revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
+import { featuresOf, revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
 import { paramsPassUnchanged, resultPassesUnchanged } from './fast-paths';
 
 /** Whether a method is a request (answered) or a notification (not answered). */
@@ -26,22 +26,36 @@ export interface MethodDefinition {
   readonly capability?: string;
   /** Dotted capability path the sender must have declared, e.g. `tools.listChanged` for its notification. */
   readonly senderCapability?: string;
-  /** The receiver may answer with a `CreateTaskResult` when the request carries `task` (from 2025-11-25). */
+  /** The receiver may answer with a `CreateTaskResult` when the request carries `task` (2025-11-25 only). */
   readonly taskAugmentable?: boolean;
+  /**
+   * The receiver may answer with an `InputRequiredResult` that asks for input before a retry
+   * (2026-07-28: `tools/call`, `prompts/get`, `resources/read`).
+   */
+  readonly inputRequired?: boolean;
+  /** The result is a `CacheableResult` with `ttlMs` and `cacheScope` (2026-07-28: discovery, lists, reads). */
+  readonly cacheable?: boolean;
   /** The official definition name of the request or notification, e.g. `CallToolRequest`. */
   readonly definition: string;
   /** For requests, the official definition name of the result, e.g. `CallToolResult`. */
   readonly result?: string;
 }
 
-/** A registry row: a method's definition plus the revision from which `capability` applies. */
+/**
+ * A registry row: a method's definition plus the revision from which `capability` applies and the
+ * revision from which it goes another way. `taskAugmentable`, `inputRequired` and `cacheable`
+ * hold only where the revision has tasks, multi round-trip requests and cacheable results.
+ */
 interface MethodEntry extends MethodDefinition {
   readonly capabilitySince?: Revision;
-  readonly taskAugmentableSince?: Revision;
+  readonly later?: { readonly since: Revision; readonly direction: MethodDirection };
 }
 
 const C2S = 'client-to-server';
 const S2C = 'server-to-client';
+/** The last revision of the handshake family, where what 2026-07-28 dropped ends. */
+const HANDSHAKE_END: Revision = '2025-11-25';
+const STATELESS: Revision = '2026-07-28';
 
 function request(
   method: string,
@@ -64,59 +78,95 @@ function notification(
 
 /** Every method of every supported revision; a new revision adds rows (and `until` to dropped ones). */
 const METHODS: readonly MethodEntry[] = [
-  request('initialize', C2S, 'InitializeRequest', 'InitializeResult'),
-  request('ping', 'both', 'PingRequest', 'EmptyResult'),
-  request('resources/list', C2S, 'ListResourcesRequest', 'ListResourcesResult', { capability: 'resources' }),
+  request('initialize', C2S, 'InitializeRequest', 'InitializeResult', { until: HANDSHAKE_END }),
+  request('server/discover', C2S, 'DiscoverRequest', 'DiscoverResult', { since: STATELESS, cacheable: true }),
+  request('ping', 'both', 'PingRequest', 'EmptyResult', { until: HANDSHAKE_END }),
+  request('resources/list', C2S, 'ListResourcesRequest', 'ListResourcesResult', {
+    capability: 'resources',
+    cacheable: true,
+  }),
   request('resources/templates/list', C2S, 'ListResourceTemplatesRequest', 'ListResourceTemplatesResult', {
     capability: 'resources',
+    cacheable: true,
   }),
-  request('resources/read', C2S, 'ReadResourceRequest', 'ReadResourceResult', { capability: 'resources' }),
-  request('resources/subscribe', C2S, 'SubscribeRequest', 'EmptyResult', { capability: 'resources.subscribe' }),
-  request('resources/unsubscribe', C2S, 'UnsubscribeRequest', 'EmptyResult', { capability: 'resources.subscribe' }),
-  request('prompts/list', C2S, 'ListPromptsRequest', 'ListPromptsResult', { capability: 'prompts' }),
-  request('prompts/get', C2S, 'GetPromptRequest', 'GetPromptResult', { capability: 'prompts' }),
-  request('tools/list', C2S, 'ListToolsRequest', 'ListToolsResult', { capability: 'tools' }),
+  request('resources/read', C2S, 'ReadResourceRequest', 'ReadResourceResult', {
+    capability: 'resources',
+    inputRequired: true,
+    cacheable: true,
+  }),
+  request('resources/subscribe', C2S, 'SubscribeRequest', 'EmptyResult', {
+    capability: 'resources.subscribe',
+    until: HANDSHAKE_END,
+  }),
+  request('resources/unsubscribe', C2S, 'UnsubscribeRequest', 'EmptyResult', {
+    capability: 'resources.subscribe',
+    until: HANDSHAKE_END,
+  }),
+  // What a subscription carries is negotiated by its filter and acknowledgement, not a capability.
+  request('subscriptions/listen', C2S, 'SubscriptionsListenRequest', 'SubscriptionsListenResult', {
+    since: STATELESS,
+  }),
+  request('prompts/list', C2S, 'ListPromptsRequest', 'ListPromptsResult', { capability: 'prompts', cacheable: true }),
+  request('prompts/get', C2S, 'GetPromptRequest', 'GetPromptResult', { capability: 'prompts', inputRequired: true }),
+  request('tools/list', C2S, 'ListToolsRequest', 'ListToolsResult', { capability: 'tools', cacheable: true }),
   request('tools/call', C2S, 'CallToolRequest', 'CallToolResult', {
     capability: 'tools',
     taskAugmentable: true,
-    taskAugmentableSince: '2025-11-25',
+    inputRequired: true,
   }),
-  request('logging/setLevel', C2S, 'SetLevelRequest', 'EmptyResult', { capability: 'logging' }),
+  request('logging/setLevel', C2S, 'SetLevelRequest', 'EmptyResult', { capability: 'logging', until: HANDSHAKE_END }),
   // 2024-11-05 had no completions capability; servers answered completion/complete regardless.
   request('completion/complete', C2S, 'CompleteRequest', 'CompleteResult', {
     capability: 'completions',
     capabilitySince: '2025-03-26',
   }),
+  // From 2026-07-28 these travel as input requests inside an InputRequiredResult (see
+  // input-requests.ts), no longer as JSON-RPC requests.
   request('sampling/createMessage', S2C, 'CreateMessageRequest', 'CreateMessageResult', {
     capability: 'sampling',
     taskAugmentable: true,
-    taskAugmentableSince: '2025-11-25',
+    until: HANDSHAKE_END,
   }),
-  request('roots/list', S2C, 'ListRootsRequest', 'ListRootsResult', { capability: 'roots' }),
+  request('roots/list', S2C, 'ListRootsRequest', 'ListRootsResult', { capability: 'roots', until: HANDSHAKE_END }),
   request('elicitation/create', S2C, 'ElicitRequest', 'ElicitResult', {
     since: '2025-06-18',
     capability: 'elicitation',
     taskAugmentable: true,
-    taskAugmentableSince: '2025-11-25',
+    until: HANDSHAKE_END,
   }),
-  request('tasks/get', 'both', 'GetTaskRequest', 'GetTaskResult', { since: '2025-11-25', capability: 'tasks' }),
+  // Tasks were core in 2025-11-25 only; 2026-07-28 moved them to an extension.
+  request('tasks/get', 'both', 'GetTaskRequest', 'GetTaskResult', {
+    since: '2025-11-25',
+    until: HANDSHAKE_END,
+    capability: 'tasks',
+  }),
   request('tasks/result', 'both', 'GetTaskPayloadRequest', 'GetTaskPayloadResult', {
     since: '2025-11-25',
+    until: HANDSHAKE_END,
     capability: 'tasks',
   }),
   request('tasks/list', 'both', 'ListTasksRequest', 'ListTasksResult', {
     since: '2025-11-25',
+    until: HANDSHAKE_END,
     capability: 'tasks.list',
   }),
   request('tasks/cancel', 'both', 'CancelTaskRequest', 'CancelTaskResult', {
     since: '2025-11-25',
+    until: HANDSHAKE_END,
     capability: 'tasks.cancel',
   }),
-  notification('notifications/initialized', C2S, 'InitializedNotification'),
+  notification('notifications/initialized', C2S, 'InitializedNotification', { until: HANDSHAKE_END }),
   notification('notifications/cancelled', 'both', 'CancelledNotification'),
-  notification('notifications/progress', 'both', 'ProgressNotification'),
+  // A 2026-07-28 client answers no requests, so only servers report progress.
+  notification('notifications/progress', 'both', 'ProgressNotification', {
+    later: { since: STATELESS, direction: S2C },
+  }),
   notification('notifications/roots/list_changed', C2S, 'RootsListChangedNotification', {
     senderCapability: 'roots.listChanged',
+    until: HANDSHAKE_END,
+  }),
+  notification('notifications/subscriptions/acknowledged', S2C, 'SubscriptionsAcknowledgedNotification', {
+    since: STATELESS,
   }),
   notification('notifications/resources/list_changed', S2C, 'ResourceListChangedNotification', {
     senderCapability: 'resources.listChanged',
@@ -133,22 +183,28 @@ const METHODS: readonly MethodEntry[] = [
   notification('notifications/message', S2C, 'LoggingMessageNotification', { senderCapability: 'logging' }),
   notification('notifications/elicitation/complete', S2C, 'ElicitationCompleteNotification', {
     since: '2025-11-25',
+    until: HANDSHAKE_END,
     capability: 'elicitation.url',
   }),
-  notification('notifications/tasks/status', 'both', 'TaskStatusNotification', { since: '2025-11-25' }),
+  notification('notifications/tasks/status', 'both', 'TaskStatusNotification', {
+    since: '2025-11-25',
+    until: HANDSHAKE_END,
+  }),
 ];
 
 const byMethod = new Map(METHODS.map((entry) => [entry.method, entry]));
 
 function resolve(entry: MethodEntry, revision: Revision): MethodDefinition {
-  const { capabilitySince, taskAugmentableSince, capability, taskAugmentable, ...rest } = entry;
+  const { capabilitySince, later, capability, taskAugmentable, inputRequired, cacheable, ...rest } = entry;
+  const features = featuresOf(revision);
   const definition: { -readonly [K in keyof MethodDefinition]: MethodDefinition[K] } = { ...rest };
+  if (later !== undefined && revisionWithin(revision, later.since)) definition.direction = later.direction;
   if (capability !== undefined && revisionWithin(revision, capabilitySince ?? entry.since)) {
     definition.capability = capability;
   }
-  if (taskAugmentable && revisionWithin(revision, taskAugmentableSince ?? entry.since)) {
-    definition.taskAugmentable = true;
-  }
+  if (taskAugmentable && features.tasks) definition.taskAugmentable = true;
+  if (inputRequired && features.multiRoundTrip) definition.inputRequired = true;
+  if (cacheable && features.cacheableResults) definition.cacheable = true;
   return Object.freeze(definition);
 }
 
@@ -182,6 +238,22 @@ export function methodsOf(revision: Revision): readonly MethodDefinition[] {
 export function isKnownMethod(method: string): boolean {
   const entry = byMethod.get(method);
   return entry !== undefined && SUPPORTED_REVISIONS.some((r) => revisionWithin(r, entry.since, entry.until));
+}
+
+/**
+ * Whether a request of `method` in `revision` may be answered with an `InputRequiredResult`
+ * (2026-07-28: `tools/call`, `prompts/get`, `resources/read`), to be retried with the input asked for.
+ */
+export function mayRequireInput(method: string, revision: Revision): boolean {
+  return methodDefinition(method, revision)?.inputRequired === true;
+}
+
+/**
+ * Whether the result of `method` in `revision` is a `CacheableResult` carrying `ttlMs` and
+ * `cacheScope` (2026-07-28: `server/discover`, the four lists and `resources/read`).
+ */
+export function hasCacheableResult(method: string, revision: Revision): boolean {
+  return methodDefinition(method, revision)?.cacheable === true;
 }
 
 /** A definition's `params` schema: the shape of `params` itself (optional params are unwrapped). */
@@ -233,12 +305,15 @@ export function paramsSchemaFor(method: string, revision: Revision): z.ZodType |
 export interface ResultSchemaOptions {
   /** The request carried `task` (2025-11-25 task augmentation), so the answer is a `CreateTaskResult`. */
   readonly taskAugmented?: boolean;
+  /** The answer is an interim `InputRequiredResult` (2026-07-28 multi round-trip requests). */
+  readonly inputRequired?: boolean;
 }
 
 /**
  * The schema of the method's result in `revision` (memoised); undefined for notifications and
  * for methods the revision lacks. For a task-augmented request of a method that allows it, pass
- * `taskAugmented: true` to get `CreateTaskResult` instead.
+ * `taskAugmented: true` to get `CreateTaskResult` instead; for the interim answer of a method that
+ * may require input, `inputRequired: true` to get `InputRequiredResult`.
  */
 export function resultSchemaFor(
   method: string,
@@ -248,11 +323,23 @@ export function resultSchemaFor(
   if (options.taskAugmented && methodDefinition(method, revision)?.taskAugmentable) {
     return schemasFor(revision).CreateTaskResult;
   }
+  if (options.inputRequired)
+    return mayRequireInput(method, revision) ? schemasFor(revision).InputRequiredResult : undefined;
   return cachedResult(method, revision);
 }
 
+/** Whether a result says it is an interim answer asking for input (2026-07-28 `resultType`). */
+function isInputRequired(result: unknown): boolean {
+  return (
+    typeof result === 'object' &&
+    result !== null &&
+    (result as { resultType?: unknown }).resultType === 'input_required'
+  );
+}
+
 /** The outcome of a check: zod's, or the value itself when it passed unchanged. */
-export type CheckOutcome = { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.ZodError };
+export type CheckOutcome =
+  { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.ZodError };
 
 /**
  * Validates the `params` of `method` in `revision` (pass `params ?? {}`); undefined when the
@@ -266,15 +353,23 @@ export function checkParams(method: string, revision: Revision, params: unknown)
   return schema.safeParse(params);
 }
 
-/** Validates a result of `method` in `revision` as `checkParams` does params; undefined when there is no result schema. */
+/**
+ * Validates a result of `method` in `revision` as `checkParams` does params; undefined when there
+ * is no result schema. For a method that may require input (2026-07-28), a result whose
+ * `resultType` is `input_required` is checked as an `InputRequiredResult`, any other as the
+ * method's complete result.
+ */
 export function checkResult(
   method: string,
   revision: Revision,
   result: unknown,
   options: ResultSchemaOptions = {},
 ): CheckOutcome | undefined {
-  const schema = resultSchemaFor(method, revision, options);
+  const interim = options.inputRequired === true || (isInputRequired(result) && mayRequireInput(method, revision));
+  const schema = resultSchemaFor(method, revision, interim ? { ...options, inputRequired: true } : options);
   if (!schema) return undefined;
-  if (!options.taskAugmented && resultPassesUnchanged(method, revision, result)) return { success: true, data: result };
+  if (!options.taskAugmented && !interim && resultPassesUnchanged(method, revision, result)) {
+    return { success: true, data: result };
+  }
   return schema.safeParse(result);
 }

@@ -3,9 +3,18 @@
  */
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
-import { choose, perRevision, ProgressTokenSchema, since, V2025_03_26, V2025_11_25 } from './build';
+import {
+  choose,
+  perRevision,
+  ProgressTokenSchema,
+  requiredFrom,
+  since,
+  V2025_03_26,
+  V2025_11_25,
+  V2026_07_28,
+} from './build';
 import { envelopeSchemas, notificationShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
 /** Builds the progress and cancellation schemas of one revision. */
 export const notificationSchemas = perRevision((revision) => {
@@ -17,8 +26,14 @@ export const notificationSchemas = perRevision((revision) => {
     message: since(revision, V2025_03_26, z.string()).optional(),
   });
   const CancelledNotificationParams = NotificationParams.extend({
-    // Optional from 2025-11-25, where tasks are cancelled with tasks/cancel instead.
-    requestId: choose(revision, V2025_11_25, RequestIdSchema.optional(), RequestIdSchema),
+    // Optional in 2025-11-25, where tasks are cancelled with tasks/cancel instead; required again
+    // from 2026-07-28, which moved tasks to an extension.
+    requestId: choose(
+      revision,
+      V2025_11_25,
+      requiredFrom(revision, V2026_07_28, RequestIdSchema.optional()),
+      RequestIdSchema,
+    ),
     reason: z.string().optional(),
   });
   return {
@@ -33,7 +48,7 @@ export const notificationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = notificationSchemas(LATEST_REVISION);
+const latest = notificationSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of `notifications/progress`: the token, the progress so far, and optional total and message. */
 export const ProgressNotificationParamsSchema = latest.ProgressNotificationParams;

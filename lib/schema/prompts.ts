@@ -5,15 +5,15 @@ import { z } from 'zod';
 import { baseSchemas } from './base';
 import { MetaSchema, perRevision, since, V2025_06_18, V2025_11_25 } from './build';
 import { contentSchemas } from './content';
-import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { cacheHintShape, envelopeSchemas, listRequestParams, notificationShape, requestShape } from './envelope';
+import { inputResponseParamsShape } from './input-requests';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
 /** Builds the prompt schemas of one revision. */
 export const promptSchemas = perRevision((revision) => {
   const { Icon, Role } = baseSchemas(revision);
   const { ContentBlock } = contentSchemas(revision);
-  const { RequestParams, NotificationParams, PaginatedRequestParams, PaginatedResult, Result } =
-    envelopeSchemas(revision);
+  const { RequestParams, NotificationParams, PaginatedResult, Result } = envelopeSchemas(revision);
   const title = since(revision, V2025_06_18, z.string()).optional();
 
   const PromptArgument = z.looseObject({
@@ -34,14 +34,15 @@ export const promptSchemas = perRevision((revision) => {
   const GetPromptRequestParams = RequestParams.extend({
     name: z.string(),
     arguments: z.record(z.string(), z.string()).optional(),
+    ...inputResponseParamsShape(revision),
   });
 
   return {
     PromptArgument,
     Prompt,
     PromptMessage,
-    ListPromptsRequest: z.looseObject(requestShape(revision, 'prompts/list', PaginatedRequestParams.optional())),
-    ListPromptsResult: PaginatedResult.extend({ prompts: z.array(Prompt) }),
+    ListPromptsRequest: z.looseObject(requestShape(revision, 'prompts/list', listRequestParams(revision))),
+    ListPromptsResult: PaginatedResult.extend({ ...cacheHintShape(revision), prompts: z.array(Prompt) }),
     GetPromptRequestParams,
     GetPromptRequest: z.looseObject(requestShape(revision, 'prompts/get', GetPromptRequestParams)),
     GetPromptResult: Result.extend({ description: z.string().optional(), messages: z.array(PromptMessage) }),
@@ -51,7 +52,7 @@ export const promptSchemas = perRevision((revision) => {
   };
 });
 
-const latest = promptSchemas(LATEST_REVISION);
+const latest = promptSchemas(LATEST_STATEFUL_REVISION);
 
 /** An argument a prompt accepts. */
 export const PromptArgumentSchema = latest.PromptArgument;

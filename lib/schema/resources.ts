@@ -2,63 +2,55 @@
  * Resources: listing, templates, reading, subscriptions and their notifications.
  */
 import { z } from 'zod';
-import { baseSchemas } from './base';
-import { MetaSchema, perRevision, since, V2025_06_18, V2025_11_25 } from './build';
-import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { perRevision } from './build';
+import { cacheHintShape, envelopeSchemas, listRequestParams, notificationShape, requestShape } from './envelope';
+import { inputResponseParamsShape } from './input-requests';
+import { resourceTypeSchemas } from './resource-types';
+import { LATEST_STATEFUL_REVISION } from './revisions';
+
+export {
+  BlobResourceContentsSchema,
+  ResourceContentsSchema,
+  ResourceSchema,
+  ResourceTemplateSchema,
+  TextResourceContentsSchema,
+} from './resource-types';
+export type {
+  BlobResourceContents,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  TextResourceContents,
+} from './resource-types';
 
 /** Builds the resource schemas of one revision. */
 export const resourceSchemas = perRevision((revision) => {
-  const { Annotations, Icon } = baseSchemas(revision);
-  const { RequestParams, NotificationParams, PaginatedRequestParams, PaginatedResult, Result } =
-    envelopeSchemas(revision);
-  const meta = since(revision, V2025_06_18, MetaSchema).optional();
-  const title = since(revision, V2025_06_18, z.string()).optional();
-  const icons = since(revision, V2025_11_25, z.array(Icon)).optional();
-
-  const Resource = z.looseObject({
-    uri: z.string(),
-    name: z.string(),
-    title,
-    description: z.string().optional(),
-    mimeType: z.string().optional(),
-    size: z.number().int().optional(),
-    annotations: Annotations.optional(),
-    icons,
-    _meta: meta,
-  });
-  const ResourceTemplate = z.looseObject({
-    uriTemplate: z.string(),
-    name: z.string(),
-    title,
-    description: z.string().optional(),
-    mimeType: z.string().optional(),
-    annotations: Annotations.optional(),
-    icons,
-    _meta: meta,
-  });
-  const ResourceContents = z.looseObject({ uri: z.string(), mimeType: z.string().optional(), _meta: meta });
-  const TextResourceContents = ResourceContents.extend({ text: z.string() });
-  const BlobResourceContents = ResourceContents.extend({ blob: z.string() });
+  const types = resourceTypeSchemas(revision);
+  const { Resource, ResourceTemplate, TextResourceContents, BlobResourceContents } = types;
+  const { RequestParams, NotificationParams, PaginatedResult, Result } = envelopeSchemas(revision);
   const ResourceRequestParams = RequestParams.extend({ uri: z.string() });
+  const ReadResourceRequestParams = ResourceRequestParams.extend(inputResponseParamsShape(revision));
   const ResourceUpdatedNotificationParams = NotificationParams.extend({ uri: z.string() });
+  const cacheHints = cacheHintShape(revision);
 
   return {
-    Resource,
-    ResourceTemplate,
-    ResourceContents,
-    TextResourceContents,
-    BlobResourceContents,
+    ...types,
     ResourceRequestParams,
-    ListResourcesRequest: z.looseObject(requestShape(revision, 'resources/list', PaginatedRequestParams.optional())),
-    ListResourcesResult: PaginatedResult.extend({ resources: z.array(Resource) }),
+    ListResourcesRequest: z.looseObject(requestShape(revision, 'resources/list', listRequestParams(revision))),
+    ListResourcesResult: PaginatedResult.extend({ ...cacheHints, resources: z.array(Resource) }),
     ListResourceTemplatesRequest: z.looseObject(
-      requestShape(revision, 'resources/templates/list', PaginatedRequestParams.optional()),
+      requestShape(revision, 'resources/templates/list', listRequestParams(revision)),
     ),
-    ListResourceTemplatesResult: PaginatedResult.extend({ resourceTemplates: z.array(ResourceTemplate) }),
-    ReadResourceRequestParams: ResourceRequestParams,
-    ReadResourceRequest: z.looseObject(requestShape(revision, 'resources/read', ResourceRequestParams)),
-    ReadResourceResult: Result.extend({ contents: z.array(z.union([TextResourceContents, BlobResourceContents])) }),
+    ListResourceTemplatesResult: PaginatedResult.extend({
+      ...cacheHints,
+      resourceTemplates: z.array(ResourceTemplate),
+    }),
+    ReadResourceRequestParams,
+    ReadResourceRequest: z.looseObject(requestShape(revision, 'resources/read', ReadResourceRequestParams)),
+    ReadResourceResult: Result.extend({
+      ...cacheHints,
+      contents: z.array(z.union([TextResourceContents, BlobResourceContents])),
+    }),
     SubscribeRequestParams: ResourceRequestParams,
     SubscribeRequest: z.looseObject(requestShape(revision, 'resources/subscribe', ResourceRequestParams)),
     UnsubscribeRequestParams: ResourceRequestParams,
@@ -73,27 +65,7 @@ export const resourceSchemas = perRevision((revision) => {
   };
 });
 
-const latest = resourceSchemas(LATEST_REVISION);
-
-/** A resource the server offers: a URI with a name and optional metadata. */
-export const ResourceSchema = latest.Resource;
-export type Resource = z.infer<typeof ResourceSchema>;
-
-/** A family of resources described by an RFC 6570 URI template. */
-export const ResourceTemplateSchema = latest.ResourceTemplate;
-export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
-
-/** What every resource contents object has: its URI and MIME type. */
-export const ResourceContentsSchema = latest.ResourceContents;
-export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
-
-/** Resource contents as text. */
-export const TextResourceContentsSchema = latest.TextResourceContents;
-export type TextResourceContents = z.infer<typeof TextResourceContentsSchema>;
-
-/** Resource contents as base64-encoded binary data. */
-export const BlobResourceContentsSchema = latest.BlobResourceContents;
-export type BlobResourceContents = z.infer<typeof BlobResourceContentsSchema>;
+const latest = resourceSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of a request about one resource URI. */
 export const ResourceRequestParamsSchema = latest.ResourceRequestParams;
@@ -102,38 +74,38 @@ export type ResourceRequestParams = z.infer<typeof ResourceRequestParamsSchema>;
 /** `resources/list`: one page of the server's resources. */
 export const ListResourcesRequestSchema = latest.ListResourcesRequest;
 export type ListResourcesRequest = z.infer<typeof ListResourcesRequestSchema>;
-/** The result of `resources/list`. */
+/** The result of `resources/list` (with caching hints from 2026-07-28). */
 export const ListResourcesResultSchema = latest.ListResourcesResult;
 export type ListResourcesResult = z.infer<typeof ListResourcesResultSchema>;
 
 /** `resources/templates/list`: one page of the server's resource templates. */
 export const ListResourceTemplatesRequestSchema = latest.ListResourceTemplatesRequest;
 export type ListResourceTemplatesRequest = z.infer<typeof ListResourceTemplatesRequestSchema>;
-/** The result of `resources/templates/list`. */
+/** The result of `resources/templates/list` (with caching hints from 2026-07-28). */
 export const ListResourceTemplatesResultSchema = latest.ListResourceTemplatesResult;
 export type ListResourceTemplatesResult = z.infer<typeof ListResourceTemplatesResultSchema>;
 
-/** Params of `resources/read`. */
+/** Params of `resources/read` (and, when retried, the answers to its input requests). */
 export const ReadResourceRequestParamsSchema = latest.ReadResourceRequestParams;
 export type ReadResourceRequestParams = z.infer<typeof ReadResourceRequestParamsSchema>;
 /** `resources/read`: the contents of one resource. */
 export const ReadResourceRequestSchema = latest.ReadResourceRequest;
 export type ReadResourceRequest = z.infer<typeof ReadResourceRequestSchema>;
-/** The result of `resources/read`. */
+/** The result of `resources/read` (with caching hints from 2026-07-28). */
 export const ReadResourceResultSchema = latest.ReadResourceResult;
 export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 
-/** Params of `resources/subscribe`. */
+/** Params of `resources/subscribe` (through 2025-11-25). */
 export const SubscribeRequestParamsSchema = latest.SubscribeRequestParams;
 export type SubscribeRequestParams = z.infer<typeof SubscribeRequestParamsSchema>;
-/** `resources/subscribe`: ask for `notifications/resources/updated` about one URI. */
+/** `resources/subscribe`: ask for `notifications/resources/updated` about one URI (through 2025-11-25). */
 export const SubscribeRequestSchema = latest.SubscribeRequest;
 export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
 
-/** Params of `resources/unsubscribe`. */
+/** Params of `resources/unsubscribe` (through 2025-11-25). */
 export const UnsubscribeRequestParamsSchema = latest.UnsubscribeRequestParams;
 export type UnsubscribeRequestParams = z.infer<typeof UnsubscribeRequestParamsSchema>;
-/** `resources/unsubscribe`: stop updates about one URI. */
+/** `resources/unsubscribe`: stop updates about one URI (through 2025-11-25). */
 export const UnsubscribeRequestSchema = latest.UnsubscribeRequest;
 export type UnsubscribeRequest = z.infer<typeof UnsubscribeRequestSchema>;
 

@@ -3,20 +3,31 @@
  * a new revision is one more entry in `SUPPORTED_REVISIONS` and one more row in the feature table.
  */
 
-/** The protocol revisions rxmcp negotiates, oldest first. */
-export const SUPPORTED_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+/**
+ * The protocol revisions rxmcp speaks, oldest first: the handshake family (2024-11-05 through
+ * 2025-11-25) and the stateless family (2026-07-28).
+ */
+export const SUPPORTED_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 
 /** One supported protocol revision, e.g. `'2025-06-18'`. */
 export type Revision = (typeof SUPPORTED_REVISIONS)[number];
 
-/** The newest supported revision: what a server answers with when the client's is unknown. */
-export const LATEST_REVISION: Revision = '2025-11-25';
+/**
+ * The newest supported revision. It is stateless: a server that gets `initialize` with an unknown
+ * version answers with `LATEST_STATEFUL_REVISION` instead.
+ */
+export const LATEST_REVISION: Revision = '2026-07-28';
 
 /**
  * The revisions that open with the `initialize` handshake and hold a session (2024-11-05 through
  * 2025-11-25), oldest first: what `initialize` negotiates among.
  */
-export const STATEFUL_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const satisfies readonly Revision[];
+export const STATEFUL_REVISIONS = [
+  '2024-11-05',
+  '2025-03-26',
+  '2025-06-18',
+  '2025-11-25',
+] as const satisfies readonly Revision[];
 
 /** One revision of the handshake family. */
 export type StatefulRevision = (typeof STATEFUL_REVISIONS)[number];
@@ -27,6 +38,20 @@ export const LATEST_STATEFUL_REVISION: StatefulRevision = '2025-11-25';
 /** Whether `value` names a revision of the handshake family that rxmcp speaks. */
 export function isStatefulRevision(value: string): value is StatefulRevision {
   return (STATEFUL_REVISIONS as readonly string[]).includes(value);
+}
+
+/**
+ * The stateless revisions (2026-07-28 on), oldest first: no `initialize` handshake and no session;
+ * every request carries its revision, the client's capabilities and identity in `_meta`.
+ */
+export const MODERN_REVISIONS = ['2026-07-28'] as const satisfies readonly Revision[];
+
+/** One revision of the stateless family. */
+export type ModernRevision = (typeof MODERN_REVISIONS)[number];
+
+/** Whether `value` names a revision of the stateless family that rxmcp speaks. */
+export function isModernRevision(value: string): value is ModernRevision {
+  return (MODERN_REVISIONS as readonly string[]).includes(value);
 }
 
 /** Whether `value` names a revision rxmcp supports. */
@@ -55,7 +80,10 @@ export interface RevisionFeatures {
   readonly revision: Revision;
   /** JSON-RPC batches (arrays of messages) are allowed: 2025-03-26 only. */
   readonly batching: boolean;
-  /** The JSON-RPC error code for an unknown resource URI. */
+  /**
+   * The JSON-RPC error code for an unknown resource URI: -32002 through 2025-11-25, -32602
+   * (invalid params) from 2026-07-28, which reserves -32002.
+   */
   readonly resourceNotFoundCode: number;
   /** The HTTP transport of the revision: HTTP+SSE (two endpoints) or Streamable HTTP. */
   readonly httpTransport: HttpTransportKind;
@@ -65,9 +93,16 @@ export interface RevisionFeatures {
   readonly protectedResourceMetadata: boolean;
   /** OAuth client ID metadata documents as a registration mechanism. */
   readonly clientIdMetadataDocuments: boolean;
-  /** HTTP requests after initialization carry the `MCP-Protocol-Version` header. */
+  /**
+   * HTTP requests carry the `MCP-Protocol-Version` header: after initialization (2025-06-18 and
+   * 2025-11-25), on every request (2026-07-28, where it must match `_meta`).
+   */
   readonly protocolVersionHeader: boolean;
-  /** A Streamable HTTP server may close an SSE stream at will; the client polls with `retry`. */
+  /**
+   * A Streamable HTTP server may close an SSE stream at will; the client polls with `retry` and
+   * resumes with `Last-Event-ID` (2025-11-25 only: 2026-07-28 has no resumable streams, a broken
+   * response stream loses its request).
+   */
   readonly ssePolling: boolean;
   /** `AudioContent` in tool results, prompts and sampling. */
   readonly audioContent: boolean;
@@ -79,10 +114,18 @@ export interface RevisionFeatures {
   readonly completionsCapability: boolean;
   /** `structuredContent` in tool results and `outputSchema` on tools. */
   readonly structuredContent: boolean;
-  /** `elicitation/create` (form mode). */
+  /** Form-mode elicitation: `elicitation/create` (through 2025-11-25), an input request (2026-07-28). */
   readonly elicitation: boolean;
-  /** URL-mode elicitation, `notifications/elicitation/complete` and error -32042. */
+  /**
+   * URL-mode elicitation (from 2025-11-25). Only 2025-11-25 adds `elicitationId`,
+   * `notifications/elicitation/complete` and error -32042: see `elicitationCompletion`.
+   */
   readonly urlElicitation: boolean;
+  /**
+   * `elicitationId` on URL-mode requests, `notifications/elicitation/complete` and the -32042
+   * `URLElicitationRequiredError`: 2025-11-25 only (2026-07-28 learns the outcome by the retry).
+   */
+  readonly elicitationCompletion: boolean;
   /** Default values and titled/multi-select enums in elicitation schemas. */
   readonly elicitationEnumVariants: boolean;
   /** `resource_link` content blocks. */
@@ -93,12 +136,46 @@ export interface RevisionFeatures {
   readonly completionContext: boolean;
   /** `icons` on implementations, tools, prompts, resources and templates. */
   readonly icons: boolean;
-  /** Task-augmented requests and the `tasks/*` methods (experimental in 2025-11-25). */
+  /**
+   * Task-augmented requests and the `tasks/*` methods: experimental in 2025-11-25; 2026-07-28 moved
+   * them out of the core protocol into the `io.modelcontextprotocol/tasks` extension.
+   */
   readonly tasks: boolean;
   /** `tools` and `toolChoice` in `sampling/createMessage`, tool use and tool result content. */
   readonly samplingTools: boolean;
   /** JSON-RPC request and notification definitions carry `jsonrpc` (and `id`) themselves. */
   readonly envelopeInDefinitions: boolean;
+  /**
+   * No `initialize` handshake, no session, no `ping` or `logging/setLevel`: every request carries
+   * its revision, the client's capabilities, identity and log level in `_meta`, and the server
+   * answers `server/discover` (2026-07-28 on).
+   */
+  readonly stateless: boolean;
+  /** Every result carries `resultType` (`complete`, or `input_required` for a multi round-trip step). */
+  readonly resultType: boolean;
+  /**
+   * Results of discovery, the lists and `resources/read` carry the caching hints `ttlMs` and
+   * `cacheScope` (`CacheableResult`).
+   */
+  readonly cacheableResults: boolean;
+  /**
+   * Multi round-trip requests: instead of sending `sampling/createMessage`, `elicitation/create`
+   * or `roots/list`, a server answers `tools/call`, `prompts/get` or `resources/read` with an
+   * `InputRequiredResult` and the client retries with `inputResponses` and `requestState`.
+   */
+  readonly multiRoundTrip: boolean;
+  /**
+   * `subscriptions/listen` and `notifications/subscriptions/acknowledged` replace the HTTP GET
+   * stream and `resources/subscribe`/`resources/unsubscribe`.
+   */
+  readonly subscriptionsListen: boolean;
+  /**
+   * Streamable HTTP POSTs carry the standard `Mcp-Method` and `Mcp-Name` headers, and tool
+   * arguments annotated with `x-mcp-header` as `Mcp-Param-*` headers; a mismatch is error -32020.
+   */
+  readonly requestHeaders: boolean;
+  /** `extensions` in client and server capabilities. */
+  readonly extensions: boolean;
   /** The JSON Schema dialect the revision's schema is written in. */
   readonly jsonSchemaDialect: 'draft-07' | '2020-12';
 }
@@ -114,7 +191,7 @@ const FLAG_RANGES: Readonly<Record<FeatureFlag, { readonly since: Revision; read
   protectedResourceMetadata: { since: '2025-06-18' },
   clientIdMetadataDocuments: { since: '2025-11-25' },
   protocolVersionHeader: { since: '2025-06-18' },
-  ssePolling: { since: '2025-11-25' },
+  ssePolling: { since: '2025-11-25', until: '2025-11-25' },
   audioContent: { since: '2025-03-26' },
   toolAnnotations: { since: '2025-03-26' },
   progressMessage: { since: '2025-03-26' },
@@ -122,14 +199,22 @@ const FLAG_RANGES: Readonly<Record<FeatureFlag, { readonly since: Revision; read
   structuredContent: { since: '2025-06-18' },
   elicitation: { since: '2025-06-18' },
   urlElicitation: { since: '2025-11-25' },
+  elicitationCompletion: { since: '2025-11-25', until: '2025-11-25' },
   elicitationEnumVariants: { since: '2025-11-25' },
   resourceLinks: { since: '2025-06-18' },
   titles: { since: '2025-06-18' },
   completionContext: { since: '2025-06-18' },
   icons: { since: '2025-11-25' },
-  tasks: { since: '2025-11-25' },
+  tasks: { since: '2025-11-25', until: '2025-11-25' },
   samplingTools: { since: '2025-11-25' },
   envelopeInDefinitions: { since: '2025-11-25' },
+  stateless: { since: '2026-07-28' },
+  resultType: { since: '2026-07-28' },
+  cacheableResults: { since: '2026-07-28' },
+  multiRoundTrip: { since: '2026-07-28' },
+  subscriptionsListen: { since: '2026-07-28' },
+  requestHeaders: { since: '2026-07-28' },
+  extensions: { since: '2026-07-28' },
 };
 
 const featureCache = new Map<Revision, RevisionFeatures>();
@@ -144,8 +229,8 @@ export function featuresOf(revision: Revision): RevisionFeatures {
   const features: RevisionFeatures = Object.freeze({
     ...flags,
     revision,
-    // -32002 through 2025-11-25; later revisions answer -32602 instead.
-    resourceNotFoundCode: -32002,
+    // -32002 through 2025-11-25; 2026-07-28 answers -32602 and reserves -32002 (Basic → Error Codes).
+    resourceNotFoundCode: revisionAtLeast(revision, '2026-07-28') ? -32602 : -32002,
     httpTransport: revisionAtLeast(revision, '2025-03-26') ? 'streamable-http' : 'http+sse',
     jsonSchemaDialect: revisionAtLeast(revision, '2025-11-25') ? '2020-12' : 'draft-07',
   });

@@ -1,14 +1,16 @@
 /**
- * Roots: the directories or files a client exposes to a server.
+ * Roots: the directories or files a client exposes to a server; from 2026-07-28 asked for as an
+ * input request of a multi round-trip request.
  */
 import { z } from 'zod';
-import { MetaSchema, perRevision, since, V2025_06_18 } from './build';
-import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { chooseAsOlder, MetaSchema, perRevision, since, V2025_06_18, V2026_07_28 } from './build';
+import { clientResultBase, envelopeSchemas, notificationShape, serverRequestShape } from './envelope';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
 /** Builds the roots schemas of one revision. */
 export const rootSchemas = perRevision((revision) => {
-  const { RequestParams, NotificationParams, Result } = envelopeSchemas(revision);
+  const { RequestParams, NotificationParams } = envelopeSchemas(revision);
+  const params = chooseAsOlder(revision, V2026_07_28, z.looseObject({ _meta: MetaSchema.optional() }), RequestParams);
   const Root = z.looseObject({
     uri: z.string(),
     name: z.string().optional(),
@@ -16,15 +18,15 @@ export const rootSchemas = perRevision((revision) => {
   });
   return {
     Root,
-    ListRootsRequest: z.looseObject(requestShape(revision, 'roots/list', RequestParams.optional())),
-    ListRootsResult: Result.extend({ roots: z.array(Root) }),
+    ListRootsRequest: z.looseObject(serverRequestShape(revision, 'roots/list', params.optional())),
+    ListRootsResult: clientResultBase(revision).extend({ roots: z.array(Root) }),
     RootsListChangedNotification: z.looseObject(
       notificationShape(revision, 'notifications/roots/list_changed', NotificationParams.optional()),
     ),
   };
 });
 
-const latest = rootSchemas(LATEST_REVISION);
+const latest = rootSchemas(LATEST_STATEFUL_REVISION);
 
 /** A root: a `file://` URI the server may work within, with an optional name. */
 export const RootSchema = latest.Root;

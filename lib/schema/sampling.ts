@@ -1,22 +1,22 @@
 /**
- * Sampling: a server asks the client's model for a completion, optionally with tools (2025-11-25).
+ * Sampling: a server asks the client's model for a completion, optionally with tools (2025-11-25);
+ * from 2026-07-28 as an input request of a multi round-trip request.
  */
 import { z } from 'zod';
-import { baseSchemas } from './base';
-import { anyOf, member, MetaSchema, perRevision, since, V2025_11_25 } from './build';
+import { baseSchemas, JSONObjectSchema } from './base';
+import { anyOf, chooseAsOlder, member, MetaSchema, perRevision, since, until, V2025_11_25, V2026_07_28 } from './build';
 import { contentSchemas } from './content';
-import { envelopeSchemas, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { clientResultBase, serverRequestParams, serverRequestShape } from './envelope';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 import { taskSchemas } from './tasks';
-import { toolSchemas } from './tools';
+import { toolTypeSchemas } from './tool-types';
 
 /** Builds the sampling schemas of one revision. */
 export const samplingSchemas = perRevision((revision) => {
   const { Role } = baseSchemas(revision);
   const { SamplingMessageContentBlock } = contentSchemas(revision);
-  const { Tool } = toolSchemas(revision);
+  const { Tool } = toolTypeSchemas(revision);
   const { TaskMetadata } = taskSchemas(revision);
-  const { RequestParams, Result } = envelopeSchemas(revision);
   const priority = z.number().min(0).max(1).optional();
 
   const ModelHint = z.looseObject({ name: z.string().optional() });
@@ -37,7 +37,7 @@ export const samplingSchemas = perRevision((revision) => {
     _meta: since(revision, V2025_11_25, MetaSchema).optional(),
   });
   const ToolChoice = z.looseObject({ mode: z.enum(['auto', 'required', 'none']).optional() });
-  const CreateMessageRequestParams = RequestParams.extend({
+  const CreateMessageRequestParams = serverRequestParams(revision).extend({
     messages: z.array(SamplingMessage),
     modelPreferences: ModelPreferences.optional(),
     systemPrompt: z.string().optional(),
@@ -45,10 +45,10 @@ export const samplingSchemas = perRevision((revision) => {
     temperature: z.number().optional(),
     maxTokens: z.number().int(),
     stopSequences: z.array(z.string()).optional(),
-    metadata: z.looseObject({}).optional(),
+    metadata: chooseAsOlder(revision, V2026_07_28, JSONObjectSchema, z.looseObject({})).optional(),
     tools: since(revision, V2025_11_25, z.array(Tool)).optional(),
     toolChoice: since(revision, V2025_11_25, ToolChoice).optional(),
-    task: since(revision, V2025_11_25, TaskMetadata).optional(),
+    task: until(revision, V2025_11_25, since(revision, V2025_11_25, TaskMetadata)).optional(),
   });
 
   return {
@@ -57,8 +57,10 @@ export const samplingSchemas = perRevision((revision) => {
     SamplingMessage,
     ToolChoice,
     CreateMessageRequestParams,
-    CreateMessageRequest: z.looseObject(requestShape(revision, 'sampling/createMessage', CreateMessageRequestParams)),
-    CreateMessageResult: Result.extend({
+    CreateMessageRequest: z.looseObject(
+      serverRequestShape(revision, 'sampling/createMessage', CreateMessageRequestParams),
+    ),
+    CreateMessageResult: clientResultBase(revision, true).extend({
       role: Role,
       content: SamplingContent,
       model: z.string(),
@@ -67,7 +69,7 @@ export const samplingSchemas = perRevision((revision) => {
   };
 });
 
-const latest = samplingSchemas(LATEST_REVISION);
+const latest = samplingSchemas(LATEST_STATEFUL_REVISION);
 
 /** A hint for model selection: a (sub)string of a model name. */
 export const ModelHintSchema = latest.ModelHint;

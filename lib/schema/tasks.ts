@@ -5,9 +5,9 @@
 import { z } from 'zod';
 import { perRevision } from './build';
 import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION } from './revisions';
 
-/** Builds the task schemas of one revision (only 2025-11-25 and later expose them). */
+/** Builds the task schemas of one revision (only 2025-11-25 exposes them; 2026-07-28 moved tasks to an extension). */
 export const taskSchemas = perRevision((revision) => {
   const { RequestParams, NotificationParams, PaginatedRequestParams, PaginatedResult, Result } =
     envelopeSchemas(revision);
@@ -48,7 +48,7 @@ export const taskSchemas = perRevision((revision) => {
   };
 });
 
-const latest = taskSchemas(LATEST_REVISION);
+const latest = taskSchemas(LATEST_STATEFUL_REVISION);
 
 /** Where a task is in its life: `working`, `input_required`, or one of the terminal states. */
 export const TaskStatusSchema = latest.TaskStatus;

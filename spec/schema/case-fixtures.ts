@@ -16,3 +16,16 @@ export const req = (method: string, params?: object) => ({ jsonrpc: '2.0', id: 1
 export const note = (method: string, params?: object) => ({ jsonrpc: '2.0', method, ...(params && { params }) });
 export const clientInfo = { name: 'client', version: '1.0.0' };
 export const initializeParams = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo };
+/** The `_meta` every 2026-07-28 request carries. */
+export const modernMeta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+export const elicitRequest = {
+  method: 'elicitation/create',
+  params: {
+    mode: 'form',
+    message: 'Proceed?',
+    requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+  },
+};

@@ -45,8 +45,9 @@ export const OTHER_CASES: readonly HandWrittenCase[] = [
     definition: 'CancelledNotification',
     label: 'without requestId',
     value: note('notifications/cancelled', { reason: 'x' }),
+    // Tasks, the reason requestId became optional, left the core protocol in 2026-07-28.
     valid: true,
-    from: '2025-11-25',
+    validIn: ['2025-11-25'],
   },
   {
     definition: 'CancelledNotification',
@@ -264,7 +265,13 @@ export const OTHER_CASES: readonly HandWrittenCase[] = [
   { definition: 'JSONRPCRequest', label: 'null id', value: { jsonrpc: '2.0', id: null, method: 'x' }, valid: false },
   { definition: 'JSONRPCRequest', label: 'jsonrpc 1.0', value: { jsonrpc: '1.0', id: 1, method: 'x' }, valid: false },
   { definition: 'JSONRPCNotification', label: 'plain', value: note('anything', { a: 1 }), valid: true },
-  { definition: 'JSONRPCResponse', label: 'result', value: { jsonrpc: '2.0', id: 'a', result: {} }, valid: true },
+  {
+    definition: 'JSONRPCResponse',
+    label: 'result',
+    value: { jsonrpc: '2.0', id: 'a', result: {} },
+    valid: true,
+    until: '2025-11-25',
+  },
   {
     definition: 'JSONRPCResponse',
     label: 'result as array',

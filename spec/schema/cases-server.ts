@@ -102,6 +102,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'with arguments and progress token',
     value: req('tools/call', { name: 'add', arguments: { a: 1, b: 2 }, _meta: { progressToken: 7 } }),
     valid: true,
+    until: '2025-11-25',
   },
   { definition: 'CallToolRequest', label: 'name as number', value: req('tools/call', { name: 1 }), valid: false },
   {
@@ -115,21 +116,37 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'task-augmented',
     value: req('tools/call', { name: 'a', task: { ttl: 60000 } }),
     valid: true,
+    until: '2025-11-25',
   },
-  { definition: 'CallToolResult', label: 'text', value: { content: [text] }, valid: true },
-  { definition: 'CallToolResult', label: 'image', value: { content: [image], isError: false }, valid: true },
-  { definition: 'CallToolResult', label: 'audio', value: { content: [audio] }, valid: true, from: '2025-03-26' },
+  { definition: 'CallToolResult', label: 'text', value: { content: [text] }, valid: true, until: '2025-11-25' },
+  {
+    definition: 'CallToolResult',
+    label: 'image',
+    value: { content: [image], isError: false },
+    valid: true,
+    until: '2025-11-25',
+  },
+  {
+    definition: 'CallToolResult',
+    label: 'audio',
+    value: { content: [audio] },
+    valid: true,
+    until: '2025-11-25',
+    from: '2025-03-26',
+  },
   {
     definition: 'CallToolResult',
     label: 'embedded resources',
     value: { content: [embedded, { type: 'resource', resource: blobResource }] },
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'CallToolResult',
     label: 'resource link',
     value: { content: [resourceLink] },
     valid: true,
+    until: '2025-11-25',
     from: '2025-06-18',
   },
   {
@@ -137,6 +154,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'structured content',
     value: { content: [], structuredContent: { temperature: 21 } },
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'CallToolResult',
@@ -198,6 +216,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'page',
     value: { tools: [{ name: 't', inputSchema: { type: 'object' } }], nextCursor: 'c2' },
     valid: true,
+    until: '2025-11-25',
   },
   // resources
   {
@@ -205,6 +224,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'plain',
     value: req('resources/read', { uri: 'file:///a.txt' }),
     valid: true,
+    until: '2025-11-25',
   },
   { definition: 'ReadResourceRequest', label: 'without uri', value: req('resources/read', {}), valid: false },
   {
@@ -212,6 +232,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'text and blob',
     value: { contents: [textResource, blobResource] },
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'ReadResourceResult',
@@ -224,6 +245,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'page',
     value: { resources: [{ uri: 'file:///a', name: 'a', size: 3 }] },
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'ListResourcesResult',
@@ -243,6 +265,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'string arguments',
     value: req('prompts/get', { name: 'p', arguments: { a: 'x' } }),
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'GetPromptRequest',
@@ -262,12 +285,14 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
       ],
     },
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'GetPromptResult',
     label: 'audio message',
     value: { messages: [{ role: 'user', content: audio }] },
     valid: true,
+    until: '2025-11-25',
     from: '2025-03-26',
   },
   {
@@ -282,6 +307,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'prompt argument',
     value: req('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: 'x' } }),
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'CompleteRequest',
@@ -292,6 +318,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
       context: { arguments: { q: 'y' } },
     }),
     valid: true,
+    until: '2025-11-25',
   },
   {
     definition: 'CompleteRequest',
@@ -315,6 +342,7 @@ export const SERVER_FEATURE_CASES: readonly HandWrittenCase[] = [
     label: 'values',
     value: { completion: { values: ['a', 'b'], total: 2, hasMore: false } },
     valid: true,
+    until: '2025-11-25',
   },
   { definition: 'CompleteResult', label: 'values as string', value: { completion: { values: 'a' } }, valid: false },
   // logging

@@ -11,11 +11,18 @@ function definitionsOf(revision: Revision): Record<string, Schema> {
   return (root.definitions ?? root.$defs) as Record<string, Schema>;
 }
 
-/** The `method` constants of the definitions an official union (e.g. `ClientRequest`) lists. */
+/**
+ * The `method` constants of the definitions an official union (e.g. `ClientRequest`) lists. A
+ * union of one member may be written as that member (2026-07-28's `ClientNotification`); a
+ * revision without the union (2026-07-28 has no `ServerRequest`) has no such methods.
+ */
 function methodsInUnion(defs: Record<string, Schema>, union: string): string[] {
-  const refs = (defs[union]!.anyOf as Schema[]).map((s) => String(s.$ref).split('/').pop()!);
-  return refs.map((name) => {
-    const method = (defs[name]!.properties as Record<string, Schema>).method!;
+  const schema = defs[union];
+  if (!schema) return [];
+  const members = (schema.anyOf as Schema[] | undefined) ?? [schema];
+  return members.map((member) => {
+    const resolved = member.$ref === undefined ? member : defs[String(member.$ref).split('/').pop()!]!;
+    const method = (resolved.properties as Record<string, Schema>).method!;
     return String(method.const);
   });
 }
@@ -70,6 +77,10 @@ describe.each(SUPPORTED_REVISIONS)('the method registry of %s', (revision) => {
   it('has no method the official unions lack', () => {
     const official = new Set([...clientRequests, ...serverRequests, ...clientNotifications, ...serverNotifications]);
     expect(methodsOf(revision).filter((m) => !official.has(m.method))).toEqual([]);
+  });
+
+  it('reads the requests a client sends from the official union', () => {
+    expect(clientRequests).toEqual(expect.arrayContaining(['tools/call', 'resources/read', 'prompts/get']));
   });
 
   it('names definitions that exist in the revision and carry the method', () => {

@@ -1,6 +1,6 @@
 import { paramsPassUnchanged, resultPassesUnchanged } from '../../lib/schema/fast-paths';
 import { checkParams, checkResult, paramsSchemaFor, resultSchemaFor } from '../../lib/schema/methods';
-import { SUPPORTED_REVISIONS } from '../../lib/schema/revisions';
+import { featuresOf, SUPPORTED_REVISIONS, type Revision } from '../../lib/schema/revisions';
 
 const text = (value: string) => ({ type: 'text', text: value });
 
@@ -56,10 +56,51 @@ const otherResults: unknown[] = [
   { content: [text('a')], extra: 1 },
 ];
 
+/** The `_meta` a 2026-07-28 request must carry. */
+const modernMeta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+};
+/** From 2026-07-28: the same plain shapes with the request `_meta` and `resultType` each then requires. */
+const plainModernParams = plainParams.map((params) => {
+  const value = params as { _meta?: object };
+  return { ...value, _meta: { ...modernMeta, ...value._meta } };
+});
+const plainModernResults = plainResults.map((result) => ({ resultType: 'complete', ...(result as object) }));
+const otherModernParams: unknown[] = [
+  { name: 'echo' },
+  { name: 'echo', arguments: {} },
+  { name: 'echo', _meta: { progressToken: 7 } },
+  { name: 'echo', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+  { name: 'echo', _meta: { ...modernMeta, 'io.modelcontextprotocol/logLevel': 'loud' } },
+  { name: 'echo', _meta: { ...modernMeta, progressToken: 1.5 } },
+  { name: 'echo', _meta: modernMeta, inputResponses: {} },
+  { name: 'echo', _meta: modernMeta, requestState: 'state' },
+  { name: 'echo', _meta: modernMeta, arguments: [] },
+];
+const otherModernResults: unknown[] = [
+  { content: [] },
+  { content: [text('a')], isError: false },
+  { resultType: 1, content: [] },
+  { resultType: 'complete', content: [text('a')], _meta: {} },
+  { resultType: 'complete', content: [text('a')], ttlMs: 0 },
+];
+
+function valuesOf(revision: Revision) {
+  return featuresOf(revision).stateless
+    ? {
+        plain: { params: plainModernParams, results: plainModernResults },
+        other: { params: [...otherParams, ...otherModernParams], results: [...otherResults, ...otherModernResults] },
+      }
+    : { plain: { params: plainParams, results: plainResults }, other: { params: otherParams, results: otherResults } };
+}
+
 describe('fast paths for tools/call', () => {
   describe.each(SUPPORTED_REVISIONS)('%s', (revision) => {
+    const { plain, other } = valuesOf(revision);
+
     it('accepts plain params only where the schema accepts them unchanged', () => {
-      for (const params of plainParams) {
+      for (const params of plain.params) {
         expect(paramsPassUnchanged('tools/call', revision, params)).toBe(true);
         const parsed = paramsSchemaFor('tools/call', revision)!.safeParse(params);
         expect(parsed.success).toBe(true);
@@ -68,7 +109,7 @@ describe('fast paths for tools/call', () => {
     });
 
     it('accepts plain text results only where the schema accepts them unchanged', () => {
-      for (const result of plainResults) {
+      for (const result of plain.results) {
         expect(resultPassesUnchanged('tools/call', revision, result)).toBe(true);
         const parsed = resultSchemaFor('tools/call', revision)!.safeParse(result);
         expect(parsed.success).toBe(true);
@@ -77,18 +118,18 @@ describe('fast paths for tools/call', () => {
     });
 
     it('leaves every other value, valid or not, to the schema', () => {
-      for (const params of otherParams) expect(paramsPassUnchanged('tools/call', revision, params)).toBe(false);
-      for (const result of otherResults) expect(resultPassesUnchanged('tools/call', revision, result)).toBe(false);
+      for (const params of other.params) expect(paramsPassUnchanged('tools/call', revision, params)).toBe(false);
+      for (const result of other.results) expect(resultPassesUnchanged('tools/call', revision, result)).toBe(false);
     });
 
     it('checkParams and checkResult answer as the schema does', () => {
-      for (const params of [...plainParams, ...otherParams]) {
+      for (const params of [...plain.params, ...other.params]) {
         const expected = paramsSchemaFor('tools/call', revision)!.safeParse(params);
         const actual = checkParams('tools/call', revision, params)!;
         expect(actual.success).toBe(expected.success);
         if (actual.success) expect(actual.data).toEqual(expected.data);
       }
-      for (const result of [...plainResults, ...otherResults]) {
+      for (const result of [...plain.results, ...other.results]) {
         const expected = resultSchemaFor('tools/call', revision)!.safeParse(result);
         const actual = checkResult('tools/call', revision, result)!;
         expect(actual.success).toBe(expected.success);
@@ -102,6 +143,17 @@ describe('fast paths for tools/call', () => {
     expect(resultPassesUnchanged('tools/list', '2025-11-25', { content: [] })).toBe(false);
     const created = checkResult('tools/call', '2025-11-25', { content: [] }, { taskAugmented: true })!;
     expect(created.success).toBe(false);
+  });
+
+  it('leaves the plain shapes of the handshake revisions to the schema in 2026-07-28, which rejects them', () => {
+    for (const params of plainParams) {
+      expect(paramsPassUnchanged('tools/call', '2026-07-28', params)).toBe(false);
+      expect(checkParams('tools/call', '2026-07-28', params)!.success).toBe(false);
+    }
+    for (const result of plainResults) {
+      expect(resultPassesUnchanged('tools/call', '2026-07-28', result)).toBe(false);
+      expect(checkResult('tools/call', '2026-07-28', result)!.success).toBe(false);
+    }
   });
 
   it('says undefined for a method the revision lacks', () => {

@@ -1,5 +1,19 @@
-import { isKnownMethod, methodDefinition, methodsOf, paramsSchemaFor, resultSchemaFor } from '../../lib/schema/methods';
-import { SUPPORTED_REVISIONS } from '../../lib/schema/revisions';
+import {
+  checkResult,
+  hasCacheableResult,
+  isKnownMethod,
+  mayRequireInput,
+  methodDefinition,
+  methodsOf,
+  paramsSchemaFor,
+  resultSchemaFor,
+} from '../../lib/schema/methods';
+import { STATEFUL_REVISIONS } from '../../lib/schema/revisions';
+
+const meta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 describe('methodDefinition', () => {
   it('gives direction, kind and the capability the receiver must have declared', () => {
@@ -21,10 +35,16 @@ describe('methodDefinition', () => {
     expect(methodDefinition('completion/complete', '2025-03-26')?.capability).toBe('completions');
   });
 
-  it('marks ping, progress and cancellation as going both ways', () => {
+  it('marks ping, progress and cancellation as going both ways in the handshake revisions', () => {
     for (const method of ['ping', 'notifications/progress', 'notifications/cancelled']) {
-      for (const revision of SUPPORTED_REVISIONS) expect(methodDefinition(method, revision)?.direction).toBe('both');
+      for (const revision of STATEFUL_REVISIONS) expect(methodDefinition(method, revision)?.direction).toBe('both');
     }
+  });
+
+  it('has only servers report progress from 2026-07-28, where clients answer no requests', () => {
+    expect(methodDefinition('notifications/progress', '2026-07-28')?.direction).toBe('server-to-client');
+    expect(methodDefinition('notifications/cancelled', '2026-07-28')?.direction).toBe('both');
+    expect(methodDefinition('ping', '2026-07-28')).toBeUndefined();
   });
 
   it('is undefined for a method the revision lacks', () => {
@@ -47,6 +67,77 @@ describe('methodDefinition', () => {
     expect(methodDefinition('tools/list', '2025-11-25')?.taskAugmentable).toBeUndefined();
   });
 
+  it('has no tasks in 2026-07-28, which moved them to an extension', () => {
+    expect(methodDefinition('tools/call', '2026-07-28')?.taskAugmentable).toBeUndefined();
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'notifications/tasks/status']) {
+      expect(methodDefinition(method, '2026-07-28')).toBeUndefined();
+    }
+  });
+
+  it('ends the handshake, ping, setLevel, resource subscriptions and server requests at 2025-11-25', () => {
+    for (const method of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'resources/unsubscribe',
+      'sampling/createMessage',
+      'elicitation/create',
+      'roots/list',
+      'notifications/initialized',
+      'notifications/roots/list_changed',
+      'notifications/elicitation/complete',
+    ]) {
+      expect(methodDefinition(method, '2025-11-25')).toMatchObject({ method });
+      expect(methodDefinition(method, '2025-11-25')?.until).toBe('2025-11-25');
+      expect(methodDefinition(method, '2026-07-28')).toBeUndefined();
+    }
+  });
+
+  it('has discovery, listen and its acknowledgement from 2026-07-28', () => {
+    expect(methodDefinition('server/discover', '2026-07-28')).toMatchObject({
+      kind: 'request',
+      direction: 'client-to-server',
+      definition: 'DiscoverRequest',
+      result: 'DiscoverResult',
+      since: '2026-07-28',
+    });
+    expect(methodDefinition('subscriptions/listen', '2026-07-28')).toMatchObject({
+      kind: 'request',
+      direction: 'client-to-server',
+      result: 'SubscriptionsListenResult',
+    });
+    expect(methodDefinition('notifications/subscriptions/acknowledged', '2026-07-28')).toMatchObject({
+      kind: 'notification',
+      direction: 'server-to-client',
+    });
+    expect(methodDefinition('server/discover', '2025-11-25')).toBeUndefined();
+  });
+
+  it('says which 2026-07-28 requests may answer for input and which results are cacheable', () => {
+    const inputRequired = methodsOf('2026-07-28')
+      .filter((m) => m.inputRequired)
+      .map((m) => m.method);
+    expect(inputRequired.sort()).toEqual(['prompts/get', 'resources/read', 'tools/call']);
+    const cacheable = methodsOf('2026-07-28')
+      .filter((m) => m.cacheable)
+      .map((m) => m.method);
+    expect(cacheable.sort()).toEqual([
+      'prompts/list',
+      'resources/list',
+      'resources/read',
+      'resources/templates/list',
+      'server/discover',
+      'tools/list',
+    ]);
+    expect(mayRequireInput('tools/call', '2026-07-28')).toBe(true);
+    expect(mayRequireInput('tools/call', '2025-11-25')).toBe(false);
+    expect(mayRequireInput('tools/list', '2026-07-28')).toBe(false);
+    expect(hasCacheableResult('tools/list', '2026-07-28')).toBe(true);
+    expect(hasCacheableResult('tools/list', '2025-11-25')).toBe(false);
+    expect(hasCacheableResult('tools/call', '2026-07-28')).toBe(false);
+  });
+
   it('names the capability a sender needs for its list_changed notifications', () => {
     expect(methodDefinition('notifications/tools/list_changed', '2025-11-25')?.senderCapability).toBe(
       'tools.listChanged',
@@ -56,15 +147,46 @@ describe('methodDefinition', () => {
 });
 
 describe('methodsOf', () => {
-  it('grows with each revision', () => {
-    const counts = SUPPORTED_REVISIONS.map((revision) => methodsOf(revision).length);
+  it('grows with each handshake revision', () => {
+    const counts = STATEFUL_REVISIONS.map((revision) => methodsOf(revision).length);
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
     expect(methodsOf('2025-11-25').map((m) => m.method)).toContain('notifications/elicitation/complete');
   });
 
+  it('lists the methods of 2026-07-28', () => {
+    expect(
+      methodsOf('2026-07-28')
+        .map((m) => m.method)
+        .sort(),
+    ).toEqual([
+      'completion/complete',
+      'notifications/cancelled',
+      'notifications/message',
+      'notifications/progress',
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+      'notifications/resources/updated',
+      'notifications/subscriptions/acknowledged',
+      'notifications/tools/list_changed',
+      'prompts/get',
+      'prompts/list',
+      'resources/list',
+      'resources/read',
+      'resources/templates/list',
+      'server/discover',
+      'subscriptions/listen',
+      'tools/call',
+      'tools/list',
+    ]);
+  });
+
   it('knows every method of any supported revision', () => {
     expect(isKnownMethod('elicitation/create')).toBe(true);
-    expect(isKnownMethod('server/discover')).toBe(false);
+    expect(isKnownMethod('initialize')).toBe(true);
+    expect(isKnownMethod('server/discover')).toBe(true);
+    expect(isKnownMethod('subscriptions/listen')).toBe(true);
+    expect(isKnownMethod('tasks/update')).toBe(false);
+    expect(isKnownMethod('no/such/method')).toBe(false);
   });
 });
 
@@ -86,6 +208,13 @@ describe('paramsSchemaFor', () => {
     const value = { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' }, context: 'x' };
     expect(paramsSchemaFor('completion/complete', '2025-03-26')!.safeParse(value).success).toBe(true);
     expect(paramsSchemaFor('completion/complete', '2025-06-18')!.safeParse(value).success).toBe(false);
+  });
+
+  it('requires the request _meta from 2026-07-28', () => {
+    const params = paramsSchemaFor('tools/list', '2026-07-28')!;
+    expect(params.safeParse({}).success).toBe(false);
+    expect(params.safeParse({ _meta: meta }).success).toBe(true);
+    expect(params.safeParse({ _meta: meta, cursor: 1 }).success).toBe(false);
   });
 
   it('is memoised and undefined for unknown methods', () => {
@@ -114,5 +243,59 @@ describe('resultSchemaFor', () => {
     expect(resultSchemaFor('tools/call', '2025-06-18', { taskAugmented: true })!.safeParse({ task }).success).toBe(
       false,
     );
+    expect(resultSchemaFor('tools/call', '2026-07-28', { taskAugmented: true })!.safeParse({ task }).success).toBe(
+      false,
+    );
+  });
+
+  it('gives InputRequiredResult for the interim answer of a method that may require input', () => {
+    const interim = { resultType: 'input_required', requestState: 's' };
+    expect(resultSchemaFor('tools/call', '2026-07-28', { inputRequired: true })!.safeParse(interim).success).toBe(true);
+    expect(resultSchemaFor('tools/list', '2026-07-28', { inputRequired: true })).toBeUndefined();
+    expect(resultSchemaFor('tools/call', '2025-11-25', { inputRequired: true })).toBeUndefined();
+  });
+
+  it('requires resultType on every result from 2026-07-28', () => {
+    expect(resultSchemaFor('tools/call', '2026-07-28')!.safeParse({ content: [] }).success).toBe(false);
+    expect(
+      resultSchemaFor('tools/call', '2026-07-28')!.safeParse({ resultType: 'complete', content: [] }).success,
+    ).toBe(true);
+    expect(
+      resultSchemaFor('completion/complete', '2026-07-28')!.safeParse({ completion: { values: [] } }).success,
+    ).toBe(false);
+  });
+});
+
+describe('checkResult', () => {
+  const elicit = {
+    method: 'elicitation/create',
+    params: { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } },
+  };
+
+  it.each(['tools/call', 'prompts/get', 'resources/read'])(
+    'accepts an InputRequiredResult for %s in 2026-07-28, and checks it as one',
+    (method) => {
+      const interim = { resultType: 'input_required', inputRequests: { confirm: elicit }, requestState: 's' };
+      expect(checkResult(method, '2026-07-28', interim)).toEqual({ success: true, data: interim });
+      const broken = { resultType: 'input_required', inputRequests: { confirm: { method: 'tools/call' } } };
+      expect(checkResult(method, '2026-07-28', broken)?.success).toBe(false);
+    },
+  );
+
+  it('checks a complete result of a method that may require input as the complete result', () => {
+    const result = { resultType: 'complete', content: [{ type: 'text', text: 'done' }] };
+    expect(checkResult('tools/call', '2026-07-28', result)?.success).toBe(true);
+    expect(checkResult('tools/call', '2026-07-28', { resultType: 'complete' })?.success).toBe(false);
+    expect(checkResult('prompts/get', '2026-07-28', { resultType: 'complete', messages: [] })?.success).toBe(true);
+    const read = { resultType: 'complete', contents: [], ttlMs: 0, cacheScope: 'private' };
+    expect(checkResult('resources/read', '2026-07-28', read)?.success).toBe(true);
+  });
+
+  it('accepts no InputRequiredResult where input cannot be asked for', () => {
+    const interim = { resultType: 'input_required', requestState: 's' };
+    expect(checkResult('tools/list', '2026-07-28', interim)?.success).toBe(false);
+    expect(checkResult('completion/complete', '2026-07-28', interim)?.success).toBe(false);
+    // Before 2026-07-28 resultType means nothing: the result must be a complete one.
+    expect(checkResult('tools/call', '2025-11-25', interim)?.success).toBe(false);
   });
 });
