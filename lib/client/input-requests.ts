@@ -9,6 +9,7 @@ import { isHandlerEvent } from '../connection/handler-events';
 import { ProtocolError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkParams } from '../schema/methods';
+import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 
 /** One request the server needs answered before it can finish: `elicitation/create`, `sampling/createMessage` or `roots/list`. */
@@ -103,7 +104,12 @@ function answerOne(
           ),
       );
     }
-    const checked = checkParams(request.method, revision as Revision, request.params ?? {});
+    // Where the revision's registry has no such request (input requests are not sent as requests
+    // in the stateless revisions), the newest handshake revision's schema checks the params.
+    const raw = request.params ?? {};
+    const checked =
+      checkParams(request.method, revision as Revision, raw) ??
+      checkParams(request.method, LATEST_STATEFUL_REVISION, raw);
     if (checked && !checked.success) {
       const problem = describeIssues(toValidationIssues(checked.error));
       return throwError(() => new ProtocolError(`Invalid input request ${key} (${request.method}): ${problem}`));

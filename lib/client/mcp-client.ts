@@ -279,17 +279,20 @@ export class Client implements McpClient, ToolCallContext {
           if (refreshed || !(error instanceof JsonRpcError) || error.code !== StatelessErrorCode.HeaderMismatch) {
             return throwError(() => error);
           }
-          this.knownTools = undefined;
-          return attempt(true);
+          return this.listTools().pipe(switchMap(() => attempt(true)));
         }),
       );
     return attempt(false);
   }
 
-  /** The `Mcp-Param-*` headers of a call, from the tool's definition (listed first when unknown). */
+  /**
+   * The `Mcp-Param-*` headers of a call, from the tool's definition when the client has listed the
+   * tools; without one, none (a server that needs them answers HeaderMismatch, and `sendToolCall`
+   * lists the tools and tries again).
+   */
   private paramHeaders(params: Record<string, unknown>): Observable<Record<string, string>> {
     const name = String(params.name);
-    return this.toolNamed(name, this.capabilitiesKnown ? hasCapability(this.serverCapabilities, 'tools') : true).pipe(
+    return this.toolNamed(name, false).pipe(
       map((tool) => {
         const rejected = this.rejectedTools.get(name);
         if (!tool && rejected) throw new ProtocolError(`Tool "${name}" was left out of the tool list: ${rejected}`);

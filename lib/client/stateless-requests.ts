@@ -9,7 +9,7 @@ import { catchError, defer, of, switchMap, throwError } from 'rxjs';
 import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
-import { META } from '../connection/stateless';
+import { CACHEABLE_METHODS, META } from '../connection/stateless';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import type { LoggingLevel } from '../schema/logging';
 import { describeIssues, toValidationIssues } from '../schema/issues';
@@ -73,6 +73,20 @@ function resultTypeOf(result: Record<string, unknown>): unknown {
 }
 
 /**
+ * The fields a result may leave out and a client must assume (spec 2026-07-28: a missing
+ * `resultType` is `complete`; Caching: a missing `ttlMs` is 0), filled in for the schema check only.
+ */
+function assumed(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const filled: Record<string, unknown> = {};
+  if (result.resultType === undefined) filled.resultType = 'complete';
+  if (CACHEABLE_METHODS.has(method)) {
+    if (result.ttlMs === undefined) filled.ttlMs = 0;
+    if (result.cacheScope === undefined) filled.cacheScope = 'private';
+  }
+  return filled;
+}
+
+/**
  * A complete result as the client API gives it in every era: checked against the revision, then
  * without the fields only the stateless wire has (`resultType`, the server's identity in `_meta`,
  * which `client.serverInfo` holds).
@@ -84,13 +98,15 @@ function completed(
 ): Record<string, unknown> {
   let checked = result;
   if (deps.validateResults) {
-    const parsed = checkResult(method, deps.revision as Revision, result);
+    const filled = assumed(method, result);
+    const parsed = checkResult(method, deps.revision as Revision, { ...result, ...filled });
     if (parsed && !parsed.success) {
       throw new ProtocolError(
         `Invalid result for ${method} from the server: ${describeIssues(toValidationIssues(parsed.error))}`,
       );
     }
-    checked = (parsed?.data ?? result) as Record<string, unknown>;
+    checked = { ...((parsed?.data ?? result) as Record<string, unknown>) };
+    for (const key of Object.keys(filled)) delete checked[key];
   }
   const { resultType: _complete, ...rest } = checked;
   if (!isObject(rest._meta) || !(META.serverInfo in rest._meta)) return rest;

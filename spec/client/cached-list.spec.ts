@@ -46,4 +46,24 @@ describe('cachedList', () => {
       expectObservable(list$, '--^--').toBe('--a--', { a: ['ok'] });
     });
   });
+
+  it('[caching.ttl] refreshes for a subscriber that arrives once the list went stale, not before, and never by itself', () => {
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const responses = [cold('a|', { a: ['old'] }), cold('--b|', { b: ['new'] })];
+      let n = 0;
+      let freshUntil = 0;
+      const changed$ = hot<unknown>('----------');
+      const list$ = cachedList({
+        fetch: () => responses[n++]!,
+        changed$,
+        freshUntil: () => freshUntil,
+      });
+      // Fresh until frame 3 (in run mode, asyncScheduler's clock counts frames).
+      freshUntil = 3;
+      const lists = { a: ['old'], b: ['new'] };
+      expectObservable(list$, '^---------').toBe('a------b--', lists);
+      expectObservable(list$, '--^-------').toBe('--a----b--', lists);
+      expectObservable(list$, '-----^----').toBe('-----a-b--', lists);
+    });
+  });
 });

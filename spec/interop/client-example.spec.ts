@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
-import { runScenario, SCENARIOS } from '../../examples/everything-client';
+import { readContext, runScenario, SCENARIOS } from '../../examples/everything-client';
 import { fakeServer, LEGACY_ONLY } from '../client/fake-server';
 import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
 
@@ -57,9 +57,7 @@ describe('everything-client scenarios against a legacy server (in memory)', () =
       validateResults: false,
       handlers: {
         'tools/call': async (_params, context) => {
-          const answer = await firstValueFrom(
-            context.request('elicitation/create', { ...SEP1034_DEFAULTS_FORM }),
-          );
+          const answer = await firstValueFrom(context.request('elicitation/create', { ...SEP1034_DEFAULTS_FORM }));
           answers.push(answer);
           return { content: [{ type: 'text', text: 'ok' }] };
         },
@@ -81,6 +79,19 @@ describe('everything-client scenarios against a legacy server (in memory)', () =
     });
     await runScenario('sse-retry', server.clientTransport, silent);
     expect(names).toEqual(['test_reconnection']);
+    expect(Object.keys(SCENARIOS)).toEqual([
+      'initialize',
+      'tools_call',
+      'elicitation-sep1034-client-defaults',
+      'sse-retry',
+      'request-metadata',
+      'sep-2322-client-request-state',
+      'http-standard-headers',
+      'http-custom-headers',
+      'http-invalid-tool-headers',
+      'json-schema-ref-no-deref',
+      'json-schema-2020-12-preservation',
+    ]);
   });
 
   it('fails the run when the server answers a scenario call with an error', async () => {
@@ -94,9 +105,64 @@ describe('everything-client scenarios against a legacy server (in memory)', () =
   });
 });
 
+describe('everything-client scenarios against a modern server (in memory)', () => {
+  const focal = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    $defs: { address: { $anchor: 'addr', type: 'object' } },
+    properties: { home: { $ref: '#/$defs/address' } },
+    additionalProperties: false,
+    allOf: [{ anyOf: [{ required: ['home'] }] }],
+    if: { required: ['home'] },
+    then: {},
+    else: {},
+  };
+
+  it('[conformance.json-schema-2020-12-preservation] echoes the focal tool’s inputSchema exactly as listed', async () => {
+    const echoed: unknown[] = [];
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: {
+        'tools/list': () => ({
+          tools: [
+            { name: 'json_schema_2020_12_tool', inputSchema: focal },
+            { name: 'json_schema_echo', inputSchema: { type: 'object', properties: { schema: { type: 'object' } } } },
+          ],
+        }),
+        'tools/call': (params) => (echoed.push((params.arguments as { schema: unknown }).schema), { content: [] }),
+      },
+    });
+    await runScenario('json-schema-2020-12-preservation', server.clientTransport, silent);
+    expect(server.connection.revision).toBeUndefined();
+    expect(echoed).toEqual([focal]);
+  });
+
+  it('[conformance.http-custom-headers] makes the calls the context lists, with their arguments', async () => {
+    const calls: unknown[] = [];
+    const server = fakeServer({
+      capabilities: { tools: {} },
+      handlers: {
+        'tools/list': () => ({ tools: [{ name: 't', inputSchema: { type: 'object' } }] }),
+        'tools/call': (params) => (calls.push(params.arguments), { content: [] }),
+      },
+    });
+    const context = { toolCalls: [{ name: 't', arguments: { region: 'eu', verbose: null } }, { name: 't' }] };
+    await runScenario('http-custom-headers', server.clientTransport, silent, context);
+    expect(calls).toEqual([{ region: 'eu', verbose: null }, {}]);
+  });
+
+  it('reads MCP_CONFORMANCE_CONTEXT leniently', () => {
+    expect(readContext(undefined)).toEqual({});
+    expect(readContext('')).toEqual({});
+    expect(readContext('{"toolCalls":[]}')).toEqual({ toolCalls: [] });
+    expect(() => readContext('{')).toThrow(SyntaxError);
+  });
+});
+
 describe('everything-client, built, over stdio', () => {
   beforeAll(() => {
-    for (const file of [CLIENT, SERVER]) if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+    for (const file of [CLIENT, SERVER])
+      if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
   });
 
   it('runs the initialize scenario against a stdio server and exits 0', async () => {
