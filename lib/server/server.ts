@@ -5,7 +5,7 @@ import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
-import { META, STATELESS_REVISIONS } from '../connection/stateless';
+import { DEFAULT_CACHE_HINTS, META, STATELESS_REVISIONS } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
 import { InputRound, isMultiRound } from './input-round';
 import { RequestStateSealer } from './request-state';
@@ -177,7 +177,11 @@ export function createServer(options: ServerOptions): McpServer {
     logger,
   });
   const cacheHints: Readonly<Record<string, CacheHint>> | undefined = options.cacheHints;
-  const resources = createResourceRegistry({ validateResults, logger, readCacheHint: cacheHints?.['resources/read'] });
+  const resources = createResourceRegistry({
+    validateResults,
+    logger,
+    readCacheHint: cacheHints?.['resources/read'] ?? DEFAULT_CACHE_HINTS['resources/read'],
+  });
   const supportedRevisions = options.supportedRevisions;
   const sealer = new RequestStateSealer(options.requestState);
   /** URIs named by `resourceUpdated`, for the `subscriptions/listen` streams. */
