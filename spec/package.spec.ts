@@ -8,7 +8,7 @@ const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT
 describe('the built package', () => {
   it('loads with require("rxmcp")', () => {
     const out = run(['-e', "const m = require('rxmcp'); console.log(typeof m.createServer, typeof m.connect, m.LATEST_REVISION)"]);
-    expect(out).toBe('function function 2025-11-25');
+    expect(out).toBe('function function 2026-07-28');
   });
 
   it('loads with import from "rxmcp", sharing classes with the CommonJS build', () => {

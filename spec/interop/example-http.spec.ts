@@ -16,7 +16,10 @@ describe('example server over HTTP (--http)', () => {
   let url: string;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, [SERVER, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'error' } });
+    child = spawn(process.execPath, [SERVER, '--http', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, LOG_LEVEL: 'error' },
+    });
     url = await new Promise<string>((done, fail) => {
       let out = '';
       child.stdout!.setEncoding('utf8');
@@ -35,8 +38,16 @@ describe('example server over HTTP (--http)', () => {
     await exited;
   });
 
-  async function withClient(transport: Transport, run: (client: McpClient) => Promise<void>) {
-    const client = await connect(transport, { name: 'http-spec', version: '1.0.0' });
+  async function withClient(
+    transport: Transport,
+    run: (client: McpClient) => Promise<void>,
+    protocolVersion?: '2025-11-25',
+  ) {
+    const client = await connect(transport, {
+      name: 'http-spec',
+      version: '1.0.0',
+      ...(protocolVersion ? { protocolVersion } : {}),
+    });
     try {
       await run(client);
     } finally {
@@ -49,16 +60,21 @@ describe('example server over HTTP (--http)', () => {
   it('prints a loopback /mcp URL and serves Streamable HTTP', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     await withClient(createStreamableHttpClientTransport({ url }), async (client) => {
-      expect(client.revision).toBe('2025-11-25');
+      expect(client.revision).toBe('2026-07-28');
       expect((await client.promises.callTool('add', { a: 1, b: 2 })).content).toEqual([{ type: 'text', text: '3' }]);
     });
   });
 
-  it('[sse-polling] resumes a call whose stream the server closed, with the answer replayed', async () => {
-    await withClient(createStreamableHttpClientTransport({ url }), async (client) => {
-      const result = await client.promises.callTool('test_reconnection', {});
-      expect(result.content).toEqual([{ type: 'text', text: 'Reconnection test completed' }]);
-    });
+  it('[sse-polling] resumes a call whose stream the server closed, with the answer replayed (2025-11-25)', async () => {
+    await withClient(
+      createStreamableHttpClientTransport({ url }),
+      async (client) => {
+        expect(client.revision).toBe('2025-11-25');
+        const result = await client.promises.callTool('test_reconnection', {});
+        expect(result.content).toEqual([{ type: 'text', text: 'Reconnection test completed' }]);
+      },
+      '2025-11-25',
+    );
   });
 
   it('serves 2024-11-05 HTTP+SSE clients at /sse', async () => {

@@ -29,8 +29,8 @@ describe('example server over stdio', () => {
     await closed;
   });
 
-  it('initializes on the latest revision, pings, lists and calls tools', async () => {
-    expect(client.revision).toBe('2025-11-25');
+  it('negotiates the latest revision (stateless 2026-07-28), pings, lists and calls tools', async () => {
+    expect(client.revision).toBe('2026-07-28');
     expect(client.serverInfo).toMatchObject({ name: 'rxmcp-everything-server' });
     await client.ping();
     const tools = await firstValueFrom(client.listTools());
@@ -41,7 +41,11 @@ describe('example server over stdio', () => {
 
   it('streams countdown progress before the result', async () => {
     const updates: number[] = [];
-    const result = await client.promises.callTool('countdown', { from: 3, intervalMs: 5 }, { onProgress: (p) => updates.push(p.progress) });
+    const result = await client.promises.callTool(
+      'countdown',
+      { from: 3, intervalMs: 5 },
+      { onProgress: (p) => updates.push(p.progress) },
+    );
     expect(updates).toEqual([1, 2, 3]);
     expect(result).toEqual({ content: [{ type: 'text', text: 'Counted down from 3' }] });
   });
