@@ -12,7 +12,11 @@ const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
 const textOf = (content: ReadonlyArray<{ type: string; text?: unknown }>) =>
   content.map((block) => (block.type === 'text' ? String(block.text) : `[${block.type}]`)).join('\n');
 
-describe('client against the rxmcp example server (stdio)', () => {
+// The example server serves both eras: `auto` negotiates 2026-07-28, a pinned handshake revision initializes.
+describe.each([
+  ['modern', 'auto', '2026-07-28'],
+  ['legacy', '2025-11-25', '2025-11-25'],
+] as const)('client against the rxmcp example server (stdio, %s)', (era, protocolVersion, revision) => {
   let transport: StdioClientTransport;
   let client: McpClient;
 
@@ -25,6 +29,7 @@ describe('client against the rxmcp example server (stdio)', () => {
     client = await connect(transport, {
       name: 'rxmcp-interop',
       version: '1.0.0',
+      protocolVersion,
       sampling: (params) => ({
         role: 'assistant',
         content: { type: 'text', text: `echo of ${JSON.stringify(params.messages[0]?.content)}` },
@@ -41,10 +46,15 @@ describe('client against the rxmcp example server (stdio)', () => {
   });
 
   it('[lists] lists tools, resources, templates and prompts', async () => {
+    expect([client.era, client.revision]).toEqual([era, revision]);
     const tools = await firstValueFrom(client.tools$);
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'countdown', 'test_simple_text']));
-    expect((await client.promises.listResources()).map((r) => r.uri)).toEqual(expect.arrayContaining(['test://static-text']));
-    expect((await client.promises.listResourceTemplates()).map((t) => t.uriTemplate)).toContain('test://template/{id}/data');
+    expect((await client.promises.listResources()).map((r) => r.uri)).toEqual(
+      expect.arrayContaining(['test://static-text']),
+    );
+    expect((await client.promises.listResourceTemplates()).map((t) => t.uriTemplate)).toContain(
+      'test://template/{id}/data',
+    );
     expect((await client.promises.listPrompts()).map((p) => p.name)).toContain('test_prompt_with_arguments');
   });
 
@@ -76,9 +86,19 @@ describe('client against the rxmcp example server (stdio)', () => {
 
   it('[logging.client] receives the logs a tool sends at the chosen level', async () => {
     await client.promises.setLoggingLevel('debug');
-    const logs = lastValueFrom(client.logMessages$.pipe(filter((m) => m.level === 'info'), take(3), toArray()));
+    const logs = lastValueFrom(
+      client.logMessages$.pipe(
+        filter((m) => m.level === 'info'),
+        take(3),
+        toArray(),
+      ),
+    );
     await client.promises.callTool('test_tool_with_logging', {});
-    expect((await logs).map((m) => m.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    expect((await logs).map((m) => m.data)).toEqual([
+      'Tool execution started',
+      'Tool processing data',
+      'Tool execution completed',
+    ]);
   });
 
   it('[sampling.handler] [elicitation.form] answers the server’s sampling and elicitation requests', async () => {
@@ -90,7 +110,10 @@ describe('client against the rxmcp example server (stdio)', () => {
 
   it('[resources.subscribe] reads resources and watches one', async () => {
     const read = await client.promises.readResource('test://static-text');
-    expect(read.contents[0]).toMatchObject({ uri: 'test://static-text', text: 'This is the content of the static text resource.' });
+    expect(read.contents[0]).toMatchObject({
+      uri: 'test://static-text',
+      text: 'This is the content of the static text resource.',
+    });
     const ticks = await lastValueFrom(client.watchResource('rxmcp://ticker').pipe(take(2), toArray()));
     expect(ticks).toHaveLength(2);
   });

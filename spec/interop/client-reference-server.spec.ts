@@ -11,7 +11,12 @@ import type { StdioClientTransport } from '../../lib/transport/stdio/stdio-clien
 // The official reference server (`mcp-server-everything`; the first argument picks the transport).
 const REFERENCE = resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
-const sampled = { role: 'assistant' as const, content: { type: 'text' as const, text: 'the model says hi' }, model: 'test-model', stopReason: 'endTurn' };
+const sampled = {
+  role: 'assistant' as const,
+  content: { type: 'text' as const, text: 'the model says hi' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+};
 
 const fullOptions: ClientOptions = {
   name: 'rxmcp-interop',
@@ -21,7 +26,8 @@ const fullOptions: ClientOptions = {
   elicitation: {
     url: true,
     applyDefaults: true,
-    handler: (params) => (params.mode === 'url' ? { action: 'decline' } : { action: 'accept', content: { name: 'Ada Lovelace' } }),
+    handler: (params) =>
+      params.mode === 'url' ? { action: 'decline' } : { action: 'accept', content: { name: 'Ada Lovelace' } },
   },
 };
 
@@ -53,6 +59,8 @@ describe('client against the reference everything server (stdio)', () => {
 
   it('[lifecycle.client] negotiates 2025-11-25 and exposes server info, capabilities and instructions', async () => {
     await start();
+    // A legacy server: the discovery probe fails, and the client falls back to initialize.
+    expect(client.era).toBe('legacy');
     expect(client.revision).toBe('2025-11-25');
     expect(client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
     expect(client.serverCapabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
@@ -66,15 +74,23 @@ describe('client against the reference everything server (stdio)', () => {
     const tools = await firstValueFrom(
       client.tools$.pipe(filter((list) => list.some((tool) => tool.name === 'trigger-sampling-request'))),
     );
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-roots-list', 'trigger-elicitation-request']));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'get-roots-list', 'trigger-elicitation-request']),
+    );
     expect((await client.promises.listResources()).length).toBeGreaterThan(0);
-    expect((await client.promises.listResourceTemplates()).map((t) => t.uriTemplate)).toContain('demo://resource/dynamic/text/{resourceId}');
-    expect((await firstValueFrom(client.prompts$)).map((p) => p.name)).toEqual(expect.arrayContaining(['simple-prompt', 'args-prompt']));
+    expect((await client.promises.listResourceTemplates()).map((t) => t.uriTemplate)).toContain(
+      'demo://resource/dynamic/text/{resourceId}',
+    );
+    expect((await firstValueFrom(client.prompts$)).map((p) => p.name)).toEqual(
+      expect.arrayContaining(['simple-prompt', 'args-prompt']),
+    );
   });
 
   it('[tools.progress] streams progress events before the result', async () => {
     await start();
-    const events = await lastValueFrom(client.callTool('trigger-long-running-operation', { duration: 0.3, steps: 3 }).pipe(toArray()));
+    const events = await lastValueFrom(
+      client.callTool('trigger-long-running-operation', { duration: 0.3, steps: 3 }).pipe(toArray()),
+    );
     expect(events.map((e) => e.type)).toEqual(['progress', 'progress', 'progress', 'result']);
     expect(events[2]).toEqual({ type: 'progress', progress: 3, total: 3 });
   });
@@ -82,7 +98,11 @@ describe('client against the reference everything server (stdio)', () => {
   it('[tools.output-schema] checks structured content against the output schema', async () => {
     await start();
     const result = await client.promises.callTool('get-structured-content', { location: 'New York' });
-    expect(result.structuredContent).toEqual({ temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) });
+    expect(result.structuredContent).toEqual({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
   });
 
   it('[cancellation.client] unsubscribing a running tool sends notifications/cancelled and the client goes on', async () => {
@@ -95,7 +115,9 @@ describe('client against the reference everything server (stdio)', () => {
     );
     expect(sent.filter((m) => 'method' in m && m.method === 'notifications/cancelled')).toHaveLength(1);
     expect(client.connection.pendingRequests).toBe(0);
-    expect(await client.promises.callTool('get-sum', { a: 2, b: 3 })).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('5') }] });
+    expect(await client.promises.callTool('get-sum', { a: 2, b: 3 })).toMatchObject({
+      content: [{ type: 'text', text: expect.stringContaining('5') }],
+    });
   });
 
   it('[resources.subscribe] reads a resource and watches it: subscribe, updates, unsubscribe', async () => {
@@ -144,7 +166,9 @@ describe('client against the reference everything server (stdio)', () => {
 
   it('[elicitation.form] answers a form elicitation with the user input plus schema defaults', async () => {
     await start();
-    await firstValueFrom(client.tools$.pipe(filter((list) => list.some((t) => t.name === 'trigger-elicitation-request'))));
+    await firstValueFrom(
+      client.tools$.pipe(filter((list) => list.some((t) => t.name === 'trigger-elicitation-request'))),
+    );
     const result = await client.promises.callTool('trigger-elicitation-request', {});
     const text = textOf(result.content);
     expect(text).toContain('Name: Ada Lovelace');
@@ -155,7 +179,10 @@ describe('client against the reference everything server (stdio)', () => {
   it('[elicitation.url] answers a URL-mode elicitation', async () => {
     await start();
     await firstValueFrom(client.tools$.pipe(filter((list) => list.some((t) => t.name === 'trigger-url-elicitation'))));
-    const result = await client.promises.callTool('trigger-url-elicitation', { url: 'https://example.com/login', elicitationId: 'e-1' });
+    const result = await client.promises.callTool('trigger-url-elicitation', {
+      url: 'https://example.com/login',
+      elicitationId: 'e-1',
+    });
     expect(textOf(result.content)).toMatch(/declined/);
   });
 
@@ -171,13 +198,16 @@ describe('client against the reference everything server (stdio)', () => {
 
   it('[shutdown.peer] a server that dies fails every pending call at once and the client ends in shutdown', async () => {
     await start({ name: 'rxmcp-interop', version: '1.0.0' });
-    const calls = [1, 2, 3].map(() => client.promises.callTool('trigger-long-running-operation', { duration: 30, steps: 3 }));
+    const calls = [1, 2, 3].map(() =>
+      client.promises.callTool('trigger-long-running-operation', { duration: 30, steps: 3 }),
+    );
     await new Promise((done) => setTimeout(done, 100));
     expect(client.connection.pendingRequests).toBe(3);
     process.kill(transport.pid!, 'SIGKILL');
     const outcomes = await Promise.allSettled(calls);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    for (const outcome of outcomes) expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(ConnectionClosedError);
+    for (const outcome of outcomes)
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(ConnectionClosedError);
     expect(client.state).toBe('shutdown');
   });
 });
