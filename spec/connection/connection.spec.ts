@@ -1,4 +1,15 @@
-import { firstValueFrom, interval, lastValueFrom, map, NEVER, Observable, ReplaySubject, Subject, toArray, VirtualTimeScheduler } from 'rxjs';
+import {
+  firstValueFrom,
+  interval,
+  lastValueFrom,
+  map,
+  NEVER,
+  Observable,
+  ReplaySubject,
+  Subject,
+  toArray,
+  VirtualTimeScheduler,
+} from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import { createConnection } from '../../lib/connection/connection';
@@ -53,7 +64,9 @@ function demoServer(): { server: McpServer; torn: string[]; release: Subject<voi
   return { server, torn, release };
 }
 
-async function servedPeer(protocolVersion?: string): Promise<{ peer: RawPeer; torn: string[]; release: Subject<void>; server: McpServer }> {
+async function servedPeer(
+  protocolVersion?: string,
+): Promise<{ peer: RawPeer; torn: string[]; release: Subject<void>; server: McpServer }> {
   const { server, torn, release } = demoServer();
   const [clientSide, serverSide] = createInMemoryPair();
   server.connect(serverSide);
@@ -105,7 +118,10 @@ describe('createConnection (server role, on the wire)', () => {
   it('[errors.method-not-found] answers an unknown method with -32601 naming it', async () => {
     const { peer } = await servedPeer('2025-11-25');
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/frobnicate' });
-    expect(await peer.next()).toMatchObject({ id: 1, error: { code: -32601, message: expect.stringContaining('tools/frobnicate') } });
+    expect(await peer.next()).toMatchObject({
+      id: 1,
+      error: { code: -32601, message: expect.stringContaining('tools/frobnicate') },
+    });
   });
 
   it('[errors.capability] answers a method whose capability the server did not declare with -32601', async () => {
@@ -117,7 +133,9 @@ describe('createConnection (server role, on the wire)', () => {
   it('[errors.invalid-params] answers invalid params with -32602 naming the field', async () => {
     const { peer } = await servedPeer('2025-11-25');
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 42 } });
-    const answer = (await peer.next()) as { error: { code: number; message: string; data: { issues: { path: string }[] } } };
+    const answer = (await peer.next()) as {
+      error: { code: number; message: string; data: { issues: { path: string }[] } };
+    };
     expect(answer.error.code).toBe(-32602);
     expect(answer.error.message).toContain('name');
     expect(answer.error.data.issues[0]!.path).toBe('name');
@@ -127,7 +145,10 @@ describe('createConnection (server role, on the wire)', () => {
     // Up to 2025-06-18 invalid tool arguments are a protocol error; 2025-11-25 makes them an isError result.
     const { peer } = await servedPeer('2025-06-18');
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 5 } } });
-    expect(await peer.next()).toMatchObject({ id: 1, error: { code: -32602, message: expect.stringContaining('arguments.text') } });
+    expect(await peer.next()).toMatchObject({
+      id: 1,
+      error: { code: -32602, message: expect.stringContaining('arguments.text') },
+    });
   });
 
   it('[lifecycle.before-initialize] refuses a request before initialize with a clear error, then initializes', async () => {
@@ -144,8 +165,15 @@ describe('createConnection (server role, on the wire)', () => {
 
   it('refuses a second initialize', async () => {
     const { peer } = await servedPeer('2025-11-25');
-    peer.send({ jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-    expect(await peer.nextMatching(byId(9))).toMatchObject({ error: { code: -32600, message: expect.stringContaining('already initialized') } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    expect(await peer.nextMatching(byId(9))).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('already initialized') },
+    });
   });
 
   it('keeps serving a request in flight while bad input arrives', async () => {
@@ -157,7 +185,9 @@ describe('createConnection (server role, on the wire)', () => {
     peer.send([1, 2]);
     await peer.nextMatching(byId('y'));
     release.next();
-    expect(await peer.nextMatching(byId('slow'))).toMatchObject({ result: { content: [{ type: 'text', text: 'done' }] } });
+    expect(await peer.nextMatching(byId('slow'))).toMatchObject({
+      result: { content: [{ type: 'text', text: 'done' }] },
+    });
   });
 
   it('[batch.2025-03-26] answers a batch with an array of responses under 2025-03-26', async () => {
@@ -174,17 +204,27 @@ describe('createConnection (server role, on the wire)', () => {
     expect(answer.find((r) => r.id === 3)).toMatchObject({ error: { code: -32601 } });
   });
 
-  it.each(['2024-11-05', '2025-06-18', '2025-11-25'])('[batch.refused] refuses a batch under %s with -32600', async (revision) => {
-    const { peer } = await servedPeer(revision);
-    peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
-    expect(await peer.next()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('batch') } });
-  });
+  it.each(['2024-11-05', '2025-06-18', '2025-11-25'])(
+    '[batch.refused] refuses a batch under %s with -32600',
+    async (revision) => {
+      const { peer } = await servedPeer(revision);
+      peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+      expect(await peer.next()).toMatchObject({
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('batch') },
+      });
+    },
+  );
 
   it('[cancellation] stops a cancelled handler, runs its teardown and sends no response', async () => {
     const { peer, torn, release } = await servedPeer('2025-11-25');
     peer.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow' } });
     await peer.nextMatching((f) => f.method === 'notifications/message');
-    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'changed my mind' } });
+    peer.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 7, reason: 'changed my mind' },
+    });
     peer.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
     await peer.nextMatching(byId(8));
     expect(torn).toEqual(['slow']);
@@ -193,9 +233,17 @@ describe('createConnection (server role, on the wire)', () => {
     expect(peer.received.some((f) => (f as { id?: unknown }).id === 7)).toBe(false);
   });
 
-  it.each([['string', 'tok-1'], ['number', 17]])('[progress.token-type] echoes a %s progress token unchanged', async (_, token) => {
+  it.each([
+    ['string', 'tok-1'],
+    ['number', 17],
+  ])('[progress.token-type] echoes a %s progress token unchanged', async (_, token) => {
     const { peer, release } = await servedPeer('2025-11-25');
-    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', _meta: { progressToken: token } } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow', _meta: { progressToken: token } },
+    });
     const note = await peer.nextMatching((f) => f.method === 'notifications/progress');
     expect(note.params).toEqual({ progressToken: token, progress: 1, total: 2, message: 'half way' });
     release.next();
@@ -231,7 +279,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
   it('[lifecycle] connects, negotiates and calls a tool', async () => {
     const [a, b] = createInMemoryPair();
     server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     expect(client.revision).toBe('2025-11-25');
     expect(client.serverInfo).toEqual({ name: 'demo', version: '1.0.0' });
     expect(client.connection.state).toBe('operating');
@@ -243,7 +291,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
   it('[ping.both-ways] pings in both directions', async () => {
     const [a, b] = createInMemoryPair();
     const session = server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     await client.ping();
     await flush();
     await expect(firstValueFrom(session.connection.request('ping'))).resolves.toEqual({});
@@ -253,9 +301,13 @@ describe('createConnection (both roles over an in-memory pair)', () => {
   it('[lifecycle.client-rejects-unsupported] rejects a server answering an unsupported revision, and closes', async () => {
     const [a, b] = createInMemoryPair();
     const peer = rawPeer(b);
-    const connecting = connect(a, { name: 'c', version: '1' });
-    const init = await peer.next() as { id: number };
-    peer.send({ jsonrpc: '2.0', id: init.id, result: { protocolVersion: '2030-01-01', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    const connecting = connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
+    const init = (await peer.next()) as { id: number };
+    peer.send({
+      jsonrpc: '2.0',
+      id: init.id,
+      result: { protocolVersion: '2030-01-01', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+    });
     await expect(connecting).rejects.toBeInstanceOf(UnsupportedProtocolVersionError);
     await expect(connecting).rejects.toThrow(/2030-01-01/);
   });
@@ -270,7 +322,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
   it('[shutdown] fails every pending request with ConnectionClosedError when the connection closes', async () => {
     const [a, b] = createInMemoryPair();
     server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     const calls = [1, 2, 3].map(() => client.promises.callTool('slow'));
     await flush();
     expect(client.connection.pendingRequests).toBe(3);
@@ -295,14 +347,17 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     incoming$.complete();
     closed$.next({ reason: 'failed to start (ENOENT)', error: failure });
     await expect(initializing).rejects.toMatchObject({ name: 'ConnectionClosedError', cause: failure });
-    await expect(firstValueFrom(connection.closed$)).resolves.toEqual({ reason: 'failed to start (ENOENT)', error: failure });
+    await expect(firstValueFrom(connection.closed$)).resolves.toEqual({
+      reason: 'failed to start (ENOENT)',
+      error: failure,
+    });
   });
 
   it('[shutdown.peer] fails pending requests and cancels the server handlers when the peer goes away', async () => {
     const demo = demoServer();
     const [a, b] = createInMemoryPair();
     const session = demo.server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     const call = client.promises.callTool('slow');
     await flush();
     expect(session.connection.inFlightRequests).toBe(1);
@@ -316,7 +371,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     const demo = demoServer();
     const [a, b] = createInMemoryPair();
     const session = demo.server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     const seen: string[] = [];
     session.connection.notifications$.subscribe((n) => seen.push(n.method));
     const subscription = client.callTool('slow').subscribe();
@@ -332,7 +387,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     const demo = demoServer();
     const [a, b] = createInMemoryPair();
     demo.server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     const updates: unknown[] = [];
     const call = client.promises.callTool('slow', {}, { onProgress: (p) => updates.push(p) });
     await flush();
@@ -344,7 +399,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
   it('[errors.typed] surfaces a JSON-RPC error as a JsonRpcError with its code', async () => {
     const [a, b] = createInMemoryPair();
     server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     const failure = client.promises.callTool('missing');
     await expect(failure).rejects.toBeInstanceOf(JsonRpcError);
     await expect(failure).rejects.toMatchObject({ code: -32602 });
@@ -353,7 +408,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
   it('[capabilities.enforced] refuses locally a server request the client has no capability for', async () => {
     const [a, b] = createInMemoryPair();
     const session = server.connect(b);
-    const client = await connect(a, { name: 'c', version: '1' });
+    const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
     await flush();
     await expect(
       firstValueFrom(session.connection.request('sampling/createMessage', { messages: [], maxTokens: 1 })),
@@ -401,7 +456,7 @@ describe('createConnection timeouts', () => {
     const scheduler = new VirtualTimeScheduler();
     let now = 0;
     const advance = async (ms: number) => {
-      for (const end = now + ms; now < end; ) {
+      for (const end = now + ms; now < end;) {
         now = Math.min(end, now + 50);
         scheduler.maxFrames = now;
         scheduler.flush();
@@ -417,7 +472,9 @@ describe('createConnection timeouts', () => {
       handlers: { 'tools/list': () => interval(everyMs, scheduler).pipe(map((step) => progress(step + 1))) },
     });
     const cancelled: Array<Record<string, unknown> | undefined> = [];
-    serverConnection.notifications$.subscribe((n) => n.method === 'notifications/cancelled' && cancelled.push(n.params));
+    serverConnection.notifications$.subscribe(
+      (n) => n.method === 'notifications/cancelled' && cancelled.push(n.params),
+    );
     const client = await connect(a, { name: 'c', version: '1', requestTimeoutMs: 1000, scheduler });
     return { client, cancelled, serverConnection, advance };
   }
@@ -425,7 +482,9 @@ describe('createConnection timeouts', () => {
   it('[timeout.progress-resets] progress restarts the idle timeout when onProgress is given', async () => {
     const { client, cancelled, advance } = await ticking(600);
     const steps: number[] = [];
-    const outcome = lastValueFrom(client.request('tools/list', {}, { onProgress: (p) => steps.push(p.progress) })).catch((e: unknown) => e);
+    const outcome = lastValueFrom(
+      client.request('tools/list', {}, { onProgress: (p) => steps.push(p.progress) }),
+    ).catch((e: unknown) => e);
     await advance(3000);
     expect(steps).toEqual([1, 2, 3, 4, 5]);
     expect(cancelled).toEqual([]);
@@ -455,10 +514,14 @@ describe('createConnection timeouts', () => {
     await advance(1);
     expect(await outcome).toMatchObject({ deadline: 'total', afterMs: 2500, method: 'tools/list' });
     await flush();
-    expect(cancelled).toEqual([{ requestId: expect.any(Number), reason: expect.stringContaining('maximum total time') }]);
+    expect(cancelled).toEqual([
+      { requestId: expect.any(Number), reason: expect.stringContaining('maximum total time') },
+    ]);
     expect(serverConnection.inFlightRequests).toBe(0);
 
-    const tie = lastValueFrom(client.request('tools/list', {}, { timeoutMs: 500, maxTotalTimeoutMs: 500 })).catch((e: unknown) => e);
+    const tie = lastValueFrom(client.request('tools/list', {}, { timeoutMs: 500, maxTotalTimeoutMs: 500 })).catch(
+      (e: unknown) => e,
+    );
     await advance(500);
     expect(await tie).toMatchObject({ deadline: 'total' });
     client.close();
@@ -467,7 +530,9 @@ describe('createConnection timeouts', () => {
   it('[cancellation.signal] an aborted signal fails the call with its reason and tells the server', async () => {
     const { client, cancelled, serverConnection, advance } = await ticking(600);
     const controller = new AbortController();
-    const outcome = lastValueFrom(client.request('tools/list', {}, { signal: controller.signal })).catch((e: unknown) => e);
+    const outcome = lastValueFrom(client.request('tools/list', {}, { signal: controller.signal })).catch(
+      (e: unknown) => e,
+    );
     await advance(100);
     expect(serverConnection.inFlightRequests).toBe(1);
     controller.abort(new Error('user gave up'));
@@ -482,7 +547,12 @@ describe('createConnection timeouts', () => {
   it('[lifecycle.initialize-timeout] a server closes a connection that never initializes', async () => {
     jest.useFakeTimers();
     const [, b] = createInMemoryPair();
-    const connection = createConnection({ transport: b, role: 'server', info: { name: 's', version: '1' }, initializeTimeoutMs: 500 });
+    const connection = createConnection({
+      transport: b,
+      role: 'server',
+      info: { name: 's', version: '1' },
+      initializeTimeoutMs: 500,
+    });
     const closed = firstValueFrom(connection.closed$);
     await jest.advanceTimersByTimeAsync(500);
     await expect(closed).resolves.toMatchObject({ reason: expect.stringContaining('no initialize') });
@@ -582,10 +652,14 @@ describe('createConnection request pipeline edges', () => {
     const seen: string[] = [];
     const session = [...server.sessions][0]!;
     session.connection.notifications$.subscribe((n) => seen.push(n.method));
-    const outcome = firstValueFrom(client.request('tools/call', { name: 'echo', arguments: { text: () => 'no' } })).catch((e: unknown) => e);
+    const outcome = firstValueFrom(
+      client.request('tools/call', { name: 'echo', arguments: { text: () => 'no' } }),
+    ).catch((e: unknown) => e);
     expect(await outcome).toMatchObject({ name: 'DataCloneError' });
     expect(client.connection.pendingRequests).toBe(0);
-    await expect(client.promises.callTool('echo', { text: 'still fine' })).resolves.toMatchObject({ content: [{ text: 'still fine' }] });
+    await expect(client.promises.callTool('echo', { text: 'still fine' })).resolves.toMatchObject({
+      content: [{ text: 'still fine' }],
+    });
     await flush();
     expect(seen).not.toContain('notifications/cancelled');
     client.close();
@@ -596,8 +670,12 @@ describe('createConnection request pipeline edges', () => {
     const [clientSide, serverSide] = createInMemoryPair();
     server.connect(serverSide);
     const client = await connect(clientSide, { name: 'c', version: '1' });
-    await expect(firstValueFrom(client.request('tools/list', {}, { timeoutMs: -1 }))).rejects.toBeInstanceOf(RangeError);
-    await expect(firstValueFrom(client.request('tools/list', {}, { maxTotalTimeoutMs: Number.NaN }))).rejects.toBeInstanceOf(RangeError);
+    await expect(firstValueFrom(client.request('tools/list', {}, { timeoutMs: -1 }))).rejects.toBeInstanceOf(
+      RangeError,
+    );
+    await expect(
+      firstValueFrom(client.request('tools/list', {}, { maxTotalTimeoutMs: Number.NaN })),
+    ).rejects.toBeInstanceOf(RangeError);
     expect(client.connection.pendingRequests).toBe(0);
     client.close();
   });

@@ -104,7 +104,11 @@ describe('a client connection in a stateless revision', () => {
         [META.clientInfo]: { name: 'c', version: '1' },
       },
     });
-    peer.send({ jsonrpc: '2.0', id: sent.id, result: { tools: [], resultType: 'complete' } });
+    peer.send({
+      jsonrpc: '2.0',
+      id: sent.id,
+      result: { tools: [], resultType: 'complete', ttlMs: 0, cacheScope: 'public' },
+    });
     await expect(answered).resolves.toMatchObject({ tools: [] });
     connection.close();
   });
