@@ -27,8 +27,25 @@ const cliOf = (suite) => path.join(suite.cache, 'node_modules', '@modelcontextpr
  * requirement set runs them "not scored", and they are left out of the verdict until then.
  */
 const PENDING_EXTENSION = /(^|-)tasks-/;
-/** 0.2.0-alpha.12 client scenarios the example client runs (non-authorization). */
-const NEXT_CLIENT_SCENARIOS = [];
+/**
+ * 0.2.0-alpha.12 client runs of the example client: every non-authorization scenario of 2025-11-25
+ * and 2026-07-28, each on its own wire, and those of both revisions also forced to 2026-07-28.
+ */
+const NEXT_CLIENT_SCENARIOS = [
+  ['initialize'],
+  ['tools_call'],
+  ['elicitation-sep1034-client-defaults'],
+  ['sse-retry'],
+  ['json-schema-2020-12-preservation'],
+  ['request-metadata'],
+  ['sep-2322-client-request-state'],
+  ['http-standard-headers'],
+  ['http-custom-headers'],
+  ['http-invalid-tool-headers'],
+  ['json-schema-ref-no-deref'],
+  ['tools_call', '--spec-version', '2026-07-28'],
+  ['json-schema-2020-12-preservation', '--spec-version', '2026-07-28'],
+];
 const PRELOAD = path.join(__dirname, 'loopback-only.cjs');
 const RESULTS = path.join(ROOT, '.cache', 'conformance-results');
 
@@ -145,12 +162,13 @@ async function clientSuite() {
   for (const scenario of scenarios) {
     code ||= await runCli(['client', '--command', command, '--scenario', scenario, '-o', dir]);
   }
-  for (const scenario of NEXT_CLIENT_SCENARIOS) {
-    code ||= await runCli(['client', '--command', command, '--scenario', scenario, '-o', path.join(dir, 'next')], SUITES.next);
+  for (const [scenario, ...wire] of NEXT_CLIENT_SCENARIOS) {
+    const out = path.join(dir, 'next', [scenario, ...wire].join('-').replace(/[^a-z0-9.-]+/gi, '-'));
+    code ||= await runCli(['client', '--command', command, '--scenario', scenario, ...wire, '-o', out], SUITES.next);
   }
   const found = problems(dir);
   if (scenarios.length === 0) found.push('no client scenarios were listed');
-  const names = [...scenarios, ...NEXT_CLIENT_SCENARIOS.map((scenario) => `${scenario}@${SUITES.next.version}`)];
+  const names = [...scenarios, ...NEXT_CLIENT_SCENARIOS.map((run) => `${run.join(' ')}@${SUITES.next.version}`)];
   return { name: `client (${names.join(', ')})`, ok: code === 0 && found.length === 0, found, code };
 }
 
