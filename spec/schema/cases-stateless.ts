@@ -316,6 +316,47 @@ export const STATELESS_CASES: readonly HandWrittenCase[] = [
     valid: false,
     from: S,
   },
+  // the unions of what each side sends
+  { definition: 'ClientRequest', label: 'ping', value: req('ping'), valid: true, until: '2025-11-25' },
+  {
+    definition: 'ClientRequest',
+    label: 'server/discover',
+    value: req('server/discover', { _meta: modernMeta }),
+    valid: true,
+    from: S,
+  },
+  {
+    definition: 'ClientNotification',
+    label: 'progress',
+    value: note('notifications/progress', { progressToken: 1, progress: 1 }),
+    valid: true,
+    until: '2025-11-25',
+  },
+  {
+    definition: 'ServerNotification',
+    label: 'subscription acknowledged',
+    value: note('notifications/subscriptions/acknowledged', { notifications: {} }),
+    valid: true,
+    from: S,
+  },
+  {
+    definition: 'CallToolResultResponse',
+    label: 'input required',
+    value: { jsonrpc: '2.0', id: 1, result: { resultType: 'input_required', requestState: 's' } },
+    valid: true,
+  },
+  {
+    definition: 'CallToolResultResponse',
+    label: 'complete',
+    value: { jsonrpc: '2.0', id: 1, result: { ...complete, content: [text] } },
+    valid: true,
+  },
+  {
+    definition: 'ListToolsResultResponse',
+    label: 'without caching hints',
+    value: { jsonrpc: '2.0', id: 1, result: { ...complete, tools: [] } },
+    valid: false,
+  },
   // errors
   {
     definition: 'UnsupportedProtocolVersionError',
