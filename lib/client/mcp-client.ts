@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import {
   catchError,
-  EmptyError,
+  defer,
   filter,
   finalize,
   firstValueFrom,
@@ -22,7 +22,7 @@ import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import { StatelessErrorCode } from '../connection/stateless';
-import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
+import { JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { paginate } from '../operators/paginate';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
@@ -31,7 +31,7 @@ import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/l
 import type { GetPromptResult, Prompt } from '../schema/prompts';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
 import type { Root } from '../schema/roots';
-import type { CallToolResult, Tool } from '../schema/tools';
+import type { Tool } from '../schema/tools';
 import type { TransportClose } from '../transport/transport';
 import { cachedList } from './cached-list';
 import type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
@@ -46,10 +46,9 @@ import { DEFAULT_MAX_INPUT_ROUNDS, statelessRequest } from './stateless-requests
 import type { RoundHooks, StatelessRequesterDeps } from './stateless-requests';
 import { SubscriptionHub } from './subscriptions';
 import type { ListenTopic } from './subscriptions';
-import { callTool } from './tool-call';
+import { callTool, resultOfCall } from './tool-call';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
-import { planToolHeaders, toolCallHeaders } from './tool-headers';
-import type { ToolHeaderPlan } from './tool-headers';
+import { ToolDirectory } from './tool-directory';
 
 /** What `connect` hands the client once the era is settled. */
 export interface ClientSetup {
@@ -72,20 +71,6 @@ const DEFAULT_MAX_LIST_PAGES = 1000;
 /** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
 const LISTEN_OPTIONS: RequestOptions = { timeoutMs: Infinity };
 
-/** The result of a tool call as a Promise (what `lastValueFrom(call.pipe(toolResult()))` gives, with fewer layers). */
-function resultOf(call: Observable<ToolCallEvent>): Promise<CallToolResult> {
-  return new Promise((resolve, reject) => {
-    let result: CallToolResult | undefined;
-    call.subscribe({
-      next: (event) => {
-        if (event.type === 'result') result = event.result;
-      },
-      error: reject,
-      complete: () => (result ? resolve(result) : reject(new EmptyError())),
-    });
-  });
-}
-
 /**
  * The client. A class, so that an idle client costs one object and its methods live on the
  * prototype; what most clients never use (list caches, log streams, the resource watcher, the
@@ -100,11 +85,8 @@ export class Client implements McpClient, ToolCallContext {
   readonly serverCapabilities: ServerCapabilities;
   readonly instructions: string | undefined;
   readonly check: SchemaCheck;
-  /** The latest full tool listing, for output-schema checks and headers; forgotten when the list changes. */
-  private knownTools: ReadonlyMap<string, Tool> | undefined;
-  /** Tools the latest listing left out (invalid `x-mcp-header` annotations), with the reason. */
-  private rejectedTools = new Map<string, string>();
-  private readonly headerPlans = new WeakMap<Tool, ToolHeaderPlan>();
+  /** The latest full tool listing, for output-schema checks and headers. */
+  private readonly tools: ToolDirectory;
   private readonly capabilitiesKnown: boolean;
   private readonly log: Logger;
   private readonly options: ClientOptions;
@@ -135,6 +117,7 @@ export class Client implements McpClient, ToolCallContext {
     this.serverCapabilities = (setup.serverCapabilities ?? {}) as ServerCapabilities;
     this.instructions = setup.instructions;
     this.freshness = new ListFreshness(setup.options.scheduler ?? asyncScheduler);
+    this.tools = new ToolDirectory(setup.era === 'modern', setup.log);
     this.stateless =
       setup.era === 'modern'
         ? {
@@ -162,7 +145,7 @@ export class Client implements McpClient, ToolCallContext {
 
   /** Sees every valid notification before `notifications$` (the connection calls it). */
   onNotification(message: JsonRpcNotification): void {
-    if (message.method === 'notifications/tools/list_changed') this.knownTools = undefined;
+    if (message.method === 'notifications/tools/list_changed') this.tools.forget();
     this.freshness.onNotification(message.method);
   }
 
@@ -216,42 +199,17 @@ export class Client implements McpClient, ToolCallContext {
   }
 
   listTools(options?: RequestOptions): Observable<Tool[]> {
-    return this.listAll<Tool>('tools/list', 'tools', 'tools', options).pipe(
-      map((tools) => (this.stateless ? this.withoutInvalidHeaders(tools) : tools)),
-      tap((tools) => (this.knownTools = new Map(tools.map((tool) => [tool.name, tool])))),
-    );
-  }
-
-  /**
-   * Transports → Streamable HTTP → Custom Headers: a tool whose `x-mcp-header` annotations break
-   * the rules is left out of the list, with a warning naming it and why.
-   */
-  private withoutInvalidHeaders(tools: Tool[]): Tool[] {
-    this.rejectedTools = new Map();
-    return tools.filter((tool) => {
-      const plan = this.headerPlan(tool);
-      if (!('invalid' in plan)) return true;
-      this.rejectedTools.set(tool.name, plan.invalid);
-      this.log.warn({ tool: tool.name, reason: plan.invalid }, 'tool left out: invalid x-mcp-header annotation');
-      return false;
-    });
-  }
-
-  private headerPlan(tool: Tool): ToolHeaderPlan {
-    let plan = this.headerPlans.get(tool);
-    if (!plan) this.headerPlans.set(tool, (plan = planToolHeaders(tool.inputSchema)));
-    return plan;
+    return this.listAll<Tool>('tools/list', 'tools', 'tools', options).pipe(map((tools) => this.tools.record(tools)));
   }
 
   knowsTools(): boolean {
-    return this.knownTools !== undefined;
+    return this.tools.knows;
   }
 
   /** The definition of a tool, for output checks (see `ToolCallContext`). */
   toolNamed(name: string, fetchIfUnknown: boolean): Observable<Tool | undefined> {
-    if (this.knownTools) return of(this.knownTools.get(name));
-    if (!fetchIfUnknown) return of(undefined);
-    return this.listTools().pipe(map(() => this.knownTools?.get(name)));
+    if (this.tools.knows || !fetchIfUnknown) return of(this.tools.named(name));
+    return this.listTools().pipe(map(() => this.tools.named(name)));
   }
 
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Observable<ToolCallEvent> {
@@ -265,7 +223,7 @@ export class Client implements McpClient, ToolCallContext {
   ): Observable<Record<string, unknown>> {
     if (!this.stateless) return this.connection.request('tools/call', params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
-      this.paramHeaders(params).pipe(
+      defer(() => of(this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>))).pipe(
         switchMap((headers) =>
           this.send(
             'tools/call',
@@ -283,22 +241,6 @@ export class Client implements McpClient, ToolCallContext {
         }),
       );
     return attempt(false);
-  }
-
-  /**
-   * The `Mcp-Param-*` headers of a call, from the tool's definition when the client has listed the
-   * tools; without one, none (a server that needs them answers HeaderMismatch, and `sendToolCall`
-   * lists the tools and tries again).
-   */
-  private paramHeaders(params: Record<string, unknown>): Observable<Record<string, string>> {
-    const name = String(params.name);
-    return this.toolNamed(name, false).pipe(
-      map((tool) => {
-        const rejected = this.rejectedTools.get(name);
-        if (!tool && rejected) throw new ProtocolError(`Tool "${name}" was left out of the tool list: ${rejected}`);
-        return tool ? toolCallHeaders(this.headerPlan(tool), params.arguments as Record<string, unknown>) : {};
-      }),
-    );
   }
 
   get resources$(): Observable<readonly Resource[]> {
@@ -384,7 +326,7 @@ export class Client implements McpClient, ToolCallContext {
 
   get promises(): McpClientPromises {
     return (this.lazy.promises ??= {
-      callTool: (name, args, o) => resultOf(this.callTool(name, args, { progress: false, ...o })),
+      callTool: (name, args, o) => resultOfCall(this.callTool(name, args, { progress: false, ...o })),
       listTools: (o) => lastValueFrom(this.listTools(o)),
       listResources: (o) => lastValueFrom(this.listResources(o)),
       listResourceTemplates: (o) => lastValueFrom(this.listResourceTemplates(o)),

@@ -1,4 +1,4 @@
-import { filter, map, Observable } from 'rxjs';
+import { EmptyError, filter, map, Observable } from 'rxjs';
 import type { OperatorFunction, Subscription } from 'rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
 import type { RequestOptions } from '../connection/request-pipeline';
@@ -179,5 +179,19 @@ export function callTool(
       call.unsubscribe();
       checking?.unsubscribe();
     };
+  });
+}
+
+/** The result of a tool call as a Promise (what `lastValueFrom(call.pipe(toolResult()))` gives, with fewer layers). */
+export function resultOfCall(call: Observable<ToolCallEvent>): Promise<CallToolResult> {
+  return new Promise((resolve, reject) => {
+    let result: CallToolResult | undefined;
+    call.subscribe({
+      next: (event) => {
+        if (event.type === 'result') result = event.result;
+      },
+      error: reject,
+      complete: () => (result ? resolve(result) : reject(new EmptyError())),
+    });
   });
 }

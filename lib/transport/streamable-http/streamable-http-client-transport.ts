@@ -1,76 +1,25 @@
 import type pino from 'pino';
-import type { Agent as HttpAgent } from 'node:http';
 import { ReplaySubject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { ErrorCode, TransportError } from '../../jsonrpc/errors';
+import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createFetchRequester, createNodeRequester } from './http-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 import { MalformedFrame } from '../transport';
-import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
+import type { InboundFrame, SendOptions, TransportClose } from '../transport';
 import { SessionNotFoundError } from './http-errors';
 import { childLogger } from '../../jsonrpc/logger';
 import { lowerCaseHeaders, standardHeadersOf } from './client-request-headers';
 import { keyOf, SseStreams } from './client-sse-streams';
-import type { ReconnectOptions, SseHost } from './client-sse-streams';
+import type { SseHost } from './client-sse-streams';
+import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
+import { brokenStreamResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
 
 export { encodeHeaderValue } from './client-request-headers';
 export type { ReconnectOptions } from './client-sse-streams';
-
-/** Options of {@link createStreamableHttpClientTransport}. */
-export interface StreamableHttpClientTransportOptions {
-  /** The MCP endpoint, used exactly as given. */
-  readonly url: string | URL;
-  /** Sent with every request (for example `authorization`). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * A fetch to send the requests with: wrap one to add auth, tracing or a proxy. Without it the
-   * transport uses `node:http`/`node:https` with a keep-alive agent of its own (for `http:` and
-   * `https:` URLs); pass `fetch: globalThis.fetch` to use the global fetch instead.
-   */
-  readonly fetch?: typeof fetch;
-  /**
-   * The agent to send through when no `fetch` is given: an `https.Agent` with your TLS settings (a
-   * private CA, a client certificate), a proxy agent, or connection limits. It is left open when
-   * the transport closes. Default: a keep-alive agent of the transport's own, closed with it.
-   * (The HTTP+SSE fallback of `createHttpClientTransport` goes through fetch and does not use it.)
-   */
-  readonly agent?: HttpAgent;
-  readonly reconnect?: ReconnectOptions;
-  /** Join an existing session instead of waiting for the initialize answer to name one. */
-  readonly sessionId?: string;
-  /** Open the standalone GET stream once `notifications/initialized` is accepted. Default true. */
-  readonly openStandaloneStream?: boolean;
-  /**
-   * How long POSTs that follow `notifications/initialized` wait for the standalone GET stream to be
-   * answered, so that the server sees it open before them. Default 2000 ms.
-   */
-  readonly standaloneStreamWaitMs?: number;
-  /** Requests, status codes and reconnects at debug, peer mistakes at warn, messages at trace. Silent by default. */
-  readonly logger?: pino.Logger;
-  /**
-   * Called instead of failing when the first `initialize` POST (before any session) is refused
-   * with 400, 404 or 405: the backwards-compatibility probe. The transport then stays silent; the
-   * caller takes over (see `createHttpClientTransport`).
-   */
-  readonly onLegacyServer?: (initialize: JsonRpcMessage, status: number) => void;
-}
-
-/** The client side of Streamable HTTP. */
-export interface StreamableHttpClientTransport extends Transport {
-  /** The session the server assigned (from the initialize answer), if any. */
-  readonly sessionId: string | undefined;
-  /** The revision sent in `MCP-Protocol-Version`, once the connection set it. */
-  readonly protocolVersion: string | undefined;
-}
-
-/**
- * `data.streamBroken` of the error a stateless request (2026-07-28 on) fails with when its
- * response stream ended before its response: streams cannot be resumed in those revisions, so the
- * caller re-issues the request with a new id (spec: Transports → Streamable HTTP).
- */
-export const STREAM_BROKEN = 'streamBroken';
+export { STREAM_BROKEN } from './client-stateless-calls';
+export type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
 
 const POST_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/json',
@@ -81,13 +30,6 @@ const DELETE_TIMEOUT_MS = 2000;
 
 const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } =>
   'method' in m && 'id' in m;
-
-/** A stateless request in flight: its POST, closed to cancel it (its stream is the cancellation signal). */
-interface StatelessCall {
-  /** Unset while the POST waits for earlier acknowledgements. */
-  made?: HttpCall;
-  cancelled: boolean;
-}
 
 /**
  * Creates the client side of the Streamable HTTP transport (spec: Transports → Streamable HTTP).
@@ -143,7 +85,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Requests sent whose response has not arrived on any stream. */
   readonly pending = new Set<string>();
-  private readonly stateless = new Map<string, StatelessCall>();
+  private readonly stateless = new StatelessCalls();
   private readonly streams: SseStreams;
   closing = false;
   /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
@@ -215,7 +157,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
         (typeof id === 'string' || typeof id === 'number')
       ) {
         this.pending.delete(keyOf(id));
-        this.stateless.delete(keyOf(id));
+        this.stateless.forget(keyOf(id));
       }
     }
     this.inbox.push(frame);
@@ -257,13 +199,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
   private absorbCancellation(message: JsonRpcMessage): boolean {
     if (!('method' in message) || 'id' in message || message.method !== 'notifications/cancelled') return false;
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
-    const inFlight =
-      typeof requestId === 'string' || typeof requestId === 'number' ? this.stateless.get(keyOf(requestId)) : undefined;
-    if (inFlight) {
-      inFlight.cancelled = true;
-      inFlight.made?.abort();
-      this.stateless.delete(keyOf(requestId as RequestId));
-      this.pending.delete(keyOf(requestId as RequestId));
+    if ((typeof requestId === 'string' || typeof requestId === 'number') && this.stateless.cancel(keyOf(requestId))) {
+      this.pending.delete(keyOf(requestId));
       this.log.debug({ requestId }, 'stateless request cancelled: its response stream is closed');
       return true;
     }
@@ -317,8 +254,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
     // Whether an earlier acknowledgement is still awaited: when none is, the POST goes out at once.
     const wait = this.unacknowledged > 0;
     const done = requests.length === 0 ? this.awaitAcknowledgement() : () => undefined;
-    const tracked: StatelessCall | undefined = stateless ? { cancelled: false } : undefined;
-    if (tracked) this.stateless.set(keyOf((requests[0] as { id: RequestId }).id), tracked);
+    const tracked = stateless ? this.stateless.track(keyOf((requests[0] as { id: RequestId }).id)) : undefined;
     let made: HttpCall | undefined;
     try {
       if (wait) await before;
@@ -428,38 +364,16 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
     for (const id of ids) {
       const key = keyOf(id);
       if (!this.pending.has(key)) continue;
-      const call = this.stateless.get(key);
-      this.stateless.delete(key);
-      if (this.closing || call?.cancelled) continue;
+      const cancelled = this.stateless.forget(key);
+      if (this.closing || cancelled) continue;
       this.log.debug({ id }, 'response stream ended before its response');
-      this.emit({
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code: ErrorCode.ConnectionClosed,
-          message: 'The HTTP response stream ended before the response; the request may be re-issued',
-          data: { [STREAM_BROKEN]: true },
-        },
-      });
+      this.emit(brokenStreamResponse(id));
     }
   }
 
   /** Fails the requests of a POST the server refused, so their callers hear about it at once. */
   failRequests(ids: readonly RequestId[], status: number, body: string): void {
-    const error = jsonRpcErrorIn(body);
-    for (const id of ids) {
-      if (!this.pending.has(keyOf(id))) continue;
-      const data = isObject(error?.data) ? { ...error.data, httpStatus: status } : { httpStatus: status };
-      this.emit({
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code: error?.code ?? ErrorCode.InternalError,
-          message: `HTTP ${status}${error ? `: ${error.message}` : ''}`,
-          data,
-        },
-      });
-    }
+    for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(refusalResponse(id, status, body));
   }
 
   finish(reason: string, error: Error | undefined, terminate: boolean): void {
@@ -495,21 +409,4 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
         done();
       });
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The JSON-RPC error in a refused POST's body, if it holds one. */
-function jsonRpcErrorIn(body: string): { code: number; message: string; data?: unknown } | undefined {
-  try {
-    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
-    if (typeof parsed.error?.code === 'number' && typeof parsed.error.message === 'string') {
-      return { code: parsed.error.code, message: parsed.error.message, data: parsed.error.data };
-    }
-  } catch {
-    // Not JSON: the status says enough.
-  }
-  return undefined;
 }

@@ -1,0 +1,99 @@
+/**
+ * The stateless requests (2026-07-28 on) a Streamable HTTP client has in flight, and the error
+ * responses the client transport makes up for requests that got no response: one whose stream
+ * broke, one whose POST the server refused. Client side only.
+ */
+import { ErrorCode } from '../../jsonrpc/errors';
+import type { JsonRpcErrorResponse, RequestId } from '../../jsonrpc/message';
+import type { HttpCall } from './http-requester';
+
+/**
+ * `data.streamBroken` of the error a stateless request fails with when its response stream ended
+ * before its response: streams cannot be resumed in those revisions, so the caller re-issues the
+ * request with a new id (spec: Transports → Streamable HTTP).
+ */
+export const STREAM_BROKEN = 'streamBroken';
+
+/** A stateless request in flight: its POST, closed to cancel it (its stream is the cancellation signal). */
+export interface StatelessCall {
+  /** Unset while the POST waits for earlier acknowledgements. */
+  made?: HttpCall;
+  cancelled: boolean;
+}
+
+/** The stateless requests in flight, by request key. */
+export class StatelessCalls {
+  private readonly calls = new Map<string, StatelessCall>();
+
+  /** Starts following a request; set `made` once its POST goes out. */
+  track(key: string): StatelessCall {
+    const call: StatelessCall = { cancelled: false };
+    this.calls.set(key, call);
+    return call;
+  }
+
+  /** Cancels a request by closing its POST; false when no such request is in flight. */
+  cancel(key: string): boolean {
+    const call = this.calls.get(key);
+    if (!call) return false;
+    call.cancelled = true;
+    call.made?.abort();
+    this.calls.delete(key);
+    return true;
+  }
+
+  /** Stops following a request; returns whether it had been cancelled. */
+  forget(key: string): boolean {
+    const call = this.calls.get(key);
+    this.calls.delete(key);
+    return call?.cancelled ?? false;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The JSON-RPC error in a refused POST's body, if it holds one. */
+function jsonRpcErrorIn(body: string): { code: number; message: string; data?: unknown } | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+    if (typeof parsed.error?.code === 'number' && typeof parsed.error.message === 'string') {
+      return { code: parsed.error.code, message: parsed.error.message, data: parsed.error.data };
+    }
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return undefined;
+}
+
+/** The response a request gets whose response stream ended before its response. */
+export function brokenStreamResponse(id: RequestId): JsonRpcErrorResponse {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: ErrorCode.ConnectionClosed,
+      message: 'The HTTP response stream ended before the response; the request may be re-issued',
+      data: { [STREAM_BROKEN]: true },
+    },
+  };
+}
+
+/**
+ * The response a request gets whose POST the server refused: the server's JSON-RPC error when
+ * the body holds one (its `data` kept), else -32603 naming the status; `data.httpStatus` either way.
+ */
+export function refusalResponse(id: RequestId, status: number, body: string): JsonRpcErrorResponse {
+  const error = jsonRpcErrorIn(body);
+  const data = isObject(error?.data) ? { ...error.data, httpStatus: status } : { httpStatus: status };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: error?.code ?? ErrorCode.InternalError,
+      message: `HTTP ${status}${error ? `: ${error.message}` : ''}`,
+      data,
+    },
+  };
+}

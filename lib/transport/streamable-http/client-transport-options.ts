@@ -1,0 +1,54 @@
+/** The options and the interface of the Streamable HTTP client transport. */
+import type pino from 'pino';
+import type { Agent as HttpAgent } from 'node:http';
+import type { JsonRpcMessage } from '../../jsonrpc/message';
+import type { Transport } from '../transport';
+import type { ReconnectOptions } from './client-sse-streams';
+
+/** Options of `createStreamableHttpClientTransport`. */
+export interface StreamableHttpClientTransportOptions {
+  /** The MCP endpoint, used exactly as given. */
+  readonly url: string | URL;
+  /** Sent with every request (for example `authorization`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * A fetch to send the requests with: wrap one to add auth, tracing or a proxy. Without it the
+   * transport uses `node:http`/`node:https` with a keep-alive agent of its own (for `http:` and
+   * `https:` URLs); pass `fetch: globalThis.fetch` to use the global fetch instead.
+   */
+  readonly fetch?: typeof fetch;
+  /**
+   * The agent to send through when no `fetch` is given: an `https.Agent` with your TLS settings (a
+   * private CA, a client certificate), a proxy agent, or connection limits. It is left open when
+   * the transport closes. Default: a keep-alive agent of the transport's own, closed with it.
+   * (The HTTP+SSE fallback of `createHttpClientTransport` goes through fetch and does not use it.)
+   */
+  readonly agent?: HttpAgent;
+  readonly reconnect?: ReconnectOptions;
+  /** Join an existing session instead of waiting for the initialize answer to name one. */
+  readonly sessionId?: string;
+  /** Open the standalone GET stream once `notifications/initialized` is accepted. Default true. */
+  readonly openStandaloneStream?: boolean;
+  /**
+   * How long POSTs that follow `notifications/initialized` wait for the standalone GET stream to be
+   * answered, so that the server sees it open before them. Default 2000 ms.
+   */
+  readonly standaloneStreamWaitMs?: number;
+  /** Requests, status codes and reconnects at debug, peer mistakes at warn, messages at trace. Silent by default. */
+  readonly logger?: pino.Logger;
+  /**
+   * Called instead of failing when the first `initialize` POST (before any session) is refused
+   * with 400, 404 or 405: the backwards-compatibility probe. The transport then stays silent; the
+   * caller takes over (see `createHttpClientTransport`).
+   */
+  readonly onLegacyServer?: (initialize: JsonRpcMessage, status: number) => void;
+}
+
+/** The client side of Streamable HTTP. */
+export interface StreamableHttpClientTransport extends Transport {
+  /** The session the server assigned (from the initialize answer), if any. */
+  readonly sessionId: string | undefined;
+  /** The revision sent in `MCP-Protocol-Version`, once the connection set it. */
+  readonly protocolVersion: string | undefined;
+}
+
