@@ -6,7 +6,8 @@ import { schemasFor } from '../../lib/schema/definitions';
 import { SUPPORTED_REVISIONS, type Revision } from '../../lib/schema/revisions';
 import { expectedVerdict, HAND_WRITTEN_CASES } from './cases';
 import { JsonSchemaCorpus, type CorpusInstance } from './json-schema-corpus';
-import { FORMAT_EXCEPTIONS, loadSchema, referenceValidator } from './reference-validator';
+import type { FORMAT_EXCEPTIONS } from './reference-validator';
+import { loadSchema, referenceValidator } from './reference-validator';
 
 interface Disagreement {
   readonly label: string;
