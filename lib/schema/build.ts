@@ -5,6 +5,11 @@
  * shapes, widened where a revision differs so that one value type serves every revision: what only
  * 2026-07-28 requires (`resultType`, request `_meta`) is typed optional, and where it narrows an
  * older shape the older type stays (`chooseAsOlder`). Revisions differ in what they accept at run time.
+ *
+ * Each feature module also exports its schemas as constants (`ToolSchema`...): built for the newest
+ * handshake revision (2025-11-25) when it has the definition, whose shapes the runtime's own values
+ * follow, and for 2026-07-28 for the definitions only it has (`DiscoverResultSchema`...). Checks
+ * of a given revision go through `schemasFor(revision)` or the method registry instead.
  */
 import { z } from 'zod';
 import { revisionAtLeast, revisionWithin, type Revision } from './revisions';

@@ -7,6 +7,8 @@ import { STATEFUL_REVISIONS, SUPPORTED_REVISIONS, type Revision } from '../../li
 import { AudioContentSchema, ContentBlockSchema } from '../../lib/schema/content';
 import { ClientCapabilitiesSchema, InitializeRequestSchema } from '../../lib/schema/lifecycle';
 import { ToolSchema } from '../../lib/schema/tools';
+import type { CallToolRequestParams, CallToolResult } from '../../lib/schema/tools';
+import type { InputRequiredResult } from '../../lib/schema/input-requests';
 
 function accepts(revision: Revision, definition: string, value: unknown): boolean {
   const schema = schemasFor(revision)[definition];
@@ -171,6 +173,18 @@ describe('latest schemas', () => {
     ]) {
       expect(ClientCapabilitiesSchema.safeParse(capabilities).success).toBe(true);
     }
+  });
+
+  it('type values of every revision alike: what 2026-07-28 alone requires is optional in the types', () => {
+    const handshake: CallToolResult = { content: [] };
+    const stateless: CallToolResult = { resultType: 'complete', content: [], structuredContent: [1, 2] };
+    const params: CallToolRequestParams = { name: 'a', _meta: { progressToken: 1 } };
+    const interim: InputRequiredResult = { resultType: 'input_required', requestState: 's' };
+    // @ts-expect-error content is required in every revision
+    const broken: CallToolResult = { resultType: 'complete' };
+    expect([handshake, stateless, params, interim, broken]).toHaveLength(5);
+    expect(accepts('2025-11-25', 'CallToolResult', handshake)).toBe(true);
+    expect(accepts('2026-07-28', 'CallToolResult', stateless)).toBe(true);
   });
 
   it('validate a whole initialize request', () => {
