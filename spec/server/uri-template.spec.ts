@@ -163,7 +163,9 @@ describe('parseUriTemplate', () => {
     });
 
     it('matches reserved expansion across slashes', () => {
-      expect(parseUriTemplate('file://{+path}').match('file:///home/me/notes.txt')).toEqual({ path: '/home/me/notes.txt' });
+      expect(parseUriTemplate('file://{+path}').match('file:///home/me/notes.txt')).toEqual({
+        path: '/home/me/notes.txt',
+      });
     });
 
     it('matches exploded path segments as a list', () => {
@@ -202,5 +204,32 @@ describe('parseUriTemplate', () => {
   it('rejects malformed templates with a clear error', () => {
     expect(() => parseUriTemplate('test://{id')).toThrow(/unclosed/);
     expect(() => parseUriTemplate('test://{a b}')).toThrow(/invalid variable/);
+  });
+});
+
+describe('matching in linear time (#13)', () => {
+  // Each of these took seconds to hours with the backtracking regular expression this matcher
+  // replaced (exponential in the repeated part); the test's timeout is the bound.
+  it.each([
+    ['x://h{&q}', `x://h${'&'.repeat(5000)}#`],
+    ['x://h{?q}{&page}', `x://h?${'a&'.repeat(5000)}#`],
+    ['x://{a}{b}{c}', `x://${'a'.repeat(30_000)}/`],
+    ['x://{a}.{b}.{c}/end', `x://${'a.'.repeat(20_000)}x`],
+  ])(
+    'gives up quickly on %s against a hostile URI',
+    (template, uri) => {
+      expect(parseUriTemplate(template).match(uri)).toBeUndefined();
+    },
+    5_000,
+  );
+
+  it('still lets a reserved expression run past a later copy of the literal that follows it', () => {
+    expect(parseUriTemplate('files://{+path}/x').match('files://a/x/b/x')).toEqual({ path: 'a/x/b' });
+    expect(parseUriTemplate('files://{+path}/x').match('files://a/x')).toEqual({ path: 'a' });
+  });
+
+  it('splits adjacent expressions the same way every time: the first takes its whole run', () => {
+    expect(parseUriTemplate('x://{a}{b}').match('x://abc')).toEqual({ a: 'abc' });
+    expect(parseUriTemplate('x://{a}{/b}').match('x://abc/def')).toEqual({ a: 'abc', b: 'def' });
   });
 });
