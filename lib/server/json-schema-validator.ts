@@ -44,7 +44,10 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const keysB = Object.keys(b);
   return (
     keysA.length === keysB.length &&
-    keysA.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+    keysA.every(
+      (key) =>
+        Object.hasOwn(b, key) && deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+    )
   );
 }
 
@@ -61,13 +64,80 @@ function resolvePointer(root: Schema, ref: string): Schema | undefined {
 
 const show = (value: unknown) => JSON.stringify(value);
 
+/** JSON with object keys sorted: equal values (in `deepEqual`'s sense) give equal strings. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Whether every item differs from every other: one pass over canonical forms, not a pairwise comparison (#13). */
+function allUnique(items: readonly unknown[]): boolean {
+  const seen = new Set<string>();
+  for (const item of items) {
+    const key = canonical(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return true;
+}
+
+/**
+ * Whether a regular expression from a schema can be run by a backtracking engine without a peer
+ * driving it into exponential time (#13: `^(a+)+$` on 28 characters took 5 s). Refused: a
+ * quantified group that holds a quantifier or an alternation (`(a+)+`, `(a|aa)*`), and back
+ * references. Character classes and escapes are read as single atoms.
+ */
+export function isBacktrackSafe(pattern: string): boolean {
+  // Per open group: whether it holds a quantifier or an alternation so far.
+  const groups: Array<{ risky: boolean }> = [];
+  let closedRisky = false; // the group that just closed, when the next token may quantify it
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    const quantifier =
+      char === '*' || char === '+' || char === '?' || (char === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)));
+    if (quantifier) {
+      if (closedRisky) return false;
+      if (groups.length > 0) groups[groups.length - 1]!.risky = true;
+      if (char === '{') i = pattern.indexOf('}', i);
+      closedRisky = false;
+      continue;
+    }
+    closedRisky = false;
+    if (char === '\\') {
+      if (/[1-9k]/.test(pattern[i + 1] ?? '')) return false;
+      i++;
+    } else if (char === '[') {
+      i++;
+      if (pattern[i] === '^') i++;
+      if (pattern[i] === ']') i++;
+      while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1;
+    } else if (char === '(') {
+      groups.push({ risky: false });
+      if (pattern[i + 1] === '?')
+        i += pattern[i + 2] === '<' && !'=!'.includes(pattern[i + 3] ?? '') ? pattern.indexOf('>', i) - i : 2;
+    } else if (char === ')') {
+      const group = groups.pop();
+      closedRisky = group?.risky ?? false;
+      if (closedRisky && groups.length > 0) groups[groups.length - 1]!.risky = true;
+    } else if (char === '|' && groups.length > 0) {
+      groups[groups.length - 1]!.risky = true;
+    }
+  }
+  return true;
+}
+
 /** Compiles a JSON Schema (the subset described above) into a check. */
 export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
   const root = rootSchema as Schema;
   const patterns = new Map<string, RegExp>();
+  // A pattern that could backtrack without bound is not enforced (as an unchecked keyword is not).
   const regex = (source: string) => {
     let compiled = patterns.get(source);
-    if (!compiled) patterns.set(source, (compiled = new RegExp(source, 'u')));
+    if (!compiled) patterns.set(source, (compiled = isBacktrackSafe(source) ? new RegExp(source, 'u') : /(?:)/u));
     return compiled;
   };
 
@@ -154,7 +224,7 @@ export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
   ): void {
     if (typeof s.minItems === 'number' && value.length < s.minItems) issue(`expected at least ${s.minItems} items`);
     if (typeof s.maxItems === 'number' && value.length > s.maxItems) issue(`expected at most ${s.maxItems} items`);
-    if (s.uniqueItems === true && value.some((item, i) => value.findIndex((other) => deepEqual(other, item)) !== i)) {
+    if (s.uniqueItems === true && !allUnique(value)) {
       issue('expected unique items');
     }
     const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : []) as Schema[];
@@ -182,7 +252,8 @@ export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
       issue(`expected at most ${s.maxProperties} properties`);
     if (Array.isArray(s.required)) {
       for (const name of s.required as string[]) {
-        if (!(name in value)) {
+        // Own properties only: `toString` or `constructor` are not present because Object has them (#13).
+        if (!Object.hasOwn(value, name)) {
           const type = (properties[name] as Record<string, unknown> | undefined)?.type;
           issue(typeof type === 'string' ? `required, expected ${type}` : 'required', [...path, name]);
         }
