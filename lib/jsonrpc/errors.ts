@@ -27,6 +27,9 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/** How much of an unknown method's name an error repeats back. */
+const MAX_ECHOED_METHOD = 128;
+
 /** One problem found while validating params, in a shape that survives JSON. */
 export interface ValidationIssue {
   readonly path: string;
@@ -68,10 +71,15 @@ export class JsonRpcError extends Error {
     return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid request: ${detail}`);
   }
 
+  /** Method not found; a long method name is cut, so a peer's 20 MB name gets no 20 MB answer (#13). */
   static methodNotFound(method: string, reason?: string): JsonRpcError {
+    const shown =
+      method.length > MAX_ECHOED_METHOD
+        ? `${method.slice(0, MAX_ECHOED_METHOD)}… (${method.length} characters)`
+        : method;
     return new JsonRpcError(
       ErrorCode.MethodNotFound,
-      reason ? `Method not found: ${method} (${reason})` : `Method not found: ${method}`,
+      reason ? `Method not found: ${shown} (${reason})` : `Method not found: ${shown}`,
     );
   }
 

@@ -59,8 +59,21 @@ describe('local errors', () => {
   it('say in a closed connection’s message what failed underneath, when an error is the cause', () => {
     const cause = new TransportError('POST failed: self-signed certificate');
     const closed = new ConnectionClosedError('POST failed', { method: 'initialize', id: 0 }, { cause });
-    expect(closed.message).toBe('Connection closed: POST failed (initialize, id 0); POST failed: self-signed certificate');
+    expect(closed.message).toBe(
+      'Connection closed: POST failed (initialize, id 0); POST failed: self-signed certificate',
+    );
     expect(closed.cause).toBe(cause);
-    expect(new ConnectionClosedError('stdin ended', {}, { cause: 'not an error' }).message).toBe('Connection closed: stdin ended');
+    expect(new ConnectionClosedError('stdin ended', {}, { cause: 'not an error' }).message).toBe(
+      'Connection closed: stdin ended',
+    );
+  });
+});
+
+describe('JsonRpcError.methodNotFound (#13)', () => {
+  it('repeats a short method name and cuts a long one', () => {
+    expect(JsonRpcError.methodNotFound('tools/nope').message).toBe('Method not found: tools/nope');
+    const message = JsonRpcError.methodNotFound('x'.repeat(1_000_000)).message;
+    expect(message.length).toBeLessThan(200);
+    expect(message).toContain('(1000000 characters)');
   });
 });
