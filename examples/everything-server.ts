@@ -25,7 +25,9 @@ import type {
 
 import { statelessTools } from './stateless-tools';
 
-const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+// Peers' mistakes are logged at warn; a public server would write a line per hostile frame at that
+// level, so the example logs errors only unless LOG_LEVEL asks for more (#13).
+const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
 
 /** A 1x1 PNG. */
 const PNG_1X1 =
