@@ -124,15 +124,17 @@ function sendReissuing(
   options: RequestOptions,
   attempt = 0,
 ): Observable<Record<string, unknown>> {
-  return deps.connection
-    .request(method, params, options)
-    .pipe(
-      catchError((error: unknown) =>
-        isBrokenStream(error) && attempt < MAX_REISSUES && deps.connection.state !== 'shutdown'
-          ? sendReissuing(deps, method, params, options, attempt + 1)
-          : throwError(() => error),
-      ),
-    );
+  return deps.connection.request(method, params, options).pipe(
+    catchError((error: unknown) =>
+      // A listen stream is not re-issued here: the subscriptions hub opens it again, and re-listens.
+      isBrokenStream(error) &&
+      attempt < MAX_REISSUES &&
+      method !== 'subscriptions/listen' &&
+      deps.connection.state !== 'shutdown'
+        ? sendReissuing(deps, method, params, options, attempt + 1)
+        : throwError(() => error),
+    ),
+  );
 }
 
 /** The options of one request with the client's per-request `_meta` added. */

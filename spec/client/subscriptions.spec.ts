@@ -114,6 +114,36 @@ describe('stateless revisions: lists and subscriptions', () => {
     expect(cancelledLast.params).toMatchObject({ requestId: listen2.id });
   });
 
+  it('[subscriptions.reopen] opens a listen stream that broke again after a pause, and reads what it watches again', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    modern = await modernPeer({ scheduler }, { resources: { subscribe: true } });
+    const { client, nextRequest, reply, fail } = modern;
+    const contents = firstValueFrom(client.watchResource('file:///a').pipe(take(2), toArray()));
+    const listen1 = await nextRequest();
+    acknowledge(modern, listen1);
+    reply(await nextRequest(), { contents: [{ uri: 'file:///a', text: 'v1' }], ttlMs: 0, cacheScope: 'private' });
+    await flush();
+    fail(listen1, -32000, 'The HTTP response stream ended before the response', { streamBroken: true });
+    await flush();
+    // Nothing is sent again before the pause is over.
+    const listens = () =>
+      modern!.peer.received.filter((f) => (f as { method?: string }).method === 'subscriptions/listen');
+    expect(listens()).toHaveLength(1);
+    scheduler.flush();
+    const listen2 = await nextRequest();
+    expect(listen2).toMatchObject({
+      method: 'subscriptions/listen',
+      params: { notifications: { resourceSubscriptions: ['file:///a'] } },
+    });
+    expect(listen2.id).not.toEqual(listen1.id);
+    acknowledge(modern, listen2);
+    reply(await nextRequest(), { contents: [{ uri: 'file:///a', text: 'v2' }], ttlMs: 0, cacheScope: 'private' });
+    expect((await contents).map((c) => c.contents[0])).toEqual([
+      { uri: 'file:///a', text: 'v1' },
+      { uri: 'file:///a', text: 'v2' },
+    ]);
+  });
+
   it('[subscriptions.refused] errors a watcher whose URI the server left out of its acknowledgement', async () => {
     modern = await modernPeer({}, { resources: { subscribe: true } });
     const { client, nextRequest } = modern;
