@@ -79,6 +79,12 @@ export interface ServerOptions {
    * clients, so a retry can land on any of them.
    */
   readonly requestState?: RequestStateOptions;
+  /**
+   * The most resources one session may subscribe to, and one `subscriptions/listen` stream may
+   * name; past it, `resources/subscribe` answers -32600 and a listen stream acknowledges only the
+   * first ones. Bounds what one client can make the server hold (#13). Default 1000.
+   */
+  readonly maxSubscriptionsPerSession?: number;
   /** Items per page of every list method. Default 100. */
   readonly pageSize?: number;
   /** The log level of a session until its client sends `logging/setLevel`. Default `debug` (everything). */
@@ -139,6 +145,9 @@ export interface McpServer {
   close(reason?: string): void;
 }
 
+/** The default of `maxSubscriptionsPerSession`. */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
+
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
 function mergeCapabilities(
@@ -184,6 +193,7 @@ export function createServer(options: ServerOptions): McpServer {
   });
   const supportedRevisions = options.supportedRevisions;
   const sealer = new RequestStateSealer(options.requestState);
+  const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
   /** URIs named by `resourceUpdated`, for the `subscriptions/listen` streams. */
   const updates = new Subject<string>();
   /** Emits when the server closes: the listen streams end gracefully. */
@@ -290,7 +300,10 @@ export function createServer(options: ServerOptions): McpServer {
         resources.templatesChanged$,
       );
       const uris = Array.isArray(wanted.resourceSubscriptions)
-        ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))]
+        ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))].slice(
+            0,
+            maxSubscriptions,
+          )
         : [];
       if (uris.length > 0 && hasCapability(declared, 'resources.subscribe')) {
         agreed.resourceSubscriptions = uris;
@@ -345,6 +358,11 @@ export function createServer(options: ServerOptions): McpServer {
         });
       }
       const watches = (session.watches ??= new Map());
+      if (!watches.has(uri) && watches.size >= maxSubscriptions) {
+        throw JsonRpcError.invalidRequest(
+          `this session already has ${maxSubscriptions} resource subscriptions, the most it may hold`,
+        );
+      }
       if (!watches.has(uri)) {
         const watching = resources.watch(uri).subscribe({
           next: () => {

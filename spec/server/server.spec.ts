@@ -15,14 +15,24 @@ describe('createServer', () => {
       server = createServer({ name: 's', version: '1' });
       const { client, call } = await serve(server);
       expect(client.peerCapabilities).toEqual({ logging: {} });
-      await expect(call('tools/list')).rejects.toMatchObject({ code: -32601, message: expect.stringContaining('tools') });
+      await expect(call('tools/list')).rejects.toMatchObject({
+        code: -32601,
+        message: expect.stringContaining('tools'),
+      });
       await expect(call('prompts/list')).rejects.toMatchObject({ code: -32601 });
       await expect(call('resources/subscribe', { uri: 'x://y' })).rejects.toMatchObject({ code: -32601 });
-      await expect(call('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: -32601 });
+      await expect(
+        call('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } }),
+      ).rejects.toMatchObject({ code: -32601 });
     });
 
     it('[capabilities.options] merges given capabilities and can leave logging out', async () => {
-      server = createServer({ name: 's', version: '1', logging: false, capabilities: { tools: { listChanged: false }, experimental: { x: {} } } });
+      server = createServer({
+        name: 's',
+        version: '1',
+        logging: false,
+        capabilities: { tools: { listChanged: false }, experimental: { x: {} } },
+      });
       server.tool({ name: 't', description: 't', handler: () => ({ content: [] }) });
       expect(server.capabilities()).toEqual({ tools: { listChanged: false }, experimental: { x: {} } });
       const served = await serve(server);
@@ -51,7 +61,8 @@ describe('createServer', () => {
         name: 'chatty',
         description: 'logs at every level',
         handler: (_args, context) => {
-          for (const level of ['debug', 'info', 'warning', 'error'] as const) context.log(level, `at ${level}`, 'chatty');
+          for (const level of ['debug', 'info', 'warning', 'error'] as const)
+            context.log(level, `at ${level}`, 'chatty');
           return { content: [] };
         },
       });
@@ -96,14 +107,18 @@ describe('createServer', () => {
       expect(b.received('notifications/message').map((n) => (n.params as { level: string }).level)).toEqual(['error']);
       server.log('critical', { reason: 'test' });
       await flush();
-      expect(a.received('notifications/message').at(-1)!.params).toEqual({ level: 'critical', data: { reason: 'test' } });
+      expect(a.received('notifications/message').at(-1)!.params).toEqual({
+        level: 'critical',
+        data: { reason: 'test' },
+      });
     });
   });
 
   describe('pagination', () => {
     beforeEach(() => {
       server = createServer({ name: 's', version: '1', pageSize: 2 });
-      for (const name of ['a', 'b', 'c', 'd', 'e']) server.tool({ name, description: name, handler: () => ({ content: [] }) });
+      for (const name of ['a', 'b', 'c', 'd', 'e'])
+        server.tool({ name, description: name, handler: () => ({ content: [] }) });
     });
 
     it('[pagination] pages with an opaque cursor until there is none', async () => {
@@ -112,7 +127,10 @@ describe('createServer', () => {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = (await call('tools/list', cursor === undefined ? {} : { cursor })) as { tools: Array<{ name: string }>; nextCursor?: string };
+        const page = (await call('tools/list', cursor === undefined ? {} : { cursor })) as {
+          tools: Array<{ name: string }>;
+          nextCursor?: string;
+        };
         seen.push(...page.tools.map((t) => t.name));
         cursor = page.nextCursor;
         pages++;
@@ -131,7 +149,10 @@ describe('createServer', () => {
 
     it('[pagination.invalid-cursor] answers an invalid cursor with -32602', async () => {
       const { call } = await serve(server);
-      await expect(call('tools/list', { cursor: 'garbage' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('cursor') });
+      await expect(call('tools/list', { cursor: 'garbage' })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('cursor'),
+      });
       const promptCursor = Buffer.from('prompts:1').toString('base64url');
       await expect(call('tools/list', { cursor: promptCursor })).rejects.toMatchObject({ code: -32602 });
     });
@@ -152,15 +173,30 @@ describe('createServer', () => {
           try {
             const answer =
               what === 'sample'
-                ? await firstValueFrom(context.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }))
+                ? await firstValueFrom(
+                    context.sample({
+                      messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+                      maxTokens: 5,
+                    }),
+                  )
                 : what === 'elicit'
-                  ? await firstValueFrom(context.elicit({ message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }))
+                  ? await firstValueFrom(
+                      context.elicit({
+                        message: 'name?',
+                        requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+                      }),
+                    )
                   : what === 'url'
-                    ? await firstValueFrom(context.elicitUrl({ message: 'go', url: 'https://example.com/auth', elicitationId: 'e1' }))
+                    ? await firstValueFrom(
+                        context.elicitUrl({ message: 'go', url: 'https://example.com/auth', elicitationId: 'e1' }),
+                      )
                     : await firstValueFrom(context.listRoots());
             return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
           } catch (error) {
-            return { content: [{ type: 'text', text: `${(error as Error).name}: ${(error as Error).message}` }], isError: true };
+            return {
+              content: [{ type: 'text', text: `${(error as Error).name}: ${(error as Error).message}` }],
+              isError: true,
+            };
           }
         },
       });
@@ -181,16 +217,28 @@ describe('createServer', () => {
           'roots/list': () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
         },
       });
-      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'sample' } })))).toMatchObject({ model: 'm' });
+      expect(
+        JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'sample' } }))),
+      ).toMatchObject({ model: 'm' });
       expect(seen).toEqual([{ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }]);
-      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'elicit' } })))).toEqual({ action: 'accept', content: { echo: 'form' } });
-      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'url' } })))).toEqual({ action: 'accept', content: { echo: 'url' } });
-      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'roots' } })))).toEqual({ roots: [{ uri: 'file:///work', name: 'work' }] });
+      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'elicit' } })))).toEqual({
+        action: 'accept',
+        content: { echo: 'form' },
+      });
+      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'url' } })))).toEqual({
+        action: 'accept',
+        content: { echo: 'url' },
+      });
+      expect(JSON.parse(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'roots' } })))).toEqual({
+        roots: [{ uri: 'file:///work', name: 'work' }],
+      });
     });
 
     it('[capabilities.client] refuses locally what the client did not declare, naming the capability', async () => {
       const { call } = await serve(asking(), { capabilities: { elicitation: {} } });
-      expect(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'sample' } }))).toMatch(/CapabilityNotSupportedError: .*sampling/);
+      expect(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'sample' } }))).toMatch(
+        /CapabilityNotSupportedError: .*sampling/,
+      );
       expect(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'roots' } }))).toMatch(/roots/);
       expect(textOf(await call('tools/call', { name: 'ask', arguments: { what: 'url' } }))).toMatch(/elicitation\.url/);
       // `elicitation: {}` means form mode.
@@ -198,14 +246,20 @@ describe('createServer', () => {
         capabilities: { elicitation: {} },
         handlers: { 'elicitation/create': () => ({ action: 'decline' }) },
       });
-      expect(textOf(await call2('tools/call', { name: 'ask', arguments: { what: 'elicit' } }))).toBe('{"action":"decline"}');
+      expect(textOf(await call2('tools/call', { name: 'ask', arguments: { what: 'elicit' } }))).toBe(
+        '{"action":"decline"}',
+      );
     });
 
     it('[elicitation.revision] refuses elicitation to a 2025-03-26 client and URL mode before 2025-11-25', async () => {
       const old = await serve(asking(), { protocolVersion: '2025-03-26', capabilities: { elicitation: {} } });
-      expect(textOf(await old.call('tools/call', { name: 'ask', arguments: { what: 'elicit' } }))).toMatch(/elicitation/);
+      expect(textOf(await old.call('tools/call', { name: 'ask', arguments: { what: 'elicit' } }))).toMatch(
+        /elicitation/,
+      );
       const mid = await serve(asking(), { protocolVersion: '2025-06-18', capabilities: { elicitation: { url: {} } } });
-      expect(textOf(await mid.call('tools/call', { name: 'ask', arguments: { what: 'url' } }))).toMatch(/elicitation\.url/);
+      expect(textOf(await mid.call('tools/call', { name: 'ask', arguments: { what: 'url' } }))).toMatch(
+        /elicitation\.url/,
+      );
     });
 
     it('[session.requests] lets server code ask a client outside any request', async () => {
@@ -217,10 +271,18 @@ describe('createServer', () => {
   describe('sessions', () => {
     it('[sessions.many] serves concurrent sessions from one definition, each with its own state', async () => {
       server = createServer({ name: 's', version: '1' });
-      server.tool({ name: 'who', description: 'who am i', handler: (_args, context) => ({ content: [{ type: 'text', text: context.session!.id }] }) });
+      server.tool({
+        name: 'who',
+        description: 'who am i',
+        handler: (_args, context) => ({ content: [{ type: 'text', text: context.session!.id }] }),
+      });
       const served = await Promise.all(Array.from({ length: 20 }, () => serve(server)));
       expect(server.sessions.size).toBe(20);
-      const ids = await Promise.all(served.map(async (s) => ((await s.call('tools/call', { name: 'who' })).content as Array<{ text: string }>)[0]!.text));
+      const ids = await Promise.all(
+        served.map(
+          async (s) => ((await s.call('tools/call', { name: 'who' })).content as Array<{ text: string }>)[0]!.text,
+        ),
+      );
       expect(new Set(ids).size).toBe(20);
       expect(ids[3]).toBe(served[3]!.session.id);
       served[0]!.client.close();
@@ -232,5 +294,22 @@ describe('createServer', () => {
       const again = await serve(server);
       await expect(lastValueFrom(again.client.request('ping'))).resolves.toEqual({});
     });
+  });
+});
+
+describe('maxSubscriptionsPerSession (#13)', () => {
+  it('refuses a subscription past the limit with -32600, and takes the same URI again at no cost', async () => {
+    const server = createServer({ name: 'subs', version: '1', maxSubscriptionsPerSession: 2 });
+    server.resourceTemplate({
+      uriTemplate: 'test://item/{n}',
+      name: 'item',
+      read: (uri) => ({ contents: [{ uri, text: uri }] }),
+    });
+    const { call } = await serve(server);
+    await call('resources/subscribe', { uri: 'test://item/1' });
+    await call('resources/subscribe', { uri: 'test://item/2' });
+    await call('resources/subscribe', { uri: 'test://item/2' });
+    await expect(call('resources/subscribe', { uri: 'test://item/3' })).rejects.toMatchObject({ code: -32600 });
+    server.close();
   });
 });

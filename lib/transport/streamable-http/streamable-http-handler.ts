@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
-import { ErrorCode } from '../../jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
+import { toValidationIssues } from '../../schema/issues';
+import { checkParams } from '../../schema/methods';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { statelessRevisionOf } from '../../schema/request-meta';
 import type { StatelessReceiver } from '../transport';
 import { serveStatelessPost } from './stateless-exchange';
-import { isStatefulRevision, STATEFUL_REVISIONS } from '../../schema/revisions';
+import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
 import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from './http-guards';
@@ -85,6 +87,11 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /** Messages kept for the standalone stream while no GET is open (oldest dropped first). Default 1000. */
   readonly maxHeldMessages?: number;
   /**
+   * The most sessions open at once; an initialize past it is answered 503 with `Retry-After`, so one
+   * client cannot make the server hold sessions without bound (#13). Default 10 000.
+   */
+  readonly maxSessions?: number;
+  /**
    * Revisions served. Handshake revisions (through 2025-11-25) are the values accepted in
    * `MCP-Protocol-Version` on session requests; another gets 400. Give only stateless ones (for
    * example `['2026-07-28']`) for a deployment that keeps no sessions at all: `initialize` is then
@@ -123,6 +130,7 @@ export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_RETRY_MS = 1000;
 export const DEFAULT_JSON_WINDOW_MS = 1000;
+export const DEFAULT_MAX_SESSIONS = 10_000;
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
@@ -175,6 +183,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   const supported: readonly string[] = served.filter(isStatefulRevision);
   /** Whether any handshake revision is served: without one, no session is ever made. */
   const sessionsServed = supported.length > 0;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const eventStore =
     stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
   const generateSessionId = options.generateSessionId ?? randomUUID;
@@ -364,6 +373,27 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     }
 
     if (initialize && headerValue(req, SESSION_HEADER) === undefined) {
+      // An initialize that cannot succeed opens no session (#13).
+      const checked = checkParams('initialize', LATEST_STATEFUL_REVISION, (body as { params?: unknown }).params ?? {});
+      if (checked && !checked.success) {
+        const error = JsonRpcError.invalidParams(toValidationIssues(checked.error)).toJSON();
+        const text = JSON.stringify(errorResponse((body as { id: string | number }).id, error));
+        res.writeHead(400, { 'content-type': 'application/json' }).end(text);
+        return;
+      }
+      if (sessions.size >= maxSessions) {
+        log.warn({ sessions: sessions.size }, 'initialize refused: too many sessions');
+        refuse(
+          res,
+          503,
+          `Service Unavailable: ${maxSessions} sessions are open, the most this server holds`,
+          ErrorCode.ConnectionClosed,
+          {
+            'retry-after': '5',
+          },
+        );
+        return;
+      }
       const sessionId = generateSessionId();
       const session = newSession(sessionId, false);
       session.post(res, frame, json, { [SESSION_HEADER]: sessionId });

@@ -39,7 +39,11 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]{16,}$/);
-    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'http-test' } } });
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'http-test' } },
+    });
   });
 
   it('[transport.http.session] answers initialize on an SSE stream with a session id, a priming event and the result when jsonWindowMs is 0', async () => {
@@ -52,14 +56,21 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     const events = await readSse(response);
     expect(events[0]).toEqual({ id: expect.any(String), retry: 500, data: '' });
     const [result] = messagesOf(events);
-    expect(result).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'http-test' } } });
+    expect(result).toMatchObject({
+      id: 1,
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'http-test' } },
+    });
     expect(events[1]?.id).toEqual(expect.any(String));
   });
 
   it('[transport.http.202] answers notifications and responses with 202 and no body', async () => {
     const { url } = await start();
     const sessionId = await openSession(url);
-    const response = await post(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, { 'mcp-session-id': sessionId });
+    const response = await post(
+      url,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+      { 'mcp-session-id': sessionId },
+    );
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
     const answer = await post(url, { jsonrpc: '2.0', id: 5, result: {} }, { 'mcp-session-id': sessionId });
@@ -69,7 +80,9 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
   it('[transport.http.sse-related] sends logs and progress of a call on that call’s POST stream, then ends it', async () => {
     const { url } = await start();
     const sessionId = await openSession(url);
-    const response = await post(url, toolCall(7, 'chatty', {}, { progressToken: 'tok' }), { 'mcp-session-id': sessionId });
+    const response = await post(url, toolCall(7, 'chatty', {}, { progressToken: 'tok' }), {
+      'mcp-session-id': sessionId,
+    });
     const messages = messagesOf(await readSse(response));
     expect(messages.map((m) => m.method ?? `result ${String(m.id)}`)).toEqual([
       'notifications/message',
@@ -100,7 +113,10 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect(second.status).toBe(409);
     connection.notify('notifications/resources/list_changed');
     const messages = messagesOf(await readSse(get, (events) => events.length >= 2));
-    expect(messages.map((m) => m.method)).toEqual(['notifications/tools/list_changed', 'notifications/resources/list_changed']);
+    expect(messages.map((m) => m.method)).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/resources/list_changed',
+    ]);
   });
 
   it('[transport.http.delete] ends a session on DELETE (200), then answers 404 for it', async () => {
@@ -113,7 +129,9 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect((await closed).reason).toMatch(/deleted/);
     expect(s.running.handler.sessions.size).toBe(0);
     expect((await post(s.url, toolCall(2, 'echo'), { 'mcp-session-id': sessionId })).status).toBe(404);
-    expect((await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } })).status).toBe(404);
+    expect((await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } })).status).toBe(
+      404,
+    );
     expect((await fetch(s.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status).toBe(404);
   });
 
@@ -146,7 +164,9 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     const { url } = await start();
     const sessionId = await openSession(url, '2025-11-25');
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-03-26' };
-    const responses = await Promise.all([1000, 1001, 1002].map((id) => post(url, { jsonrpc: '2.0', id, method: 'tools/list' }, headers)));
+    const responses = await Promise.all(
+      [1000, 1001, 1002].map((id) => post(url, { jsonrpc: '2.0', id, method: 'tools/list' }, headers)),
+    );
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     const results = await Promise.all(responses.map(async (r) => (await answerMessages(r))[0]?.id));
     expect(results).toEqual([1000, 1001, 1002]);
@@ -187,14 +207,24 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
 });
 
 /** A POST over node:http (which runs under fake timers): resolves with the status, content type and body once the answer ends. */
-function nodePost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: string }> {
+function nodePost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -210,14 +240,20 @@ describe('createStreamableHttpHandler: JSON or SSE answers', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('mcp-session-id')).toBe(sessionId);
-    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'hi' }] } });
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'hi' }] },
+    });
     expect(eventStore.size).toBe(stored);
   });
 
   it('[transport.http.answer-sse] opens the SSE stream, priming event first, when a notification goes before the response', async () => {
     const s = await start({ retryMs: 300 });
     const sessionId = await openSession(s.url);
-    const response = await post(s.url, toolCall(3, 'chatty', {}, { progressToken: 1 }), { 'mcp-session-id': sessionId });
+    const response = await post(s.url, toolCall(3, 'chatty', {}, { progressToken: 1 }), {
+      'mcp-session-id': sessionId,
+    });
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(response.headers.get('mcp-session-id')).toBe(sessionId);
     const events = await readSse(response);
@@ -241,7 +277,9 @@ describe('createStreamableHttpHandler: JSON or SSE answers', () => {
     s.release('w');
     const events = await readSse(response);
     expect(events[0]).toMatchObject({ id: expect.any(String), data: '' });
-    expect(messagesOf(events)).toEqual([expect.objectContaining({ id: 4, result: { content: [{ type: 'text', text: 'gate w passed' }] } })]);
+    expect(messagesOf(events)).toEqual([
+      expect.objectContaining({ id: 4, result: { content: [{ type: 'text', text: 'gate w passed' }] } }),
+    ]);
   });
 
   it('[transport.http.answer-stateless] waits for the response however long it takes in stateless mode, and answers JSON', async () => {
@@ -254,7 +292,10 @@ describe('createStreamableHttpHandler: JSON or SSE answers', () => {
       s.release('st');
       const { status, type, body } = await answer;
       expect([status, type]).toEqual([200, 'application/json']);
-      expect(JSON.parse(body)).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'gate st passed' }] } });
+      expect(JSON.parse(body)).toMatchObject({
+        id: 5,
+        result: { content: [{ type: 'text', text: 'gate st passed' }] },
+      });
     } finally {
       jest.useRealTimers();
     }
@@ -269,8 +310,12 @@ describe('createStreamableHttpHandler: JSON or SSE answers', () => {
     expect(events).toEqual([{ id: expect.any(String), retry: 40, data: '' }]);
     s.release('cf');
     await waitFor(() => s.connections[0]!.inFlightRequests === 0, 'the call to finish');
-    const resumed = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': events[0]!.id! } });
-    expect(messagesOf(await readSse(resumed))).toEqual([expect.objectContaining({ id: 6, result: { content: [{ type: 'text', text: 'cut-first done' }] } })]);
+    const resumed = await fetch(s.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': events[0]!.id! },
+    });
+    expect(messagesOf(await readSse(resumed))).toEqual([
+      expect.objectContaining({ id: 6, result: { content: [{ type: 'text', text: 'cut-first done' }] } }),
+    ]);
   });
 
   it('[transport.http.answer-batch] answers a 2025-03-26 batch of calls with one JSON array when the responses come together', async () => {
@@ -302,11 +347,17 @@ describe('createStreamableHttpHandler: bad input', () => {
     const { url } = await start();
     const json = await post(url, initializeBody(), { accept: 'application/json' });
     expect(json.status).toBe(406);
-    expect(await json.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringMatching(/Accept/) } });
+    expect(await json.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { message: expect.stringMatching(/Accept/) },
+    });
     expect((await post(url, initializeBody(), { accept: 'text/event-stream' })).status).toBe(406);
     expect((await post(url, initializeBody(), { accept: '*/*' })).status).toBe(200);
     const sessionId = await openSession(url);
-    expect((await fetch(url, { headers: { accept: 'application/json', 'mcp-session-id': sessionId } })).status).toBe(406);
+    expect((await fetch(url, { headers: { accept: 'application/json', 'mcp-session-id': sessionId } })).status).toBe(
+      406,
+    );
   });
 
   it('[transport.http.415] refuses a body that is not application/json', async () => {
@@ -322,10 +373,14 @@ describe('createStreamableHttpHandler: bad input', () => {
     expect((await post(url, big)).status).toBe(413);
     // Chunked, with no Content-Length: the limit is enforced while reading.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write(big.slice(0, 800));
       req.end(big.slice(800));
@@ -364,7 +419,10 @@ describe('createStreamableHttpHandler: bad input', () => {
   it('[transport.http.protocol-version] refuses an unsupported MCP-Protocol-Version with 400', async () => {
     const { url } = await start();
     const sessionId = await openSession(url);
-    const response = await post(url, toolCall(2, 'echo'), { 'mcp-session-id': sessionId, 'mcp-protocol-version': '1999-01-01' });
+    const response = await post(url, toolCall(2, 'echo'), {
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '1999-01-01',
+    });
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/unsupported protocol version/);
   });
@@ -385,12 +443,19 @@ describe('createStreamableHttpHandler: bad input', () => {
   it('honours explicit allow-lists and lets them be turned off', async () => {
     const { url } = await start({ allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] });
     expect((await rawPost(url, initializeBody())).status).toBe(403);
-    expect((await rawPost(url, initializeBody(), { host: 'mcp.example.com', origin: 'https://evil.example.com' })).status).toBe(403);
-    expect((await rawPost(url, initializeBody(), { host: 'mcp.example.com', origin: 'https://app.example.com' })).status).toBe(200);
+    expect(
+      (await rawPost(url, initializeBody(), { host: 'mcp.example.com', origin: 'https://evil.example.com' })).status,
+    ).toBe(403);
+    expect(
+      (await rawPost(url, initializeBody(), { host: 'mcp.example.com', origin: 'https://app.example.com' })).status,
+    ).toBe(200);
     expect((await rawPost(url, initializeBody(), { host: 'mcp.example.com' })).status).toBe(200);
     await server?.close();
     const open = await start({ allowedHosts: false, allowedOrigins: false });
-    expect((await rawPost(open.url, initializeBody(), { host: 'anything.example', origin: 'http://elsewhere.example' })).status).toBe(200);
+    expect(
+      (await rawPost(open.url, initializeBody(), { host: 'anything.example', origin: 'http://elsewhere.example' }))
+        .status,
+    ).toBe(200);
   });
 
   it('refuses a second request with an id already in flight (409) and goes on serving the first', async () => {
@@ -421,7 +486,10 @@ describe('createStreamableHttpHandler: resumability', () => {
     expect(resumed.status).toBe(200);
     const rest = messagesOf(await readSse(resumed));
     expect(rest).toEqual([
-      expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ data: 'after cut' }) }),
+      expect.objectContaining({
+        method: 'notifications/message',
+        params: expect.objectContaining({ data: 'after cut' }),
+      }),
       expect.objectContaining({ id: 11, result: { content: [{ type: 'text', text: 'cut done' }] } }),
     ]);
   });
@@ -431,7 +499,12 @@ describe('createStreamableHttpHandler: resumability', () => {
     const s = await start({ jsonWindowMs: 20 });
     const sessionId = await openSession(s.url);
     const abort = new AbortController();
-    const response = await post(s.url, toolCall(12, 'gate', { gate: 'm' }), { 'mcp-session-id': sessionId }, abort.signal);
+    const response = await post(
+      s.url,
+      toolCall(12, 'gate', { gate: 'm' }),
+      { 'mcp-session-id': sessionId },
+      abort.signal,
+    );
     const primed = await readSse(response, (events) => events.length >= 1);
     abort.abort();
     await waitFor(() => s.connections[0]!.inFlightRequests === 1, 'the call to be in flight');
@@ -441,7 +514,9 @@ describe('createStreamableHttpHandler: resumability', () => {
     const resumed = await fetch(s.url, {
       headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': primed[0]!.id! },
     });
-    expect(messagesOf(await readSse(resumed))).toEqual([expect.objectContaining({ id: 12, result: expect.any(Object) })]);
+    expect(messagesOf(await readSse(resumed))).toEqual([
+      expect.objectContaining({ id: 12, result: expect.any(Object) }),
+    ]);
   });
 
   it('refuses a Last-Event-ID of another session or an unknown one with 400', async () => {
@@ -450,9 +525,13 @@ describe('createStreamableHttpHandler: resumability', () => {
     const b = await openSession(s.url);
     const response = await post(s.url, toolCall(1, 'echo'), { 'mcp-session-id': a });
     const events = await readSse(response);
-    const foreign = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'last-event-id': events[0]!.id! } });
+    const foreign = await fetch(s.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'last-event-id': events[0]!.id! },
+    });
     expect(foreign.status).toBe(400);
-    const unknown = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'last-event-id': 'nope' } });
+    const unknown = await fetch(s.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': b, 'last-event-id': 'nope' },
+    });
     expect(unknown.status).toBe(400);
   });
 
@@ -467,8 +546,12 @@ describe('createStreamableHttpHandler: resumability', () => {
     const primingId = /id: ([^\n]+)/.exec(new TextDecoder().decode(first.value))?.[1] as string;
     // Never read again: the socket buffers fill and the server's unsent output grows.
     const payload = 'y'.repeat(32 * 1024);
-    for (let i = 0; i < 200; i++) s.connections[0]!.notify('notifications/message', { level: 'info', data: `${i}:${payload}` });
-    await waitFor(() => lines.some((line) => line.msg === 'slow reader: closing its stream'), 'the slow reader to be dropped');
+    for (let i = 0; i < 200; i++)
+      s.connections[0]!.notify('notifications/message', { level: 'info', data: `${i}:${payload}` });
+    await waitFor(
+      () => lines.some((line) => line.msg === 'slow reader: closing its stream'),
+      'the slow reader to be dropped',
+    );
     await reader.cancel().catch(() => undefined);
     expect(s.running.handler.sessions.size).toBe(1);
     const resumed = await fetch(s.url, {
@@ -489,7 +572,11 @@ describe('createStreamableHttpHandler: idle sessions', () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime'] });
     try {
       // A request re-arms the timer under the fake clock.
-      const ping = await post(s.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId });
+      const ping = await post(
+        s.url,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { 'mcp-session-id': sessionId },
+      );
       expect(ping.status).toBe(202);
       jest.advanceTimersByTime(59_000);
       expect(s.running.handler.sessions.size).toBe(1);
@@ -509,7 +596,10 @@ describe('createStreamableHttpHandler: idle sessions', () => {
     const abort = new AbortController();
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime'] });
     try {
-      const get = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId }, signal: abort.signal });
+      const get = await fetch(s.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId },
+        signal: abort.signal,
+      });
       expect(get.status).toBe(200);
       jest.advanceTimersByTime(120_000);
       expect(s.running.handler.sessions.size).toBe(1);
@@ -528,3 +618,28 @@ async function waitForReal(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 10_000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
   if (!condition()) throw new Error('condition never held');
 }
+
+describe('createStreamableHttpHandler: bounds one client cannot push past (#13)', () => {
+  it('opens no session for an initialize with invalid params, and answers it -32602 with its id', async () => {
+    const { url, running } = await start();
+    const { handler } = running;
+    const response = await post(url, { jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: 7 } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(await response.json()).toMatchObject({ id: 4, error: { code: -32602 } });
+    expect(handler.sessions.size).toBe(0);
+  });
+
+  it('refuses an initialize past maxSessions with 503 and Retry-After, and accepts one again once a session ends', async () => {
+    const { url, running } = await start({ maxSessions: 2 });
+    const { handler } = running;
+    const first = await post(url, initializeBody(1));
+    await post(url, initializeBody(2));
+    const third = await post(url, initializeBody(3));
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(handler.sessions.size).toBe(2);
+    handler.sessions.get(first.headers.get('mcp-session-id')!)!.close('done');
+    expect((await post(url, initializeBody(4))).status).toBe(200);
+  });
+});
