@@ -7,8 +7,8 @@
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcRequest } from '../jsonrpc/message';
 import { toValidationIssues } from '../schema/issues';
-import { checkParams, methodDefinition } from '../schema/methods';
-import { isSupportedRevision, LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { checkParams, hasCacheableResult, methodDefinition, methodsOf } from '../schema/methods';
+import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
 import { LOG_LEVELS } from './handler-events';
@@ -17,30 +17,29 @@ import type { LogLevel } from './handler-events';
 
 export { META, statelessRevisionOf };
 
-/** Revisions without a handshake, oldest first. */
-export const STATELESS_REVISIONS: readonly string[] = ['2026-07-28'];
+/** Revisions without a handshake, oldest first (the schema layer's `MODERN_REVISIONS`). */
+export const STATELESS_REVISIONS: readonly string[] = MODERN_REVISIONS;
 
 /** Whether `revision` is one of the stateless family (no initialize; `_meta` on every request). */
 export function isStatelessRevision(revision: string): boolean {
-  return STATELESS_REVISIONS.includes(revision);
+  return isModernRevision(revision);
 }
 
-/** Error codes the stateless revisions add (spec 2026-07-28: Basic → Error Codes). */
+/** Error codes the stateless revisions add (spec 2026-07-28: Basic → Error Codes), from `ErrorCode`. */
 export const StatelessErrorCode = {
-  HeaderMismatch: -32020,
-  MissingRequiredClientCapability: -32021,
-  UnsupportedProtocolVersion: -32022,
+  HeaderMismatch: ErrorCode.HeaderMismatch,
+  MissingRequiredClientCapability: ErrorCode.MissingRequiredClientCapability,
+  UnsupportedProtocolVersion: ErrorCode.UnsupportedProtocolVersion,
 } as const;
 
-/** Methods whose complete results carry caching hints (spec 2026-07-28: Utilities → Caching). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
+/** Methods whose complete results carry caching hints (spec 2026-07-28: Utilities → Caching), from the method registry. */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(
+  MODERN_REVISIONS.flatMap((revision) =>
+    methodsOf(revision)
+      .filter((definition) => hasCacheableResult(definition.method, revision))
+      .map((definition) => definition.method),
+  ),
+);
 
 /** Whether a result may be cached, and by whom: `public` for anyone, `private` per authorization context. */
 export type CacheScope = 'public' | 'private';
@@ -149,15 +148,18 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
   if (logLevel !== undefined && (typeof logLevel !== 'string' || !LEVELS.has(logLevel))) {
     return badMeta(`${META.logLevel} must be one of ${LOG_LEVELS.join(', ')}`);
   }
-  const served = statelessMethod(request.method, version);
-  if (!served) return { error: JsonRpcError.methodNotFound(request.method), httpStatus: 404 };
-  if (served.capability && !hasCapability(policy.capabilities(), served.capability)) {
+  const revision = version as Revision;
+  const definition = methodDefinition(request.method, revision);
+  if (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client') {
+    return { error: JsonRpcError.methodNotFound(request.method), httpStatus: 404 };
+  }
+  if (definition.capability && !hasCapability(policy.capabilities(), definition.capability)) {
     return {
-      error: JsonRpcError.methodNotFound(request.method, `the ${served.capability} capability is not declared`),
+      error: JsonRpcError.methodNotFound(request.method, `the ${definition.capability} capability is not declared`),
       httpStatus: 404,
     };
   }
-  const checked = served.paramsRevision === undefined ? undefined : checkParams(request.method, served.paramsRevision, params);
+  const checked = checkParams(request.method, revision, params);
   if (checked && !checked.success) {
     return { error: JsonRpcError.invalidParams(toValidationIssues(checked.error)), httpStatus: 400 };
   }
@@ -170,44 +172,6 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
       logLevel: logLevel as LogLevel | undefined,
     },
   };
-}
-
-/**
- * The client requests of the stateless revision and the capability each needs of the server
- * (spec 2026-07-28: no initialize, ping, logging/setLevel or resource subscriptions; discovery and
- * `subscriptions/listen` added).
- */
-const STATELESS_METHODS: Readonly<Record<string, { readonly capability?: string }>> = {
-  'server/discover': {},
-  'subscriptions/listen': {},
-  'tools/list': { capability: 'tools' },
-  'tools/call': { capability: 'tools' },
-  'resources/list': { capability: 'resources' },
-  'resources/templates/list': { capability: 'resources' },
-  'resources/read': { capability: 'resources' },
-  'prompts/list': { capability: 'prompts' },
-  'prompts/get': { capability: 'prompts' },
-  'completion/complete': { capability: 'completions' },
-};
-
-/**
- * A client request the stateless `revision` has: the capability it needs and the revision whose
- * schema checks its params. Where the schema registry does not describe the revision, the params
- * of the methods it shares with 2025-11-25 are checked by that revision's schemas (which admit the
- * new fields); discovery and listen have their params checked by their handlers.
- */
-function statelessMethod(
-  method: string,
-  revision: string,
-): { readonly capability?: string; readonly paramsRevision?: Revision } | undefined {
-  if (isSupportedRevision(revision)) {
-    const definition = methodDefinition(method, revision);
-    if (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client') return undefined;
-    return { capability: definition.capability, paramsRevision: revision };
-  }
-  if (!Object.hasOwn(STATELESS_METHODS, method)) return undefined;
-  const paramsRevision = methodDefinition(method, LATEST_STATEFUL_REVISION) ? LATEST_STATEFUL_REVISION : undefined;
-  return { capability: STATELESS_METHODS[method]!.capability, paramsRevision };
 }
 
 /** Whether `admitStatelessRequest` refused the request. */

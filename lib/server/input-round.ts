@@ -2,8 +2,7 @@ import { asyncScheduler, isObservable, Observable, Subject } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { toValidationIssues } from '../schema/issues';
-import { resultSchemaFor } from '../schema/methods';
-import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { inputResponseSchemaFor } from '../schema/input-requests';
 import { requestBinding } from './request-state';
 import type { RequestStatePayload, RequestStateSealer } from './request-state';
 
@@ -31,7 +30,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Checks a client's answer to one input request against the schema of the request's result; -32602 when it does not fit. */
 function checkAnswer(key: string, method: string, answer: unknown): unknown {
-  const schema = resultSchemaFor(method, LATEST_STATEFUL_REVISION);
+  const schema = inputResponseSchemaFor(method);
   if (!schema) return answer;
   const parsed = schema.safeParse(answer);
   if (parsed.success) return parsed.data;
