@@ -18,7 +18,10 @@ export interface OriginPolicy {
   /**
    * Origin header values accepted (`'http://localhost:3000'`), or `'*'` in the list for any.
    * A request without Origin (not from a browser) always passes. `false` turns the check off.
-   * Default: on a loopback address, origins whose host is a loopback name; otherwise no check.
+   * Default: on a loopback address, origins whose host is a loopback name; otherwise only the
+   * server's own origin, the one the request's Host header names (spec 2025-06-18 on: servers MUST
+   * validate Origin; `Origin: null` and other sites get 403). Give the origins of the web apps that
+   * call the server here.
    */
   readonly allowedOrigins?: readonly string[] | false;
 }
@@ -40,7 +43,9 @@ function splitHost(value: string): { name: string; port?: string } {
     const close = host.indexOf(']');
     if (close === -1) return { name: host };
     const rest = host.slice(close + 1);
-    return rest.startsWith(':') ? { name: host.slice(0, close + 1), port: rest.slice(1) } : { name: host.slice(0, close + 1) };
+    return rest.startsWith(':')
+      ? { name: host.slice(0, close + 1), port: rest.slice(1) }
+      : { name: host.slice(0, close + 1) };
   }
   const colon = host.lastIndexOf(':');
   if (colon === -1 || host.indexOf(':') !== colon) return { name: host };
@@ -65,6 +70,18 @@ function originHost(origin: string): string | undefined {
   }
 }
 
+/** Whether `origin` is the server's own: same host and port as the Host header (#13). */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    const url = new URL(origin);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    return url.host.toLowerCase() === host.trim().toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks Host and Origin against the policy. Returns why the request is refused, or `undefined`
  * when it may proceed. The caller answers 403.
@@ -74,16 +91,20 @@ export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): 
   const hosts = policy.allowedHosts ?? (loopback ? LOOPBACK_LIST : false);
   if (hosts !== false) {
     const host = req.headers.host;
-    if (host === undefined || !hostAllowed(host, hosts)) return `Host header ${JSON.stringify(host ?? '')} is not allowed`;
+    if (host === undefined || !hostAllowed(host, hosts))
+      return `Host header ${JSON.stringify(host ?? '')} is not allowed`;
   }
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
   const origins = policy.allowedOrigins;
   if (origins === false) return undefined;
   if (origins === undefined) {
-    if (!loopback) return undefined;
+    if (!loopback)
+      return sameOrigin(origin, req.headers.host) ? undefined : `Origin ${JSON.stringify(origin)} is not allowed`;
     const name = originHost(origin);
-    return name !== undefined && LOOPBACK_NAMES.has(name) ? undefined : `Origin ${JSON.stringify(origin)} is not allowed`;
+    return name !== undefined && LOOPBACK_NAMES.has(name)
+      ? undefined
+      : `Origin ${JSON.stringify(origin)} is not allowed`;
   }
   if (origins.includes('*') || origins.includes(origin)) return undefined;
   return `Origin ${JSON.stringify(origin)} is not allowed`;
@@ -144,7 +165,9 @@ export function refuse(
 }
 
 /** What {@link readBody} produced: the text, or the status and reason to refuse with. */
-export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly status: number; readonly reason: string };
+export type BodyResult =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly status: number; readonly reason: string };
 
 /**
  * Reads a request body as UTF-8 text and hands the result to `done` (once), refusing more than
@@ -154,7 +177,11 @@ export type BodyResult = { readonly ok: true; readonly text: string } | { readon
  */
 export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (result: BodyResult) => void): void {
   const declared = Number(headerValue(req, 'content-length'));
-  const tooLarge = (): BodyResult => ({ ok: false, status: 413, reason: `Request body exceeds the limit of ${maxBytes} bytes` });
+  const tooLarge = (): BodyResult => ({
+    ok: false,
+    status: 413,
+    reason: `Request body exceeds the limit of ${maxBytes} bytes`,
+  });
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();
     done(tooLarge());
@@ -184,7 +211,9 @@ export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (resu
     const body = chunks ? Buffer.concat(chunks) : first;
     settle({ ok: true, text: body ? body.toString('utf8') : '' });
   });
-  req.on('error', (error) => settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }));
+  req.on('error', (error) =>
+    settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }),
+  );
   req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
 }
 
@@ -221,7 +250,13 @@ export function readJsonBodyWith(
   readBodyWith(req, maxBytes, (read) => {
     if (!read.ok) {
       const tooLarge = read.status === 413;
-      refuse(res, read.status, read.reason, tooLarge ? ErrorCode.InvalidRequest : ErrorCode.ParseError, tooLarge ? { connection: 'close' } : {});
+      refuse(
+        res,
+        read.status,
+        read.reason,
+        tooLarge ? ErrorCode.InvalidRequest : ErrorCode.ParseError,
+        tooLarge ? { connection: 'close' } : {},
+      );
       done({ ok: false });
       return;
     }
@@ -238,6 +273,11 @@ export function readJsonBodyWith(
 }
 
 /** {@link readJsonBodyWith} as a Promise. Never rejects. */
-export function readJsonBody(req: IncomingMessage, res: ServerResponse, parsedBody: unknown, maxBytes: number): Promise<JsonBodyResult> {
+export function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody: unknown,
+  maxBytes: number,
+): Promise<JsonBodyResult> {
   return new Promise<JsonBodyResult>((resolve) => readJsonBodyWith(req, res, parsedBody, maxBytes, resolve));
 }
