@@ -26,11 +26,22 @@ export interface EventStore {
     lastEventId: string,
     send: (eventId: string, payload: JsonRpcMessage | readonly JsonRpcMessage[]) => void,
   ): string | undefined | Promise<string | undefined>;
+  /**
+   * Drops every event of the session whose stream ids start with `prefix` (the server calls it when
+   * the session ends: nobody can resume its streams any more). Optional.
+   */
+  forgetSession?(prefix: string): void | Promise<void>;
 }
 
 /** Options of {@link createInMemoryEventStore}. */
 export interface InMemoryEventStoreOptions {
-  /** The most events kept over all streams; the oldest are evicted first. Default 10 000. */
+  /**
+   * The most events kept for one session (the streams whose ids share the part before their last
+   * `~`, as the server makes them); past it, that session's oldest are evicted, so one session's
+   * flood never costs another its events (#13). Default 1 000.
+   */
+  readonly maxEventsPerSession?: number;
+  /** The most events kept over all sessions; the oldest are evicted first. Default 100 000. */
   readonly maxEvents?: number;
 }
 
@@ -41,52 +52,75 @@ export interface InMemoryEventStore extends EventStore {
     lastEventId: string,
     send: (eventId: string, payload: JsonRpcMessage | readonly JsonRpcMessage[]) => void,
   ): string | undefined;
+  forgetSession(prefix: string): void;
   /** How many events it holds. */
   readonly size: number;
 }
 
-/** The default bound of {@link createInMemoryEventStore}. */
-export const DEFAULT_MAX_STORED_EVENTS = 10_000;
+/** The default bounds of {@link createInMemoryEventStore}. */
+export const DEFAULT_MAX_STORED_EVENTS = 100_000;
+export const DEFAULT_MAX_STORED_EVENTS_PER_SESSION = 1_000;
 
 interface Entry {
   readonly streamId: string;
+  readonly session: string;
   readonly payload: StoredEventPayload;
 }
 
+/** The session a stream belongs to: its id up to the last `~` (`<session>~<n>`), or the stream itself. */
+function sessionOf(streamId: string): string {
+  const cut = streamId.lastIndexOf('~');
+  return cut < 0 ? streamId : streamId.slice(0, cut);
+}
+
 /**
- * Creates an {@link EventStore} held in memory, bounded by `maxEvents` (oldest evicted first), so a
- * long-running server does not grow without limit. Event ids are `<streamId>#<sequence>`, with one
- * sequence for the whole store: unique, ordered, and they name their stream. Synchronous.
- * Events of a stream evicted before a client resumes are lost to that client; `replayAfter` then
- * answers `undefined` for ids that are gone.
+ * Creates an {@link EventStore} held in memory, bounded per session (`maxEventsPerSession`, its
+ * oldest evicted first) and in all (`maxEvents`), so a long-running server does not grow without
+ * limit and no session's traffic evicts another's; a session's events are dropped when it ends.
+ * Event ids are `<streamId>#<sequence>`, with one sequence for the whole store: unique, ordered,
+ * and they name their stream. Synchronous. Events evicted before a client resumes are lost to that
+ * client; `replayAfter` then answers `undefined` for ids that are gone.
  */
 export function createInMemoryEventStore(options: InMemoryEventStoreOptions = {}): InMemoryEventStore {
   const maxEvents = options.maxEvents ?? DEFAULT_MAX_STORED_EVENTS;
-  if (!(maxEvents >= 1)) throw new RangeError('maxEvents must be at least 1');
+  const perSession = options.maxEventsPerSession ?? DEFAULT_MAX_STORED_EVENTS_PER_SESSION;
+  if (!(maxEvents >= 1) || !(perSession >= 1))
+    throw new RangeError('maxEvents and maxEventsPerSession must be at least 1');
   // Insertion-ordered: the first key is always the oldest event.
   const events = new Map<string, Entry>();
-  // Event ids per stream, in order, so replay does not scan other streams.
+  // Event ids per stream and per session, in order: replay scans one stream, eviction one session.
   const byStream = new Map<string, string[]>();
-  let sequence = 0;
+  const bySession = new Map<string, string[]>();
 
-  const evictOldest = (): void => {
-    const oldest = events.keys().next();
-    if (oldest.done) return;
-    const entry = events.get(oldest.value) as Entry;
-    events.delete(oldest.value);
-    const ids = byStream.get(entry.streamId);
-    ids?.shift();
-    if (ids && ids.length === 0) byStream.delete(entry.streamId);
+  const remember = (index: Map<string, string[]>, key: string, eventId: string): void => {
+    const ids = index.get(key);
+    if (ids) ids.push(eventId);
+    else index.set(key, [eventId]);
   };
+  // The oldest event of a session is also the oldest of its stream, so both lists lose their head.
+  const dropHead = (index: Map<string, string[]>, key: string): void => {
+    const ids = index.get(key);
+    ids?.shift();
+    if (ids && ids.length === 0) index.delete(key);
+  };
+  const evict = (eventId: string | undefined): void => {
+    const entry = eventId === undefined ? undefined : events.get(eventId);
+    if (!entry) return;
+    events.delete(eventId!);
+    dropHead(byStream, entry.streamId);
+    dropHead(bySession, entry.session);
+  };
+  let sequence = 0;
 
   return {
     storeEvent(streamId, payload) {
       const eventId = `${streamId}#${++sequence}`;
-      events.set(eventId, { streamId, payload });
-      const ids = byStream.get(streamId);
-      if (ids) ids.push(eventId);
-      else byStream.set(streamId, [eventId]);
-      while (events.size > maxEvents) evictOldest();
+      const session = sessionOf(streamId);
+      events.set(eventId, { streamId, session, payload });
+      remember(byStream, streamId, eventId);
+      remember(bySession, session, eventId);
+      while ((bySession.get(session)?.length ?? 0) > perSession) evict(bySession.get(session)![0]);
+      while (events.size > maxEvents) evict(events.keys().next().value);
       return eventId;
     },
     replayAfter(lastEventId, send) {
@@ -99,6 +133,15 @@ export function createInMemoryEventStore(options: InMemoryEventStoreOptions = {}
         if (payload !== null && payload !== undefined) send(eventId, payload);
       }
       return entry.streamId;
+    },
+    forgetSession(prefix) {
+      const session = prefix.endsWith('~') ? prefix.slice(0, -1) : prefix;
+      for (const eventId of bySession.get(session) ?? []) {
+        const entry = events.get(eventId);
+        events.delete(eventId);
+        if (entry) byStream.delete(entry.streamId);
+      }
+      bySession.delete(session);
     },
     get size() {
       return events.size;

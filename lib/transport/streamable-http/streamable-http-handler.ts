@@ -57,7 +57,8 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   readonly sessionIdleMs?: number;
   /**
    * Where SSE events are kept for `Last-Event-ID` resumption. Default: an in-memory store of
-   * 10 000 events shared by all sessions (stateful mode). `false`: no resumption, no event ids, no
+   * at most 1 000 events per session and 100 000 in all, a session's dropped when it ends
+   * (`createInMemoryEventStore`; stateful mode). `false`: no resumption, no event ids, no
    * priming events, and `closeRequestStream` is refused.
    */
   readonly eventStore?: EventStore | false;

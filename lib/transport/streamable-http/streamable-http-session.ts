@@ -60,7 +60,12 @@ export interface Session {
    * Answers 202 when it carries no request, 409 for a request id that is already in flight.
    * `json` is the handler's `enableJsonResponse`: one JSON body whatever comes first.
    */
-  post(res: ServerResponse, frame: JsonRpcMessage | JsonRpcMessage[], json: boolean, headers: Record<string, string>): void;
+  post(
+    res: ServerResponse,
+    frame: JsonRpcMessage | JsonRpcMessage[],
+    json: boolean,
+    headers: Record<string, string>,
+  ): void;
   /** Delivers frames that did not come from the client (the synthetic initialize of stateless mode). */
   inject(frame: JsonRpcMessage): void;
   /** Serves a GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
@@ -94,10 +99,16 @@ function responseIds(payload: Payload): ReadonlyArray<RequestId | null> {
     const single = payload as JsonRpcMessage;
     return isResponse(single) ? [(single as { id: RequestId | null }).id] : NO_IDS;
   }
-  return (payload as readonly JsonRpcMessage[]).filter(isResponse).map((message) => (message as { id: RequestId | null }).id);
+  return (payload as readonly JsonRpcMessage[])
+    .filter(isResponse)
+    .map((message) => (message as { id: RequestId | null }).id);
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+};
 
 /** Creates one session. Internal to the transport layer: the handler owns it. */
 export function createSession(options: SessionOptions): Session {
@@ -172,7 +183,9 @@ export function createSession(options: SessionOptions): Session {
   const writeEvent = (stream: Stream, eventId: string | undefined, data: string, bounded = false): void => {
     const res = stream.res;
     if (!res || res.writableEnded) return;
-    res.write(encodeSseEvent(eventId === undefined ? { event: 'message', data } : { id: eventId, event: 'message', data }));
+    res.write(
+      encodeSseEvent(eventId === undefined ? { event: 'message', data } : { id: eventId, event: 'message', data }),
+    );
     if (!bounded && res.writableLength > options.maxBufferedBytes) {
       // A reader this slow would make us buffer without bound; drop it, it can resume from the store.
       log.warn({ stream: stream.id, buffered: res.writableLength }, 'slow reader: closing its stream');
@@ -208,7 +221,8 @@ export function createSession(options: SessionOptions): Session {
             held.shift();
             log.warn({ max: options.maxHeldMessages }, 'no GET stream open: oldest held message dropped');
           }
-        } else if (!eventStore) log.warn({ stream: stream.id }, 'stream has no connection and no event store: message dropped');
+        } else if (!eventStore)
+          log.warn({ stream: stream.id }, 'stream has no connection and no event store: message dropped');
       };
       if (!eventStore) return write(undefined);
       const stored = eventStore.storeEvent(stream.id, payload);
@@ -328,15 +342,27 @@ export function createSession(options: SessionOptions): Session {
       stream.res = undefined;
       if (res && !res.writableEnded) {
         if (res.headersSent) res.end();
-        else res.writeHead(404, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Session closed: ${reason}` } }),
-        );
+        else
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                id: null,
+                error: { code: -32000, message: `Session closed: ${reason}` },
+              }),
+            );
       }
     }
     streams.clear();
     byRequest.clear();
     held = [];
     log.info({ reason }, 'session closed');
+    // Nobody can resume this session's streams now: its events go (#13).
+    if (eventStore?.forgetSession)
+      void Promise.resolve(eventStore.forgetSession(streamPrefix)).catch((error: unknown) =>
+        log.error({ err: error }, 'event store failed to forget a session'),
+      );
     const event = { reason };
     // closed$ first, so that a connection learns the reason before incoming$ completes.
     closed$.next(event);
@@ -392,9 +418,15 @@ export function createSession(options: SessionOptions): Session {
       const requests = list.filter((m) => 'method' in m && 'id' in m) as Array<{ id: RequestId }>;
       const keys = requests.map((r) => keyOf(r.id));
       if (keys.some((key) => byRequest.has(key)) || (keys.length > 1 && new Set(keys).size !== keys.length)) {
-        res.writeHead(409, { 'content-type': 'application/json', ...headers }).end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: a request with this id is already in flight' } }),
-        );
+        res
+          .writeHead(409, { 'content-type': 'application/json', ...headers })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32600, message: 'Invalid request: a request with this id is already in flight' },
+            }),
+          );
         return;
       }
       if (keys.length === 0) {
@@ -435,9 +467,15 @@ export function createSession(options: SessionOptions): Session {
     get(res, lastEventId, headers) {
       if (lastEventId === undefined || !eventStore) {
         if (standalone.res) {
-          res.writeHead(409, { 'content-type': 'application/json', ...headers }).end(
-            JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Conflict: a GET stream is already open for this session' } }),
-          );
+          res
+            .writeHead(409, { 'content-type': 'application/json', ...headers })
+            .end(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                id: null,
+                error: { code: -32000, message: 'Conflict: a GET stream is already open for this session' },
+              }),
+            );
           return;
         }
         openSse(res, headers);
@@ -457,13 +495,21 @@ export function createSession(options: SessionOptions): Session {
 
   function resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): void | Promise<void> {
     const replayed: Array<{ eventId: string; payload: Payload }> = [];
-    const replay = (eventStore as EventStore).replayAfter(lastEventId, (eventId, payload) => replayed.push({ eventId, payload }));
+    const replay = (eventStore as EventStore).replayAfter(lastEventId, (eventId, payload) =>
+      replayed.push({ eventId, payload }),
+    );
     const finishResume = (streamId: string | undefined): void => {
       if (closed) return;
       if (streamId === undefined || !streamId.startsWith(streamPrefix)) {
-        res.writeHead(400, { 'content-type': 'application/json', ...headers }).end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: unknown Last-Event-ID' } }),
-        );
+        res
+          .writeHead(400, { 'content-type': 'application/json', ...headers })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32000, message: 'Bad Request: unknown Last-Event-ID' },
+            }),
+          );
         return;
       }
       openSse(res, headers);

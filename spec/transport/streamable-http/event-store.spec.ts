@@ -43,3 +43,46 @@ describe('createInMemoryEventStore', () => {
     expect(() => createInMemoryEventStore({ maxEvents: 0 })).toThrow(RangeError);
   });
 });
+
+describe('createInMemoryEventStore bounds (#13)', () => {
+  const text = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
+  const replay = (store: ReturnType<typeof createInMemoryEventStore>, id: string) => {
+    const seen: unknown[] = [];
+    const stream = store.replayAfter(id, (_eventId, payload) =>
+      seen.push((payload as { params: { n: number } }).params.n),
+    );
+    return { stream, seen };
+  };
+
+  it('evicts a flooding session’s own oldest events, never another session’s', () => {
+    const store = createInMemoryEventStore({ maxEventsPerSession: 100 });
+    const quiet = store.storeEvent('quiet~1', null);
+    for (let n = 0; n < 19; n++) store.storeEvent('quiet~1', text(n));
+    const loudFirst = store.storeEvent('loud~1', text(-1));
+    for (let n = 0; n < 11_000; n++) store.storeEvent('loud~1', text(n));
+    expect(replay(store, quiet).seen).toHaveLength(19);
+    expect(replay(store, loudFirst).stream).toBeUndefined();
+    expect(store.size).toBe(120);
+  });
+
+  it('keeps a total bound over all sessions, oldest first', () => {
+    const store = createInMemoryEventStore({ maxEvents: 10, maxEventsPerSession: 10 });
+    const first = store.storeEvent('a~1', text(0));
+    for (let n = 1; n < 10; n++) store.storeEvent(`s${n}~1`, text(n));
+    store.storeEvent('late~1', text(10));
+    expect(store.size).toBe(10);
+    expect(replay(store, first).stream).toBeUndefined();
+  });
+
+  it('forgets every stream of a session that ended, leaving the others', () => {
+    const store = createInMemoryEventStore();
+    const gone = store.storeEvent('ended~1', null);
+    store.storeEvent('ended~2', text(1));
+    const kept = store.storeEvent('live~1', null);
+    store.storeEvent('live~1', text(2));
+    store.forgetSession('ended~');
+    expect(store.size).toBe(2);
+    expect(replay(store, gone).stream).toBeUndefined();
+    expect(replay(store, kept).seen).toEqual([2]);
+  });
+});
