@@ -29,7 +29,21 @@ export interface StreamableHttpServerOptions extends StreamableHttpHandlerOption
    * Their sessions are independent of the Streamable HTTP ones. Default off.
    */
   readonly legacySse?: boolean | { readonly ssePath?: string; readonly messagesPath?: string };
+  /** A client that has not sent its request headers this long after connecting is cut off. Default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /**
+   * A request whose body has not arrived whole this long after it began is cut off (responses, SSE
+   * streams included, are not limited). Default 30 s.
+   */
+  readonly requestTimeoutMs?: number;
+  /** The most TCP connections open at once; more are refused. Default 10 000. */
+  readonly maxConnections?: number;
 }
+
+/** Defaults of {@link startStreamableHttpServer}'s limits on slow or numerous clients (#13). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
 
 /** A running Streamable HTTP server. */
 export interface RunningStreamableHttpServer {
@@ -91,7 +105,11 @@ export async function startStreamableHttpServer(
         ...(options.logger ? { logger: options.logger } : {}),
       })
     : undefined;
-  const server = createServer((req, res) => {
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeoutMs = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_BODY_TIMEOUT_MS, headersTimeoutMs);
+  // Node checks these deadlines only every connectionsCheckingInterval (30 s by default): check
+  // often enough that a slow client is cut near its deadline (#13).
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => {
     // The endpoint itself, asked for as it is, needs no URL parsing.
     const target = req.url;
     if (
@@ -107,6 +125,9 @@ export async function startStreamableHttpServer(
       legacyHandler.handle(req, res);
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
   });
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = requestTimeoutMs;
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
