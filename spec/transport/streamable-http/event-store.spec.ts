@@ -49,7 +49,7 @@ describe('createInMemoryEventStore bounds (#13)', () => {
   const replay = (store: ReturnType<typeof createInMemoryEventStore>, id: string) => {
     const seen: unknown[] = [];
     const stream = store.replayAfter(id, (_eventId, payload) =>
-      seen.push((payload as { params: { n: number } }).params.n),
+      seen.push((payload as unknown as { params: { n: number } }).params.n),
     );
     return { stream, seen };
   };
