@@ -7,7 +7,11 @@ import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
 import { createLegacySseClientTransport } from '../../../lib/transport/legacy-sse/legacy-sse-client-transport';
 import { createLegacySseHandler } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
-import type { LegacySseHandler, LegacySseHandlerOptions, LegacySseServerTransport } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
+import type {
+  LegacySseHandler,
+  LegacySseHandlerOptions,
+  LegacySseServerTransport,
+} from '../../../lib/transport/legacy-sse/legacy-sse-handler';
 import { createHttpClientTransport } from '../../../lib/transport/streamable-http/http-client-transport';
 import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
@@ -69,7 +73,11 @@ describe('createLegacySseHandler', () => {
     const base = await start();
     const { endpoint, response } = await openStream(base);
     const received = nextFrames(sessions[0]!.incoming$, 1);
-    const posted = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request(1, 'ping')) });
+    const posted = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request(1, 'ping')),
+    });
     expect(posted.status).toBe(202);
     expect(await received).toEqual([request(1, 'ping')]);
     sessions[0]!.send(resultResponse(1, {}));
@@ -88,7 +96,9 @@ describe('createLegacySseHandler', () => {
     expect(await postTo(endpoint, 'text', 'text/plain')).toBe(415);
     expect(await postTo(endpoint, '{oops')).toBe(400);
     expect(await postTo(endpoint, '{"a":1}')).toBe(400);
-    expect(await postTo(endpoint, JSON.stringify({ ...notification('x'), pad: 'x'.repeat(5 * 1024 * 1024) }))).toBe(413);
+    expect(await postTo(endpoint, JSON.stringify({ ...notification('x'), pad: 'x'.repeat(5 * 1024 * 1024) }))).toBe(
+      413,
+    );
     expect((await fetch(endpoint, { method: 'PUT' })).status).toBe(405);
     expect((await rawPost(endpoint, notification('x'), { host: 'evil.example.com' })).status).toBe(403);
   });
@@ -105,7 +115,9 @@ describe('createLegacySseHandler', () => {
 
 /** Opens the SSE stream with node:http, to read its raw text or to leave it unread. */
 function rawStream(base: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => get(`${base}/sse`, { headers: { accept: 'text/event-stream' } }, resolve).on('error', reject));
+  return new Promise((resolve, reject) =>
+    get(`${base}/sse`, { headers: { accept: 'text/event-stream' } }, resolve).on('error', reject),
+  );
 }
 
 /** Sends 1 MiB messages (at most 200) until the transport closes; resolves with how it closed. */
@@ -176,8 +188,16 @@ describe('createLegacySseHandler: streams that go quiet or are not read', () => 
   it('takes its slow-reader limit from startStreamableHttpServer when served from there', async () => {
     const seen: Transport[] = [];
     const warnings: Array<{ msg?: string; buffered?: number }> = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line) as { msg?: string; buffered?: number }) });
-    running = await startStreamableHttpServer({ legacySse: true, maxBufferedBytes: 256 * 1024, logger, onSession: (t) => seen.push(t) });
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => warnings.push(JSON.parse(line) as { msg?: string; buffered?: number }) },
+    );
+    running = await startStreamableHttpServer({
+      legacySse: true,
+      maxBufferedBytes: 256 * 1024,
+      logger,
+      onSession: (t) => seen.push(t),
+    });
     const idle = await rawStream(running.url.origin);
     idle.pause();
     while (!seen[0]) await new Promise((resolve) => setImmediate(resolve));
@@ -238,7 +258,9 @@ describe('createHttpClientTransport', () => {
       const wait = () => (sessions[0] ? resolve() : setTimeout(wait, 5));
       wait();
     });
-    expect(await nextFrames(sessions[0]!.incoming$, 1)).toEqual([request(1, 'initialize', { protocolVersion: '2024-11-05' })]);
+    expect(await nextFrames(sessions[0]!.incoming$, 1)).toEqual([
+      request(1, 'initialize', { protocolVersion: '2024-11-05' }),
+    ]);
     expect(client.kind).toBe('legacy-sse');
     const back = nextFrames(client.incoming$, 1);
     sessions[0]!.send(resultResponse(1, {}));
@@ -250,7 +272,14 @@ describe('createHttpClientTransport', () => {
     running = await startStreamableHttpServer({ legacySse: true, onSession: (t) => seen.push(t) });
     const client = createHttpClientTransport({ url: running.url });
     clients.push(client);
-    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25' }));
+    // A valid initialize: one with invalid params opens no session (#13).
+    client.send(
+      request(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'c', version: '1' },
+      }),
+    );
     await new Promise<void>((resolve) => {
       const wait = () => (seen[0] ? resolve() : setTimeout(wait, 5));
       wait();
