@@ -53,7 +53,7 @@ export { startStreamableHttpServer } from './transport/streamable-http/streamabl
 export type { RunningStreamableHttpServer, StreamableHttpServerOptions } from './transport/streamable-http/streamable-http-server';
 export { createInMemoryEventStore } from './transport/streamable-http/event-store';
 export type { EventStore, StoredEventPayload, InMemoryEventStore, InMemoryEventStoreOptions } from './transport/streamable-http/event-store';
-export type { OriginPolicy } from './transport/streamable-http/http-guards';
+export type { OriginPolicy } from './transport/http/http-guards';
 export { createStreamableHttpClientTransport } from './transport/streamable-http/streamable-http-client-transport';
 export type {
   ReconnectOptions,
@@ -136,8 +136,8 @@ export { MAX_COMPLETION_VALUES } from './server/completion';
 export type { Completer, CompletionContext, CompletionValues } from './server/completion';
 export { parseUriTemplate } from './server/uri-template';
 export type { UriTemplate, UriTemplateValue, UriTemplateVariables } from './server/uri-template';
-export { compileJsonSchema } from './server/json-schema-validator';
-export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './server/json-schema-validator';
+export { compileJsonSchema } from './schema/json-schema-validator';
+export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './schema/json-schema-validator';
 
 // Client
 export { connect } from './client/client';

@@ -10,7 +10,7 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/r
 import type { Revision } from '../schema/revisions';
 import type { Root } from '../schema/roots';
 import type { CallToolResult, Tool } from '../schema/tools';
-import type { JsonSchemaValidatorFactory } from '../server/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { TransportClose } from '../transport/transport';
 import type { KeepaliveOptions } from './keepalive';
 import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';

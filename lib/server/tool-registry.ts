@@ -12,7 +12,7 @@ import type { Revision } from '../schema/revisions';
 import { checkResult } from '../schema/methods';
 import type { CallToolRequestParams, CallToolResult, Tool, ToolAnnotations, ToolExecution } from '../schema/tools';
 import { runHandler } from './handler-output';
-import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './json-schema-validator';
+import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import { createRegistry } from './registry';
 import type { Registration, Registry } from './registry';
 import { adaptListed, adaptToolResult, completeResult } from './revision-adapter';

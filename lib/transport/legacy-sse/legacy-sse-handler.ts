@@ -7,8 +7,8 @@ import { ErrorCode } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { encodeSseEvent } from '../framing/sse';
-import { checkHostAndOrigin, readJsonBody, refuse } from '../streamable-http/http-guards';
-import type { OriginPolicy } from '../streamable-http/http-guards';
+import { checkHostAndOrigin, readJsonBody, refuse } from '../http/http-guards';
+import type { OriginPolicy } from '../http/http-guards';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 

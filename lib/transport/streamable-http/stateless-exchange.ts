@@ -5,7 +5,7 @@ import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/me
 import { META } from '../../schema/request-meta';
 import { encodeSseEvent } from '../framing/sse';
 import type { StatelessExchange, StatelessReceiver } from '../transport';
-import { headerValue } from './http-guards';
+import { headerValue } from '../http/http-guards';
 
 /** `HeaderMismatch` (spec 2026-07-28: Transports → Server Validation). */
 const HEADER_MISMATCH = -32020;

@@ -4,7 +4,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import type { LegacySseHandler } from '../legacy-sse/legacy-sse-handler';
-import { refuse } from './http-guards';
+import { refuse } from '../http/http-guards';
 import { createStreamableHttpHandler } from './streamable-http-handler';
 import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler';
 import type { StreamableHttpServerTransport } from './streamable-http-session';

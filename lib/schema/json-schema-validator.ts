@@ -13,7 +13,7 @@
  * `not`, and `$ref` to a JSON pointer inside the same document (`#/$defs/x`, `#/definitions/x`, `#`).
  */
 import type { ValidationIssue } from '../jsonrpc/errors';
-import { formatPath } from '../schema/issues';
+import { formatPath } from './issues';
 
 /** Checks a value; returns its problems (none when it is valid). */
 export type JsonSchemaValidate = (value: unknown) => ValidationIssue[];

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { checkHostAndOrigin } from '../../../lib/transport/streamable-http/http-guards';
+import { checkHostAndOrigin } from '../../../lib/transport/http/http-guards';
 
 /** A request as the checks see it, arriving on `localAddress` (no socket is opened). */
 const request = (localAddress: string, headers: Record<string, string>) =>
