@@ -21,7 +21,6 @@ export interface HttpClientTransport extends Transport {
   readonly sessionId: string | undefined;
 }
 
-
 /**
  * Creates a client transport for an HTTP server of unknown age (spec: Transports → Backwards
  * Compatibility): it POSTs `initialize` as Streamable HTTP, and when that first POST is refused

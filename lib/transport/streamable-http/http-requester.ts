@@ -96,19 +96,31 @@ function fetchAnswer(response: Response): HttpAnswer {
   };
 }
 
-/** How often a request that failed on a reused keep-alive connection is tried again. */
+/** How often an idempotent request that failed on a reused keep-alive connection is tried again. */
 const MAX_STALE_RETRIES = 4;
+
+/**
+ * How long an idle keep-alive connection is kept: under the 5 s a Node server keeps one by default,
+ * so that the client, not the server, closes it, and a request is seldom written to a connection the
+ * server is closing.
+ */
+const IDLE_SOCKET_MS = 4_000;
 
 /**
  * A requester over `node:http` or `node:https` (by the URL's scheme). Without `given` it makes a
  * keep-alive agent of its own, so consecutive requests reuse connections, and `close()` destroys
- * it; a `given` agent is used as it is and left open. A request that fails before any answer on a
- * reused connection (the server closed it while idle) is sent again on another connection, as
- * Node's documentation advises for keep-alive clients.
+ * it; a `given` agent is used as it is and left open. An idempotent request (GET, DELETE) that
+ * fails before any answer on a reused connection (the server closed it while idle) is sent again
+ * on another connection. A POST never is: the server may have read it before the connection broke,
+ * and a tool call must not run twice (#13); its caller gets the error.
  */
 export function createNodeRequester(url: URL, given?: HttpAgent): HttpRequester {
   const secure = url.protocol === 'https:';
-  const agent = given ?? (secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true }));
+  const agent =
+    given ??
+    (secure
+      ? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS })
+      : new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }));
   const send = secure ? httpsRequest : httpRequest;
   // The URL as request options, once (Node would convert it on every request).
   const target = {
@@ -116,7 +128,9 @@ export function createNodeRequester(url: URL, given?: HttpAgent): HttpRequester 
     hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
     ...(url.port === '' ? {} : { port: Number(url.port) }),
     path: `${url.pathname}${url.search}`,
-    ...(url.username !== '' || url.password !== '' ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
+    ...(url.username !== '' || url.password !== ''
+      ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
+      : {}),
     agent,
   };
   return {
@@ -126,7 +140,10 @@ export function createNodeRequester(url: URL, given?: HttpAgent): HttpRequester 
       let abortBody: (() => void) | undefined;
       const answer = new Promise<HttpAnswer>((resolve, reject) => {
         const attempt = (stale: number): void => {
-          const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
+          const headers =
+            spec.body === undefined
+              ? spec.headers
+              : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
           const req = send({ ...target, method: spec.method, headers });
           current = req;
           let answered = false;
@@ -138,7 +155,13 @@ export function createNodeRequester(url: URL, given?: HttpAgent): HttpRequester 
           });
           req.on('error', (error: NodeJS.ErrnoException) => {
             if (answered) return; // the answer's body reports it
-            if (!aborted && req.reusedSocket && stale < MAX_STALE_RETRIES && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+            if (
+              !aborted &&
+              spec.method !== 'POST' &&
+              req.reusedSocket &&
+              stale < MAX_STALE_RETRIES &&
+              (error.code === 'ECONNRESET' || error.code === 'EPIPE')
+            ) {
               attempt(stale + 1);
               return;
             }

@@ -1,7 +1,7 @@
 import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { TransportError } from '../../jsonrpc/errors';
+import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createFetchRequester, createNodeRequester } from './http-requester';
@@ -271,6 +271,14 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
       done();
       if (this.closing || this.wasCancelled(requests, stateless)) return;
       this.log.warn({ err: error }, 'POST failed');
+      // A connection cut under the POST (reset, broken pipe) fails only its requests: the server
+      // may have read them, so they are not sent again (#13), and the transport goes on.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || code === 'EPIPE') {
+        if (stateless) this.brokenStream(requests.map((r) => r.id));
+        else for (const r of requests) this.cutRequest(r.id, code);
+        return;
+      }
       this.finish(
         'POST failed',
         new TransportError(`POST to ${this.url.href} failed: ${(error as Error).message}`, { cause: error }),
@@ -357,6 +365,21 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
     }
     this.log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
     this.failRequests(ids, response.status, body);
+  }
+
+  /** A request whose POST's connection was cut before any answer: its caller hears so at once. */
+  private cutRequest(id: RequestId, code: string): void {
+    const key = keyOf(id);
+    if (!this.pending.delete(key)) return;
+    this.emit({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: ErrorCode.ConnectionClosed,
+        message: `The connection was cut (${code}) before the server answered; the server may or may not have received the request, so it was not sent again`,
+        data: { connectionCut: true },
+      },
+    });
   }
 
   /** A stateless answer ended without the response it owed: the caller re-issues the request. */

@@ -37,11 +37,18 @@ const STACKS: Array<[string, (url: URL) => HttpRequester]> = [
 describe.each(STACKS)('%s requester', (_name, make) => {
   it('sends the method, path, headers and body, and reads status, headers and text', async () => {
     const url = await serve((req, res, body) => {
-      res.writeHead(201, { 'content-type': 'application/json', 'x-echo': `${req.method} ${req.url} ${req.headers['x-in']}` });
+      res.writeHead(201, {
+        'content-type': 'application/json',
+        'x-echo': `${req.method} ${req.url} ${req.headers['x-in']}`,
+      });
       res.end(JSON.stringify({ body, length: req.headers['content-length'] }));
     });
     requester = make(url);
-    const answer = await requester.request({ method: 'POST', headers: { 'x-in': 'yes', 'content-type': 'application/json' }, body: '{"é":1}' }).answer;
+    const answer = await requester.request({
+      method: 'POST',
+      headers: { 'x-in': 'yes', 'content-type': 'application/json' },
+      body: '{"é":1}',
+    }).answer;
     expect([answer.status, answer.ok]).toEqual([201, true]);
     expect(answer.header('x-echo')).toBe('POST /mcp?x=1 yes');
     expect(answer.header('x-missing')).toBeUndefined();
@@ -127,7 +134,9 @@ describe('node:http requester', () => {
     const stream = await requester.request({ method: 'GET', headers: {} }).answer;
     const [streamSocket] = [...sockets].slice(-1);
     stream.discard();
-    await new Promise<void>((resolve) => (streamSocket!.destroyed ? resolve() : streamSocket!.once('close', () => resolve())));
+    await new Promise<void>((resolve) =>
+      streamSocket!.destroyed ? resolve() : streamSocket!.once('close', () => resolve()),
+    );
     expect(streamSocket!.destroyed).toBe(true);
   });
 
@@ -140,5 +149,35 @@ describe('node:http requester', () => {
     requester.close();
     await closed;
     expect(socket!.destroyed).toBe(true);
+  });
+
+  it('never sends a POST again when a reused connection breaks after the server may have read it (#13)', async () => {
+    let posts = 0;
+    const url = await serve((req, res) => {
+      if (req.method !== 'POST') return void res.writeHead(204).end();
+      posts++;
+      // The server read the request, then the connection is cut before any answer.
+      req.socket.destroy();
+    });
+    requester = createNodeRequester(url);
+    await (await requester.request({ method: 'DELETE', headers: {} }).answer).text();
+    await expect(
+      requester.request({ method: 'POST', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call"}' }).answer,
+    ).rejects.toThrow();
+    expect(posts).toBe(1);
+  });
+
+  it('tries an idempotent request again on a fresh connection when a reused one was stale', async () => {
+    let deletes = 0;
+    const url = await serve((req, res) => {
+      deletes++;
+      if (deletes === 2) return void req.socket.destroy();
+      res.writeHead(204).end();
+    });
+    requester = createNodeRequester(url);
+    await (await requester.request({ method: 'DELETE', headers: {} }).answer).text();
+    const second = await requester.request({ method: 'DELETE', headers: {} }).answer;
+    expect(second.status).toBe(204);
+    expect(deletes).toBe(3);
   });
 });

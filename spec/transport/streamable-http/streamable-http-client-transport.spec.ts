@@ -86,7 +86,13 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     testServer = await startTestServer();
     const client = open(testServer.url);
     const answers = nextFrames(client.incoming$, 1);
-    client.send(request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    client.send(
+      request(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
     expect((await answers)[0]).toMatchObject({ id: 1, result: { protocolVersion: '2025-06-18' } });
     expect(client.sessionId).toBe([...testServer.running.handler.sessions.keys()][0]);
     client.setProtocolVersion?.('2025-06-18');
@@ -111,7 +117,13 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     });
     const client = open(testServer.url, { openStandaloneStream: false });
     const init = nextFrames(client.incoming$, 1);
-    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    client.send(
+      request(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
     await init;
     client.send(notification('notifications/initialized'));
     const frames = nextFrames(client.incoming$, 3);
@@ -120,7 +132,11 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     const cutAt = Date.now();
     testServer.release('k');
     const messages = (await frames) as Array<Record<string, unknown>>;
-    expect(messages.map((m) => (m.params as { data?: string } | undefined)?.data ?? m.id)).toEqual(['before cut', 'after cut', 2]);
+    expect(messages.map((m) => (m.params as { data?: string } | undefined)?.data ?? m.id)).toEqual([
+      'before cut',
+      'after cut',
+      2,
+    ]);
     expect(gets).toHaveLength(1);
     expect(gets[0]! - cutAt).toBeGreaterThanOrEqual(60);
   });
@@ -129,7 +145,13 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     testServer = await startTestServer();
     const client = open(testServer.url, { openStandaloneStream: false });
     const init = nextFrames(client.incoming$, 1);
-    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    client.send(
+      request(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
     await init;
     testServer.connections[0]!.close('server says bye');
     client.send(request(2, 'tools/list'));
@@ -143,7 +165,13 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     testServer = await startTestServer();
     const client = open(testServer.url);
     const init = nextFrames(client.incoming$, 1);
-    client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    client.send(
+      request(1, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
     await init;
     expect(testServer.running.handler.sessions.size).toBe(1);
     client.close();
@@ -164,7 +192,11 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
       }
       const message = JSON.parse(entry.body) as { id?: number; method: string };
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(message.id === undefined ? { result: {} } : { jsonrpc: '2.0', id: message.id, result: { ok: true } }));
+      res.end(
+        JSON.stringify(
+          message.id === undefined ? { result: {} } : { jsonrpc: '2.0', id: message.id, result: { ok: true } },
+        ),
+      );
     });
     const client = open(url, { headers: { 'x-custom': 'yes' } });
     const first = nextFrames(client.incoming$, 1);
@@ -190,7 +222,9 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
       if (entry.method === 'GET') {
         sse(res);
         if (entry.headers['last-event-id'] === 'event-1') {
-          res.write(encodeSseEvent({ id: 'event-2', data: JSON.stringify({ jsonrpc: '2.0', id: 7, result: { done: true } }) }));
+          res.write(
+            encodeSseEvent({ id: 'event-2', data: JSON.stringify({ jsonrpc: '2.0', id: 7, result: { done: true } }) }),
+          );
         }
         return;
       }
@@ -238,7 +272,10 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
       }
       const message = JSON.parse(entry.body) as { id?: number };
       if (message.id === undefined) res.writeHead(202).end();
-      else res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }));
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }));
     });
     const client = open(url);
     const init = nextFrames(client.incoming$, 1);
@@ -248,12 +285,9 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
     const answer = nextFrames(client.incoming$, 1);
     client.send(request(2, 'tools/call', { name: 'x' }));
     await answer;
-    expect(seen.map((s) => (s.method === 'POST' ? (JSON.parse(s.body) as { method: string }).method : s.method))).toEqual([
-      'initialize',
-      'notifications/initialized',
-      'GET',
-      'tools/call',
-    ]);
+    expect(
+      seen.map((s) => (s.method === 'POST' ? (JSON.parse(s.body) as { method: string }).method : s.method)),
+    ).toEqual(['initialize', 'notifications/initialized', 'GET', 'tools/call']);
   });
 
   it('[transport.http.client-http-error] fails the requests of a refused POST with an error response naming the status', async () => {
@@ -271,8 +305,16 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
     client.send(request(1, 'a'));
     client.send(request(2, 'b'));
     const byId = new Map((await frames).map((f) => [(f as { id: number }).id, f]));
-    expect(byId.get(1)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'HTTP 500', data: { httpStatus: 500 } } });
-    expect(byId.get(2)).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32001, message: 'HTTP 403: forbidden here', data: { httpStatus: 403 } } });
+    expect(byId.get(1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'HTTP 500', data: { httpStatus: 500 } },
+    });
+    expect(byId.get(2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32001, message: 'HTTP 403: forbidden here', data: { httpStatus: 403 } },
+    });
   });
 
   it('emits a MalformedFrame for an SSE event that is not JSON, and goes on', async () => {
@@ -357,11 +399,26 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
     const url = await startMock((entry, res) => {
       if (entry.method === 'GET') {
         sse(res);
-        res.end(encodeSseEvent({ id: 'b-2', data: JSON.stringify({ jsonrpc: '2.0', id: 3, result: { resumed: entry.headers['last-event-id'] } }) }));
+        res.end(
+          encodeSseEvent({
+            id: 'b-2',
+            data: JSON.stringify({ jsonrpc: '2.0', id: 3, result: { resumed: entry.headers['last-event-id'] } }),
+          }),
+        );
         return;
       }
       sse(res);
-      res.write(encodeSseEvent({ id: 'b-1', retry: 10, data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }) }));
+      res.write(
+        encodeSseEvent({
+          id: 'b-1',
+          retry: 10,
+          data: JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'notifications/message',
+            params: { level: 'info', data: 'x' },
+          }),
+        }),
+      );
       // Half an event, then the connection is cut.
       res.write('id: b-1.5\ndata: {"jsonrpc"');
       setImmediate(() => res.destroy());
@@ -378,7 +435,9 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
   it('decodes a UTF-8 character split across chunks of an SSE answer', async () => {
     const url = await startMock((_entry, res) => {
       sse(res);
-      const bytes = Buffer.from(encodeSseEvent({ data: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'héllo €' } }) }));
+      const bytes = Buffer.from(
+        encodeSseEvent({ data: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'héllo €' } }) }),
+      );
       const euro = bytes.indexOf(0xe2);
       res.write(bytes.subarray(0, euro + 1));
       setImmediate(() => res.end(bytes.subarray(euro + 1)));
@@ -397,7 +456,13 @@ describe('createStreamableHttpClientTransport without a fetch (node:http)', () =
       testServer = await startTestServer();
       const client = open(testServer.url);
       const init = nextFrames(client.incoming$, 1);
-      client.send(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+      client.send(
+        request(1, 'initialize', {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 't', version: '1' },
+        }),
+      );
       expect(await init).toEqual([expect.objectContaining({ id: 1, result: expect.any(Object) })]);
       client.close();
       await firstValueFrom(client.closed$);
@@ -429,7 +494,7 @@ describe('createStreamableHttpClientTransport without a fetch (node:http)', () =
     expect(seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'DELETE']);
   });
 
-  it('[transport.http.client-stale-socket] sends a request again on a new connection when a reused one is cut before any answer', async () => {
+  it('[transport.http.client-stale-socket] fails a request whose reused connection is cut before any answer, without sending it again (#13)', async () => {
     const sockets = new Set<Socket>();
     let cut = 0;
     const url = await startMock((entry, res) => {
@@ -450,10 +515,21 @@ describe('createStreamableHttpClientTransport without a fetch (node:http)', () =
     await first;
     const second = nextFrames(client.incoming$, 1);
     client.send(request(2, 'tools/list'));
-    expect(await second).toEqual([{ jsonrpc: '2.0', id: 2, result: { id: 2 } }]);
+    // The server read request 2 before the connection broke: it must not run twice.
+    expect(await second).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32000, message: expect.stringMatching(/not sent again/), data: { connectionCut: true } },
+      },
+    ]);
     expect(cut).toBe(1);
+    expect(seen.map((s) => (JSON.parse(s.body) as { id: number }).id)).toEqual([1, 2]);
+    // The transport goes on: the next request is answered on a new connection.
+    const third = nextFrames(client.incoming$, 1);
+    client.send(request(3, 'tools/list'));
+    expect(await third).toEqual([{ jsonrpc: '2.0', id: 3, result: { id: 3 } }]);
     expect(sockets.size).toBe(2);
-    expect(seen.map((s) => (JSON.parse(s.body) as { id: number }).id)).toEqual([1, 2, 2]);
   });
 });
 
@@ -470,7 +546,11 @@ describe('createStreamableHttpClientTransport request signals', () => {
         init.signal?.addEventListener('abort', () => reject(new Error('aborted')));
       });
     }) as typeof fetch;
-    const client = createStreamableHttpClientTransport({ url: 'http://127.0.0.1:1/mcp', fetch: fakeFetch, openStandaloneStream: false });
+    const client = createStreamableHttpClientTransport({
+      url: 'http://127.0.0.1:1/mcp',
+      fetch: fakeFetch,
+      openStandaloneStream: false,
+    });
     for (let i = 0; i < 3; i++) client.send(notification('notifications/progress', { progressToken: i, progress: 1 }));
     await new Promise((resolve) => setTimeout(resolve, 20));
     client.send(request(1, 'tools/list'));
