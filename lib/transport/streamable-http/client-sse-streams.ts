@@ -38,6 +38,11 @@ export interface SseHost {
   headers(extra: Readonly<Record<string, string>>): Record<string, string>;
   /** The server answered 404 to our session. */
   sessionGone(): void;
+  /**
+   * Fails at once the requests (by `keyOf` their id) whose responses a stream owed and that no
+   * stream can bring any more, so their callers do not wait for a timeout (#13).
+   */
+  failOwed(keys: ReadonlySet<string>, why: string): void;
 }
 
 /** A request id as a key that tells `1` from `"1"`. */
@@ -117,6 +122,7 @@ export class SseStreams {
         { owed: state.owed.size },
         'stream ended before its responses and cannot be resumed (no event id)',
       );
+      client.failOwed(state.owed, 'the response stream ended before the response and cannot be resumed (no event id)');
       return;
     }
     if (state.attempt >= this.maxRetries && state.attempt > 0) {
@@ -124,6 +130,7 @@ export class SseStreams {
         { standalone: state.standalone, attempts: state.attempt },
         'giving up on a stream after repeated failures',
       );
+      client.failOwed(state.owed, `resuming the response stream failed ${state.attempt} times`);
       return;
     }
     const wait = state.retryMs ?? Math.min(this.initialDelayMs * this.growFactor ** state.attempt, this.maxDelayMs);

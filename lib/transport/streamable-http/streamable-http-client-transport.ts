@@ -369,16 +369,25 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
 
   /** A request whose POST's connection was cut before any answer: its caller hears so at once. */
   private cutRequest(id: RequestId, code: string): void {
-    const key = keyOf(id);
+    this.failPending(
+      keyOf(id),
+      id,
+      `The connection was cut (${code}) before the server answered; the server may or may not have received the request, so it was not sent again`,
+    );
+  }
+
+  failOwed(keys: ReadonlySet<string>, why: string): void {
+    for (const key of [...keys])
+      this.failPending(key, key.startsWith('n') ? Number(key.slice(1)) : key.slice(1), `Request failed: ${why}`);
+  }
+
+  /** Answers a pending request with a local error (code -32000, `data.connectionCut`), once. */
+  private failPending(key: string, id: RequestId, message: string): void {
     if (!this.pending.delete(key)) return;
     this.emit({
       jsonrpc: '2.0',
       id,
-      error: {
-        code: ErrorCode.ConnectionClosed,
-        message: `The connection was cut (${code}) before the server answered; the server may or may not have received the request, so it was not sent again`,
-        data: { connectionCut: true },
-      },
+      error: { code: ErrorCode.ConnectionClosed, message, data: { connectionCut: true } },
     });
   }
 

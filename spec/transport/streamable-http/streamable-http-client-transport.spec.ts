@@ -564,3 +564,28 @@ describe('createStreamableHttpClientTransport request signals', () => {
     expect(signals.slice(0, 3).every((signal) => !signal.aborted)).toBe(true);
   });
 });
+
+describe('createStreamableHttpClientTransport: owed responses no stream can bring (#13)', () => {
+  it('fails a request at once when its SSE answer ends before the response and offers no event id to resume from', async () => {
+    const url = await startMock((entry, res) => {
+      const message = JSON.parse(entry.body) as { id?: number };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(
+        `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`,
+      );
+      res.end();
+    });
+    const client = open(url, { openStandaloneStream: false });
+    const frames = nextFrames(client.incoming$, 2);
+    client.send(request(7, 'tools/call', { name: 'slow' }));
+    const [progress, failure] = await frames;
+    expect(progress).toMatchObject({ method: 'notifications/progress' });
+    expect(failure).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32000, message: expect.stringMatching(/cannot be resumed/), data: { connectionCut: true } },
+    });
+    client.close();
+  });
+});
