@@ -39,7 +39,13 @@ export type { Revision, StatefulRevision, ModernRevision, RevisionFeatures } fro
 
 // Transports
 export { MalformedFrame } from './transport/transport';
-export type { Transport, TransportClose, SendOptions } from './transport/transport';
+export type {
+  Transport,
+  TransportClose,
+  SendOptions,
+  StatelessExchange,
+  StatelessReceiver,
+} from './transport/transport';
 export { createInMemoryPair } from './transport/in-memory/in-memory-transport';
 export type { InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
 export { createStdioServerTransport } from './transport/stdio/stdio-server-transport';
@@ -47,12 +53,24 @@ export type { StdioServerTransportOptions } from './transport/stdio/stdio-server
 export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
 export type { StdioClientTransport, StdioClientTransportOptions } from './transport/stdio/stdio-client-transport';
 export { createStreamableHttpHandler } from './transport/streamable-http/streamable-http-handler';
-export type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './transport/streamable-http/streamable-http-handler';
+export type {
+  McpEndpointServer,
+  StreamableHttpHandler,
+  StreamableHttpHandlerOptions,
+} from './transport/streamable-http/streamable-http-handler';
 export type { StreamableHttpServerTransport } from './transport/streamable-http/streamable-http-session';
 export { startStreamableHttpServer } from './transport/streamable-http/streamable-http-server';
-export type { RunningStreamableHttpServer, StreamableHttpServerOptions } from './transport/streamable-http/streamable-http-server';
+export type {
+  RunningStreamableHttpServer,
+  StreamableHttpServerOptions,
+} from './transport/streamable-http/streamable-http-server';
 export { createInMemoryEventStore } from './transport/streamable-http/event-store';
-export type { EventStore, StoredEventPayload, InMemoryEventStore, InMemoryEventStoreOptions } from './transport/streamable-http/event-store';
+export type {
+  EventStore,
+  StoredEventPayload,
+  InMemoryEventStore,
+  InMemoryEventStoreOptions,
+} from './transport/streamable-http/event-store';
 export type { OriginPolicy } from './transport/http/http-guards';
 export { createStreamableHttpClientTransport } from './transport/streamable-http/streamable-http-client-transport';
 export type {
@@ -62,9 +80,16 @@ export type {
 } from './transport/streamable-http/streamable-http-client-transport';
 export { SessionNotFoundError } from './transport/streamable-http/http-errors';
 export { createHttpClientTransport } from './transport/streamable-http/http-client-transport';
-export type { HttpClientTransport, HttpClientTransportOptions } from './transport/streamable-http/http-client-transport';
+export type {
+  HttpClientTransport,
+  HttpClientTransportOptions,
+} from './transport/streamable-http/http-client-transport';
 export { createLegacySseHandler } from './transport/legacy-sse/legacy-sse-handler';
-export type { LegacySseHandler, LegacySseHandlerOptions, LegacySseServerTransport } from './transport/legacy-sse/legacy-sse-handler';
+export type {
+  LegacySseHandler,
+  LegacySseHandlerOptions,
+  LegacySseServerTransport,
+} from './transport/legacy-sse/legacy-sse-handler';
 export { createLegacySseClientTransport } from './transport/legacy-sse/legacy-sse-client-transport';
 export type { LegacySseClientTransportOptions } from './transport/legacy-sse/legacy-sse-client-transport';
 export { createWebSocketHandler, startWebSocketServer } from './transport/websocket/websocket-server';
@@ -83,9 +108,10 @@ export type { TimeoutWithResetOptions } from './operators/timeout-with-reset';
 export { cancelOnUnsubscribe, cancelRequestOnUnsubscribe } from './operators/cancel-on-unsubscribe';
 export { progressFor, monotonicProgress, progressNotification } from './operators/progress';
 export type { ProgressEvent, ProgressToken } from './operators/progress';
-export { paginate, paginatePages, PageLimitError, RepeatedCursorError } from './operators/paginate';
+export { paginate, paginatePages, MissingPageError, PageLimitError, RepeatedCursorError } from './operators/paginate';
 export type { PaginateOptions } from './operators/paginate';
 export { createFanOut } from './operators/ref-count-fan-out';
+export { abortOnSignal } from './operators/abort-on-signal';
 export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 
 // Connection
@@ -101,6 +127,9 @@ export type { RequestContext, RequestHandler, HandlerOutput } from './connection
 // Server
 export { createServer } from './server/server';
 export type { McpServer, ServerOptions } from './server/server';
+export type { RequestStateOptions } from './server/request-state';
+export { DEFAULT_CACHE_HINTS } from './connection/stateless';
+export type { CacheHint, CacheScope, StatelessPeer } from './connection/stateless';
 export type {
   ServerSession,
   ServerContext,
@@ -110,13 +139,7 @@ export type {
 } from './server/server-context';
 export { ToolError } from './server/tool-registry';
 export { textResult } from './server/results';
-export type {
-  ToolDefinition,
-  ToolContext,
-  ToolResult,
-  JsonSchemaObject,
-  RegisteredTool,
-} from './server/tool-registry';
+export type { ToolDefinition, ToolContext, ToolResult, JsonSchemaObject, RegisteredTool } from './server/tool-registry';
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,
@@ -141,9 +164,17 @@ export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './schema/js
 
 // Client
 export { connect } from './client/client';
-export type { ClientOptions, McpClient, McpClientPromises } from './client/client';
+export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client/client';
+export { LegacyServerError } from './client/negotiation';
+export { InputRoundsExceededError } from './client/stateless-requests';
 export { toolResult } from './client/tool-call';
-export type { CallToolOptions, ToolCallEvent, ToolProgressEvent, ToolResultEvent } from './client/tool-call';
+export type {
+  CallToolOptions,
+  ToolCallEvent,
+  ToolInputEvent,
+  ToolProgressEvent,
+  ToolResultEvent,
+} from './client/tool-call';
 export { applyElicitationDefaults } from './client/server-requests';
 export type { SamplingHandler, ElicitationHandler, ElicitationOptions } from './client/server-requests';
 export { KeepaliveTimeoutError } from './client/keepalive';
@@ -157,4 +188,9 @@ export type { CompleteRequestParams, CompleteResult } from './schema/completion'
 export type { LoggingLevel, LoggingMessageNotificationParams } from './schema/logging';
 export type { Root } from './schema/roots';
 export type { CreateMessageRequestParams, CreateMessageResult } from './schema/sampling';
-export type { ElicitRequestParams, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from './schema/elicitation';
+export type {
+  ElicitRequestParams,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+} from './schema/elicitation';

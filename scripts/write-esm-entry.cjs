@@ -1,19 +1,28 @@
-// Writes dist/esm/index.mjs: an ES module facade over the CommonJS build, so `import` and
-// `require` of rxmcp share one module instance (no dual-package hazard).
+// Writes the ES module facades over the CommonJS build: dist/esm/index.mjs for the package root
+// and dist/esm/<role>.mjs for each subpath entry (rxmcp/server, rxmcp/client, ...), so that
+// `import` and `require` of rxmcp share one module instance (no dual-package hazard).
 const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const api = require(path.join(root, 'dist/lib/index.js'));
-const names = Object.keys(api).filter((n) => n !== 'default' && n !== '__esModule');
-const lines = [
-  "import api from '../lib/index.js';",
-  ...names.map((n) => `export const ${n} = api.${n};`),
-  '',
-];
+const ENTRIES = {
+  index: 'lib/index',
+  server: 'lib/entries/server',
+  client: 'lib/entries/client',
+  stdio: 'lib/entries/stdio',
+  http: 'lib/entries/http',
+  websocket: 'lib/entries/websocket',
+};
+
 fs.mkdirSync(path.join(root, 'dist/esm'), { recursive: true });
-fs.writeFileSync(path.join(root, 'dist/esm/index.mjs'), lines.join('\n'));
-fs.writeFileSync(
-  path.join(root, 'dist/esm/index.d.mts'),
-  "export * from '../lib/index.js';\n",
-);
+for (const [name, source] of Object.entries(ENTRIES)) {
+  const api = require(path.join(root, `dist/${source}.js`));
+  const names = Object.keys(api).filter((n) => n !== 'default' && n !== '__esModule');
+  const lines = [
+    `import api from '../${source.replace(/^lib\//, 'lib/')}.js';`,
+    ...names.map((n) => `export const ${n} = api.${n};`),
+    '',
+  ];
+  fs.writeFileSync(path.join(root, `dist/esm/${name}.mjs`), lines.join('\n'));
+  fs.writeFileSync(path.join(root, `dist/esm/${name}.d.mts`), `export * from '../${source}.js';\n`);
+}

@@ -21,4 +21,26 @@ describe('the built package', () => {
     ]);
     expect(out).toBe('function true');
   });
+
+  it('serves each role from its own entry, as one module instance with the root, both ways', () => {
+    const out = run([
+      '--input-type=module',
+      '-e',
+      "import { createServer } from 'rxmcp/server'; import { connect } from 'rxmcp/client';" +
+        "import { createStdioServerTransport } from 'rxmcp/stdio'; import { startStreamableHttpServer } from 'rxmcp/http';" +
+        "import { startWebSocketServer } from 'rxmcp/websocket'; import { createRequire } from 'node:module';" +
+        "const require = createRequire(import.meta.url); const root = require('rxmcp');" +
+        'console.log([createServer === root.createServer, connect === root.connect, createStdioServerTransport === require("rxmcp/stdio").createStdioServerTransport,' +
+        ' typeof startStreamableHttpServer, typeof startWebSocketServer].join(" "))',
+    ]);
+    expect(out).toBe('true true true function function');
+  });
+
+  it('loads no transport through rxmcp/server', () => {
+    const out = run([
+      '-e',
+      "require('rxmcp/server'); console.log(Object.keys(require.cache).filter((f) => /[\\/]transport[\\/](stdio|streamable-http|legacy-sse|websocket)[\\/]/.test(f)).length)",
+    ]);
+    expect(out).toBe('0');
+  });
 });

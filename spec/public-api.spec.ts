@@ -1,4 +1,9 @@
 import * as api from '../lib/index';
+import * as client from '../lib/entries/client';
+import * as http from '../lib/entries/http';
+import * as server from '../lib/entries/server';
+import * as stdio from '../lib/entries/stdio';
+import * as websocket from '../lib/entries/websocket';
 
 // Changing the public surface is a deliberate act: update this list in the same commit.
 const EXPORTS = [
@@ -64,10 +69,97 @@ const EXPORTS = [
   'MAX_COMPLETION_VALUES',
   'parseUriTemplate',
   'compileJsonSchema',
+  'MissingPageError',
+  'abortOnSignal',
+  'LegacyServerError',
+  'InputRoundsExceededError',
+  'DEFAULT_CACHE_HINTS',
 ];
 
 describe('public API', () => {
   it('exports exactly the documented names', () => {
     expect(Object.keys(api).sort()).toEqual([...EXPORTS].sort());
+  });
+});
+
+// The subpath entries, one per role: each a subset of the root, sharing its classes.
+const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
+  ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
+  ['rxmcp/websocket', websocket, ['createWebSocketClientTransport', 'createWebSocketHandler', 'startWebSocketServer']],
+  [
+    'rxmcp/http',
+    http,
+    [
+      'SessionNotFoundError',
+      'createHttpClientTransport',
+      'createInMemoryEventStore',
+      'createLegacySseClientTransport',
+      'createLegacySseHandler',
+      'createStreamableHttpClientTransport',
+      'createStreamableHttpHandler',
+      'startStreamableHttpServer',
+    ],
+  ],
+  [
+    'rxmcp/server',
+    server,
+    [
+      'CapabilityNotSupportedError',
+      'ConnectionClosedError',
+      'DEFAULT_CACHE_HINTS',
+      'ErrorCode',
+      'JsonRpcError',
+      'LATEST_REVISION',
+      'LOG_LEVELS',
+      'MODERN_REVISIONS',
+      'ProtocolError',
+      'RequestTimeoutError',
+      'STATEFUL_REVISIONS',
+      'SUPPORTED_REVISIONS',
+      'ToolError',
+      'TransportError',
+      'compileJsonSchema',
+      'createInMemoryPair',
+      'createServer',
+      'log',
+      'parseUriTemplate',
+      'progress',
+      'textResult',
+    ],
+  ],
+  [
+    'rxmcp/client',
+    client,
+    [
+      'CapabilityNotSupportedError',
+      'ConnectionClosedError',
+      'ErrorCode',
+      'InputRoundsExceededError',
+      'JsonRpcError',
+      'KeepaliveTimeoutError',
+      'LATEST_REVISION',
+      'LegacyServerError',
+      'MODERN_REVISIONS',
+      'MissingPageError',
+      'NotInitializedError',
+      'PageLimitError',
+      'ProtocolError',
+      'RepeatedCursorError',
+      'RequestTimeoutError',
+      'STATEFUL_REVISIONS',
+      'SUPPORTED_REVISIONS',
+      'TransportError',
+      'UnsupportedProtocolVersionError',
+      'applyElicitationDefaults',
+      'connect',
+      'toolResult',
+    ],
+  ],
+];
+
+describe.each(ENTRIES)('the %s entry', (_name, entry, names) => {
+  it('exports exactly its documented names, the very values of the root', () => {
+    expect(Object.keys(entry).sort()).toEqual([...names].sort());
+    for (const name of names) expect(entry[name]).toBe((api as Record<string, unknown>)[name]);
   });
 });

@@ -1,0 +1,37 @@
+// rxmcp/client: what a client author needs, and nothing of the transports (pick one from
+// rxmcp/stdio, rxmcp/http or rxmcp/websocket), so a process loads only what it uses.
+export {
+  JsonRpcError,
+  ErrorCode,
+  RequestTimeoutError,
+  ConnectionClosedError,
+  NotInitializedError,
+  UnsupportedProtocolVersionError,
+  CapabilityNotSupportedError,
+  TransportError,
+  ProtocolError,
+} from '../jsonrpc/errors';
+export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
+export type { Revision } from '../schema/revisions';
+export type { Transport } from '../transport/transport';
+export { MissingPageError, PageLimitError, RepeatedCursorError } from '../operators/paginate';
+export type { RequestOptions } from '../connection/request-pipeline';
+export { connect } from '../client/client';
+export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from '../client/client';
+export { LegacyServerError } from '../client/negotiation';
+export { InputRoundsExceededError } from '../client/stateless-requests';
+export { toolResult } from '../client/tool-call';
+export type {
+  CallToolOptions,
+  ToolCallEvent,
+  ToolInputEvent,
+  ToolProgressEvent,
+  ToolResultEvent,
+} from '../client/tool-call';
+export { applyElicitationDefaults } from '../client/server-requests';
+export type { SamplingHandler, ElicitationHandler, ElicitationOptions } from '../client/server-requests';
+export { KeepaliveTimeoutError } from '../client/keepalive';
+export type { Implementation, ServerCapabilities, ClientCapabilities } from '../schema/lifecycle';
+export type { Tool, CallToolResult } from '../schema/tools';
+export type { Resource, ResourceTemplate, ReadResourceResult } from '../schema/resources';
+export type { Prompt, GetPromptResult } from '../schema/prompts';

@@ -1,0 +1,57 @@
+// rxmcp/server: what a server author needs, and nothing of the transports (pick one from
+// rxmcp/stdio, rxmcp/http or rxmcp/websocket), so a process loads only what it uses.
+export {
+  JsonRpcError,
+  ErrorCode,
+  RequestTimeoutError,
+  ConnectionClosedError,
+  CapabilityNotSupportedError,
+  TransportError,
+  ProtocolError,
+} from '../jsonrpc/errors';
+export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
+export type { Revision } from '../schema/revisions';
+export { createInMemoryPair } from '../transport/in-memory/in-memory-transport';
+export type { Transport, StatelessReceiver } from '../transport/transport';
+export { progress, log, LOG_LEVELS } from '../connection/handler-events';
+export type { HandlerEvent, LogLevel } from '../connection/handler-events';
+export type { RequestContext, HandlerOutput } from '../connection/dispatcher';
+export { DEFAULT_CACHE_HINTS } from '../connection/stateless';
+export type { CacheHint, CacheScope, StatelessPeer } from '../connection/stateless';
+export { createServer } from '../server/server';
+export type { McpServer, ServerOptions } from '../server/server';
+export type { RequestStateOptions } from '../server/request-state';
+export type {
+  ServerSession,
+  ServerContext,
+  ClientRequests,
+  ElicitFormParams,
+  ElicitUrlParams,
+} from '../server/server-context';
+export { ToolError } from '../server/tool-registry';
+export type {
+  ToolDefinition,
+  ToolContext,
+  ToolResult,
+  JsonSchemaObject,
+  RegisteredTool,
+} from '../server/tool-registry';
+export { textResult } from '../server/results';
+export type {
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ListedResource,
+  RegisteredResource,
+  ReadResourceOutput,
+  ResourceContentsInput,
+} from '../server/resource-registry';
+export type {
+  PromptDefinition,
+  PromptArgumentDefinition,
+  PromptOutput,
+  RegisteredPrompt,
+} from '../server/prompt-registry';
+export type { Completer, CompletionContext, CompletionValues } from '../server/completion';
+export { parseUriTemplate } from '../server/uri-template';
+export { compileJsonSchema } from '../schema/json-schema-validator';
+export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
