@@ -1,13 +1,14 @@
 import type { DestinationStream, Logger } from 'pino';
-import { filter, Observable, Subject, Subscription } from 'rxjs';
-import type { SchedulerLike } from 'rxjs';
+import { Subject } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
-import { DEFAULT_CACHE_HINTS, META, STATELESS_REVISIONS } from '../connection/stateless';
+import { DEFAULT_CACHE_HINTS, STATELESS_REVISIONS } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
 import { InputRound, isMultiRound } from './input-round';
+import { createListenHandler } from './listen';
 import { RequestStateSealer } from './request-state';
 import type { RequestStateOptions } from './request-state';
 import type { StatelessReceiver } from '../transport/transport';
@@ -271,68 +272,16 @@ export function createServer(options: ServerOptions): McpServer {
     return round.run(work(new StatelessContext(context, round))) as Observable<HandlerResult>;
   }
 
-  /**
-   * `subscriptions/listen` (spec 2026-07-28: Subscriptions): acknowledges the notification types
-   * this server honours, then sends each change the client opted in to, tagged with the request id,
-   * until the client cancels or the server closes (then with a final result).
-   */
-  function listen(params: Record<string, unknown>, context: RequestContext): Observable<HandlerResult> {
-    const wanted = (params.notifications ?? {}) as Record<string, unknown>;
-    const meta = { [META.subscriptionId]: context.requestId };
-    return new Observable<HandlerResult>((subscriber) => {
-      const declared = capabilities() as Record<string, unknown>;
-      const agreed: Record<string, unknown> = {};
-      const subscriptions = new Subscription();
-      const relay = (method: string, extra?: Record<string, unknown>) =>
-        context.notify(method, { ...extra, _meta: meta });
-      const follow = (flag: string, capability: string, method: string, ...changes: Observable<unknown>[]) => {
-        if (wanted[flag] !== true || !hasCapability(declared, capability)) return;
-        agreed[flag] = true;
-        for (const changes$ of changes) subscriptions.add(changes$.subscribe(() => relay(method)));
-      };
-      follow('toolsListChanged', 'tools.listChanged', 'notifications/tools/list_changed', tools.changed$);
-      follow('promptsListChanged', 'prompts.listChanged', 'notifications/prompts/list_changed', prompts.changed$);
-      follow(
-        'resourcesListChanged',
-        'resources.listChanged',
-        'notifications/resources/list_changed',
-        resources.resourcesChanged$,
-        resources.templatesChanged$,
-      );
-      const uris = Array.isArray(wanted.resourceSubscriptions)
-        ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))].slice(
-            0,
-            maxSubscriptions,
-          )
-        : [];
-      if (uris.length > 0 && hasCapability(declared, 'resources.subscribe')) {
-        agreed.resourceSubscriptions = uris;
-        const watched = new Set(uris);
-        for (const uri of uris) {
-          subscriptions.add(
-            resources.watch(uri).subscribe({
-              next: () => relay('notifications/resources/updated', { uri }),
-              error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
-            }),
-          );
-        }
-        subscriptions.add(
-          updates
-            .pipe(filter((uri) => watched.has(uri)))
-            .subscribe((uri) => relay('notifications/resources/updated', { uri })),
-        );
-      }
-      // The acknowledgment is the first message of the stream; changes follow it.
-      relay('notifications/subscriptions/acknowledged', { notifications: agreed });
-      subscriptions.add(
-        closing.subscribe(() => {
-          subscriber.next({ _meta: meta });
-          subscriber.complete();
-        }),
-      );
-      return subscriptions;
-    });
-  }
+  const listen = createListenHandler({
+    capabilities: () => capabilities() as Record<string, unknown>,
+    tools,
+    prompts,
+    resources,
+    updates,
+    closing,
+    maxSubscriptions,
+    logger,
+  });
   const revisionOf = (context: RequestContext) => context.revision as Revision;
   const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
 
