@@ -12,7 +12,14 @@
 import pino from 'pino';
 import { concat, defer, endWith, firstValueFrom, interval, map, of, take, timer } from 'rxjs';
 import { z } from 'zod';
-import { createServer, createStdioServerTransport, log, progress, startStreamableHttpServer, ToolError } from '../lib/index';
+import {
+  createServer,
+  createStdioServerTransport,
+  log,
+  progress,
+  startStreamableHttpServer,
+  ToolError,
+} from '../lib/index';
 import type {
   JsonSchemaObject,
   McpServer,
@@ -30,8 +37,7 @@ import { statelessTools } from './stateless-tools';
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
 
 /** A 1x1 PNG. */
-const PNG_1X1 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /** A tenth of a second of silence: 8 kHz, 8-bit mono PCM in a WAV container. */
 function silentWav(): string {
@@ -112,7 +118,11 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
       content: [
         {
           type: 'resource',
-          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
         },
       ],
     }),
@@ -126,7 +136,11 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
         { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
         {
           type: 'resource',
-          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: '{"test":"data","value":123}',
+          },
         },
       ],
     }),
@@ -165,7 +179,8 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
   });
   server.tool({
     name: 'test_reconnection',
-    description: 'Answers after 100 ms; over Streamable HTTP it first closes the call\'s SSE stream, so the client resumes it.',
+    description:
+      "Answers after 100 ms; over Streamable HTTP it first closes the call's SSE stream, so the client resumes it.",
     handler: (_args, context: ServerContext) => {
       // 2025-11-25 SSE polling: the answer is stored and replayed on the client's GET + Last-Event-ID.
       hooks.closeRequestStream?.(context);
@@ -178,7 +193,10 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
     inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the model') }),
     handler: ({ prompt }, context: ServerContext) =>
       askClient(
-        () => firstValueFrom(context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 })),
+        () =>
+          firstValueFrom(
+            context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 }),
+          ),
         (answer) => {
           const block = Array.isArray(answer.content) ? answer.content[0] : answer.content;
           return `LLM response: ${block?.type === 'text' ? block.text : JSON.stringify(block)}`;
@@ -223,7 +241,12 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
                   name: { type: 'string', description: 'User name', default: 'John Doe' },
                   age: { type: 'integer', description: 'User age', default: 30 },
                   score: { type: 'number', description: 'User score', default: 95.5 },
-                  status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+                  status: {
+                    type: 'string',
+                    description: 'User status',
+                    enum: ['active', 'inactive', 'pending'],
+                    default: 'active',
+                  },
                   verified: { type: 'boolean', description: 'Verification status', default: true },
                 },
                 required: [],
@@ -235,7 +258,8 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
   });
   server.tool({
     name: 'test_elicitation_sep1330_enums',
-    description: 'Asks for a form with every enum variant: untitled, titled, legacy, single and multi select (SEP-1330).',
+    description:
+      'Asks for a form with every enum variant: untitled, titled, legacy, single and multi select (SEP-1330).',
     handler: (_args, context) =>
       askClient(
         () =>
@@ -245,7 +269,11 @@ function conformanceTools(server: McpServer, hooks: EverythingServerOptions): vo
               requestedSchema: {
                 type: 'object',
                 properties: {
-                  untitledSingle: { type: 'string', description: 'Untitled single select', enum: ['option1', 'option2', 'option3'] },
+                  untitledSingle: {
+                    type: 'string',
+                    description: 'Untitled single select',
+                    enum: ['option1', 'option2', 'option3'],
+                  },
                   titledSingle: {
                     type: 'string',
                     description: 'Titled single select',
@@ -320,7 +348,8 @@ function showcaseTools(server: McpServer): void {
   });
   server.tool({
     name: 'countdown',
-    description: 'Counts down from `from`, one step every `intervalMs`, streaming each step as progress; cancel to stop it.',
+    description:
+      'Counts down from `from`, one step every `intervalMs`, streaming each step as progress; cancel to stop it.',
     inputSchema: z.object({
       from: z.number().int().min(1).max(1000).default(5),
       intervalMs: z.number().int().min(1).max(10_000).default(100),
@@ -338,7 +367,12 @@ function showcaseTools(server: McpServer): void {
     handler: () => ({
       content: [
         { type: 'resource_link', uri: 'test://static-text', name: 'static-text', mimeType: 'text/plain' },
-        { type: 'resource_link', uri: 'rxmcp://ticker', name: 'ticker', description: 'Ticks every second while subscribed' },
+        {
+          type: 'resource_link',
+          uri: 'rxmcp://ticker',
+          name: 'ticker',
+          description: 'Ticks every second while subscribed',
+        },
       ],
     }),
   });
@@ -389,18 +423,27 @@ function resourcesAndPrompts(server: McpServer): void {
   server.prompt({
     name: 'test_simple_prompt',
     description: 'A prompt with no arguments.',
-    handler: () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }),
+    handler: () => ({
+      messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+    }),
   });
   const suggest = (options: string[]) => (value: string) => options.filter((option) => option.startsWith(value));
   server.prompt({
     name: 'test_prompt_with_arguments',
     description: 'A prompt with two required arguments.',
     arguments: [
-      { name: 'arg1', description: 'First test argument', required: true, complete: suggest(['test', 'testValue1', 'other']) },
+      {
+        name: 'arg1',
+        description: 'First test argument',
+        required: true,
+        complete: suggest(['test', 'testValue1', 'other']),
+      },
       { name: 'arg2', description: 'Second test argument', required: true, complete: suggest(['testValue2', 'more']) },
     ],
     handler: ({ arg1, arg2 }) => ({
-      messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }],
+      messages: [
+        { role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
+      ],
     }),
   });
   server.prompt({
@@ -413,7 +456,11 @@ function resourcesAndPrompts(server: McpServer): void {
           role: 'user',
           content: {
             type: 'resource',
-            resource: { uri: String(resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+            resource: {
+              uri: String(resourceUri),
+              mimeType: 'text/plain',
+              text: 'Embedded resource content for testing.',
+            },
           },
         },
         { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
@@ -461,7 +508,8 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
 export async function serveHttp(port: number): Promise<RunningStreamableHttpServer> {
   const streams = new WeakMap<ServerSession, StreamableHttpServerTransport>();
   const server = createEverythingServer({
-    closeRequestStream: (context) => void (context.session && streams.get(context.session)?.closeRequestStream(context.requestId)),
+    closeRequestStream: (context) =>
+      void (context.session && streams.get(context.session)?.closeRequestStream(context.requestId)),
   });
   return startStreamableHttpServer({
     host: '127.0.0.1',
@@ -480,7 +528,8 @@ function httpPort(argv: readonly string[]): number | undefined {
   const at = argv.indexOf('--http');
   if (at < 0) return undefined;
   const port = Number(argv[at + 1] ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http needs a port number, got ${argv[at + 1]}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--http needs a port number, got ${argv[at + 1]}`);
   return port;
 }
 

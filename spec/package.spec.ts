@@ -7,7 +7,10 @@ const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: ROOT
 
 describe('the built package', () => {
   it('loads with require("rxmcp")', () => {
-    const out = run(['-e', "const m = require('rxmcp'); console.log(typeof m.createServer, typeof m.connect, m.LATEST_REVISION)"]);
+    const out = run([
+      '-e',
+      "const m = require('rxmcp'); console.log(typeof m.createServer, typeof m.connect, m.LATEST_REVISION)",
+    ]);
     expect(out).toBe('function function 2026-07-28');
   });
 

@@ -8,7 +8,10 @@ const ROOT = resolve(__dirname, '..');
 
 function examples(): Array<{ name: string; code: string }> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match, i) => ({ name: `readme-example-${i + 1}.ts`, code: match[1]! }));
+  return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match, i) => ({
+    name: `readme-example-${i + 1}.ts`,
+    code: match[1]!,
+  }));
 }
 
 function diagnose(files: ReadonlyArray<{ name: string; code: string }>): string[] {
@@ -32,8 +35,12 @@ function diagnose(files: ReadonlyArray<{ name: string; code: string }>): string[
   host.fileExists = (name) => virtual.has(name) || fileExists(name);
   const program = ts.createProgram([...virtual.keys()], options, host);
   return [...virtual.keys()].flatMap((name) =>
-    [...program.getSyntacticDiagnostics(program.getSourceFile(name)), ...program.getSemanticDiagnostics(program.getSourceFile(name))].map(
-      (d) => `${name.slice(ROOT.length + 1)}:${d.start === undefined ? '' : d.file!.getLineAndCharacterOfPosition(d.start).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    [
+      ...program.getSyntacticDiagnostics(program.getSourceFile(name)),
+      ...program.getSemanticDiagnostics(program.getSourceFile(name)),
+    ].map(
+      (d) =>
+        `${name.slice(ROOT.length + 1)}:${d.start === undefined ? '' : d.file!.getLineAndCharacterOfPosition(d.start).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
     ),
   );
 }
@@ -48,7 +55,12 @@ describe('the README', () => {
   }, 60_000);
 
   it('would report an example that no longer compiles', () => {
-    const broken = [{ name: 'broken.ts', code: "import { createServer } from 'rxmcp';\ncreateServer({ name: 'x' }).tool({ nme: 'typo' });\n" }];
+    const broken = [
+      {
+        name: 'broken.ts',
+        code: "import { createServer } from 'rxmcp';\ncreateServer({ name: 'x' }).tool({ nme: 'typo' });\n",
+      },
+    ];
     expect(diagnose(broken).join('\n')).toMatch(/broken\.ts:2: .*'nme'/);
   }, 60_000);
 });

@@ -55,7 +55,8 @@ export function classify(value: unknown): Classified {
     if (!isRecord(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return { kind: 'invalid', reason: 'error must have a numeric code and a string message', id };
     }
-    if (id === null && value.id !== null) return { kind: 'invalid', reason: 'error id must be a string, an integer or null', id };
+    if (id === null && value.id !== null)
+      return { kind: 'invalid', reason: 'error id must be a string, an integer or null', id };
     return { kind: 'error', message: value as JsonRpcErrorResponse };
   }
   return { kind: 'invalid', reason: 'not a request, notification or response: no method, result or error', id };

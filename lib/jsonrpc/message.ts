@@ -58,7 +58,9 @@ export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcRespo
 
 /** Builds a request envelope. */
 export function request(id: RequestId, method: string, params?: Record<string, unknown>): JsonRpcRequest {
-  return params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
+  return params === undefined
+    ? { jsonrpc: JSONRPC_VERSION, id, method }
+    : { jsonrpc: JSONRPC_VERSION, id, method, params };
 }
 
 /** Builds a notification envelope. */

@@ -3,7 +3,15 @@ import type { Measurement, RunReport } from '../../benchmarks/report';
 
 function calls(implementation: string, perSecond: number, p99Ms: number, transport = 'stdio'): Measurement {
   const at = (n: number) => ({ median: n, min: n, max: n });
-  return { workload: 'calls', transport, shape: '1', implementation, perSecond: at(perSecond), p50Ms: at(p99Ms / 2), p99Ms: at(p99Ms) };
+  return {
+    workload: 'calls',
+    transport,
+    shape: '1',
+    implementation,
+    perSecond: at(perSecond),
+    p50Ms: at(p99Ms / 2),
+    p99Ms: at(p99Ms),
+  };
 }
 
 function run(measurements: Measurement[]): RunReport {
@@ -12,9 +20,27 @@ function run(measurements: Measurement[]): RunReport {
 
 describe('benchmark ratios', () => {
   it('compares rxmcp with the official SDK and the floor with both', () => {
-    const [throughput, p99] = ratios(run([calls('rxmcp', 3000, 1), calls('official', 1000, 4), calls('floor', 6000, 0.5)]));
-    expect(throughput).toMatchObject({ value: 3, target: 2, kind: 'min', met: true, bounded: false, floorValue: 0.5, floorOverOfficial: 6 });
-    expect(p99).toMatchObject({ value: 0.25, target: 0.5, kind: 'max', met: true, bounded: false, floorValue: 2, floorOverOfficial: 0.125 });
+    const [throughput, p99] = ratios(
+      run([calls('rxmcp', 3000, 1), calls('official', 1000, 4), calls('floor', 6000, 0.5)]),
+    );
+    expect(throughput).toMatchObject({
+      value: 3,
+      target: 2,
+      kind: 'min',
+      met: true,
+      bounded: false,
+      floorValue: 0.5,
+      floorOverOfficial: 6,
+    });
+    expect(p99).toMatchObject({
+      value: 0.25,
+      target: 0.5,
+      kind: 'max',
+      met: true,
+      bounded: false,
+      floorValue: 2,
+      floorOverOfficial: 0.125,
+    });
   });
 
   it('calls a missed target bounded only when the floor misses it too', () => {
@@ -24,7 +50,9 @@ describe('benchmark ratios', () => {
       [false, true],
       [false, true],
     ]);
-    expect(renderReport(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]))).toContain(
+    expect(
+      renderReport(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)])),
+    ).toContain(
       '| tools/call, stdio, sequential: throughput | 1.40 | ≥ 2.00 | **no**, bounded by the floor | 0.93 | 1.50 |',
     );
 
@@ -37,7 +65,13 @@ describe('benchmark ratios', () => {
   });
 
   it('does not take the floor for a limit in memory, where the SDKs do not serialize', () => {
-    const inMemory = ratios(run([calls('rxmcp', 1400, 0.9, 'in-memory'), calls('official', 1000, 1, 'in-memory'), calls('floor', 1500, 0.8, 'in-memory')]));
+    const inMemory = ratios(
+      run([
+        calls('rxmcp', 1400, 0.9, 'in-memory'),
+        calls('official', 1000, 1, 'in-memory'),
+        calls('floor', 1500, 0.8, 'in-memory'),
+      ]),
+    );
     expect(inMemory.map((r) => [r.met, r.floorIsLimit, r.bounded])).toEqual([
       [false, false, false],
       [false, false, false],
@@ -54,10 +88,18 @@ describe('benchmark ratios', () => {
   });
 
   it('draws the chart in colours by outcome, with the floor marked where it is a limit', () => {
-    const bounded = renderChart(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]));
+    const bounded = renderChart(
+      run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]),
+    );
     expect(bounded.match(/fill="#e9a23b"/g)).toHaveLength(2);
     expect(bounded.match(/stroke="#888"/g)).toHaveLength(2);
-    const met = renderChart(run([calls('rxmcp', 3000, 0.2, 'in-memory'), calls('official', 1000, 1, 'in-memory'), calls('floor', 1500, 0.8, 'in-memory')]));
+    const met = renderChart(
+      run([
+        calls('rxmcp', 3000, 0.2, 'in-memory'),
+        calls('official', 1000, 1, 'in-memory'),
+        calls('floor', 1500, 0.8, 'in-memory'),
+      ]),
+    );
     expect(met.match(/fill="#3a7"/g)).toHaveLength(2);
     expect(met).not.toContain('stroke="#888"');
   });

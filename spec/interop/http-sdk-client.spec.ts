@@ -98,7 +98,9 @@ describe('official SDK client → rxmcp Streamable HTTP server (stateful)', () =
     const logs: unknown[] = [];
     sdk.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
     const progress: number[] = [];
-    const result = await sdk.callTool({ name: 'chatty', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const result = await sdk.callTool({ name: 'chatty', arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect((result.content as Content)[0]?.text).toBe('done');
     expect(progress).toEqual([1, 2, 3]);
     expect(logs).toEqual(['step 1', 'step 2', 'step 3']);

@@ -29,20 +29,33 @@ function makeSdkServer(): McpServer {
   mcp.registerTool('chatty', { description: 'Logs and reports progress' }, async (extra) => {
     const token = extra._meta?.progressToken;
     for (const step of [1, 2, 3]) {
-      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `step ${step}` } });
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', data: `step ${step}` },
+      });
       if (token !== undefined) {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 3 } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: step, total: 3 },
+        });
       }
     }
     return { content: [{ type: 'text', text: 'done' }] };
   });
-  mcp.registerTool('ask', { description: 'Samples', inputSchema: { prompt: z.string() } }, async ({ prompt }, extra) => {
-    const answer = await extra.sendRequest(
-      { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 5 } },
-      CreateMessageResultSchema,
-    );
-    return { content: [{ type: 'text', text: `model said: ${(answer.content as { text?: string }).text ?? ''}` }] };
-  });
+  mcp.registerTool(
+    'ask',
+    { description: 'Samples', inputSchema: { prompt: z.string() } },
+    async ({ prompt }, extra) => {
+      const answer = await extra.sendRequest(
+        {
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 5 },
+        },
+        CreateMessageResultSchema,
+      );
+      return { content: [{ type: 'text', text: `model said: ${(answer.content as { text?: string }).text ?? ''}` }] };
+    },
+  );
   mcp.registerTool('reconnect', { description: 'Closes its SSE stream, then answers' }, async (extra) => {
     extra.closeSSEStream?.();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -118,15 +131,24 @@ async function connectOurs(transport: Transport): Promise<Connection> {
     info: { name: 'rxmcp-client', version: '1.0.0' },
     capabilities: () => ({ sampling: {} }),
     handlers: {
-      'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'forty-two' }, model: 'm', stopReason: 'endTurn' }),
+      'sampling/createMessage': () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'forty-two' },
+        model: 'm',
+        stopReason: 'endTurn',
+      }),
     },
   });
   await firstValueFrom(connection.initialize());
   return connection;
 }
 
-const call = (c: Connection, name: string, args: Record<string, unknown> = {}, onProgress?: (p: { progress: number }) => void) =>
-  firstValueFrom(c.request('tools/call', { name, arguments: args }, onProgress ? { onProgress } : {}));
+const call = (
+  c: Connection,
+  name: string,
+  args: Record<string, unknown> = {},
+  onProgress?: (p: { progress: number }) => void,
+) => firstValueFrom(c.request('tools/call', { name, arguments: args }, onProgress ? { onProgress } : {}));
 
 describe('rxmcp Streamable HTTP client → official SDK server (stateful)', () => {
   it('[interop.http.client-sdk-server] initializes with a session, lists and calls tools, and DELETEs on close', async () => {
@@ -136,7 +158,12 @@ describe('rxmcp Streamable HTTP client → official SDK server (stateful)', () =
     expect(c.peerInfo).toMatchObject({ name: 'sdk-http' });
     expect(transport.sessionId).toBe([...sessions.keys()][0]);
     const listed = await firstValueFrom(c.request('tools/list', {}));
-    expect((listed.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['ask', 'chatty', 'echo', 'reconnect']);
+    expect((listed.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual([
+      'ask',
+      'chatty',
+      'echo',
+      'reconnect',
+    ]);
     expect(((await call(c, 'echo', { text: 'hi' })).content as Content)[0]?.text).toBe('hi');
     c.close();
     await firstValueFrom(c.closed$);
@@ -147,7 +174,13 @@ describe('rxmcp Streamable HTTP client → official SDK server (stateful)', () =
   it('[interop.http.client-sdk-stream] receives logs, progress and a sampling request during a call', async () => {
     const { url } = await startStateful();
     const c = await connectOurs(createStreamableHttpClientTransport({ url }));
-    const logs = firstValueFrom(c.notifications$.pipe(filter((n) => n.method === 'notifications/message'), take(3), toArray()));
+    const logs = firstValueFrom(
+      c.notifications$.pipe(
+        filter((n) => n.method === 'notifications/message'),
+        take(3),
+        toArray(),
+      ),
+    );
     const progress: number[] = [];
     const result = await call(c, 'chatty', {}, (p) => progress.push(p.progress));
     expect((result.content as Content)[0]?.text).toBe('done');

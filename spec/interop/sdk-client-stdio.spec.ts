@@ -32,17 +32,28 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
   beforeEach(async () => {
     logs.length = 0;
     updates.length = 0;
-    client = new Client({ name: 'sdk-interop', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} } });
+    client = new Client(
+      { name: 'sdk-interop', version: '1.0.0' },
+      { capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} } },
+    );
     client.setRequestHandler(CreateMessageRequestSchema, (request) => {
       sampled.push(request.params);
-      return { role: 'assistant', content: { type: 'text', text: 'sampled answer' }, model: 'test-model', stopReason: 'endTurn' };
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'sampled answer' },
+        model: 'test-model',
+        stopReason: 'endTurn',
+      };
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       elicited.push(request.params);
       return { action: 'accept', content: { username: 'testuser', email: 'test@example.com' } };
     });
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push({ level: n.params.level, data: n.params.data }));
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void logs.push({ level: n.params.level, data: n.params.data }),
+    );
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
     transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'pipe' });
     await client.connect(transport);
@@ -71,7 +82,11 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
       expect(tool.inputSchema.type).toBe('object');
     }
     const raw = tools.find((t) => t.name === 'json_schema_2020_12_tool')!;
-    expect(raw.inputSchema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: { address: expect.any(Object) }, additionalProperties: false });
+    expect(raw.inputSchema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $defs: { address: expect.any(Object) },
+      additionalProperties: false,
+    });
 
     const argsFor: Record<string, Record<string, unknown>> = {
       test_sampling: { prompt: 'Say hi' },
@@ -87,19 +102,30 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
       results[tool.name] = (await client.callTool({ name: tool.name, arguments: argsFor[tool.name] ?? {} })) as never;
       expect(results[tool.name]!.content.length).toBeGreaterThan(0);
     }
-    expect(results.test_simple_text!.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
+    expect(results.test_simple_text!.content).toEqual([
+      { type: 'text', text: 'This is a simple text response for testing.' },
+    ]);
     expect(results.test_image_content!.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
     expect(results.test_audio_content!.content[0]).toMatchObject({ type: 'audio', mimeType: 'audio/wav' });
-    expect(results.test_embedded_resource!.content[0]).toMatchObject({ type: 'resource', resource: { uri: 'test://embedded-resource' } });
+    expect(results.test_embedded_resource!.content[0]).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'test://embedded-resource' },
+    });
     expect(results.test_multiple_content_types!.content.map((c) => c.type)).toEqual(['text', 'image', 'resource']);
     expect(results.test_error_handling).toEqual({
       isError: true,
       content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],
     });
     expect(results.test_sampling!.content[0]!.text).toBe('LLM response: sampled answer');
-    expect(sampled[0]).toMatchObject({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 100 });
+    expect(sampled[0]).toMatchObject({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+      maxTokens: 100,
+    });
     expect(results.test_elicitation!.content[0]!.text).toContain('User response: action=accept');
-    expect(elicited[0]).toMatchObject({ message: 'Who are you?', requestedSchema: { required: ['username', 'email'] } });
+    expect(elicited[0]).toMatchObject({
+      message: 'Who are you?',
+      requestedSchema: { required: ['username', 'email'] },
+    });
     expect(results.add!.content).toEqual([{ type: 'text', text: '42' }]);
     expect(results.divide!.structuredContent).toEqual({ quotient: 3 });
     expect(results.list_examples!.content.map((c) => c.type)).toEqual(['resource_link', 'resource_link']);
@@ -115,10 +141,14 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
     expect((result.content as Content)[0]!.text).toMatch(/^Progress token: \d+$/);
   });
 
-  it('[interop.logging] sets the level and receives the tool\'s log messages', async () => {
+  it("[interop.logging] sets the level and receives the tool's log messages", async () => {
     await expect(client.setLoggingLevel('debug')).resolves.toEqual({});
     await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
-    expect(logs.map((l) => l.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    expect(logs.map((l) => l.data)).toEqual([
+      'Tool execution started',
+      'Tool processing data',
+      'Tool execution completed',
+    ]);
     await client.setLoggingLevel('error');
     await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
     expect(logs).toHaveLength(3);
@@ -126,7 +156,12 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
 
   it('[interop.resources] lists and reads every resource and template, subscribes and unsubscribes', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary', 'test://watched-resource', 'rxmcp://ticker']);
+    expect(resources.map((r) => r.uri)).toEqual([
+      'test://static-text',
+      'test://static-binary',
+      'test://watched-resource',
+      'rxmcp://ticker',
+    ]);
     for (const resource of resources) {
       const { contents } = await client.readResource({ uri: resource.uri });
       expect(contents[0]).toMatchObject({ uri: resource.uri, mimeType: resource.mimeType });
@@ -164,20 +199,34 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
     for (const prompt of prompts) expect(prompt.description).toBeTruthy();
     const simple = await client.getPrompt({ name: 'test_simple_prompt' });
     expect(simple.messages[0]!.content).toEqual({ type: 'text', text: 'This is a simple prompt for testing.' });
-    const withArgs = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'testValue1', arg2: 'testValue2' } });
+    const withArgs = await client.getPrompt({
+      name: 'test_prompt_with_arguments',
+      arguments: { arg1: 'testValue1', arg2: 'testValue2' },
+    });
     expect(JSON.stringify(withArgs.messages)).toContain('testValue1');
     expect(JSON.stringify(withArgs.messages)).toContain('testValue2');
-    const embedded = await client.getPrompt({ name: 'test_prompt_with_embedded_resource', arguments: { resourceUri: 'test://example-resource' } });
+    const embedded = await client.getPrompt({
+      name: 'test_prompt_with_embedded_resource',
+      arguments: { resourceUri: 'test://example-resource' },
+    });
     expect(embedded.messages.map((m) => m.content.type)).toEqual(['resource', 'text']);
     const image = await client.getPrompt({ name: 'test_prompt_with_image' });
     expect(image.messages[0]!.content).toMatchObject({ type: 'image', mimeType: 'image/png' });
-    await expect(client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'only' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'only' } }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it('[interop.completion] completes prompt arguments and template variables', async () => {
-    const forPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'test' } });
+    const forPrompt = await client.complete({
+      ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'test' },
+    });
     expect(forPrompt.completion.values).toEqual(['test', 'testValue1']);
-    const forTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
+    const forTemplate = await client.complete({
+      ref: { type: 'ref/resource', uri: 'test://template/{id}/data' },
+      argument: { name: 'id', value: '4' },
+    });
     expect(forTemplate.completion.values).toEqual(['456']);
   });
 });

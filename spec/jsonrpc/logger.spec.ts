@@ -10,7 +10,10 @@ describe('childLogger', () => {
 
   it('makes a child carrying the bindings of a logger that prints', () => {
     const lines: Array<Record<string, unknown>> = [];
-    const parent = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const parent = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
     const child = childLogger(parent, { component: 'connection', connectionId: 'c1' });
     expect(child).not.toBe(parent);
     child.info('opened');

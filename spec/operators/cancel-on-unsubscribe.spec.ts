@@ -22,10 +22,11 @@ describe('cancelOnUnsubscribe', () => {
     const cancels = recorder<string>(scheduler);
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const response = cold('------r|');
-      const unsub =         '---!';
-      expectObservable(response.pipe(cancelOnUnsubscribe({ onCancel: cancels.record, reason: 'user left' })), unsub).toBe(
-        '---',
-      );
+      const unsub = '---!';
+      expectObservable(
+        response.pipe(cancelOnUnsubscribe({ onCancel: cancels.record, reason: 'user left' })),
+        unsub,
+      ).toBe('---');
       expectSubscriptions(response.subscriptions).toBe('^--!');
     });
     expect(cancels.calls).toEqual([{ frame: 3, value: 'user left' }]);
@@ -99,9 +100,11 @@ describe('cancelOnUnsubscribe', () => {
       const op = cancelOnUnsubscribe<string>({ onCancel: cancels.record, reasonForError });
       expectObservable(cold('-#', undefined, new Error('stale')).pipe(op)).toBe('-#', undefined, new Error('stale'));
       expectObservable(cold('--#', undefined, new Error('other')).pipe(op)).toBe('--#', undefined, new Error('other'));
-      expectObservable(
-        cold('---#', undefined, new RequestTimeoutError('idle', 1)).pipe(op),
-      ).toBe('---#', undefined, new RequestTimeoutError('idle', 1));
+      expectObservable(cold('---#', undefined, new RequestTimeoutError('idle', 1)).pipe(op)).toBe(
+        '---#',
+        undefined,
+        new RequestTimeoutError('idle', 1),
+      );
     });
     expect(cancels.calls).toEqual([{ frame: 1, value: 'stale data' }]);
   });
@@ -120,7 +123,9 @@ describe('cancelOnUnsubscribe', () => {
   it('does not call onCancel for a synchronous source that completes', () => {
     const onCancel = jest.fn();
     const values: number[] = [];
-    of(1, 2).pipe(cancelOnUnsubscribe({ onCancel })).subscribe((v) => values.push(v));
+    of(1, 2)
+      .pipe(cancelOnUnsubscribe({ onCancel }))
+      .subscribe((v) => values.push(v));
     expect(values).toEqual([1, 2]);
     expect(onCancel).not.toHaveBeenCalled();
   });
@@ -153,9 +158,11 @@ describe('cancelRequestOnUnsubscribe', () => {
     const sent = recorder<JsonRpcNotification>(scheduler);
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const response = cold('------r|');
-      const unsub =         '----!';
+      const unsub = '----!';
       expectObservable(
-        response.pipe(cancelRequestOnUnsubscribe({ requestId: 'req-1', send: sent.record, reason: 'no longer needed' })),
+        response.pipe(
+          cancelRequestOnUnsubscribe({ requestId: 'req-1', send: sent.record, reason: 'no longer needed' }),
+        ),
         unsub,
       ).toBe('----');
       expectSubscriptions(response.subscriptions).toBe('^---!');
@@ -189,8 +196,8 @@ describe('cancelRequestOnUnsubscribe', () => {
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('--p-------');
       const response = cold('----------r|');
-      const expected =      '------#';
-      const responseSubs =  '^-----!';
+      const expected = '------#';
+      const responseSubs = '^-----!';
       const request = response.pipe(
         timeoutWithReset({ idleMs: 4, resets: progress, context }),
         cancelRequestOnUnsubscribe({ requestId: 5, send: sent.record }),
@@ -213,7 +220,9 @@ describe('cancelRequestOnUnsubscribe', () => {
       );
       expectObservable(request).toBe('--------#', undefined, new RequestTimeoutError('total', 8));
     });
-    expect(sent.calls).toEqual([{ frame: 8, value: cancelledNotification(2, new RequestTimeoutError('total', 8).message) }]);
+    expect(sent.calls).toEqual([
+      { frame: 8, value: cancelledNotification(2, new RequestTimeoutError('total', 8).message) },
+    ]);
   });
 
   it('still cancels on a timeout when placed before timeoutWithReset, with the plain reason', () => {

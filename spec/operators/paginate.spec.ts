@@ -97,7 +97,11 @@ describe('paginate', () => {
       const first = cold('-p|', { p: page(['a'], 'same') });
       const again = cold('-p|', { p: page(['b'], 'same') });
       const { fetchPage } = server({ first, same: again });
-      expectObservable(paginate({ ...listing, fetchPage })).toBe('-a(b#)', undefined, new RepeatedCursorError('same', 2));
+      expectObservable(paginate({ ...listing, fetchPage })).toBe(
+        '-a(b#)',
+        undefined,
+        new RepeatedCursorError('same', 2),
+      );
       expectSubscriptions(again.subscriptions).toBe('-^!');
     });
   });
@@ -187,8 +191,15 @@ describe('paginate', () => {
 
   it('turns a synchronous throw of fetchPage into an error', () => {
     const errors: unknown[] = [];
-    paginate({ ...listing, fetchPage: () => throwError(() => new Error('x')) }).subscribe({ error: (e) => errors.push(e) });
-    paginate({ ...listing, fetchPage: (): Observable<Page> => { throw new Error('sync'); } }).subscribe({
+    paginate({ ...listing, fetchPage: () => throwError(() => new Error('x')) }).subscribe({
+      error: (e) => errors.push(e),
+    });
+    paginate({
+      ...listing,
+      fetchPage: (): Observable<Page> => {
+        throw new Error('sync');
+      },
+    }).subscribe({
       error: (e) => errors.push(e),
     });
     expect(errors).toEqual([new Error('x'), new Error('sync')]);

@@ -1,12 +1,7 @@
 import { of, Subject } from 'rxjs';
 import { notification } from '../../lib/jsonrpc/message';
 import type { JsonRpcNotification } from '../../lib/jsonrpc/message';
-import {
-  monotonicProgress,
-  progressFor,
-  progressNotification,
-  readProgress,
-} from '../../lib/operators/progress';
+import { monotonicProgress, progressFor, progressNotification, readProgress } from '../../lib/operators/progress';
 import type { ProgressEvent } from '../../lib/operators/progress';
 import { testScheduler } from '../support/test-scheduler';
 
@@ -118,7 +113,9 @@ describe('progressNotification', () => {
 
   it('round-trips through progressFor', () => {
     const events: ProgressEvent[] = [];
-    of(progressNotification('t', 1, 4, 'one')).pipe(progressFor('t')).subscribe((e) => events.push(e));
+    of(progressNotification('t', 1, 4, 'one'))
+      .pipe(progressFor('t'))
+      .subscribe((e) => events.push(e));
     expect(events).toEqual([{ progress: 1, total: 4, message: 'one' }]);
   });
 });

@@ -8,8 +8,8 @@ describe('createFanOut', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const updates = cold('-a-b-c-d-e-f-');
       const fanOut = createFanOut({ open: () => updates });
-      const first =     '^----!';
-      const second =    '--^-------!';
+      const first = '^----!';
+      const second = '--^-------!';
       const updatesSubs = '^---------!';
       expectObservable(fanOut.watch('file:///a'), first).toBe('-a-b-');
       expectObservable(fanOut.watch('file:///a'), second).toBe('---b-c-d-e');

@@ -7,8 +7,8 @@ describe('timeoutWithReset', () => {
   it('mirrors a source that answers in time', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const response = cold('---r|');
-      const expected =      '---r|';
-      const responseSubs =  '^---!';
+      const expected = '---r|';
+      const responseSubs = '^---!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 5, totalMs: 10 }))).toBe(expected);
       expectSubscriptions(response.subscriptions).toBe(responseSubs);
     });
@@ -17,12 +17,14 @@ describe('timeoutWithReset', () => {
   it('errors after idleMs without progress and unsubscribes the request', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const response = cold('----------r|');
-      const expected =      '-----#';
-      const responseSubs =  '^----!';
+      const expected = '-----#';
+      const responseSubs = '^----!';
       const error = new RequestTimeoutError('idle', 5, { method: 'tools/call', id: 1 });
-      expectObservable(
-        response.pipe(timeoutWithReset({ idleMs: 5, context: { method: 'tools/call', id: 1 } })),
-      ).toBe(expected, undefined, error);
+      expectObservable(response.pipe(timeoutWithReset({ idleMs: 5, context: { method: 'tools/call', id: 1 } }))).toBe(
+        expected,
+        undefined,
+        error,
+      );
       expectSubscriptions(response.subscriptions).toBe(responseSubs);
     });
   });
@@ -46,8 +48,8 @@ describe('timeoutWithReset', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('---p---p------');
       const response = cold('----------r|');
-      const expected =      '----------r|';
-      const progressSubs =  '^----------!';
+      const expected = '----------r|';
+      const progressSubs = '^----------!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 5, resets: progress }))).toBe(expected);
       expectSubscriptions(progress.subscriptions).toBe(progressSubs);
     });
@@ -57,9 +59,9 @@ describe('timeoutWithReset', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('--p---------');
       const response = cold('----------r|');
-      const expected =      '-------#';
-      const responseSubs =  '^------!';
-      const progressSubs =  '^------!';
+      const expected = '-------#';
+      const responseSubs = '^------!';
+      const progressSubs = '^------!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 5, resets: progress }))).toBe(
         expected,
         undefined,
@@ -82,9 +84,9 @@ describe('timeoutWithReset', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('-p-p-p-p-p-p-p-p');
       const response = cold('----------------r|');
-      const expected =      '----------#';
-      const responseSubs =  '^---------!';
-      const progressSubs =  '^---------!';
+      const expected = '----------#';
+      const responseSubs = '^---------!';
+      const progressSubs = '^---------!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 3, totalMs: 10, resets: progress }))).toBe(
         expected,
         undefined,
@@ -116,8 +118,8 @@ describe('timeoutWithReset', () => {
   it('does not count the source values as resets when resetOnValue is false', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const stream = cold('---a---b---c|');
-      const expected =    '---a-#';
-      const streamSubs =  '^----!';
+      const expected = '---a-#';
+      const streamSubs = '^----!';
       expectObservable(stream.pipe(timeoutWithReset({ idleMs: 5, resetOnValue: false }))).toBe(
         expected,
         undefined,
@@ -131,8 +133,8 @@ describe('timeoutWithReset', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('-p---------');
       const response = cold('---#', undefined, new Error('boom'));
-      const expected =      '---#';
-      const progressSubs =  '^--!';
+      const expected = '---#';
+      const progressSubs = '^--!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 5, resets: progress }))).toBe(
         expected,
         undefined,
@@ -146,8 +148,8 @@ describe('timeoutWithReset', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('--#', undefined, new Error('closed'));
       const response = cold('--------r|');
-      const expected =      '--#';
-      const responseSubs =  '^-!';
+      const expected = '--#';
+      const responseSubs = '^-!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 5, resets: progress }))).toBe(
         expected,
         undefined,
@@ -187,7 +189,7 @@ describe('timeoutWithReset', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const progress = hot('-p-p-p-p-p');
       const response = cold('---------r|');
-      const unsub =         '----!';
+      const unsub = '----!';
       expectObservable(response.pipe(timeoutWithReset({ idleMs: 3, totalMs: 6, resets: progress })), unsub).toBe('-');
       expectSubscriptions(response.subscriptions).toBe('^---!');
       expectSubscriptions(progress.subscriptions).toBe('^---!');

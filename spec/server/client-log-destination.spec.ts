@@ -3,12 +3,22 @@ import { createClientLogDestination, mcpLevelOf } from '../../lib/server/client-
 
 describe('createClientLogDestination', () => {
   it('maps pino levels to MCP levels', () => {
-    expect([10, 20, 30, 40, 50, 60].map(mcpLevelOf)).toEqual(['debug', 'debug', 'info', 'warning', 'error', 'critical']);
+    expect([10, 20, 30, 40, 50, 60].map(mcpLevelOf)).toEqual([
+      'debug',
+      'debug',
+      'info',
+      'warning',
+      'error',
+      'critical',
+    ]);
   });
 
   it('forwards each line with its fields, the name as logger, and drops pino bookkeeping', () => {
     const sent: unknown[] = [];
-    const logger = pino({ name: 'db', level: 'trace' }, createClientLogDestination((...args) => sent.push(args)));
+    const logger = pino(
+      { name: 'db', level: 'trace' },
+      createClientLogDestination((...args) => sent.push(args)),
+    );
     logger.warn({ table: 'users' }, 'slow query');
     expect(sent).toEqual([['warning', { table: 'users', msg: 'slow query' }, 'db']]);
   });

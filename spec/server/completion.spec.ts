@@ -15,11 +15,19 @@ describe('server completion', () => {
       name: 'trip',
       description: 'plans a trip',
       arguments: [
-        { name: 'country', required: true, complete: (value) => ['France', 'Finland', 'Germany'].filter((c) => c.startsWith(value)) },
+        {
+          name: 'country',
+          required: true,
+          complete: (value) => ['France', 'Finland', 'Germany'].filter((c) => c.startsWith(value)),
+        },
         {
           name: 'city',
           complete: (value, context) =>
-            of((context.arguments.country === 'France' ? ['Paris', 'Lyon'] : ['Berlin']).filter((c) => c.startsWith(value))),
+            of(
+              (context.arguments.country === 'France' ? ['Paris', 'Lyon'] : ['Berlin']).filter((c) =>
+                c.startsWith(value),
+              ),
+            ),
         },
         { name: 'item', complete: async () => many },
         { name: 'free' },
@@ -30,7 +38,9 @@ describe('server completion', () => {
       uriTemplate: 'repo://{owner}/{name}',
       name: 'repo',
       read: () => ({ contents: [{ text: '' }] }),
-      complete: { owner: (value) => ({ values: ['alice', 'alan'].filter((o) => o.startsWith(value)), total: 2, hasMore: false }) },
+      complete: {
+        owner: (value) => ({ values: ['alice', 'alan'].filter((o) => o.startsWith(value)), total: 2, hasMore: false }),
+      },
     });
   });
 
@@ -42,7 +52,10 @@ describe('server completion', () => {
   it('[completion.prompt] completes a prompt argument', async () => {
     const { call } = await serve(server);
     await expect(
-      call('completion/complete', { ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'country', value: 'F' } }),
+      call('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'trip' },
+        argument: { name: 'country', value: 'F' },
+      }),
     ).resolves.toEqual({ completion: { values: ['France', 'Finland'] } });
   });
 
@@ -72,26 +85,37 @@ describe('server completion', () => {
   it('[completion.template] completes a resource template variable', async () => {
     const { call } = await serve(server);
     await expect(
-      call('completion/complete', { ref: { type: 'ref/resource', uri: 'repo://{owner}/{name}' }, argument: { name: 'owner', value: 'ali' } }),
+      call('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'repo://{owner}/{name}' },
+        argument: { name: 'owner', value: 'ali' },
+      }),
     ).resolves.toEqual({ completion: { values: ['alice'], total: 2, hasMore: false } });
   });
 
   it('[completion.none] answers no values for an argument without a completer, -32602 for unknown references', async () => {
     const { call } = await serve(server);
     await expect(
-      call('completion/complete', { ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'free', value: 'x' } }),
+      call('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'trip' },
+        argument: { name: 'free', value: 'x' },
+      }),
     ).resolves.toEqual({ completion: { values: [] } });
     await expect(
       call('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }),
     ).rejects.toMatchObject({ code: -32602 });
     await expect(
-      call('completion/complete', { ref: { type: 'ref/resource', uri: 'x://{y}' }, argument: { name: 'y', value: '' } }),
+      call('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'x://{y}' },
+        argument: { name: 'y', value: '' },
+      }),
     ).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('toCompleteResult keeps a completer\'s own totals and drops non-strings', () => {
+  it("toCompleteResult keeps a completer's own totals and drops non-strings", () => {
     expect(toCompleteResult(undefined)).toEqual({ completion: { values: [] } });
     expect(toCompleteResult(['a', 1, 'b'])).toEqual({ completion: { values: ['a', 'b'] } });
-    expect(toCompleteResult({ values: ['a'], total: 10, hasMore: true })).toEqual({ completion: { values: ['a'], total: 10, hasMore: true } });
+    expect(toCompleteResult({ values: ['a'], total: 10, hasMore: true })).toEqual({
+      completion: { values: ['a'], total: 10, hasMore: true },
+    });
   });
 });

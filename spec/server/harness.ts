@@ -15,7 +15,11 @@ export interface Served {
   /** Every notification the client received, in order. */
   readonly notifications: JsonRpcNotification[];
   /** Sends a request and resolves with its result (rejects with the JsonRpcError). */
-  call(method: string, params?: Record<string, unknown>, options?: Parameters<Connection['request']>[2]): Promise<Record<string, unknown>>;
+  call(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: Parameters<Connection['request']>[2],
+  ): Promise<Record<string, unknown>>;
   /** Notifications of one method received so far. */
   received(method: string): JsonRpcNotification[];
 }

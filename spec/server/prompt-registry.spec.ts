@@ -38,7 +38,10 @@ describe('server prompts', () => {
           name: 'greet',
           title: 'Greeting',
           description: 'Greets someone',
-          arguments: [{ name: 'who', description: 'whom to greet', required: true }, { name: 'tone', title: 'Tone' }],
+          arguments: [
+            { name: 'who', description: 'whom to greet', required: true },
+            { name: 'tone', title: 'Tone' },
+          ],
         },
       ],
     });
@@ -48,13 +51,9 @@ describe('server prompts', () => {
     const { call } = await serve(server);
     const result = await call('prompts/get', { name: 'greet', arguments: { who: 'Ada', tone: 'warm' } });
     expect(result.description).toBe('a greeting');
-    expect((result.messages as Array<{ content: { type: string; text?: string } }>).map((m) => m.content.type)).toEqual([
-      'text',
-      'image',
-      'audio',
-      'resource',
-      'resource_link',
-    ]);
+    expect((result.messages as Array<{ content: { type: string; text?: string } }>).map((m) => m.content.type)).toEqual(
+      ['text', 'image', 'audio', 'resource', 'resource_link'],
+    );
     expect((result.messages as Array<{ content: { text?: string } }>)[0]!.content.text).toBe('Hello Ada (warm)');
     const minimal = await call('prompts/get', { name: 'greet', arguments: { who: 'Bo' } });
     expect((minimal.messages as Array<{ content: { text?: string } }>)[0]!.content.text).toBe('Hello Bo');
@@ -66,12 +65,17 @@ describe('server prompts', () => {
       code: -32602,
       message: expect.stringContaining('arguments.who'),
     });
-    await expect(call('prompts/get', { name: 'nope' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('nope') });
+    await expect(call('prompts/get', { name: 'nope' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('nope'),
+    });
   });
 
   it('[revisions.downgrade] sends older clients only the content and fields their revision has', async () => {
     const { call } = await serve(server, { protocolVersion: '2024-11-05' });
-    const { prompts } = (await call('prompts/list')) as { prompts: Array<{ title?: string; arguments: Array<Record<string, unknown>> }> };
+    const { prompts } = (await call('prompts/list')) as {
+      prompts: Array<{ title?: string; arguments: Array<Record<string, unknown>> }>;
+    };
     expect(prompts[0]!.title).toBeUndefined();
     expect(prompts[0]!.arguments[1]).toEqual({ name: 'tone' });
     const result = await call('prompts/get', { name: 'greet', arguments: { who: 'Ada' } });
@@ -85,9 +89,16 @@ describe('server prompts', () => {
   });
 
   it('[errors.internal] answers a throwing prompt with a generic -32603 and keeps serving', async () => {
-    server.prompt({ name: 'broken', description: 'fails', handler: () => Promise.reject(new Error('template store down')) });
+    server.prompt({
+      name: 'broken',
+      description: 'fails',
+      handler: () => Promise.reject(new Error('template store down')),
+    });
     const { call } = await serve(server);
-    await expect(call('prompts/get', { name: 'broken' })).rejects.toMatchObject({ code: -32603, message: 'Internal error' });
+    await expect(call('prompts/get', { name: 'broken' })).rejects.toMatchObject({
+      code: -32603,
+      message: 'Internal error',
+    });
     await expect(call('prompts/get', { name: 'greet', arguments: { who: 'x' } })).resolves.toHaveProperty('messages');
   });
 

@@ -66,7 +66,9 @@ describe('server resources', () => {
     expect(await call('resources/read', { uri: 'test://blob' })).toEqual({
       contents: [{ uri: 'test://blob', mimeType: 'image/png', blob: 'AAAA' }],
     });
-    expect(await call('resources/read', { uri: 'test://live' })).toEqual({ contents: [{ uri: 'test://live', text: 'now' }] });
+    expect(await call('resources/read', { uri: 'test://live' })).toEqual({
+      contents: [{ uri: 'test://live', text: 'now' }],
+    });
     expect(await call('resources/read', { uri: 'test://template/123/data' })).toEqual({
       contents: [{ uri: 'test://template/123/data', mimeType: 'application/json', text: '{"id":"123"}' }],
     });
@@ -120,7 +122,11 @@ describe('server resources', () => {
   it('[resources.list-changed] notifies when resources and templates come and go', async () => {
     const served = await serve(server);
     const extra = server.resource({ uri: 'test://extra', name: 'extra', text: 'x' });
-    const template = server.resourceTemplate({ uriTemplate: 'x://{a}', name: 'x', read: () => ({ contents: [{ text: '' }] }) });
+    const template = server.resourceTemplate({
+      uriTemplate: 'x://{a}',
+      name: 'x',
+      read: () => ({ contents: [{ text: '' }] }),
+    });
     extra.remove();
     template.disable();
     await flush();
@@ -130,13 +136,20 @@ describe('server resources', () => {
 
   it('[resources.register] refuses a resource with no contents and a malformed template', () => {
     expect(() => server.resource({ uri: 'test://empty', name: 'empty' })).toThrow(/text, blob or a read handler/);
-    expect(() => server.resourceTemplate({ uriTemplate: 'x://{a', name: 'bad', read: () => ({ contents: [] }) })).toThrow(/unclosed/);
+    expect(() =>
+      server.resourceTemplate({ uriTemplate: 'x://{a', name: 'bad', read: () => ({ contents: [] }) }),
+    ).toThrow(/unclosed/);
   });
 
   describe('templates that list their resources', () => {
-    type Page = { resources: Array<{ uri: string; name: string; mimeType?: string; title?: string }>; nextCursor?: string };
+    type Page = {
+      resources: Array<{ uri: string; name: string; mimeType?: string; title?: string }>;
+      nextCursor?: string;
+    };
 
-    async function everyPage(call: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>) {
+    async function everyPage(
+      call: (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>,
+    ) {
       const pages: Page[] = [];
       let cursor: string | undefined;
       do {
@@ -194,7 +207,11 @@ describe('server resources', () => {
           read: (uri) => ({ contents: [{ uri, text: '' }] }),
         });
       family('a', 3);
-      server.resourceTemplate({ uriTemplate: 'plain://{n}', name: 'plain', read: (uri) => ({ contents: [{ uri, text: '' }] }) });
+      server.resourceTemplate({
+        uriTemplate: 'plain://{n}',
+        name: 'plain',
+        read: (uri) => ({ contents: [{ uri, text: '' }] }),
+      });
       family('b', 2);
       const { call } = await serve(server);
       const pages = await everyPage(call);
@@ -259,16 +276,29 @@ describe('server resources', () => {
       });
       await expect(call('resources/list')).rejects.toMatchObject({ code: -32001, message: 'not now' });
       refusing.remove();
-      await expect(call('resources/list')).resolves.toMatchObject({ resources: [{ name: 'text' }, { name: 'blob' }, { name: 'live' }] });
+      await expect(call('resources/list')).resolves.toMatchObject({
+        resources: [{ name: 'text' }, { name: 'blob' }, { name: 'live' }],
+      });
     });
   });
 
   it('[errors.internal] answers a failing read with -32603 and keeps serving', async () => {
-    server.resource({ uri: 'test://broken', name: 'broken', read: () => { throw new Error('disk on fire'); } });
+    server.resource({
+      uri: 'test://broken',
+      name: 'broken',
+      read: () => {
+        throw new Error('disk on fire');
+      },
+    });
     server.resource({ uri: 'test://invalid', name: 'invalid', read: () => ({ contents: [{ nope: true }] }) as never });
     const { call } = await serve(server);
-    await expect(call('resources/read', { uri: 'test://broken' })).rejects.toMatchObject({ code: -32603, message: 'Internal error' });
+    await expect(call('resources/read', { uri: 'test://broken' })).rejects.toMatchObject({
+      code: -32603,
+      message: 'Internal error',
+    });
     await expect(call('resources/read', { uri: 'test://invalid' })).rejects.toMatchObject({ code: -32603 });
-    await expect(call('resources/read', { uri: 'test://text' })).resolves.toMatchObject({ contents: [{ text: 'hello' }] });
+    await expect(call('resources/read', { uri: 'test://text' })).resolves.toMatchObject({
+      contents: [{ text: 'hello' }],
+    });
   });
 });

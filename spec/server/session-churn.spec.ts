@@ -31,9 +31,9 @@ describe('server sessions under churn', () => {
       name: 'asking',
       description: 'waits for the client to sample',
       handler: (_args, context) =>
-        context.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 1 }).pipe(
-          map(() => ({ content: [] })),
-        ),
+        context
+          .sample({ messages: [{ role: 'user', content: { type: 'text', text: 'q' } }], maxTokens: 1 })
+          .pipe(map(() => ({ content: [] }))),
     });
     server.resource({
       uri: 'test://watched',
@@ -65,7 +65,8 @@ describe('server sessions under churn', () => {
         handlers: { 'sampling/createMessage': () => new Observable(() => undefined) },
       });
       await served.call('resources/subscribe', { uri: 'test://watched' });
-      for (const name of ['forever', 'ticking', 'asking']) served.client.request('tools/call', { name }).subscribe({ error: () => undefined });
+      for (const name of ['forever', 'ticking', 'asking'])
+        served.client.request('tools/call', { name }).subscribe({ error: () => undefined });
       await flush();
       expect(served.session.connection.inFlightRequests).toBe(3);
       expect(served.session.connection.pendingRequests).toBe(1);

@@ -10,7 +10,10 @@ import { flush, serve } from './harness';
 
 function captureLogger() {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   return { logger, lines };
 }
 
@@ -38,7 +41,12 @@ describe('server tools', () => {
       icons: [{ src: 'https://example.com/echo.png', mimeType: 'image/png' }],
       handler: ({ text }) => ({ content: [{ type: 'text', text }] }),
     });
-    server.tool({ name: 'raw', description: 'raw schema', inputSchema: RAW_SCHEMA, handler: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }) });
+    server.tool({
+      name: 'raw',
+      description: 'raw schema',
+      inputSchema: RAW_SCHEMA,
+      handler: (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }),
+    });
     server.tool({
       name: 'divide',
       description: 'structured',
@@ -57,7 +65,11 @@ describe('server tools', () => {
       name: 'echo',
       title: 'Echo',
       description: 'Echoes',
-      inputSchema: expect.objectContaining({ type: 'object', properties: { text: { type: 'string', description: 'what to echo' } }, required: ['text'] }),
+      inputSchema: expect.objectContaining({
+        type: 'object',
+        properties: { text: { type: 'string', description: 'what to echo' } },
+        required: ['text'],
+      }),
       annotations: { readOnlyHint: true },
       icons: [{ src: 'https://example.com/echo.png', mimeType: 'image/png' }],
     });
@@ -67,13 +79,19 @@ describe('server tools', () => {
 
   it('[tools.unknown-tool] answers an unknown tool with -32602', async () => {
     const { call } = await serve(demo());
-    await expect(call('tools/call', { name: 'nope' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('nope') });
+    await expect(call('tools/call', { name: 'nope' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('nope'),
+    });
   });
 
   it('[tools.invalid-arguments] gives an isError result naming the field on 2025-11-25 (SEP-1303)', async () => {
     const { call } = await serve(demo());
     const result = await call('tools/call', { name: 'echo', arguments: { text: 5 } });
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('text: expected string') }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringContaining('text: expected string') }],
+    });
   });
 
   it('[tools.invalid-arguments] answers -32602 naming the field before 2025-11-25', async () => {
@@ -85,7 +103,9 @@ describe('server tools', () => {
 
   it('[tools.raw-schema] validates arguments against a raw JSON Schema, $refs included', async () => {
     const { call } = await serve(demo(), { protocolVersion: '2025-06-18' });
-    await expect(call('tools/call', { name: 'raw', arguments: { name: 'a', address: { city: 'X' } } })).resolves.toEqual({
+    await expect(
+      call('tools/call', { name: 'raw', arguments: { name: 'a', address: { city: 'X' } } }),
+    ).resolves.toEqual({
       content: [{ type: 'text', text: '{"name":"a","address":{"city":"X"}}' }],
     });
     await expect(call('tools/call', { name: 'raw', arguments: { name: 'a', address: {} } })).rejects.toMatchObject({
@@ -108,24 +128,54 @@ describe('server tools', () => {
     const { logger, lines } = captureLogger();
     const { call } = await serve(demo({ logger }));
     const result = await call('tools/call', { name: 'divide', arguments: { a: 1, b: 0 } });
-    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: expect.stringContaining('output schema') }] });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringContaining('output schema') }],
+    });
     expect(result).not.toHaveProperty('structuredContent');
-    expect(lines).toContainEqual(expect.objectContaining({ tool: 'divide', problem: expect.stringContaining('structuredContent.quotient') }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ tool: 'divide', problem: expect.stringContaining('structuredContent.quotient') }),
+    );
   });
 
   it('[tools.execution-error] turns a throw into a generic isError result, the details into the log', async () => {
     const { logger, lines } = captureLogger();
     server = createServer({ name: 's', version: '1', logger });
-    server.tool({ name: 'boom', description: 'fails', handler: () => { throw new Error('secret database password'); } });
-    server.tool({ name: 'polite', description: 'fails', handler: () => Promise.reject(new ToolError('city not found')) });
-    server.tool({ name: 'protocol', description: 'fails', handler: () => { throw new JsonRpcError(-32602, 'Invalid params: nope'); } });
-    server.tool({ name: 'stream', description: 'fails', handler: () => new Observable((s) => s.error(new Error('stream broke'))) });
+    server.tool({
+      name: 'boom',
+      description: 'fails',
+      handler: () => {
+        throw new Error('secret database password');
+      },
+    });
+    server.tool({
+      name: 'polite',
+      description: 'fails',
+      handler: () => Promise.reject(new ToolError('city not found')),
+    });
+    server.tool({
+      name: 'protocol',
+      description: 'fails',
+      handler: () => {
+        throw new JsonRpcError(-32602, 'Invalid params: nope');
+      },
+    });
+    server.tool({
+      name: 'stream',
+      description: 'fails',
+      handler: () => new Observable((s) => s.error(new Error('stream broke'))),
+    });
     const { call } = await serve(server);
     const boom = await call('tools/call', { name: 'boom' });
     expect(boom).toEqual({ isError: true, content: [{ type: 'text', text: 'Tool boom failed' }] });
     expect(JSON.stringify(boom)).not.toContain('secret');
-    expect(lines).toContainEqual(expect.objectContaining({ tool: 'boom', err: expect.objectContaining({ message: 'secret database password' }) }));
-    await expect(call('tools/call', { name: 'polite' })).resolves.toEqual({ isError: true, content: [{ type: 'text', text: 'city not found' }] });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ tool: 'boom', err: expect.objectContaining({ message: 'secret database password' }) }),
+    );
+    await expect(call('tools/call', { name: 'polite' })).resolves.toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'city not found' }],
+    });
     await expect(call('tools/call', { name: 'protocol' })).rejects.toMatchObject({ code: -32602 });
     await expect(call('tools/call', { name: 'stream' })).resolves.toMatchObject({ isError: true });
   });
@@ -157,7 +207,7 @@ describe('server tools', () => {
     ]);
   });
 
-  it('[cancellation] runs a cancelled handler\'s teardown and aborts its signal', async () => {
+  it("[cancellation] runs a cancelled handler's teardown and aborts its signal", async () => {
     server = createServer({ name: 's', version: '1' });
     const torn: string[] = [];
     let aborted = false;
@@ -202,13 +252,19 @@ describe('server tools', () => {
   it('[tools.register] refuses a taken name and a non-object input schema', () => {
     server = demo();
     expect(() => server.tool({ name: 'echo', handler: () => ({ content: [] }) })).toThrow(/already registered/);
-    expect(() => server.tool({ name: 'bad', inputSchema: z.string() as never, handler: () => ({ content: [] }) })).toThrow(/object/);
+    expect(() =>
+      server.tool({ name: 'bad', inputSchema: z.string() as never, handler: () => ({ content: [] }) }),
+    ).toThrow(/object/);
   });
 
   it('[tools.handler-output] accepts a value, a Promise or an Observable with logs', async () => {
     server = createServer({ name: 's', version: '1' });
     const release = new Subject<void>();
-    server.tool({ name: 'promise', description: 'p', handler: async () => ({ content: [{ type: 'text', text: 'p' }] }) });
+    server.tool({
+      name: 'promise',
+      description: 'p',
+      handler: async () => ({ content: [{ type: 'text', text: 'p' }] }),
+    });
     server.tool({
       name: 'stream',
       description: 's',
@@ -223,12 +279,16 @@ describe('server tools', () => {
         }),
     });
     const served = await serve(server);
-    await expect(served.call('tools/call', { name: 'promise' })).resolves.toEqual({ content: [{ type: 'text', text: 'p' }] });
+    await expect(served.call('tools/call', { name: 'promise' })).resolves.toEqual({
+      content: [{ type: 'text', text: 'p' }],
+    });
     const pending = served.call('tools/call', { name: 'stream' });
     await flush();
     release.next();
     await expect(pending).resolves.toEqual({ content: [{ type: 'text', text: 's' }] });
-    expect(served.received('notifications/message').map((n) => n.params)).toEqual([{ level: 'info', data: { step: 1 } }]);
+    expect(served.received('notifications/message').map((n) => n.params)).toEqual([
+      { level: 'info', data: { step: 1 } },
+    ]);
   });
 
   describe('older revisions', () => {
@@ -279,7 +339,10 @@ describe('server tools', () => {
       const { tools } = (await call('tools/list')) as { tools: Array<Record<string, unknown>> };
       expect(tools[0]).toHaveProperty('icons');
       const result = await call('tools/call', { name: 'rich' });
-      expect(result).toMatchObject({ structuredContent: { n: 1 }, content: [{ type: 'audio' }, { type: 'resource_link' }] });
+      expect(result).toMatchObject({
+        structuredContent: { n: 1 },
+        content: [{ type: 'audio' }, { type: 'resource_link' }],
+      });
     });
   });
 });

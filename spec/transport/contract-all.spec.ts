@@ -16,10 +16,22 @@ import type { TransportPair } from './contract';
 
 /** Runs the MCP handshake by hand so that the transports are past it when the contract starts. */
 async function handshake(client: Transport, server: Promise<Transport>): Promise<Transport> {
-  client.send(request('handshake', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+  client.send(
+    request('handshake', 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    }),
+  );
   const serverSide = await server;
   await nextFrames(serverSide.incoming$, 1);
-  serverSide.send(resultResponse('handshake', { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } }));
+  serverSide.send(
+    resultResponse('handshake', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      serverInfo: { name: 's', version: '1' },
+    }),
+  );
   await nextFrames(client.incoming$, 1);
   client.send(notification('notifications/initialized'));
   await nextFrames(serverSide.incoming$, 1);
@@ -116,7 +128,8 @@ describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
           // The synthetic handshake that precedes each request is the server connection's business.
           if (list.some((m) => m.method === 'initialize' || m.method === 'notifications/initialized')) return;
           delivered.push(frame);
-          if (Array.isArray(frame)) transport.send(list.filter((m) => 'id' in m).map((m) => resultResponse(m.id as number, { batch: true })));
+          if (Array.isArray(frame))
+            transport.send(list.filter((m) => 'id' in m).map((m) => resultResponse(m.id as number, { batch: true })));
           else answer(frame as Record<string, unknown>, transport);
         });
       },
@@ -136,7 +149,9 @@ describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
   const echo = (message: Record<string, unknown>, transport: Transport): void => {
     if (!('id' in message)) return;
     const id = message.id as number;
-    transport.send(notification('notifications/progress', { progressToken: id, progress: 1 }), { relatedRequestId: id });
+    transport.send(notification('notifications/progress', { progressToken: id, progress: 1 }), {
+      relatedRequestId: id,
+    });
     transport.send(resultResponse(id, { echo: message.params ?? {} }));
   };
 
@@ -147,7 +162,9 @@ describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
     c.send(request(2, 'b'));
     const received = (await frames) as Array<Record<string, unknown>>;
     for (const id of [1, 2]) {
-      const mine = received.filter((m) => m.id === id || (m.params as { progressToken?: number } | undefined)?.progressToken === id);
+      const mine = received.filter(
+        (m) => m.id === id || (m.params as { progressToken?: number } | undefined)?.progressToken === id,
+      );
       expect(mine.map((m) => m.method ?? 'result')).toEqual(['notifications/progress', 'result']);
     }
   });

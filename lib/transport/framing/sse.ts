@@ -42,7 +42,8 @@ export function encodeSseEvent(fields: SseEventFields): string {
     text += `event: ${fields.event}\n`;
   }
   if (fields.retry !== undefined) {
-    if (!Number.isInteger(fields.retry) || fields.retry < 0) throw new RangeError('SSE retry must be a non-negative integer');
+    if (!Number.isInteger(fields.retry) || fields.retry < 0)
+      throw new RangeError('SSE retry must be a non-negative integer');
     text += `retry: ${fields.retry}\n`;
   }
   if (fields.data !== undefined) {

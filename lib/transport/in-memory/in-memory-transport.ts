@@ -19,7 +19,6 @@ export interface InMemoryPairOptions {
   readonly logger?: pino.Logger;
 }
 
-
 interface Side {
   readonly name: 'a' | 'b';
   readonly inbox: FrameInbox<InboundFrame>;

@@ -21,7 +21,6 @@ export interface LegacySseClientTransportOptions {
   readonly logger?: pino.Logger;
 }
 
-
 /**
  * Creates the client side of the deprecated HTTP+SSE transport (spec 2024-11-05: Transports →
  * HTTP with SSE). It opens the SSE stream at once; messages sent before the server's `endpoint`
@@ -91,7 +90,10 @@ export function createLegacySseClientTransport(options: LegacySseClientTransport
       }
     } catch (error) {
       if (closing) return;
-      finish('POST failed', new TransportError(`POST to ${String(endpoint)} failed: ${(error as Error).message}`, { cause: error }));
+      finish(
+        'POST failed',
+        new TransportError(`POST to ${String(endpoint)} failed: ${(error as Error).message}`, { cause: error }),
+      );
     }
   };
 

@@ -56,7 +56,6 @@ export interface LegacySseHandler {
   close(): void;
 }
 
-
 /**
  * Creates the server side of the deprecated HTTP+SSE transport (spec 2024-11-05: Transports →
  * HTTP with SSE), for clients that predate Streamable HTTP. A GET opens an SSE stream whose first
@@ -117,9 +116,18 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
       },
       close: (reason = 'closed locally') => finish(reason),
     };
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+    });
     const separator = messagesPath.includes('?') ? '&' : '?';
-    res.write(encodeSseEvent({ event: 'endpoint', data: `${messagesPath}${separator}sessionId=${encodeURIComponent(sessionId)}` }));
+    res.write(
+      encodeSseEvent({
+        event: 'endpoint',
+        data: `${messagesPath}${separator}sessionId=${encodeURIComponent(sessionId)}`,
+      }),
+    );
     res.on('close', () => finish('client disconnected'));
     if (keepAliveMs > 0) {
       keepAlive = setInterval(() => {
@@ -177,7 +185,8 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
           log.error({ err: error }, 'POST failed');
           refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
         });
-      } else refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, { allow: 'GET, POST' });
+      } else
+        refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, { allow: 'GET, POST' });
     },
     sessions: transports,
     close() {

@@ -51,4 +51,3 @@ export interface StreamableHttpClientTransport extends Transport {
   /** The revision sent in `MCP-Protocol-Version`, once the connection set it. */
   readonly protocolVersion: string | undefined;
 }
-

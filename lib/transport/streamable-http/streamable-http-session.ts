@@ -343,15 +343,13 @@ export function createSession(options: SessionOptions): Session {
       if (res && !res.writableEnded) {
         if (res.headersSent) res.end();
         else
-          res
-            .writeHead(404, { 'content-type': 'application/json' })
-            .end(
-              JSON.stringify({
-                jsonrpc: '2.0',
-                id: null,
-                error: { code: -32000, message: `Session closed: ${reason}` },
-              }),
-            );
+          res.writeHead(404, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32000, message: `Session closed: ${reason}` },
+            }),
+          );
       }
     }
     streams.clear();
@@ -418,15 +416,13 @@ export function createSession(options: SessionOptions): Session {
       const requests = list.filter((m) => 'method' in m && 'id' in m) as Array<{ id: RequestId }>;
       const keys = requests.map((r) => keyOf(r.id));
       if (keys.some((key) => byRequest.has(key)) || (keys.length > 1 && new Set(keys).size !== keys.length)) {
-        res
-          .writeHead(409, { 'content-type': 'application/json', ...headers })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32600, message: 'Invalid request: a request with this id is already in flight' },
-            }),
-          );
+        res.writeHead(409, { 'content-type': 'application/json', ...headers }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32600, message: 'Invalid request: a request with this id is already in flight' },
+          }),
+        );
         return;
       }
       if (keys.length === 0) {
@@ -467,15 +463,13 @@ export function createSession(options: SessionOptions): Session {
     get(res, lastEventId, headers) {
       if (lastEventId === undefined || !eventStore) {
         if (standalone.res) {
-          res
-            .writeHead(409, { 'content-type': 'application/json', ...headers })
-            .end(
-              JSON.stringify({
-                jsonrpc: '2.0',
-                id: null,
-                error: { code: -32000, message: 'Conflict: a GET stream is already open for this session' },
-              }),
-            );
+          res.writeHead(409, { 'content-type': 'application/json', ...headers }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32000, message: 'Conflict: a GET stream is already open for this session' },
+            }),
+          );
           return;
         }
         openSse(res, headers);
@@ -501,15 +495,13 @@ export function createSession(options: SessionOptions): Session {
     const finishResume = (streamId: string | undefined): void => {
       if (closed) return;
       if (streamId === undefined || !streamId.startsWith(streamPrefix)) {
-        res
-          .writeHead(400, { 'content-type': 'application/json', ...headers })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32000, message: 'Bad Request: unknown Last-Event-ID' },
-            }),
-          );
+        res.writeHead(400, { 'content-type': 'application/json', ...headers }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32000, message: 'Bad Request: unknown Last-Event-ID' },
+          }),
+        );
         return;
       }
       openSse(res, headers);

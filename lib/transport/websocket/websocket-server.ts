@@ -35,7 +35,6 @@ export interface WebSocketHandler {
   close(): void;
 }
 
-
 function reject(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
 }

@@ -26,7 +26,6 @@ export interface WebSocketTransportOptions {
   readonly logger?: pino.Logger;
 }
 
-
 function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
@@ -44,7 +43,10 @@ function rawText(data: RawData): string {
  *   socket is closed.
  * - While open it pings the peer every `pingIntervalMs` and drops a peer that does not answer.
  */
-export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOptions & { readonly side: string }): Transport {
+export function wrapWebSocket(
+  socket: WebSocket,
+  options: WebSocketTransportOptions & { readonly side: string },
+): Transport {
   const log = childLogger(options.logger, { component: 'transport', transport: 'websocket', side: options.side });
   const maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
   const pingIntervalMs = options.pingIntervalMs ?? 30_000;
@@ -120,7 +122,14 @@ export function wrapWebSocket(socket: WebSocket, options: WebSocketTransportOpti
     closing = true;
     if (pinger) clearInterval(pinger);
     waiting = [];
-    const close = outcome ?? { reason: reason.length > 0 ? reason.toString('utf8') : code === 1000 || code === 1005 ? 'peer closed' : `closed with code ${code}` };
+    const close = outcome ?? {
+      reason:
+        reason.length > 0
+          ? reason.toString('utf8')
+          : code === 1000 || code === 1005
+            ? 'peer closed'
+            : `closed with code ${code}`,
+    };
     log.info({ reason: close.reason, code }, 'transport closed');
     closed$.next(close);
     closed$.complete();

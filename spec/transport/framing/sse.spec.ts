@@ -34,7 +34,9 @@ describe('encodeSseEvent', () => {
 
   it('round-trips through the parser', () => {
     const text = encodeSseEvent({ id: '7', event: 'endpoint', data: '/messages?sessionId=abc\nsecond line' });
-    expect(parseAll([text]).events).toEqual([{ id: '7', event: 'endpoint', data: '/messages?sessionId=abc\nsecond line' }]);
+    expect(parseAll([text]).events).toEqual([
+      { id: '7', event: 'endpoint', data: '/messages?sessionId=abc\nsecond line' },
+    ]);
   });
 });
 

@@ -38,7 +38,10 @@ const delay = (ms: number, signal: AbortSignal): Promise<void> =>
  * request stream before sending anything, then does the same; `ask` sends
  * `sampling/createMessage` to the client and returns its answer.
  */
-export function testToolHandler(gates: Map<string, () => void>, transports: () => StreamableHttpServerTransport | undefined) {
+export function testToolHandler(
+  gates: Map<string, () => void>,
+  transports: () => StreamableHttpServerTransport | undefined,
+) {
   return async (params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> => {
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -136,7 +139,12 @@ export async function startTestServer(options: Partial<StreamableHttpServerOptio
 }
 
 /** POSTs a JSON-RPC body with the headers a conforming client sends (overridable). */
-export function post(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+export function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
@@ -151,7 +159,11 @@ export async function openSession(url: string, protocolVersion = '2025-11-25'): 
   const sessionId = response.headers.get('mcp-session-id');
   await readSse(response);
   if (!sessionId) throw new Error('no session id');
-  const initialized = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId });
+  const initialized = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-session-id': sessionId },
+  );
   if (initialized.status !== 202) throw new Error(`initialized answered ${initialized.status}`);
   return sessionId;
 }
@@ -191,7 +203,12 @@ export async function answerMessages(response: Response): Promise<Array<Record<s
 export const messagesOf = (events: readonly SseEvent[]): Array<Record<string, unknown>> =>
   events.filter((event) => event.data !== '').map((event) => JSON.parse(event.data) as Record<string, unknown>);
 
-export const toolCall = (id: number | string, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) => ({
+export const toolCall = (
+  id: number | string,
+  name: string,
+  args: Record<string, unknown> = {},
+  meta?: Record<string, unknown>,
+) => ({
   jsonrpc: '2.0',
   id,
   method: 'tools/call',
@@ -202,7 +219,11 @@ export const toolCall = (id: number | string, name: string, args: Record<string,
  * POSTs with `node:http`, which, unlike fetch, lets a test set the Host header. Resolves with the
  * status and the body text.
  */
-export function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function rawPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,

@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { z } from 'zod';
-import { connect, createServer, createStreamableHttpClientTransport, createStreamableHttpHandler } from '../../../lib/index';
+import {
+  connect,
+  createServer,
+  createStreamableHttpClientTransport,
+  createStreamableHttpHandler,
+} from '../../../lib/index';
 import type { McpClient, StreamableHttpHandler } from '../../../lib/index';
 
 // A self-signed certificate for 127.0.0.1, made for these tests only.
@@ -57,10 +62,16 @@ describe('Streamable HTTP over TLS', () => {
     const url = await serveOverTls();
     const trusting = agent({ ca: cert, keepAlive: true });
     const destroy = jest.spyOn(trusting, 'destroy');
-    client = await connect(createStreamableHttpClientTransport({ url, agent: trusting }), { name: 'c', version: '1.0.0' });
+    client = await connect(createStreamableHttpClientTransport({ url, agent: trusting }), {
+      name: 'c',
+      version: '1.0.0',
+    });
     const first = await client.promises.callTool('echo', { text: 'over tls' });
     const second = await client.promises.callTool('echo', { text: 'again' });
-    expect([first.content, second.content]).toEqual([[{ type: 'text', text: 'over tls' }], [{ type: 'text', text: 'again' }]]);
+    expect([first.content, second.content]).toEqual([
+      [{ type: 'text', text: 'over tls' }],
+      [{ type: 'text', text: 'again' }],
+    ]);
     // The agent passed in carried the requests, and it is the caller's: closing the client leaves it open.
     expect(Object.keys(trusting.sockets).length + Object.keys(trusting.freeSockets).length).toBeGreaterThan(0);
     const closed = firstValueFrom(client.connection.closed$);
@@ -72,6 +83,8 @@ describe('Streamable HTTP over TLS', () => {
 
   it('verifies the certificate by default: a self-signed one fails the connection with a clear error', async () => {
     const url = await serveOverTls();
-    await expect(connect(createStreamableHttpClientTransport({ url }), { name: 'c', version: '1.0.0' })).rejects.toThrow(/self[- ]signed/i);
+    await expect(
+      connect(createStreamableHttpClientTransport({ url }), { name: 'c', version: '1.0.0' }),
+    ).rejects.toThrow(/self[- ]signed/i);
   });
 });

@@ -30,7 +30,11 @@ const start = async (options: Partial<Parameters<typeof startWebSocketServer>[0]
 };
 
 /** Resolves with the HTTP status of a refused upgrade (or 101). */
-async function upgradeStatus(url: URL | string, protocols: string[], headers: Record<string, string> = {}): Promise<number> {
+async function upgradeStatus(
+  url: URL | string,
+  protocols: string[],
+  headers: Record<string, string> = {},
+): Promise<number> {
   const socket = new WebSocket(url, protocols, { headers });
   sockets.push(socket);
   return new Promise((resolve) => {
@@ -138,7 +142,9 @@ describe('WebSocket transport', () => {
 
 describe('WebSocket keepalive', () => {
   // Virtual time for the ping timer; the sockets stay real.
-  beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] }));
+  beforeEach(() =>
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] }),
+  );
   afterEach(() => jest.useRealTimers());
 
   /** A raw client that answers pings only when `answer` says so, and tells when a ping came. */
@@ -209,7 +215,10 @@ describe('WebSocket keepalive', () => {
       await once(wss, 'listening');
       const serverSockets: WebSocket[] = [];
       wss.on('connection', (socket) => serverSockets.push(socket));
-      const client = createWebSocketClientTransport({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, pingIntervalMs: 1000 });
+      const client = createWebSocketClientTransport({
+        url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+        pingIntervalMs: 1000,
+      });
       clients.push(client);
       const closed = firstValueFrom(client.closed$);
       while (!serverSockets[0]) await new Promise((resolve) => setImmediate(resolve));
