@@ -69,7 +69,7 @@ function describe(group: { workload: string; transport: string; shape: string })
     case 'large':
       return `1 MB result, ${group.transport}`;
     case 'memory':
-      return 'memory per idle session';
+      return group.shape === 'per-request' ? 'memory kept per stateless request (bytes)' : 'memory per idle session';
     default:
       return `fan-out to ${group.shape} clients`;
   }
@@ -79,6 +79,16 @@ function describe(group: { workload: string; transport: string; shape: string })
 export function ratios(report: RunReport): Ratio[] {
   const out: Ratio[] = [];
   for (const group of groups(report)) {
+    // The official SDK v2 is a second peer where it was measured: calls, throughput ≥ 2×, p99 ≤ ½.
+    const ours2 = find(report, group.workload, group.transport, group.shape, 'rxmcp');
+    const v2 = find(report, group.workload, group.transport, group.shape, 'official-v2');
+    if (ours2 && v2 && group.workload === 'calls') {
+      const label = `${describe(group)} (vs SDK v2)`;
+      const throughput = ours2.perSecond.median / v2.perSecond.median;
+      const p99 = ours2.p99Ms.median / v2.p99Ms.median;
+      out.push({ label: `${label}: throughput`, value: throughput, target: 2, kind: 'min', floorIsLimit: false, met: throughput >= 2, bounded: false });
+      out.push({ label: `${label}: p99 latency`, value: p99, target: 0.5, kind: 'max', floorIsLimit: false, met: p99 <= 0.5, bounded: false });
+    }
     const ours = find(report, group.workload, group.transport, group.shape, 'rxmcp');
     const theirs = find(report, group.workload, group.transport, group.shape, 'official');
     const bare = find(report, group.workload, group.transport, group.shape, 'floor');
@@ -149,7 +159,7 @@ export function renderReport(report: RunReport): string {
   lines.push('', '## Measurements (median of the repetitions, [min – max])', '');
   lines.push('| workload | implementation | per second | p50 ms | p99 ms |', '| --- | --- | --- | --- | --- |');
   for (const group of groups(report)) {
-    for (const implementation of ['rxmcp', 'official', 'floor']) {
+    for (const implementation of ['rxmcp', 'official', 'official-v2', 'floor']) {
       const m = find(report, group.workload, group.transport, group.shape, implementation);
       if (!m) continue;
       const value =

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { floor } from './impl/floor';
 import { official } from './impl/official';
+import { officialV2 } from './impl/official-v2';
 import { rxmcp } from './impl/rxmcp';
 import { renderChart, renderReport } from './report';
 import type { Measurement, RunReport } from './report';
@@ -44,10 +45,11 @@ const CALL_SCALE: Readonly<Record<CallTransport, number>> = {
   stdio: 0.5,
   'http-stateful': 0.1,
   'http-stateless': 0.1,
+  'http-2026': 0.1,
 };
 
-const IMPLEMENTATIONS: readonly Implementation[] = [rxmcp, official, floor];
-const CALL_TRANSPORTS: readonly CallTransport[] = (['in-memory', 'stdio', 'http-stateful', 'http-stateless'] as const).filter(
+const IMPLEMENTATIONS: readonly Implementation[] = [rxmcp, official, officialV2, floor];
+const CALL_TRANSPORTS: readonly CallTransport[] = (['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'] as const).filter(
   (transport) => !transports || transports.includes(transport),
 );
 
@@ -89,6 +91,7 @@ async function largeWorkloads(samples: Samples) {
   for (const transport of ['in-memory', 'stdio'] as const) {
     for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
       for (const impl of inOrder(rep)) {
+        if (!impl.transports.includes(transport)) continue;
         const h = await impl.connect(transport);
         await timeCalls(3, 0, 1, h.callLarge);
         record(samples, `large|${transport}|1|${impl.name}`, await timeCalls(SETTINGS.largeCalls, 0, 1, h.callLarge));
@@ -110,6 +113,15 @@ function memoryWorkloads(samples: Samples) {
     }
   }
   log('memory per idle session: done');
+  for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+    for (const impl of inOrder(rep)) {
+      if (!impl.transports.includes('http-2026')) continue;
+      const count = String(Math.max(200, Math.round(SETTINGS.sessions)));
+      const out = execFileSync(process.execPath, ['--expose-gc', script, 'stateless', impl.name, count], { encoding: 'utf8' });
+      record(samples, `memory|http-2026|per-request|${impl.name}`, { perSecond: Number(out.trim()), p50: NaN, p99: NaN });
+    }
+  }
+  log('memory per stateless request: done');
 }
 
 async function fanOutWorkloads(samples: Samples) {

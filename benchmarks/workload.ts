@@ -16,7 +16,8 @@ export interface FanOutHarness {
   close(): Promise<void>;
 }
 
-export type CallTransport = 'in-memory' | 'stdio' | 'http-stateful' | 'http-stateless';
+/** `http-2026`: stateless 2026-07-28 requests over Streamable HTTP (no session, `_meta` on each). */
+export type CallTransport = 'in-memory' | 'stdio' | 'http-stateful' | 'http-stateless' | 'http-2026';
 
 /** How a harness is set up beyond its transport. */
 export interface ConnectOptions {
@@ -25,7 +26,7 @@ export interface ConnectOptions {
 }
 
 export interface Implementation {
-  readonly name: 'rxmcp' | 'official' | 'floor';
+  readonly name: 'rxmcp' | 'official' | 'official-v2' | 'floor';
   /** The transports this implementation can be measured on. */
   readonly transports: readonly CallTransport[];
   connect(transport: CallTransport, options?: ConnectOptions): Promise<CallHarness>;

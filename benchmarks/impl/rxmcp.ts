@@ -32,9 +32,18 @@ function harness(client: McpClient, stop?: () => Promise<void>): CallHarness {
 
 export const rxmcp: Implementation = {
   name: 'rxmcp',
-  transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless'],
+  transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'],
   async connect(kind, options) {
     let transport: Transport;
+    if (kind === 'http-2026') {
+      // One endpoint serving the stateless revision; the client pinned to it (as a 2026 client is).
+      const running = await startStreamableHttpServer({ port: 0, server: createBenchServer() });
+      const client = await connect(createStreamableHttpClientTransport({ url: running.url }), {
+        ...CLIENT_INFO,
+        protocolVersion: '2026-07-28',
+      });
+      return harness(client, () => running.close());
+    }
     if (kind === 'http-stateful' || kind === 'http-stateless') {
       const server = createBenchServer();
       const running = await startStreamableHttpServer({

@@ -19,6 +19,29 @@ function run(measurements: Measurement[]): RunReport {
 }
 
 describe('benchmark ratios', () => {
+  it('compares rxmcp with the official SDK v2 where v2 was measured (2026-07-28 calls)', () => {
+    const found = ratios(run([calls('rxmcp', 2500, 2, 'http-2026'), calls('official-v2', 1000, 5, 'http-2026')]));
+    expect(found).toEqual([
+      expect.objectContaining({
+        label: 'tools/call, http-2026, sequential (vs SDK v2): throughput',
+        value: 2.5,
+        target: 2,
+        met: true,
+      }),
+      expect.objectContaining({
+        label: 'tools/call, http-2026, sequential (vs SDK v2): p99 latency',
+        value: 0.4,
+        target: 0.5,
+        met: true,
+      }),
+    ]);
+    const missed = ratios(run([calls('rxmcp', 1500, 4, 'http-2026'), calls('official-v2', 1000, 5, 'http-2026')]));
+    expect(missed.map((r) => r.met)).toEqual([false, false]);
+    expect(
+      renderReport(run([calls('rxmcp', 2500, 2, 'http-2026'), calls('official-v2', 1000, 5, 'http-2026')])),
+    ).toContain('(vs SDK v2)');
+  });
+
   it('compares rxmcp with the official SDK and the floor with both', () => {
     const [throughput, p99] = ratios(
       run([calls('rxmcp', 3000, 1), calls('official', 1000, 4), calls('floor', 6000, 0.5)]),
