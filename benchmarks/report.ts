@@ -69,7 +69,7 @@ function describe(group: { workload: string; transport: string; shape: string })
     case 'large':
       return `1 MB result, ${group.transport}`;
     case 'memory':
-      return group.shape === 'per-request' ? 'memory kept per stateless request (bytes)' : 'memory per idle session';
+      return group.shape === 'per-request' ? 'memory kept per stateless request' : 'memory per idle session';
     default:
       return `fan-out to ${group.shape} clients`;
   }
@@ -162,9 +162,10 @@ export function renderReport(report: RunReport): string {
     for (const implementation of ['rxmcp', 'official', 'official-v2', 'floor']) {
       const m = find(report, group.workload, group.transport, group.shape, implementation);
       if (!m) continue;
+      const unit = group.shape === 'per-request' ? 'request' : 'session';
       const value =
         group.workload === 'memory'
-          ? `${fmt(m.perSecond.median / 1024, 1)} KiB/session [${fmt(m.perSecond.min / 1024, 1)} – ${fmt(m.perSecond.max / 1024, 1)}]`
+          ? `${fmt(m.perSecond.median / 1024, 1)} KiB/${unit} [${fmt(m.perSecond.min / 1024, 1)} – ${fmt(m.perSecond.max / 1024, 1)}]`
           : `${fmt(m.perSecond.median)} [${fmt(m.perSecond.min)} – ${fmt(m.perSecond.max)}]`;
       lines.push(`| ${describe(group)} | ${implementation} | ${value} | ${fmt(m.p50Ms.median, 3)} | ${fmt(m.p99Ms.median, 3)} |`);
     }
