@@ -31,7 +31,7 @@ export interface Implementation {
   readonly transports: readonly CallTransport[];
   connect(transport: CallTransport, options?: ConnectOptions): Promise<CallHarness>;
   /** Opens `count` idle connected sessions (client and server) in this process. */
-  idleSessions?(count: number): Promise<{ close(): Promise<void> }>;
+  idleSessions?(count: number, protocolVersion?: '2025-11-25' | '2026-07-28'): Promise<{ close(): Promise<void> }>;
   fanOut?(clients: number): Promise<FanOutHarness>;
 }
 

@@ -91,13 +91,15 @@ export const rxmcp: Implementation = {
       },
     };
   },
-  async idleSessions(count) {
+  async idleSessions(count, protocolVersion = '2025-11-25') {
+    // A session of the handshake family by default, as the official SDK 1.32 opens; 2026-07-28 holds
+    // no session on the server (see the stateless rows).
     const server = createBenchServer();
     const clients: McpClient[] = [];
     for (let i = 0; i < count; i++) {
       const [clientSide, serverSide] = createInMemoryPair();
       server.connect(serverSide);
-      clients.push(await connect(clientSide, CLIENT_INFO));
+      clients.push(await connect(clientSide, { ...CLIENT_INFO, protocolVersion }));
     }
     return {
       close: async () => {

@@ -196,6 +196,9 @@ type Lifecycle = LifecycleRunner<typeof serverLifecycle> | LifecycleRunner<typeo
 
 const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
 
+/** Every revision a connection speaks unless told otherwise, oldest first. */
+const ALL_REVISIONS: readonly string[] = Object.freeze([...STATEFUL_REVISIONS, ...STATELESS_REVISIONS]);
+
 /**
  * Creates the connection actor for a transport. It starts reading the transport at once; a server
  * connection then waits for initialize, a client connection for `initialize()`.
@@ -255,8 +258,9 @@ class McpConnection implements Connection, DispatcherSink, RequesterDeps {
     this.options = options;
     this.transport = options.transport;
     this.role = options.role;
-    this.supportedAll = options.supportedRevisions ?? [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS];
-    this.supported = this.supportedAll.filter(isStatefulRevision);
+    // Shared arrays unless revisions were given: a connection should cost little (benchmarks).
+    this.supportedAll = options.supportedRevisions ?? ALL_REVISIONS;
+    this.supported = options.supportedRevisions ? this.supportedAll.filter(isStatefulRevision) : STATEFUL_REVISIONS;
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.id = `${this.role[0]}${++connectionCount}`;
