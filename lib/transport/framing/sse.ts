@@ -71,6 +71,24 @@ export interface SseParser {
   readonly retryMs: number | undefined;
 }
 
+/** Options of {@link createSseParser}. */
+export interface SseParserOptions {
+  /**
+   * The most characters one event may hold: its `data:` lines together, or any single unfinished
+   * line. A stream that goes past it makes `push` throw {@link SseEventTooLargeError}. Default:
+   * no bound.
+   */
+  readonly maxEventLength?: number;
+}
+
+/** Thrown by `push` when an event outgrows `maxEventLength`; the parser is then spent. */
+export class SseEventTooLargeError extends Error {
+  constructor(readonly maxEventLength: number) {
+    super(`a server-sent event exceeded ${maxEventLength} characters`);
+    this.name = 'SseEventTooLargeError';
+  }
+}
+
 /**
  * Creates an incremental `text/event-stream` parser. It follows the standard's interpretation
  * rules: LF, CR and CRLF line ends, a leading BOM, comment lines (`:`), fields without a colon,
@@ -80,104 +98,122 @@ export interface SseParser {
  * `lastEventId` moves when an event completes (its blank line), `retryMs` as soon as its line is read.
  * `onEvent` runs synchronously inside `push`; an exception it throws propagates to the caller.
  */
-export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
-  let buffer = '';
-  let started = false;
+export function createSseParser(onEvent: (event: SseEvent) => void, options: SseParserOptions = {}): SseParser {
+  return new IncrementalSseParser(onEvent, options.maxEventLength ?? Infinity);
+}
+
+/** The parser's state: the unfinished line, the event being read, and the standard's id buffer. */
+class IncrementalSseParser implements SseParser {
+  // Data properties rather than getters over private state: one V8 map for every parser.
+  lastEventId: string | undefined = undefined;
+  retryMs: number | undefined = undefined;
+  private buffer = '';
+  private started = false;
   // A CR at the very end of a chunk may be the first half of a CRLF split across chunks.
-  let pendingCr = false;
-  let data: string[] = [];
-  let hasData = false;
-  let eventName: string | undefined;
-  let eventId: string | undefined;
-  let eventRetry: number | undefined;
+  private pendingCr = false;
+  private data: string[] = [];
+  private hasData = false;
+  /** Characters of `data` so far, with the line feeds that will join them. */
+  private dataLength = 0;
+  private eventName: string | undefined = undefined;
+  private eventId: string | undefined = undefined;
+  private eventRetry: number | undefined = undefined;
   // The standard's "last event ID buffer": set by `id:` lines, committed when an event completes.
-  let idBuffer: string | undefined;
+  private idBuffer: string | undefined = undefined;
 
-  const dispatch = (): void => {
-    parser.lastEventId = idBuffer;
-    if (hasData) {
-      const event: { event?: string; data: string; id?: string; retry?: number } = { data: data.join('\n') };
-      if (eventName !== undefined && eventName !== '') event.event = eventName;
-      if (eventId !== undefined) event.id = eventId;
-      if (eventRetry !== undefined) event.retry = eventRetry;
-      data = [];
-      hasData = false;
-      eventName = eventId = eventRetry = undefined;
-      onEvent(event);
-      return;
+  constructor(
+    private readonly onEvent: (event: SseEvent) => void,
+    private readonly maxEventLength: number,
+  ) {}
+
+  push(chunk: string): void {
+    if (chunk === '') return;
+    if (!this.started) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
     }
-    eventName = eventId = eventRetry = undefined;
-  };
+    if (this.pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+    this.pendingCr = false;
+    // Only the new text can hold a line end: `buffer` is an unfinished line (a long data line
+    // arriving in many chunks is scanned once, not once per chunk).
+    let text = chunk;
+    let start = 0;
+    // Positions of the next LF and CR, searched again only once passed (-1: none left).
+    let lf = -2;
+    let cr = -2;
+    for (;;) {
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      if (end === -1) break;
+      const buffered = this.buffer;
+      this.buffer = '';
+      this.line(buffered === '' ? text.slice(start, end) : buffered + text.slice(start, end));
+      if (end === cr && cr + 1 === text.length) this.pendingCr = true;
+      start = end === cr && text.charCodeAt(cr + 1) === 10 ? end + 2 : end + 1;
+    }
+    text = text.slice(start);
+    if (text === '') return;
+    this.buffer = this.buffer === '' ? text : this.buffer + text;
+    if (this.buffer.length + this.dataLength > this.maxEventLength)
+      throw new SseEventTooLargeError(this.maxEventLength);
+  }
 
-  const line = (text: string): void => {
+  end(): void {
+    this.idBuffer = this.lastEventId;
+    this.buffer = '';
+    this.clearEvent();
+  }
+
+  private line(text: string): void {
     if (text === '') {
-      dispatch();
+      this.dispatch();
       return;
     }
-    if (text.startsWith(':')) return;
+    if (text.charCodeAt(0) === 58 /* : */) return;
     const colon = text.indexOf(':');
     const field = colon === -1 ? text : text.slice(0, colon);
     let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
+    if (value.charCodeAt(0) === 32 /* space */) value = value.slice(1);
     switch (field) {
       case 'data':
-        data.push(value);
-        hasData = true;
+        this.dataLength += value.length + 1;
+        if (this.dataLength > this.maxEventLength + 1) throw new SseEventTooLargeError(this.maxEventLength);
+        this.data.push(value);
+        this.hasData = true;
         return;
       case 'event':
-        eventName = value;
+        this.eventName = value;
         return;
       case 'id':
-        if (!value.includes('\0')) idBuffer = eventId = value;
+        if (!value.includes('\0')) this.idBuffer = this.eventId = value;
         return;
       case 'retry':
-        if (/^\d+$/.test(value)) parser.retryMs = eventRetry = Number(value);
+        if (/^\d+$/.test(value)) this.retryMs = this.eventRetry = Number(value);
         return;
       default:
         return;
     }
-  };
+  }
 
-  const parser: { -readonly [K in keyof SseParser]: SseParser[K] } = {
-    push(chunk) {
-      if (chunk === '') return;
-      if (!started) {
-        started = true;
-        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
-      }
-      if (pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
-      pendingCr = false;
-      // Only the new text can hold a line end: `buffer` is an unfinished line (a long data line
-      // arriving in many chunks is scanned once, not once per chunk).
-      let text = chunk;
-      let start = 0;
-      // Positions of the next LF and CR, searched again only once passed (-1: none left).
-      let lf = -2;
-      let cr = -2;
-      for (;;) {
-        if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
-        if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
-        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
-        if (end === -1) break;
-        line(buffer === '' ? text.slice(start, end) : buffer + text.slice(start, end));
-        buffer = '';
-        if (end === cr && cr + 1 === text.length) pendingCr = true;
-        start = end === cr && text.charCodeAt(cr + 1) === 10 ? end + 2 : end + 1;
-      }
-      text = text.slice(start);
-      if (text !== '') buffer = buffer === '' ? text : buffer + text;
-    },
-    end() {
-      idBuffer = parser.lastEventId;
-      buffer = '';
-      data = [];
-      hasData = false;
-      eventName = eventId = eventRetry = undefined;
-    },
-    // Data properties rather than getters: a getter closing over fresh state gives each parser a
-    // V8 map of its own, which keeps the parser's state alive through minor collections.
-    lastEventId: undefined,
-    retryMs: undefined,
-  };
-  return parser;
+  private dispatch(): void {
+    this.lastEventId = this.idBuffer;
+    if (!this.hasData) {
+      this.eventName = this.eventId = this.eventRetry = undefined;
+      return;
+    }
+    const event: { event?: string; data: string; id?: string; retry?: number } = { data: this.data.join('\n') };
+    if (this.eventName !== undefined && this.eventName !== '') event.event = this.eventName;
+    if (this.eventId !== undefined) event.id = this.eventId;
+    if (this.eventRetry !== undefined) event.retry = this.eventRetry;
+    this.clearEvent();
+    this.onEvent(event);
+  }
+
+  private clearEvent(): void {
+    this.data = [];
+    this.hasData = false;
+    this.dataLength = 0;
+    this.eventName = this.eventId = this.eventRetry = undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { createSseParser, encodeSseEvent } from '../../../lib/transport/framing/sse';
+import { createSseParser, encodeSseEvent, SseEventTooLargeError } from '../../../lib/transport/framing/sse';
 import type { SseEvent } from '../../../lib/transport/framing/sse';
 
 function parseAll(chunks: readonly string[]): { events: SseEvent[]; lastEventId?: string; retryMs?: number } {
@@ -111,5 +111,35 @@ describe('createSseParser', () => {
     parser.end();
     expect(events).toEqual([{ id: '1', data: 'a' }]);
     expect(parser.lastEventId).toBe('1');
+  });
+
+  describe('maxEventLength', () => {
+    it('delivers an event of exactly the bound, over many data lines and chunks', () => {
+      const events: SseEvent[] = [];
+      const parser = createSseParser((event) => events.push(event), { maxEventLength: 9 });
+      parser.push('data: abcd\nda');
+      parser.push('ta: efgh\n\ndata: x\n\n');
+      expect(events).toEqual([{ data: 'abcd\nefgh' }, { data: 'x' }]);
+    });
+
+    it('throws once the data lines of one event pass the bound', () => {
+      const parser = createSseParser(() => undefined, { maxEventLength: 9 });
+      expect(() => parser.push('data: abcd\ndata: efghi\n')).toThrow(SseEventTooLargeError);
+    });
+
+    it('throws for one unfinished line that grows past the bound, without waiting for its end', () => {
+      const parser = createSseParser(() => undefined, { maxEventLength: 1000 });
+      parser.push('data: ');
+      expect(() => {
+        for (let i = 0; i < 20; i++) parser.push('y'.repeat(100));
+      }).toThrow(/exceeded 1000 characters/);
+    });
+
+    it('counts each event on its own: many events under the bound pass', () => {
+      const events: SseEvent[] = [];
+      const parser = createSseParser((event) => events.push(event), { maxEventLength: 20 });
+      for (let i = 0; i < 100; i++) parser.push(`data: ${'z'.repeat(15)}\n\n`);
+      expect(events).toHaveLength(100);
+    });
   });
 });
