@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import { createSseParser } from '../framing/sse';
+import { createSseParser, SseEventTooLargeError } from '../framing/sse';
 import type { HttpAnswer, HttpCall, HttpRequestSpec } from './http-requester';
 import type { InboundFrame } from '../transport';
 
@@ -27,6 +27,8 @@ export interface SseHost {
   readonly sessionId: string | undefined;
   /** Requests sent whose response has not arrived on any stream, by `keyOf` their id. */
   readonly pending: ReadonlySet<string>;
+  /** The most characters one message (one event's data) may hold. */
+  readonly maxMessageLength: number;
   /** Parses and emits one message's text; returns the frame, or undefined when it was not JSON. */
   emitText(text: string): InboundFrame | undefined;
   /** Runs `job` after `ms` unless the transport closed meanwhile. */
@@ -42,7 +44,7 @@ export interface SseHost {
    * Fails at once the requests (by `keyOf` their id) whose responses a stream owed and that no
    * stream can bring any more, so their callers do not wait for a timeout (#13).
    */
-  failOwed(keys: ReadonlySet<string>, why: string): void;
+  failOwed(keys: ReadonlySet<string>, why: string, data?: Readonly<Record<string, unknown>>): void;
 }
 
 /** A request id as a key that tells `1` from `"1"`. */
@@ -62,8 +64,17 @@ export interface StreamState {
   readonly answered?: () => void;
 }
 
+/** What reading a stream saw. */
+export interface StreamSeen {
+  readonly lastEventId?: string;
+  readonly retryMs?: number;
+  /** An event outgrew `maxMessageLength`; the stream was cut there. */
+  readonly tooLarge: boolean;
+}
+
 /** The SSE side of the handshake revisions: reading streams, the standalone GET, resumption. */
 export class SseStreams {
+  private readonly parserOptions: { readonly maxEventLength: number };
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly growFactor: number;
@@ -77,13 +88,14 @@ export class SseStreams {
     this.maxDelayMs = reconnect.maxDelayMs ?? 30_000;
     this.growFactor = reconnect.growFactor ?? 1.5;
     this.maxRetries = reconnect.maxRetries ?? 2;
+    this.parserOptions = { maxEventLength: client.maxMessageLength };
   }
 
   /**
    * Reads an SSE answer, emitting its messages and crossing off the responses in `owed`. Resolves
    * with the last event id and retry it saw, whether or not the stream ended cleanly.
    */
-  async read(response: HttpAnswer, owed: Set<string>): Promise<{ lastEventId?: string; retryMs?: number }> {
+  async read(response: HttpAnswer, owed: Set<string>): Promise<StreamSeen> {
     const parser = createSseParser((event) => {
       if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return;
       const frame = this.client.emitText(event.data);
@@ -98,14 +110,29 @@ export class SseStreams {
           owed.delete(keyOf(id));
         }
       }
-    });
+    }, this.parserOptions);
+    let tooLarge = false;
     try {
       await response.read((text) => parser.push(text));
     } catch (error) {
-      if (!this.client.closing) this.client.log.debug({ err: error }, 'SSE stream broke');
+      tooLarge = error instanceof SseEventTooLargeError;
+      if (!this.client.closing && !tooLarge) this.client.log.debug({ err: error }, 'SSE stream broke');
     }
     parser.end();
-    return { lastEventId: parser.lastEventId, retryMs: parser.retryMs };
+    return { lastEventId: parser.lastEventId, retryMs: parser.retryMs, tooLarge };
+  }
+
+  /**
+   * Fails the requests a stream owed when one of its events outgrew `maxMessageLength`: resuming
+   * would only replay that event, so the stream is not resumed (#13).
+   */
+  failTooLarge(owed: ReadonlySet<string>): void {
+    const max = this.client.maxMessageLength;
+    this.client.log.warn({ maxMessageLength: max }, 'a message from the server exceeded maxMessageLength');
+    this.client.failOwed(owed, `the response exceeded the client's maxMessageLength (${max} characters)`, {
+      responseTooLarge: true,
+      maxMessageLength: max,
+    });
   }
 
   /**
@@ -190,6 +217,10 @@ export class SseStreams {
       return;
     }
     const seen = await this.read(response, state.owed);
+    if (seen.tooLarge) {
+      this.failTooLarge(state.owed);
+      return;
+    }
     this.afterStream({
       ...state,
       lastEventId: seen.lastEventId ?? state.lastEventId,

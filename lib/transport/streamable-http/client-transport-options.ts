@@ -25,6 +25,13 @@ export interface StreamableHttpClientTransportOptions {
    */
   readonly agent?: HttpAgent;
   readonly reconnect?: ReconnectOptions;
+  /**
+   * The most characters the client reads for one message: a JSON answer's body, or the data of
+   * one SSE event (a line that grows past it counts as soon as it does). A larger answer fails the
+   * requests it was for with -32000 and `data.responseTooLarge`; the transport and its other
+   * requests go on. Default 32 Mi characters (32 MiB of ASCII JSON).
+   */
+  readonly maxMessageLength?: number;
   /** Join an existing session instead of waiting for the initialize answer to name one. */
   readonly sessionId?: string;
   /** Open the standalone GET stream once `notifications/initialized` is accepted. Default true. */

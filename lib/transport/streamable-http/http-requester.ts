@@ -28,8 +28,11 @@ export interface HttpAnswer {
    * (the connection closed early, the call was aborted, or `onText` threw).
    */
   read(onText: (text: string) => void): Promise<void>;
-  /** The whole body as text. */
-  text(): Promise<string>;
+  /**
+   * The whole body as text. Past `maxLength` characters (default: no bound) the reading stops,
+   * the connection is cut and the promise rejects with {@link BodyTooLargeError}.
+   */
+  text(maxLength?: number): Promise<string>;
   /** Drops the body without reading it. Never throws. */
   discard(): void;
 }
@@ -40,6 +43,24 @@ export interface HttpCall {
   readonly answer: Promise<HttpAnswer>;
   /** Aborts the request, or the reading of its body: pending reads reject. Idempotent. */
   abort(): void;
+}
+
+/** What `text(maxLength)` rejects with when a body outgrows its bound. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly maxLength: number) {
+    super(`the response body exceeded ${maxLength} characters`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/** Reads a whole body through `read`, up to `maxLength` characters. */
+async function boundedText(read: HttpAnswer['read'], maxLength = Infinity): Promise<string> {
+  let text = '';
+  await read((piece) => {
+    text += piece;
+    if (text.length > maxLength) throw new BodyTooLargeError(maxLength);
+  });
+  return text;
 }
 
 /** Makes requests to one URL. */
@@ -66,7 +87,7 @@ export function createFetchRequester(url: URL, doFetch: typeof fetch): HttpReque
 }
 
 function fetchAnswer(response: Response): HttpAnswer {
-  return {
+  const answer: HttpAnswer = {
     status: response.status,
     ok: response.ok,
     header: (name) => response.headers.get(name) ?? undefined,
@@ -89,11 +110,12 @@ function fetchAnswer(response: Response): HttpAnswer {
         reader.releaseLock();
       }
     },
-    text: () => response.text(),
+    text: (maxLength) => boundedText(answer.read, maxLength),
     discard() {
       response.body?.cancel().catch(() => undefined);
     },
   };
+  return answer;
 }
 
 /** How often an idempotent request that failed on a reused keep-alive connection is tried again. */
@@ -230,11 +252,7 @@ function nodeAnswer(req: ClientRequest, res: IncomingMessage): { answer: HttpAns
         return Array.isArray(value) ? value.join(', ') : value;
       },
       read: consume,
-      async text() {
-        let text = '';
-        await consume((piece) => (text += piece));
-        return text;
-      },
+      text: (maxLength) => boundedText(consume, maxLength),
       discard() {
         // A body is drained so that the connection can be reused, but an event stream may never
         // end: that connection is cut.

@@ -15,6 +15,8 @@ import { keyOf, SseStreams } from './client-sse-streams';
 import type { SseHost } from './client-sse-streams';
 import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
 import { brokenStreamResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
+import { DEFAULT_MAX_MESSAGE_LENGTH, readAnswer } from './client-answers';
+import type { AnswerHost } from './client-answers';
 
 export { encodeHeaderValue } from './client-request-headers';
 export type { ReconnectOptions } from './client-sse-streams';
@@ -25,6 +27,8 @@ const POST_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 };
+/** The `data` of the error a request fails with when its connection or stream was cut. */
+const CONNECTION_CUT: Readonly<Record<string, unknown>> = { connectionCut: true };
 /** How long close waits for the answer to its DELETE. */
 const DELETE_TIMEOUT_MS = 2000;
 
@@ -57,6 +61,9 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own, or
  *   through `options.fetch`. A request cut before any answer on a reused keep-alive connection is
  *   sent again on another one.
+ * - A message larger than `maxMessageLength` characters (a JSON body, or one SSE event's data;
+ *   default 32 Mi) is not read further: the requests it answered fail with -32000 and
+ *   `data.responseTooLarge`, and the transport goes on.
  * - `close()` aborts everything in flight, sends DELETE for a session (its answer is not awaited
  *   beyond 2 s), then emits `closed$`. Sending after close is a no-op.
  *
@@ -70,7 +77,7 @@ export function createStreamableHttpClientTransport(
 }
 
 /** The transport; its SSE reading and resumption live in `SseStreams` (client-sse-streams.ts). */
-class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
+class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, AnswerHost {
   readonly incoming$: Observable<InboundFrame>;
   readonly closed$: Observable<TransportClose>;
   sessionId: string | undefined;
@@ -78,6 +85,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
   readonly url: URL;
   readonly log: pino.Logger;
   readonly inbox = createFrameInbox<InboundFrame>();
+  readonly streams: SseStreams;
   private readonly closedSubject = new ReplaySubject<TransportClose>(1);
   private readonly requester: HttpRequester;
   /** Calls in flight (and bodies being read), aborted together on close; each has its own abort. */
@@ -85,8 +93,9 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Requests sent whose response has not arrived on any stream. */
   readonly pending = new Set<string>();
+  readonly maxMessageLength: number;
+  readonly onLegacyServer: StreamableHttpClientTransportOptions['onLegacyServer'];
   private readonly stateless = new StatelessCalls();
-  private readonly streams: SseStreams;
   closing = false;
   /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
   private statelessMode = false;
@@ -103,6 +112,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
         : createFetchRequester(this.url, options.fetch ?? fetch);
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
     this.sessionId = options.sessionId;
+    this.maxMessageLength = options.maxMessageLength ?? DEFAULT_MAX_MESSAGE_LENGTH;
+    this.onLegacyServer = options.onLegacyServer;
     this.incoming$ = this.inbox.values$;
     this.closed$ = this.closedSubject.asObservable();
     this.streams = new SseStreams(this, options.reconnect ?? {});
@@ -266,7 +277,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
       else done();
       if (this.closing) return;
       this.log.debug({ status: response.status, requests: requests.length }, 'POST answered');
-      await this.handleAnswer(response, list, requests, firstInitialize, stateless);
+      await readAnswer(this, response, { list, requests, firstInitialize, stateless });
     } catch (error) {
       done();
       if (this.closing || this.wasCancelled(requests, stateless)) return;
@@ -307,66 +318,6 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
     void this.streams.openStandalone(this.options.standaloneStreamWaitMs ?? 2000).then(done);
   }
 
-  private async handleAnswer(
-    response: HttpAnswer,
-    list: JsonRpcMessage[],
-    requests: Array<{ id: RequestId; method: string }>,
-    firstInitialize: boolean,
-    stateless: boolean,
-  ): Promise<void> {
-    const type = response.header('content-type') ?? '';
-    const ids = requests.map((r) => r.id);
-    if (!response.ok) {
-      await this.refused(response, list, ids, firstInitialize, stateless);
-      return;
-    }
-    if (requests.length === 0) {
-      // Notifications and responses: 202 is the rule, but some servers answer 200 with a body; ignore it.
-      response.discard();
-      return;
-    }
-    if (type.includes('text/event-stream')) {
-      const owed = new Set(ids.map(keyOf));
-      const seen = await this.streams.read(response, owed);
-      if (stateless) this.brokenStream(ids);
-      else this.streams.afterStream({ standalone: false, owed, attempt: 0, ...seen });
-      return;
-    }
-    const body = await response.text();
-    if (type.includes('application/json')) {
-      if (body.trim() !== '') this.emitText(body);
-      if (stateless) this.brokenStream(ids);
-      return;
-    }
-    this.log.warn({ status: response.status, type }, 'answer is neither JSON nor SSE');
-    this.failRequests(ids, response.status, body);
-  }
-
-  private async refused(
-    response: HttpAnswer,
-    list: JsonRpcMessage[],
-    ids: RequestId[],
-    firstInitialize: boolean,
-    stateless: boolean,
-  ): Promise<void> {
-    const body = await response.text().catch(() => '');
-    if (
-      firstInitialize &&
-      this.options.onLegacyServer &&
-      [400, 404, 405].includes(response.status) &&
-      this.sessionId === undefined
-    ) {
-      this.options.onLegacyServer(list[0] as JsonRpcMessage, response.status);
-      return;
-    }
-    if (!stateless && response.status === 404 && this.sessionId !== undefined) {
-      this.sessionGone();
-      return;
-    }
-    this.log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
-    this.failRequests(ids, response.status, body);
-  }
-
   /** A request whose POST's connection was cut before any answer: its caller hears so at once. */
   private cutRequest(id: RequestId, code: string): void {
     this.failPending(
@@ -376,23 +327,19 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
     );
   }
 
-  failOwed(keys: ReadonlySet<string>, why: string): void {
+  failOwed(keys: ReadonlySet<string>, why: string, data?: Readonly<Record<string, unknown>>): void {
     for (const key of [...keys])
-      this.failPending(key, key.startsWith('n') ? Number(key.slice(1)) : key.slice(1), `Request failed: ${why}`);
+      this.failPending(key, key.startsWith('n') ? Number(key.slice(1)) : key.slice(1), `Request failed: ${why}`, data);
   }
 
-  /** Answers a pending request with a local error (code -32000, `data.connectionCut`), once. */
-  private failPending(key: string, id: RequestId, message: string): void {
+  /** Answers a pending request with a local error (code -32000, `data.connectionCut` unless given), once. */
+  private failPending(key: string, id: RequestId, message: string, data: unknown = CONNECTION_CUT): void {
     if (!this.pending.delete(key)) return;
-    this.emit({
-      jsonrpc: '2.0',
-      id,
-      error: { code: ErrorCode.ConnectionClosed, message, data: { connectionCut: true } },
-    });
+    this.emit({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message, data } });
   }
 
   /** A stateless answer ended without the response it owed: the caller re-issues the request. */
-  private brokenStream(ids: readonly RequestId[]): void {
+  brokenStream(ids: readonly RequestId[]): void {
     for (const id of ids) {
       const key = keyOf(id);
       if (!this.pending.has(key)) continue;
@@ -433,7 +380,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost {
     deletion.answer
       .then((response) => {
         this.log.debug({ status: response.status }, 'DELETE answered');
-        return response.text();
+        response.discard();
       })
       .catch((failure: unknown) => this.log.debug({ err: failure }, 'DELETE failed'))
       .finally(() => {

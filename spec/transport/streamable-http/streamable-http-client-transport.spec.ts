@@ -589,3 +589,97 @@ describe('createStreamableHttpClientTransport: owed responses no stream can brin
     client.close();
   });
 });
+
+describe.each(STACKS)(
+  'createStreamableHttpClientTransport over %s: messages past maxMessageLength (#13)',
+  (_name, options) => {
+    beforeEach(() => {
+      stack = options;
+    });
+    afterEach(() => {
+      stack = {};
+    });
+
+    const tooLarge = (id: number, max: number) => ({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(new RegExp(`maxMessageLength \\(${max} characters\\)`)),
+        data: { responseTooLarge: true, maxMessageLength: max },
+      },
+    });
+    const answer = (id: number, text: string) => JSON.stringify({ jsonrpc: '2.0', id, result: { text } });
+
+    it('fails only the request whose JSON body is too large, cutting the body, and goes on', async () => {
+      let cutShort = false;
+      const url = await startMock((entry, res) => {
+        const { id } = JSON.parse(entry.body) as { id: number };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (id !== 1) return void res.end(answer(id, 'small'));
+        // A body that would never end: the client must stop reading it, not buffer it.
+        const pump = (): void => {
+          while (res.write(' '.repeat(64 * 1024)));
+        };
+        res.on('drain', pump);
+        res.on('close', () => (cutShort = !res.writableFinished));
+        res.write(answer(1, 'x'.repeat(10_000)).slice(0, -1));
+        pump();
+      });
+      const client = open(url, { openStandaloneStream: false, maxMessageLength: 4096 });
+      const failed = nextFrames(client.incoming$, 1);
+      client.send(request(1, 'tools/call', { name: 'huge' }));
+      expect(await failed).toEqual([tooLarge(1, 4096)]);
+      await waitFor(() => cutShort, 'the server to see its endless body cut');
+      const next = nextFrames(client.incoming$, 1);
+      client.send(request(2, 'tools/call', { name: 'small' }));
+      expect(await next).toEqual([{ jsonrpc: '2.0', id: 2, result: { text: 'small' } }]);
+    });
+
+    it('fails the requests of an SSE answer whose event is too large, without resuming the stream', async () => {
+      const url = await startMock((entry, res) => {
+        const { id } = JSON.parse(entry.body) as { id: number };
+        sse(res);
+        if (id !== 1) return void res.end(encodeSseEvent({ id: `e${id}`, data: answer(id, 'small') }));
+        res.write(encodeSseEvent({ id: 'e0', data: '' }));
+        // One data line that never ends.
+        res.write('data: ');
+        const pump = (): void => {
+          while (res.write('y'.repeat(64 * 1024)));
+        };
+        res.on('drain', pump);
+        pump();
+      });
+      const client = open(url, { openStandaloneStream: false, maxMessageLength: 8192 });
+      const failed = nextFrames(client.incoming$, 1);
+      client.send(request(1, 'tools/call', { name: 'huge' }));
+      expect(await failed).toEqual([tooLarge(1, 8192)]);
+      const next = nextFrames(client.incoming$, 1);
+      client.send(request(2, 'tools/call', { name: 'small' }));
+      expect(await next).toEqual([{ jsonrpc: '2.0', id: 2, result: { text: 'small' } }]);
+      // No GET tried to resume the stream that carried the oversized event.
+      expect(seen.map((s) => s.method)).toEqual(['POST', 'POST']);
+    });
+
+    it('reads messages up to the bound, and larger ones by default', async () => {
+      const big = 'z'.repeat(200_000);
+      const url = await startMock((entry, res) => {
+        const { id } = JSON.parse(entry.body) as { id: number };
+        if (id === 1) {
+          sse(res);
+          return void res.end(encodeSseEvent({ data: answer(1, big) }));
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(answer(id, big));
+      });
+      const client = open(url, { openStandaloneStream: false });
+      const frames = nextFrames(client.incoming$, 2);
+      client.send(request(1, 'tools/call', { name: 'big' }));
+      client.send(request(2, 'tools/call', { name: 'big' }));
+      const got = await frames;
+      expect(got.map((frame) => (frame as { result: { text: string } }).result.text.length)).toEqual([
+        200_000, 200_000,
+      ]);
+    });
+  },
+);

@@ -1,0 +1,101 @@
+/**
+ * Reading the answer to a Streamable HTTP POST on the client side: an SSE stream, a JSON body, or
+ * a refusal; each within the client's `maxMessageLength` (#13), so that a server cannot make the
+ * client buffer without bound.
+ */
+import type pino from 'pino';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
+import { BodyTooLargeError } from './http-requester';
+import type { HttpAnswer } from './http-requester';
+import { keyOf } from './client-sse-streams';
+import type { SseStreams } from './client-sse-streams';
+
+/** The largest message the client reads by default: 32 Mi characters. */
+export const DEFAULT_MAX_MESSAGE_LENGTH = 32 * 1024 * 1024;
+/** A refusal's body is read for its JSON-RPC error only, up to this many characters. */
+const MAX_REFUSAL_LENGTH = 64 * 1024;
+
+/** What answer reading needs from the client transport. */
+export interface AnswerHost {
+  readonly log: pino.Logger;
+  readonly sessionId: string | undefined;
+  readonly streams: SseStreams;
+  readonly maxMessageLength: number;
+  readonly onLegacyServer: ((initialize: JsonRpcMessage, status: number) => void) | undefined;
+  emitText(text: string): unknown;
+  sessionGone(): void;
+  failRequests(ids: readonly RequestId[], status: number, body: string): void;
+  brokenStream(ids: readonly RequestId[]): void;
+}
+
+/** The POST whose answer is read. */
+export interface PostedMessages {
+  readonly list: readonly JsonRpcMessage[];
+  readonly requests: ReadonlyArray<{ id: RequestId; method: string }>;
+  /** The first `initialize`, sent before any session (the backwards-compatibility probe). */
+  readonly firstInitialize: boolean;
+  /** Sent in a stateless revision: no resumption, a broken stream fails its requests. */
+  readonly stateless: boolean;
+}
+
+/** Reads the answer to a POST and settles the requests it carried. */
+export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted: PostedMessages): Promise<void> {
+  const type = response.header('content-type') ?? '';
+  const ids = posted.requests.map((r) => r.id);
+  if (!response.ok) {
+    await readRefusal(host, response, posted, ids);
+    return;
+  }
+  if (ids.length === 0) {
+    // Notifications and responses: 202 is the rule, but some servers answer 200 with a body; ignore it.
+    response.discard();
+    return;
+  }
+  if (type.includes('text/event-stream')) {
+    const owed = new Set(ids.map(keyOf));
+    const seen = await host.streams.read(response, owed);
+    if (seen.tooLarge) host.streams.failTooLarge(owed);
+    else if (posted.stateless) host.brokenStream(ids);
+    else host.streams.afterStream({ standalone: false, owed, attempt: 0, ...seen });
+    return;
+  }
+  let body: string;
+  try {
+    body = await response.text(host.maxMessageLength);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    host.streams.failTooLarge(new Set(ids.map(keyOf)));
+    return;
+  }
+  if (type.includes('application/json')) {
+    if (body.trim() !== '') host.emitText(body);
+    if (posted.stateless) host.brokenStream(ids);
+    return;
+  }
+  host.log.warn({ status: response.status, type }, 'answer is neither JSON nor SSE');
+  host.failRequests(ids, response.status, body);
+}
+
+async function readRefusal(
+  host: AnswerHost,
+  response: HttpAnswer,
+  posted: PostedMessages,
+  ids: readonly RequestId[],
+): Promise<void> {
+  const body = await response.text(Math.min(MAX_REFUSAL_LENGTH, host.maxMessageLength)).catch(() => '');
+  if (
+    posted.firstInitialize &&
+    host.onLegacyServer &&
+    [400, 404, 405].includes(response.status) &&
+    host.sessionId === undefined
+  ) {
+    host.onLegacyServer(posted.list[0] as JsonRpcMessage, response.status);
+    return;
+  }
+  if (!posted.stateless && response.status === 404 && host.sessionId !== undefined) {
+    host.sessionGone();
+    return;
+  }
+  host.log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
+  host.failRequests(ids, response.status, body);
+}
