@@ -1,4 +1,6 @@
-// The public API of rxmcp, grouped by layer. Nothing inside lib/ imports this file.
+// The public API of rxmcp, grouped by layer: what a server or client author meets. The building
+// blocks underneath (the connection, frame errors, revision flags) are in rxmcp/core; each role and
+// transport also has an entry of its own (lib/entries). Nothing inside lib/ imports this file.
 
 // JSON-RPC
 export {
@@ -33,19 +35,11 @@ export {
   isStatefulRevision,
   MODERN_REVISIONS,
   isModernRevision,
-  featuresOf,
 } from './schema/revisions';
-export type { Revision, StatefulRevision, ModernRevision, RevisionFeatures } from './schema/revisions';
+export type { Revision, StatefulRevision, ModernRevision } from './schema/revisions';
 
 // Transports
-export { MalformedFrame } from './transport/transport';
-export type {
-  Transport,
-  TransportClose,
-  SendOptions,
-  StatelessExchange,
-  StatelessReceiver,
-} from './transport/transport';
+export type { Transport, TransportClose, SendOptions } from './transport/transport';
 export { createInMemoryPair } from './transport/in-memory/in-memory-transport';
 export type { InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
 export { createStdioServerTransport } from './transport/stdio/stdio-server-transport';
@@ -105,8 +99,8 @@ export type { WebSocketClientTransportOptions } from './transport/websocket/webs
 // Operators
 export { timeoutWithReset } from './operators/timeout-with-reset';
 export type { TimeoutWithResetOptions } from './operators/timeout-with-reset';
-export { cancelOnUnsubscribe, cancelRequestOnUnsubscribe } from './operators/cancel-on-unsubscribe';
-export { progressFor, monotonicProgress, progressNotification } from './operators/progress';
+export { cancelOnUnsubscribe } from './operators/cancel-on-unsubscribe';
+export { progressFor, monotonicProgress } from './operators/progress';
 export type { ProgressEvent, ProgressToken } from './operators/progress';
 export { paginate, paginatePages, MissingPageError, PageLimitError, RepeatedCursorError } from './operators/paginate';
 export type { PaginateOptions } from './operators/paginate';
@@ -114,12 +108,10 @@ export { createFanOut } from './operators/ref-count-fan-out';
 export { abortOnSignal } from './operators/abort-on-signal';
 export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 
-// Connection
-export { createConnection } from './connection/connection';
-export type { Connection, ConnectionOptions, ConnectionState, Role } from './connection/connection';
+// Requests and handlers (the connection itself, for transports and proxies, is in rxmcp/core)
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './connection/request-pipeline';
 export type { RequestOptions } from './connection/request-pipeline';
-export { hasCapability } from './connection/capabilities';
+export type { Connection } from './connection/connection';
 export { progress, log, ProgressUpdate, LogUpdate, LOG_LEVELS } from './connection/handler-events';
 export type { HandlerEvent, LogLevel } from './connection/handler-events';
 export type { RequestContext, RequestHandler, HandlerOutput } from './connection/dispatcher';

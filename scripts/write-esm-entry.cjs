@@ -12,6 +12,7 @@ const ENTRIES = {
   stdio: 'lib/entries/stdio',
   http: 'lib/entries/http',
   websocket: 'lib/entries/websocket',
+  core: 'lib/entries/core',
 };
 
 fs.mkdirSync(path.join(root, 'dist/esm'), { recursive: true });

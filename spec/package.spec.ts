@@ -46,4 +46,15 @@ describe('the built package', () => {
     ]);
     expect(out).toBe('0');
   });
+
+  it('serves the building blocks from rxmcp/core, both ways, and not from the root', () => {
+    const out = run([
+      '--input-type=module',
+      '-e',
+      "import { createConnection, MalformedFrame } from 'rxmcp/core'; import { createRequire } from 'node:module';" +
+        'const require = createRequire(import.meta.url);' +
+        "console.log([typeof createConnection, MalformedFrame === require('rxmcp/core').MalformedFrame, 'createConnection' in require('rxmcp')].join(' '))",
+    ]);
+    expect(out).toBe('function true false');
+  });
 });

@@ -1,5 +1,6 @@
 import * as api from '../lib/index';
 import * as client from '../lib/entries/client';
+import * as core from '../lib/entries/core';
 import * as http from '../lib/entries/http';
 import * as server from '../lib/entries/server';
 import * as stdio from '../lib/entries/stdio';
@@ -15,7 +16,6 @@ const EXPORTS = [
   'LATEST_REVISION',
   'LOG_LEVELS',
   'LogUpdate',
-  'MalformedFrame',
   'NotInitializedError',
   'ProgressUpdate',
   'ProtocolError',
@@ -24,13 +24,10 @@ const EXPORTS = [
   'TransportError',
   'UnsupportedProtocolVersionError',
   'cancelOnUnsubscribe',
-  'cancelRequestOnUnsubscribe',
   'applyElicitationDefaults',
   'connect',
   'KeepaliveTimeoutError',
   'toolResult',
-  'createConnection',
-  'hasCapability',
   'createInMemoryPair',
   'createServer',
   'createStdioClientTransport',
@@ -46,7 +43,6 @@ const EXPORTS = [
   'createInMemoryEventStore',
   'startStreamableHttpServer',
   'createStreamableHttpHandler',
-  'featuresOf',
   'isSupportedRevision',
   'STATEFUL_REVISIONS',
   'LATEST_STATEFUL_REVISION',
@@ -57,7 +53,6 @@ const EXPORTS = [
   'progress',
   'progressFor',
   'monotonicProgress',
-  'progressNotification',
   'paginate',
   'paginatePages',
   'PageLimitError',
@@ -161,5 +156,21 @@ describe.each(ENTRIES)('the %s entry', (_name, entry, names) => {
   it('exports exactly its documented names, the very values of the root', () => {
     expect(Object.keys(entry).sort()).toEqual([...names].sort());
     for (const name of names) expect(entry[name]).toBe((api as Record<string, unknown>)[name]);
+  });
+});
+
+describe('the rxmcp/core entry', () => {
+  const CORE = [
+    'MalformedFrame',
+    'cancelRequestOnUnsubscribe',
+    'createConnection',
+    'featuresOf',
+    'hasCapability',
+    'progressNotification',
+  ];
+
+  it('exports exactly the building blocks, none of which the root carries', () => {
+    expect(Object.keys(core).sort()).toEqual(CORE);
+    for (const name of CORE) expect(name in api).toBe(false);
   });
 });
