@@ -15,12 +15,51 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { connect, createStdioClientTransport, createStreamableHttpClientTransport } from '../lib/index';
 import type { ClientOptions, McpClient, Transport } from '../lib/index';
+import { createOAuthClient } from '../lib/auth/oauth-client';
+import type { OAuthClient } from '../lib/auth/oauth-client';
 
 const CLIENT_INFO = { name: 'rxmcp-everything-client', version: '0.1.0' } as const;
 
 /** What `MCP_CONFORMANCE_CONTEXT` may hold. */
 export interface ScenarioContext {
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments?: Record<string, unknown> }>;
+  /** A pre-registered client (authorization scenarios). */
+  readonly client_id?: string;
+  readonly client_secret?: string;
+}
+
+/** The client ID metadata document the authorization scenarios expect a client to name. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * Authorization without a user: the authorization URL is fetched without following redirects and
+ * the redirect back (with its code) is read from `Location`, as a browser would be sent there.
+ */
+async function headlessAuthorize(url: URL): Promise<string> {
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  await response.body?.cancel();
+  if (location === null) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  return location;
+}
+
+/** The OAuth client of an authorization scenario (`auth/...`). */
+export function scenarioAuth(name: string, context: ScenarioContext): OAuthClient {
+  const client =
+    context.client_id !== undefined
+      ? {
+          client_id: context.client_id,
+          ...(context.client_secret !== undefined ? { client_secret: context.client_secret } : {}),
+        }
+      : undefined;
+  return createOAuthClient({
+    grant: name.startsWith('auth/client-credentials') ? 'client_credentials' : 'authorization_code',
+    redirectUrl: 'http://127.0.0.1/callback',
+    authorize: headlessAuthorize,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientMetadata: { client_name: CLIENT_INFO.name },
+    ...(client !== undefined ? { client } : {}),
+  });
 }
 
 /** One scenario: the options to connect with, and what to do once connected. */
@@ -153,6 +192,11 @@ const FALLBACK: Scenario = {
   },
 };
 
+/** The authorization scenarios: list the tools and call `test-tool` (a step-up asks for more scope there). */
+const AUTHORIZED: Scenario = {
+  run: (client, logger) => callListed(client, logger, (name) => (name === 'test-tool' ? {} : undefined)),
+};
+
 function isHttpUrl(value: string | undefined): value is string {
   return value !== undefined && /^https?:\/\//i.test(value);
 }
@@ -161,17 +205,17 @@ function isHttpUrl(value: string | undefined): value is string {
  * The one place the transport is chosen: a URL means Streamable HTTP, anything else is the
  * command line of a stdio server.
  */
-export function openTransport(args: readonly string[], logger: Logger): Transport {
+export function openTransport(args: readonly string[], logger: Logger, auth?: OAuthClient): Transport {
   const target = args.at(-1);
-  if (isHttpUrl(target)) return httpTransport(target, logger);
+  if (isHttpUrl(target)) return httpTransport(target, logger, auth);
   const [command, ...rest] = args;
   if (command === undefined) throw new Error('usage: everything-client <server URL> | <command> [args...]');
   return createStdioClientTransport({ command, args: rest, stderr: 'inherit', logger });
 }
 
 /** Streamable HTTP to the URL exactly as given (some test servers have no `/mcp` path). */
-function httpTransport(url: string, logger: Logger): Transport {
-  return createStreamableHttpClientTransport({ url, logger });
+function httpTransport(url: string, logger: Logger, auth?: OAuthClient): Transport {
+  return createStreamableHttpClientTransport({ url, logger, ...(auth !== undefined ? { auth } : {}) });
 }
 
 /** `MCP_CONFORMANCE_CONTEXT`, read leniently: a scenario without one gets `{}`. */
@@ -188,8 +232,9 @@ export async function runScenario(
   logger: Logger,
   context: ScenarioContext = {},
 ): Promise<void> {
-  const scenario = SCENARIOS[name] ?? FALLBACK;
-  if (!(name in SCENARIOS)) logger.warn({ scenario: name }, 'unknown scenario: connecting and listing tools only');
+  const scenario = SCENARIOS[name] ?? (name.startsWith('auth/') ? AUTHORIZED : FALLBACK);
+  if (!(name in SCENARIOS) && !name.startsWith('auth/'))
+    logger.warn({ scenario: name }, 'unknown scenario: connecting and listing tools only');
   const client = await connect(transport, { ...CLIENT_INFO, ...scenario.options, logger });
   logger.info({ era: client.era, revision: client.revision }, 'connected');
   try {
@@ -202,15 +247,10 @@ export async function runScenario(
 if (require.main === module) {
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
+  const context = readContext(process.env.MCP_CONFORMANCE_CONTEXT);
+  const auth = scenario.startsWith('auth/') ? scenarioAuth(scenario, context) : undefined;
   Promise.resolve()
-    .then(() =>
-      runScenario(
-        scenario,
-        openTransport(process.argv.slice(2), logger),
-        logger,
-        readContext(process.env.MCP_CONFORMANCE_CONTEXT),
-      ),
-    )
+    .then(() => runScenario(scenario, openTransport(process.argv.slice(2), logger, auth), logger, context))
     .then(
       () => process.exit(0),
       (error: unknown) => {

@@ -4,6 +4,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import type { Transport } from '../transport';
 import type { ReconnectOptions } from './client-sse-streams';
+import type { AuthProvider } from '../http/auth-provider';
 
 /** Options of `createStreamableHttpClientTransport`. */
 export interface StreamableHttpClientTransportOptions {
@@ -25,6 +26,12 @@ export interface StreamableHttpClientTransportOptions {
    */
   readonly agent?: HttpAgent;
   readonly reconnect?: ReconnectOptions;
+  /**
+   * Credentials for a protected server: each request carries the provider's `Authorization`
+   * header, and a 401 or 403 goes to the provider, whose new credentials the refused POST is sent
+   * again with. `createOAuthClient` makes one that speaks MCP authorization (OAuth 2.1).
+   */
+  readonly auth?: AuthProvider;
   /**
    * The most characters the client reads for one message: a JSON answer's body, or the data of
    * one SSE event (a line that grows past it counts as soon as it does). A larger answer fails the

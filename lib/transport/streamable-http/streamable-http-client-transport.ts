@@ -17,6 +17,7 @@ import type { StreamableHttpClientTransport, StreamableHttpClientTransportOption
 import { brokenStreamResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
 import { DEFAULT_MAX_MESSAGE_LENGTH, readAnswer } from './client-answers';
 import type { AnswerHost } from './client-answers';
+import { ClientAuth } from './client-auth';
 
 export { encodeHeaderValue } from './client-request-headers';
 export type { ReconnectOptions } from './client-sse-streams';
@@ -95,6 +96,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   readonly pending = new Set<string>();
   readonly maxMessageLength: number;
   readonly onLegacyServer: StreamableHttpClientTransportOptions['onLegacyServer'];
+  private readonly auth: ClientAuth | undefined;
   private readonly stateless = new StatelessCalls();
   closing = false;
   /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
@@ -114,6 +116,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     this.sessionId = options.sessionId;
     this.maxMessageLength = options.maxMessageLength ?? DEFAULT_MAX_MESSAGE_LENGTH;
     this.onLegacyServer = options.onLegacyServer;
+    this.auth = options.auth && new ClientAuth(options.auth, this);
     this.incoming$ = this.inbox.values$;
     this.closed$ = this.closedSubject.asObservable();
     this.streams = new SseStreams(this, options.reconnect ?? {});
@@ -153,6 +156,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     const all: Record<string, string> = { ...lowerCaseHeaders(this.options.headers), ...extra };
     if (this.sessionId !== undefined) all['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion !== undefined) all['mcp-protocol-version'] = this.protocolVersion;
+    if (this.auth?.bearer !== undefined) all.authorization = this.auth.bearer;
     return all;
   }
 
@@ -270,9 +274,20 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     try {
       if (wait) await before;
       if (this.closing || tracked?.cancelled) return;
+      if (this.auth) await this.auth.authorize(headers);
+      if (this.closing || tracked?.cancelled) return;
       made = this.call({ method: 'POST', headers, body: JSON.stringify(message) });
       if (tracked) tracked.made = made;
       const response = await made.answer;
+      if (this.auth && (response.status === 401 || response.status === 403)) {
+        const verdict = await this.auth.reauthorize(response, headers, requests);
+        if (verdict !== 'refused') {
+          done();
+          // The server refused the POST before running anything: sending it again is safe.
+          if (verdict === 'retry' && !this.closing) void this.post(message, extra);
+          return;
+        }
+      } else if (this.auth && response.ok) this.auth.accepted();
       if (!stateless) this.adoptSession(response, list, done);
       else done();
       if (this.closing) return;

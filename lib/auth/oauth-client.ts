@@ -1,0 +1,293 @@
+/**
+ * The OAuth 2.1 client of MCP authorization (spec: Basic → Authorization), as an `AuthProvider` for
+ * the HTTP client transports: it answers a 401 or 403 by discovering the authorization server,
+ * registering the client if needed, and obtaining a token (authorization code with PKCE, refresh,
+ * or client credentials), then has the transport send the refused request again.
+ */
+import type { AuthChallengeAnswer, AuthProvider } from '../transport/http/auth-provider';
+import { discover } from './discovery';
+import type { Discovered } from './discovery';
+import { OAuthError } from './errors';
+import { createPkce, randomToken } from './pkce';
+import { createMemoryOAuthStorage } from './storage';
+import type { OAuthClientInformation, OAuthRecord, OAuthStorage, OAuthTokens } from './storage';
+import { authenticate, authMethodOf, registerClient, requestTokens } from './token-endpoint';
+import { bearerChallenge } from './www-authenticate';
+import type { BearerChallenge } from './www-authenticate';
+
+/** Options of {@link createOAuthClient}. */
+export interface OAuthClientOptions {
+  /**
+   * `authorization_code` (a user signs in; the default) or `client_credentials` (a service acting
+   * on its own behalf, with a pre-registered `client`).
+   */
+  readonly grant?: 'authorization_code' | 'client_credentials';
+  /** Where the authorization server sends the user back; registered with the client. */
+  readonly redirectUrl?: string;
+  /**
+   * Has the user authorize: open `authorizationUrl` (a browser, a printed link) and resolve with the
+   * URL the authorization server redirected back to, with its `code` and `state`.
+   */
+  readonly authorize?: (authorizationUrl: URL) => Promise<URL | string>;
+  /** A client registered beforehand with the authorization server. */
+  readonly client?: OAuthClientInformation;
+  /**
+   * The URL of this client's metadata document (a Client ID Metadata Document), used as its
+   * `client_id` with authorization servers that support it, instead of registering.
+   */
+  readonly clientMetadataUrl?: string;
+  /** Fields for dynamic client registration (RFC 7591), such as `client_name` and `application_type`. */
+  readonly clientMetadata?: Readonly<Record<string, unknown>>;
+  /** The scopes to ask for; default: those the server's challenge names, else all it supports. */
+  readonly scope?: string;
+  /** Where registrations and tokens are kept; default in memory. */
+  readonly storage?: OAuthStorage;
+  readonly fetch?: typeof fetch;
+  /** Authorizations in a row without an accepted request before giving up; default 3. */
+  readonly maxAttempts?: number;
+}
+
+/** The OAuth client: an `AuthProvider` for the HTTP client transports. */
+export interface OAuthClient extends AuthProvider {
+  /** The tokens in use, if any. */
+  readonly tokens: OAuthTokens | undefined;
+}
+
+/** Creates an OAuth client for one MCP server (the transport it is given to). */
+export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
+  return new OAuthFlows(options);
+}
+
+/** Seconds before expiry at which a token is refreshed rather than used. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+class OAuthFlows implements OAuthClient {
+  private readonly doFetch: typeof fetch;
+  private readonly storage: OAuthStorage;
+  private readonly maxAttempts: number;
+  private discovered: Discovered | undefined;
+  private record: OAuthRecord | undefined;
+  private attempts = 0;
+  /** The access token the server last refused, so a stored one is not offered twice. */
+  private refused: string | undefined;
+
+  constructor(private readonly options: OAuthClientOptions) {
+    this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.storage = options.storage ?? createMemoryOAuthStorage();
+    this.maxAttempts = options.maxAttempts ?? 3;
+  }
+
+  get tokens(): OAuthTokens | undefined {
+    return this.record?.tokens;
+  }
+
+  async authorization(): Promise<string | undefined> {
+    let tokens = this.record?.tokens;
+    if (tokens && expired(tokens) && tokens.refresh_token !== undefined && this.discovered && this.record) {
+      tokens = await this.refresh(this.discovered, this.record).catch(() => tokens);
+    }
+    return tokens ? `Bearer ${tokens.access_token}` : undefined;
+  }
+
+  accepted(): void {
+    this.attempts = 0;
+  }
+
+  async challenged(serverUrl: URL, answer: AuthChallengeAnswer): Promise<boolean> {
+    const challenge = bearerChallenge(answer.wwwAuthenticate) ?? {};
+    const stepUp = answer.status === 403;
+    if (stepUp && challenge.error !== 'insufficient_scope') return false;
+    if (answer.status !== 401 && !stepUp) return false;
+    if (++this.attempts > this.maxAttempts) {
+      throw new OAuthError(`the server refused ${this.maxAttempts} authorizations in a row`, challenge.error);
+    }
+    const discovered = await this.discoverFor(serverUrl, challenge, answer.protocolVersion);
+    const record = await this.recordFor(discovered);
+    const current = record.tokens;
+    if (!stepUp && current && current.access_token !== this.refused && !expired(current)) {
+      // A stored token the server has not refused yet (a new process, another transport).
+      this.refused = current.access_token;
+      return true;
+    }
+    this.refused = current?.access_token;
+    if (!stepUp && current?.refresh_token !== undefined) {
+      const refreshed = await this.refresh(discovered, record).catch(() => undefined);
+      if (refreshed) return true;
+    }
+    const scope = this.scopeFor(discovered, challenge, stepUp ? current?.scope : undefined);
+    const client = await this.clientFor(discovered, record);
+    const tokens =
+      this.options.grant === 'client_credentials'
+        ? await this.clientCredentials(discovered, client, scope)
+        : await this.authorizationCode(discovered, client, scope);
+    await this.keep(discovered, { issuer: discovered.issuer, client, tokens });
+    return true;
+  }
+
+  private async discoverFor(serverUrl: URL, challenge: BearerChallenge, protocolVersion?: string): Promise<Discovered> {
+    const known = this.discovered;
+    if (
+      known &&
+      (challenge.resourceMetadata === undefined || known.resourceMetadataUrl === challenge.resourceMetadata)
+    ) {
+      return known;
+    }
+    this.discovered = await discover(this.doFetch, serverUrl, challenge.resourceMetadata, protocolVersion);
+    return this.discovered;
+  }
+
+  /** What is kept for this server under the discovered issuer (nothing of another issuer's). */
+  private async recordFor(discovered: Discovered): Promise<OAuthRecord> {
+    if (this.record?.issuer === discovered.issuer) return this.record;
+    this.record = (await this.storage.load(discovered.resource, discovered.issuer)) ?? { issuer: discovered.issuer };
+    return this.record;
+  }
+
+  private async keep(discovered: Discovered, record: OAuthRecord): Promise<void> {
+    this.record = record;
+    await this.storage.save(discovered.resource, record);
+  }
+
+  /**
+   * The scopes to ask for (spec: Scope Selection Strategy): the configured ones, else the
+   * challenge's, else all the resource supports, else none (the parameter is omitted). A step-up
+   * adds the challenge's to those already granted; `offline_access` joins when the authorization
+   * server offers it, for a refresh token.
+   */
+  private scopeFor(discovered: Discovered, challenge: BearerChallenge, granted?: string): string | undefined {
+    const base =
+      this.options.scope ?? challenge.scope ?? discovered.resourceMetadata?.scopes_supported?.join(' ') ?? undefined;
+    if (base === undefined || base.trim() === '') return granted;
+    const scopes = new Set([...(granted?.split(' ') ?? []), ...base.split(' ')].filter((s) => s !== ''));
+    const offered = discovered.serverMetadata.scopes_supported ?? [];
+    if (this.options.grant !== 'client_credentials' && offered.includes('offline_access')) scopes.add('offline_access');
+    return [...scopes].join(' ');
+  }
+
+  /** The client registration: kept, pre-registered, a metadata document URL, or registered now. */
+  private async clientFor(discovered: Discovered, record: OAuthRecord): Promise<OAuthClientInformation> {
+    if (record.client) return record.client;
+    if (this.options.client) return this.options.client;
+    const server = discovered.serverMetadata;
+    if (this.options.clientMetadataUrl !== undefined && server.client_id_metadata_document_supported === true) {
+      return { client_id: this.options.clientMetadataUrl, token_endpoint_auth_method: 'none' };
+    }
+    if (server.registration_endpoint === undefined) {
+      throw new OAuthError(`the authorization server ${discovered.issuer} offers no registration: configure a client`);
+    }
+    const codeFlow = this.options.grant !== 'client_credentials';
+    return registerClient(this.doFetch, server.registration_endpoint, {
+      client_name: 'rxmcp client',
+      ...(codeFlow && this.options.redirectUrl !== undefined ? { redirect_uris: [this.options.redirectUrl] } : {}),
+      grant_types: codeFlow ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
+      response_types: codeFlow ? ['code'] : [],
+      token_endpoint_auth_method: registrationAuthMethod(server.token_endpoint_auth_methods_supported, codeFlow),
+      ...this.options.clientMetadata,
+    });
+  }
+
+  private tokenRequest(
+    discovered: Discovered,
+    client: OAuthClientInformation,
+    body: URLSearchParams,
+  ): Promise<OAuthTokens> {
+    const endpoint = discovered.serverMetadata.token_endpoint;
+    if (endpoint === undefined)
+      throw new OAuthError(`the authorization server ${discovered.issuer} has no token endpoint`);
+    body.set('resource', discovered.resource);
+    const headers: Record<string, string> = {};
+    authenticate(authMethodOf(client, discovered.serverMetadata), client, body, headers);
+    return requestTokens(this.doFetch, endpoint, body, headers);
+  }
+
+  /** Authorization code with PKCE S256, `state`, the resource indicator, and RFC 9207 `iss` checked. */
+  private async authorizationCode(
+    discovered: Discovered,
+    client: OAuthClientInformation,
+    scope: string | undefined,
+  ): Promise<OAuthTokens> {
+    const { authorize, redirectUrl } = this.options;
+    const endpoint = discovered.serverMetadata.authorization_endpoint;
+    if (!authorize || redirectUrl === undefined)
+      throw new OAuthError('authorization needs `authorize` and `redirectUrl`');
+    if (endpoint === undefined)
+      throw new OAuthError(`the authorization server ${discovered.issuer} has no authorization endpoint`);
+    const pkce = await createPkce();
+    const state = randomToken(16);
+    const url = new URL(endpoint);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', client.client_id);
+    url.searchParams.set('redirect_uri', redirectUrl);
+    url.searchParams.set('code_challenge', pkce.challenge);
+    url.searchParams.set('code_challenge_method', pkce.method);
+    url.searchParams.set('state', state);
+    url.searchParams.set('resource', discovered.resource);
+    if (scope !== undefined) url.searchParams.set('scope', scope);
+    const returned = new URL(await authorize(url), redirectUrl);
+    const code = codeFrom(returned, state, discovered);
+    const body = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUrl,
+      code_verifier: pkce.verifier,
+    });
+    return this.tokenRequest(discovered, client, body);
+  }
+
+  private clientCredentials(
+    discovered: Discovered,
+    client: OAuthClientInformation,
+    scope: string | undefined,
+  ): Promise<OAuthTokens> {
+    const body = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope !== undefined) body.set('scope', scope);
+    return this.tokenRequest(discovered, client, body);
+  }
+
+  /** Refreshes the access token; a new refresh token replaces the old one, else the old one stays. */
+  private async refresh(discovered: Discovered, record: OAuthRecord): Promise<OAuthTokens> {
+    const old = record.tokens;
+    const client = record.client ?? this.options.client;
+    if (old?.refresh_token === undefined || client === undefined) throw new OAuthError('nothing to refresh');
+    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old.refresh_token });
+    const fresh = await this.tokenRequest(discovered, client, body);
+    const tokens = fresh.refresh_token === undefined ? { ...fresh, refresh_token: old.refresh_token } : fresh;
+    await this.keep(discovered, { ...record, client, tokens });
+    return tokens;
+  }
+}
+
+const expired = (tokens: OAuthTokens): boolean =>
+  tokens.expires_in !== undefined &&
+  tokens.obtained_at !== undefined &&
+  tokens.obtained_at + tokens.expires_in * 1000 - EXPIRY_MARGIN_MS < Date.now();
+
+/** The token endpoint method to register with: none for a public client where allowed, else a secret. */
+function registrationAuthMethod(supported: readonly string[] | undefined, codeFlow: boolean): string {
+  if (supported === undefined) return codeFlow ? 'none' : 'client_secret_basic';
+  if (codeFlow && supported.includes('none')) return 'none';
+  if (supported.includes('client_secret_basic')) return 'client_secret_basic';
+  if (supported.includes('client_secret_post')) return 'client_secret_post';
+  return supported[0] ?? 'none';
+}
+
+/** The code of an authorization response, after checking its `state`, `error` and `iss`. */
+function codeFrom(returned: URL, state: string, discovered: Discovered): string {
+  const params = returned.searchParams;
+  const error = params.get('error');
+  if (error !== null) {
+    const description = params.get('error_description');
+    throw new OAuthError(`authorization was refused: ${error}${description ? ` (${description})` : ''}`, error);
+  }
+  if (params.get('state') !== state) throw new OAuthError('the authorization response carries another state');
+  const iss = params.get('iss');
+  const issuer = discovered.serverMetadata.issuer;
+  if (
+    iss !== null ? iss !== issuer : discovered.serverMetadata.authorization_response_iss_parameter_supported === true
+  ) {
+    throw new OAuthError(`the authorization response's issuer ${iss ?? '(none)'} is not ${issuer}`);
+  }
+  const code = params.get('code');
+  if (code === null || code === '') throw new OAuthError('the authorization response carries no code');
+  return code;
+}
