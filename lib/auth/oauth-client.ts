@@ -101,7 +101,7 @@ class OAuthFlows implements OAuthClient {
     if (++this.attempts > this.maxAttempts) {
       throw new OAuthError(`the server refused ${this.maxAttempts} authorizations in a row`, challenge.error);
     }
-    const discovered = await this.discoverFor(serverUrl, challenge, answer.protocolVersion);
+    const discovered = await this.discoverFor(serverUrl, challenge, stepUp, answer.protocolVersion);
     const record = await this.recordFor(discovered);
     const current = record.tokens;
     if (!stepUp && current && current.access_token !== this.refused && !expired(current)) {
@@ -124,12 +124,18 @@ class OAuthFlows implements OAuthClient {
     return true;
   }
 
-  private async discoverFor(serverUrl: URL, challenge: BearerChallenge, protocolVersion?: string): Promise<Discovered> {
+  /**
+   * Discovery, again for every 401 (the resource may have moved to another authorization server,
+   * whose registration and tokens are then its own); a step-up keeps what was found.
+   */
+  private async discoverFor(
+    serverUrl: URL,
+    challenge: BearerChallenge,
+    stepUp: boolean,
+    protocolVersion?: string,
+  ): Promise<Discovered> {
     const known = this.discovered;
-    if (
-      known &&
-      (challenge.resourceMetadata === undefined || known.resourceMetadataUrl === challenge.resourceMetadata)
-    ) {
+    if (known && stepUp && (challenge.resourceMetadata ?? known.resourceMetadataUrl) === known.resourceMetadataUrl) {
       return known;
     }
     this.discovered = await discover(this.doFetch, serverUrl, challenge.resourceMetadata, protocolVersion);
@@ -178,6 +184,7 @@ class OAuthFlows implements OAuthClient {
     const codeFlow = this.options.grant !== 'client_credentials';
     return registerClient(this.doFetch, server.registration_endpoint, {
       client_name: 'rxmcp client',
+      application_type: applicationTypeOf(this.options.redirectUrl),
       ...(codeFlow && this.options.redirectUrl !== undefined ? { redirect_uris: [this.options.redirectUrl] } : {}),
       grant_types: codeFlow ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
       response_types: codeFlow ? ['code'] : [],
@@ -261,6 +268,18 @@ const expired = (tokens: OAuthTokens): boolean =>
   tokens.expires_in !== undefined &&
   tokens.obtained_at !== undefined &&
   tokens.obtained_at + tokens.expires_in * 1000 - EXPIRY_MARGIN_MS < Date.now();
+
+/**
+ * The `application_type` to register (OpenID Connect Registration; required by MCP 2026-07-28):
+ * `native` for a redirect to a loopback address or a private scheme (a desktop or command-line
+ * client), `web` for one to a web origin.
+ */
+export function applicationTypeOf(redirectUrl: string | undefined): 'native' | 'web' {
+  if (redirectUrl === undefined) return 'native';
+  const url = new URL(redirectUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'native';
+  return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) ? 'native' : 'web';
+}
 
 /** The token endpoint method to register with: none for a public client where allowed, else a secret. */
 function registrationAuthMethod(supported: readonly string[] | undefined, codeFlow: boolean): string {
