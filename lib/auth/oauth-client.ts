@@ -68,8 +68,8 @@ class OAuthFlows implements OAuthClient {
   private discovered: Discovered | undefined;
   private record: OAuthRecord | undefined;
   private attempts = 0;
-  /** The access token the server last refused, so a stored one is not offered twice. */
-  private refused: string | undefined;
+  /** The access token last put on a request: a refusal is about that one. */
+  private offered: string | undefined;
 
   constructor(private readonly options: OAuthClientOptions) {
     this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -86,6 +86,7 @@ class OAuthFlows implements OAuthClient {
     if (tokens && expired(tokens) && tokens.refresh_token !== undefined && this.discovered && this.record) {
       tokens = await this.refresh(this.discovered, this.record).catch(() => tokens);
     }
+    this.offered = tokens?.access_token;
     return tokens ? `Bearer ${tokens.access_token}` : undefined;
   }
 
@@ -104,12 +105,10 @@ class OAuthFlows implements OAuthClient {
     const discovered = await this.discoverFor(serverUrl, challenge, stepUp, answer.protocolVersion);
     const record = await this.recordFor(discovered);
     const current = record.tokens;
-    if (!stepUp && current && current.access_token !== this.refused && !expired(current)) {
-      // A stored token the server has not refused yet (a new process, another transport).
-      this.refused = current.access_token;
+    if (!stepUp && current && current.access_token !== this.offered && !expired(current)) {
+      // A stored token not tried yet (kept by an earlier process, or obtained meanwhile).
       return true;
     }
-    this.refused = current?.access_token;
     if (!stepUp && current?.refresh_token !== undefined) {
       const refreshed = await this.refresh(discovered, record).catch(() => undefined);
       if (refreshed) return true;
