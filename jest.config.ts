@@ -7,7 +7,13 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/', '/spec/types/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    // `jose` ships ES modules only: tests load it as CommonJS, as Node's require does at run time.
+    '^.+/node_modules/jose/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node10', target: 'ES2022' }, isolatedModules: true },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 20_000,
 };

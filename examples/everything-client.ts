@@ -26,6 +26,15 @@ export interface ScenarioContext {
   /** A pre-registered client (authorization scenarios). */
   readonly client_id?: string;
   readonly client_secret?: string;
+  /** A `private_key_jwt` client's key (PKCS #8 PEM) and algorithm. */
+  readonly private_key_pem?: string;
+  readonly signing_algorithm?: string;
+  /** Enterprise-managed authorization: the identity provider and the user's ID token there. */
+  readonly idp_client_id?: string;
+  readonly idp_id_token?: string;
+  readonly idp_token_endpoint?: string;
+  /** Workload identity federation: the workload's JWT. */
+  readonly valid_jwt?: string;
 }
 
 /** The client ID metadata document the authorization scenarios expect a client to name. */
@@ -43,21 +52,50 @@ async function headlessAuthorize(url: URL): Promise<string> {
   return location;
 }
 
-/** The OAuth client of an authorization scenario (`auth/...`). */
+/** The OAuth client of an authorization scenario (`auth/...`), from its name and context. */
 export function scenarioAuth(name: string, context: ScenarioContext): OAuthClient {
-  const client =
-    context.client_id !== undefined
-      ? {
-          client_id: context.client_id,
-          ...(context.client_secret !== undefined ? { client_secret: context.client_secret } : {}),
-        }
-      : undefined;
-  return createOAuthClient({
-    grant: name.startsWith('auth/client-credentials') ? 'client_credentials' : 'authorization_code',
+  const base = {
     redirectUrl: 'http://127.0.0.1/callback',
     authorize: headlessAuthorize,
     clientMetadataUrl: CLIENT_METADATA_URL,
     clientMetadata: { client_name: CLIENT_INFO.name },
+  };
+  const id = context.client_id;
+  const secret = context.client_secret;
+  const client =
+    id === undefined ? undefined : { client_id: id, ...(secret !== undefined ? { client_secret: secret } : {}) };
+  if (context.private_key_pem !== undefined && id !== undefined) {
+    return createOAuthClient({
+      ...base,
+      grant: 'client_credentials',
+      client: { client_id: id, token_endpoint_auth_method: 'private_key_jwt' },
+      clientKey: { key: context.private_key_pem, alg: context.signing_algorithm ?? 'ES256' },
+    });
+  }
+  if (context.idp_id_token !== undefined && context.idp_token_endpoint !== undefined) {
+    return createOAuthClient({
+      ...base,
+      grant: 'jwt_bearer',
+      ...(client !== undefined ? { client } : {}),
+      identityAssertion: {
+        tokenEndpoint: context.idp_token_endpoint,
+        idToken: context.idp_id_token,
+        clientId: context.idp_client_id ?? id ?? '',
+      },
+    });
+  }
+  if (context.valid_jwt !== undefined) {
+    const workloadJwt = context.valid_jwt;
+    return createOAuthClient({
+      ...base,
+      grant: 'jwt_bearer',
+      ...(id !== undefined ? { client: { client_id: id, token_endpoint_auth_method: 'none' } } : {}),
+      assertion: () => Promise.resolve(workloadJwt),
+    });
+  }
+  return createOAuthClient({
+    ...base,
+    grant: name.startsWith('auth/client-credentials') ? 'client_credentials' : 'authorization_code',
     ...(client !== undefined ? { client } : {}),
   });
 }

@@ -46,18 +46,8 @@ const NEXT_CLIENT_SCENARIOS = [
   ['tools_call', '--spec-version', '2026-07-28'],
   ['json-schema-2020-12-preservation', '--spec-version', '2026-07-28'],
 ];
-/**
- * Authorization scenarios that need what is not built yet: JWT client assertions, DPoP, token
- * exchange and workload identity (the JOSE-based extensions, #14).
- */
-const PENDING_AUTH = new Set([
-  'auth/client-credentials-jwt',
-  'auth/cross-app-access-complete-flow',
-  'auth/enterprise-managed-authorization',
-  'auth/dpop',
-  'auth/dpop-nonce',
-  'auth/wif-jwt-bearer',
-]);
+/** Authorization scenarios that need what is not built yet: DPoP-bound tokens (#14). */
+const PENDING_AUTH = new Set(['auth/dpop', 'auth/dpop-nonce']);
 const PRELOAD = path.join(__dirname, 'loopback-only.cjs');
 const RESULTS = path.join(ROOT, '.cache', 'conformance-results');
 

@@ -12,16 +12,28 @@ import { createPkce, randomToken } from './pkce';
 import { createMemoryOAuthStorage } from './storage';
 import type { OAuthClientInformation, OAuthRecord, OAuthStorage, OAuthTokens } from './storage';
 import { authenticate, authMethodOf, registerClient, requestTokens } from './token-endpoint';
+import { clientAssertion, exchangeForIdJag } from './assertions';
+import type { IdentityAssertionExchange, SigningKey } from './assertions';
 import { bearerChallenge } from './www-authenticate';
 import type { BearerChallenge } from './www-authenticate';
 
 /** Options of {@link createOAuthClient}. */
 export interface OAuthClientOptions {
   /**
-   * `authorization_code` (a user signs in; the default) or `client_credentials` (a service acting
-   * on its own behalf, with a pre-registered `client`).
+   * `authorization_code` (a user signs in; the default), `client_credentials` (a service acting on
+   * its own behalf, with a pre-registered `client`), or `jwt_bearer` (RFC 7523: an `assertion` from
+   * workload identity federation, or an ID-JAG from enterprise-managed authorization).
    */
-  readonly grant?: 'authorization_code' | 'client_credentials';
+  readonly grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  /** The key `private_key_jwt` client authentication signs its client assertions with. */
+  readonly clientKey?: SigningKey;
+  /**
+   * The JWT-bearer grant's assertion for an authorization server and resource: a workload identity
+   * token, say. Without it, `identityAssertion` makes one by token exchange.
+   */
+  readonly assertion?: (target: AssertionTarget) => Promise<string>;
+  /** Enterprise-managed authorization: the ID token to exchange for an ID-JAG at the identity provider. */
+  readonly identityAssertion?: IdentityAssertionExchange;
   /** Where the authorization server sends the user back; registered with the client. */
   readonly redirectUrl?: string;
   /**
@@ -45,6 +57,14 @@ export interface OAuthClientOptions {
   readonly fetch?: typeof fetch;
   /** Authorizations in a row without an accepted request before giving up; default 3. */
   readonly maxAttempts?: number;
+}
+
+/** What a JWT-bearer assertion is for. */
+export interface AssertionTarget {
+  /** The authorization server's issuer (the assertion's audience). */
+  readonly issuer: string;
+  readonly resource: string;
+  readonly scope: string | undefined;
 }
 
 /** The OAuth client: an `AuthProvider` for the HTTP client transports. */
@@ -115,10 +135,7 @@ class OAuthFlows implements OAuthClient {
     }
     const scope = this.scopeFor(discovered, challenge, stepUp ? current?.scope : undefined);
     const client = await this.clientFor(discovered, record);
-    const tokens =
-      this.options.grant === 'client_credentials'
-        ? await this.clientCredentials(discovered, client, scope)
-        : await this.authorizationCode(discovered, client, scope);
+    const tokens = await this.grant(discovered, client, scope);
     await this.keep(discovered, { issuer: discovered.issuer, client, tokens });
     return true;
   }
@@ -165,7 +182,8 @@ class OAuthFlows implements OAuthClient {
     if (base === undefined || base.trim() === '') return granted;
     const scopes = new Set([...(granted?.split(' ') ?? []), ...base.split(' ')].filter((s) => s !== ''));
     const offered = discovered.serverMetadata.scopes_supported ?? [];
-    if (this.options.grant !== 'client_credentials' && offered.includes('offline_access')) scopes.add('offline_access');
+    const userGrant = this.options.grant === undefined || this.options.grant === 'authorization_code';
+    if (userGrant && offered.includes('offline_access')) scopes.add('offline_access');
     return [...scopes].join(' ');
   }
 
@@ -192,18 +210,54 @@ class OAuthFlows implements OAuthClient {
     });
   }
 
-  private tokenRequest(
+  private grant(
+    discovered: Discovered,
+    client: OAuthClientInformation,
+    scope: string | undefined,
+  ): Promise<OAuthTokens> {
+    switch (this.options.grant) {
+      case 'client_credentials':
+        return this.clientCredentials(discovered, client, scope);
+      case 'jwt_bearer':
+        return this.jwtBearer(discovered, client, scope);
+      default:
+        return this.authorizationCode(discovered, client, scope);
+    }
+  }
+
+  private async tokenRequest(
     discovered: Discovered,
     client: OAuthClientInformation,
     body: URLSearchParams,
   ): Promise<OAuthTokens> {
-    const endpoint = discovered.serverMetadata.token_endpoint;
+    const server = discovered.serverMetadata;
+    const endpoint = server.token_endpoint;
     if (endpoint === undefined)
       throw new OAuthError(`the authorization server ${discovered.issuer} has no token endpoint`);
     body.set('resource', discovered.resource);
     const headers: Record<string, string> = {};
-    authenticate(authMethodOf(client, discovered.serverMetadata), client, body, headers);
+    const key = this.options.clientKey;
+    const sign = key && (() => clientAssertion(client.client_id, server.issuer, key));
+    await authenticate(authMethodOf(client, server), client, body, headers, sign);
     return requestTokens(this.doFetch, endpoint, body, headers);
+  }
+
+  /** The JWT-bearer grant (RFC 7523 §2.1) with the configured assertion, or an ID-JAG exchanged for. */
+  private async jwtBearer(
+    discovered: Discovered,
+    client: OAuthClientInformation,
+    scope: string | undefined,
+  ): Promise<OAuthTokens> {
+    const target = { issuer: discovered.serverMetadata.issuer, resource: discovered.resource, scope };
+    const { assertion: given, identityAssertion } = this.options;
+    let assertion: string;
+    if (given) assertion = await given(target);
+    else if (identityAssertion) {
+      assertion = await exchangeForIdJag(this.doFetch, identityAssertion, target.issuer, target.resource, scope);
+    } else throw new OAuthError('the jwt_bearer grant needs `assertion` or `identityAssertion`');
+    const body = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion });
+    if (scope !== undefined) body.set('scope', scope);
+    return this.tokenRequest(discovered, client, body);
   }
 
   /** Authorization code with PKCE S256, `state`, the resource indicator, and RFC 9207 `iss` checked. */

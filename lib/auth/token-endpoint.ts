@@ -26,14 +26,21 @@ export function basicCredentials(id: string, secret: string): string {
   return `Basic ${btoa(`${encode(id)}:${encode(secret)}`)}`;
 }
 
-/** Adds the client's authentication to a token request. */
-export function authenticate(
+/** Adds the client's authentication to a token request; `assertion` signs a `private_key_jwt` one. */
+export async function authenticate(
   method: string,
   client: OAuthClientInformation,
   body: URLSearchParams,
   headers: Record<string, string>,
-): void {
+  assertion?: () => Promise<string>,
+): Promise<void> {
   switch (method) {
+    case 'private_key_jwt':
+      if (!assertion) throw new OAuthError('private_key_jwt needs a signing key (`clientKey`)');
+      body.set('client_id', client.client_id);
+      body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      body.set('client_assertion', await assertion());
+      return;
     case 'client_secret_basic':
       if (client.client_secret === undefined) throw new OAuthError('client_secret_basic needs a client secret');
       headers.authorization = basicCredentials(client.client_id, client.client_secret);
