@@ -4,7 +4,8 @@
  * registering the client if needed, and obtaining a token (authorization code with PKCE, refresh,
  * or client credentials), then has the transport send the refused request again.
  */
-import type { AuthChallengeAnswer, AuthProvider } from '../transport/http/auth-provider';
+import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http/auth-provider';
+import { DpopProver } from './dpop';
 import { discover } from './discovery';
 import type { Discovered } from './discovery';
 import { OAuthError } from './errors';
@@ -57,6 +58,11 @@ export interface OAuthClientOptions {
   readonly fetch?: typeof fetch;
   /** Authorizations in a row without an accepted request before giving up; default 3. */
   readonly maxAttempts?: number;
+  /**
+   * DPoP-bound tokens (RFC 9449) with authorization servers that support ES256 proofs: a proof on
+   * each token request and each MCP request. Default true; false asks for bearer tokens only.
+   */
+  readonly dpop?: boolean;
 }
 
 /** What a JWT-bearer assertion is for. */
@@ -90,6 +96,8 @@ class OAuthFlows implements OAuthClient {
   private attempts = 0;
   /** The access token last put on a request: a refusal is about that one. */
   private offered: string | undefined;
+  /** The DPoP key, once an authorization server that supports DPoP was found (RFC 9449). */
+  private dpop: DpopProver | undefined;
 
   constructor(private readonly options: OAuthClientOptions) {
     this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -101,13 +109,18 @@ class OAuthFlows implements OAuthClient {
     return this.record?.tokens;
   }
 
-  async authorization(): Promise<string | undefined> {
+  async headers(request: AuthRequest): Promise<Readonly<Record<string, string>>> {
     let tokens = this.record?.tokens;
     if (tokens && expired(tokens) && tokens.refresh_token !== undefined && this.discovered && this.record) {
       tokens = await this.refresh(this.discovered, this.record).catch(() => tokens);
     }
     this.offered = tokens?.access_token;
-    return tokens ? `Bearer ${tokens.access_token}` : undefined;
+    if (!tokens) return {};
+    if (this.dpop && tokens.token_type.toLowerCase() === 'dpop') {
+      const proof = await this.dpop.proof(request.method, request.url, tokens.access_token);
+      return { authorization: `DPoP ${tokens.access_token}`, dpop: proof };
+    }
+    return { authorization: `Bearer ${tokens.access_token}` };
   }
 
   accepted(): void {
@@ -121,6 +134,11 @@ class OAuthFlows implements OAuthClient {
     if (answer.status !== 401 && !stepUp) return false;
     if (++this.attempts > this.maxAttempts) {
       throw new OAuthError(`the server refused ${this.maxAttempts} authorizations in a row`, challenge.error);
+    }
+    if (challenge.error === 'use_dpop_nonce' && this.dpop && answer.dpopNonce) {
+      // The resource server wants a nonce in the proof (RFC 9449 §9): same token, new proof.
+      this.dpop.noteNonce(serverUrl, answer.dpopNonce);
+      return true;
     }
     const discovered = await this.discoverFor(serverUrl, challenge, stepUp, answer.protocolVersion);
     const record = await this.recordFor(discovered);
@@ -210,6 +228,14 @@ class OAuthFlows implements OAuthClient {
     });
   }
 
+  /** The DPoP prover when the authorization server takes ES256 proofs and DPoP is not turned off. */
+  private dpopFor(discovered: Discovered): DpopProver | undefined {
+    const algs = discovered.serverMetadata.dpop_signing_alg_values_supported;
+    if (this.options.dpop === false || !Array.isArray(algs) || !algs.includes('ES256')) return undefined;
+    this.dpop ??= new DpopProver('ES256');
+    return this.dpop;
+  }
+
   private grant(
     discovered: Discovered,
     client: OAuthClientInformation,
@@ -239,7 +265,7 @@ class OAuthFlows implements OAuthClient {
     const key = this.options.clientKey;
     const sign = key && (() => clientAssertion(client.client_id, server.issuer, key));
     await authenticate(authMethodOf(client, server), client, body, headers, sign);
-    return requestTokens(this.doFetch, endpoint, body, headers);
+    return requestTokens(this.doFetch, endpoint, body, headers, this.dpopFor(discovered));
   }
 
   /** The JWT-bearer grant (RFC 7523 §2.1) with the configured assertion, or an ID-JAG exchanged for. */

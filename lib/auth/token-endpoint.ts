@@ -6,6 +6,7 @@
 import type { AuthorizationServerMetadata } from './discovery';
 import { OAuthError } from './errors';
 import type { OAuthClientInformation, OAuthTokens } from './storage';
+import type { DpopProver } from './dpop';
 
 type Fetch = typeof fetch;
 
@@ -68,20 +69,39 @@ async function endpointError(response: Response, what: string): Promise<OAuthErr
 }
 
 /**
- * POSTs a form to the token endpoint and reads the tokens. `extraHeaders` carries a proof (DPoP)
- * or the client's Basic credentials.
+ * POSTs a form to the token endpoint and reads the tokens. `headers` carries the client's Basic
+ * credentials; with `dpop`, each attempt carries a fresh proof, and a `use_dpop_nonce` refusal is
+ * retried once with the nonce the server sent (RFC 9449 §8).
  */
 export async function requestTokens(
   doFetch: Fetch,
   endpoint: string,
   body: URLSearchParams,
   headers: Record<string, string>,
+  dpop?: DpopProver,
 ): Promise<OAuthTokens> {
-  const response = await doFetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
-    body: body.toString(),
-  });
+  const post = async (): Promise<Response> =>
+    doFetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        ...headers,
+        ...(dpop ? { dpop: await dpop.proof('POST', endpoint) } : {}),
+      },
+      body: body.toString(),
+    });
+  let response = await post();
+  if (dpop && response.status === 400 && response.headers.get('dpop-nonce')) {
+    const refusal = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as { error?: unknown } | undefined;
+    if (refusal?.error === 'use_dpop_nonce') {
+      dpop.noteNonce(endpoint, response.headers.get('dpop-nonce'));
+      response = await post();
+    }
+  }
   if (!response.ok) throw await endpointError(response, `the token request (${body.get('grant_type')})`);
   const tokens = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   if (typeof tokens?.access_token !== 'string' || typeof tokens.token_type !== 'string') {

@@ -147,10 +147,10 @@ describe('createOAuthClient: authorization code', () => {
     const w = world();
     const urls: URL[] = [];
     const oauth = client(w, urls);
-    expect(await oauth.authorization(MCP)).toBeUndefined();
+    expect((await oauth.headers({ url: MCP, method: 'POST' })).authorization).toBeUndefined();
     const header = `Bearer scope="mcp:basic", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"`;
     await expect(oauth.challenged(MCP, challenge401(header))).resolves.toBe(true);
-    expect(await oauth.authorization(MCP)).toBe('Bearer at-1');
+    expect((await oauth.headers({ url: MCP, method: 'POST' })).authorization).toBe('Bearer at-1');
 
     const registration = JSON.parse(w.seen.find((s) => s.url.pathname === '/register')!.body) as Record<
       string,
@@ -284,14 +284,14 @@ describe('createOAuthClient: authorization code', () => {
     w.token = () => ({ status: 200, body: { access_token: 'at-1', token_type: 'Bearer', refresh_token: 'rt-1' } });
     const oauth = client(w, urls);
     await oauth.challenged(MCP, challenge401());
-    expect(await oauth.authorization(MCP)).toBe('Bearer at-1');
+    expect((await oauth.headers({ url: MCP, method: 'POST' })).authorization).toBe('Bearer at-1');
     w.token = (form) =>
       form.get('grant_type') === 'refresh_token' && form.get('refresh_token') === 'rt-1'
         ? { status: 200, body: { access_token: 'at-2', token_type: 'bearer' } }
         : { status: 400, body: { error: 'invalid_grant' } };
     await expect(oauth.challenged(MCP, challenge401())).resolves.toBe(true);
     expect(urls).toHaveLength(1);
-    expect(await oauth.authorization(MCP)).toBe('Bearer at-2');
+    expect((await oauth.headers({ url: MCP, method: 'POST' })).authorization).toBe('Bearer at-2');
     expect(oauth.tokens?.refresh_token).toBe('rt-1');
   });
 });

@@ -11,12 +11,23 @@ export interface AuthChallengeAnswer {
   readonly wwwAuthenticate: string | undefined;
   /** The protocol revision the request was made under, when known. */
   readonly protocolVersion: string | undefined;
+  /** The `DPoP-Nonce` header (RFC 9449 §9), when the answer had one. */
+  readonly dpopNonce?: string | undefined;
+}
+
+/** The request credentials are wanted for. */
+export interface AuthRequest {
+  readonly url: URL;
+  readonly method: string;
 }
 
 /** Supplies credentials to an HTTP client transport. */
 export interface AuthProvider {
-  /** The `Authorization` header value for a request to `serverUrl`, if there are credentials. */
-  authorization(serverUrl: URL): Promise<string | undefined>;
+  /**
+   * The credential headers of one request (lower-case names): `authorization`, and `dpop` for a
+   * proof-of-possession token; empty while there are no credentials.
+   */
+  headers(request: AuthRequest): Promise<Readonly<Record<string, string>>>;
   /**
    * The server refused a request for lack of authorization. Resolves true when new credentials
    * were obtained and the request should be sent again, false when the refusal stands; rejects

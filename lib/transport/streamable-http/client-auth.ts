@@ -28,11 +28,13 @@ export class ClientAuth {
     private readonly host: AuthHost,
   ) {}
 
-  /** Puts the provider's credentials on a request. */
+  /** Puts the provider's credentials on a POST. */
   async authorize(headers: Record<string, string>): Promise<void> {
-    const value = await this.provider.authorization(this.host.url);
-    this.bearer = value;
-    if (value !== undefined) headers.authorization = value;
+    const credentials = await this.provider.headers({ url: this.host.url, method: 'POST' });
+    Object.assign(headers, credentials);
+    // A bearer token also goes on GET and DELETE; a proof-bound one would need a proof of their own.
+    const value = credentials.authorization;
+    this.bearer = value !== undefined && /^bearer /i.test(value) ? value : undefined;
   }
 
   accepted(): void {
@@ -53,6 +55,7 @@ export class ClientAuth {
         status: response.status,
         wwwAuthenticate: response.header('www-authenticate'),
         protocolVersion: headers['mcp-protocol-version'],
+        dpopNonce: response.header('dpop-nonce'),
       });
       if (!again) return 'refused';
       response.discard();
