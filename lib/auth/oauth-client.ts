@@ -59,8 +59,9 @@ export interface OAuthClientOptions {
   /** Authorizations in a row without an accepted request before giving up; default 3. */
   readonly maxAttempts?: number;
   /**
-   * DPoP-bound tokens (RFC 9449) with authorization servers that support ES256 proofs: a proof on
-   * each token request and each MCP request. Default true; false asks for bearer tokens only.
+   * DPoP-bound tokens (RFC 9449) for a resource that asks for them (a `DPoP` challenge or DPoP in its
+   * metadata), with authorization servers that take ES256 proofs: a proof on each token request and
+   * each MCP request. Default true; false asks for bearer tokens only.
    */
   readonly dpop?: boolean;
 }
@@ -96,8 +97,10 @@ class OAuthFlows implements OAuthClient {
   private attempts = 0;
   /** The access token last put on a request: a refusal is about that one. */
   private offered: string | undefined;
-  /** The DPoP key, once an authorization server that supports DPoP was found (RFC 9449). */
+  /** The DPoP key, once DPoP is in use (RFC 9449). */
   private dpop: DpopProver | undefined;
+  /** Whether the resource server challenged with the DPoP scheme. */
+  private dpopChallenged = false;
 
   constructor(private readonly options: OAuthClientOptions) {
     this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -129,6 +132,7 @@ class OAuthFlows implements OAuthClient {
 
   async challenged(serverUrl: URL, answer: AuthChallengeAnswer): Promise<boolean> {
     const challenge = bearerChallenge(answer.wwwAuthenticate) ?? {};
+    if (challenge.scheme === 'dpop') this.dpopChallenged = true;
     const stepUp = answer.status === 403;
     if (stepUp && challenge.error !== 'insufficient_scope') return false;
     if (answer.status !== 401 && !stepUp) return false;
@@ -228,10 +232,19 @@ class OAuthFlows implements OAuthClient {
     });
   }
 
-  /** The DPoP prover when the authorization server takes ES256 proofs and DPoP is not turned off. */
+  /**
+   * The DPoP prover, when the resource asks for proof-of-possession tokens (a `DPoP` challenge, or
+   * DPoP algorithms in its metadata), the authorization server takes ES256 proofs, and DPoP is not
+   * turned off. Otherwise tokens are plain bearer tokens.
+   */
   private dpopFor(discovered: Discovered): DpopProver | undefined {
     const algs = discovered.serverMetadata.dpop_signing_alg_values_supported;
-    if (this.options.dpop === false || !Array.isArray(algs) || !algs.includes('ES256')) return undefined;
+    const resource = discovered.resourceMetadata;
+    const wanted =
+      this.dpopChallenged ||
+      resource?.dpop_bound_access_tokens_required === true ||
+      Array.isArray(resource?.dpop_signing_alg_values_supported);
+    if (this.options.dpop === false || !wanted || !Array.isArray(algs) || !algs.includes('ES256')) return undefined;
     this.dpop ??= new DpopProver('ES256');
     return this.dpop;
   }
@@ -343,10 +356,11 @@ class OAuthFlows implements OAuthClient {
   }
 }
 
+/** Whether a token is (about to be) expired: within 30 s of its end, or half its lifetime if shorter. */
 const expired = (tokens: OAuthTokens): boolean =>
   tokens.expires_in !== undefined &&
   tokens.obtained_at !== undefined &&
-  tokens.obtained_at + tokens.expires_in * 1000 - EXPIRY_MARGIN_MS < Date.now();
+  tokens.obtained_at + tokens.expires_in * 1000 - Math.min(EXPIRY_MARGIN_MS, tokens.expires_in * 500) < Date.now();
 
 /**
  * The `application_type` to register (OpenID Connect Registration; required by MCP 2026-07-28):

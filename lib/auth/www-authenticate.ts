@@ -12,6 +12,8 @@ export interface AuthChallenge {
 
 /** What a client needs from a Bearer challenge. */
 export interface BearerChallenge {
+  /** `bearer`, or `dpop` when the server asks for proof-of-possession tokens (RFC 9449 §7.1). */
+  readonly scheme?: 'bearer' | 'dpop';
   /** The protected resource metadata URL the server named. */
   readonly resourceMetadata?: string;
   /** The scopes the request needs, space-separated. */
@@ -92,6 +94,7 @@ export function bearerChallenge(header: string | null | undefined): BearerChalle
   if (!found) return undefined;
   const { params } = found;
   return {
+    scheme: found.scheme === 'dpop' ? 'dpop' : 'bearer',
     ...(params.resource_metadata !== undefined ? { resourceMetadata: params.resource_metadata } : {}),
     ...(params.scope !== undefined ? { scope: params.scope } : {}),
     ...(params.error !== undefined ? { error: params.error } : {}),

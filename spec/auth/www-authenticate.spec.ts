@@ -34,11 +34,17 @@ describe('bearerChallenge', () => {
       bearerChallenge(
         'Basic realm="x", Bearer error="insufficient_scope", scope="mcp:basic mcp:write", error_description="more"',
       ),
-    ).toEqual({ error: 'insufficient_scope', scope: 'mcp:basic mcp:write', errorDescription: 'more' });
+    ).toEqual({
+      scheme: 'bearer',
+      error: 'insufficient_scope',
+      scope: 'mcp:basic mcp:write',
+      errorDescription: 'more',
+    });
   });
 
   it('falls back to a DPoP challenge, and is undefined without either', () => {
     expect(bearerChallenge('DPoP resource_metadata="https://h/.well-known/oauth-protected-resource"')).toEqual({
+      scheme: 'dpop',
       resourceMetadata: 'https://h/.well-known/oauth-protected-resource',
     });
     expect(bearerChallenge('Basic realm="x"')).toBeUndefined();
