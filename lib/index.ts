@@ -186,3 +186,22 @@ export type {
   ElicitRequestURLParams,
   ElicitResult,
 } from './schema/elicitation';
+
+// Authorization (also in rxmcp/auth)
+export { createOAuthClient } from './auth/oauth-client';
+export type { AssertionTarget, OAuthClient, OAuthClientOptions } from './auth/oauth-client';
+export { OAuthError } from './auth/errors';
+export { createFileOAuthStorage, createMemoryOAuthStorage } from './auth/storage';
+export type { OAuthClientInformation, OAuthRecord, OAuthStorage, OAuthTokens } from './auth/storage';
+export type { IdentityAssertionExchange, SigningKey } from './auth/assertions';
+export { createResourceServer, introspectionVerifier, InvalidTokenError, jwtVerifier } from './auth/resource-server';
+export type {
+  IntrospectionVerifierOptions,
+  JwtVerifierOptions,
+  ResourceServerOptions,
+  TokenVerifier,
+} from './auth/resource-server';
+export type { AuthChallengeAnswer, AuthProvider, AuthRequest } from './transport/http/auth-provider';
+export type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from './transport/http/request-auth';
+export { startLoopbackRedirect } from './auth/loopback-redirect';
+export type { LoopbackRedirect, LoopbackRedirectOptions } from './auth/loopback-redirect';

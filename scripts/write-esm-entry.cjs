@@ -13,6 +13,7 @@ const ENTRIES = {
   http: 'lib/entries/http',
   websocket: 'lib/entries/websocket',
   core: 'lib/entries/core',
+  auth: 'lib/entries/auth',
 };
 
 fs.mkdirSync(path.join(root, 'dist/esm'), { recursive: true });

@@ -1,6 +1,7 @@
 import * as api from '../lib/index';
 import * as client from '../lib/entries/client';
 import * as core from '../lib/entries/core';
+import * as auth from '../lib/entries/auth';
 import * as http from '../lib/entries/http';
 import * as server from '../lib/entries/server';
 import * as stdio from '../lib/entries/stdio';
@@ -69,6 +70,15 @@ const EXPORTS = [
   'LegacyServerError',
   'InputRoundsExceededError',
   'DEFAULT_CACHE_HINTS',
+  'createOAuthClient',
+  'OAuthError',
+  'createFileOAuthStorage',
+  'createMemoryOAuthStorage',
+  'createResourceServer',
+  'introspectionVerifier',
+  'InvalidTokenError',
+  'jwtVerifier',
+  'startLoopbackRedirect',
 ];
 
 describe('public API', () => {
@@ -80,6 +90,21 @@ describe('public API', () => {
 // The subpath entries, one per role: each a subset of the root, sharing its classes.
 const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
   ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
+  [
+    'rxmcp/auth',
+    auth,
+    [
+      'InvalidTokenError',
+      'OAuthError',
+      'createFileOAuthStorage',
+      'createMemoryOAuthStorage',
+      'createOAuthClient',
+      'createResourceServer',
+      'introspectionVerifier',
+      'jwtVerifier',
+      'startLoopbackRedirect',
+    ],
+  ],
   ['rxmcp/websocket', websocket, ['createWebSocketClientTransport', 'createWebSocketHandler', 'startWebSocketServer']],
   [
     'rxmcp/http',
