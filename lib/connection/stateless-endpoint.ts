@@ -147,7 +147,13 @@ export class StatelessEndpoint implements StatelessReceiver {
         else
           exchange.respond(resultResponse(request.id, decorateStatelessResult(method, answer.result, this.decoration)));
       },
-      exchange.headers === undefined ? outcome.peer : { ...outcome.peer, headers: exchange.headers },
+      exchange.headers === undefined && exchange.auth === undefined
+        ? outcome.peer
+        : {
+            ...outcome.peer,
+            ...(exchange.headers !== undefined ? { headers: exchange.headers } : {}),
+            ...(exchange.auth !== undefined ? { auth: exchange.auth } : {}),
+          },
     );
     return () => {
       if (this.inflight.delete(dispatcher)) dispatcher.cancelAll('the client went away');

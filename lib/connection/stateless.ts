@@ -14,6 +14,7 @@ import { hasCapability } from './capabilities';
 import { LOG_LEVELS } from './handler-events';
 import { META, statelessRevisionOf } from '../schema/request-meta';
 import type { LogLevel } from './handler-events';
+import type { AuthInfo } from '../transport/transport';
 
 export { META, statelessRevisionOf };
 
@@ -73,6 +74,8 @@ export interface StatelessPeer {
   readonly logLevel: LogLevel | undefined;
   /** The request's HTTP headers (lower-cased names), when it came over Streamable HTTP. */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Who made the request, where a protected endpoint verified its credentials. */
+  readonly auth?: AuthInfo;
 }
 
 /** How a server serves stateless requests. */

@@ -36,6 +36,11 @@ export interface PromptOutput {
 
 /** Registers one prompt: its metadata, arguments and the handler that renders it. */
 export interface PromptDefinition {
+  /**
+   * OAuth scopes a caller's token must carry to use it, on a protected endpoint (`auth`); a token
+   * without them is answered 403 `insufficient_scope` naming them.
+   */
+  readonly scopes?: readonly string[];
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
@@ -73,6 +78,8 @@ export interface PromptRegistry {
   get(params: GetPromptRequestParams, context: ServerContext): HandlerOutput<GetPromptResult>;
   /** The completer of a prompt's argument; throws -32602 for an unknown prompt. */
   completer(prompt: string, argument: string): Completer | undefined;
+  /** The scopes a prompt needs (none for an unknown one). */
+  scopes(name: string): readonly string[];
 }
 
 /** Creates an empty prompt registry. */
@@ -151,5 +158,6 @@ export function createPromptRegistry(options: {
       );
     },
     completer: (prompt, argument) => lookup(prompt).arguments.get(argument)?.complete,
+    scopes: (name) => registry.get(name)?.definition.definition.scopes ?? [],
   };
 }

@@ -44,6 +44,11 @@ interface ListedMetadata {
   readonly _meta?: Record<string, unknown>;
   /** Register it disabled until `enable()`. Default true. */
   readonly enabled?: boolean;
+  /**
+   * OAuth scopes a caller's token must carry to use it, on a protected endpoint (`auth`); a token
+   * without them is answered 403 `insufficient_scope` naming them.
+   */
+  readonly scopes?: readonly string[];
 }
 
 /**
@@ -165,6 +170,8 @@ export interface ResourceRegistry {
   ): { resourceTemplates: ResourceTemplate[]; nextCursor?: string };
   /** Answers `resources/read`; an unknown URI throws the revision's resource-not-found error. */
   read(uri: string, context: ServerContext): HandlerOutput<ReadResourceResult>;
+  /** The scopes reading a URI needs: its resource's, else its template's (none for an unknown one). */
+  scopes(uri: string): readonly string[];
   /** Whether a URI names a resource (an enabled static one, or one an enabled template matches). */
   exists(uri: string): boolean;
   /** The template registered with exactly this URI template text, if enabled. */
@@ -356,6 +363,8 @@ export function createResourceRegistry(options: {
       );
     },
     exists: (uri) => resources.get(uri) !== undefined || matchTemplate(uri) !== undefined,
+    scopes: (uri) =>
+      resources.get(uri)?.definition.definition.scopes ?? matchTemplate(uri)?.entry.definition.scopes ?? [],
     template: (uriTemplate) => templates.get(uriTemplate)?.definition.definition,
     watch: (uri) => watchers.watch(uri),
     get watched() {

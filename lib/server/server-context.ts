@@ -12,7 +12,7 @@ import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { ListRootsResult } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
-import type { TransportClose } from '../transport/transport';
+import type { AuthInfo, TransportClose } from '../transport/transport';
 import { inputCapabilityOf } from './input-round';
 import type { InputRound } from './input-round';
 
@@ -47,6 +47,8 @@ export interface ClientRequests {
 export interface ServerSession extends ClientRequests {
   /** The connection's id; appears in log lines. */
   readonly id: string;
+  /** Who the client is, as a protected endpoint verified its latest request (`auth`); else undefined. */
+  readonly auth: AuthInfo | undefined;
   readonly connection: Connection;
   /** Emits once when the session ends, and completes; replays to late subscribers. */
   readonly closed$: Observable<TransportClose>;
@@ -79,6 +81,11 @@ export interface ServerContext extends RequestContext, ClientRequests {
    * in `clientCapabilities`, `clientInfo` and `peer`.
    */
   readonly session: ServerSession | undefined;
+  /**
+   * Who made this request, as a protected HTTP endpoint verified its token (subject, client id,
+   * scopes, claims); undefined on an open endpoint. The token itself is never passed on.
+   */
+  readonly auth: AuthInfo | undefined;
   /** The capabilities of the client that sent this request (its session's, or its `_meta`'s). */
   readonly clientCapabilities: ClientCapabilities | undefined;
   /** The client's name and version, as it gave them. */
@@ -184,6 +191,10 @@ abstract class ContextBase implements ServerContext {
   abstract readonly clientInfo: Implementation | undefined;
   /** Builds the client requests of this context (on first use). */
   protected abstract makeRequests(): ClientRequests;
+
+  get auth(): AuthInfo | undefined {
+    return this.inner.peer?.auth ?? this.session?.auth;
+  }
 
   get requestId(): RequestContext['requestId'] {
     return this.inner.requestId;

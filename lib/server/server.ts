@@ -140,6 +140,12 @@ export interface McpServer {
    */
   readonly stateless: StatelessReceiver;
   /**
+   * The OAuth scopes a request needs by what it uses: the `scopes` of the tool it calls, the
+   * resource it reads or subscribes to, or the prompt it gets. A protected Streamable HTTP endpoint
+   * asks this of every request and answers 403 `insufficient_scope` when the token lacks one.
+   */
+  requiredScopes(method: string, params: unknown): readonly string[];
+  /**
    * Closes every session and ends every `subscriptions/listen` stream (with its final result).
    * The definition stays usable: `connect` may be called again.
    */
@@ -360,6 +366,7 @@ export function createServer(options: ServerOptions): McpServer {
 
   function connect(transport: Transport): ServerSession {
     const session = new Session(host, defaultLogLevel);
+    session.transport = transport;
     session.connection = createConnection({
       transport,
       role: 'server',
@@ -434,6 +441,20 @@ export function createServer(options: ServerOptions): McpServer {
     capabilities,
     connect,
     sessions,
+    requiredScopes(method, params) {
+      const named = (params ?? {}) as { name?: unknown; uri?: unknown };
+      switch (method) {
+        case 'tools/call':
+          return typeof named.name === 'string' ? tools.scopes(named.name) : [];
+        case 'prompts/get':
+          return typeof named.name === 'string' ? prompts.scopes(named.name) : [];
+        case 'resources/read':
+        case 'resources/subscribe':
+          return typeof named.uri === 'string' ? resources.scopes(named.uri) : [];
+        default:
+          return [];
+      }
+    },
     get stateless() {
       return statelessEndpoint();
     },

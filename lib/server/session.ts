@@ -7,7 +7,7 @@ import type { ClientCapabilities, Implementation, ServerCapabilities } from '../
 import type { Revision } from '../schema/revisions';
 import type { ListRootsResult } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
-import type { TransportClose } from '../transport/transport';
+import type { AuthInfo, Transport, TransportClose } from '../transport/transport';
 import { createClientRequests } from './server-context';
 import type { ClientRequests, ElicitFormParams, ElicitUrlParams, ServerSession } from './server-context';
 
@@ -32,6 +32,8 @@ export class Session implements ServerSession {
   private clientRequests: ClientRequests | undefined;
   // Set right after construction: the connection needs the session as its owner first.
   connection!: Connection;
+  /** The transport, for what it verified of the client (`auth`). */
+  transport: Transport | undefined;
 
   constructor(
     private readonly host: SessionHost,
@@ -42,6 +44,10 @@ export class Session implements ServerSession {
 
   get id(): string {
     return this.connection.id;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.transport?.auth;
   }
 
   get closed$(): Observable<TransportClose> {

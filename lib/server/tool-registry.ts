@@ -69,6 +69,11 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   readonly icons?: readonly Icon[];
   readonly execution?: ToolExecution;
   readonly _meta?: Record<string, unknown>;
+  /**
+   * OAuth scopes a caller's token must carry to use it, on a protected endpoint (`auth`); a token
+   * without them is answered 403 `insufficient_scope` naming them.
+   */
+  readonly scopes?: readonly string[];
   /** Register it disabled (not listed, not callable) until `enable()`. Default true. */
   readonly enabled?: boolean;
   /** Runs the tool. May return a result, a Promise of one, or an Observable of progress, logs and the result. */
@@ -112,6 +117,8 @@ export interface ToolRegistry {
    * `isError` result from 2025-11-25 on and -32602 before (SEP-1303).
    */
   call(params: CallToolRequestParams, context: ToolContext): HandlerOutput<CallToolResult>;
+  /** The scopes a tool needs (none for an unknown one). */
+  scopes(name: string): readonly string[];
 }
 
 const EMPTY_OBJECT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
@@ -251,6 +258,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       return registry.registration(registry.add(definition.name, entry, definition.enabled ?? true));
     },
     remove: (name) => registry.remove(name),
+    scopes: (name) => registry.get(name)?.definition.definition.scopes ?? [],
     get size() {
       return registry.size;
     },

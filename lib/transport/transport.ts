@@ -66,6 +66,11 @@ export interface Transport {
   close(reason?: string): void;
   /** The session this transport belongs to, where the transport has sessions (Streamable HTTP). */
   readonly sessionId?: string;
+  /**
+   * Who the peer is, as a protected HTTP endpoint verified it: the credentials of the latest request
+   * on this transport (Streamable HTTP with `auth`).
+   */
+  readonly auth?: AuthInfo;
   /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
   setProtocolVersion?(revision: string): void;
 }
@@ -78,6 +83,8 @@ export interface Transport {
 export interface StatelessExchange {
   /** The request's HTTP headers, lower-cased, where it came over HTTP. */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Who made the request, where a protected endpoint verified its credentials. */
+  readonly auth?: AuthInfo;
   /** A notification about the request; the exchange stays open. */
   notify(message: JsonRpcMessage): void;
   /**
@@ -99,4 +106,17 @@ export interface StatelessReceiver {
    * more. A notification is absorbed and nothing is sent.
    */
   serve(message: JsonRpcMessage, exchange: StatelessExchange): () => void;
+}
+
+/** Who made a request, as a protected endpoint verified it. The token itself is not kept. */
+export interface AuthInfo {
+  /** The resource owner (`sub`), when the token names one. */
+  readonly subject?: string;
+  /** The OAuth client the token was issued to. */
+  readonly clientId?: string;
+  readonly scopes: readonly string[];
+  /** Seconds since the epoch when the token expires, when known. */
+  readonly expiresAt?: number;
+  /** Every claim of the token (or of its introspection), for what the fields above leave out. */
+  readonly claims: Readonly<Record<string, unknown>>;
 }

@@ -4,19 +4,9 @@
  * Declared here so that transports depend on the shape, not on the token verification.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '../transport';
 
-/** Who made a request, as the resource server verified it. The token itself is not kept. */
-export interface AuthInfo {
-  /** The resource owner (`sub`), when the token names one. */
-  readonly subject?: string;
-  /** The OAuth client the token was issued to. */
-  readonly clientId?: string;
-  readonly scopes: readonly string[];
-  /** Seconds since the epoch when the token expires, when known. */
-  readonly expiresAt?: number;
-  /** Every claim of the token (or of its introspection), for what the fields above leave out. */
-  readonly claims: Readonly<Record<string, unknown>>;
-}
+export type { AuthInfo } from '../transport';
 
 /** A request the resource server refuses: the status and `WWW-Authenticate` challenge to answer with. */
 export interface AuthRefusal {
@@ -41,4 +31,42 @@ export interface RequestAuthenticator {
   serveMetadata(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
   /** The refusal for a request that needs `scopes` its token lacks (403 `insufficient_scope`). */
   insufficientScope(scopes: readonly string[]): AuthRefusal;
+}
+
+/** The verified caller of each request a protected endpoint let through, for the parts that serve it. */
+export const verifiedCallers = new WeakMap<IncomingMessage, AuthInfo>();
+
+/**
+ * Checks a request's credentials with `auth`, then runs `next`; a refused request is answered with
+ * its status, its `WWW-Authenticate` challenge and an OAuth error body (RFC 6750 §3).
+ */
+export function guardRequest(
+  auth: RequestAuthenticator,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: () => void,
+): void {
+  void auth.authenticate(req.headers).then(
+    (outcome) => {
+      if (outcome.ok) {
+        verifiedCallers.set(req, outcome.info);
+        next();
+      } else answerRefusal(res, outcome);
+    },
+    () =>
+      answerRefusal(res, {
+        status: 401,
+        wwwAuthenticate: 'Bearer',
+        error: 'invalid_token',
+        description: 'the token could not be checked',
+      }),
+  );
+}
+
+/** Answers a request the resource server refused. */
+export function answerRefusal(res: ServerResponse, refusal: AuthRefusal): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify({ error: refusal.error ?? 'unauthorized', error_description: refusal.description });
+  res.writeHead(refusal.status, { 'www-authenticate': refusal.wwwAuthenticate, 'content-type': 'application/json' });
+  res.end(body);
 }

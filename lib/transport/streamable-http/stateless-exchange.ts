@@ -1,10 +1,11 @@
+import { verifiedCallers } from '../http/request-auth';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pino from 'pino';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
 import { META } from '../../schema/request-meta';
 import { encodeSseEvent } from '../framing/sse';
-import type { StatelessExchange, StatelessReceiver } from '../transport';
+import type { AuthInfo, StatelessExchange, StatelessReceiver } from '../transport';
 import { headerValue } from '../http/http-guards';
 
 /** `HeaderMismatch` (spec 2026-07-28: Transports → Server Validation). */
@@ -125,6 +126,7 @@ function writeJson(res: ServerResponse, status: number, body: JsonRpcMessage): v
 /** The answer to one stateless POST: JSON or an SSE stream, decided by its first message. */
 class PostExchange implements StatelessExchange {
   readonly headers: IncomingMessage['headers'];
+  readonly auth: AuthInfo | undefined;
   private streaming = false;
   private done = false;
   private cancel: (() => void) | undefined;
@@ -138,6 +140,7 @@ class PostExchange implements StatelessExchange {
     private readonly options: StatelessPostOptions,
   ) {
     this.headers = req.headers;
+    this.auth = verifiedCallers.get(req);
   }
 
   start(request: JsonRpcRequest): void {

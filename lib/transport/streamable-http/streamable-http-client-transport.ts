@@ -96,7 +96,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   readonly pending = new Set<string>();
   readonly maxMessageLength: number;
   readonly onLegacyServer: StreamableHttpClientTransportOptions['onLegacyServer'];
-  private readonly auth: ClientAuth | undefined;
+  private readonly authorization: ClientAuth | undefined;
   private readonly stateless = new StatelessCalls();
   closing = false;
   /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
@@ -116,7 +116,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     this.sessionId = options.sessionId;
     this.maxMessageLength = options.maxMessageLength ?? DEFAULT_MAX_MESSAGE_LENGTH;
     this.onLegacyServer = options.onLegacyServer;
-    this.auth = options.auth && new ClientAuth(options.auth, this);
+    this.authorization = options.auth && new ClientAuth(options.auth, this);
     this.incoming$ = this.inbox.values$;
     this.closed$ = this.closedSubject.asObservable();
     this.streams = new SseStreams(this, options.reconnect ?? {});
@@ -156,7 +156,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     const all: Record<string, string> = { ...lowerCaseHeaders(this.options.headers), ...extra };
     if (this.sessionId !== undefined) all['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion !== undefined) all['mcp-protocol-version'] = this.protocolVersion;
-    if (this.auth?.bearer !== undefined) all.authorization = this.auth.bearer;
+    if (this.authorization?.bearer !== undefined) all.authorization = this.authorization.bearer;
     return all;
   }
 
@@ -274,20 +274,20 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     try {
       if (wait) await before;
       if (this.closing || tracked?.cancelled) return;
-      if (this.auth) await this.auth.authorize(headers);
+      if (this.authorization) await this.authorization.authorize(headers);
       if (this.closing || tracked?.cancelled) return;
       made = this.call({ method: 'POST', headers, body: JSON.stringify(message) });
       if (tracked) tracked.made = made;
       const response = await made.answer;
-      if (this.auth && (response.status === 401 || response.status === 403)) {
-        const verdict = await this.auth.reauthorize(response, headers, requests);
+      if (this.authorization && (response.status === 401 || response.status === 403)) {
+        const verdict = await this.authorization.reauthorize(response, headers, requests);
         if (verdict !== 'refused') {
           done();
           // The server refused the POST before running anything: sending it again is safe.
           if (verdict === 'retry' && !this.closing) void this.post(message, extra);
           return;
         }
-      } else if (this.auth && response.ok) this.auth.accepted();
+      } else if (this.authorization && response.ok) this.authorization.accepted();
       if (!stateless) this.adoptSession(response, list, done);
       else done();
       if (this.closing) return;

@@ -10,6 +10,9 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { statelessRevisionOf } from '../../schema/request-meta';
 import type { StatelessReceiver } from '../transport';
 import { serveStatelessPost } from './stateless-exchange';
+import { answerRefusal, guardRequest, verifiedCallers } from '../http/request-auth';
+import type { RequestAuthenticator } from '../http/request-auth';
+import type { AuthInfo } from '../transport';
 import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
@@ -67,6 +70,12 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /** The largest request body accepted; larger ones get 413. Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /**
+   * Protects the endpoint (MCP authorization): every request's credentials are checked first, a
+   * refusal is answered 401 or 403 with its challenge, and the verified caller is the transport's
+   * and each stateless request's `auth`. `createResourceServer` makes one.
+   */
+  readonly auth?: RequestAuthenticator;
+  /**
    * Answer POSTed requests with one JSON body instead of an SSE stream. Messages the server
    * sends about such a request before its response (progress, logs, requests to the client) then
    * go to the standalone GET stream. Default `false`.
@@ -110,6 +119,8 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
 export interface McpEndpointServer {
   connect(transport: StreamableHttpServerTransport): unknown;
   readonly stateless?: StatelessReceiver;
+  /** The scopes a request needs beyond the endpoint's own (a tool's, a resource's or a prompt's). */
+  requiredScopes?(method: string, params: unknown): readonly string[];
 }
 
 /** A Streamable HTTP endpoint for `node:http` or any framework that hands over Node's request and response. */
@@ -337,6 +348,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
         return;
       }
     }
+    if (options.auth && lacksScopes(req, res, items)) return;
     if (isStateless(req, body)) {
       serveStatelessPost(req, res, body, receiver!, statelessOptions);
       return;
@@ -355,6 +367,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
 
     if (stateless) {
       const session = newSession(undefined, !initialize);
+      setCaller(session.transport, req);
       if (!initialize) {
         const version = headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION;
         session.inject({
@@ -397,12 +410,50 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       }
       const sessionId = generateSessionId();
       const session = newSession(sessionId, false);
+      setCaller(session.transport, req);
       session.post(res, frame, json, { [SESSION_HEADER]: sessionId });
       return;
     }
     const entry = sessionFor(req, res);
-    if (!entry) return;
+    if (!entry || !sameCaller(entry.session.transport, req, res)) return;
+    setCaller(entry.session.transport, req);
     entry.session.post(res, frame, json, { [SESSION_HEADER]: entry.session.transport.sessionId as string });
+  }
+
+  /** Refuses (403 `insufficient_scope`) a POST whose token lacks a scope its tool, resource or prompt needs. */
+  function lacksScopes(req: IncomingMessage, res: ServerResponse, items: readonly unknown[]): boolean {
+    const caller = verifiedCallers.get(req);
+    const required = options.server?.requiredScopes;
+    if (!caller || !required) return false;
+    const needed = new Set<string>();
+    for (const item of items) {
+      const message = item as { method?: unknown; params?: unknown };
+      if (typeof message.method !== 'string') continue;
+      for (const scope of required(message.method, message.params))
+        if (!caller.scopes.includes(scope)) needed.add(scope);
+    }
+    if (needed.size === 0) return false;
+    answerRefusal(
+      res,
+      (options.auth as RequestAuthenticator).insufficientScope([...new Set([...caller.scopes, ...needed])]),
+    );
+    return true;
+  }
+
+  /** Notes on a session's transport who its latest request came from. */
+  function setCaller(transport: StreamableHttpServerTransport, req: IncomingMessage): void {
+    const caller = verifiedCallers.get(req);
+    if (caller) (transport as { auth?: AuthInfo }).auth = caller;
+  }
+
+  /** A session stays with the user who opened it: another subject's token is refused (403). */
+  function sameCaller(transport: StreamableHttpServerTransport, req: IncomingMessage, res: ServerResponse): boolean {
+    const owner = transport.auth?.subject;
+    const caller = verifiedCallers.get(req)?.subject;
+    if (owner === undefined || owner === caller) return true;
+    log.warn({ sessionId: transport.sessionId }, 'request refused: the session belongs to another user');
+    refuse(res, 403, 'Forbidden: this session belongs to another user');
+    return false;
   }
 
   /**
@@ -439,7 +490,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     }
     if (versionRefused(req, res)) return;
     const entry = sessionFor(req, res);
-    if (!entry) return;
+    if (!entry || !sameCaller(entry.session.transport, req, res)) return;
     entry.session.get(res, headerValue(req, 'last-event-id'), {
       [SESSION_HEADER]: entry.session.transport.sessionId as string,
     });
@@ -458,7 +509,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     }
     if (versionRefused(req, res)) return;
     const entry = sessionFor(req, res);
-    if (!entry) return;
+    if (!entry || !sameCaller(entry.session.transport, req, res)) return;
     entry.session.transport.close('session deleted by the client');
     res.writeHead(200).end();
   }
@@ -474,6 +525,11 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       refuse(res, 403, `Forbidden: ${refusal}`);
       return;
     }
+    if (options.auth) guardRequest(options.auth, req, res, () => route(req, res, parsedBody));
+    else route(req, res, parsedBody);
+  };
+
+  const route = (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void => {
     switch (req.method) {
       case 'POST':
         try {

@@ -6,11 +6,17 @@ import { createLegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import type { LegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import { refuse } from '../http/http-guards';
 import { createStreamableHttpHandler } from './streamable-http-handler';
+import type { AuthRefusal, RequestAuthenticator } from '../http/request-auth';
 import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
 
 /** Options of {@link startStreamableHttpServer}: where to listen, plus the handler's options. */
-export interface StreamableHttpServerOptions extends StreamableHttpHandlerOptions {
+export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerOptions, 'auth'> {
+  /**
+   * Protects the endpoint (see the handler's `auth`); also serves the protected resource metadata.
+   * A function gets the endpoint's URL once the server listens (useful with port 0).
+   */
+  readonly auth?: RequestAuthenticator | ((endpoint: URL) => RequestAuthenticator);
   /** The address to bind. Default `127.0.0.1`: a local server should not listen on every interface. */
   readonly host?: string;
   /** The port; default 0 (an ephemeral port, see `url`). */
@@ -72,7 +78,10 @@ export async function startStreamableHttpServer(
 ): Promise<RunningStreamableHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const handler = createStreamableHttpHandler(options);
+  // An authenticator made from the endpoint's URL is bound once the server listens.
+  let bound: RequestAuthenticator | undefined = typeof options.auth === 'function' ? undefined : options.auth;
+  const auth = options.auth === undefined ? undefined : lateAuthenticator(() => bound);
+  const handler = createStreamableHttpHandler({ ...options, auth });
   const mcp = options.server;
   const onSession = options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport));
   const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
@@ -123,6 +132,7 @@ export async function startStreamableHttpServer(
     if (url.pathname === path) handler.handle(req, res);
     else if (legacyHandler && (url.pathname === ssePath || url.pathname === messagesPath))
       legacyHandler.handle(req, res);
+    else if (auth?.serveMetadata(req, res, url)) return;
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
   });
   server.headersTimeout = headersTimeoutMs;
@@ -137,8 +147,10 @@ export async function startStreamableHttpServer(
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const endpoint = new URL(`http://${urlHost}:${port}${path}`);
+  if (typeof options.auth === 'function') bound = options.auth(endpoint);
   return {
-    url: new URL(`http://${urlHost}:${port}${path}`),
+    url: endpoint,
     port,
     handler,
     legacyHandler,
@@ -151,5 +163,15 @@ export async function startStreamableHttpServer(
       server.closeAllConnections();
       await done;
     },
+  };
+}
+
+/** An authenticator that defers to the one `current` gives (refusing everything until there is one). */
+function lateAuthenticator(current: () => RequestAuthenticator | undefined): RequestAuthenticator {
+  const notReady: AuthRefusal = { status: 401, wwwAuthenticate: 'Bearer', description: 'the server is starting' };
+  return {
+    authenticate: (headers) => current()?.authenticate(headers) ?? Promise.resolve({ ok: false, ...notReady }),
+    serveMetadata: (req, res, url) => current()?.serveMetadata(req, res, url) ?? false,
+    insufficientScope: (scopes) => current()?.insufficientScope(scopes) ?? notReady,
   };
 }
