@@ -12,7 +12,7 @@ import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { ListRootsResult } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
-import type { AuthInfo, TransportClose } from '../transport/transport';
+import type { AuthInfo, Transport, TransportClose } from '../transport/transport';
 import { inputCapabilityOf } from './input-round';
 import type { InputRound } from './input-round';
 
@@ -86,6 +86,11 @@ export interface ServerContext extends RequestContext, ClientRequests {
    * scopes, claims); undefined on an open endpoint. The token itself is never passed on.
    */
   readonly auth: AuthInfo | undefined;
+  /**
+   * The HTTP headers (lower-case names) of the request that carried this call, when it came over
+   * Streamable HTTP: a stateless request's own, or the POST of a session's request.
+   */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
   /** The capabilities of the client that sent this request (its session's, or its `_meta`'s). */
   readonly clientCapabilities: ClientCapabilities | undefined;
   /** The client's name and version, as it gave them. */
@@ -194,6 +199,13 @@ abstract class ContextBase implements ServerContext {
 
   get auth(): AuthInfo | undefined {
     return this.inner.peer?.auth ?? this.session?.auth;
+  }
+
+  get headers(): Readonly<Record<string, string | string[] | undefined>> | undefined {
+    return (
+      this.inner.peer?.headers ??
+      (this.session as { transport?: Transport } | undefined)?.transport?.requestHeaders?.(this.inner.requestId)
+    );
   }
 
   get requestId(): RequestContext['requestId'] {

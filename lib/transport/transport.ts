@@ -71,6 +71,8 @@ export interface Transport {
    * on this transport (Streamable HTTP with `auth`).
    */
   readonly auth?: AuthInfo;
+  /** The HTTP headers of the request that carried the peer's request `requestId`, while it is in flight (HTTP transports). */
+  requestHeaders?(requestId: RequestId): Readonly<Record<string, string | string[] | undefined>> | undefined;
   /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
   setProtocolVersion?(revision: string): void;
 }

@@ -34,6 +34,11 @@ async function start() {
       ),
   });
   server.tool({
+    name: 'header',
+    description: 'Echoes the x-trace header of the request that carried the call.',
+    handler: (_args, context) => textResult(String(context.headers?.['x-trace'] ?? 'none')),
+  });
+  server.tool({
     name: 'admin',
     description: 'Needs the admin scope.',
     inputSchema: z.object({}),
@@ -166,4 +171,22 @@ describe('startStreamableHttpServer({ auth })', () => {
     expect((await post(url, ping, headers(await token('bob')))).status).toBe(403);
     expect((await post(url, ping, headers(await token('alice')))).status).toBe(200);
   });
+
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    'gives each handler the HTTP headers of its own request (%s)',
+    async (protocolVersion) => {
+      const { url, token } = await start();
+      const client = await connect(createStreamableHttpClientTransport({ url, auth: fixed(() => token('alice')) }), {
+        name: 'c',
+        version: '1',
+        protocolVersion,
+      });
+      const calls = ['a', 'b', 'c'].map((trace) =>
+        client.promises.callTool('header', {}, { headers: { 'x-trace': trace } }),
+      );
+      const texts = (await Promise.all(calls)).map((result) => (result.content[0] as { text: string }).text);
+      expect(texts).toEqual(['a', 'b', 'c']);
+      await client.close();
+    },
+  );
 });

@@ -382,7 +382,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
         });
         session.inject({ jsonrpc: '2.0', method: 'notifications/initialized' });
       }
-      session.post(res, frame, json, {});
+      session.post(res, frame, json, {}, req.headers);
       return;
     }
 
@@ -411,13 +411,19 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       const sessionId = generateSessionId();
       const session = newSession(sessionId, false);
       setCaller(session.transport, req);
-      session.post(res, frame, json, { [SESSION_HEADER]: sessionId });
+      session.post(res, frame, json, { [SESSION_HEADER]: sessionId }, req.headers);
       return;
     }
     const entry = sessionFor(req, res);
     if (!entry || !sameCaller(entry.session.transport, req, res)) return;
     setCaller(entry.session.transport, req);
-    entry.session.post(res, frame, json, { [SESSION_HEADER]: entry.session.transport.sessionId as string });
+    entry.session.post(
+      res,
+      frame,
+      json,
+      { [SESSION_HEADER]: entry.session.transport.sessionId as string },
+      req.headers,
+    );
   }
 
   /** Refuses (403 `insufficient_scope`) a POST whose token lacks a scope its tool, resource or prompt needs. */

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
@@ -65,6 +65,7 @@ export interface Session {
     frame: JsonRpcMessage | JsonRpcMessage[],
     json: boolean,
     headers: Record<string, string>,
+    requestHeaders?: IncomingHttpHeaders,
   ): void;
   /** Delivers frames that did not come from the client (the synthetic initialize of stateless mode). */
   inject(frame: JsonRpcMessage): void;
@@ -82,6 +83,8 @@ interface Stream {
   readonly json?: { readonly batch: boolean; readonly responses: JsonRpcMessage[] };
   /** Set while the answer's content type is not decided yet: the headers to answer with. */
   undecided?: { readonly headers: Record<string, string>; timer?: NodeJS.Timeout };
+  /** The HTTP headers of the POST, for the handlers of its requests. */
+  readonly requestHeaders?: IncomingHttpHeaders;
 }
 
 type Payload = JsonRpcMessage | readonly JsonRpcMessage[];
@@ -393,6 +396,7 @@ export function createSession(options: SessionOptions): Session {
     closeStandaloneStream() {
       return eventStore !== undefined && detach(standalone);
     },
+    requestHeaders: (requestId) => byRequest.get(keyOf(requestId))?.requestHeaders,
   };
 
   function detach(stream: Stream): boolean {
@@ -411,7 +415,7 @@ export function createSession(options: SessionOptions): Session {
     transport,
     closed: false,
     inject: (frame) => inbox.push(frame),
-    post(res, frame, json, headers) {
+    post(res, frame, json, headers, requestHeaders) {
       const list = Array.isArray(frame) ? frame : [frame];
       const requests = list.filter((m) => 'method' in m && 'id' in m) as Array<{ id: RequestId }>;
       const keys = requests.map((r) => keyOf(r.id));
@@ -436,6 +440,7 @@ export function createSession(options: SessionOptions): Session {
         res: undefined,
         pending: new Set(keys),
         ...(json ? { json: { batch: Array.isArray(frame), responses: [] } } : {}),
+        ...(requestHeaders !== undefined ? { requestHeaders } : {}),
       };
       streams.set(stream.id, stream);
       for (const key of keys) byRequest.set(key, stream);
