@@ -6,15 +6,18 @@
  *
  * `node dist/examples/everything-server.js` speaks MCP on stdio; logs go to stderr, stdout carries
  * protocol messages only. `--http <port>` serves Streamable HTTP at http://127.0.0.1:<port>/mcp
- * instead (and the 2024-11-05 HTTP+SSE endpoints). Other hosts serve the same definition:
+ * instead (and the 2024-11-05 HTTP+SSE endpoints); `--auth <issuer>` protects it, taking the JWT
+ * access tokens that authorization server issues for it. Other hosts serve the same definition:
  * `createEverythingServer()`.
  */
 import pino from 'pino';
 import { concat, defer, endWith, firstValueFrom, interval, map, of, take, timer } from 'rxjs';
 import { z } from 'zod';
 import {
+  createResourceServer,
   createServer,
   createStdioServerTransport,
+  jwtVerifier,
   log,
   progress,
   startStreamableHttpServer,
@@ -23,6 +26,7 @@ import {
 import type {
   JsonSchemaObject,
   McpServer,
+  RequestAuthenticator,
   RunningStreamableHttpServer,
   ServerContext,
   ServerSession,
@@ -31,6 +35,7 @@ import type {
 } from '../lib/index';
 
 import { statelessTools } from './stateless-tools';
+import { fetchServerMetadata } from '../lib/auth/discovery';
 
 // Peers' mistakes are logged at warn; a public server would write a line per hostile frame at that
 // level, so the example logs errors only unless LOG_LEVEL asks for more (#13).
@@ -501,11 +506,34 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   return server;
 }
 
+/** How `serveHttp` protects the endpoint: the authorization server whose JWT access tokens it takes. */
+export interface ExampleAuth {
+  /** The authorization server's issuer; its key set is found through its metadata. */
+  readonly issuer: string;
+  /** The scopes the endpoint publishes (clients ask for them); none by default. */
+  readonly scopes?: readonly string[];
+}
+
+/** A resource server for the endpoint, trusting `issuer`'s JWT access tokens issued for it. */
+async function protectedBy(auth: ExampleAuth): Promise<(endpoint: URL) => RequestAuthenticator> {
+  const metadata = await fetchServerMetadata((input, init) => fetch(input, init), auth.issuer);
+  const jwksUri = metadata?.jwks_uri;
+  if (typeof jwksUri !== 'string') throw new Error(`${auth.issuer} publishes no jwks_uri: cannot check its tokens`);
+  return (endpoint) =>
+    createResourceServer({
+      resource: endpoint.href,
+      authorizationServers: [auth.issuer],
+      ...(auth.scopes !== undefined ? { scopesSupported: auth.scopes } : {}),
+      verify: jwtVerifier({ jwksUri, issuer: metadata?.issuer ?? auth.issuer, audience: endpoint.href }),
+    });
+}
+
 /**
  * Serves the example over Streamable HTTP at `http://127.0.0.1:<port>/mcp`, with the 2024-11-05
- * HTTP+SSE endpoints beside it (`/sse`, `/messages`). Port 0 picks a free port.
+ * HTTP+SSE endpoints beside it (`/sse`, `/messages`). Port 0 picks a free port. With `auth`, the
+ * MCP endpoint takes only access tokens of that authorization server issued for it.
  */
-export async function serveHttp(port: number): Promise<RunningStreamableHttpServer> {
+export async function serveHttp(port: number, auth?: ExampleAuth): Promise<RunningStreamableHttpServer> {
   const streams = new WeakMap<ServerSession, StreamableHttpServerTransport>();
   const server = createEverythingServer({
     closeRequestStream: (context) =>
@@ -514,7 +542,8 @@ export async function serveHttp(port: number): Promise<RunningStreamableHttpServ
   return startStreamableHttpServer({
     host: '127.0.0.1',
     port,
-    legacySse: true,
+    ...(auth !== undefined ? { auth: await protectedBy(auth) } : {}),
+    legacySse: auth === undefined,
     logger,
     onSession: (transport) => {
       streams.set(server.connect(transport), transport);
@@ -522,6 +551,20 @@ export async function serveHttp(port: number): Promise<RunningStreamableHttpServ
     // Requests of the stateless revision (2026-07-28) are served beside the sessions.
     statelessReceiver: server.stateless,
   });
+}
+
+/**
+ * `--auth <issuer>`: protect the HTTP endpoint with that authorization server's tokens;
+ * `--scopes "<a> <b>"` publishes the scopes clients should ask for.
+ */
+function authOption(argv: readonly string[]): ExampleAuth | undefined {
+  const at = argv.indexOf('--auth');
+  if (at < 0) return undefined;
+  const issuer = argv[at + 1];
+  if (issuer === undefined || !/^https?:\/\//.test(issuer))
+    throw new Error('--auth needs the issuer URL of an authorization server');
+  const scopes = argv.indexOf('--scopes');
+  return scopes < 0 ? { issuer } : { issuer, scopes: (argv[scopes + 1] ?? '').split(' ').filter((s) => s !== '') };
 }
 
 function httpPort(argv: readonly string[]): number | undefined {
@@ -542,7 +585,7 @@ if (require.main === module) {
       process.exit(0);
     });
   } else {
-    serveHttp(port).then(
+    serveHttp(port, authOption(process.argv.slice(2))).then(
       (running) => {
         process.stdout.write(`rxmcp everything-server: Streamable HTTP at ${running.url} (legacy HTTP+SSE at /sse)\n`);
         const stop = () => void running.close().then(() => process.exit(0));

@@ -14,6 +14,7 @@ import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { createStreamableHttpHandler } from '../../lib/transport/streamable-http/streamable-http-handler';
+import { serveHttp } from '../../examples/everything-server';
 
 // End to end against a real authorization server (oidc-provider, in a child process): a client
 // that signs in (authorization code + PKCE, dynamic registration, resource indicator), refreshes,
@@ -232,5 +233,27 @@ describe('authorization against oidc-provider', () => {
     });
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+  }, 30_000);
+
+  it('protects the example server (--auth): a client signs in and calls it; without a token it gets 401', async () => {
+    await startProvider();
+    const example = await serveHttp(0, { issuer, scopes: ['mcp:read'] });
+    try {
+      const anonymous = await fetch(example.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(anonymous.status).toBe(401);
+      const client = await connect(createStreamableHttpClientTransport({ url: example.url, auth: signIn() }), {
+        name: 'c',
+        version: '1',
+      });
+      const sum = await client.promises.callTool('add', { a: 2, b: 40 });
+      expect(sum.content).toEqual([{ type: 'text', text: '42' }]);
+      await client.close();
+    } finally {
+      await example.close();
+    }
   }, 30_000);
 });
