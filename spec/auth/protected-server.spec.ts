@@ -36,7 +36,10 @@ async function start() {
   server.tool({
     name: 'header',
     description: 'Echoes the x-trace header of the request that carried the call.',
-    handler: (_args, context) => textResult(String(context.headers?.['x-trace'] ?? 'none')),
+    handler: (_args, context) =>
+      textResult(
+        `${String(context.headers?.['x-trace'] ?? 'none')}${context.headers?.authorization ? ' with token' : ''}`,
+      ),
   });
   server.tool({
     name: 'admin',
