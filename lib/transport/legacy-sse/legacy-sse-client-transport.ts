@@ -5,6 +5,7 @@ import { ReplaySubject } from 'rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
+import { boundEventStream } from '../framing/bounded-event-stream';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
@@ -19,7 +20,15 @@ export interface LegacySseClientTransportOptions {
   readonly fetch?: typeof fetch;
   /** Connection events at debug, peer mistakes at warn, messages at trace. Silent by default. */
   readonly logger?: pino.Logger;
+  /**
+   * The most bytes one event of the stream may hold; a larger one closes the transport with a
+   * `TransportError` instead of being buffered. Default 32 MiB.
+   */
+  readonly maxMessageBytes?: number;
 }
+
+/** The default bound on one event of the stream. */
+const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Creates the client side of the deprecated HTTP+SSE transport (spec 2024-11-05: Transports →
@@ -44,8 +53,19 @@ export function createLegacySseClientTransport(options: LegacySseClientTransport
   let waiting: Array<JsonRpcMessage | readonly JsonRpcMessage[]> = [];
   let closing = false;
 
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  // The stream passes a byte counter on its way to the EventSource's parser, which has no bound.
   const sseFetch: FetchLike = (input, init) =>
-    doFetch(input, { ...init, headers: { ...options.headers, ...init.headers } } as RequestInit);
+    doFetch(input, { ...init, headers: { ...options.headers, ...init.headers } } as RequestInit).then((response) =>
+      boundEventStream(response, maxMessageBytes, () =>
+        queueMicrotask(() =>
+          finish(
+            'event too large',
+            new TransportError(`the server sent an event larger than maxMessageBytes (${maxMessageBytes} bytes)`),
+          ),
+        ),
+      ),
+    );
   const source = new EventSource(url, { fetch: sseFetch });
 
   const finish = (reason: string, error?: Error): void => {

@@ -245,6 +245,38 @@ describe('createLegacySseClientTransport', () => {
     expect(closed.error?.name).toBe('TransportError');
     expect(closed.reason).toMatch(/404/);
   });
+
+  it('closes with a TransportError when one event outgrows maxMessageBytes, instead of buffering it (#13)', async () => {
+    let cut = false;
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: endpoint\ndata: /messages\n\n');
+      // One data line that never ends.
+      res.write('data: ');
+      const pump = (): void => {
+        while (!res.destroyed && res.write('z'.repeat(16 * 1024)));
+      };
+      res.on('drain', pump);
+      res.on('close', () => (cut = true));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = createLegacySseClientTransport({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`,
+        maxMessageBytes: 64 * 1024,
+      });
+      const closed = await firstValueFrom(client.closed$);
+      expect(closed.error?.name).toBe('TransportError');
+      expect(closed.error?.message).toMatch(/maxMessageBytes \(65536 bytes\)/);
+      // The stream is cut, not read on: the server sees its response closed.
+      for (let i = 0; i < 1000 && !cut; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(cut).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
 
 describe('createHttpClientTransport', () => {
