@@ -10,9 +10,9 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { statelessRevisionOf } from '../../schema/request-meta';
 import type { StatelessReceiver } from '../transport';
 import { serveStatelessPost } from './stateless-exchange';
-import { answerRefusal, guardRequest, verifiedCallers } from '../http/request-auth';
+import { guardRequest } from '../http/request-auth';
 import type { RequestAuthenticator } from '../http/request-auth';
-import type { AuthInfo } from '../transport';
+import { lacksScopes, sameCaller, setCaller } from './endpoint-auth';
 import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revisions';
 import { createInMemoryEventStore } from './event-store';
 import type { EventStore } from './event-store';
@@ -348,7 +348,11 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
         return;
       }
     }
-    if (options.auth && lacksScopes(req, res, items)) return;
+    if (
+      options.auth &&
+      lacksScopes(options.auth, options.server?.requiredScopes?.bind(options.server), req, res, items)
+    )
+      return;
     if (isStateless(req, body)) {
       serveStatelessPost(req, res, body, receiver!, statelessOptions);
       return;
@@ -415,7 +419,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       return;
     }
     const entry = sessionFor(req, res);
-    if (!entry || !sameCaller(entry.session.transport, req, res)) return;
+    if (!entry || !sameCaller(entry.session.transport, req, res, log)) return;
     setCaller(entry.session.transport, req);
     entry.session.post(
       res,
@@ -424,42 +428,6 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
       { [SESSION_HEADER]: entry.session.transport.sessionId as string },
       req.headers,
     );
-  }
-
-  /** Refuses (403 `insufficient_scope`) a POST whose token lacks a scope its tool, resource or prompt needs. */
-  function lacksScopes(req: IncomingMessage, res: ServerResponse, items: readonly unknown[]): boolean {
-    const caller = verifiedCallers.get(req);
-    const required = options.server?.requiredScopes;
-    if (!caller || !required) return false;
-    const needed = new Set<string>();
-    for (const item of items) {
-      const message = item as { method?: unknown; params?: unknown };
-      if (typeof message.method !== 'string') continue;
-      for (const scope of required(message.method, message.params))
-        if (!caller.scopes.includes(scope)) needed.add(scope);
-    }
-    if (needed.size === 0) return false;
-    answerRefusal(
-      res,
-      (options.auth as RequestAuthenticator).insufficientScope([...new Set([...caller.scopes, ...needed])]),
-    );
-    return true;
-  }
-
-  /** Notes on a session's transport who its latest request came from. */
-  function setCaller(transport: StreamableHttpServerTransport, req: IncomingMessage): void {
-    const caller = verifiedCallers.get(req);
-    if (caller) (transport as { auth?: AuthInfo }).auth = caller;
-  }
-
-  /** A session stays with the user who opened it: another subject's token is refused (403). */
-  function sameCaller(transport: StreamableHttpServerTransport, req: IncomingMessage, res: ServerResponse): boolean {
-    const owner = transport.auth?.subject;
-    const caller = verifiedCallers.get(req)?.subject;
-    if (owner === undefined || owner === caller) return true;
-    log.warn({ sessionId: transport.sessionId }, 'request refused: the session belongs to another user');
-    refuse(res, 403, 'Forbidden: this session belongs to another user');
-    return false;
   }
 
   /**
@@ -496,7 +464,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     }
     if (versionRefused(req, res)) return;
     const entry = sessionFor(req, res);
-    if (!entry || !sameCaller(entry.session.transport, req, res)) return;
+    if (!entry || !sameCaller(entry.session.transport, req, res, log)) return;
     entry.session.get(res, headerValue(req, 'last-event-id'), {
       [SESSION_HEADER]: entry.session.transport.sessionId as string,
     });
@@ -515,7 +483,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     }
     if (versionRefused(req, res)) return;
     const entry = sessionFor(req, res);
-    if (!entry || !sameCaller(entry.session.transport, req, res)) return;
+    if (!entry || !sameCaller(entry.session.transport, req, res, log)) return;
     entry.session.transport.close('session deleted by the client');
     res.writeHead(200).end();
   }
