@@ -3,7 +3,7 @@ import { Subject } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
-import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
+import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
 import { DEFAULT_CACHE_HINTS, STATELESS_REVISIONS } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
@@ -14,20 +14,12 @@ import type { RequestStateOptions } from './request-state';
 import type { StatelessReceiver } from '../transport/transport';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
-import { JsonRpcError } from '../jsonrpc/errors';
-import type { CompleteRequestParams } from '../schema/completion';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
-import type { GetPromptRequestParams } from '../schema/prompts';
-import { featuresOf, STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
-import type { Revision } from '../schema/revisions';
-import type { CallToolRequestParams } from '../schema/tools';
+import { STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
 import type { Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';
-import { completionContextOf, toCompleteResult } from './completion';
-import type { Completer } from './completion';
 import { compileJsonSchema } from '../schema/json-schema-validator';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
-import { runHandler } from './handler-output';
 import { createPromptRegistry } from './prompt-registry';
 import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
@@ -40,6 +32,7 @@ import type { SessionHost } from './session';
 import { createToolRegistry } from './tool-registry';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
 import { childLogger } from '../jsonrpc/logger';
+import { createRequestHandlers, requiredScopesOf } from './request-handlers';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -288,81 +281,18 @@ export function createServer(options: ServerOptions): McpServer {
     maxSubscriptions,
     logger,
   });
-  const revisionOf = (context: RequestContext) => context.revision as Revision;
-  const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
-
   // One set of handlers for every session: each finds its session as the connection's owner.
-  const handlers: Readonly<Record<string, RequestHandler>> = {
-    'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
-    'tools/call': (params, context, session) =>
-      withInput(params, context, session, (serverContext) =>
-        tools.call(params as CallToolRequestParams, serverContext),
-      ),
-    'resources/list': (params, context, session) =>
-      resources.listResources(cursorOf(params), pageSize, withSession(context, session)),
-    'resources/templates/list': (params, context) =>
-      resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
-    'resources/read': (params, context, session) =>
-      withInput(params, context, session, (serverContext) => resources.read(params.uri as string, serverContext)),
-    'resources/subscribe': (params, context, owner) => {
-      const session = owner as Session;
-      const uri = params.uri as string;
-      if (!resources.exists(uri)) {
-        throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, {
-          uri,
-        });
-      }
-      const watches = (session.watches ??= new Map());
-      if (!watches.has(uri) && watches.size >= maxSubscriptions) {
-        throw JsonRpcError.invalidRequest(
-          `this session already has ${maxSubscriptions} resource subscriptions, the most it may hold`,
-        );
-      }
-      if (!watches.has(uri)) {
-        const watching = resources.watch(uri).subscribe({
-          next: () => {
-            if (session.operating) session.connection.notify('notifications/resources/updated', { uri });
-          },
-          error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
-        });
-        watches.set(uri, watching);
-      }
-      return {};
-    },
-    'resources/unsubscribe': (params, _context, owner) => {
-      const { watches } = owner as Session;
-      const uri = params.uri as string;
-      watches?.get(uri)?.unsubscribe();
-      watches?.delete(uri);
-      return {};
-    },
-    'prompts/list': (params, context) => prompts.list(cursorOf(params), pageSize, revisionOf(context)),
-    'prompts/get': (params, context, session) =>
-      withInput(params, context, session, (serverContext) =>
-        prompts.get(params as GetPromptRequestParams, serverContext),
-      ),
-    'subscriptions/listen': (params, context) => listen(params, context),
-    'completion/complete': (params, context, session) => {
-      const { ref, argument, context: given } = params as CompleteRequestParams;
-      let completer: Completer | undefined;
-      if (ref.type === 'ref/prompt') {
-        completer = prompts.completer(ref.name, argument.name);
-      } else {
-        const template = resources.template(ref.uri);
-        if (!template)
-          throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
-        completer = template.complete?.[argument.name];
-      }
-      if (!completer) return { completion: { values: [] } };
-      const completionContext = completionContextOf(context, session as Session | undefined, given?.arguments ?? {});
-      const complete = completer;
-      return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
-    },
-    'logging/setLevel': (params, _context, session) => {
-      (session as Session).level = params.level as LogLevel;
-      return {};
-    },
-  };
+  const handlers = createRequestHandlers({
+    tools,
+    resources,
+    prompts,
+    pageSize,
+    maxSubscriptions,
+    logger,
+    withSession,
+    withInput,
+    listen,
+  });
 
   function connect(transport: Transport): ServerSession {
     const session = new Session(host, defaultLogLevel);
@@ -441,20 +371,7 @@ export function createServer(options: ServerOptions): McpServer {
     capabilities,
     connect,
     sessions,
-    requiredScopes(method, params) {
-      const named = (params ?? {}) as { name?: unknown; uri?: unknown };
-      switch (method) {
-        case 'tools/call':
-          return typeof named.name === 'string' ? tools.scopes(named.name) : [];
-        case 'prompts/get':
-          return typeof named.name === 'string' ? prompts.scopes(named.name) : [];
-        case 'resources/read':
-        case 'resources/subscribe':
-          return typeof named.uri === 'string' ? resources.scopes(named.uri) : [];
-        default:
-          return [];
-      }
-    },
+    requiredScopes: (method, params) => requiredScopesOf(method, params, { tools, prompts, resources }),
     get stateless() {
       return statelessEndpoint();
     },
