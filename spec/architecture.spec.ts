@@ -31,6 +31,13 @@ const files = sourceFiles(LIB).map((f) => relative(LIB, f));
 const graph = new Map(files.map((f) => [f, localImports(join(LIB, f))]));
 
 describe('lib/ architecture', () => {
+  it('runs connection timers only through a scheduler (no raw setTimeout or setInterval in lib/connection)', () => {
+    const raw = files
+      .filter((f) => f.startsWith('connection/'))
+      .filter((f) => /\b(setTimeout|setInterval|setImmediate)\s*\(/.test(readFileSync(join(LIB, f), 'utf8')));
+    expect(raw).toEqual([]);
+  });
+
   it('has every file in a known layer', () => {
     // entries/ holds the subpath entry points (rxmcp/server, rxmcp/client, ...): like index.ts, they
     // may re-export any layer and nothing imports them.

@@ -1,5 +1,7 @@
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
+import { timerScheduler } from '../operators/timer-scheduler';
+import type { TimerAction } from '../operators/timer-scheduler';
 
 /** Something with a deadline on a `Deadlines` timer. */
 export interface Expiring {
@@ -15,16 +17,19 @@ export interface Expiring {
  * a timer: the action is re-armed only when it fires or when an earlier deadline arrives. (A timer
  * set and cleared per request cost a Node timer list built and torn down per call in sequential
  * use.) The action is left armed when the last request settles; `stop()` ends it when the
- * connection closes. On the default scheduler it is a Node timer that keeps the process alive only
- * while a deadline waits, as a timer per request did; other schedulers (virtual time) get an action.
+ * connection closes. On the default scheduler it runs on `timerScheduler`, whose timer keeps the
+ * process alive only while a deadline waits, as a timer per request did; other schedulers (virtual
+ * time) are used as they are.
  */
 export class Deadlines {
   private readonly waiting = new Set<Expiring>();
-  private action: Subscription | undefined;
-  private timeout: NodeJS.Timeout | undefined;
+  private action: Subscription | TimerAction | undefined;
   private armedFor = Infinity;
+  private readonly scheduler: SchedulerLike;
 
-  constructor(private readonly scheduler: SchedulerLike) {}
+  constructor(scheduler: SchedulerLike) {
+    this.scheduler = scheduler === asyncScheduler ? timerScheduler : scheduler;
+  }
 
   /** How many deadlines are waiting. */
   get size(): number {
@@ -34,11 +39,12 @@ export class Deadlines {
   add(entry: Expiring): void {
     this.waiting.add(entry);
     if (entry.deadline < this.armedFor) this.arm(entry.deadline);
-    else if (this.waiting.size === 1) this.timeout?.ref();
+    else if (this.waiting.size === 1) (this.action as Partial<TimerAction> | undefined)?.ref?.();
   }
 
   delete(entry: Expiring): void {
-    if (this.waiting.delete(entry) && this.waiting.size === 0) this.timeout?.unref();
+    if (this.waiting.delete(entry) && this.waiting.size === 0)
+      (this.action as Partial<TimerAction> | undefined)?.unref?.();
   }
 
   stop(): void {
@@ -51,21 +57,17 @@ export class Deadlines {
     this.armedFor = at;
     // Node timers take at most 2^31 - 1 ms; a later deadline is reached by re-arming when this one fires.
     const delay = Math.min(Math.max(0, at - this.scheduler.now()), 0x7fffffff);
-    if (this.scheduler === asyncScheduler) this.timeout = setTimeout(() => this.fire(), delay);
-    else this.action = this.scheduler.schedule(() => this.fire(), delay);
+    this.action = this.scheduler.schedule(() => this.fire(), delay);
   }
 
   private disarm(): void {
     this.action?.unsubscribe();
     this.action = undefined;
-    if (this.timeout) clearTimeout(this.timeout);
-    this.timeout = undefined;
     this.armedFor = Infinity;
   }
 
   private fire(): void {
     this.action = undefined;
-    this.timeout = undefined;
     this.armedFor = Infinity;
     const now = this.scheduler.now();
     const due: Expiring[] = [];

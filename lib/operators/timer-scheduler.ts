@@ -1,0 +1,70 @@
+/**
+ * A scheduler on Node timers whose actions can stop keeping the process alive (`unref`) and start
+ * again (`ref`): for deadlines that must not hold a process open once nothing waits on them. Time
+ * is `Date.now()`, as on RxJS's `asyncScheduler`. In browsers, `ref` and `unref` do nothing.
+ */
+import { Subscription } from 'rxjs';
+import type { SchedulerAction, SchedulerLike } from 'rxjs';
+
+/** An action of {@link timerScheduler}: a subscription that can also ref and unref its timer. */
+export interface TimerAction<T = unknown> extends SchedulerAction<T> {
+  /** The timer keeps the process alive (the default). */
+  ref(): void;
+  /** The timer no longer keeps the process alive; it still fires if the process lives. */
+  unref(): void;
+}
+
+type Timer = ReturnType<typeof setTimeout> & { ref?(): void; unref?(): void };
+
+class NodeTimerAction<T> extends Subscription implements TimerAction<T> {
+  private timer: Timer | undefined;
+  private held = true;
+
+  constructor(private readonly work: (this: SchedulerAction<T>, state?: T) => void) {
+    super();
+    this.add(() => this.clear());
+  }
+
+  schedule(state?: T, delay = 0): Subscription {
+    if (this.closed) return this;
+    this.clear();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.work.call(this, state);
+      // A one-shot action ends once its work ran without scheduling itself again.
+      if (this.timer === undefined) this.unsubscribe();
+    }, delay) as Timer;
+    if (!this.held) this.timer.unref?.();
+    return this;
+  }
+
+  ref(): void {
+    this.held = true;
+    this.timer?.ref?.();
+  }
+
+  unref(): void {
+    this.held = false;
+    this.timer?.unref?.();
+  }
+
+  private clear(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** A scheduler whose `schedule` returns a {@link TimerAction}. */
+export interface TimerScheduler extends SchedulerLike {
+  schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): TimerAction<T>;
+}
+
+/** The scheduler. */
+export const timerScheduler: TimerScheduler = {
+  now: () => Date.now(),
+  schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): TimerAction<T> {
+    const action = new NodeTimerAction<T>(work);
+    action.schedule(state, delay);
+    return action;
+  },
+};
