@@ -84,7 +84,7 @@ interface Stream {
   /** Set while the answer's content type is not decided yet: the headers to answer with. */
   undecided?: { readonly headers: Record<string, string>; timer?: NodeJS.Timeout };
   /** The HTTP headers of the POST, for the handlers of its requests. */
-  readonly requestHeaders?: IncomingHttpHeaders;
+  readonly requestHeaders: IncomingHttpHeaders | undefined;
 }
 
 type Payload = JsonRpcMessage | readonly JsonRpcMessage[];
@@ -121,7 +121,7 @@ export function createSession(options: SessionOptions): Session {
   // Stream ids name the session so a Last-Event-ID from another session is refused. Without a
   // session id they need to be unique only where an event store keeps them.
   const streamPrefix = `${sessionId ?? (eventStore ? globalThis.crypto.randomUUID() : 'stateless')}~`;
-  const standalone: Stream = { id: `${streamPrefix}0`, res: undefined, pending: new Set() };
+  const standalone: Stream = { id: `${streamPrefix}0`, res: undefined, pending: new Set(), requestHeaders: undefined };
   const streams = new Map<string, Stream>([[standalone.id, standalone]]);
   const byRequest = new Map<string, Stream>();
   // Standalone messages sent while no GET stream is open, delivered to the next plain GET.
@@ -440,7 +440,7 @@ export function createSession(options: SessionOptions): Session {
         res: undefined,
         pending: new Set(keys),
         ...(json ? { json: { batch: Array.isArray(frame), responses: [] } } : {}),
-        ...(requestHeaders !== undefined ? { requestHeaders } : {}),
+        requestHeaders,
       };
       streams.set(stream.id, stream);
       for (const key of keys) byRequest.set(key, stream);
@@ -513,7 +513,7 @@ export function createSession(options: SessionOptions): Session {
       const live = streams.get(streamId);
       // The resumed stream replaces its previous connection, if one is somehow still open.
       if (live?.res) live.res.end();
-      const target: Stream = live ?? { id: streamId, res: undefined, pending: new Set() };
+      const target: Stream = live ?? { id: streamId, res: undefined, pending: new Set(), requestHeaders: undefined };
       attach(target, res);
       if (target === standalone) held = [];
       for (const { eventId, payload } of replayed) writeEvent(target, eventId, JSON.stringify(payload), true);
