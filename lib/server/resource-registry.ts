@@ -182,6 +182,109 @@ export interface ResourceRegistry {
   readonly watched: number;
 }
 
+/** What checking a read's or a listing's output needs. */
+interface ResultChecks {
+  readonly logger: Logger;
+  readonly validateResults: boolean;
+  readonly readCacheHint: CacheHint | undefined;
+}
+
+/** The error for an unknown resource, by revision. */
+export function resourceNotFound(uri: string, revision: Revision): JsonRpcError {
+  // 2026-07-28 answers an unknown resource with -32602 (SEP-2164).
+  const code = isStatelessRevision(revision) ? ErrorCode.InvalidParams : featuresOf(revision).resourceNotFoundCode;
+  return new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
+}
+
+/** A read's output as the result sent: URIs and MIME types filled in, caching hints added, checked when results are validated. */
+export function completeRead(
+  checks: ResultChecks,
+  uri: string,
+  mimeType: string | undefined,
+  output: unknown,
+  revision: Revision,
+  cache?: CacheHint,
+): ReadResourceResult {
+  const produced = output as ReadResourceOutput | undefined;
+  if (!produced || !Array.isArray(produced.contents)) {
+    checks.logger.error({ uri }, 'resource read handler returned no contents');
+    throw JsonRpcError.internalError();
+  }
+  const contents = produced.contents.map((item) => {
+    const filled: Record<string, unknown> = { uri, ...item };
+    if (filled.mimeType === undefined && mimeType !== undefined) filled.mimeType = mimeType;
+    return filled;
+  });
+  const result = completeResult(
+    { ...produced, contents } as ReadResourceResult,
+    revision,
+    cache ?? checks.readCacheHint,
+  );
+  if (checks.validateResults) {
+    const parsed = resourceSchemas(revision).ReadResourceResult.safeParse(result);
+    if (!parsed.success) {
+      checks.logger.error(
+        { uri, problem: describeIssues(toValidationIssues(parsed.error)) },
+        'resource read returned invalid contents',
+      );
+      throw JsonRpcError.internalError();
+    }
+  }
+  return result;
+}
+
+/** Runs a template's `list`; a failure other than a `JsonRpcError` is logged and answered -32603. */
+export async function templateItems(
+  checks: ResultChecks,
+  entry: TemplateEntry,
+  context: ServerContext,
+): Promise<readonly unknown[]> {
+  let items: unknown;
+  try {
+    items = await entry.definition.list!(context);
+  } catch (error) {
+    if (error instanceof JsonRpcError) throw error;
+    checks.logger.error(
+      { err: error, uriTemplate: entry.definition.uriTemplate },
+      'resource template list handler failed',
+    );
+    throw JsonRpcError.internalError();
+  }
+  if (!Array.isArray(items)) {
+    checks.logger.error(
+      { uriTemplate: entry.definition.uriTemplate },
+      'resource template list handler returned no array',
+    );
+    throw JsonRpcError.internalError();
+  }
+  return items;
+}
+
+/** One listed item as `resources/list` sends it, checked when results are validated. */
+export function listedResource(
+  checks: ResultChecks,
+  entry: TemplateEntry,
+  item: unknown,
+  revision: Revision,
+): Resource {
+  const invalid = (problem: string): never => {
+    checks.logger.error(
+      { uriTemplate: entry.definition.uriTemplate, problem },
+      'resource template listed an invalid resource',
+    );
+    throw JsonRpcError.internalError();
+  };
+  if (typeof item !== 'object' || item === null) return invalid('not an object');
+  const listing = { ...item } as Record<string, unknown>;
+  if (listing.mimeType === undefined && entry.definition.mimeType !== undefined)
+    listing.mimeType = entry.definition.mimeType;
+  if (checks.validateResults) {
+    const checked = resourceSchemas(revision).Resource.safeParse(listing);
+    if (!checked.success) return invalid(describeIssues(toValidationIssues(checked.error)));
+  }
+  return listing as Resource;
+}
+
 /** Creates empty resource registries. */
 export function createResourceRegistry(options: {
   readonly validateResults: boolean;
@@ -210,80 +313,11 @@ export function createResourceRegistry(options: {
     },
   });
 
-  function notFound(uri: string, revision: Revision): JsonRpcError {
-    // 2026-07-28 answers an unknown resource with -32602 (SEP-2164).
-    const code = isStatelessRevision(revision) ? ErrorCode.InvalidParams : featuresOf(revision).resourceNotFoundCode;
-    return new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
-  }
-
-  function complete(
-    uri: string,
-    mimeType: string | undefined,
-    output: unknown,
-    revision: Revision,
-    cache?: CacheHint,
-  ): ReadResourceResult {
-    const produced = output as ReadResourceOutput | undefined;
-    if (!produced || !Array.isArray(produced.contents)) {
-      log.error({ uri }, 'resource read handler returned no contents');
-      throw JsonRpcError.internalError();
-    }
-    const contents = produced.contents.map((item) => {
-      const filled: Record<string, unknown> = { uri, ...item };
-      if (filled.mimeType === undefined && mimeType !== undefined) filled.mimeType = mimeType;
-      return filled;
-    });
-    const result = completeResult(
-      { ...produced, contents } as ReadResourceResult,
-      revision,
-      cache ?? options.readCacheHint,
-    );
-    if (options.validateResults) {
-      const parsed = resourceSchemas(revision).ReadResourceResult.safeParse(result);
-      if (!parsed.success) {
-        log.error(
-          { uri, problem: describeIssues(toValidationIssues(parsed.error)) },
-          'resource read returned invalid contents',
-        );
-        throw JsonRpcError.internalError();
-      }
-    }
-    return result;
-  }
-
-  /** Runs a template's `list`; a failure other than a `JsonRpcError` is logged and answered -32603. */
-  async function listOf(entry: TemplateEntry, context: ServerContext): Promise<readonly unknown[]> {
-    let items: unknown;
-    try {
-      items = await entry.definition.list!(context);
-    } catch (error) {
-      if (error instanceof JsonRpcError) throw error;
-      log.error({ err: error, uriTemplate: entry.definition.uriTemplate }, 'resource template list handler failed');
-      throw JsonRpcError.internalError();
-    }
-    if (!Array.isArray(items)) {
-      log.error({ uriTemplate: entry.definition.uriTemplate }, 'resource template list handler returned no array');
-      throw JsonRpcError.internalError();
-    }
-    return items;
-  }
-
-  /** One listed item as `resources/list` sends it, checked when results are validated. */
-  function listedResource(entry: TemplateEntry, item: unknown, revision: Revision): Resource {
-    const invalid = (problem: string): never => {
-      log.error({ uriTemplate: entry.definition.uriTemplate, problem }, 'resource template listed an invalid resource');
-      throw JsonRpcError.internalError();
-    };
-    if (typeof item !== 'object' || item === null) return invalid('not an object');
-    const listing = { ...item } as Record<string, unknown>;
-    if (listing.mimeType === undefined && entry.definition.mimeType !== undefined)
-      listing.mimeType = entry.definition.mimeType;
-    if (options.validateResults) {
-      const checked = resourceSchemas(revision).Resource.safeParse(listing);
-      if (!checked.success) return invalid(describeIssues(toValidationIssues(checked.error)));
-    }
-    return listing as Resource;
-  }
+  const checks: ResultChecks = {
+    logger: log,
+    validateResults: options.validateResults,
+    readCacheHint: options.readCacheHint,
+  };
 
   return {
     addResource(definition) {
@@ -324,10 +358,10 @@ export function createResourceRegistry(options: {
           const start = listed?.seq === source.seq ? listed.offset : 0;
           // A full page asks no further template.
           if (page.length >= pageSize) return { resources: page, nextCursor: encodeListedCursor(source.seq, start) };
-          const items = await listOf(source.definition, context);
+          const items = await templateItems(checks, source.definition, context);
           for (let i = start; i < items.length; i++) {
             if (page.length >= pageSize) return { resources: page, nextCursor: encodeListedCursor(source.seq, i) };
-            page.push(adaptListed(listedResource(source.definition, items[i], revision), 'resource', features));
+            page.push(adaptListed(listedResource(checks, source.definition, items[i], revision), 'resource', features));
           }
         }
         return { resources: page };
@@ -347,19 +381,19 @@ export function createResourceRegistry(options: {
       if (found) {
         if (!found.read) {
           const item = found.text !== undefined ? { text: found.text } : { blob: found.blob! };
-          return complete(uri, found.mimeType, { contents: [item] }, revision, found.cache);
+          return completeRead(checks, uri, found.mimeType, { contents: [item] }, revision, found.cache);
         }
         return runHandler(
           () => found.read!(uri, context),
-          (value) => complete(uri, found.mimeType, value, revision, found.cache),
+          (value) => completeRead(checks, uri, found.mimeType, value, revision, found.cache),
         );
       }
       const matched = matchTemplate(uri);
-      if (!matched) throw notFound(uri, revision);
+      if (!matched) throw resourceNotFound(uri, revision);
       const { definition } = matched.entry;
       return runHandler(
         () => definition.read(uri, matched.variables, context),
-        (value) => complete(uri, definition.mimeType, value, revision, definition.cache),
+        (value) => completeRead(checks, uri, definition.mimeType, value, revision, definition.cache),
       );
     },
     exists: (uri) => resources.get(uri) !== undefined || matchTemplate(uri) !== undefined,
