@@ -26,15 +26,16 @@ export interface ListingTracker {
  * authorization context, which both `public` and `private` results may be reused within.
  */
 export class ListFreshness {
-  private readonly freshUntil = new Map<string, number>();
+  // Both made on first use: an idle client that never listed keeps neither.
+  private freshUntil: Map<string, number> | undefined;
   /** For each list method, the listings in flight, told when a notification makes them stale. */
-  private readonly invalidators = new Map<string, Set<() => void>>();
+  private invalidators: Map<string, Set<() => void>> | undefined;
 
   constructor(readonly scheduler: SchedulerLike) {}
 
   /** Until when (on the scheduler's clock) the latest listing of `method` is fresh; 0 when unknown. */
   until(method: string): number {
-    return this.freshUntil.get(method) ?? 0;
+    return this.freshUntil?.get(method) ?? 0;
   }
 
   /** Starts following one listing of `method`. */
@@ -42,8 +43,9 @@ export class ListFreshness {
     let until = Infinity;
     let invalidated = false;
     const stale = () => (invalidated = true);
-    const listeners = (this.invalidators.get(method) ?? new Set()).add(stale);
-    this.invalidators.set(method, listeners);
+    const invalidators = (this.invalidators ??= new Map());
+    const listeners = (invalidators.get(method) ?? new Set()).add(stale);
+    invalidators.set(method, listeners);
     return {
       page: (result) => {
         const ttl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? result.ttlMs : 0;
@@ -51,7 +53,7 @@ export class ListFreshness {
       },
       complete: () => {
         listeners.delete(stale);
-        this.freshUntil.set(method, invalidated ? 0 : until);
+        (this.freshUntil ??= new Map()).set(method, invalidated ? 0 : until);
       },
       end: () => listeners.delete(stale),
     };
@@ -60,8 +62,8 @@ export class ListFreshness {
   /** A change notification: the lists it concerns are stale now, even those still being fetched. */
   onNotification(method: string): void {
     for (const list of STALE_ON[method] ?? []) {
-      this.freshUntil.set(list, 0);
-      for (const stale of this.invalidators.get(list) ?? []) stale();
+      this.freshUntil?.set(list, 0);
+      for (const stale of this.invalidators?.get(list) ?? []) stale();
     }
   }
 }

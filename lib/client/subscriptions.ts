@@ -84,7 +84,12 @@ const sameKeys = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
  * carry `io.modelcontextprotocol/subscriptionId`); watchers filter them there.
  */
 export class SubscriptionHub {
-  private readonly demand = new Map<string, number>();
+  /** Made on the first watch: an idle client keeps none. */
+  private demandByKey: Map<string, number> | undefined;
+
+  private get demand(): Map<string, number> {
+    return (this.demandByKey ??= new Map());
+  }
   private readonly events = new Subject<{ key: string; event: TopicEvent }>();
   private active: Stream | undefined;
   /** The stream opened last, until its acknowledgement arrives. */

@@ -11,7 +11,7 @@ import type { ToolHeaderPlan } from './tool-headers';
  */
 export class ToolDirectory {
   private known: ReadonlyMap<string, Tool> | undefined;
-  private rejected = new Map<string, string>();
+  private rejected: Map<string, string> | undefined;
   private readonly plans = new WeakMap<Tool, ToolHeaderPlan>();
 
   /** `checkHeaders`: apply the `x-mcp-header` rules (stateless revisions). */
@@ -54,17 +54,17 @@ export class ToolDirectory {
   headersFor(name: string, args: Record<string, unknown> | undefined): Record<string, string> {
     const tool = this.named(name);
     if (tool) return toolCallHeaders(this.plan(tool), args);
-    const reason = this.rejected.get(name);
+    const reason = this.rejected?.get(name);
     if (reason !== undefined) throw new ProtocolError(`Tool "${name}" was left out of the tool list: ${reason}`);
     return {};
   }
 
   private withoutInvalidHeaders(tools: Tool[]): Tool[] {
-    this.rejected = new Map();
+    this.rejected = undefined;
     return tools.filter((tool) => {
       const plan = this.plan(tool);
       if (!('invalid' in plan)) return true;
-      this.rejected.set(tool.name, plan.invalid);
+      (this.rejected ??= new Map()).set(tool.name, plan.invalid);
       this.log.warn({ tool: tool.name, reason: plan.invalid }, 'tool left out: invalid x-mcp-header annotation');
       return false;
     });

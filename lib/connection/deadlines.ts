@@ -3,6 +3,11 @@ import type { SchedulerLike, Subscription } from 'rxjs';
 import { timerScheduler } from '../operators/timer-scheduler';
 import type { TimerAction } from '../operators/timer-scheduler';
 
+/** The work of a `Deadlines` action, with the deadlines as its state: no closure per arming. */
+function fireDeadlines(deadlines?: Deadlines): void {
+  deadlines?.fire();
+}
+
 /** Something with a deadline on a `Deadlines` timer. */
 export interface Expiring {
   /** When it expires, in the scheduler's time; may move later while it waits. */
@@ -22,7 +27,8 @@ export interface Expiring {
  * time) are used as they are.
  */
 export class Deadlines {
-  private readonly waiting = new Set<Expiring>();
+  /** Made on the first deadline: an idle connection keeps none. */
+  private waiting: Set<Expiring> | undefined;
   private action: Subscription | TimerAction | undefined;
   private armedFor = Infinity;
   private readonly scheduler: SchedulerLike;
@@ -33,23 +39,23 @@ export class Deadlines {
 
   /** How many deadlines are waiting. */
   get size(): number {
-    return this.waiting.size;
+    return this.waiting?.size ?? 0;
   }
 
   add(entry: Expiring): void {
-    this.waiting.add(entry);
+    (this.waiting ??= new Set()).add(entry);
     if (entry.deadline < this.armedFor) this.arm(entry.deadline);
     else if (this.waiting.size === 1) (this.action as Partial<TimerAction> | undefined)?.ref?.();
   }
 
   delete(entry: Expiring): void {
-    if (this.waiting.delete(entry) && this.waiting.size === 0)
+    if (this.waiting?.delete(entry) && this.waiting.size === 0)
       (this.action as Partial<TimerAction> | undefined)?.unref?.();
   }
 
   stop(): void {
     this.disarm();
-    this.waiting.clear();
+    this.waiting?.clear();
   }
 
   private arm(at: number): void {
@@ -57,7 +63,7 @@ export class Deadlines {
     this.armedFor = at;
     // Node timers take at most 2^31 - 1 ms; a later deadline is reached by re-arming when this one fires.
     const delay = Math.min(Math.max(0, at - this.scheduler.now()), 0x7fffffff);
-    this.action = this.scheduler.schedule(() => this.fire(), delay);
+    this.action = this.scheduler.schedule(fireDeadlines, delay, this);
   }
 
   private disarm(): void {
@@ -66,17 +72,20 @@ export class Deadlines {
     this.armedFor = Infinity;
   }
 
-  private fire(): void {
+  /** Expires what is due and re-arms for the next deadline (the scheduled work). */
+  fire(): void {
     this.action = undefined;
     this.armedFor = Infinity;
     const now = this.scheduler.now();
     const due: Expiring[] = [];
     let next = Infinity;
-    for (const entry of this.waiting) {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    for (const entry of waiting) {
       if (entry.deadline <= now) due.push(entry);
       else if (entry.deadline < next) next = entry.deadline;
     }
-    for (const entry of due) this.waiting.delete(entry);
+    for (const entry of due) waiting.delete(entry);
     if (next < Infinity) this.arm(next);
     for (const entry of due) entry.onDeadline();
   }

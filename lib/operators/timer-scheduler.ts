@@ -16,26 +16,37 @@ export interface TimerAction<T = unknown> extends SchedulerAction<T> {
 
 type Timer = ReturnType<typeof setTimeout> & { ref?(): void; unref?(): void };
 
+/** Runs an action's work when its timer fires (one function for every timer: no closure each). */
+function runAction<T>(action: NodeTimerAction<T>, state: T | undefined): void {
+  action.run(state);
+}
+
 class NodeTimerAction<T> extends Subscription implements TimerAction<T> {
-  private timer: Timer | undefined;
+  private timer: Timer | undefined = undefined;
   private held = true;
 
   constructor(private readonly work: (this: SchedulerAction<T>, state?: T) => void) {
     super();
-    this.add(() => this.clear());
   }
 
   schedule(state?: T, delay = 0): Subscription {
     if (this.closed) return this;
     this.clear();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.work.call(this, state);
-      // A one-shot action ends once its work ran without scheduling itself again.
-      if (this.timer === undefined) this.unsubscribe();
-    }, delay) as Timer;
+    this.timer = setTimeout(runAction, delay, this, state) as Timer;
     if (!this.held) this.timer.unref?.();
     return this;
+  }
+
+  run(state: T | undefined): void {
+    this.timer = undefined;
+    this.work.call(this, state);
+    // A one-shot action ends once its work ran without scheduling itself again.
+    if (this.timer === undefined) this.unsubscribe();
+  }
+
+  override unsubscribe(): void {
+    this.clear();
+    super.unsubscribe();
   }
 
   ref(): void {

@@ -36,7 +36,9 @@ export interface FrameInbox<T> {
  */
 export function createFrameInbox<T>(options: FrameInboxOptions = {}): FrameInbox<T> {
   const maxBuffered = options.maxBuffered ?? Infinity;
-  const subscribers = new Set<Subscriber<T>>();
+  // Nearly always one subscriber (the connection): a Set is made only for a second one.
+  let first: Subscriber<T> | undefined;
+  let more: Set<Subscriber<T>> | undefined;
   let held: T[] = [];
   let completed = false;
   // Set while held values are handed to a new subscriber: pushes made meanwhile join the queue.
@@ -58,9 +60,11 @@ export function createFrameInbox<T>(options: FrameInboxOptions = {}): FrameInbox
       subscriber.complete();
       return undefined;
     }
-    subscribers.add(subscriber);
+    if (first === undefined) first = subscriber;
+    else (more ??= new Set()).add(subscriber);
     return () => {
-      subscribers.delete(subscriber);
+      if (first === subscriber) first = undefined;
+      else more?.delete(subscriber);
     };
   });
 
@@ -68,18 +72,22 @@ export function createFrameInbox<T>(options: FrameInboxOptions = {}): FrameInbox
     values$,
     push(value) {
       if (completed) return;
-      if (draining || subscribers.size === 0) {
+      if (draining || (first === undefined && (more === undefined || more.size === 0))) {
         held.push(value);
         if (held.length > maxBuffered) held.shift();
         return;
       }
-      for (const subscriber of subscribers) subscriber.next(value);
+      first?.next(value);
+      if (more !== undefined) for (const subscriber of more) subscriber.next(value);
     },
     complete() {
       if (completed) return;
       completed = true;
-      for (const subscriber of subscribers) subscriber.complete();
-      subscribers.clear();
+      const only = first;
+      first = undefined;
+      only?.complete();
+      if (more !== undefined) for (const subscriber of [...more]) subscriber.complete();
+      more = undefined;
     },
     get completed() {
       return completed;
