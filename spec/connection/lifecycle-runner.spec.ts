@@ -4,6 +4,7 @@ import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from 'xstat
 import { clientLifecycle } from '../../lib/connection/client-lifecycle.machine';
 import { LifecycleRunner } from '../../lib/connection/lifecycle-runner';
 import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
+import { seeded } from '../../benchmarks/hostile-frames';
 
 const input = { supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 1000 };
 const serverEvents = [
@@ -231,15 +232,3 @@ describe('LifecycleRunner', () => {
     },
   );
 });
-
-/** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -11,6 +11,7 @@ import {
   textResult,
 } from '../../lib/index';
 import type { McpClient, RunningStreamableHttpServer } from '../../lib/index';
+import { seeded } from '../../benchmarks/hostile-frames';
 
 // Resumability through a proxy that cuts streams (#13): a Streamable HTTP session (2025-11-25)
 // whose SSE answers are cut at seeded random points after their first event. The client resumes
@@ -21,17 +22,6 @@ import type { McpClient, RunningStreamableHttpServer } from '../../lib/index';
 const CALLS = 60;
 const IN_FLIGHT = 8;
 const STEPS = 6;
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A TCP proxy that passes requests through and cuts a connection (both sides) a seeded number of
