@@ -567,12 +567,18 @@ function authOption(argv: readonly string[]): ExampleAuth | undefined {
   return scopes < 0 ? { issuer } : { issuer, scopes: (argv[scopes + 1] ?? '').split(' ').filter((s) => s !== '') };
 }
 
+/**
+ * The HTTP port asked for: `--http [port]` or `--port <port>`, else `PORT` when `--http` is given
+ * without one, else 3000; undefined without either flag (stdio).
+ */
 function httpPort(argv: readonly string[]): number | undefined {
-  const at = argv.indexOf('--http');
-  if (at < 0) return undefined;
-  const port = Number(argv[at + 1] ?? process.env.PORT ?? 3000);
+  const http = argv.indexOf('--http');
+  const at = argv.indexOf('--port');
+  if (http < 0 && at < 0) return undefined;
+  const given = at >= 0 ? argv[at + 1] : argv[http + 1]?.startsWith('--') ? undefined : argv[http + 1];
+  const port = Number(given ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`--http needs a port number, got ${argv[at + 1]}`);
+    throw new Error(`the port must be a number from 0 to 65535, got ${String(given ?? process.env.PORT)}`);
   return port;
 }
 
@@ -593,7 +599,12 @@ if (require.main === module) {
         process.once('SIGTERM', stop);
       },
       (error: unknown) => {
-        logger.error({ err: error }, 'cannot start the HTTP server');
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') {
+          process.stderr.write(
+            `rxmcp everything-server: port ${port} is ${code === 'EADDRINUSE' ? 'already in use' : 'not allowed'}; choose another with --port <port> or PORT=<port>\n`,
+          );
+        } else logger.error({ err: error }, 'cannot start the HTTP server');
         process.exit(1);
       },
     );
