@@ -10,5 +10,42 @@ export const SILENT_LOGGER: Logger = pino({ level: 'silent' });
  */
 export function childLogger(parent: Logger | undefined, bindings: Record<string, unknown>): Logger {
   if (parent === undefined || parent.level === 'silent') return parent ?? SILENT_LOGGER;
+  if (typeof (parent as Partial<Logger>).child !== 'function')
+    return fromConsoleLike(parent as unknown as ConsoleLike).child(bindings);
   return parent.child(bindings);
+}
+
+/** A logger with console's methods (`console` itself, or many application loggers). */
+export interface ConsoleLike {
+  error(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  debug?(...data: unknown[]): void;
+}
+
+const adapted = new WeakMap<object, Logger>();
+
+/**
+ * A pino logger that writes to a console-like one: each record goes to the method of its level
+ * (debug and trace to `debug`, fatal to `error`) as its message and then the record. Info and above
+ * by default, as a console would show.
+ */
+export function fromConsoleLike(target: ConsoleLike): Logger {
+  let logger = adapted.get(target);
+  if (logger) return logger;
+  const write = (line: string): void => {
+    const record = JSON.parse(line) as { level: number; msg?: string };
+    const method =
+      record.level >= 50
+        ? target.error
+        : record.level >= 40
+          ? target.warn
+          : record.level >= 30
+            ? target.info
+            : (target.debug ?? target.info);
+    method.call(target, record.msg ?? '', record);
+  };
+  logger = pino({ level: 'info' }, { write });
+  adapted.set(target, logger);
+  return logger;
 }

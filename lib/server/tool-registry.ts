@@ -16,6 +16,9 @@ import { compileTool, errorResult, failToolCall, finishToolCall, withPrefix } fr
 import type { RegisteredTool, ToolContext, ToolDefinition, ToolEntry } from './tool-definition';
 
 export { ToolError } from './tool-definition';
+
+/** Tool names as the specification asks for them (2025-11-25: Tools → Tool Names). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export type { JsonSchemaObject, RegisteredTool, ToolContext, ToolDefinition, ToolResult } from './tool-definition';
 
 export interface ToolRegistryOptions {
@@ -55,6 +58,12 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
 
   return {
     add(definition) {
+      if (!TOOL_NAME.test(definition.name)) {
+        log.warn(
+          { tool: definition.name },
+          'tool name breaks the naming rules (1 to 128 of A-Z a-z 0-9 _ - .): some clients will refuse or mangle it',
+        );
+      }
       const entry = compileTool(definition as unknown as ToolDefinition<never>, options.jsonSchemaValidator);
       return registry.registration(registry.add(definition.name, entry, definition.enabled ?? true));
     },

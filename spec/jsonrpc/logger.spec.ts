@@ -20,3 +20,32 @@ describe('childLogger', () => {
     expect(lines[0]).toMatchObject({ component: 'connection', connectionId: 'c1', msg: 'opened' });
   });
 });
+
+describe('childLogger with a console-like logger', () => {
+  const fake = () => {
+    const calls: Array<[string, unknown[]]> = [];
+    const record =
+      (method: string) =>
+      (...data: unknown[]) =>
+        void calls.push([method, data]);
+    return {
+      calls,
+      logger: { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') },
+    };
+  };
+
+  it('writes each record to the method of its level, with its bindings, from info up', () => {
+    const { calls, logger } = fake();
+    const child = childLogger(logger as unknown as pino.Logger, { component: 'server' });
+    child.debug('hidden');
+    child.info('opened');
+    child.warn({ tool: 'x' }, 'careful');
+    child.error('failed');
+    expect(calls.map(([method, [message]]) => [method, message])).toEqual([
+      ['info', 'opened'],
+      ['warn', 'careful'],
+      ['error', 'failed'],
+    ]);
+    expect(calls[1]![1][1]).toMatchObject({ component: 'server', tool: 'x' });
+  });
+});

@@ -313,3 +313,28 @@ describe('maxSubscriptionsPerSession (#13)', () => {
     server.close();
   });
 });
+
+describe('createServer with a console-like logger (#15)', () => {
+  it('takes it, warns about a tool name that breaks the rules, and logs a failing handler', async () => {
+    const calls: Array<[string, unknown]> = [];
+    const logger = {
+      error: (message: unknown) => void calls.push(['error', message]),
+      warn: (message: unknown) => void calls.push(['warn', message]),
+      info: (message: unknown) => void calls.push(['info', message]),
+    };
+    const server = createServer({ name: 'console', version: '1', logger: logger as never });
+    server.tool({ name: 'has spaces!', description: 'badly named', handler: () => ({ content: [] }) });
+    server.tool({
+      name: 'boom',
+      description: 'fails',
+      handler: () => {
+        throw new Error('kaput');
+      },
+    });
+    expect(calls).toContainEqual(['warn', expect.stringMatching(/tool name breaks the naming rules/)]);
+    const { call } = await serve(server);
+    await expect(call('tools/call', { name: 'boom', arguments: {} })).resolves.toMatchObject({ isError: true });
+    expect(calls).toContainEqual(['error', 'tool handler failed']);
+    server.close();
+  });
+});
