@@ -1,3 +1,5 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { jose } from '../../lib/auth/jose';
 import { createResourceServer, jwtVerifier } from '../../lib/auth/resource-server';
@@ -192,4 +194,42 @@ describe('startStreamableHttpServer({ auth })', () => {
       await client.close();
     },
   );
+});
+
+describe('credentials and redirects', () => {
+  it.each([
+    ['node:http', {}],
+    ['fetch', { fetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, init) }],
+  ])('never sends the Authorization header to another origin a server redirects to (%s)', async (stack, extra) => {
+    const seen: Array<string | undefined> = [];
+    const other = createHttpServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((done) => other.listen(0, '127.0.0.1', done));
+    const redirecting = createHttpServer((_req, res) => {
+      // localhost is another origin than 127.0.0.1.
+      res.writeHead(307, { location: `http://localhost:${(other.address() as AddressInfo).port}/mcp` }).end();
+    });
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    try {
+      const failed = await connect(
+        createStreamableHttpClientTransport({
+          url: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/mcp`,
+          auth: fixed(() => Promise.resolve('secret-token')),
+          ...extra,
+        }),
+        { name: 'c', version: '1', protocolVersion: '2025-11-25' },
+      ).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(Error);
+      // fetch follows the redirect (without the header); node:http does not follow it at all.
+      expect(seen.length > 0).toBe(stack === 'fetch');
+      expect(seen.every((header) => header === undefined)).toBe(true);
+    } finally {
+      other.closeAllConnections();
+      redirecting.closeAllConnections();
+      await new Promise((done) => other.close(done));
+      await new Promise((done) => redirecting.close(done));
+    }
+  });
 });
