@@ -73,7 +73,8 @@ export const rxmcp: Implementation = {
     for (let i = 0; i < count; i++) {
       const [clientSide, serverSide] = createInMemoryPair();
       server.connect(serverSide);
-      const client = await connect(clientSide, CLIENT_INFO);
+      // Resource subscriptions belong to sessions (2026-07-28 has subscriptions/listen instead).
+      const client = await connect(clientSide, { ...CLIENT_INFO, protocolVersion: '2025-11-25' });
       client.connection.notifications$.subscribe((n) => {
         if (n.method === 'notifications/resources/updated') counter.delivered();
       });
