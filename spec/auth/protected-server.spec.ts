@@ -77,6 +77,18 @@ const fixed = (value: () => Promise<string>): AuthProvider => ({
   challenged: () => Promise.resolve(false),
 });
 
+/** A client whose every request carries alice's token. */
+const connectAsAlice = (
+  url: URL,
+  token: (sub: string) => Promise<string>,
+  protocolVersion: '2025-11-25' | '2026-07-28',
+) =>
+  connect(createStreamableHttpClientTransport({ url, auth: fixed(() => token('alice')) }), {
+    name: 'c',
+    version: '1',
+    protocolVersion,
+  });
+
 const post = (url: URL, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, {
     method: 'POST',
@@ -118,11 +130,7 @@ describe('startStreamableHttpServer({ auth })', () => {
     'gives each handler the verified caller (%s)',
     async (protocolVersion) => {
       const { url, token } = await start();
-      const client = await connect(createStreamableHttpClientTransport({ url, auth: fixed(() => token('alice')) }), {
-        name: 'c',
-        version: '1',
-        protocolVersion,
-      });
+      const client = await connectAsAlice(url, token, protocolVersion);
       const result = await client.promises.callTool('whoami', {});
       const seen = JSON.parse((result.content[0] as { text: string }).text) as Record<string, unknown>;
       expect(seen).toEqual(
@@ -181,11 +189,7 @@ describe('startStreamableHttpServer({ auth })', () => {
     'gives each handler the HTTP headers of its own request (%s)',
     async (protocolVersion) => {
       const { url, token } = await start();
-      const client = await connect(createStreamableHttpClientTransport({ url, auth: fixed(() => token('alice')) }), {
-        name: 'c',
-        version: '1',
-        protocolVersion,
-      });
+      const client = await connectAsAlice(url, token, protocolVersion);
       const calls = ['a', 'b', 'c'].map((trace) =>
         client.promises.callTool('header', {}, { headers: { 'x-trace': trace } }),
       );

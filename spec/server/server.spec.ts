@@ -338,3 +338,25 @@ describe('createServer with a console-like logger (#15)', () => {
     server.close();
   });
 });
+
+describe('McpServer.requiredScopes', () => {
+  it('names the scopes of the tool, resource (or its template) and prompt a request uses, and none otherwise', () => {
+    const server = createServer({ name: 'scopes', version: '1' });
+    server.tool({ name: 'admin', description: 'd', scopes: ['t'], handler: () => ({ content: [] }) });
+    server.resource({ uri: 'x://fixed', name: 'fixed', text: 'x', scopes: ['r'] });
+    server.resourceTemplate({
+      uriTemplate: 'x://item/{n}',
+      name: 'item',
+      scopes: ['rt'],
+      read: (uri) => ({ contents: [{ uri, text: uri }] }),
+    });
+    server.prompt({ name: 'p', description: 'd', scopes: ['p'], handler: () => ({ messages: [] }) });
+    expect(server.requiredScopes('tools/call', { name: 'admin' })).toEqual(['t']);
+    expect(server.requiredScopes('resources/read', { uri: 'x://fixed' })).toEqual(['r']);
+    expect(server.requiredScopes('resources/subscribe', { uri: 'x://item/7' })).toEqual(['rt']);
+    expect(server.requiredScopes('prompts/get', { name: 'p' })).toEqual(['p']);
+    expect(server.requiredScopes('tools/call', { name: 'unknown' })).toEqual([]);
+    expect(server.requiredScopes('tools/list', {})).toEqual([]);
+    server.close();
+  });
+});
