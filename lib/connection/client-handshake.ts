@@ -1,0 +1,130 @@
+import { Observable } from 'rxjs';
+import { ConnectionClosedError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
+import { isStatefulRevision, LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import type { Revision } from '../schema/revisions';
+import type { ConnectionCore } from './connection-core';
+import { sendRequest } from './request-pipeline';
+import type { RequesterDeps } from './request-pipeline';
+import { isStatelessRevision, META } from './stateless';
+
+/** What `server/discover` told a client that enters a stateless revision. */
+export interface DiscoveredServer {
+  readonly capabilities?: Record<string, unknown>;
+  readonly serverInfo?: Record<string, unknown>;
+  readonly instructions?: string;
+}
+
+type ClientCore = ConnectionCore & RequesterDeps;
+
+/** The `_meta` every request of a stateless revision carries: the revision, our capabilities and info. */
+export function statelessRequestMeta(conn: ConnectionCore, revision: string): Record<string, unknown> {
+  return {
+    [META.protocolVersion]: revision,
+    [META.clientCapabilities]: conn.capabilities(),
+    [META.clientInfo]: conn.options.info,
+  };
+}
+
+/** `Connection.useStateless`: the client speaks a stateless revision from now on, with no handshake. */
+export function enterStateless(conn: ConnectionCore, revision: string, server: DiscoveredServer): void {
+  if (conn.role !== 'client') throw new Error('useStateless() is for client connections');
+  if (conn.closed) throw new ConnectionClosedError(conn.closeReason, { method: 'useStateless' });
+  if (!conn.maySendInitialize) throw new Error('useStateless() must come before any handshake, once per connection');
+  if (!isStatelessRevision(revision) || !conn.supportedAll.includes(revision)) {
+    throw new UnsupportedProtocolVersionError(revision, conn.supportedAll.filter(isStatelessRevision));
+  }
+  conn.revision = revision as Revision;
+  conn.peerCapabilities = server.capabilities;
+  conn.peerInfo = server.serverInfo;
+  conn.instructions = server.instructions;
+  conn.requestMeta = statelessRequestMeta(conn, revision);
+  conn.transport.setProtocolVersion?.(revision);
+  conn.sendLifecycle({ type: 'local.stateless', protocolVersion: revision, ...server });
+  conn.log.info({ revision, server: conn.peerInfo }, 'stateless revision in use');
+}
+
+/** Why `initialize()` may not run now, if it may not. */
+function initializeRefusal(conn: ConnectionCore): Error | undefined {
+  if (conn.role !== 'client') return new Error('initialize() is for client connections; a server answers initialize');
+  if (conn.closed) return new ConnectionClosedError(conn.closeReason, { method: 'initialize' });
+  if (!conn.maySendInitialize) return new Error('initialize() may be called once per connection');
+  return undefined;
+}
+
+/**
+ * `Connection.initialize`: the client's handshake. Cold; sends initialize, takes the server's
+ * answer (or disconnects when it names a revision we do not speak), sends
+ * notifications/initialized and emits the result once the connection is operating.
+ */
+export function runClientHandshake(conn: ClientCore): Observable<Record<string, unknown>> {
+  return new Observable<Record<string, unknown>>((subscriber) => {
+    const refusal = initializeRefusal(conn);
+    if (refusal) {
+      subscriber.error(refusal);
+      return undefined;
+    }
+    conn.sendLifecycle({ type: 'local.initialize' });
+    const params = {
+      protocolVersion: conn.options.protocolVersion ?? conn.supported.at(-1) ?? LATEST_STATEFUL_REVISION,
+      capabilities: conn.capabilities(),
+      clientInfo: conn.options.info,
+    };
+    // Lifecycle → Initialization: the client MUST NOT cancel its initialize request.
+    return sendRequest(conn, 'initialize', params, {}, false).subscribe({
+      next: (result) => {
+        const version = String(result.protocolVersion);
+        if (!isStatefulRevision(version) || !conn.supported.includes(version)) {
+          // Lifecycle → Version Negotiation: a client that cannot speak the answer disconnects.
+          const error = new UnsupportedProtocolVersionError(version, conn.supported);
+          conn.shutdown(error.message, error);
+          subscriber.error(error);
+          return;
+        }
+        adoptInitializeResult(conn, version, result);
+        subscriber.next(result);
+        subscriber.complete();
+      },
+      error: (error: unknown) => {
+        const reason = `initialize failed: ${error instanceof Error ? error.message : String(error)}`;
+        conn.sendLifecycle({ type: 'peer.initializeFailed', reason });
+        subscriber.error(error);
+      },
+    });
+  });
+}
+
+function adoptInitializeResult(conn: ConnectionCore, version: Revision, result: Record<string, unknown>): void {
+  conn.revision = version;
+  conn.peerCapabilities = result.capabilities as Record<string, unknown>;
+  conn.peerInfo = result.serverInfo as Record<string, unknown>;
+  conn.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+  conn.transport.setProtocolVersion?.(version);
+  conn.notify('notifications/initialized');
+  conn.sendLifecycle({
+    type: 'peer.initializeResult',
+    protocolVersion: version,
+    capabilities: conn.peerCapabilities,
+    serverInfo: conn.peerInfo,
+    instructions: conn.instructions,
+  });
+  conn.log.info({ revision: conn.revision, server: conn.peerInfo }, 'initialized');
+}
+
+/** Takes what a restored lifecycle knows of the peer: the negotiated revision and its declarations. */
+export function adoptRestoredLifecycle(conn: ConnectionCore): void {
+  const context = conn.lifecycle.snapshot.context as unknown as Record<string, unknown>;
+  const revision = context.revision as Revision | undefined;
+  conn.revision = revision;
+  if (conn.role === 'server') {
+    conn.peerCapabilities = context.clientCapabilities as Record<string, unknown> | undefined;
+    conn.peerInfo = context.clientInfo as Record<string, unknown> | undefined;
+  } else {
+    conn.peerCapabilities = context.serverCapabilities as Record<string, unknown> | undefined;
+    conn.peerInfo = context.serverInfo as Record<string, unknown> | undefined;
+    conn.instructions = context.instructions as string | undefined;
+    if (revision !== undefined && conn.lifecycle.snapshot.hasTag('stateless')) {
+      conn.requestMeta = statelessRequestMeta(conn, revision);
+    }
+  }
+  if (revision !== undefined) conn.transport.setProtocolVersion?.(revision);
+}

@@ -1,0 +1,293 @@
+import { classify } from '../jsonrpc/classify';
+import type { Classified } from '../jsonrpc/classify';
+import { ErrorCode, JsonRpcError, ProtocolError } from '../jsonrpc/errors';
+import { errorResponse, resultResponse } from '../jsonrpc/message';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
+import { describeIssues, toValidationIssues } from '../schema/issues';
+import { checkParams, methodDefinition } from '../schema/methods';
+import { featuresOf, LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import type { Revision } from '../schema/revisions';
+import { MalformedFrame } from '../transport/transport';
+import { hasCapability } from './capabilities';
+import type { ConnectionCore, Reply } from './connection-core';
+import type { ProgressParams } from './correlator';
+import type { Answer } from './dispatcher';
+import {
+  admitStatelessRequest,
+  decorateStatelessResult,
+  discoverResult,
+  isRefusal,
+  statelessRevisionOf,
+} from './stateless';
+
+/*
+ * The inbound half of a connection: every frame the transport delivers is classified here and
+ * routed to the lifecycle (initialize, initialized), the correlator (responses, progress), the
+ * dispatcher (requests, cancellations) or answered with a JSON-RPC error.
+ */
+
+export function onFrame(conn: ConnectionCore, frame: unknown): void {
+  if (frame instanceof MalformedFrame) {
+    conn.log.warn({ reason: frame.reason }, 'frame is not JSON');
+    conn.send(errorResponse(null, JsonRpcError.parseError(frame.reason).toJSON()));
+    return;
+  }
+  if (conn.traceEnabled) conn.log.trace({ message: frame }, 'message in');
+  const classified = classify(frame);
+  if (classified.kind === 'batch') onBatch(conn, classified.messages);
+  else if (failMalformedResponse(conn, frame, classified)) return;
+  else onMessage(conn, classified, conn.replyAlone);
+}
+
+/** JSON-RPC batches exist only in 2025-03-26 (Basic → Messages); elsewhere an array is refused. */
+function onBatch(conn: ConnectionCore, messages: readonly unknown[]): void {
+  const revision = conn.revision;
+  if (revision === undefined || !featuresOf(revision).batching) {
+    conn.log.warn({ size: messages.length, revision }, 'batch refused');
+    const why =
+      revision === undefined
+        ? 'JSON-RPC batches are not accepted before initialization (and initialize may not be batched)'
+        : `JSON-RPC batches are not supported by protocol revision ${revision}`;
+    conn.send(errorResponse(null, JsonRpcError.invalidRequest(why).toJSON()));
+    return;
+  }
+  if (messages.length === 0) {
+    conn.send(errorResponse(null, JsonRpcError.invalidRequest('empty batch').toJSON()));
+    return;
+  }
+  const responses: JsonRpcResponse[] = [];
+  let outstanding = 0;
+  let scanned = false;
+  const flush = () => {
+    if (scanned && outstanding === 0 && responses.length > 0) conn.send(responses);
+  };
+  for (const item of messages) {
+    const classified: Classified = Array.isArray(item)
+      ? { kind: 'invalid', reason: 'a batch may not contain a batch', id: null }
+      : classify(item);
+    if (failMalformedResponse(conn, item, classified)) continue;
+    const answers = classified.kind === 'request' || classified.kind === 'invalid';
+    if (answers) outstanding++;
+    onMessage(conn, classified, (response) => {
+      if (response) responses.push(response);
+      outstanding--;
+      flush();
+    });
+  }
+  scanned = true;
+  flush();
+}
+
+/**
+ * A frame shaped like a response (no method; a result or an error) that is not a valid one, for
+ * a request we await: that request fails with a ProtocolError naming the problem, and nothing
+ * else is affected. Responses are never answered. True when handled here.
+ */
+function failMalformedResponse(conn: ConnectionCore, frame: unknown, classified: Classified): boolean {
+  if (classified.kind !== 'invalid' || classified.id === null) return false;
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || 'method' in frame) return false;
+  if (!('result' in frame) && !('error' in frame)) return false;
+  const { reason } = classified;
+  const peer = conn.role === 'server' ? 'client' : 'server';
+  const failed = conn.correlator.fail(
+    classified.id,
+    (method) => new ProtocolError(`Malformed response to ${method} from the ${peer}: ${reason}`),
+  );
+  if (failed) conn.log.warn({ id: classified.id, reason }, 'malformed response');
+  return failed;
+}
+
+function onMessage(conn: ConnectionCore, classified: Classified, reply: Reply): void {
+  switch (classified.kind) {
+    case 'request':
+      onRequest(conn, classified.message, reply);
+      return;
+    case 'notification':
+      onNotification(conn, classified.message);
+      return;
+    case 'result':
+    case 'error':
+      if (!conn.correlator.settle(classified.message)) {
+        conn.log.warn(
+          { id: classified.message.id },
+          'response to no request in flight (late, cancelled or unknown id)',
+        );
+      }
+      return;
+    case 'invalid':
+      conn.log.warn({ reason: classified.reason }, 'invalid JSON-RPC envelope');
+      reply(errorResponse(classified.id, JsonRpcError.invalidRequest(classified.reason).toJSON()));
+      return;
+    case 'batch':
+      reply(errorResponse(null, JsonRpcError.invalidRequest('a batch may not contain a batch').toJSON()));
+  }
+}
+
+function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply): void {
+  const { method } = request;
+  if (conn.closed) return;
+  // A server that holds no session serves stateless requests (spec 2026-07-28: Versioning → a
+  // dual-era server selects its behaviour from how the client opens).
+  // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
+  if (conn.role === 'server' && conn.revision === undefined) {
+    const statelessRevision = statelessRevisionOf(request.params);
+    if (statelessRevision !== undefined)
+      conn.sendLifecycle({ type: 'peer.statelessRequest', protocolVersion: statelessRevision });
+    if (conn.acceptsStateless && (method !== 'initialize' || statelessRevision !== undefined)) {
+      onStatelessRequest(conn, request, reply);
+      return;
+    }
+  }
+  if (method === 'ping') {
+    reply(resultResponse(request.id, {}));
+    return;
+  }
+  if (method === 'initialize' && conn.role === 'server') {
+    onInitialize(conn, request, reply);
+    return;
+  }
+  if (!conn.acceptsRequests) {
+    conn.log.warn({ id: request.id, method }, 'request before initialization');
+    const message =
+      conn.role === 'server'
+        ? `Invalid request: ${method} arrived before initialization; send initialize first`
+        : `Invalid request: ${method} arrived before the client finished initializing`;
+    reply(errorResponse(request.id, new JsonRpcError(ErrorCode.InvalidRequest, message).toJSON()));
+    return;
+  }
+  const handler = conn.handlerFor(method);
+  const negotiated = conn.revision ?? LATEST_STATEFUL_REVISION;
+  const definition = methodDefinition(method, negotiated);
+  if (!handler || (definition && definition.kind !== 'request')) {
+    reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
+    return;
+  }
+  if (definition?.capability && !hasCapability(conn.capabilities(), definition.capability)) {
+    const error = JsonRpcError.methodNotFound(method, `the ${definition.capability} capability is not declared`);
+    reply(errorResponse(request.id, error.toJSON()));
+    return;
+  }
+  let params = request.params ?? {};
+  if (definition) {
+    const parsed = checkParams(method, negotiated, params);
+    if (parsed && !parsed.success) {
+      reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
+      return;
+    }
+    if (parsed) params = parsed.data as Record<string, unknown>;
+  }
+  conn.dispatcher.dispatch(request, params, handler, negotiated, conn.options.owner, (answer: Answer) => {
+    if (answer === null) reply(null);
+    else if ('error' in answer) reply(errorResponse(request.id, answer.error));
+    else reply(resultResponse(request.id, answer.result));
+  });
+}
+
+/** Serves one request of a stateless revision: admitted on its own `_meta`, answered with `resultType` and our identity. */
+function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply): void {
+  const outcome = admitStatelessRequest(request, conn.statelessPolicy);
+  if (isRefusal(outcome)) {
+    conn.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
+    reply(errorResponse(request.id, outcome.error.toJSON()));
+    return;
+  }
+  const decoration = { serverInfo: conn.options.info, cacheHints: conn.options.cacheHints };
+  const { method } = request;
+  if (method === 'server/discover') {
+    reply(
+      resultResponse(
+        request.id,
+        decorateStatelessResult(
+          method,
+          discoverResult(conn.supportedAll, conn.capabilities(), conn.options.instructions),
+          decoration,
+        ),
+      ),
+    );
+    return;
+  }
+  const handler = conn.handlerFor(method);
+  if (!handler) {
+    reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
+    return;
+  }
+  conn.dispatcher.dispatch(
+    request,
+    outcome.params,
+    handler,
+    outcome.peer.revision,
+    conn.options.owner,
+    (answer: Answer) => {
+      if (answer === null) reply(null);
+      else if ('error' in answer) reply(errorResponse(request.id, answer.error));
+      else reply(resultResponse(request.id, decorateStatelessResult(method, answer.result, decoration)));
+    },
+    outcome.peer,
+  );
+}
+
+function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply): void {
+  if (!conn.acceptsInitialize) {
+    reply(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
+    return;
+  }
+  const parsed = checkParams('initialize', LATEST_STATEFUL_REVISION, request.params ?? {});
+  if (parsed && !parsed.success) {
+    reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
+    return;
+  }
+  const params = (parsed?.data ?? request.params) as {
+    protocolVersion: string;
+    capabilities: Record<string, unknown>;
+    clientInfo: Record<string, unknown>;
+  };
+  conn.sendLifecycle({
+    type: 'peer.initialize',
+    protocolVersion: params.protocolVersion,
+    capabilities: params.capabilities,
+    clientInfo: params.clientInfo,
+  });
+  const revision = (conn.lifecycle.snapshot.context as { revision: Revision }).revision;
+  conn.revision = revision;
+  conn.peerCapabilities = params.capabilities;
+  conn.peerInfo = params.clientInfo;
+  conn.transport.setProtocolVersion?.(revision);
+  conn.log.info({ revision, requested: params.protocolVersion, client: conn.peerInfo }, 'initialized');
+  const result: Record<string, unknown> = {
+    protocolVersion: revision,
+    capabilities: conn.capabilities(),
+    serverInfo: conn.options.info,
+  };
+  if (conn.options.instructions !== undefined) result.instructions = conn.options.instructions;
+  reply(resultResponse(request.id, result));
+}
+
+function onNotification(conn: ConnectionCore, message: JsonRpcNotification): void {
+  const { method } = message;
+  const negotiated = conn.revision ?? LATEST_STATEFUL_REVISION;
+  let params = message.params ?? {};
+  if (methodDefinition(method, negotiated)) {
+    const parsed = checkParams(method, negotiated, params);
+    if (parsed && !parsed.success) {
+      conn.log.warn(
+        { method, problem: describeIssues(toValidationIssues(parsed.error)) },
+        'invalid notification dropped',
+      );
+      return;
+    }
+    if (parsed) params = parsed.data as Record<string, unknown>;
+  }
+  switch (method) {
+    case 'notifications/initialized':
+      if (conn.role === 'server') conn.sendLifecycle({ type: 'peer.initialized' });
+      break;
+    case 'notifications/cancelled':
+      conn.dispatcher.cancel(params.requestId as RequestId, params.reason as string | undefined);
+      break;
+    case 'notifications/progress':
+      conn.correlator.progress(params.progressToken as RequestId, params as unknown as ProgressParams);
+      break;
+  }
+  const delivered = params === message.params ? message : { ...message, params };
+  conn.deliverNotification(delivered);
+}
