@@ -1,38 +1,34 @@
 import type { DestinationStream, Logger } from 'pino';
 import { Subject } from 'rxjs';
-import type { Observable, SchedulerLike } from 'rxjs';
-import { hasCapability } from '../connection/capabilities';
-import { createConnection } from '../connection/connection';
-import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
+import type { SchedulerLike } from 'rxjs';
+import type { LogLevel } from '../connection/handler-events';
+import type { RequestHandler } from '../connection/dispatcher';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
 import { DEFAULT_CACHE_HINTS, STATELESS_REVISIONS } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
-import { InputRound, isMultiRound } from './input-round';
-import { createListenHandler } from './listen';
-import { RequestStateSealer } from './request-state';
-import type { RequestStateOptions } from './request-state';
-import type { StatelessReceiver } from '../transport/transport';
-import { LOG_LEVELS } from '../connection/handler-events';
-import type { LogLevel } from '../connection/handler-events';
-import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
-import { STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
-import type { Transport } from '../transport/transport';
-import { createClientLogDestination } from './client-log-destination';
+import { childLogger } from '../jsonrpc/logger';
 import { compileJsonSchema } from '../schema/json-schema-validator';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
+import { STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
+import type { StatelessReceiver, Transport } from '../transport/transport';
+import { createClientLogDestination } from './client-log-destination';
+import { createListenHandler } from './listen';
 import { createPromptRegistry } from './prompt-registry';
 import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
+import { contextOf, inputRunner } from './request-contexts';
+import { createRequestHandlers, requiredScopesOf } from './request-handlers';
+import { RequestStateSealer } from './request-state';
+import type { RequestStateOptions } from './request-state';
 import { createResourceRegistry } from './resource-registry';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { SessionContext, StatelessContext } from './server-context';
-import type { ServerContext, ServerSession } from './server-context';
-import { Session } from './session';
-import type { SessionHost } from './session';
+import { deriveCapabilities } from './server-capabilities';
+import type { ServerSession } from './server-context';
+import { ServerSessions } from './server-sessions';
+import type { SessionConfig } from './server-sessions';
 import { createToolRegistry } from './tool-registry';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
-import { childLogger } from '../jsonrpc/logger';
-import { createRequestHandlers, requiredScopesOf } from './request-handlers';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -148,21 +144,88 @@ export interface McpServer {
 /** The default of `maxSubscriptionsPerSession`. */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
 
-const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
+/** The registries of a server definition. */
+interface Registries {
+  readonly tools: ReturnType<typeof createToolRegistry>;
+  readonly resources: ReturnType<typeof createResourceRegistry>;
+  readonly prompts: ReturnType<typeof createPromptRegistry>;
+}
 
-function mergeCapabilities(
-  derived: Record<string, unknown>,
-  given: Record<string, unknown> | undefined,
-): ServerCapabilities {
-  const merged: Record<string, unknown> = { ...derived };
-  for (const [key, value] of Object.entries(given ?? {})) {
-    const base = merged[key];
-    merged[key] =
-      typeof base === 'object' && base !== null && typeof value === 'object' && value !== null
-        ? { ...base, ...value }
-        : value;
-  }
-  return merged as ServerCapabilities;
+function createRegistries(options: ServerOptions, logger: Logger): Registries {
+  const validateResults = options.validateResults ?? true;
+  const tools = createToolRegistry({
+    jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema,
+    validateResults,
+    logger,
+  });
+  const resources = createResourceRegistry({
+    validateResults,
+    logger,
+    readCacheHint: options.cacheHints?.['resources/read'] ?? DEFAULT_CACHE_HINTS['resources/read'],
+  });
+  const prompts = createPromptRegistry({ validateResults, logger });
+  return { tools, resources, prompts };
+}
+
+/** Every registry change becomes the matching `list_changed` notification to the sessions told `listChanged`. */
+function announceListChanges({ tools, resources, prompts }: Registries, sessions: ServerSessions): void {
+  tools.changed$.subscribe(() => sessions.broadcast('notifications/tools/list_changed', 'tools.listChanged'));
+  prompts.changed$.subscribe(() => sessions.broadcast('notifications/prompts/list_changed', 'prompts.listChanged'));
+  const resourcesChanged = () => sessions.broadcast('notifications/resources/list_changed', 'resources.listChanged');
+  resources.resourcesChanged$.subscribe(resourcesChanged);
+  resources.templatesChanged$.subscribe(resourcesChanged);
+}
+
+/** The request handlers every session shares; each finds its session as the connection's owner. */
+function sharedHandlers(
+  options: ServerOptions,
+  registries: Registries,
+  streams: {
+    readonly capabilities: () => ServerCapabilities;
+    readonly updates: Subject<string>;
+    readonly closing: Subject<void>;
+    readonly logger: Logger;
+  },
+): Readonly<Record<string, RequestHandler>> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
+  const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
+  const { logger } = streams;
+  const listen = createListenHandler({
+    ...registries,
+    capabilities: () => streams.capabilities() as Record<string, unknown>,
+    updates: streams.updates,
+    closing: streams.closing,
+    maxSubscriptions,
+    logger,
+  });
+  return createRequestHandlers({
+    ...registries,
+    pageSize,
+    maxSubscriptions,
+    logger,
+    withSession: contextOf,
+    withInput: inputRunner(new RequestStateSealer(options.requestState), options.scheduler),
+    listen,
+  });
+}
+
+/** What every session of the definition is started with, from the server's options. */
+function sessionConfig(
+  options: ServerOptions,
+  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'logger'>,
+): SessionConfig {
+  return {
+    ...parts,
+    instructions: options.instructions,
+    supportedRevisions: options.supportedRevisions,
+    cacheHints: options.cacheHints,
+    requestTimeoutMs: options.requestTimeoutMs,
+    initializeTimeoutMs: options.initializeTimeoutMs,
+    defaultLogLevel: options.defaultLogLevel ?? 'debug',
+    scheduler: options.scheduler,
+  };
 }
 
 /**
@@ -175,169 +238,30 @@ function mergeCapabilities(
  */
 export function createServer(options: ServerOptions): McpServer {
   const logger = childLogger(options.logger, { component: 'server', server: options.name });
-  const validateResults = options.validateResults ?? true;
-  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  const defaultLogLevel = options.defaultLogLevel ?? 'debug';
-  if (!Number.isInteger(pageSize) || pageSize < 1)
-    throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
-  const tools = createToolRegistry({
-    jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema,
-    validateResults,
-    logger,
-  });
-  const cacheHints: Readonly<Record<string, CacheHint>> | undefined = options.cacheHints;
-  const resources = createResourceRegistry({
-    validateResults,
-    logger,
-    readCacheHint: cacheHints?.['resources/read'] ?? DEFAULT_CACHE_HINTS['resources/read'],
-  });
-  const supportedRevisions = options.supportedRevisions;
-  const sealer = new RequestStateSealer(options.requestState);
-  const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
+  const registries = createRegistries(options, logger);
+  const { tools, resources, prompts } = registries;
   /** URIs named by `resourceUpdated`, for the `subscriptions/listen` streams. */
   const updates = new Subject<string>();
   /** Emits when the server closes: the listen streams end gracefully. */
   const closing = new Subject<void>();
-  const prompts = createPromptRegistry({ validateResults, logger });
-  const sessions = new Set<Session>();
   const info: Implementation = { name: options.name, version: options.version };
   if (options.title !== undefined) info.title = options.title;
-  let completers = 0;
-  let warnedNoLogging = false;
-
-  const capabilities = (): ServerCapabilities => {
-    const derived: Record<string, unknown> = {};
-    if (tools.size > 0) derived.tools = { listChanged: true };
-    if (resources.size > 0) derived.resources = { subscribe: true, listChanged: true };
-    if (prompts.size > 0) derived.prompts = { listChanged: true };
-    if (completers > 0) derived.completions = {};
-    if (options.logging ?? true) derived.logging = {};
-    return mergeCapabilities(derived, options.capabilities as Record<string, unknown> | undefined);
-  };
-
-  function shouldSendLog(session: Session, level: LogLevel): boolean {
-    if (!hasCapability(session.declared, 'logging')) {
-      if (!warnedNoLogging) logger.warn('log message not sent: declare the logging capability to send log messages');
-      warnedNoLogging = true;
-      return false;
-    }
-    return levelRank.get(level)! >= levelRank.get(session.level)!;
-  }
-
-  const host: SessionHost = {
-    sendLog(session, level, data, loggerName) {
-      if (!session.operating || !shouldSendLog(session, level)) return;
-      const params: Record<string, unknown> = { level, data };
-      if (loggerName !== undefined) params.logger = loggerName;
-      session.connection.notify('notifications/message', params);
-    },
-  };
-
-  function broadcast(method: string, capability: string): void {
-    for (const session of sessions) {
-      if (session.operating && hasCapability(session.declared, capability)) session.connection.notify(method);
-    }
-  }
-  tools.changed$.subscribe(() => broadcast('notifications/tools/list_changed', 'tools.listChanged'));
-  prompts.changed$.subscribe(() => broadcast('notifications/prompts/list_changed', 'prompts.listChanged'));
-  resources.resourcesChanged$.subscribe(() =>
-    broadcast('notifications/resources/list_changed', 'resources.listChanged'),
-  );
-  resources.templatesChanged$.subscribe(() =>
-    broadcast('notifications/resources/list_changed', 'resources.listChanged'),
-  );
-
-  const withSession = (context: RequestContext, session: unknown): ServerContext =>
-    context.peer === undefined
-      ? new SessionContext(context, session as Session)
-      : new StatelessContext(context, undefined);
-
-  /**
-   * Runs the work of a request that may ask its client for input: in a session, as requests on the
-   * connection; under a stateless revision, through the request's input round (spec 2026-07-28:
-   * MRTR), which may end the attempt with an input-required result.
-   */
-  function withInput(
-    params: Record<string, unknown>,
-    context: RequestContext,
-    session: unknown,
-    work: (context: ServerContext) => unknown,
-  ): HandlerOutput<HandlerResult> {
-    if (context.peer === undefined)
-      return work(new SessionContext(context, session as Session)) as HandlerOutput<HandlerResult>;
-    if (!isMultiRound(context.method))
-      return work(new StatelessContext(context, undefined)) as HandlerOutput<HandlerResult>;
-    const round = new InputRound(context.method, params, { sealer, scheduler: options.scheduler });
-    return round.run(work(new StatelessContext(context, round))) as Observable<HandlerResult>;
-  }
-
-  const listen = createListenHandler({
-    capabilities: () => capabilities() as Record<string, unknown>,
-    tools,
-    prompts,
-    resources,
-    updates,
-    closing,
-    maxSubscriptions,
-    logger,
-  });
-  // One set of handlers for every session: each finds its session as the connection's owner.
-  const handlers = createRequestHandlers({
+  const sources = {
     tools,
     resources,
     prompts,
-    pageSize,
-    maxSubscriptions,
-    logger,
-    withSession,
-    withInput,
-    listen,
-  });
-
-  function connect(transport: Transport): ServerSession {
-    const session = new Session(host, defaultLogLevel);
-    session.transport = transport;
-    session.connection = createConnection({
-      transport,
-      role: 'server',
-      info,
-      instructions: options.instructions,
-      // Fixed when first read, which is when initialize is answered.
-      capabilities: () => (session.declared ??= capabilities()) as Record<string, unknown>,
-      supportedRevisions,
-      cacheHints,
-      requestTimeoutMs: options.requestTimeoutMs,
-      initializeTimeoutMs: options.initializeTimeoutMs,
-      shouldSendLog: (level) => shouldSendLog(session, level),
-      scheduler: options.scheduler,
-      logger,
-      handlers,
-      owner: session,
-      onClose: () => {
-        session.unwatchAll();
-        sessions.delete(session);
-      },
-    });
-    // A transport that was already closed ends the session before it is counted.
-    if (session.connection.state !== 'shutdown') sessions.add(session);
-    return session;
-  }
-
-  let endpoint: StatelessEndpoint | undefined;
-  const statelessEndpoint = (): StatelessEndpoint =>
-    (endpoint ??= new StatelessEndpoint({
-      info,
-      instructions: options.instructions,
-      capabilities: () => capabilities() as Record<string, unknown>,
-      handlers,
-      supportedRevisions: supportedRevisions ?? [...STATEFUL_DEFAULT, ...STATELESS_REVISIONS],
-      cacheHints,
-      logger,
-      scheduler: options.scheduler,
-    }));
-
+    completers: 0,
+    logging: options.logging ?? true,
+    given: options.capabilities,
+  };
+  const capabilities = (): ServerCapabilities => deriveCapabilities(sources);
+  const handlers = sharedHandlers(options, registries, { capabilities, updates, closing, logger });
+  const config = sessionConfig(options, { info, capabilities, handlers, logger });
+  const sessions = new ServerSessions(config);
+  announceListChanges(registries, sessions);
+  const stateless = new LazyStatelessEndpoint(config);
   const countCompleters = (has: boolean) => {
-    if (has) completers++;
+    if (has) sources.completers++;
   };
 
   return {
@@ -356,30 +280,48 @@ export function createServer(options: ServerOptions): McpServer {
     },
     resourceUpdated(uri) {
       updates.next(uri);
-      for (const session of sessions) {
-        if (session.watches?.has(uri) && session.operating)
-          session.connection.notify('notifications/resources/updated', { uri });
-      }
+      sessions.resourceUpdated(uri);
     },
-    log(level, data, loggerName) {
-      for (const session of sessions) host.sendLog(session, level, data, loggerName);
-    },
+    log: (level, data, loggerName) => sessions.log(level, data, loggerName),
     logDestination: () =>
-      createClientLogDestination((level, data, loggerName) => {
-        for (const session of sessions) host.sendLog(session, level, data, loggerName);
-      }),
+      createClientLogDestination((level, data, loggerName) => sessions.log(level, data, loggerName)),
     capabilities,
-    connect,
-    sessions,
-    requiredScopes: (method, params) => requiredScopesOf(method, params, { tools, prompts, resources }),
+    connect: (transport) => sessions.open(transport),
+    sessions: sessions.all,
+    requiredScopes: (method, params) => requiredScopesOf(method, params, registries),
     get stateless() {
-      return statelessEndpoint();
+      return stateless.endpoint;
     },
     close(reason = 'server closed') {
       closing.next();
-      for (const session of [...sessions]) session.close(reason);
-      endpoint?.close(reason);
-      endpoint = undefined;
+      sessions.closeAll(reason);
+      stateless.close(reason);
     },
   };
+}
+
+/** The server's endpoint for requests of stateless revisions, made on first use. */
+class LazyStatelessEndpoint {
+  private current: StatelessEndpoint | undefined;
+
+  constructor(private readonly config: SessionConfig) {}
+
+  get endpoint(): StatelessEndpoint {
+    const { config } = this;
+    return (this.current ??= new StatelessEndpoint({
+      info: config.info,
+      instructions: config.instructions,
+      capabilities: () => config.capabilities() as Record<string, unknown>,
+      handlers: config.handlers,
+      supportedRevisions: config.supportedRevisions ?? [...STATEFUL_DEFAULT, ...STATELESS_REVISIONS],
+      cacheHints: config.cacheHints,
+      logger: config.logger,
+      scheduler: config.scheduler,
+    }));
+  }
+
+  close(reason: string): void {
+    this.current?.close(reason);
+    this.current = undefined;
+  }
 }

@@ -1,0 +1,38 @@
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
+import { InputRound, isMultiRound } from './input-round';
+import type { RequestStateSealer } from './request-state';
+import { SessionContext, StatelessContext } from './server-context';
+import type { ServerContext } from './server-context';
+import type { Session } from './session';
+
+/** Runs a handler's work with the context it needs to ask its client for input. */
+export type InputRunner = (
+  params: Record<string, unknown>,
+  context: RequestContext,
+  session: unknown,
+  work: (context: ServerContext) => unknown,
+) => HandlerOutput<HandlerResult>;
+
+/** The context of a request that asks its client nothing: its session's, or a stateless request's. */
+export function contextOf(context: RequestContext, session: unknown): ServerContext {
+  return context.peer === undefined
+    ? new SessionContext(context, session as Session)
+    : new StatelessContext(context, undefined);
+}
+
+/**
+ * Runs the work of a request that may ask its client for input: in a session, as requests on the
+ * connection; under a stateless revision, through the request's input round (spec 2026-07-28:
+ * MRTR), which may end the attempt with an input-required result.
+ */
+export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike | undefined): InputRunner {
+  return (params, context, session, work) => {
+    if (context.peer === undefined)
+      return work(new SessionContext(context, session as Session)) as HandlerOutput<HandlerResult>;
+    if (!isMultiRound(context.method))
+      return work(new StatelessContext(context, undefined)) as HandlerOutput<HandlerResult>;
+    const round = new InputRound(context.method, params, { sealer, scheduler });
+    return round.run(work(new StatelessContext(context, round))) as Observable<HandlerResult>;
+  };
+}

@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import type { SchedulerLike } from 'rxjs';
+import { hasCapability } from '../connection/capabilities';
+import { createConnection } from '../connection/connection';
+import type { RequestHandler } from '../connection/dispatcher';
+import { LOG_LEVELS } from '../connection/handler-events';
+import type { LogLevel } from '../connection/handler-events';
+import type { CacheHint } from '../connection/stateless';
+import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
+import type { Transport } from '../transport/transport';
+import { Session } from './session';
+import type { SessionHost } from './session';
+
+const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
+
+/** What every session of one server definition is started with. */
+export interface SessionConfig {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  /** The capabilities a session started now declares. */
+  readonly capabilities: () => ServerCapabilities;
+  readonly supportedRevisions: readonly string[] | undefined;
+  readonly cacheHints: Readonly<Record<string, CacheHint>> | undefined;
+  readonly requestTimeoutMs: number | undefined;
+  readonly initializeTimeoutMs: number | undefined;
+  readonly defaultLogLevel: LogLevel;
+  /** One set of handlers for every session: each finds its session as the connection's owner. */
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
+  readonly scheduler: SchedulerLike | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * The open sessions of a server definition, and what reaches all of them: list changes, resource
+ * updates and log messages, each sent only where the session's declarations and level allow.
+ */
+export class ServerSessions implements SessionHost {
+  readonly all = new Set<Session>();
+  private warnedNoLogging = false;
+
+  constructor(private readonly config: SessionConfig) {}
+
+  /** Starts a session over `transport`; it leaves the set when its connection closes. */
+  open(transport: Transport): Session {
+    const { config } = this;
+    const session = new Session(this, config.defaultLogLevel);
+    session.transport = transport;
+    session.connection = createConnection({
+      transport,
+      role: 'server',
+      info: config.info,
+      instructions: config.instructions,
+      // Fixed when first read, which is when initialize is answered.
+      capabilities: () => (session.declared ??= config.capabilities()) as Record<string, unknown>,
+      supportedRevisions: config.supportedRevisions,
+      cacheHints: config.cacheHints,
+      requestTimeoutMs: config.requestTimeoutMs,
+      initializeTimeoutMs: config.initializeTimeoutMs,
+      shouldSendLog: (level) => this.shouldSendLog(session, level),
+      scheduler: config.scheduler,
+      logger: config.logger,
+      handlers: config.handlers,
+      owner: session,
+      onClose: () => {
+        session.unwatchAll();
+        this.all.delete(session);
+      },
+    });
+    // A transport that was already closed ends the session before it is counted.
+    if (session.connection.state !== 'shutdown') this.all.add(session);
+    return session;
+  }
+
+  shouldSendLog(session: Session, level: LogLevel): boolean {
+    if (!hasCapability(session.declared, 'logging')) {
+      if (!this.warnedNoLogging)
+        this.config.logger.warn('log message not sent: declare the logging capability to send log messages');
+      this.warnedNoLogging = true;
+      return false;
+    }
+    return levelRank.get(level)! >= levelRank.get(session.level)!;
+  }
+
+  sendLog(session: Session, level: LogLevel, data: unknown, loggerName?: string): void {
+    if (!session.operating || !this.shouldSendLog(session, level)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (loggerName !== undefined) params.logger = loggerName;
+    session.connection.notify('notifications/message', params);
+  }
+
+  /** A log message to every session whose level lets it through. */
+  log(level: LogLevel, data: unknown, loggerName?: string): void {
+    for (const session of this.all) this.sendLog(session, level, data, loggerName);
+  }
+
+  /** A notification with no params to every operating session that was told `capability`. */
+  broadcast(method: string, capability: string): void {
+    for (const session of this.all) {
+      if (session.operating && hasCapability(session.declared, capability)) session.connection.notify(method);
+    }
+  }
+
+  /** `notifications/resources/updated` to exactly the sessions subscribed to `uri`. */
+  resourceUpdated(uri: string): void {
+    for (const session of this.all) {
+      if (session.watches?.has(uri) && session.operating)
+        session.connection.notify('notifications/resources/updated', { uri });
+    }
+  }
+
+  closeAll(reason: string): void {
+    for (const session of [...this.all]) session.close(reason);
+  }
+}
