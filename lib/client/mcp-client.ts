@@ -5,7 +5,6 @@ import {
   filter,
   finalize,
   firstValueFrom,
-  lastValueFrom,
   map,
   merge,
   of,
@@ -46,7 +45,8 @@ import { DEFAULT_MAX_INPUT_ROUNDS, statelessRequest } from './stateless-requests
 import type { RoundHooks, StatelessRequesterDeps } from './stateless-requests';
 import { SubscriptionHub } from './subscriptions';
 import type { ListenTopic } from './subscriptions';
-import { callTool, resultOfCall } from './tool-call';
+import { callTool } from './tool-call';
+import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
 import { ToolDirectory } from './tool-directory';
 
@@ -325,18 +325,7 @@ export class Client implements McpClient, ToolCallContext {
   }
 
   get promises(): McpClientPromises {
-    return (this.lazy.promises ??= {
-      callTool: (name, args, o) => resultOfCall(this.callTool(name, args, { progress: false, ...o })),
-      listTools: (o) => lastValueFrom(this.listTools(o)),
-      listResources: (o) => lastValueFrom(this.listResources(o)),
-      listResourceTemplates: (o) => lastValueFrom(this.listResourceTemplates(o)),
-      listPrompts: (o) => lastValueFrom(this.listPrompts(o)),
-      readResource: (uri, o) => lastValueFrom(this.readResource(uri, o)),
-      getPrompt: (name, args, o) => lastValueFrom(this.getPrompt(name, args, o)),
-      complete: (params, o) => lastValueFrom(this.complete(params, o)),
-      setLoggingLevel: (level, o) => lastValueFrom(this.setLoggingLevel(level, o)),
-      ping: (o) => this.ping(o),
-    });
+    return (this.lazy.promises ??= promisesOf(this));
   }
 
   close(reason?: string): void {

@@ -1,0 +1,19 @@
+import { lastValueFrom } from 'rxjs';
+import type { McpClient, McpClientPromises } from './client-api';
+import { resultOfCall } from './tool-call';
+
+/** The Promise form of a client's requests: each resolves with the last value its Observable emits. */
+export function promisesOf(client: McpClient): McpClientPromises {
+  return {
+    callTool: (name, args, o) => resultOfCall(client.callTool(name, args, { progress: false, ...o })),
+    listTools: (o) => lastValueFrom(client.listTools(o)),
+    listResources: (o) => lastValueFrom(client.listResources(o)),
+    listResourceTemplates: (o) => lastValueFrom(client.listResourceTemplates(o)),
+    listPrompts: (o) => lastValueFrom(client.listPrompts(o)),
+    readResource: (uri, o) => lastValueFrom(client.readResource(uri, o)),
+    getPrompt: (name, args, o) => lastValueFrom(client.getPrompt(name, args, o)),
+    complete: (params, o) => lastValueFrom(client.complete(params, o)),
+    setLoggingLevel: (level, o) => lastValueFrom(client.setLoggingLevel(level, o)),
+    ping: (o) => client.ping(o),
+  };
+}
