@@ -11,7 +11,9 @@ import type { serverLifecycle } from './server-lifecycle.machine';
 import type { StatelessPolicy } from './stateless';
 
 /** Sends the answer to one request (`null`: the request was cancelled, nothing is sent). */
-export type Reply = (response: JsonRpcResponse | null) => void;
+export interface Replier {
+  answer(response: JsonRpcResponse | null): void;
+}
 
 /** The lifecycle machine of either role, run by a `LifecycleRunner`. */
 export type Lifecycle = LifecycleRunner<typeof serverLifecycle> | LifecycleRunner<typeof clientLifecycle>;
@@ -21,7 +23,7 @@ export type Lifecycle = LifecycleRunner<typeof serverLifecycle> | LifecycleRunne
  * connection is one object with its methods on the prototype; its parts are plain functions over
  * this view, so splitting the code costs no memory per connection.
  */
-export interface ConnectionCore {
+export interface ConnectionCore extends Replier {
   readonly role: Role;
   readonly options: ConnectionOptions;
   readonly transport: Transport;
@@ -48,7 +50,7 @@ export interface ConnectionCore {
   readonly acceptsStateless: boolean;
   readonly maySendInitialize: boolean;
   /** Sends the answer to a message that did not come in a batch. */
-  readonly replyAlone: Reply;
+  answer(response: JsonRpcResponse | null): void;
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: SendOptions): void;
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
   /** Feeds the lifecycle machine. */

@@ -9,7 +9,7 @@ import {
   ProtocolError,
 } from '../jsonrpc/errors';
 import { notification as makeNotification } from '../jsonrpc/message';
-import type { JsonRpcMessage, JsonRpcNotification, RequestId } from '../jsonrpc/message';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { childLogger } from '../jsonrpc/logger';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkResult, methodDefinition } from '../schema/methods';
@@ -22,7 +22,7 @@ import type { DiscoveredServer } from './client-handshake';
 import { clientLifecycle } from './client-lifecycle.machine';
 import { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
-import type { ConnectionCore, Lifecycle, Reply } from './connection-core';
+import type { ConnectionCore, Lifecycle } from './connection-core';
 import { Correlator } from './correlator';
 import { Deadlines } from './deadlines';
 import { Dispatcher } from './dispatcher';
@@ -54,6 +54,68 @@ export function createConnection(options: ConnectionOptions): Connection {
   return new McpConnection(options);
 }
 
+// The bits of `McpConnection.flags`.
+const ACCEPTS_INITIALIZE = 1;
+const ACCEPTS_REQUESTS = 2;
+const ACCEPTS_STATELESS = 4;
+const MAY_SEND_REQUESTS = 8;
+const MAY_SEND_INITIALIZE = 16;
+const CLOSED = 32;
+
+function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void {
+  (owner as McpConnection).onLifecycle(snapshot);
+}
+
+/** The runner options of every connection that neither inspects nor restores: one object for all. */
+const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition };
+
+/** The lifecycle machine of the connection's role, run on its scheduler. */
+function createLifecycle(connection: McpConnection, options: ConnectionOptions): Lifecycle {
+  const runnerOptions =
+    options.inspect === undefined && options.snapshot === undefined
+      ? PLAIN_RUNNER_OPTIONS
+      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot: options.snapshot };
+  const scheduler = connection.scheduler;
+  if (options.role === 'client') {
+    return new LifecycleRunner(
+      clientLifecycle,
+      { supported: connection.supportedAll },
+      scheduler,
+      runnerOptions,
+      connection,
+    );
+  }
+  const input = {
+    supported: connection.supported,
+    initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+  };
+  return new LifecycleRunner(serverLifecycle, input, scheduler, runnerOptions, connection);
+}
+
+/** Reads the transport's frames into the connection (an object rather than closures: cheaper to hold). */
+class FrameObserver {
+  constructor(private readonly connection: McpConnection) {}
+
+  next(frame: unknown): void {
+    onFrame(this.connection, frame);
+  }
+
+  complete(): void {
+    // closed$ carries the reason and any error; some transports complete incoming$ just before it,
+    // so wait a microtask before falling back to a generic reason.
+    queueMicrotask(() => this.connection.shutdown('transport ended'));
+  }
+}
+
+/** Shuts the connection down when its transport closes. */
+class TransportCloseObserver {
+  constructor(private readonly connection: McpConnection) {}
+
+  next(close: TransportClose): void {
+    this.connection.shutdown(close.reason, close.error);
+  }
+}
+
 /**
  * The connection. A class, so that a connection costs one object with its fields and its methods
  * live on the prototype: a server holds one per session, and an idle session should cost little
@@ -61,38 +123,23 @@ export function createConnection(options: ConnectionOptions): Connection {
  */
 class McpConnection implements Connection, ConnectionCore, DispatcherSink, RequesterDeps {
   readonly id: string;
-  readonly role: Role;
   revision: Revision | undefined;
   peerCapabilities: Record<string, unknown> | undefined;
   peerInfo: Record<string, unknown> | undefined;
   instructions: string | undefined;
-  readonly correlator = new Correlator();
-  readonly scheduler: SchedulerLike;
-  readonly requestTimeoutMs: number;
   requestMeta: Record<string, unknown> | undefined;
-
   readonly options: ConnectionOptions;
-  readonly transport: Transport;
-  /** The handshake revisions we negotiate among. */
-  readonly supported: readonly Revision[];
-  /** Every revision we speak, for stateless requests and the errors that list them. */
-  readonly supportedAll: readonly string[];
-  private statelessPolicyCache: StatelessPolicy | undefined;
   readonly log: Logger;
   readonly traceEnabled: boolean;
-  readonly dispatcher: Dispatcher;
   readonly lifecycle: Lifecycle;
+  /** What the lifecycle's tags allow (refreshed on every transition) and whether we closed, as bits. */
+  private flags = 0;
+  private requestIds = 0;
+  private correlatorPart: Correlator | undefined;
+  private dispatcherPart: Dispatcher | undefined;
+  private statelessPolicyCache: StatelessPolicy | undefined;
   /** Handlers set or removed after creation (null: removed), over `options.handlers`. */
   private handlerChanges: Map<string, RequestHandler | null> | undefined;
-  private requestIds = 0;
-  // What the lifecycle's tags allow, refreshed on every transition.
-  acceptsInitialize = false;
-  acceptsRequests = false;
-  acceptsStateless = false;
-  private maySendRequests = false;
-  maySendInitialize = false;
-  closed = false;
-  private currentState: ConnectionState = 'initializing';
   private closeInfo: TransportClose | undefined;
   private stateSubject: BehaviorSubject<ConnectionState> | undefined;
   private notificationSubject: Subject<JsonRpcNotification> | undefined;
@@ -103,58 +150,88 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
 
   constructor(options: ConnectionOptions) {
     this.options = options;
-    this.transport = options.transport;
-    this.role = options.role;
-    // Shared arrays unless revisions were given: a connection should cost little (benchmarks).
-    this.supportedAll = options.supportedRevisions ?? ALL_REVISIONS;
-    this.supported = options.supportedRevisions ? this.supportedAll.filter(isStatefulRevision) : STATEFUL_REVISIONS;
-    this.scheduler = options.scheduler ?? asyncScheduler;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.id = `${this.role[0]}${++connectionCount}`;
-    this.log = childLogger(options.logger, { component: 'connection', connectionId: this.id, role: this.role });
+    this.id = `${options.role[0]}${++connectionCount}`;
+    this.log = childLogger(options.logger, { component: 'connection', connectionId: this.id, role: options.role });
     this.traceEnabled = this.log.isLevelEnabled('trace');
-    this.dispatcher = new Dispatcher(this, this.log);
-    const runnerOptions = {
-      onTransition: (snapshot: AnyMachineSnapshot) => this.onLifecycle(snapshot),
-      inspect: options.inspect,
-      snapshot: options.snapshot,
-    };
-    this.lifecycle =
-      this.role === 'server'
-        ? new LifecycleRunner(
-            serverLifecycle,
-            {
-              supported: this.supported,
-              initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
-            },
-            this.scheduler,
-            runnerOptions,
-          )
-        : new LifecycleRunner(clientLifecycle, { supported: this.supportedAll }, this.scheduler, runnerOptions);
+    this.lifecycle = createLifecycle(this, options);
     if (options.snapshot !== undefined) adoptRestoredLifecycle(this);
     this.onLifecycle(this.lifecycle.snapshot);
-
-    this.transportClosed = this.transport.closed$.subscribe((close) => this.shutdown(close.reason, close.error));
-    if (!this.closed) {
-      this.incoming = this.transport.incoming$.subscribe({
-        next: (frame) => onFrame(this, frame),
-        // closed$ carries the reason and any error; some transports complete incoming$ just before
-        // it, so wait a microtask before falling back to a generic reason.
-        complete: () => queueMicrotask(() => this.shutdown('transport ended')),
-      });
-    }
+    this.transportClosed = options.transport.closed$.subscribe(new TransportCloseObserver(this));
+    if (!this.closed) this.incoming = options.transport.incoming$.subscribe(new FrameObserver(this));
     this.log.info('connection opened');
+  }
+
+  // Read from the options on use, rather than kept: a connection should cost little (benchmarks).
+  get role(): Role {
+    return this.options.role;
+  }
+
+  get transport(): Transport {
+    return this.options.transport;
+  }
+
+  get scheduler(): SchedulerLike {
+    return this.options.scheduler ?? asyncScheduler;
+  }
+
+  get requestTimeoutMs(): number {
+    return this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /** Every revision we speak, for stateless requests and the errors that list them. */
+  get supportedAll(): readonly string[] {
+    return this.options.supportedRevisions ?? ALL_REVISIONS;
+  }
+
+  /** The handshake revisions we negotiate among. */
+  get supported(): readonly Revision[] {
+    const given = this.options.supportedRevisions;
+    return given ? (given.filter(isStatefulRevision) as Revision[]) : STATEFUL_REVISIONS;
+  }
+
+  /** The requests we sent that await a response; made with the first one. */
+  get correlator(): Correlator {
+    return (this.correlatorPart ??= new Correlator());
+  }
+
+  /** The requests from the peer being handled; made with the first one. */
+  get dispatcher(): Dispatcher {
+    return (this.dispatcherPart ??= new Dispatcher(this, this.log));
+  }
+
+  get closed(): boolean {
+    return (this.flags & CLOSED) !== 0;
+  }
+
+  get acceptsInitialize(): boolean {
+    return (this.flags & ACCEPTS_INITIALIZE) !== 0;
+  }
+
+  get acceptsRequests(): boolean {
+    return (this.flags & ACCEPTS_REQUESTS) !== 0;
+  }
+
+  get acceptsStateless(): boolean {
+    return (this.flags & ACCEPTS_STATELESS) !== 0;
+  }
+
+  get maySendRequests(): boolean {
+    return (this.flags & MAY_SEND_REQUESTS) !== 0;
+  }
+
+  get maySendInitialize(): boolean {
+    return (this.flags & MAY_SEND_INITIALIZE) !== 0;
   }
 
   // ---- what a user sees ------------------------------------------------------------------------
 
   get state(): ConnectionState {
-    return this.closed ? 'shutdown' : this.currentState;
+    return this.closed ? 'shutdown' : this.maySendRequests ? 'operating' : 'initializing';
   }
 
   get state$(): Observable<ConnectionState> {
     if (!this.stateSubject) {
-      this.stateSubject = new BehaviorSubject<ConnectionState>(this.currentState);
+      this.stateSubject = new BehaviorSubject<ConnectionState>(this.state);
       if (this.closed) this.stateSubject.complete();
     }
     return this.stateSubject.asObservable();
@@ -185,11 +262,11 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   }
 
   get pendingRequests(): number {
-    return this.correlator.size;
+    return this.correlatorPart?.size ?? 0;
   }
 
   get inFlightRequests(): number {
-    return this.dispatcher.size;
+    return this.dispatcherPart?.size ?? 0;
   }
 
   request(
@@ -247,44 +324,42 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     (this.lifecycle as LifecycleRunner<typeof serverLifecycle>).send(event as never);
   }
 
-  private onLifecycle(snapshot: AnyMachineSnapshot): void {
-    this.acceptsInitialize = snapshot.hasTag('accepts-initialize');
-    this.acceptsRequests = snapshot.hasTag('accepts-requests');
-    this.acceptsStateless = snapshot.hasTag('accepts-stateless-requests');
-    this.maySendRequests = snapshot.hasTag('may-send-requests');
-    this.maySendInitialize = snapshot.hasTag('may-send-initialize');
+  /** Takes the lifecycle's tags after a transition (the runner calls it). */
+  onLifecycle(snapshot: AnyMachineSnapshot): void {
+    const before = this.state;
+    this.flags =
+      (snapshot.hasTag('accepts-initialize') ? ACCEPTS_INITIALIZE : 0) |
+      (snapshot.hasTag('accepts-requests') ? ACCEPTS_REQUESTS : 0) |
+      (snapshot.hasTag('accepts-stateless-requests') ? ACCEPTS_STATELESS : 0) |
+      (snapshot.hasTag('may-send-requests') ? MAY_SEND_REQUESTS : 0) |
+      (snapshot.hasTag('may-send-initialize') ? MAY_SEND_INITIALIZE : 0) |
+      (this.flags & CLOSED);
     if (this.log.isLevelEnabled('debug')) this.log.debug({ state: snapshot.value }, 'lifecycle transition');
     if (snapshot.hasTag('closed')) {
       this.shutdown(String((snapshot.context as { closeReason?: string }).closeReason ?? 'closed'));
       return;
     }
-    const next: ConnectionState = this.maySendRequests ? 'operating' : 'initializing';
-    if (this.currentState !== next) {
-      this.currentState = next;
-      this.stateSubject?.next(next);
-    }
+    const next = this.state;
+    if (next !== before) this.stateSubject?.next(next);
   }
 
   shutdown(reason: string, error?: Error): void {
     if (this.closed) return;
-    this.closed = true;
-    this.acceptsRequests = this.maySendRequests = this.acceptsInitialize = this.maySendInitialize = false;
-    this.acceptsStateless = false;
+    this.flags = CLOSED;
     const close: TransportClose = error ? { reason, error } : { reason };
     this.closeInfo = close;
     this.log.info({ reason }, 'connection closed');
     this.sendLifecycle({ type: 'local.close', reason });
     this.lifecycle.stop();
-    this.correlator.failAll(
+    this.correlatorPart?.failAll(
       (method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }),
     );
-    this.dispatcher.cancelAll(`connection closed: ${reason}`);
+    this.dispatcherPart?.cancelAll(`connection closed: ${reason}`);
     this.deadlineTimer?.stop();
     this.incoming?.unsubscribe();
     this.transportClosed?.unsubscribe();
     this.transport.close(reason);
     this.notificationSubject?.complete();
-    this.currentState = 'shutdown';
     this.stateSubject?.next('shutdown');
     this.stateSubject?.complete();
     this.options.onClose?.(close);
@@ -295,9 +370,9 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   // ---- inbound (see inbound.ts) ---------------------------------------------------------------
 
   /** Sends the answer to a message that did not come in a batch. */
-  readonly replyAlone: Reply = (response) => {
+  answer(response: JsonRpcResponse | null): void {
     if (response) this.send(response, response.id === null ? undefined : { relatedRequestId: response.id });
-  };
+  }
 
   handlerFor(method: string): RequestHandler | undefined {
     const changed = this.handlerChanges?.get(method);

@@ -9,7 +9,7 @@ import { featuresOf, LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
-import type { ConnectionCore, Reply } from './connection-core';
+import type { ConnectionCore, Replier } from './connection-core';
 import type { ProgressParams } from './correlator';
 import type { Answer } from './dispatcher';
 import {
@@ -36,7 +36,7 @@ export function onFrame(conn: ConnectionCore, frame: unknown): void {
   const classified = classify(frame);
   if (classified.kind === 'batch') onBatch(conn, classified.messages);
   else if (failMalformedResponse(conn, frame, classified)) return;
-  else onMessage(conn, classified, conn.replyAlone);
+  else onMessage(conn, classified, conn);
 }
 
 /** JSON-RPC batches exist only in 2025-03-26 (Basic → Messages); elsewhere an array is refused. */
@@ -68,10 +68,12 @@ function onBatch(conn: ConnectionCore, messages: readonly unknown[]): void {
     if (failMalformedResponse(conn, item, classified)) continue;
     const answers = classified.kind === 'request' || classified.kind === 'invalid';
     if (answers) outstanding++;
-    onMessage(conn, classified, (response) => {
-      if (response) responses.push(response);
-      outstanding--;
-      flush();
+    onMessage(conn, classified, {
+      answer: (response) => {
+        if (response) responses.push(response);
+        outstanding--;
+        flush();
+      },
     });
   }
   scanned = true;
@@ -97,7 +99,7 @@ function failMalformedResponse(conn: ConnectionCore, frame: unknown, classified:
   return failed;
 }
 
-function onMessage(conn: ConnectionCore, classified: Classified, reply: Reply): void {
+function onMessage(conn: ConnectionCore, classified: Classified, reply: Replier): void {
   switch (classified.kind) {
     case 'request':
       onRequest(conn, classified.message, reply);
@@ -116,14 +118,14 @@ function onMessage(conn: ConnectionCore, classified: Classified, reply: Reply): 
       return;
     case 'invalid':
       conn.log.warn({ reason: classified.reason }, 'invalid JSON-RPC envelope');
-      reply(errorResponse(classified.id, JsonRpcError.invalidRequest(classified.reason).toJSON()));
+      reply.answer(errorResponse(classified.id, JsonRpcError.invalidRequest(classified.reason).toJSON()));
       return;
     case 'batch':
-      reply(errorResponse(null, JsonRpcError.invalidRequest('a batch may not contain a batch').toJSON()));
+      reply.answer(errorResponse(null, JsonRpcError.invalidRequest('a batch may not contain a batch').toJSON()));
   }
 }
 
-function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply): void {
+function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
   const { method } = request;
   if (conn.closed) return;
   // A server that holds no session serves stateless requests (spec 2026-07-28: Versioning → a
@@ -139,7 +141,7 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply):
     }
   }
   if (method === 'ping') {
-    reply(resultResponse(request.id, {}));
+    reply.answer(resultResponse(request.id, {}));
     return;
   }
   if (method === 'initialize' && conn.role === 'server') {
@@ -152,49 +154,49 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply):
       conn.role === 'server'
         ? `Invalid request: ${method} arrived before initialization; send initialize first`
         : `Invalid request: ${method} arrived before the client finished initializing`;
-    reply(errorResponse(request.id, new JsonRpcError(ErrorCode.InvalidRequest, message).toJSON()));
+    reply.answer(errorResponse(request.id, new JsonRpcError(ErrorCode.InvalidRequest, message).toJSON()));
     return;
   }
   const handler = conn.handlerFor(method);
   const negotiated = conn.revision ?? LATEST_STATEFUL_REVISION;
   const definition = methodDefinition(method, negotiated);
   if (!handler || (definition && definition.kind !== 'request')) {
-    reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
+    reply.answer(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
     return;
   }
   if (definition?.capability && !hasCapability(conn.capabilities(), definition.capability)) {
     const error = JsonRpcError.methodNotFound(method, `the ${definition.capability} capability is not declared`);
-    reply(errorResponse(request.id, error.toJSON()));
+    reply.answer(errorResponse(request.id, error.toJSON()));
     return;
   }
   let params = request.params ?? {};
   if (definition) {
     const parsed = checkParams(method, negotiated, params);
     if (parsed && !parsed.success) {
-      reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
+      reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
       return;
     }
     if (parsed) params = parsed.data as Record<string, unknown>;
   }
   conn.dispatcher.dispatch(request, params, handler, negotiated, conn.options.owner, (answer: Answer) => {
-    if (answer === null) reply(null);
-    else if ('error' in answer) reply(errorResponse(request.id, answer.error));
-    else reply(resultResponse(request.id, answer.result));
+    if (answer === null) reply.answer(null);
+    else if ('error' in answer) reply.answer(errorResponse(request.id, answer.error));
+    else reply.answer(resultResponse(request.id, answer.result));
   });
 }
 
 /** Serves one request of a stateless revision: admitted on its own `_meta`, answered with `resultType` and our identity. */
-function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply): void {
+function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
   const outcome = admitStatelessRequest(request, conn.statelessPolicy);
   if (isRefusal(outcome)) {
     conn.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
-    reply(errorResponse(request.id, outcome.error.toJSON()));
+    reply.answer(errorResponse(request.id, outcome.error.toJSON()));
     return;
   }
   const decoration = { serverInfo: conn.options.info, cacheHints: conn.options.cacheHints };
   const { method } = request;
   if (method === 'server/discover') {
-    reply(
+    reply.answer(
       resultResponse(
         request.id,
         decorateStatelessResult(
@@ -208,7 +210,7 @@ function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply
   }
   const handler = conn.handlerFor(method);
   if (!handler) {
-    reply(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
+    reply.answer(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
     return;
   }
   conn.dispatcher.dispatch(
@@ -218,22 +220,22 @@ function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply
     outcome.peer.revision,
     conn.options.owner,
     (answer: Answer) => {
-      if (answer === null) reply(null);
-      else if ('error' in answer) reply(errorResponse(request.id, answer.error));
-      else reply(resultResponse(request.id, decorateStatelessResult(method, answer.result, decoration)));
+      if (answer === null) reply.answer(null);
+      else if ('error' in answer) reply.answer(errorResponse(request.id, answer.error));
+      else reply.answer(resultResponse(request.id, decorateStatelessResult(method, answer.result, decoration)));
     },
     outcome.peer,
   );
 }
 
-function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Reply): void {
+function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
   if (!conn.acceptsInitialize) {
-    reply(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
+    reply.answer(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
     return;
   }
   const parsed = checkParams('initialize', LATEST_STATEFUL_REVISION, request.params ?? {});
   if (parsed && !parsed.success) {
-    reply(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
+    reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
     return;
   }
   const params = (parsed?.data ?? request.params) as {
@@ -259,7 +261,7 @@ function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Repl
     serverInfo: conn.options.info,
   };
   if (conn.options.instructions !== undefined) result.instructions = conn.options.instructions;
-  reply(resultResponse(request.id, result));
+  reply.answer(resultResponse(request.id, result));
 }
 
 function onNotification(conn: ConnectionCore, message: JsonRpcNotification): void {

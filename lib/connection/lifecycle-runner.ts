@@ -72,7 +72,7 @@ function taken(stepper: Stepper): readonly LifecycleAction[] {
 /** Options of {@link LifecycleRunner} beyond its machine, input and scheduler. */
 export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
   /** Called after every transition (not for the initial snapshot: read `snapshot` for that). */
-  readonly onTransition?: (snapshot: SnapshotFrom<TMachine>) => void;
+  readonly onTransition?: (snapshot: SnapshotFrom<TMachine>, owner: unknown) => void;
   /**
    * Receives XState inspection events, shaped as an actor's inspector gets them: `@xstate.actor`
    * once, `@xstate.event` for each event received, `@xstate.action` for each action executed and
@@ -118,26 +118,26 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     input: InputFrom<TMachine>,
     private readonly scheduler: SchedulerLike,
     options: LifecycleRunnerOptions<TMachine> | ((snapshot: SnapshotFrom<TMachine>) => void) = {},
+    /** Passed to `onTransition` as its second argument: lets one options object serve many runners. */
+    private readonly owner?: unknown,
   ) {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
     const stepper = stepperOf(machine);
-    if (this.options.snapshot !== undefined) {
-      this.current = machine.restoreSnapshot!(this.options.snapshot as never, stepper.scope) as AnyMachineSnapshot;
+    const restored = this.options.snapshot !== undefined;
+    this.current = (
+      restored
+        ? machine.restoreSnapshot!(this.options.snapshot as never, stepper.scope)
+        : machine.getInitialSnapshot(stepper.scope, input)
+    ) as AnyMachineSnapshot;
+    if (this.options.inspect) {
       this.inspect({
         type: '@xstate.actor',
         actorRef: this.actorRef,
         rootId: this.actorRef.sessionId,
       } as InspectionEvent);
-      this.rearm();
-    } else {
-      this.current = machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot;
-      this.inspect({
-        type: '@xstate.actor',
-        actorRef: this.actorRef,
-        rootId: this.actorRef.sessionId,
-      } as InspectionEvent);
-      this.execute(taken(stepper));
     }
+    if (restored) this.rearm();
+    else this.execute(taken(stepper));
     this.inspectSnapshot({ type: 'xstate.init', input });
   }
 
@@ -152,20 +152,22 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
 
   send(event: EventFromLogic<TMachine>): void {
     if (this.current.status !== 'active') return;
-    this.inspect({
-      type: '@xstate.event',
-      event,
-      sourceRef: undefined,
-      actorRef: this.actorRef,
-      rootId: this.actorRef.sessionId,
-    } as InspectionEvent);
+    if (this.options.inspect) {
+      this.inspect({
+        type: '@xstate.event',
+        event,
+        sourceRef: undefined,
+        actorRef: this.actorRef,
+        rootId: this.actorRef.sessionId,
+      } as InspectionEvent);
+    }
     const stepper = stepperOf(this.machine);
     this.current = this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot;
     const actions = taken(stepper);
     if (this.current.status === 'active') this.execute(actions);
     else this.stop();
     this.inspectSnapshot(event);
-    this.options.onTransition?.(this.current as SnapshotFrom<TMachine>);
+    this.options.onTransition?.(this.current as SnapshotFrom<TMachine>, this.owner);
   }
 
   /** Cancels the pending delayed events; the snapshot stays readable. */
@@ -237,7 +239,7 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   private arm({ event, id = event.type, delay = 0 }: DelayedRaise): void {
     this.cancel(id);
     const timer = this.scheduler.schedule(() => {
-      this.delayed?.delete(id);
+      this.forget(id);
       this.send(event as EventFromLogic<TMachine>);
     }, delay);
     (this.delayed ??= new Map()).set(id, timer);
@@ -246,8 +248,13 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   private cancel(id: string): void {
     const timer = this.delayed?.get(id);
     if (!timer) return;
-    this.delayed!.delete(id);
+    this.forget(id);
     timer.unsubscribe();
+  }
+
+  /** Drops a delayed event that fired or was cancelled; the map goes with the last one (an idle connection keeps none). */
+  private forget(id: string): void {
+    if (this.delayed?.delete(id) && this.delayed.size === 0) this.delayed = undefined;
   }
 
   /** Arms again the `after` events of the states a restored snapshot is in, with their full delays. */
