@@ -23,34 +23,44 @@ import {
   serverRequestParams,
   serverRequestShape,
 } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_STATEFUL_REVISION, type Revision } from './revisions';
 import { taskSchemas } from './tasks';
 
-/** Builds the elicitation schemas of one revision. */
-export const elicitationSchemas = perRevision((revision) => {
-  const { Error: ErrorObject } = envelopeSchemas(revision);
-  const RequestParams = serverRequestParams(revision);
-  const { TaskMetadata } = taskSchemas(revision);
-  const from1125 = <T extends z.ZodType>(schema: T) => since(revision, V2025_11_25, schema).optional();
-  const described = { title: z.string().optional(), description: z.string().optional() };
-  const titledOption = z.looseObject({ const: z.string(), title: z.string() });
+/** What the fields of a form share: a title, a description, and `default`s that 2025-11-25 added. */
+function fieldParts(revision: Revision) {
+  return {
+    from1125: <T extends z.ZodType>(schema: T) => since(revision, V2025_11_25, schema).optional(),
+    described: { title: z.string().optional(), description: z.string().optional() },
+  };
+}
 
-  const StringSchema = z.looseObject({
-    type: z.literal('string'),
-    ...described,
-    minLength: z.number().int().optional(),
-    maxLength: z.number().int().optional(),
-    format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
-    default: from1125(z.string()),
-  });
-  const NumberSchema = z.looseObject({
-    type: z.enum(['number', 'integer']),
-    ...described,
-    minimum: z.number().optional(),
-    maximum: z.number().optional(),
-    default: from1125(z.number()),
-  });
-  const BooleanSchema = z.looseObject({ type: z.literal('boolean'), ...described, default: z.boolean().optional() });
+type FieldParts = ReturnType<typeof fieldParts>;
+
+/** The string, number and boolean fields of a form. */
+function primitiveFieldSchemas({ from1125, described }: FieldParts) {
+  return {
+    StringSchema: z.looseObject({
+      type: z.literal('string'),
+      ...described,
+      minLength: z.number().int().optional(),
+      maxLength: z.number().int().optional(),
+      format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
+      default: from1125(z.string()),
+    }),
+    NumberSchema: z.looseObject({
+      type: z.enum(['number', 'integer']),
+      ...described,
+      minimum: z.number().optional(),
+      maximum: z.number().optional(),
+      default: from1125(z.number()),
+    }),
+    BooleanSchema: z.looseObject({ type: z.literal('boolean'), ...described, default: z.boolean().optional() }),
+  };
+}
+
+/** The enum fields of a form: single or multiple choice, with or without titles, and the 2025-06-18 shape. */
+function enumFieldSchemas(revision: Revision, { from1125, described }: FieldParts) {
+  const titledOption = z.looseObject({ const: z.string(), title: z.string() });
   const UntitledSingleSelectEnumSchema = z.looseObject({
     type: z.literal('string'),
     ...described,
@@ -98,14 +108,30 @@ export const elicitationSchemas = perRevision((revision) => {
     ]),
     LegacyTitledEnumSchema,
   );
-  const PrimitiveSchemaDefinition = z.union([StringSchema, NumberSchema, BooleanSchema, EnumSchema]);
+
+  return {
+    UntitledSingleSelectEnumSchema,
+    TitledSingleSelectEnumSchema,
+    SingleSelectEnumSchema: z.union([UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema]),
+    UntitledMultiSelectEnumSchema,
+    TitledMultiSelectEnumSchema,
+    MultiSelectEnumSchema: z.union([UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema]),
+    LegacyTitledEnumSchema,
+    EnumSchema,
+  };
+}
+
+/** `elicitation/create` and its params in either mode; `field` is any field of a form. */
+function elicitRequestSchemas<F extends z.ZodType>(revision: Revision, { from1125 }: FieldParts, field: F) {
+  const RequestParams = serverRequestParams(revision);
+  const { TaskMetadata } = taskSchemas(revision);
   const ElicitRequestFormParams = RequestParams.extend({
     mode: from1125(z.literal('form')),
     message: z.string(),
     requestedSchema: z.looseObject({
       $schema: from1125(z.string()),
       type: z.literal('object'),
-      properties: z.record(z.string(), PrimitiveSchemaDefinition),
+      properties: z.record(z.string(), field),
       required: z.array(z.string()).optional(),
     }),
     task: until(revision, V2025_11_25, from1125(TaskMetadata)),
@@ -119,25 +145,24 @@ export const elicitationSchemas = perRevision((revision) => {
     task: until(revision, V2025_11_25, TaskMetadata.optional()),
   });
   const ElicitRequestParams = anyOf(member(revision, V2025_11_25, ElicitRequestURLParams), ElicitRequestFormParams);
-  const ElicitationCompleteParams = z.looseObject({ elicitationId: z.string() });
 
   return {
-    StringSchema,
-    NumberSchema,
-    BooleanSchema,
-    UntitledSingleSelectEnumSchema,
-    TitledSingleSelectEnumSchema,
-    SingleSelectEnumSchema: z.union([UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema]),
-    UntitledMultiSelectEnumSchema,
-    TitledMultiSelectEnumSchema,
-    MultiSelectEnumSchema: z.union([UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema]),
-    LegacyTitledEnumSchema,
-    EnumSchema,
-    PrimitiveSchemaDefinition,
     ElicitRequestFormParams,
     ElicitRequestURLParams,
     ElicitRequestParams,
     ElicitRequest: z.looseObject(serverRequestShape(revision, 'elicitation/create', ElicitRequestParams)),
+  };
+}
+
+/**
+ * How an elicitation ends: the client's result, the notification that a URL-mode one finished, and
+ * the error that asks for URL elicitations (`urlParams`) first.
+ */
+function elicitOutcomeSchemas<U extends z.ZodType>(revision: Revision, urlParams: U) {
+  const { Error: ErrorObject } = envelopeSchemas(revision);
+  const ElicitationCompleteParams = z.looseObject({ elicitationId: z.string() });
+
+  return {
     ElicitResult: clientResultBase(revision).extend({
       action: z.enum(['accept', 'decline', 'cancel']),
       // The published JSON Schema says integer, but the spec's types say number and forms have
@@ -157,9 +182,31 @@ export const elicitationSchemas = perRevision((revision) => {
       id: RequestIdSchema.optional(),
       error: ErrorObject.extend({
         code: z.literal(-32042),
-        data: z.looseObject({ elicitations: z.array(ElicitRequestURLParams) }),
+        data: z.looseObject({ elicitations: z.array(urlParams) }),
       }),
     }),
+  };
+}
+
+/** Builds the elicitation schemas of one revision. */
+export const elicitationSchemas = perRevision((revision) => {
+  const parts = fieldParts(revision);
+  const primitives = primitiveFieldSchemas(parts);
+  const enums = enumFieldSchemas(revision, parts);
+  const PrimitiveSchemaDefinition = z.union([
+    primitives.StringSchema,
+    primitives.NumberSchema,
+    primitives.BooleanSchema,
+    enums.EnumSchema,
+  ]);
+  const requests = elicitRequestSchemas(revision, parts, PrimitiveSchemaDefinition);
+
+  return {
+    ...primitives,
+    ...enums,
+    PrimitiveSchemaDefinition,
+    ...requests,
+    ...elicitOutcomeSchemas(revision, requests.ElicitRequestURLParams),
   };
 });
 

@@ -70,8 +70,8 @@ export function serverRequestShape<const M extends string, P extends z.ZodType>(
   };
 }
 
-/** Builds the envelopes and generic shapes of one revision. */
-export const envelopeSchemas = perRevision((revision) => {
+/** The params every request and notification may carry, the generic result and the error object. */
+function baseShapes(revision: Revision) {
   const meta = metaSchemas(revision);
   // 2026-07-28 requires `_meta` on every request: the revision and the client's capabilities.
   const RequestParams = z.looseObject({
@@ -82,14 +82,24 @@ export const envelopeSchemas = perRevision((revision) => {
   });
   // 2025-11-25 left the generic params open; earlier revisions typed `_meta` in them.
   const AnyParams = z.record(z.string(), z.unknown());
-  const GenericRequestParams = choose(revision, V2025_11_25, AnyParams, RequestParams);
-  const GenericNotificationParams = choose(revision, V2025_11_25, AnyParams, NotificationParams);
-  const Result = z.looseObject({
-    _meta: chooseAsOlder(revision, V2026_07_28, meta.ResultMetaObject, MetaSchema).optional(),
-    resultType: sinceRequired(revision, V2026_07_28, meta.ResultType),
-  });
-  const ErrorObject = z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+  return {
+    RequestParams,
+    NotificationParams,
+    GenericRequestParams: choose(revision, V2025_11_25, AnyParams, RequestParams),
+    GenericNotificationParams: choose(revision, V2025_11_25, AnyParams, NotificationParams),
+    Result: z.looseObject({
+      _meta: chooseAsOlder(revision, V2026_07_28, meta.ResultMetaObject, MetaSchema).optional(),
+      resultType: sinceRequired(revision, V2026_07_28, meta.ResultType),
+    }),
+    ErrorObject: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  };
+}
 
+type BaseShapes = ReturnType<typeof baseShapes>;
+
+/** The JSON-RPC envelopes: requests, notifications, responses, batches and any message. */
+function jsonRpcEnvelopes(revision: Revision, base: BaseShapes) {
+  const { GenericRequestParams, GenericNotificationParams, Result, ErrorObject } = base;
   const JSONRPCRequest = z.looseObject({
     jsonrpc: JsonRpcVersionSchema,
     id: RequestIdSchema,
@@ -108,32 +118,22 @@ export const envelopeSchemas = perRevision((revision) => {
     id: choose(revision, V2025_11_25, RequestIdSchema.optional(), RequestIdSchema),
     error: ErrorObject,
   });
-  const JSONRPCResponse = choose(
-    revision,
-    V2025_11_25,
-    z.union([JSONRPCResultResponse, JSONRPCErrorResponse]),
-    JSONRPCResultResponse,
-  );
   const JSONRPCBatchRequest = z.array(z.union([JSONRPCRequest, JSONRPCNotification]));
   const JSONRPCBatchResponse = z.array(z.union([JSONRPCResultResponse, JSONRPCErrorResponse]));
-  const PaginatedRequestParams = RequestParams.extend({ cursor: z.string().optional() });
-  const PaginatedResult = Result.extend({ nextCursor: z.string().optional() });
 
   return {
-    RequestParams,
-    NotificationParams,
-    Request: z.looseObject({ method: z.string(), params: GenericRequestParams.optional() }),
-    Notification: z.looseObject({ method: z.string(), params: GenericNotificationParams.optional() }),
-    Result,
-    EmptyResult: Result,
-    Error: ErrorObject,
     JSONRPCRequest,
     JSONRPCNotification,
     JSONRPCResultResponse,
     JSONRPCErrorResponse,
     /** Up to 2025-06-18 the error response was called `JSONRPCError`. */
     JSONRPCError: JSONRPCErrorResponse,
-    JSONRPCResponse,
+    JSONRPCResponse: choose(
+      revision,
+      V2025_11_25,
+      z.union([JSONRPCResultResponse, JSONRPCErrorResponse]),
+      JSONRPCResultResponse,
+    ),
     JSONRPCBatchRequest,
     JSONRPCBatchResponse,
     JSONRPCMessage: anyOf(
@@ -144,6 +144,13 @@ export const envelopeSchemas = perRevision((revision) => {
       JSONRPCErrorResponse,
       member(revision, V2025_03_26, JSONRPCBatchResponse, V2025_03_26),
     ),
+  };
+}
+
+/** The paginated list request and result, and the result with caching hints. */
+function pagedShapes(revision: Revision, { RequestParams, Result }: BaseShapes) {
+  const PaginatedRequestParams = RequestParams.extend({ cursor: z.string().optional() });
+  return {
     PaginatedRequestParams,
     PaginatedRequest: z.looseObject({
       jsonrpc: choose(revision, V2025_11_25, JsonRpcVersionSchema, absent),
@@ -152,8 +159,25 @@ export const envelopeSchemas = perRevision((revision) => {
       // Required from 2026-07-28, whose params carry the required `_meta`.
       params: requiredFrom(revision, V2026_07_28, PaginatedRequestParams.optional()),
     }),
-    PaginatedResult,
+    PaginatedResult: Result.extend({ nextCursor: z.string().optional() }),
     CacheableResult: Result.extend(cacheHintShape(revision)),
+  };
+}
+
+/** Builds the envelopes and generic shapes of one revision. */
+export const envelopeSchemas = perRevision((revision) => {
+  const base = baseShapes(revision);
+  const { RequestParams, NotificationParams, GenericRequestParams, GenericNotificationParams, Result } = base;
+  return {
+    RequestParams,
+    NotificationParams,
+    Request: z.looseObject({ method: z.string(), params: GenericRequestParams.optional() }),
+    Notification: z.looseObject({ method: z.string(), params: GenericNotificationParams.optional() }),
+    Result,
+    EmptyResult: Result,
+    Error: base.ErrorObject,
+    ...jsonRpcEnvelopes(revision, base),
+    ...pagedShapes(revision, base),
   };
 });
 

@@ -130,157 +130,223 @@ export function isBacktrackSafe(pattern: string): boolean {
   return true;
 }
 
+/** What the checks of one compiled schema share: the document `$ref`s resolve in, and its patterns. */
+interface Compilation {
+  readonly root: Schema;
+  /** The pattern's regular expression, compiled once per schema. */
+  readonly regex: (source: string) => RegExp;
+}
+
+/** Adds one problem, found at `at`. */
+function report(out: ValidationIssue[], at: Path, message: string): void {
+  out.push({ path: formatPath(at), message });
+}
+
+/** Checks `value` against `schema`, adding its problems to `out`; `depth` stops `$ref` cycles. */
+function check(
+  c: Compilation,
+  schema: Schema,
+  value: unknown,
+  path: Path,
+  out: ValidationIssue[],
+  depth: number,
+): void {
+  if (schema === true) return;
+  if (schema === false) return report(out, path, 'no value is allowed here');
+  if (depth > 64) return report(out, path, 'schema nests too deeply (a $ref cycle?)');
+  const s = schema;
+
+  if (typeof s.$ref === 'string') {
+    const target = resolvePointer(c.root, s.$ref);
+    if (target === undefined) report(out, path, `unresolvable $ref ${s.$ref}`);
+    else check(c, target, value, path, out, depth + 1);
+  }
+  if (!checkTypeAndValue(s, value, path, out)) return;
+  if (typeof value === 'string') checkString(c, s, value, path, out);
+  if (typeof value === 'number') checkNumber(s, value, path, out);
+  if (Array.isArray(value)) checkArray(c, s, value, path, out, depth);
+  if (typeOf(value) === 'object') checkObject(c, s, value as Record<string, unknown>, path, out, depth);
+  checkComposition(c, s, value, path, out, depth);
+}
+
+/** Whether `value` passes `schema` (for `anyOf`, `oneOf` and `not`). */
+function passes(c: Compilation, schema: Schema, value: unknown, path: Path, depth: number): boolean {
+  const out: ValidationIssue[] = [];
+  check(c, schema, value, path, out, depth + 1);
+  return out.length === 0;
+}
+
+/** `type`, `enum` and `const`; false when the type is wrong, which no other keyword is checked after. */
+function checkTypeAndValue(s: Record<string, unknown>, value: unknown, path: Path, out: ValidationIssue[]): boolean {
+  if (s.type !== undefined) {
+    const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+    if (!types.some((type) => hasType(value, type))) {
+      report(
+        out,
+        path,
+        value === undefined
+          ? `required, expected ${types.join(' or ')}`
+          : `expected ${types.join(' or ')}, received ${typeOf(value)}`,
+      );
+      return false;
+    }
+  }
+  if (Array.isArray(s.enum) && !s.enum.some((option) => deepEqual(option, value))) {
+    report(out, path, `expected one of ${s.enum.map(show).join(', ')}`);
+  }
+  if ('const' in s && !deepEqual(s.const, value)) report(out, path, `expected ${show(s.const)}`);
+  return true;
+}
+
+/** `minLength` and `maxLength` (in code points) and `pattern`. */
+function checkString(
+  c: Compilation,
+  s: Record<string, unknown>,
+  value: string,
+  path: Path,
+  out: ValidationIssue[],
+): void {
+  const length = [...value].length;
+  if (typeof s.minLength === 'number' && length < s.minLength)
+    report(out, path, `expected at least ${s.minLength} characters`);
+  if (typeof s.maxLength === 'number' && length > s.maxLength)
+    report(out, path, `expected at most ${s.maxLength} characters`);
+  if (typeof s.pattern === 'string' && !c.regex(s.pattern).test(value))
+    report(out, path, `expected to match ${s.pattern}`);
+}
+
+/** `minimum`, `maximum`, their exclusive forms and `multipleOf`. */
+function checkNumber(s: Record<string, unknown>, value: number, path: Path, out: ValidationIssue[]): void {
+  if (typeof s.minimum === 'number') {
+    if (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum)
+      report(out, path, `expected ${s.exclusiveMinimum === true ? '>' : '>='} ${s.minimum}`);
+  }
+  if (typeof s.maximum === 'number') {
+    if (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum)
+      report(out, path, `expected ${s.exclusiveMaximum === true ? '<' : '<='} ${s.maximum}`);
+  }
+  if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum)
+    report(out, path, `expected > ${s.exclusiveMinimum}`);
+  if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum)
+    report(out, path, `expected < ${s.exclusiveMaximum}`);
+  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
+    const quotient = value / s.multipleOf;
+    if (Math.abs(quotient - Math.round(quotient)) > 1e-9) report(out, path, `expected a multiple of ${s.multipleOf}`);
+  }
+}
+
+/** `minItems`, `maxItems`, `uniqueItems`, and the items' schemas (`prefixItems`, `items`, `additionalItems`). */
+function checkArray(
+  c: Compilation,
+  s: Record<string, unknown>,
+  value: unknown[],
+  path: Path,
+  out: ValidationIssue[],
+  depth: number,
+): void {
+  if (typeof s.minItems === 'number' && value.length < s.minItems)
+    report(out, path, `expected at least ${s.minItems} items`);
+  if (typeof s.maxItems === 'number' && value.length > s.maxItems)
+    report(out, path, `expected at most ${s.maxItems} items`);
+  if (s.uniqueItems === true && !allUnique(value)) {
+    report(out, path, 'expected unique items');
+  }
+  const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : []) as Schema[];
+  const rest = Array.isArray(s.items) ? (s.additionalItems as Schema | undefined) : (s.items as Schema | undefined);
+  value.forEach((item, index) => {
+    const sub = index < prefix.length ? prefix[index] : rest;
+    if (sub !== undefined) check(c, sub, item, [...path, index], out, depth + 1);
+  });
+}
+
+/**
+ * `minProperties`, `maxProperties`, `required`, and the properties' schemas (`properties`,
+ * `patternProperties`, `additionalProperties`).
+ */
+function checkObject(
+  c: Compilation,
+  s: Record<string, unknown>,
+  value: Record<string, unknown>,
+  path: Path,
+  out: ValidationIssue[],
+  depth: number,
+): void {
+  const properties = (s.properties ?? {}) as Record<string, Schema>;
+  const patternProperties = (s.patternProperties ?? {}) as Record<string, Schema>;
+  const keys = Object.keys(value);
+  if (typeof s.minProperties === 'number' && keys.length < s.minProperties)
+    report(out, path, `expected at least ${s.minProperties} properties`);
+  if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties)
+    report(out, path, `expected at most ${s.maxProperties} properties`);
+  if (Array.isArray(s.required)) {
+    for (const name of s.required as string[]) {
+      // Own properties only: `toString` or `constructor` are not present because Object has them (#13).
+      if (!Object.hasOwn(value, name)) {
+        const type = (properties[name] as Record<string, unknown> | undefined)?.type;
+        report(out, [...path, name], typeof type === 'string' ? `required, expected ${type}` : 'required');
+      }
+    }
+  }
+  for (const key of keys) {
+    let known = false;
+    if (Object.hasOwn(properties, key)) {
+      known = true;
+      check(c, properties[key]!, value[key], [...path, key], out, depth + 1);
+    }
+    for (const [pattern, sub] of Object.entries(patternProperties)) {
+      if (c.regex(pattern).test(key)) {
+        known = true;
+        check(c, sub, value[key], [...path, key], out, depth + 1);
+      }
+    }
+    if (!known && s.additionalProperties !== undefined) {
+      if (s.additionalProperties === false) report(out, [...path, key], 'unexpected property');
+      else check(c, s.additionalProperties as Schema, value[key], [...path, key], out, depth + 1);
+    }
+  }
+}
+
+/** `allOf`, `anyOf`, `oneOf` and `not`. */
+function checkComposition(
+  c: Compilation,
+  s: Record<string, unknown>,
+  value: unknown,
+  path: Path,
+  out: ValidationIssue[],
+  depth: number,
+): void {
+  if (Array.isArray(s.allOf)) for (const sub of s.allOf as Schema[]) check(c, sub, value, path, out, depth + 1);
+  if (Array.isArray(s.anyOf) && !(s.anyOf as Schema[]).some((sub) => passes(c, sub, value, path, depth))) {
+    report(out, path, 'matches none of the allowed shapes');
+  }
+  if (Array.isArray(s.oneOf)) {
+    const matching = (s.oneOf as Schema[]).filter((sub) => passes(c, sub, value, path, depth)).length;
+    if (matching !== 1)
+      report(
+        out,
+        path,
+        matching === 0 ? 'matches none of the allowed shapes' : 'matches more than one of the exclusive shapes',
+      );
+  }
+  if (s.not !== undefined && passes(c, s.not as Schema, value, path, depth))
+    report(out, path, 'matches a shape that is not allowed');
+}
+
 /** Compiles a JSON Schema (the subset described above) into a check. */
 export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
-  const root = rootSchema as Schema;
   const patterns = new Map<string, RegExp>();
-  // A pattern that could backtrack without bound is not enforced (as an unchecked keyword is not).
-  const regex = (source: string) => {
-    let compiled = patterns.get(source);
-    if (!compiled) patterns.set(source, (compiled = isBacktrackSafe(source) ? new RegExp(source, 'u') : /(?:)/u));
-    return compiled;
+  const compilation: Compilation = {
+    root: rootSchema as Schema,
+    // A pattern that could backtrack without bound is not enforced (as an unchecked keyword is not).
+    regex: (source) => {
+      let compiled = patterns.get(source);
+      if (!compiled) patterns.set(source, (compiled = isBacktrackSafe(source) ? new RegExp(source, 'u') : /(?:)/u));
+      return compiled;
+    },
   };
-
-  function check(schema: Schema, value: unknown, path: Path, out: ValidationIssue[], depth: number): void {
-    const issue = (message: string, at: Path = path) => out.push({ path: formatPath(at), message });
-    if (schema === true) return;
-    if (schema === false) return void issue('no value is allowed here');
-    if (depth > 64) return void issue('schema nests too deeply (a $ref cycle?)');
-    const s = schema;
-
-    if (typeof s.$ref === 'string') {
-      const target = resolvePointer(root, s.$ref);
-      if (target === undefined) issue(`unresolvable $ref ${s.$ref}`);
-      else check(target, value, path, out, depth + 1);
-    }
-    if (s.type !== undefined) {
-      const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
-      if (!types.some((type) => hasType(value, type))) {
-        return void issue(
-          value === undefined
-            ? `required, expected ${types.join(' or ')}`
-            : `expected ${types.join(' or ')}, received ${typeOf(value)}`,
-        );
-      }
-    }
-    if (Array.isArray(s.enum) && !s.enum.some((option) => deepEqual(option, value))) {
-      issue(`expected one of ${s.enum.map(show).join(', ')}`);
-    }
-    if ('const' in s && !deepEqual(s.const, value)) issue(`expected ${show(s.const)}`);
-
-    if (typeof value === 'string') {
-      const length = [...value].length;
-      if (typeof s.minLength === 'number' && length < s.minLength) issue(`expected at least ${s.minLength} characters`);
-      if (typeof s.maxLength === 'number' && length > s.maxLength) issue(`expected at most ${s.maxLength} characters`);
-      if (typeof s.pattern === 'string' && !regex(s.pattern).test(value)) issue(`expected to match ${s.pattern}`);
-    }
-    if (typeof value === 'number') {
-      if (typeof s.minimum === 'number') {
-        if (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum)
-          issue(`expected ${s.exclusiveMinimum === true ? '>' : '>='} ${s.minimum}`);
-      }
-      if (typeof s.maximum === 'number') {
-        if (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum)
-          issue(`expected ${s.exclusiveMaximum === true ? '<' : '<='} ${s.maximum}`);
-      }
-      if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum)
-        issue(`expected > ${s.exclusiveMinimum}`);
-      if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum)
-        issue(`expected < ${s.exclusiveMaximum}`);
-      if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
-        const quotient = value / s.multipleOf;
-        if (Math.abs(quotient - Math.round(quotient)) > 1e-9) issue(`expected a multiple of ${s.multipleOf}`);
-      }
-    }
-    if (Array.isArray(value)) checkArray(s, value, path, out, depth, issue);
-    if (typeOf(value) === 'object') checkObject(s, value as Record<string, unknown>, path, out, depth, issue);
-
-    if (Array.isArray(s.allOf)) for (const sub of s.allOf as Schema[]) check(sub, value, path, out, depth + 1);
-    if (Array.isArray(s.anyOf) && !(s.anyOf as Schema[]).some((sub) => passes(sub, value, path, depth))) {
-      issue('matches none of the allowed shapes');
-    }
-    if (Array.isArray(s.oneOf)) {
-      const matching = (s.oneOf as Schema[]).filter((sub) => passes(sub, value, path, depth)).length;
-      if (matching !== 1)
-        issue(matching === 0 ? 'matches none of the allowed shapes' : 'matches more than one of the exclusive shapes');
-    }
-    if (s.not !== undefined && passes(s.not as Schema, value, path, depth))
-      issue('matches a shape that is not allowed');
-  }
-
-  function passes(schema: Schema, value: unknown, path: Path, depth: number): boolean {
-    const out: ValidationIssue[] = [];
-    check(schema, value, path, out, depth + 1);
-    return out.length === 0;
-  }
-
-  function checkArray(
-    s: Record<string, unknown>,
-    value: unknown[],
-    path: Path,
-    out: ValidationIssue[],
-    depth: number,
-    issue: (message: string) => void,
-  ): void {
-    if (typeof s.minItems === 'number' && value.length < s.minItems) issue(`expected at least ${s.minItems} items`);
-    if (typeof s.maxItems === 'number' && value.length > s.maxItems) issue(`expected at most ${s.maxItems} items`);
-    if (s.uniqueItems === true && !allUnique(value)) {
-      issue('expected unique items');
-    }
-    const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : []) as Schema[];
-    const rest = Array.isArray(s.items) ? (s.additionalItems as Schema | undefined) : (s.items as Schema | undefined);
-    value.forEach((item, index) => {
-      const sub = index < prefix.length ? prefix[index] : rest;
-      if (sub !== undefined) check(sub, item, [...path, index], out, depth + 1);
-    });
-  }
-
-  function checkObject(
-    s: Record<string, unknown>,
-    value: Record<string, unknown>,
-    path: Path,
-    out: ValidationIssue[],
-    depth: number,
-    issue: (message: string, at?: Path) => void,
-  ): void {
-    const properties = (s.properties ?? {}) as Record<string, Schema>;
-    const patternProperties = (s.patternProperties ?? {}) as Record<string, Schema>;
-    const keys = Object.keys(value);
-    if (typeof s.minProperties === 'number' && keys.length < s.minProperties)
-      issue(`expected at least ${s.minProperties} properties`);
-    if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties)
-      issue(`expected at most ${s.maxProperties} properties`);
-    if (Array.isArray(s.required)) {
-      for (const name of s.required as string[]) {
-        // Own properties only: `toString` or `constructor` are not present because Object has them (#13).
-        if (!Object.hasOwn(value, name)) {
-          const type = (properties[name] as Record<string, unknown> | undefined)?.type;
-          issue(typeof type === 'string' ? `required, expected ${type}` : 'required', [...path, name]);
-        }
-      }
-    }
-    for (const key of keys) {
-      let known = false;
-      if (Object.hasOwn(properties, key)) {
-        known = true;
-        check(properties[key]!, value[key], [...path, key], out, depth + 1);
-      }
-      for (const [pattern, sub] of Object.entries(patternProperties)) {
-        if (regex(pattern).test(key)) {
-          known = true;
-          check(sub, value[key], [...path, key], out, depth + 1);
-        }
-      }
-      if (!known && s.additionalProperties !== undefined) {
-        if (s.additionalProperties === false) issue('unexpected property', [...path, key]);
-        else check(s.additionalProperties as Schema, value[key], [...path, key], out, depth + 1);
-      }
-    }
-  }
-
   return (value) => {
     const out: ValidationIssue[] = [];
-    check(root, value, [], out, 0);
+    check(compilation, compilation.root, value, [], out, 0);
     return out;
   };
 };

@@ -14,21 +14,31 @@ import { loggingSchemas } from './logging';
 import { notificationSchemas } from './notifications';
 import { promptSchemas } from './prompts';
 import { resourceSchemas } from './resources';
-import { LATEST_STATEFUL_REVISION, revisionAtLeast, STATEFUL_REVISIONS } from './revisions';
+import { LATEST_STATEFUL_REVISION, revisionAtLeast, STATEFUL_REVISIONS, type Revision } from './revisions';
 import { rootSchemas } from './roots';
 import { samplingSchemas } from './sampling';
 import { subscriptionSchemas } from './subscriptions';
 import { taskSchemas } from './tasks';
 import { toolSchemas } from './tools';
 
-/** Builds the message unions of one revision. */
-export const messageSchemas = perRevision((revision) => {
+/** The members of a union that exist only in some revisions. */
+function revisionMembers(revision: Revision) {
+  return {
+    // Tasks were part of the core protocol in 2025-11-25 only.
+    task: <T extends z.ZodType>(schema: T) => member(revision, V2025_11_25, schema, V2025_11_25),
+    handshake: <T extends z.ZodType>(schema: T) =>
+      member(revision, STATEFUL_REVISIONS[0], schema, LATEST_STATEFUL_REVISION),
+    stateless: <T extends z.ZodType>(schema: T) => member(revision, V2026_07_28, schema),
+  };
+}
+
+/** The requests each side sends, in one revision. */
+function requestUnions(revision: Revision) {
   const lifecycle = lifecycleSchemas(revision);
   const resources = resourceSchemas(revision);
   const prompts = promptSchemas(revision);
   const tools = toolSchemas(revision);
   const tasks = taskSchemas(revision);
-  const notifications = notificationSchemas(revision);
   const logging = loggingSchemas(revision);
   const elicitation = elicitationSchemas(revision);
   const sampling = samplingSchemas(revision);
@@ -36,14 +46,7 @@ export const messageSchemas = perRevision((revision) => {
   const completion = completionSchemas(revision);
   const discover = discoverSchemas(revision);
   const subscriptions = subscriptionSchemas(revision);
-  const { InputRequiredResult } = inputRequestSchemas(revision);
-  const { Result } = envelopeSchemas(revision);
-  // Tasks were part of the core protocol in 2025-11-25 only.
-  const task = <T extends z.ZodType>(schema: T) => member(revision, V2025_11_25, schema, V2025_11_25);
-  const handshake = <T extends z.ZodType>(schema: T) =>
-    member(revision, STATEFUL_REVISIONS[0], schema, LATEST_STATEFUL_REVISION);
-  const stateless = <T extends z.ZodType>(schema: T) => member(revision, V2026_07_28, schema);
-  const orInputRequired = <T extends z.ZodType>(schema: T) => z.union([InputRequiredResult, schema]);
+  const { task, handshake, stateless } = revisionMembers(revision);
 
   return {
     ClientRequest: anyOfTagged(
@@ -82,6 +85,24 @@ export const messageSchemas = perRevision((revision) => {
           roots.ListRootsRequest,
           member(revision, V2025_06_18, elicitation.ElicitRequest),
         ),
+  };
+}
+
+/** The notifications each side sends, in one revision. */
+function notificationUnions(revision: Revision) {
+  const lifecycle = lifecycleSchemas(revision);
+  const resources = resourceSchemas(revision);
+  const prompts = promptSchemas(revision);
+  const tools = toolSchemas(revision);
+  const tasks = taskSchemas(revision);
+  const notifications = notificationSchemas(revision);
+  const logging = loggingSchemas(revision);
+  const elicitation = elicitationSchemas(revision);
+  const roots = rootSchemas(revision);
+  const subscriptions = subscriptionSchemas(revision);
+  const { task, handshake, stateless } = revisionMembers(revision);
+
+  return {
     ClientNotification: anyOfTagged(
       'method',
       notifications.CancelledNotification,
@@ -104,8 +125,30 @@ export const messageSchemas = perRevision((revision) => {
       logging.LoggingMessageNotification,
       task(elicitation.ElicitationCompleteNotification),
     ),
-    // `Result` accepts any object (from 2026-07-28, any with a `resultType`), so these unions only
-    // document which results each side sends.
+  };
+}
+
+/**
+ * The results each side sends, in one revision. `Result` accepts any object (from 2026-07-28, any
+ * with a `resultType`), so these unions only document which results each side sends.
+ */
+function resultUnions(revision: Revision) {
+  const lifecycle = lifecycleSchemas(revision);
+  const resources = resourceSchemas(revision);
+  const prompts = promptSchemas(revision);
+  const tools = toolSchemas(revision);
+  const tasks = taskSchemas(revision);
+  const elicitation = elicitationSchemas(revision);
+  const sampling = samplingSchemas(revision);
+  const roots = rootSchemas(revision);
+  const completion = completionSchemas(revision);
+  const discover = discoverSchemas(revision);
+  const subscriptions = subscriptionSchemas(revision);
+  const { InputRequiredResult } = inputRequestSchemas(revision);
+  const { Result } = envelopeSchemas(revision);
+  const { task, handshake, stateless } = revisionMembers(revision);
+
+  return {
     ClientResult: anyOf(
       Result,
       task(tasks.GetTaskResult),
@@ -135,6 +178,21 @@ export const messageSchemas = perRevision((revision) => {
       task(tasks.ListTasksResult),
       completion.CompleteResult,
     ),
+  };
+}
+
+/** The responses that carry each kind of result (2026-07-28 names them), in one revision. */
+function resultResponses(revision: Revision) {
+  const resources = resourceSchemas(revision);
+  const prompts = promptSchemas(revision);
+  const tools = toolSchemas(revision);
+  const completion = completionSchemas(revision);
+  const discover = discoverSchemas(revision);
+  const subscriptions = subscriptionSchemas(revision);
+  const { InputRequiredResult } = inputRequestSchemas(revision);
+  const orInputRequired = <T extends z.ZodType>(schema: T) => z.union([InputRequiredResult, schema]);
+
+  return {
     DiscoverResultResponse: resultResponse(discover.DiscoverResult),
     ListResourcesResultResponse: resultResponse(resources.ListResourcesResult),
     ListResourceTemplatesResultResponse: resultResponse(resources.ListResourceTemplatesResult),
@@ -146,7 +204,15 @@ export const messageSchemas = perRevision((revision) => {
     CallToolResultResponse: resultResponse(orInputRequired(tools.CallToolResult)),
     CompleteResultResponse: resultResponse(completion.CompleteResult),
   };
-});
+}
+
+/** Builds the message unions of one revision. */
+export const messageSchemas = perRevision((revision) => ({
+  ...requestUnions(revision),
+  ...notificationUnions(revision),
+  ...resultUnions(revision),
+  ...resultResponses(revision),
+}));
 
 const latest = messageSchemas(LATEST_STATEFUL_REVISION);
 
