@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { SchedulerLike } from 'rxjs';
+import type { AnyMachineSnapshot } from 'xstate';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport } from '../transport/transport';
@@ -61,4 +63,8 @@ export interface ConnectionCore extends Replier {
   /** Hands a valid notification from the peer to `onNotification` and `notifications$`. */
   deliverNotification(message: JsonRpcNotification): void;
   shutdown(reason: string, error?: Error): void;
+  /** Where the lifecycle's scheduled events are timed. */
+  readonly scheduler: SchedulerLike;
+  /** Takes the lifecycle's tags after a transition (the runner calls it). */
+  onLifecycle(snapshot: AnyMachineSnapshot): void;
 }

@@ -19,8 +19,6 @@ import type { SendOptions, Transport, TransportClose } from '../transport/transp
 import { hasCapability } from './capabilities';
 import { adoptRestoredLifecycle, enterStateless, runClientHandshake } from './client-handshake';
 import type { DiscoveredServer } from './client-handshake';
-import { clientLifecycle } from './client-lifecycle.machine';
-import { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
 import { Correlator } from './correlator';
@@ -28,11 +26,12 @@ import { Deadlines } from './deadlines';
 import { Dispatcher } from './dispatcher';
 import type { DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
-import { onFrame } from './inbound';
-import { LifecycleRunner } from './lifecycle-runner';
+import { FrameObserver, TransportCloseObserver } from './inbound';
+import { createLifecycle } from './connection-lifecycle';
+import type { LifecycleRunner } from './lifecycle-runner';
 import { DEFAULT_REQUEST_TIMEOUT_MS, sendRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions } from './request-pipeline';
-import { serverLifecycle } from './server-lifecycle.machine';
+import type { serverLifecycle } from './server-lifecycle.machine';
 import { STATELESS_REVISIONS } from './stateless';
 import type { StatelessPolicy } from './stateless';
 
@@ -61,60 +60,6 @@ const ACCEPTS_STATELESS = 4;
 const MAY_SEND_REQUESTS = 8;
 const MAY_SEND_INITIALIZE = 16;
 const CLOSED = 32;
-
-function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void {
-  (owner as McpConnection).onLifecycle(snapshot);
-}
-
-/** The runner options of every connection that neither inspects nor restores: one object for all. */
-const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition };
-
-/** The lifecycle machine of the connection's role, run on its scheduler. */
-function createLifecycle(connection: McpConnection, options: ConnectionOptions): Lifecycle {
-  const runnerOptions =
-    options.inspect === undefined && options.snapshot === undefined
-      ? PLAIN_RUNNER_OPTIONS
-      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot: options.snapshot };
-  const scheduler = connection.scheduler;
-  if (options.role === 'client') {
-    return new LifecycleRunner(
-      clientLifecycle,
-      { supported: connection.supportedAll },
-      scheduler,
-      runnerOptions,
-      connection,
-    );
-  }
-  const input = {
-    supported: connection.supported,
-    initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
-  };
-  return new LifecycleRunner(serverLifecycle, input, scheduler, runnerOptions, connection);
-}
-
-/** Reads the transport's frames into the connection (an object rather than closures: cheaper to hold). */
-class FrameObserver {
-  constructor(private readonly connection: McpConnection) {}
-
-  next(frame: unknown): void {
-    onFrame(this.connection, frame);
-  }
-
-  complete(): void {
-    // closed$ carries the reason and any error; some transports complete incoming$ just before it,
-    // so wait a microtask before falling back to a generic reason.
-    queueMicrotask(() => this.connection.shutdown('transport ended'));
-  }
-}
-
-/** Shuts the connection down when its transport closes. */
-class TransportCloseObserver {
-  constructor(private readonly connection: McpConnection) {}
-
-  next(close: TransportClose): void {
-    this.connection.shutdown(close.reason, close.error);
-  }
-}
 
 /**
  * The connection. A class, so that a connection costs one object with its fields and its methods

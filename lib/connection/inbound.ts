@@ -9,6 +9,7 @@ import { featuresOf, LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
+import type { TransportClose } from '../transport/transport';
 import type { ConnectionCore, Replier } from './connection-core';
 import type { ProgressParams } from './correlator';
 import type { Answer } from './dispatcher';
@@ -292,4 +293,28 @@ function onNotification(conn: ConnectionCore, message: JsonRpcNotification): voi
   }
   const delivered = params === message.params ? message : { ...message, params };
   conn.deliverNotification(delivered);
+}
+
+/** Reads the transport's frames into the connection (an object rather than closures: cheaper to hold). */
+export class FrameObserver {
+  constructor(private readonly connection: ConnectionCore) {}
+
+  next(frame: unknown): void {
+    onFrame(this.connection, frame);
+  }
+
+  complete(): void {
+    // closed$ carries the reason and any error; some transports complete incoming$ just before it,
+    // so wait a microtask before falling back to a generic reason.
+    queueMicrotask(() => this.connection.shutdown('transport ended'));
+  }
+}
+
+/** Shuts the connection down when its transport closes. */
+export class TransportCloseObserver {
+  constructor(private readonly connection: ConnectionCore) {}
+
+  next(close: TransportClose): void {
+    this.connection.shutdown(close.reason, close.error);
+  }
 }
