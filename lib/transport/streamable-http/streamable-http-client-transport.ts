@@ -18,6 +18,8 @@ import { brokenStreamResponse, refusalResponse, StatelessCalls } from './client-
 import { DEFAULT_MAX_MESSAGE_LENGTH, readAnswer } from './client-answers';
 import type { AnswerHost } from './client-answers';
 import { ClientAuth } from './client-auth';
+import { PostAcknowledgements } from './post-acknowledgements';
+import { deleteSession } from './delete-session';
 
 export { encodeHeaderValue } from './client-request-headers';
 export type { ReconnectOptions } from './client-sse-streams';
@@ -30,8 +32,6 @@ const POST_HEADERS: Readonly<Record<string, string>> = {
 };
 /** The `data` of the error a request fails with when its connection or stream was cut. */
 const CONNECTION_CUT: Readonly<Record<string, unknown>> = { connectionCut: true };
-/** How long close waits for the answer to its DELETE. */
-const DELETE_TIMEOUT_MS = 2000;
 
 const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } =>
   'method' in m && 'id' in m;
@@ -102,9 +102,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
   private statelessMode = false;
   private initializeSent = false;
-  // Acknowledgements of earlier notification/response POSTs, which later POSTs wait for.
-  private acknowledged: Promise<void> = Promise.resolve();
-  private unacknowledged = 0;
+  /** Acknowledgements of earlier notification/response POSTs, which later POSTs wait for. */
+  private readonly acknowledgements = new PostAcknowledgements();
 
   constructor(readonly options: StreamableHttpClientTransportOptions) {
     this.url = new URL(options.url);
@@ -222,22 +221,6 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     return this.statelessMode;
   }
 
-  /** Counts a notification/response POST until it is acknowledged; later POSTs wait for it. */
-  private awaitAcknowledgement(): () => void {
-    let done: () => void = () => undefined;
-    this.unacknowledged++;
-    this.acknowledged = new Promise<void>((resolve) => {
-      let once = false;
-      done = () => {
-        if (once) return;
-        once = true;
-        this.unacknowledged--;
-        resolve();
-      };
-    });
-    return done;
-  }
-
   private postHeaders(
     list: readonly JsonRpcMessage[],
     extra: Record<string, string>,
@@ -265,14 +248,13 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
       this.initializeSent = true;
     }
     for (const r of requests) this.pending.add(keyOf(r.id));
-    const before = this.acknowledged;
-    // Whether an earlier acknowledgement is still awaited: when none is, the POST goes out at once.
-    const wait = this.unacknowledged > 0;
-    const done = requests.length === 0 ? this.awaitAcknowledgement() : () => undefined;
+    // An earlier acknowledgement still awaited: when none is, the POST goes out at once.
+    const before = this.acknowledgements.awaited();
+    const done = requests.length === 0 ? this.acknowledgements.count() : () => undefined;
     const tracked = stateless ? this.stateless.track(keyOf((requests[0] as { id: RequestId }).id)) : undefined;
     let made: HttpCall | undefined;
     try {
-      if (wait) await before;
+      if (before) await before;
       if (this.closing || tracked?.cancelled) return;
       if (this.authorization) await this.authorization.authorize(headers);
       if (this.closing || tracked?.cancelled) return;
@@ -388,19 +370,6 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
       done();
       return;
     }
-    // Spec: Transports → Session Management: a client that no longer needs the session SHOULD DELETE it.
-    const deletion = this.requester.request({ method: 'DELETE', headers: this.headers({}) });
-    const timeout = setTimeout(() => deletion.abort(), DELETE_TIMEOUT_MS);
-    timeout.unref();
-    deletion.answer
-      .then((response) => {
-        this.log.debug({ status: response.status }, 'DELETE answered');
-        response.discard();
-      })
-      .catch((failure: unknown) => this.log.debug({ err: failure }, 'DELETE failed'))
-      .finally(() => {
-        clearTimeout(timeout);
-        done();
-      });
+    deleteSession(this.requester, this.headers({}), this.log, done);
   }
 }

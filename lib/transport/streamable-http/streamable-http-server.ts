@@ -82,69 +82,10 @@ export async function startStreamableHttpServer(
   let bound: RequestAuthenticator | undefined = typeof options.auth === 'function' ? undefined : options.auth;
   const auth = options.auth === undefined ? undefined : lateAuthenticator(() => bound);
   const handler = createStreamableHttpHandler({ ...options, auth });
-  const mcp = options.server;
-  const onSession = options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport));
-  const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
-  const ssePath = legacy?.ssePath ?? '/sse';
-  const messagesPath = legacy?.messagesPath ?? '/messages';
-  const legacyHandler = legacy
-    ? createLegacySseHandler({
-        // Legacy sessions reach the same onSession; they cannot be polled, so the polling calls answer false.
-        onSession: (transport) => {
-          let protocolVersion: string | undefined;
-          onSession({
-            incoming$: transport.incoming$,
-            closed$: transport.closed$,
-            sessionId: transport.sessionId,
-            send: (message, sendOptions) => transport.send(message, sendOptions),
-            close: (reason) => transport.close(reason),
-            setProtocolVersion: (revision) => void (protocolVersion = revision),
-            get protocolVersion() {
-              return protocolVersion;
-            },
-            closeRequestStream: () => false,
-            closeStandaloneStream: () => false,
-          });
-        },
-        messagesPath,
-        ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
-        ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
-        ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-        ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
-        ...(options.logger ? { logger: options.logger } : {}),
-      })
-    : undefined;
-  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
-  const requestTimeoutMs = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_BODY_TIMEOUT_MS, headersTimeoutMs);
-  // Node checks these deadlines only every connectionsCheckingInterval (30 s by default): check
-  // often enough that a slow client is cut near its deadline (#13).
-  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => {
-    // The endpoint itself, asked for as it is, needs no URL parsing.
-    const target = req.url;
-    if (
-      target === path ||
-      (target !== undefined && target.startsWith(path) && target.charCodeAt(path.length) === 63) /* ? */
-    ) {
-      handler.handle(req, res);
-      return;
-    }
-    const url = new URL(target ?? '/', 'http://localhost');
-    if (url.pathname === path) handler.handle(req, res);
-    else if (legacyHandler && (url.pathname === ssePath || url.pathname === messagesPath))
-      legacyHandler.handle(req, res);
-    else if (auth?.serveMetadata(req, res, url)) return;
-    else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
-  });
-  server.headersTimeout = headersTimeoutMs;
-  server.requestTimeout = requestTimeoutMs;
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const legacy = legacyEndpoints(options);
+  const legacyHandler = legacy?.handler;
+  const server = createHttpServer(options, path, handler, legacy, auth);
+  await listen(server, options.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const endpoint = new URL(`http://${urlHost}:${port}${path}`);
@@ -164,6 +105,97 @@ export async function startStreamableHttpServer(
       await done;
     },
   };
+}
+
+/** The 2024-11-05 HTTP+SSE endpoints served beside the MCP endpoint. */
+interface LegacyEndpoints {
+  readonly handler: LegacySseHandler;
+  readonly ssePath: string;
+  readonly messagesPath: string;
+}
+
+/** Makes the legacy HTTP+SSE handler when `legacySse` asks for one, with the server's `onSession` and limits. */
+function legacyEndpoints(options: StreamableHttpServerOptions): LegacyEndpoints | undefined {
+  const mcp = options.server;
+  const onSession = options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport));
+  const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
+  if (!legacy) return undefined;
+  const messagesPath = legacy.messagesPath ?? '/messages';
+  const handler = createLegacySseHandler({
+    // Legacy sessions reach the same onSession; they cannot be polled, so the polling calls answer false.
+    onSession: (transport) => {
+      let protocolVersion: string | undefined;
+      onSession({
+        incoming$: transport.incoming$,
+        closed$: transport.closed$,
+        sessionId: transport.sessionId,
+        send: (message, sendOptions) => transport.send(message, sendOptions),
+        close: (reason) => transport.close(reason),
+        setProtocolVersion: (revision) => void (protocolVersion = revision),
+        get protocolVersion() {
+          return protocolVersion;
+        },
+        closeRequestStream: () => false,
+        closeStandaloneStream: () => false,
+      });
+    },
+    messagesPath,
+    ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  return { handler, ssePath: legacy.ssePath ?? '/sse', messagesPath };
+}
+
+/**
+ * The `node:http` server: the MCP endpoint at `path`, the legacy endpoints, the protected resource
+ * metadata and the extra `routes`, else 404; with the limits on slow or numerous clients (#13).
+ */
+function createHttpServer(
+  options: StreamableHttpServerOptions,
+  path: string,
+  handler: StreamableHttpHandler,
+  legacy: LegacyEndpoints | undefined,
+  auth: RequestAuthenticator | undefined,
+): Server {
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeoutMs = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_BODY_TIMEOUT_MS, headersTimeoutMs);
+  // Node checks these deadlines only every connectionsCheckingInterval (30 s by default): check
+  // often enough that a slow client is cut near its deadline (#13).
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => {
+    // The endpoint itself, asked for as it is, needs no URL parsing.
+    const target = req.url;
+    if (
+      target === path ||
+      (target !== undefined && target.startsWith(path) && target.charCodeAt(path.length) === 63) /* ? */
+    ) {
+      handler.handle(req, res);
+      return;
+    }
+    const url = new URL(target ?? '/', 'http://localhost');
+    if (url.pathname === path) handler.handle(req, res);
+    else if (legacy && (url.pathname === legacy.ssePath || url.pathname === legacy.messagesPath))
+      legacy.handler.handle(req, res);
+    else if (auth?.serveMetadata(req, res, url)) return;
+    else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
+  });
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = requestTimeoutMs;
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  return server;
+}
+
+/** Listens on `port` and `host`; rejects when they cannot be bound. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** An authenticator that defers to the one `current` gives (refusing everything until there is one). */
