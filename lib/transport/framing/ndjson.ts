@@ -110,66 +110,41 @@ export function encodeOutgoing(
  * stream.on('end', () => decoder.end((frame) => inbox.push(frame)));
  */
 export function createNdjsonDecoder(options: NdjsonDecoderOptions = {}): NdjsonDecoder {
-  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  return new NdjsonLineDecoder(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+}
+
+class NdjsonLineDecoder implements NdjsonDecoder {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   // True while dropping the rest of a line already reported as too long.
-  let discarding = false;
+  private discarding = false;
 
-  const tooLong = (bytes: number, head: string): MalformedFrame =>
-    new MalformedFrame(
-      head.slice(0, MALFORMED_TEXT_CHARS),
-      `line of ${bytes} or more bytes exceeds the limit of ${maxLineBytes} bytes`,
-    );
+  constructor(private readonly maxLineBytes: number) {}
 
-  // Emits the frame for one complete line of text (no '\n'; may end in '\r').
-  const emitText = (text: string, byteLength: number, emit: (frame: InboundFrame) => void): void => {
-    const end = text.charCodeAt(text.length - 1) === CR ? text.length - 1 : text.length;
-    if (end === 0) return;
-    if (byteLength - (text.length - end) > maxLineBytes) {
-      emit(tooLong(byteLength, text.slice(0, MALFORMED_TEXT_CHARS)));
-      return;
-    }
-    const frame = parseFrame(end === text.length ? text : text.slice(0, end));
-    if (frame !== undefined) emit(frame);
-  };
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
 
-  // Emits frames for `text`, which holds whole lines separated by '\n' and no final '\n'.
-  const emitLines = (text: string, emit: (frame: InboundFrame) => void): void => {
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      const line = nl === -1 ? (start === 0 ? text : text.slice(start)) : text.slice(start, nl);
-      if (line.length > 0) {
-        // A UTF-16 unit is at most 3 UTF-8 bytes: only count bytes when the limit could be near.
-        const bytes = line.length * 3 <= maxLineBytes ? line.length : Buffer.byteLength(line);
-        emitText(line, bytes, emit);
-      }
-      if (nl === -1) return;
-      start = nl + 1;
-    }
-  };
-
-  const push = (input: Uint8Array | string, emit: (frame: InboundFrame) => void): void => {
+  push(input: Uint8Array | string, emit: (frame: InboundFrame) => void): void {
     const chunk = typeof input === 'string' ? Buffer.from(input, 'utf8') : toBuffer(input);
     let start = 0;
 
-    if (pendingBytes > 0 || discarding) {
+    if (this.pendingBytes > 0 || this.discarding) {
       // Finish the line started in earlier chunks; scan only the new bytes for its end.
       const nl = chunk.indexOf(LF);
       if (nl === -1) {
-        keep(chunk, emit);
+        this.keep(chunk, emit);
         return;
       }
-      if (discarding) {
-        discarding = false;
+      if (this.discarding) {
+        this.discarding = false;
       } else {
-        const total = pendingBytes + nl;
-        pending.push(chunk.subarray(0, nl));
-        const line = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, total);
-        pending = [];
-        pendingBytes = 0;
-        emitText(line.toString('utf8'), total, emit);
+        const total = this.pendingBytes + nl;
+        this.pending.push(chunk.subarray(0, nl));
+        const line = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, total);
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.emitText(line.toString('utf8'), total, emit);
       }
       start = nl + 1;
     }
@@ -178,47 +153,75 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions = {}): NdjsonD
     const last = chunk.length > 0 && chunk[chunk.length - 1] === LF ? chunk.length - 1 : chunk.lastIndexOf(LF);
     if (last >= start) {
       // Every line up to `last` is complete: decode them in one call, then split the text.
-      if (last > start) emitLines(chunk.toString('utf8', start, last), emit);
+      if (last > start) this.emitLines(chunk.toString('utf8', start, last), emit);
       start = last + 1;
     }
-    if (start < chunk.length) keep(start === 0 ? chunk : chunk.subarray(start), emit);
-  };
+    if (start < chunk.length) this.keep(start === 0 ? chunk : chunk.subarray(start), emit);
+  }
+
+  end(emit: (frame: InboundFrame) => void): void {
+    if (this.pendingBytes > 0) {
+      const line =
+        this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
+      const bytes = this.pendingBytes;
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.emitText(line.toString('utf8'), bytes, emit);
+    }
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.discarding = false;
+  }
 
   // Holds the bytes of an unfinished line, or reports it once it passes the limit.
-  const keep = (bytes: Buffer, emit: (frame: InboundFrame) => void): void => {
-    if (discarding) return;
-    pendingBytes += bytes.length;
-    if (pendingBytes > maxLineBytes) {
-      const head = headOf(pending.length > 0 ? pending : [bytes]);
-      emit(tooLong(pendingBytes, head));
-      pending = [];
-      pendingBytes = 0;
-      discarding = true;
+  private keep(bytes: Buffer, emit: (frame: InboundFrame) => void): void {
+    if (this.discarding) return;
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes > this.maxLineBytes) {
+      const head = headOf(this.pending.length > 0 ? this.pending : [bytes]);
+      emit(this.tooLong(this.pendingBytes, head));
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.discarding = true;
       return;
     }
-    pending.push(bytes);
-  };
+    this.pending.push(bytes);
+  }
 
-  const end = (emit: (frame: InboundFrame) => void): void => {
-    if (pendingBytes > 0) {
-      const line = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
-      const bytes = pendingBytes;
-      pending = [];
-      pendingBytes = 0;
-      emitText(line.toString('utf8'), bytes, emit);
+  // Emits frames for `text`, which holds whole lines separated by '\n' and no final '\n'.
+  private emitLines(text: string, emit: (frame: InboundFrame) => void): void {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      const line = nl === -1 ? (start === 0 ? text : text.slice(start)) : text.slice(start, nl);
+      if (line.length > 0) {
+        // A UTF-16 unit is at most 3 UTF-8 bytes: only count bytes when the limit could be near.
+        const bytes = line.length * 3 <= this.maxLineBytes ? line.length : Buffer.byteLength(line);
+        this.emitText(line, bytes, emit);
+      }
+      if (nl === -1) return;
+      start = nl + 1;
     }
-    pending = [];
-    pendingBytes = 0;
-    discarding = false;
-  };
+  }
 
-  return {
-    push,
-    end,
-    get bufferedBytes() {
-      return pendingBytes;
-    },
-  };
+  // Emits the frame for one complete line of text (no '\n'; may end in '\r').
+  private emitText(text: string, byteLength: number, emit: (frame: InboundFrame) => void): void {
+    const end = text.charCodeAt(text.length - 1) === CR ? text.length - 1 : text.length;
+    if (end === 0) return;
+    if (byteLength - (text.length - end) > this.maxLineBytes) {
+      emit(this.tooLong(byteLength, text.slice(0, MALFORMED_TEXT_CHARS)));
+      return;
+    }
+    const frame = parseFrame(end === text.length ? text : text.slice(0, end));
+    if (frame !== undefined) emit(frame);
+  }
+
+  private tooLong(bytes: number, head: string): MalformedFrame {
+    return new MalformedFrame(
+      head.slice(0, MALFORMED_TEXT_CHARS),
+      `line of ${bytes} or more bytes exceeds the limit of ${this.maxLineBytes} bytes`,
+    );
+  }
 }
 
 /**

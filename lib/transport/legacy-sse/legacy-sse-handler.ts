@@ -1,16 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
-import type { JsonRpcMessage } from '../../jsonrpc/message';
-import { createFrameInbox } from '../framing/frame-inbox';
-import { encodeSseEvent } from '../framing/sse';
 import { checkHostAndOrigin, readJsonBody, refuse } from '../http/http-guards';
 import type { OriginPolicy } from '../http/http-guards';
-import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import { LegacySseSession } from './legacy-sse-session';
+import type { LegacySseServerTransport, LegacySseSessionSettings } from './legacy-sse-session';
 
 /** Options of {@link createLegacySseHandler}. */
 export interface LegacySseHandlerOptions extends OriginPolicy {
@@ -37,11 +33,7 @@ export interface LegacySseHandlerOptions extends OriginPolicy {
   readonly logger?: pino.Logger;
 }
 
-/** The server side of one 2024-11-05 HTTP+SSE session. */
-export interface LegacySseServerTransport extends Transport {
-  /** The id carried by the `sessionId` query parameter of the POST endpoint. */
-  readonly sessionId: string;
-}
+export type { LegacySseServerTransport } from './legacy-sse-session';
 
 /** The 2024-11-05 HTTP+SSE endpoints for `node:http`. */
 export interface LegacySseHandler {
@@ -70,105 +62,27 @@ export interface LegacySseHandler {
  */
 export function createLegacySseHandler(options: LegacySseHandlerOptions): LegacySseHandler {
   const log = childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-server' });
-  const messagesPath = options.messagesPath ?? '/messages';
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const maxBufferedBytes = options.maxBufferedBytes ?? 8 * 1024 * 1024;
-  const keepAliveMs = options.keepAliveMs ?? 30_000;
-  const sessions = new Map<string, { transport: LegacySseServerTransport; push: (frame: InboundFrame) => void }>();
+  const sessions = new Map<string, LegacySseSession>();
   const transports = new Map<string, LegacySseServerTransport>();
-
-  function openStream(res: ServerResponse): void {
-    const sessionId = randomUUID();
-    const sessionLog = childLogger(log, { sessionId });
-    const inbox = createFrameInbox<InboundFrame>();
-    const closed$ = new ReplaySubject<TransportClose>(1);
-    let closed = false;
-    // Set by each write; the keep-alive timer writes a comment only after a quiet interval.
-    let wrote = true;
-    let keepAlive: NodeJS.Timeout | undefined;
-    const finish = (reason: string): void => {
-      if (closed) return;
-      closed = true;
-      if (keepAlive) clearInterval(keepAlive);
+  const settings: LegacySseSessionSettings = {
+    messagesPath: options.messagesPath ?? '/messages',
+    maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
+    keepAliveMs: options.keepAliveMs ?? 30_000,
+    log,
+    forget: (sessionId) => {
       sessions.delete(sessionId);
       transports.delete(sessionId);
-      if (!res.writableEnded) res.end();
-      sessionLog.info({ reason }, 'session closed');
-      closed$.next({ reason });
-      closed$.complete();
-      inbox.complete();
-    };
-    const transport: LegacySseServerTransport = {
-      sessionId,
-      incoming$: inbox.values$,
-      closed$: closed$.asObservable(),
-      send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
-        if (closed) return;
-        if (sessionLog.isLevelEnabled('trace')) sessionLog.trace({ message }, 'message out');
-        res.write(encodeSseEvent({ event: 'message', data: JSON.stringify(message) }));
-        wrote = true;
-        if (res.writableLength > maxBufferedBytes) {
-          sessionLog.warn({ buffered: res.writableLength }, 'slow reader: closing the session');
-          finish('slow reader');
-          // What waits unsent would never be read: drop it with the connection.
-          res.destroy();
-        }
-      },
-      close: (reason = 'closed locally') => finish(reason),
-    };
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-    });
-    const separator = messagesPath.includes('?') ? '&' : '?';
-    res.write(
-      encodeSseEvent({
-        event: 'endpoint',
-        data: `${messagesPath}${separator}sessionId=${encodeURIComponent(sessionId)}`,
-      }),
-    );
-    res.on('close', () => finish('client disconnected'));
-    if (keepAliveMs > 0) {
-      keepAlive = setInterval(() => {
-        if (!wrote) res.write(': keep-alive\n\n');
-        wrote = false;
-      }, keepAliveMs);
-      keepAlive.unref();
-    }
-    sessions.set(sessionId, {
-      transport,
-      push: (frame) => {
-        if (sessionLog.isLevelEnabled('trace')) sessionLog.trace({ message: frame }, 'message in');
-        inbox.push(frame);
-      },
-    });
-    transports.set(sessionId, transport);
-    sessionLog.info('session opened');
-    options.onSession(transport);
-  }
+    },
+  };
 
-  async function receive(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
-    const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
-    if (sessionId === null) {
-      refuse(res, 400, 'Bad Request: the sessionId query parameter is required');
-      return;
-    }
-    const session = sessions.get(sessionId);
-    if (!session) {
-      refuse(res, 404, 'Session not found');
-      return;
-    }
-    const read = await readJsonBody(req, res, parsedBody, maxBodyBytes);
-    if (!read.ok) return;
-    const body = read.body;
-    const kind = classify(body).kind;
-    if (kind === 'invalid' || (Array.isArray(body) && body.length === 0)) {
-      refuse(res, 400, 'Invalid request: not a JSON-RPC message', ErrorCode.InvalidRequest);
-      return;
-    }
-    res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
-    session.push(body);
+  function openStream(res: ServerResponse): void {
+    const session = new LegacySseSession(res, settings);
+    session.open();
+    sessions.set(session.sessionId, session);
+    transports.set(session.sessionId, session.transport);
+    session.log.info('session opened');
+    options.onSession(session.transport);
   }
 
   return {
@@ -181,7 +95,7 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
       }
       if (req.method === 'GET') openStream(res);
       else if (req.method === 'POST') {
-        receive(req, res, parsedBody).catch((error: unknown) => {
+        receive(req, res, parsedBody, sessions, maxBodyBytes).catch((error: unknown) => {
           log.error({ err: error }, 'POST failed');
           refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
         });
@@ -193,4 +107,34 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
       for (const { transport } of [...sessions.values()]) transport.close('server closed');
     },
   };
+}
+
+// Delivers a POSTed message to the session named by its `sessionId` query parameter.
+async function receive(
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody: unknown,
+  sessions: ReadonlyMap<string, LegacySseSession>,
+  maxBodyBytes: number,
+): Promise<void> {
+  const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
+  if (sessionId === null) {
+    refuse(res, 400, 'Bad Request: the sessionId query parameter is required');
+    return;
+  }
+  const session = sessions.get(sessionId);
+  if (!session) {
+    refuse(res, 404, 'Session not found');
+    return;
+  }
+  const read = await readJsonBody(req, res, parsedBody, maxBodyBytes);
+  if (!read.ok) return;
+  const body = read.body;
+  const kind = classify(body).kind;
+  if (kind === 'invalid' || (Array.isArray(body) && body.length === 0)) {
+    refuse(res, 400, 'Invalid request: not a JSON-RPC message', ErrorCode.InvalidRequest);
+    return;
+  }
+  res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
+  session.push(body);
 }

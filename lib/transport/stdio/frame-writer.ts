@@ -56,87 +56,103 @@ function onProcessExit(): void {
   holdingWriters.clear();
 }
 
+// Registers a writer that starts holding frames, so that they are handed over on 'exit'.
+function trackHolding(handOver: () => void): void {
+  holdingWriters.add(handOver);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', onProcessExit);
+  }
+}
+
 /** Creates a {@link FrameWriter} for `sink`. It listens for `'drain'` until `end()` or `discard()`. */
 export function createFrameWriter(sink: FrameSink): FrameWriter {
+  return new BatchingFrameWriter(sink);
+}
+
+class BatchingFrameWriter implements FrameWriter {
   // Frames not yet handed to the stream, in order.
-  let held: string[] = [];
+  private held: string[] = [];
   // Set while the stream's buffer is over its mark: everything waits for 'drain'.
-  let waitingForDrain = false;
+  private waitingForDrain = false;
   // Set from a turn's first write until its nextTick: later writes of the turn are batched.
-  let turnOpen = false;
-  let holds = 0;
-  let ended = false;
+  private turnOpen = false;
+  private holds = 0;
+  private ended = false;
+
+  constructor(private readonly sink: FrameSink) {
+    sink.on('drain', this.onDrain);
+  }
+
+  write(text: string): void {
+    if (this.ended) return;
+    if (exiting) {
+      this.sink.write(text);
+      return;
+    }
+    if (this.waitingForDrain || this.turnOpen || this.holds > 0) {
+      this.holdFrame(text);
+      return;
+    }
+    this.turnOpen = true;
+    process.nextTick(this.endTurn);
+    if (!this.sink.write(text)) this.waitingForDrain = true;
+  }
+
+  hold(): void {
+    this.holds++;
+  }
+
+  release(): void {
+    if (this.holds === 0) return;
+    this.holds--;
+    if (this.holds === 0 && !this.waitingForDrain) this.writeHeld();
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink.off('drain', this.onDrain);
+    // The stream's buffer takes them whatever its mark; a closing transport sends no more.
+    this.handOver();
+  }
+
+  discard(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink.off('drain', this.onDrain);
+    holdingWriters.delete(this.handOver);
+    this.held = [];
+  }
 
   // Hands every held frame to the stream, whatever its mark.
-  const handOver = (): void => {
-    holdingWriters.delete(handOver);
-    const text = held.join('');
-    held = [];
-    if (text !== '') sink.write(text);
+  private readonly handOver = (): void => {
+    holdingWriters.delete(this.handOver);
+    const text = this.held.join('');
+    this.held = [];
+    if (text !== '') this.sink.write(text);
   };
-  const holdFrame = (text: string): void => {
-    if (held.length === 0) {
-      holdingWriters.add(handOver);
-      if (!exitHookInstalled) {
-        exitHookInstalled = true;
-        process.on('exit', onProcessExit);
-      }
-    }
-    held.push(text);
-  };
-  const writeHeld = (): void => {
-    if (held.length === 0) return;
-    holdingWriters.delete(handOver);
-    const text = held.length === 1 ? (held[0] as string) : held.join('');
-    held = [];
-    if (!sink.write(text)) waitingForDrain = true;
-  };
-  const endTurn = (): void => {
-    turnOpen = false;
-    if (!waitingForDrain && holds === 0) writeHeld();
-  };
-  const onDrain = (): void => {
-    waitingForDrain = false;
-    if (holds === 0) writeHeld();
-  };
-  sink.on('drain', onDrain);
 
-  return {
-    write(text) {
-      if (ended) return;
-      if (exiting) {
-        sink.write(text);
-        return;
-      }
-      if (waitingForDrain || turnOpen || holds > 0) {
-        holdFrame(text);
-        return;
-      }
-      turnOpen = true;
-      process.nextTick(endTurn);
-      if (!sink.write(text)) waitingForDrain = true;
-    },
-    hold() {
-      holds++;
-    },
-    release() {
-      if (holds === 0) return;
-      holds--;
-      if (holds === 0 && !waitingForDrain) writeHeld();
-    },
-    end() {
-      if (ended) return;
-      ended = true;
-      sink.off('drain', onDrain);
-      // The stream's buffer takes them whatever its mark; a closing transport sends no more.
-      handOver();
-    },
-    discard() {
-      if (ended) return;
-      ended = true;
-      sink.off('drain', onDrain);
-      holdingWriters.delete(handOver);
-      held = [];
-    },
+  private readonly endTurn = (): void => {
+    this.turnOpen = false;
+    if (!this.waitingForDrain && this.holds === 0) this.writeHeld();
   };
+
+  private readonly onDrain = (): void => {
+    this.waitingForDrain = false;
+    if (this.holds === 0) this.writeHeld();
+  };
+
+  private holdFrame(text: string): void {
+    if (this.held.length === 0) trackHolding(this.handOver);
+    this.held.push(text);
+  }
+
+  private writeHeld(): void {
+    if (this.held.length === 0) return;
+    holdingWriters.delete(this.handOver);
+    const text = this.held.length === 1 ? (this.held[0] as string) : this.held.join('');
+    this.held = [];
+    if (!this.sink.write(text)) this.waitingForDrain = true;
+  }
 }

@@ -1,11 +1,7 @@
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
-import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
-import { createFrameInbox } from '../framing/frame-inbox';
-import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
-import { createFrameWriter } from './frame-writer';
-import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { StdioServerConnection } from './stdio-server-connection';
+import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 
 /** Options for {@link createStdioServerTransport}. */
@@ -22,8 +18,6 @@ export interface StdioServerTransportOptions {
    */
   readonly logger?: pino.Logger;
 }
-
-const ignore = (): void => undefined;
 
 /**
  * The server side of the stdio transport: reads newline-delimited JSON from stdin and writes it
@@ -50,96 +44,24 @@ const ignore = (): void => undefined;
  * transport.closed$.subscribe(() => process.exit(0));
  */
 export function createStdioServerTransport(options: StdioServerTransportOptions = {}): Transport {
-  const stdin = options.stdin ?? process.stdin;
-  const stdout = options.stdout ?? process.stdout;
   const log = childLogger(options.logger, { component: 'transport', transport: 'stdio-server' });
-  const decoder = createNdjsonDecoder(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
-  const inbox = createFrameInbox<InboundFrame>();
-  const closed$ = new ReplaySubject<TransportClose>(1);
-  const emit = (frame: InboundFrame): void => {
-    if (log.isLevelEnabled('trace')) log.trace({ frame }, 'message in');
-    inbox.push(frame);
-  };
-
-  let closed = false;
-  const writer = createFrameWriter(stdout);
-
-  const onData = (chunk: Buffer | string): void => {
-    // Answers made while this chunk is decoded go out together when it is done.
-    writer.hold();
-    try {
-      decoder.push(chunk, emit);
-    } finally {
-      writer.release();
-    }
-  };
-  const onEnd = (): void => {
-    decoder.end(emit);
-    finish({ reason: 'stdin ended' }, false);
-  };
-  const onStdinError = (error: Error): void => {
-    finish(
-      { reason: 'stdin error', error: new TransportError(`stdin failed: ${error.message}`, { cause: error }) },
-      false,
-    );
-  };
-  const onStdoutError = (error: Error): void => {
-    finish(
-      { reason: 'stdout error', error: new TransportError(`stdout failed: ${error.message}`, { cause: error }) },
-      true,
-    );
-  };
-
-  const detach = (): void => {
-    stdin.off('data', onData);
-    stdin.off('end', onEnd);
-    stdin.off('close', onEnd);
-    stdin.off('error', onStdinError);
-    stdout.off('error', onStdoutError);
-    // Pausing lets the process exit once nothing else keeps it alive; leave it to other readers.
-    if (stdin.listenerCount('data') === 0) stdin.pause();
-  };
-
-  function finish(close: TransportClose, stdoutFailed: boolean): void {
-    if (closed) return;
-    closed = true;
-    detach();
-    // Frames sent before close still go out; the stream buffers them from here on.
-    if (stdoutFailed) writer.discard();
-    else writer.end();
-    // A failed stream may report again; with no listener left that would crash the process.
-    if (stdoutFailed) stdout.on('error', ignore);
-    inbox.complete();
-    if (close.error) log.warn({ reason: close.reason, err: close.error }, 'transport closed');
-    else log.info({ reason: close.reason }, 'transport closed');
-    closed$.next(close);
-    closed$.complete();
-  }
-
-  stdin.on('data', onData);
-  stdin.on('end', onEnd);
-  stdin.on('close', onEnd);
-  stdin.on('error', onStdinError);
-  stdout.on('error', onStdoutError);
-  // 'data' listeners start a paused stream in most cases, but not one paused explicitly.
-  stdin.resume();
+  const connection = new StdioServerConnection(
+    options.stdin ?? process.stdin,
+    options.stdout ?? process.stdout,
+    log,
+    options.maxLineBytes,
+  );
+  connection.attach();
   log.info('transport opened');
 
   return {
-    incoming$: inbox.values$,
-    closed$: closed$.asObservable(),
+    incoming$: connection.inbox.values$,
+    closed$: connection.closed$.asObservable(),
     send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
-      if (closed) {
-        log.debug('send after close ignored');
-        return;
-      }
-      const text = encodeOutgoing(message, log);
-      if (text === undefined) return;
-      if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-      writer.write(text);
+      connection.send(message);
     },
     close(reason?: string) {
-      finish({ reason: reason ?? 'closed locally' }, false);
+      connection.finish({ reason: reason ?? 'closed locally' }, false);
     },
   };
 }

@@ -1,13 +1,9 @@
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
 import WebSocket from 'ws';
-import type { RawData } from 'ws';
-import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
-import { createFrameInbox } from '../framing/frame-inbox';
-import { MalformedFrame } from '../transport';
-import type { InboundFrame, Transport, TransportClose } from '../transport';
+import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import { WebSocketConnection } from './websocket-connection';
 
 /** The WebSocket subprotocol MCP uses. */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -26,12 +22,6 @@ export interface WebSocketTransportOptions {
   readonly logger?: pino.Logger;
 }
 
-function rawText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data).toString('utf8');
-}
-
 /**
  * Wraps a `ws` socket (open or still connecting) as a {@link Transport}: one JSON-RPC message or
  * batch per text frame. Used by both sides; internal to the transport layer.
@@ -47,118 +37,22 @@ export function wrapWebSocket(
   socket: WebSocket,
   options: WebSocketTransportOptions & { readonly side: string },
 ): Transport {
-  const log = childLogger(options.logger, { component: 'transport', transport: 'websocket', side: options.side });
-  const maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
-  const pingIntervalMs = options.pingIntervalMs ?? 30_000;
-  const inbox = createFrameInbox<InboundFrame>();
-  const closed$ = new ReplaySubject<TransportClose>(1);
-  let waiting: string[] = [];
-  let closing = false;
-  let outcome: TransportClose | undefined;
-  // Whether the peer answered the last ping (RFC 6455: every endpoint answers a ping with a pong).
-  let heard = true;
-  let pinger: NodeJS.Timeout | undefined;
-
-  const startPinging = (): void => {
-    if (pingIntervalMs <= 0 || pinger) return;
-    pinger = setInterval(() => {
-      if (!heard) {
-        log.warn({ pingIntervalMs }, 'peer did not answer ping: dropping the socket');
-        fail('peer did not answer ping', new Error(`nothing heard for ${pingIntervalMs} ms after a ping`));
-        return;
-      }
-      heard = false;
-      socket.ping();
-    }, pingIntervalMs);
-    // The pings keep no process alive by themselves.
-    pinger.unref();
-  };
-
-  const write = (text: string): void => {
-    socket.send(text, (error) => {
-      if (error && !closing) fail('send failed', error);
-    });
-    if (socket.bufferedAmount > maxBufferedBytes) {
-      log.warn({ buffered: socket.bufferedAmount }, 'slow reader: closing the socket');
-      fail('peer does not read fast enough', new Error(`more than ${maxBufferedBytes} bytes wait unsent`));
-    }
-  };
-
-  function fail(reason: string, error: Error): void {
-    if (outcome) return;
-    outcome = { reason, error: new TransportError(`WebSocket ${reason}: ${error.message}`, { cause: error }) };
-    closing = true;
-    socket.terminate();
-  }
-
-  socket.on('pong', () => (heard = true));
-  socket.on('open', () => {
-    startPinging();
-    const queued = waiting;
-    waiting = [];
-    for (const text of queued) write(text);
-  });
-  socket.on('message', (data: RawData, isBinary: boolean) => {
-    if (closing) return;
-    if (isBinary) {
-      log.warn('binary frame received');
-      inbox.push(new MalformedFrame('(binary frame)', 'MCP over WebSocket uses text frames'));
-      return;
-    }
-    const text = rawText(data);
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text) as unknown;
-    } catch (error) {
-      log.warn({ reason: (error as Error).message }, 'frame is not JSON');
-      inbox.push(new MalformedFrame(text.slice(0, 1000), (error as Error).message));
-      return;
-    }
-    if (log.isLevelEnabled('trace')) log.trace({ message: frame }, 'message in');
-    inbox.push(frame);
-  });
-  socket.on('error', (error) => fail('error', error));
-  socket.on('close', (code: number, reason: Buffer) => {
-    closing = true;
-    if (pinger) clearInterval(pinger);
-    waiting = [];
-    const close = outcome ?? {
-      reason:
-        reason.length > 0
-          ? reason.toString('utf8')
-          : code === 1000 || code === 1005
-            ? 'peer closed'
-            : `closed with code ${code}`,
-    };
-    log.info({ reason: close.reason, code }, 'transport closed');
-    closed$.next(close);
-    closed$.complete();
-    inbox.complete();
-  });
-
-  if (socket.readyState === WebSocket.OPEN) startPinging();
+  const connection = new WebSocketConnection(
+    socket,
+    childLogger(options.logger, { component: 'transport', transport: 'websocket', side: options.side }),
+    options.maxBufferedBytes ?? 16 * 1024 * 1024,
+    options.pingIntervalMs ?? 30_000,
+  );
+  connection.attach();
 
   return {
-    incoming$: inbox.values$,
-    closed$: closed$.asObservable(),
+    incoming$: connection.inbox.values$,
+    closed$: connection.closed$.asObservable(),
     send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
-      if (closing) {
-        log.debug('send after close ignored');
-        return;
-      }
-      if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-      const text = JSON.stringify(message);
-      if (socket.readyState === WebSocket.CONNECTING) waiting.push(text);
-      else if (socket.readyState === WebSocket.OPEN) write(text);
+      connection.send(message);
     },
     close(reason = 'closed locally') {
-      if (closing) return;
-      closing = true;
-      outcome = { reason };
-      // A close reason is at most 123 bytes on the wire.
-      const wire = Buffer.from(reason).subarray(0, 123).toString('utf8');
-      if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
-      else socket.close(1000, wire);
+      connection.close(reason);
     },
   };
 }
