@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 
 // DESIGN.md → Layers: a layer imports only from the layers listed before it.
 const LAYERS = ['jsonrpc', 'schema', 'transport', 'operators', 'connection', 'server', 'client', 'proxy', 'auth'];
@@ -30,7 +31,49 @@ function layerOf(path: string): string {
 const files = sourceFiles(LIB).map((f) => relative(LIB, f));
 const graph = new Map(files.map((f) => [f, localImports(join(LIB, f))]));
 
+// STYLE.md → Layout: past about 400 lines a file splits, and past about 80 a function becomes named parts.
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 80;
+
+/** Every function, method and arrow function in `file` whose body runs longer than `limit` lines. */
+function longFunctions(file: string, text: string, limit: number): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const long: string[] = [];
+  const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line;
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const body = node.body as ts.Node;
+      const lines = lineOf(body.getEnd()) - lineOf(body.getStart(source)) + 1;
+      const name = node.name && ts.isIdentifier(node.name) ? node.name.text : '(anonymous)';
+      if (lines > limit) long.push(`${file}:${lineOf(body.getStart(source)) + 1} ${name} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return long;
+}
+
 describe('lib/ architecture', () => {
+  it(`keeps files under ${MAX_FILE_LINES} lines and functions under ${MAX_FUNCTION_LINES}`, () => {
+    const long = files.flatMap((file) => {
+      const text = readFileSync(join(LIB, file), 'utf8');
+      const lines = text.split('\n').length;
+      return [
+        ...(lines > MAX_FILE_LINES ? [`${file} (${lines} lines)`] : []),
+        ...longFunctions(file, text, MAX_FUNCTION_LINES),
+      ];
+    });
+    expect(long).toEqual([]);
+  });
+
+  it('would report a long function', () => {
+    const body = Array.from({ length: 90 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+    expect(longFunctions('x.ts', `export function long() {\n${body}\n}\n`, MAX_FUNCTION_LINES)).toEqual([
+      'x.ts:1 long (92 lines)',
+    ]);
+    expect(longFunctions('x.ts', 'const short = () => 1;\n', MAX_FUNCTION_LINES)).toEqual([]);
+  });
+
   it('runs connection timers only through a scheduler (no raw setTimeout or setInterval in lib/connection)', () => {
     const raw = files
       .filter((f) => f.startsWith('connection/'))
