@@ -187,6 +187,10 @@ export type {
   ElicitResult,
 } from './schema/elicitation';
 
+// Composition
+export { proxy } from './proxy/proxy';
+export type { McpProxy, ProxyOptions } from './proxy/proxy';
+
 // Authorization (also in rxmcp/auth)
 export { createOAuthClient } from './auth/oauth-client';
 export type { AssertionTarget, OAuthClient, OAuthClientOptions } from './auth/oauth-client';

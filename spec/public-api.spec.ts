@@ -79,6 +79,7 @@ const EXPORTS = [
   'InvalidTokenError',
   'jwtVerifier',
   'startLoopbackRedirect',
+  'proxy',
 ];
 
 describe('public API', () => {

@@ -1,0 +1,243 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { filter, firstValueFrom, lastValueFrom, NEVER, Subject, take, toArray } from 'rxjs';
+import { z } from 'zod';
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { JsonRpcError } from '../../lib/jsonrpc/errors';
+import { proxy } from '../../lib/proxy/proxy';
+import type { McpProxy } from '../../lib/proxy/proxy';
+import { textResult } from '../../lib/server/results';
+import { createServer } from '../../lib/server/server';
+import type { McpServer } from '../../lib/server/server';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
+
+const INFO = { name: 'proxy-spec', version: '1.0.0' };
+
+/** A client of `target` over an in-memory pair, pinned to a handshake revision. */
+async function clientOf(
+  target: { connect(transport: ReturnType<typeof createInMemoryPair>[1]): unknown },
+  protocolVersion: '2025-11-25' | '2025-06-18' = '2025-11-25',
+): Promise<McpClient> {
+  const [clientSide, serverSide] = createInMemoryPair();
+  target.connect(serverSide);
+  return connect(clientSide, { ...INFO, protocolVersion });
+}
+
+/** Resolves once `condition` holds, checking after each turn of the event loop (fails after 2,000 turns). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 2000; turn++) {
+    if (condition()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition never held');
+}
+
+const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown }> }) =>
+  result.content.map((block) => String(block.text)).join('');
+
+describe('proxy over an in-memory upstream', () => {
+  let upstreamServer: McpServer;
+  let upstream: McpClient;
+  let front: McpProxy;
+  let downstream: McpClient;
+  const cancelled = new Subject<string>();
+  let version = 'v1';
+  let running = 0;
+
+  beforeEach(async () => {
+    upstreamServer = createServer({ name: 'upstream', version: '2.0.0', instructions: 'ask nicely' });
+    upstreamServer.tool({
+      name: 'add',
+      description: 'Adds',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      handler: ({ a, b }) => textResult(String(a + b)),
+    });
+    upstreamServer.tool({
+      name: 'steps',
+      inputSchema: z.object({ n: z.number() }),
+      handler: async ({ n }, context) => {
+        for (let i = 1; i <= n; i++) context.progress(i, n, `step ${i}`);
+        return textResult(`done ${n}`);
+      },
+    });
+    upstreamServer.tool({
+      name: 'forever',
+      inputSchema: z.object({}),
+      handler: (_args, context) => {
+        running++;
+        context.signal.addEventListener('abort', () => cancelled.next('forever'));
+        return NEVER;
+      },
+    });
+    upstreamServer.tool({
+      name: 'meta',
+      inputSchema: z.object({}),
+      handler: (_args, context) => textResult(JSON.stringify(context.meta ?? {})),
+    });
+    version = 'v1';
+    upstreamServer.resource({
+      uri: 'demo://doc',
+      name: 'doc',
+      mimeType: 'text/plain',
+      read: () => ({ contents: [{ text: version }] }),
+    });
+    upstream = await clientOf(upstreamServer);
+    front = proxy(upstream);
+    downstream = await clientOf(front);
+  });
+
+  afterEach(() => {
+    downstream.close();
+    front.close();
+    upstream.close();
+    upstreamServer.close();
+  });
+
+  it('presents the upstream server: its identity, instructions, capabilities and tools', async () => {
+    expect(downstream.serverInfo).toMatchObject({ name: 'upstream', version: '2.0.0' });
+    expect(downstream.instructions).toBe('ask nicely');
+    expect(downstream.serverCapabilities).toMatchObject({
+      tools: { listChanged: true },
+      resources: { subscribe: true },
+    });
+    const tools = await firstValueFrom(downstream.tools$);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['add', 'forever', 'meta', 'steps']);
+    expect(tools.find((tool) => tool.name === 'add')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
+  });
+
+  it('forwards a call and its progress, under the caller’s own token', async () => {
+    const events = await lastValueFrom(downstream.callTool('steps', { n: 3 }).pipe(toArray()));
+    expect(events.filter((event) => event.type === 'progress').map((event) => event.progress)).toEqual([1, 2, 3]);
+    const last = events.at(-1)!;
+    expect(last.type === 'result' && textOf(last.result)).toBe('done 3');
+  });
+
+  it('passes _meta on, less the hop-specific progress token', async () => {
+    const result = await firstValueFrom(
+      downstream.request('tools/call', {
+        name: 'meta',
+        arguments: {},
+        _meta: { 'example.com/trace': 'abc', progressToken: 7 },
+      }),
+    );
+    const seen = JSON.parse(textOf(result as never)) as Record<string, unknown>;
+    expect(seen['example.com/trace']).toBe('abc');
+    expect(seen.progressToken).not.toBe(7);
+  });
+
+  it('cancels the upstream call when the downstream caller unsubscribes', async () => {
+    const observed = firstValueFrom(cancelled);
+    running = 0;
+    const call = downstream.callTool('forever', {}).subscribe();
+    await until(() => running === 1);
+    call.unsubscribe();
+    await expect(observed).resolves.toBe('forever');
+  });
+
+  it('answers with the upstream error and its code', async () => {
+    const failure = await firstValueFrom(downstream.request('resources/read', { uri: 'demo://missing' })).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(JsonRpcError);
+    expect((failure as JsonRpcError).code).toBe(-32002);
+  });
+
+  it('tells downstream clients when the upstream list changes', async () => {
+    const lists = downstream.tools$.pipe(take(2), toArray());
+    const seen = lastValueFrom(lists);
+    await firstValueFrom(downstream.tools$);
+    upstreamServer.tool({ name: 'late', inputSchema: z.object({}), handler: () => textResult('late') });
+    const [before, after] = await seen;
+    expect(before!.map((tool) => tool.name)).not.toContain('late');
+    expect(after!.map((tool) => tool.name)).toContain('late');
+  });
+
+  it('shares one upstream subscription among downstream subscribers and relays updates', async () => {
+    const second = await clientOf(front, '2025-06-18');
+    const sees = (client: McpClient, text: string) =>
+      firstValueFrom(
+        client
+          .watchResource('demo://doc')
+          .pipe(filter((read) => (read.contents[0] as { text?: string }).text === text)),
+      );
+    await Promise.all([sees(downstream, 'v1'), sees(second, 'v1')]);
+    const firstSees = sees(downstream, 'v2');
+    const secondSees = sees(second, 'v2');
+    const session = [...upstreamServer.sessions][0]!;
+    expect(session.subscriptions).toEqual(new Set(['demo://doc']));
+    version = 'v2';
+    upstreamServer.resourceUpdated('demo://doc');
+    await expect(Promise.all([firstSees, secondSees])).resolves.toHaveLength(2);
+    second.close();
+  });
+
+  it('ends the upstream subscription when the last downstream subscriber leaves', async () => {
+    const watching = downstream.watchResource('demo://doc').subscribe();
+    const session = [...upstreamServer.sessions][0]!;
+    await until(() => session.subscriptions.has('demo://doc'));
+    watching.unsubscribe();
+    await until(() => session.subscriptions.size === 0);
+  });
+
+  it('relays the upstream log messages at the level each downstream client set', async () => {
+    await downstream.promises.setLoggingLevel('warning');
+    const messages = firstValueFrom(downstream.logMessages$);
+    await upstream.promises.setLoggingLevel('debug');
+    upstreamServer.log('info', 'quiet');
+    upstreamServer.log('error', 'loud');
+    await expect(messages).resolves.toMatchObject({ level: 'error', data: 'loud' });
+  });
+});
+
+// The example server as a real upstream, launched over stdio; an older revision downstream.
+describe('proxy in front of the example server over stdio', () => {
+  const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+  let upstream: McpClient;
+  let front: McpProxy;
+  let downstream: McpClient;
+
+  beforeAll(async () => {
+    if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run npm run build first`);
+    upstream = await connect(
+      createStdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' }),
+      { ...INFO, protocolVersion: '2025-11-25' },
+    );
+    front = proxy(upstream, { name: 'front', version: '1.0.0' });
+    downstream = await clientOf(front, '2025-06-18');
+  });
+
+  afterAll(async () => {
+    downstream.close();
+    front.close();
+    const closed = firstValueFrom(upstream.closed$);
+    upstream.close();
+    await closed;
+  });
+
+  it('lists and calls the upstream tools, with progress', async () => {
+    expect(downstream.serverInfo.name).toBe('front');
+    const tools = await firstValueFrom(downstream.tools$);
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['add', 'countdown', 'test_tool_with_progress']),
+    );
+    const sum = await downstream.promises.callTool('add', { a: 2, b: 40 });
+    expect(textOf(sum)).toContain('42');
+    const events = await lastValueFrom(downstream.callTool('test_tool_with_progress', {}).pipe(toArray()));
+    expect(events.filter((event) => event.type === 'progress').length).toBeGreaterThan(0);
+    expect(events.at(-1)?.type).toBe('result');
+  });
+
+  it('reads resources and templates and gets prompts', async () => {
+    const read = await downstream.promises.readResource('test://static-text');
+    expect((read.contents[0] as { text?: string }).text).toBeTruthy();
+    const templates = await downstream.promises.listResourceTemplates();
+    expect(templates.map((template) => template.uriTemplate)).toContain('test://template/{id}/data');
+    const prompt = await downstream.promises.getPrompt('test_prompt_with_arguments', { arg1: 'a', arg2: 'b' });
+    expect(prompt.messages.length).toBeGreaterThan(0);
+  });
+});
