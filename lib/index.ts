@@ -190,6 +190,8 @@ export type {
 // Composition
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
+export { createProxyRouter } from './proxy/proxy-router';
+export type { ProxyRouter } from './proxy/proxy-router';
 
 // Authorization (also in rxmcp/auth)
 export { createOAuthClient } from './auth/oauth-client';

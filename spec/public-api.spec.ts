@@ -80,6 +80,7 @@ const EXPORTS = [
   'jwtVerifier',
   'startLoopbackRedirect',
   'proxy',
+  'createProxyRouter',
 ];
 
 describe('public API', () => {

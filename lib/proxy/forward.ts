@@ -2,6 +2,7 @@ import { Observable } from 'rxjs';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
+import type { ProxyRouter } from './proxy-router';
 
 /** `_meta` keys that belong to one hop and are never passed on: the next hop gets its own. */
 const HOP_META_PREFIX = 'io.modelcontextprotocol/';
@@ -40,11 +41,22 @@ function upstreamOptions(context: RequestContext, timeoutMs: number | undefined)
  * A request handler that sends the request on to `upstream` and answers with what it answers:
  * the result as it is (with its `_meta`), or the upstream's JSON-RPC error with its code. Progress
  * reaches the caller under the caller's token; cancelling the downstream request (or closing its
- * connection) unsubscribes, which cancels the upstream request.
+ * connection) unsubscribes, which cancels the upstream request. With a `router`, the call is the
+ * one the upstream's requests for input are sent to while it runs.
  */
-export function forwardTo(upstream: () => McpClient, method: string, timeoutMs?: number): RequestHandler {
+export function forwardTo(
+  upstream: () => McpClient,
+  method: string,
+  timeoutMs?: number,
+  router?: ProxyRouter,
+): RequestHandler {
   return (params, context) =>
-    new Observable<HandlerResult>((subscriber) =>
-      upstream().request(method, forwardedParams(params), upstreamOptions(context, timeoutMs)).subscribe(subscriber),
-    );
+    new Observable<HandlerResult>((subscriber) => {
+      const untrack = router?.track(context);
+      const subscription = upstream()
+        .request(method, forwardedParams(params), upstreamOptions(context, timeoutMs))
+        .subscribe(subscriber);
+      if (untrack) subscription.add(untrack);
+      return subscription;
+    });
 }

@@ -14,6 +14,7 @@ import { STATEFUL_REVISIONS } from '../schema/revisions';
 import type { StatelessReceiver, Transport } from '../transport/transport';
 import type { McpClient } from '../client/client-api';
 import { forwardTo } from './forward';
+import type { ProxyRouter } from './proxy-router';
 import { SubscriptionRelay } from './subscription-relay';
 
 /** Options of {@link proxy}. */
@@ -26,6 +27,11 @@ export interface ProxyOptions {
   /** How long a forwarded request may wait without an answer or progress. Default 60 s. */
   readonly requestTimeoutMs?: number;
   readonly logger?: Logger;
+  /**
+   * Carries the upstream's sampling and elicitation requests to the downstream caller; the upstream
+   * client must have been connected with the router's `clientOptions` (see `createProxyRouter`).
+   */
+  readonly router?: ProxyRouter;
 }
 
 /** A server definition that serves what one upstream MCP server offers, to any number of clients. */
@@ -82,7 +88,7 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
   const instructions = options.instructions ?? upstream.instructions;
   const capabilities = () => downstreamCapabilities(upstream);
   const relay = new SubscriptionRelay(upstream, logger);
-  const handlers = proxyHandlers(upstream, relay, options.requestTimeoutMs);
+  const handlers = proxyHandlers(upstream, relay, options);
   const watching = watchUpstream(upstream, sessions, logger);
   let endpoint: StatelessEndpoint | undefined;
 
@@ -148,11 +154,12 @@ function downstreamCapabilities(upstream: McpClient): Record<string, unknown> {
 function proxyHandlers(
   upstream: McpClient,
   relay: SubscriptionRelay,
-  timeoutMs: number | undefined,
+  options: ProxyOptions,
 ): Record<string, RequestHandler> {
   const handlers: Record<string, RequestHandler> = {};
   const client = () => upstream;
-  for (const [method] of FORWARDED) handlers[method] = forwardTo(client, method, timeoutMs);
+  for (const [method] of FORWARDED)
+    handlers[method] = forwardTo(client, method, options.requestTimeoutMs, options.router);
   handlers['logging/setLevel'] = (params, _context, owner) => {
     (owner as DownstreamSession).level = params.level as LogLevel;
     return {};

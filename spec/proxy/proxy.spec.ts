@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { filter, firstValueFrom, lastValueFrom, NEVER, Subject, take, toArray } from 'rxjs';
@@ -7,11 +10,14 @@ import type { McpClient } from '../../lib/client/client';
 import { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { proxy } from '../../lib/proxy/proxy';
 import type { McpProxy } from '../../lib/proxy/proxy';
+import { createProxyRouter } from '../../lib/proxy/proxy-router';
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 
 const INFO = { name: 'proxy-spec', version: '1.0.0' };
 
@@ -239,5 +245,104 @@ describe('proxy in front of the example server over stdio', () => {
     expect(templates.map((template) => template.uriTemplate)).toContain('test://template/{id}/data');
     const prompt = await downstream.promises.getPrompt('test_prompt_with_arguments', { arg1: 'a', arg2: 'b' });
     expect(prompt.messages.length).toBeGreaterThan(0);
+  });
+});
+
+// The upstream asks for input during a call: the router carries the request to the caller.
+describe('proxy with a router: the upstream’s sampling and elicitation reach the downstream caller', () => {
+  let upstreamServer: McpServer;
+  let upstream: McpClient;
+  let front: McpProxy;
+  let running: RunningStreamableHttpServer | undefined;
+  let sdkClient: Client | undefined;
+
+  beforeEach(async () => {
+    upstreamServer = createServer({ name: 'asker', version: '1.0.0' });
+    upstreamServer.tool({
+      name: 'ask',
+      inputSchema: z.object({ prompt: z.string() }),
+      handler: async ({ prompt }, context) => {
+        if (prompt === 'refused?') {
+          const refusal = await firstValueFrom(
+            context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 10 }),
+          ).catch((error: JsonRpcError) => `${error.code} ${error.message}`);
+          return textResult(String(refusal));
+        }
+        const answer = await firstValueFrom(
+          context.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 10 }),
+        );
+        const form = await firstValueFrom(
+          context.elicit({
+            message: 'Who are you?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          }),
+        );
+        return textResult(`${(answer.content as { text?: string }).text} / ${JSON.stringify(form.content)}`);
+      },
+    });
+    const router = createProxyRouter();
+    const [clientSide, serverSide] = createInMemoryPair();
+    upstreamServer.connect(serverSide);
+    upstream = await connect(clientSide, { ...INFO, protocolVersion: '2025-11-25', ...router.clientOptions });
+    front = proxy(upstream, { router });
+  });
+
+  afterEach(async () => {
+    await sdkClient?.close();
+    sdkClient = undefined;
+    front.close();
+    await running?.close();
+    running = undefined;
+    upstream.close();
+    upstreamServer.close();
+  });
+
+  it('asks our client downstream, related to its call', async () => {
+    const [clientSide, serverSide] = createInMemoryPair();
+    front.connect(serverSide);
+    const downstream = await connect(clientSide, {
+      ...INFO,
+      protocolVersion: '2025-06-18',
+      sampling: (params) => ({
+        role: 'assistant',
+        content: { type: 'text', text: `heard ${(params.messages[0]!.content as { text: string }).text}` },
+        model: 'm',
+      }),
+      elicitation: () => ({ action: 'accept', content: { name: 'ada' } }),
+    });
+    const result = await downstream.promises.callTool('ask', { prompt: 'hi' });
+    expect(textOf(result)).toBe('heard hi / {"name":"ada"}');
+    downstream.close();
+  });
+
+  it('refuses the upstream’s request when the caller did not declare the capability', async () => {
+    const [clientSide, serverSide] = createInMemoryPair();
+    front.connect(serverSide);
+    const downstream = await connect(clientSide, { ...INFO, protocolVersion: '2025-11-25' });
+    const result = await downstream.promises.callTool('ask', { prompt: 'refused?' });
+    expect(textOf(result)).toMatch(/^-32601 .*downstream client cannot answer sampling\/createMessage.*sampling/);
+    downstream.close();
+  });
+
+  it('serves the official SDK client over Streamable HTTP, sampling included', async () => {
+    running = await startStreamableHttpServer({ server: front, port: 0, host: '127.0.0.1' });
+    sdkClient = new Client(
+      { name: 'sdk-downstream', version: '1.0.0' },
+      { capabilities: { sampling: {}, elicitation: {} } },
+    );
+    sdkClient.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      role: 'assistant',
+      content: { type: 'text', text: `sdk heard ${(request.params.messages[0]!.content as { text: string }).text}` },
+      model: 'm',
+    }));
+    sdkClient.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'sdk' } }));
+    await sdkClient.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+    const tools = await sdkClient.listTools();
+    expect(tools.tools.map((tool) => tool.name)).toEqual(['ask']);
+    const progress: number[] = [];
+    const result = await sdkClient.callTool({ name: 'ask', arguments: { prompt: 'yo' } }, undefined, {
+      onprogress: (update) => progress.push(update.progress),
+    });
+    expect((result.content as Array<{ text: string }>)[0]!.text).toBe('sdk heard yo / {"name":"sdk"}');
   });
 });
