@@ -188,7 +188,8 @@ if (require.main === module) {
   const out: Output = {
     write: (text) => void process.stdout.write(text),
     tty: process.stdout.isTTY === true,
-    ...(process.stdout.columns === undefined ? {} : { columns: process.stdout.columns }),
+    // A terminal whose size is unknown reports 0 columns.
+    ...(process.stdout.columns > 0 ? { columns: process.stdout.columns } : {}),
     signal: interrupt.signal,
   };
   Promise.resolve()

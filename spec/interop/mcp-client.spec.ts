@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -7,6 +8,7 @@ import { parseCommandLine, renderProgress, renderResult, UsageError } from '../.
 
 // The example command-line client, built (npm test builds first), against the example server over
 // Streamable HTTP and over stdio. Its stdout is a pipe here, so progress comes as plain lines.
+const ROOT = resolve(__dirname, '../..');
 const CLIENT = resolve(__dirname, '../../dist/examples/mcp-client.js');
 const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
 
@@ -77,7 +79,7 @@ describe('the example client (examples/mcp-client.ts)', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/^connected to rxmcp-everything-server 0\.1\.0 \(/);
     expect(stdout).toContain(`${PROGRESS_LINES}Counted down from 3\n`);
-  });
+  }, 30_000);
 
   it('shows structured content, and exits 1 with one line when the tool answers with an error', async () => {
     const ok = await runClient(['--call', 'divide', '--args', '{"dividend":84,"divisor":2}', url]);
@@ -86,7 +88,7 @@ describe('the example client (examples/mcp-client.ts)', () => {
     const failed = await runClient(['--call', 'test_error_handling', url]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toBe('mcp-client: test_error_handling answered with an error\n');
-  });
+  }, 30_000);
 
   it('explains a server that cannot be reached in one line, and exits 1', async () => {
     const holder = createServer();
@@ -107,6 +109,36 @@ describe('the example client (examples/mcp-client.ts)', () => {
         "usage: mcp-client [--call <tool> [--args '<json object>']] <server URL | command [args...]>\n",
     );
   });
+});
+
+/**
+ * The client's command lines in the README, as argument lists: the words after the script, split
+ * as a shell would (single quotes only), without a trailing comment.
+ */
+function documentedRuns(): string[][] {
+  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/^node dist\/examples\/mcp-client\.js (.*?)(?:\s+#.*)?$/gm)].map((match) =>
+    [...match[1]!.matchAll(/'([^']*)'|(\S+)/g)].map((word) => word[1] ?? word[2]!),
+  );
+}
+
+describe('the example client, as the README runs it', () => {
+  it('runs each documented command line against the example server: exit 0, nothing on stderr', async () => {
+    const runs = documentedRuns();
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    for (const args of runs) {
+      // The README's server is `npm start` on port 3000; here it is on a free port, and a stdio
+      // server's command runs from the package's folder.
+      const local = args.map((word) =>
+        word === 'http://127.0.0.1:3000/mcp' ? url : word.startsWith('dist/') ? resolve(ROOT, word) : word,
+      );
+      const { code, stdout, stderr } = await runClient(local);
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect(stdout).toMatch(/^connected to rxmcp-everything-server/);
+      if (args.includes('countdown')) expect(stdout).toContain('progress 5/5 0 to go\nCounted down from 5\n');
+      if (args.includes('add')) expect(stdout).toMatch(/\n42\n$/);
+    }
+  }, 60_000);
 });
 
 describe('the example client, in parts', () => {
