@@ -7,7 +7,8 @@
  * `node dist/examples/everything-server.js` speaks MCP on stdio; logs go to stderr, stdout carries
  * protocol messages only. `--http <port>` serves Streamable HTTP at http://127.0.0.1:<port>/mcp
  * instead (and the 2024-11-05 HTTP+SSE endpoints); `--auth <issuer>` protects it, taking the JWT
- * access tokens that authorization server issues for it. Other hosts serve the same definition:
+ * access tokens that authorization server issues for it; `--cors <origin|*>` lets web pages of that
+ * origin (several: comma-separated) call it from a browser. Other hosts serve the same definition:
  * `createEverythingServer()`.
  */
 import pino from 'pino';
@@ -24,6 +25,7 @@ import {
   ToolError,
 } from '../lib/index';
 import type {
+  CorsOptions,
   JsonSchemaObject,
   McpServer,
   RequestAuthenticator,
@@ -531,9 +533,14 @@ async function protectedBy(auth: ExampleAuth): Promise<(endpoint: URL) => Reques
 /**
  * Serves the example over Streamable HTTP at `http://127.0.0.1:<port>/mcp`, with the 2024-11-05
  * HTTP+SSE endpoints beside it (`/sse`, `/messages`). Port 0 picks a free port. With `auth`, the
- * MCP endpoint takes only access tokens of that authorization server issued for it.
+ * MCP endpoint takes only access tokens of that authorization server issued for it. With `cors`, web
+ * pages of those origins may call it.
  */
-export async function serveHttp(port: number, auth?: ExampleAuth): Promise<RunningStreamableHttpServer> {
+export async function serveHttp(
+  port: number,
+  auth?: ExampleAuth,
+  cors?: CorsOptions,
+): Promise<RunningStreamableHttpServer> {
   const streams = new WeakMap<ServerSession, StreamableHttpServerTransport>();
   const server = createEverythingServer({
     closeRequestStream: (context) =>
@@ -543,6 +550,7 @@ export async function serveHttp(port: number, auth?: ExampleAuth): Promise<Runni
     host: '127.0.0.1',
     port,
     ...(auth !== undefined ? { auth: await protectedBy(auth) } : {}),
+    ...(cors !== undefined ? { cors } : {}),
     legacySse: auth === undefined,
     logger,
     onSession: (transport) => {
@@ -565,6 +573,18 @@ function authOption(argv: readonly string[]): ExampleAuth | undefined {
     throw new Error('--auth needs the issuer URL of an authorization server');
   const scopes = argv.indexOf('--scopes');
   return scopes < 0 ? { issuer } : { issuer, scopes: (argv[scopes + 1] ?? '').split(' ').filter((s) => s !== '') };
+}
+
+/** `--cors <origin|*>`: the web origins (comma-separated) allowed to call the HTTP endpoint, or any. */
+function corsOption(argv: readonly string[]): CorsOptions | undefined {
+  const at = argv.indexOf('--cors');
+  if (at < 0) return undefined;
+  const value = argv[at + 1] ?? '';
+  if (value === '*') return { origins: '*' };
+  const origins = value.split(',').filter((origin) => origin !== '');
+  if (origins.length === 0 || !origins.every((origin) => /^https?:\/\/[^/]+$/.test(origin)))
+    throw new Error('--cors needs * or web origins such as http://localhost:5173 (comma-separated)');
+  return { origins };
 }
 
 /**
@@ -591,7 +611,8 @@ if (require.main === module) {
       process.exit(0);
     });
   } else {
-    serveHttp(port, authOption(process.argv.slice(2))).then(
+    const argv = process.argv.slice(2);
+    serveHttp(port, authOption(argv), corsOption(argv)).then(
       (running) => {
         process.stdout.write(`rxmcp everything-server: Streamable HTTP at ${running.url} (legacy HTTP+SSE at /sse)\n`);
         const stop = () => void running.close().then(() => process.exit(0));

@@ -19,6 +19,7 @@ export type {
   InMemoryEventStoreOptions,
 } from '../transport/streamable-http/event-store';
 export type { OriginPolicy } from '../transport/http/http-guards';
+export type { CorsOptions } from '../transport/http/cors';
 export { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
 export type {
   StreamableHttpClientTransport,

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../jsonrpc/errors';
+import { corsAllowsOrigin } from './cors';
+import type { CorsOptions } from './cors';
 
 /**
  * The checks an MCP HTTP endpoint makes before it looks at a message, shared by the Streamable
@@ -84,9 +86,13 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 
 /**
  * Checks Host and Origin against the policy. Returns why the request is refused, or `undefined`
- * when it may proceed. The caller answers 403.
+ * when it may proceed. The caller answers 403. The origins of an endpoint's `cors` option pass the
+ * Origin check too (the Host check still applies).
  */
-export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): string | undefined {
+export function checkHostAndOrigin(
+  req: IncomingMessage,
+  policy: OriginPolicy & { readonly cors?: CorsOptions },
+): string | undefined {
   const loopback = isLoopbackAddress(req.socket.localAddress);
   const hosts = policy.allowedHosts ?? (loopback ? LOOPBACK_LIST : false);
   if (hosts !== false) {
@@ -97,7 +103,7 @@ export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): 
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
   const origins = policy.allowedOrigins;
-  if (origins === false) return undefined;
+  if (origins === false || (policy.cors && corsAllowsOrigin(policy.cors, origin))) return undefined;
   if (origins === undefined) {
     if (!loopback)
       return sameOrigin(origin, req.headers.host) ? undefined : `Origin ${JSON.stringify(origin)} is not allowed`;

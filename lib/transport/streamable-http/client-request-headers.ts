@@ -40,7 +40,14 @@ function isPlainHeaderValue(value: string): boolean {
  */
 export function encodeHeaderValue(value: string): string {
   if (isPlainHeaderValue(value)) return value;
-  return `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;
+  return `${SENTINEL_PREFIX}${base64OfUtf8(value)}${SENTINEL_SUFFIX}`;
+}
+
+/** Base64 of a string's UTF-8, with what browsers have as well as Node (no `Buffer`). */
+function base64OfUtf8(value: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /** The stateless revision a message's `_meta` names, if it is a request of that family. */

@@ -14,8 +14,9 @@ export interface StreamableHttpClientTransportOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * A fetch to send the requests with: wrap one to add auth, tracing or a proxy. Without it the
-   * transport uses `node:http`/`node:https` with a keep-alive agent of its own (for `http:` and
-   * `https:` URLs); pass `fetch: globalThis.fetch` to use the global fetch instead.
+   * transport uses, on Node, `node:http`/`node:https` with a keep-alive agent of its own (for
+   * `http:` and `https:` URLs), and elsewhere (a browser) `globalThis.fetch`; pass
+   * `fetch: globalThis.fetch` to use the global fetch on Node too.
    */
   readonly fetch?: typeof fetch;
   /**

@@ -17,7 +17,8 @@ export function deleteSession(
 ): void {
   const deletion = requester.request({ method: 'DELETE', headers });
   const timeout = setTimeout(() => deletion.abort(), DELETE_TIMEOUT_MS);
-  timeout.unref();
+  // Node's timers can stop holding the process open; a browser's are plain numbers.
+  (timeout as { unref?: () => void }).unref?.();
   deletion.answer
     .then((response) => {
       log.debug({ status: response.status }, 'DELETE answered');

@@ -1,6 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type * as NodeHttp from 'node:http';
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
+import type * as NodeHttps from 'node:https';
 
 /**
  * The HTTP client the Streamable HTTP client transport talks through: one request at a time,
@@ -118,6 +118,31 @@ function fetchAnswer(response: Response): HttpAnswer {
   return answer;
 }
 
+/**
+ * `node:http` and `node:https`, loaded when a node requester is made rather than imported: a static
+ * import would keep this module, and the client transport with it, out of browser bundles. Undefined
+ * where there is no Node (a browser) or no `process.getBuiltinModule` (Node before 20.16).
+ */
+function nodeHttpModules(): { readonly http: typeof NodeHttp; readonly https: typeof NodeHttps } | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof runtime?.getBuiltinModule !== 'function') return undefined;
+  return {
+    http: runtime.getBuiltinModule('node:http') as typeof NodeHttp,
+    https: runtime.getBuiltinModule('node:https') as typeof NodeHttps,
+  };
+}
+
+/**
+ * The requester the client transport uses by default: over `node:http`/`node:https` with a
+ * keep-alive agent when it runs on Node and the URL is `http:` or `https:`, else over `fetch`
+ * (`globalThis.fetch` unless one is given). A given `fetch` always wins.
+ */
+export function createDefaultRequester(url: URL, given: { fetch?: typeof fetch; agent?: HttpAgent }): HttpRequester {
+  const node = url.protocol === 'http:' || url.protocol === 'https:' ? nodeHttpModules() : undefined;
+  if (given.fetch === undefined && node) return createNodeRequester(url, given.agent, node);
+  return createFetchRequester(url, given.fetch ?? globalThis.fetch);
+}
+
 /** How often an idempotent request that failed on a reused keep-alive connection is tried again. */
 const MAX_STALE_RETRIES = 4;
 
@@ -136,14 +161,15 @@ const IDLE_SOCKET_MS = 4_000;
  * on another connection. A POST never is: the server may have read it before the connection broke,
  * and a tool call must not run twice (#13); its caller gets the error.
  */
-export function createNodeRequester(url: URL, given?: HttpAgent): HttpRequester {
+export function createNodeRequester(url: URL, given?: HttpAgent, modules = nodeHttpModules()): HttpRequester {
+  if (!modules) throw new TypeError('node:http is not available here: give the transport a fetch');
   const secure = url.protocol === 'https:';
   const agent =
     given ??
     (secure
-      ? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS })
-      : new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }));
-  const send = secure ? httpsRequest : httpRequest;
+      ? new modules.https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS })
+      : new modules.http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }));
+  const send = secure ? modules.https.request : modules.http.request;
   // The URL as request options, once (Node would convert it on every request).
   const target = {
     protocol: url.protocol,

@@ -4,7 +4,7 @@ import type { Observable } from 'rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createFetchRequester, createNodeRequester } from './http-requester';
+import { createDefaultRequester } from './http-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, SendOptions, TransportClose } from '../transport';
@@ -59,9 +59,9 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  * - An HTTP error to a POST that carried requests fails them with an error response (the server's
  *   JSON-RPC error, its `data` kept, when it sent one, else -32603 naming the status;
  *   `data.httpStatus`). A POST that cannot be made (network failure) closes with a `TransportError`.
- * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own, or
- *   through `options.fetch`. A request cut before any answer on a reused keep-alive connection is
- *   sent again on another one.
+ * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own on
+ *   Node, through `globalThis.fetch` elsewhere (a browser), or through `options.fetch`. A request
+ *   cut before any answer on a reused keep-alive connection is sent again on another one.
  * - A message larger than `maxMessageLength` characters (a JSON body, or one SSE event's data;
  *   default 32 Mi) is not read further: the requests it answered fail with -32000 and
  *   `data.responseTooLarge`, and the transport goes on.
@@ -107,10 +107,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
 
   constructor(readonly options: StreamableHttpClientTransportOptions) {
     this.url = new URL(options.url);
-    this.requester =
-      options.fetch === undefined && (this.url.protocol === 'http:' || this.url.protocol === 'https:')
-        ? createNodeRequester(this.url, options.agent)
-        : createFetchRequester(this.url, options.fetch ?? fetch);
+    this.requester = createDefaultRequester(this.url, options);
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
     this.sessionId = options.sessionId;
     this.maxMessageLength = options.maxMessageLength ?? DEFAULT_MAX_MESSAGE_LENGTH;

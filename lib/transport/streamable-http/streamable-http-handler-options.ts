@@ -4,6 +4,7 @@ import type { StatelessReceiver } from '../transport';
 import type { RequestAuthenticator } from '../http/request-auth';
 import type { EventStore } from './event-store';
 import type { OriginPolicy } from '../http/http-guards';
+import type { CorsOptions } from '../http/cors';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
 
 /** Options of {@link createStreamableHttpHandler}. */
@@ -97,6 +98,13 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   readonly generateSessionId?: () => string;
   /** Sessions opened/closed at info, refused requests at warn, messages at trace. Silent by default. */
   readonly logger?: pino.Logger;
+  /**
+   * Lets web pages on other origins call the endpoint with `fetch` (CORS): preflights are
+   * answered, and the session id and auth challenge are exposed to the page. Its origins also pass
+   * the Origin check. Default: no CORS headers (a browser then lets only same-origin pages read
+   * the answers).
+   */
+  readonly cors?: CorsOptions;
 }
 
 /** What the handler needs of a server: `createServer`'s result fits. */

@@ -11,6 +11,7 @@ import { checkParams } from '../../schema/methods';
 import { LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revisions';
 import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from '../http/http-guards';
 import { guardRequest } from '../http/request-auth';
+import { applyCors } from '../http/cors';
 import type { StatelessReceiver } from '../transport';
 import { lacksScopes, sameCaller, setCaller } from './endpoint-auth';
 import { createInMemoryEventStore } from './event-store';
@@ -117,6 +118,7 @@ class StreamableHttpEndpoint {
   }
 
   handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void {
+    if (this.options.cors && applyCors(req, res, this.options.cors)) return;
     if (this.closed) {
       refuse(res, 503, 'Service Unavailable: the server is shutting down');
       return;

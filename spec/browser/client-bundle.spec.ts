@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { bundleForBrowser, ROOT } from './bundle';
+import type { BrowserBundle } from './bundle';
+
+/** What a web app imports: the client API and the Streamable HTTP client transport, nothing of servers. */
+const CLIENT_SOURCE = `
+export * from './lib/entries/client';
+export { createStreamableHttpClientTransport } from './lib/transport/streamable-http/streamable-http-client-transport';
+`;
+
+/** Packages that only serve Node (WebSocket, legacy SSE, token verification): none of them belongs in a page. */
+const NODE_ONLY_PACKAGES = ['ws/', 'eventsource/', 'jose/'];
+
+describe('the browser bundle of the client', () => {
+  let bundle: BrowserBundle;
+  beforeAll(async () => {
+    bundle = await bundleForBrowser({ source: CLIENT_SOURCE });
+  });
+
+  it('bundles rxmcp/client and the Streamable HTTP client transport without a Node built-in', () => {
+    expect(bundle.nodeImports).toEqual([]);
+    expect(bundle.code).toContain('createStreamableHttpClientTransport');
+  });
+
+  it("takes pino's browser build and leaves out ws, eventsource and jose", () => {
+    const { packageFiles } = bundle;
+    expect(packageFiles).toContain('pino/browser.js');
+    expect(packageFiles).not.toContain('pino/pino.js');
+    expect(packageFiles.filter((file) => NODE_ONLY_PACKAGES.some((name) => file.startsWith(name)))).toEqual([]);
+  });
+
+  it('bundles the built CommonJS files, as a web app gets them from the package, without a Node built-in', async () => {
+    const built = resolve(ROOT, 'dist/lib/entries/client.js');
+    if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
+    const fromDist = await bundleForBrowser({
+      source: `
+export * from './dist/lib/entries/client.js';
+export { createStreamableHttpClientTransport } from './dist/lib/transport/streamable-http/streamable-http-client-transport.js';
+`,
+    });
+    expect(fromDist.nodeImports).toEqual([]);
+  });
+
+  it('names each Node built-in a module imports (the check can fail)', async () => {
+    const server = await bundleForBrowser({ source: "export * from './lib/entries/http';" });
+    expect(server.nodeImports).toEqual(
+      expect.arrayContaining([
+        'lib/transport/streamable-http/streamable-http-server.ts -> node:http',
+        'lib/transport/streamable-http/streamable-http-handler.ts -> node:crypto',
+      ]),
+    );
+  });
+});
