@@ -1,0 +1,85 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { HttpBindings } from '@hono/node-server';
+import { createStreamableHttpFetchHandler } from '../../../lib/transport/streamable-http/streamable-http-fetch-handler';
+import type {
+  RunningStreamableHttpServer,
+  StreamableHttpServerOptions,
+} from '../../../lib/transport/streamable-http/streamable-http-server';
+
+/** Test hosts for the fetch handler: a web `(request) => Response` function served on 127.0.0.1. */
+
+export type FetchFunction = (request: Request, localAddress: string | undefined) => Promise<Response>;
+
+/** A listening `node:http` server on 127.0.0.1 (ephemeral port) and its base URL. */
+export interface ListeningHost {
+  readonly server: Server;
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+/** Listens with `listener` on 127.0.0.1, port 0. */
+export async function listenOnLoopback(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<ListeningHost> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Serves `fetch` with `@hono/node-server`'s bridge from Node's request to a web `Request` and back. */
+export function serveFetch(fetch: FetchFunction): Promise<ListeningHost> {
+  return listenOnLoopback(
+    getRequestListener((request, env) => fetch(request, (env as HttpBindings).incoming.socket.localAddress)),
+  );
+}
+
+/**
+ * `startStreamableHttpServer`'s contract served by the fetch handler behind a fetch-style host, so
+ * that the node handler's specs run against the web handler unchanged.
+ */
+export async function startFetchHostedServer(
+  options: StreamableHttpServerOptions = {},
+): Promise<RunningStreamableHttpServer> {
+  const { auth, path = '/mcp', ...handlerOptions } = options;
+  if (typeof auth === 'function' || options.legacySse || options.routes)
+    throw new Error('the fetch-hosted test server takes handler options only');
+  const mcp = createStreamableHttpFetchHandler({ ...handlerOptions, ...(auth ? { auth } : {}) });
+  const host = await serveFetch((request, localAddress) =>
+    new URL(request.url).pathname === path
+      ? mcp.handle(request, { localAddress })
+      : Promise.resolve(new Response('not found', { status: 404 })),
+  );
+  const url = new URL(path, host.origin);
+  return {
+    url,
+    port: Number(url.port),
+    handler: {
+      handle: () => {
+        throw new Error('served by the fetch handler');
+      },
+      sessions: mcp.sessions,
+      close: () => mcp.close(),
+    },
+    legacyHandler: undefined,
+    server: host.server,
+    close: async () => {
+      mcp.close();
+      await host.close();
+    },
+  };
+}
