@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import type { HttpBindings } from '@hono/node-server';
 import { createStreamableHttpFetchHandler } from '../../../lib/transport/streamable-http/streamable-http-fetch-handler';
@@ -82,4 +83,46 @@ export async function startFetchHostedServer(
       await host.close();
     },
   };
+}
+
+/**
+ * Serves `fetch` with a minimal hand-written bridge (no framework): Node's request becomes a web
+ * `Request` whose body streams in and whose `signal` aborts when the client goes away; the
+ * `Response` is written as it arrives, and its body is cancelled when the connection closes.
+ */
+export function serveFetchWithBridge(fetch: FetchFunction): Promise<ListeningHost> {
+  return listenOnLoopback((req, res) => {
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const method = req.method ?? 'GET';
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: abort.signal };
+    if (method !== 'GET' && method !== 'HEAD') {
+      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+      init.duplex = 'half';
+    }
+    const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, init);
+    void fetch(request, req.socket.localAddress)
+      .then(async (response) => {
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        if (!response.body) {
+          res.end();
+          return;
+        }
+        res.flushHeaders();
+        const reader = response.body.getReader();
+        res.on('close', () => void reader.cancel().catch(() => undefined));
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          res.write(value);
+        }
+        res.end();
+      })
+      .catch(() => res.destroy());
+  });
 }
