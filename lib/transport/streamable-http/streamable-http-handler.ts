@@ -57,7 +57,9 @@ const ASSUMED_REVISION = '2025-03-26';
  *   large, 415 not `application/json`, 400 unparsable JSON (-32700), not JSON-RPC (-32600),
  *   unsupported `MCP-Protocol-Version`, or a non-initialize request without a session id, 404
  *   unknown or ended session, 409 a second standalone GET or a request id already in flight.
- *   Bodies of refusals are JSON-RPC error responses without an id.
+ *   Bodies of refusals are JSON-RPC error responses without an id. A POST whose body a body
+ *   parser read before the handler, with no `parsedBody` passed, gets 500 (-32603) saying so.
+ * - `createStreamableHttpFetchHandler` serves the same endpoint to web `Request`/`Response` hosts.
  * - A peer's protocol version header may differ from the negotiated revision as long as it is a
  *   supported one (some clients send an older value on later requests).
  *
