@@ -7,6 +7,11 @@ export type {
   StreamableHttpHandlerOptions,
 } from '../transport/streamable-http/streamable-http-handler';
 export type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
+export { createStreamableHttpFetchHandler } from '../transport/streamable-http/streamable-http-fetch-handler';
+export type {
+  FetchRequestContext,
+  StreamableHttpFetchHandler,
+} from '../transport/streamable-http/streamable-http-fetch-handler';
 export { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
 export type {
   RunningStreamableHttpServer,

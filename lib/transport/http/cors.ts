@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 
 /**
  * Cross-origin resource sharing (the Fetch standard's CORS protocol) for MCP HTTP endpoints, so
@@ -67,7 +67,7 @@ export function corsAllowsOrigin(cors: CorsOptions, origin: string): boolean {
  * allowed origin, 403 for another. Returns `true` when it answered, `false` when the request goes on
  * to the endpoint. Requests without `Origin` (not from a browser) are left as they are.
  */
-export function applyCors(req: IncomingMessage, res: ServerResponse, cors: CorsOptions): boolean {
+export function applyCors(req: HttpRequestLike, res: HttpResponseLike, cors: CorsOptions): boolean {
   const origin = req.headers.origin;
   const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
   if (cors.origins !== '*' || cors.credentials) res.setHeader('vary', 'Origin');
@@ -95,7 +95,7 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, cors: CorsO
 }
 
 /** The MCP request headers, the configured extras, and the `Mcp-Param-*` headers the preflight asks for. */
-function allowedRequestHeaders(req: IncomingMessage, cors: CorsOptions): string[] {
+function allowedRequestHeaders(req: HttpRequestLike, cors: CorsOptions): string[] {
   const allowed = [...CORS_REQUEST_HEADERS, ...(cors.allowHeaders ?? []).map((name) => name.toLowerCase())];
   const requested = req.headers['access-control-request-headers'];
   if (requested === undefined) return allowed;

@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../jsonrpc/errors';
 import { corsAllowsOrigin } from './cors';
 import type { CorsOptions } from './cors';
+import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 
 /**
  * The checks an MCP HTTP endpoint makes before it looks at a message, shared by the Streamable
@@ -90,7 +90,7 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
  * Origin check too (the Host check still applies).
  */
 export function checkHostAndOrigin(
-  req: IncomingMessage,
+  req: HttpRequestLike,
   policy: OriginPolicy & { readonly cors?: CorsOptions },
 ): string | undefined {
   const loopback = isLoopbackAddress(req.socket.localAddress);
@@ -121,7 +121,7 @@ let lastAccept: string | undefined;
 let lastAcceptedTypes: readonly string[] = [];
 
 /** The media types listed in an Accept header, lower-cased, without parameters. */
-function acceptedTypes(req: IncomingMessage): readonly string[] {
+function acceptedTypes(req: HttpRequestLike): readonly string[] {
   const header = req.headers.accept;
   if (header === undefined) return [];
   if (header !== lastAccept) {
@@ -132,19 +132,19 @@ function acceptedTypes(req: IncomingMessage): readonly string[] {
 }
 
 /** Whether the Accept header admits `type` (exactly, or through `*\/*` or `major/*`). */
-export function accepts(req: IncomingMessage, type: string): boolean {
+export function accepts(req: HttpRequestLike, type: string): boolean {
   const major = type.split('/')[0];
   return acceptedTypes(req).some((entry) => entry === type || entry === '*/*' || entry === `${major}/*`);
 }
 
 /** Whether the request says its body is JSON (`application/json`, any parameters). */
-export function isJsonContentType(req: IncomingMessage): boolean {
+export function isJsonContentType(req: HttpRequestLike): boolean {
   const header = req.headers['content-type'];
   return header !== undefined && (header.split(';')[0] ?? '').trim().toLowerCase() === 'application/json';
 }
 
 /** The first value of a header that may repeat. */
-export function headerValue(req: IncomingMessage, name: string): string | undefined {
+export function headerValue(req: HttpRequestLike, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -155,7 +155,7 @@ export function headerValue(req: IncomingMessage, name: string): string | undefi
  * Does nothing when the response has already started.
  */
 export function refuse(
-  res: ServerResponse,
+  res: HttpResponseLike,
   status: number,
   message: string,
   code: number = ErrorCode.ConnectionClosed,
@@ -181,7 +181,7 @@ export type BodyResult =
  * of the body is drained and discarded so that the 413 reaches the client. A broken request ends
  * as a 400. Callback-based, so that the request path allocates no Promise.
  */
-export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (result: BodyResult) => void): void {
+export function readBodyWith(req: HttpRequestLike, maxBytes: number, done: (result: BodyResult) => void): void {
   const declared = Number(headerValue(req, 'content-length'));
   const tooLarge = (): BodyResult => ({
     ok: false,
@@ -193,8 +193,8 @@ export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (resu
     done(tooLarge());
     return;
   }
-  let first: Buffer | undefined;
-  let chunks: Buffer[] | undefined;
+  let first: Uint8Array | undefined;
+  let chunks: Uint8Array[] | undefined;
   let size = 0;
   let settled = false;
   const settle = (result: BodyResult): void => {
@@ -202,9 +202,9 @@ export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (resu
     settled = true;
     done(result);
   };
-  req.on('data', (chunk: Buffer) => {
+  req.on('data', (chunk: Uint8Array) => {
     if (settled) return;
-    size += chunk.length;
+    size += chunk.byteLength;
     if (size > maxBytes) {
       first = chunks = undefined;
       settle(tooLarge());
@@ -214,8 +214,8 @@ export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (resu
     else (chunks ??= [first]).push(chunk);
   });
   req.on('end', () => {
-    const body = chunks ? Buffer.concat(chunks) : first;
-    settle({ ok: true, text: body ? body.toString('utf8') : '' });
+    const body = chunks ? concatBytes(chunks, size) : first;
+    settle({ ok: true, text: body ? UTF8.decode(body) : '' });
   });
   req.on('error', (error) =>
     settle({ ok: false, status: 400, reason: `Request body could not be read: ${error.message}` }),
@@ -223,29 +223,57 @@ export function readBodyWith(req: IncomingMessage, maxBytes: number, done: (resu
   req.on('close', () => settle({ ok: false, status: 400, reason: 'Request ended before its body was read' }));
 }
 
+const UTF8 = new TextDecoder();
+
+function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+}
+
 /** {@link readBodyWith} as a Promise. Never rejects. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+export function readBody(req: HttpRequestLike, maxBytes: number): Promise<BodyResult> {
   return new Promise<BodyResult>((resolve) => readBodyWith(req, maxBytes, resolve));
 }
 
-/** What {@link readJsonBodyWith} produced: the parsed body, or `ok: false` once the refusal was answered. */
-export type JsonBodyResult = { readonly ok: true; readonly body: unknown } | { readonly ok: false };
+/**
+ * What {@link readJsonBodyWith} produced: the parsed body, or `ok: false` once the refusal was
+ * answered (`consumed` when the body had been read before the handler, a set-up mistake).
+ */
+export type JsonBodyResult =
+  { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly consumed?: true };
+
+/** The answer (500) to a POST whose body a body parser read before the handler, without handing it over. */
+export const BODY_CONSUMED =
+  'Internal Server Error: the request body was read before it reached the MCP handler (a body parser such as ' +
+  'express.json() ran first) and no parsed body was passed on. Pass the parsed body to the handler ' +
+  '(handle(req, res, req.body), or { parsedBody } with a web Request), or mount the MCP route before the body parser.';
 
 /**
  * Reads a POSTed JSON-RPC body, or answers the refusal itself: 415 for another content type, 413
  * past `maxBytes` (closing the connection), 400 for a body that cannot be read, and 400 with a
  * -32700 parse error for text that is not JSON. Calls `done` once, with `{ ok: false }` after it
- * has answered. A body a framework already parsed is taken as it is (and `done` runs at once).
+ * has answered. A body a framework already parsed is taken as it is (and `done` runs at once); a
+ * body a framework read but did not hand over is a 500 (-32603) that says so and how to fix it.
  */
 export function readJsonBodyWith(
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestLike,
+  res: HttpResponseLike,
   parsedBody: unknown,
   maxBytes: number,
   done: (result: JsonBodyResult) => void,
 ): void {
   if (parsedBody !== undefined) {
     done({ ok: true, body: parsedBody });
+    return;
+  }
+  if (req.readableEnded) {
+    refuse(res, 500, BODY_CONSUMED, ErrorCode.InternalError);
+    done({ ok: false, consumed: true });
     return;
   }
   if (!isJsonContentType(req)) {
@@ -280,8 +308,8 @@ export function readJsonBodyWith(
 
 /** {@link readJsonBodyWith} as a Promise. Never rejects. */
 export function readJsonBody(
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestLike,
+  res: HttpResponseLike,
   parsedBody: unknown,
   maxBytes: number,
 ): Promise<JsonBodyResult> {

@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '../transport';
+import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 
 export type { AuthInfo } from '../transport';
 
@@ -34,7 +35,7 @@ export interface RequestAuthenticator {
 }
 
 /** The verified caller of each request a protected endpoint let through, for the parts that serve it. */
-export const verifiedCallers = new WeakMap<IncomingMessage, AuthInfo>();
+export const verifiedCallers = new WeakMap<HttpRequestLike, AuthInfo>();
 
 /**
  * Checks a request's credentials with `auth`, then runs `next`; a refused request is answered with
@@ -42,8 +43,8 @@ export const verifiedCallers = new WeakMap<IncomingMessage, AuthInfo>();
  */
 export function guardRequest(
   auth: RequestAuthenticator,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestLike,
+  res: HttpResponseLike,
   next: () => void,
 ): void {
   void auth.authenticate(req.headers).then(
@@ -64,7 +65,7 @@ export function guardRequest(
 }
 
 /** Answers a request the resource server refused. */
-export function answerRefusal(res: ServerResponse, refusal: AuthRefusal): void {
+export function answerRefusal(res: HttpResponseLike, refusal: AuthRefusal): void {
   if (res.headersSent) return;
   const body = JSON.stringify({ error: refusal.error ?? 'unauthorized', error_description: refusal.description });
   res.writeHead(refusal.status, { 'www-authenticate': refusal.wwwAuthenticate, 'content-type': 'application/json' });

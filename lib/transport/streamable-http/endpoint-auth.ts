@@ -2,7 +2,7 @@
  * The Streamable HTTP endpoint's side of authorization, after a request's token was verified:
  * scopes per tool, resource or prompt, and sessions that stay with the user who opened them.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
 import type pino from 'pino';
 import { refuse } from '../http/http-guards';
 import { answerRefusal, verifiedCallers } from '../http/request-auth';
@@ -14,8 +14,8 @@ import type { StreamableHttpServerTransport } from './streamable-http-session';
 export function lacksScopes(
   auth: RequestAuthenticator,
   required: ((method: string, params: unknown) => readonly string[]) | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestLike,
+  res: HttpResponseLike,
   items: readonly unknown[],
 ): boolean {
   const caller = verifiedCallers.get(req);
@@ -32,7 +32,7 @@ export function lacksScopes(
 }
 
 /** Notes on a session's transport who its latest request came from. */
-export function setCaller(transport: StreamableHttpServerTransport, req: IncomingMessage): void {
+export function setCaller(transport: StreamableHttpServerTransport, req: HttpRequestLike): void {
   const caller = verifiedCallers.get(req);
   if (caller) (transport as { auth?: AuthInfo }).auth = caller;
 }
@@ -40,8 +40,8 @@ export function setCaller(transport: StreamableHttpServerTransport, req: Incomin
 /** A session stays with the user who opened it: another subject's token is refused (403). */
 export function sameCaller(
   transport: StreamableHttpServerTransport,
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestLike,
+  res: HttpResponseLike,
   log: pino.Logger,
 ): boolean {
   const owner = transport.auth?.subject;

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { HttpResponseLike } from '../http/http-exchange';
 import type { EventStore } from './event-store';
 import { answerError, openSse } from './session-stream';
 import type { Payload, SessionStream } from './session-stream';
@@ -13,7 +13,7 @@ import type { SessionStreams } from './session-streams';
 export function resumeStream(
   streams: SessionStreams,
   session: { readonly closed: boolean },
-  res: ServerResponse,
+  res: HttpResponseLike,
   lastEventId: string,
   headers: Record<string, string>,
 ): void | Promise<void> {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
 import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
@@ -30,7 +30,7 @@ export class RevisionPolicy {
    * Refuses an unsupported `MCP-Protocol-Version` (400); any supported one is tolerated. The
    * refusal names the request's id when the body is one request (#11).
    */
-  refused(req: IncomingMessage, res: ServerResponse, body?: unknown): boolean {
+  refused(req: HttpRequestLike, res: HttpResponseLike, body?: unknown): boolean {
     const supported = this.supported;
     const version = headerValue(req, VERSION_HEADER);
     if (version === undefined || supported.includes(version)) return false;
@@ -50,7 +50,7 @@ export class RevisionPolicy {
    * `MCP-Protocol-Version` is not a handshake revision served here (an unsupported one is then
    * answered -32022 with the versions that are).
    */
-  isStateless(req: IncomingMessage, body: unknown, receiver: StatelessReceiver | undefined): body is JsonRpcMessage {
+  isStateless(req: HttpRequestLike, body: unknown, receiver: StatelessReceiver | undefined): body is JsonRpcMessage {
     if (!receiver || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
     const method = (body as { method?: unknown }).method;
     if (typeof method !== 'string' || headerValue(req, SESSION_HEADER) !== undefined) return false;
@@ -66,7 +66,7 @@ export class RevisionPolicy {
    * revisions it serves (spec 2026-07-28: Versioning → a modern-only server names its versions in
    * any error to initialize).
    */
-  refuseHandshake(res: ServerResponse, body: unknown): void {
+  refuseHandshake(res: HttpResponseLike, body: unknown): void {
     const served = this.served;
     const message = body as { id?: unknown; params?: { protocolVersion?: unknown } };
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;

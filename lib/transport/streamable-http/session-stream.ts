@@ -1,4 +1,5 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { HttpResponseLike, TimerHandle } from '../http/http-exchange';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 
 /**
@@ -7,7 +8,7 @@ import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
  */
 export interface SessionStream {
   readonly id: string;
-  res: ServerResponse | undefined;
+  res: HttpResponseLike | undefined;
   /** Keys of the requests of this POST still waiting for their response. */
   readonly pending: Set<string>;
   /**
@@ -20,7 +21,7 @@ export interface SessionStream {
     readonly headers: Record<string, string>;
   };
   /** Set while the answer's content type is not decided yet: the headers to answer with. */
-  undecided?: { readonly headers: Record<string, string>; timer?: NodeJS.Timeout };
+  undecided?: { readonly headers: Record<string, string>; timer?: TimerHandle };
   /** The HTTP headers of the POST, for the handlers of its requests. */
   readonly requestHeaders: IncomingHttpHeaders | undefined;
 }
@@ -55,14 +56,14 @@ const SSE_HEADERS = {
 };
 
 /** Answers 200 with the SSE headers (and `headers`), sent at once. */
-export function openSse(res: ServerResponse, headers: Record<string, string>): void {
+export function openSse(res: HttpResponseLike, headers: Record<string, string>): void {
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
   res.flushHeaders();
 }
 
 /** Answers `status` with a JSON-RPC error response without an id. */
 export function answerError(
-  res: ServerResponse,
+  res: HttpResponseLike,
   status: number,
   headers: Record<string, string>,
   code: number,

@@ -1,4 +1,6 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { unrefTimer } from '../http/http-exchange';
+import type { HttpResponseLike } from '../http/http-exchange';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { encodeSseEvent } from '../framing/sse';
 import type { SessionOptions } from './session-options';
@@ -58,7 +60,7 @@ export class SessionStreams {
    * JSON-response mode, undecided for `jsonWindowMs`, or an SSE stream at once.
    */
   openPost(
-    res: ServerResponse,
+    res: HttpResponseLike,
     keys: readonly string[],
     batch: boolean,
     json: boolean,
@@ -80,9 +82,7 @@ export class SessionStreams {
     if (windowMs > 0) {
       stream.undecided = { headers };
       if (Number.isFinite(windowMs)) {
-        const timer = setTimeout(() => this.decideSse(stream), windowMs);
-        timer.unref();
-        stream.undecided.timer = timer;
+        stream.undecided.timer = unrefTimer(setTimeout(() => this.decideSse(stream), windowMs));
       }
     } else {
       openSse(res, headers);
@@ -92,7 +92,7 @@ export class SessionStreams {
   }
 
   /** Serves a plain GET: opens the standalone stream (409 when one is open) and sends what was held. */
-  openStandalone(res: ServerResponse, headers: Record<string, string>): void {
+  openStandalone(res: HttpResponseLike, headers: Record<string, string>): void {
     const standalone = this.standalone;
     if (standalone.res) {
       answerError(res, 409, headers, -32000, 'Conflict: a GET stream is already open for this session');
@@ -109,7 +109,7 @@ export class SessionStreams {
   }
 
   /** Makes `res` carry `stream`, and counts it among the session's open responses while it is open. */
-  attach(stream: SessionStream, res: ServerResponse): void {
+  attach(stream: SessionStream, res: HttpResponseLike): void {
     stream.res = res;
     this.countResponses(1);
     res.on('close', () => {

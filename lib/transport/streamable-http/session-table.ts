@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { unrefTimer } from '../http/http-exchange';
+import type { HttpRequestLike, HttpResponseLike, TimerHandle } from '../http/http-exchange';
 import type pino from 'pino';
 import { childLogger } from '../../jsonrpc/logger';
 import { headerValue, refuse } from '../http/http-guards';
@@ -14,7 +15,7 @@ export const SESSION_HEADER = 'mcp-session-id';
 /** A session with an id, and what its idle timer needs. */
 export interface SessionEntry {
   readonly session: Session;
-  timer?: NodeJS.Timeout;
+  timer?: TimerHandle;
   /** The session's open HTTP responses: while there is one, the session is not idle. */
   open: number;
 }
@@ -83,7 +84,7 @@ export class SessionTable {
   }
 
   /** Finds the session a request names: 400 without the header, 404 when unknown. */
-  find(req: IncomingMessage, res: ServerResponse): SessionEntry | undefined {
+  find(req: HttpRequestLike, res: HttpResponseLike): SessionEntry | undefined {
     const id = headerValue(req, SESSION_HEADER);
     if (id === undefined) {
       refuse(res, 400, 'Bad Request: Mcp-Session-Id header is required');
@@ -110,7 +111,6 @@ export class SessionTable {
     if (entry.timer) clearTimeout(entry.timer);
     entry.timer = undefined;
     if (entry.open > 0 || !Number.isFinite(idleMs) || entry.session.closed) return;
-    entry.timer = setTimeout(() => entry.session.transport.close(`session idle for ${idleMs} ms`), idleMs);
-    entry.timer.unref();
+    entry.timer = unrefTimer(setTimeout(() => entry.session.transport.close(`session idle for ${idleMs} ms`), idleMs));
   }
 }

@@ -1,5 +1,7 @@
+import { unrefTimer } from '../http/http-exchange';
+import type { HttpRequestLike, HttpResponseLike, TimerHandle } from '../http/http-exchange';
 import { verifiedCallers } from '../http/request-auth';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type pino from 'pino';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
@@ -28,6 +30,8 @@ const SSE_HEADERS = {
 /** A header value an HTTP field may carry as it is: visible ASCII, spaces and tabs (RFC 9110). */
 const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const UTF8 = new TextDecoder();
+const ENCODER = new TextEncoder();
 
 /**
  * Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`) of the stateless
@@ -38,13 +42,17 @@ export function decodeHeaderValue(value: string): string | undefined {
   if (encoded) {
     // Strict Base64: whole quanta, padding included.
     if (encoded[1]!.length % 4 !== 0) return undefined;
-    return Buffer.from(encoded[1]!, 'base64').toString('utf8');
+    try {
+      return UTF8.decode(Uint8Array.from(atob(encoded[1]!), (char) => char.charCodeAt(0)));
+    } catch {
+      return undefined;
+    }
   }
   return PLAIN_VALUE.test(value) ? value : undefined;
 }
 
 /** The requirement a stateless POST's standard headers break, if any (spec 2026-07-28: Transports → Server Validation). */
-export function headerMismatch(req: IncomingMessage, message: JsonRpcRequest): string | undefined {
+export function headerMismatch(req: HttpRequestLike, message: JsonRpcRequest): string | undefined {
   const meta = (message.params?._meta ?? undefined) as Record<string, unknown> | undefined;
   const version = headerValue(req, 'mcp-protocol-version');
   if (version === undefined) return 'the MCP-Protocol-Version header is required';
@@ -83,8 +91,8 @@ export interface StatelessPostOptions {
  * response cancels the request.
  */
 export function serveStatelessPost(
-  req: IncomingMessage,
-  res: ServerResponse,
+  req: HttpRequestLike,
+  res: HttpResponseLike,
   message: JsonRpcMessage,
   receiver: StatelessReceiver,
   options: StatelessPostOptions,
@@ -118,23 +126,25 @@ function statusOf(message: JsonRpcMessage): number {
   return code === -32601 ? 404 : 200;
 }
 
-function writeJson(res: ServerResponse, status: number, body: JsonRpcMessage): void {
+function writeJson(res: HttpResponseLike, status: number, body: JsonRpcMessage): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'content-length': ENCODER.encode(text).byteLength })
+    .end(text);
 }
 
 /** The answer to one stateless POST: JSON or an SSE stream, decided by its first message. */
 class PostExchange implements StatelessExchange {
-  readonly headers: IncomingMessage['headers'];
+  readonly headers: IncomingHttpHeaders;
   readonly auth: AuthInfo | undefined;
   private streaming = false;
   private done = false;
   private cancel: (() => void) | undefined;
-  private keepAlive: NodeJS.Timeout | undefined;
+  private keepAlive: TimerHandle | undefined;
 
   constructor(
-    req: IncomingMessage,
-    private readonly res: ServerResponse,
+    req: HttpRequestLike,
+    private readonly res: HttpResponseLike,
     private readonly id: RequestId,
     private readonly receiver: StatelessReceiver,
     private readonly options: StatelessPostOptions,
@@ -191,11 +201,10 @@ class PostExchange implements StatelessExchange {
   }
 
   private armKeepAlive(): void {
-    if (this.keepAlive) this.keepAlive.refresh();
-    else if (Number.isFinite(this.options.keepAliveMs)) {
-      this.keepAlive = setInterval(() => this.res.write(':\n\n'), this.options.keepAliveMs);
-      this.keepAlive.unref();
-    }
+    if (!Number.isFinite(this.options.keepAliveMs)) return;
+    // Restarted on each write (not `refresh()`, which only Node's timers have).
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = unrefTimer(setInterval(() => this.res.write(':\n\n'), this.options.keepAliveMs));
   }
 
   private finish(): void {

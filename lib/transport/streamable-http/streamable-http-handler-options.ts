@@ -7,7 +7,7 @@ import type { OriginPolicy } from '../http/http-guards';
 import type { CorsOptions } from '../http/cors';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
 
-/** Options of {@link createStreamableHttpHandler}. */
+/** Options of {@link createStreamableHttpHandler} and of its web form, `createStreamableHttpFetchHandler`. */
 export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /**
    * The server to serve, as `createServer` makes it: sessions of the handshake revisions go to its
@@ -120,7 +120,8 @@ export interface StreamableHttpHandler {
   /**
    * Serves one request to the MCP endpoint (POST, GET or DELETE; other methods get 405). Pass
    * `parsedBody` when a body parser already consumed the body (for example Express's
-   * `express.json()`). Never throws; failures are answered with an HTTP status.
+   * `express.json()`); a body a parser read that is not passed is answered 500 with a message
+   * that says so. Never throws; failures are answered with an HTTP status.
    */
   readonly handle: (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => void;
   /** The open sessions by id (always empty in stateless mode). */

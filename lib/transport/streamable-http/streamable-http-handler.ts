@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
 import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
@@ -59,7 +58,9 @@ const ASSUMED_REVISION = '2025-03-26';
  *   large, 415 not `application/json`, 400 unparsable JSON (-32700), not JSON-RPC (-32600),
  *   unsupported `MCP-Protocol-Version`, or a non-initialize request without a session id, 404
  *   unknown or ended session, 409 a second standalone GET or a request id already in flight.
- *   Bodies of refusals are JSON-RPC error responses without an id.
+ *   Bodies of refusals are JSON-RPC error responses without an id. A POST whose body a body
+ *   parser read before the handler, with no `parsedBody` passed, gets 500 (-32603) saying so.
+ * - `createStreamableHttpFetchHandler` serves the same endpoint to web `Request`/`Response` hosts.
  * - A peer's protocol version header may differ from the negotiated revision as long as it is a
  *   supported one (some clients send an older value on later requests).
  *
@@ -79,8 +80,11 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
   };
 }
 
-/** The handler's state and the serving of each HTTP method; its sessions are a {@link SessionTable}. */
-class StreamableHttpEndpoint {
+/**
+ * The handler's state and the serving of each HTTP method; its sessions are a {@link SessionTable}.
+ * Serves Node's request and response, and the web `Request`/`Response` adapters of the fetch handler.
+ */
+export class StreamableHttpEndpoint {
   readonly sessions: SessionTable;
   private readonly log: pino.Logger;
   private readonly stateless: boolean;
@@ -102,7 +106,7 @@ class StreamableHttpEndpoint {
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     const eventStore =
       this.stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
-    this.generateSessionId = options.generateSessionId ?? randomUUID;
+    this.generateSessionId = options.generateSessionId ?? (() => globalThis.crypto.randomUUID());
     const server = options.server;
     const onSession =
       options.onSession ??
@@ -117,7 +121,7 @@ class StreamableHttpEndpoint {
     };
   }
 
-  handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void {
+  handle(req: HttpRequestLike, res: HttpResponseLike, parsedBody?: unknown): void {
     if (this.options.cors && applyCors(req, res, this.options.cors)) return;
     if (this.closed) {
       refuse(res, 503, 'Service Unavailable: the server is shutting down');
@@ -139,7 +143,7 @@ class StreamableHttpEndpoint {
     this.sessions.closeAll('server closed');
   }
 
-  private route(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void {
+  private route(req: HttpRequestLike, res: HttpResponseLike, parsedBody?: unknown): void {
     switch (req.method) {
       case 'POST':
         try {
@@ -162,7 +166,7 @@ class StreamableHttpEndpoint {
     }
   }
 
-  private post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): void {
+  private post(req: HttpRequestLike, res: HttpResponseLike, parsedBody: unknown): void {
     const json = this.json;
     if (!accepts(req, 'application/json') || (!json && !accepts(req, 'text/event-stream'))) {
       refuse(
@@ -173,7 +177,10 @@ class StreamableHttpEndpoint {
       return;
     }
     readJsonBodyWith(req, res, parsedBody, this.maxBodyBytes, (read) => {
-      if (!read.ok) return;
+      if (!read.ok) {
+        if (read.consumed) this.log.error('POST refused: a body parser read the body and it was not passed on');
+        return;
+      }
       try {
         this.serve(req, res, read.body);
       } catch (error) {
@@ -184,7 +191,7 @@ class StreamableHttpEndpoint {
   }
 
   /** Serves a POST whose body was read and parsed. */
-  private serve(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  private serve(req: HttpRequestLike, res: HttpResponseLike, body: unknown): void {
     const items = Array.isArray(body) ? (body as unknown[]) : [body];
     if (!validItems(res, items)) return;
     const { auth, server } = this.options;
@@ -220,8 +227,8 @@ class StreamableHttpEndpoint {
    * by a synthetic `initialize` and `notifications/initialized`, whose answer is dropped.
    */
   private serveStateless(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: HttpRequestLike,
+    res: HttpResponseLike,
     frame: JsonRpcMessage | JsonRpcMessage[],
     initialize: boolean,
   ): void {
@@ -245,7 +252,7 @@ class StreamableHttpEndpoint {
   }
 
   /** An `initialize` without a session id opens a session, unless it cannot succeed or too many are open. */
-  private initialize(req: IncomingMessage, res: ServerResponse, frame: JsonRpcMessage | JsonRpcMessage[]): void {
+  private initialize(req: HttpRequestLike, res: HttpResponseLike, frame: JsonRpcMessage | JsonRpcMessage[]): void {
     const message = frame as { readonly id: string | number; readonly params?: unknown };
     // An initialize that cannot succeed opens no session (#13).
     const checked = checkParams('initialize', LATEST_STATEFUL_REVISION, message.params ?? {});
@@ -275,7 +282,7 @@ class StreamableHttpEndpoint {
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: HttpRequestLike, res: HttpResponseLike): void {
     if (this.stateless || !this.revisions.sessionsServed) {
       refuse(
         res,
@@ -298,7 +305,7 @@ class StreamableHttpEndpoint {
     });
   }
 
-  private remove(req: IncomingMessage, res: ServerResponse): void {
+  private remove(req: HttpRequestLike, res: HttpResponseLike): void {
     if (this.stateless || !this.revisions.sessionsServed) {
       refuse(
         res,
@@ -318,7 +325,7 @@ class StreamableHttpEndpoint {
 }
 
 /** Refuses (400) an empty batch, or a body with an item that is not a JSON-RPC message. */
-function validItems(res: ServerResponse, items: readonly unknown[]): boolean {
+function validItems(res: HttpResponseLike, items: readonly unknown[]): boolean {
   if (items.length === 0) {
     refuse(res, 400, 'Invalid request: empty batch', ErrorCode.InvalidRequest);
     return false;

@@ -1,4 +1,5 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { HttpResponseLike } from '../http/http-exchange';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ReplaySubject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
@@ -45,7 +46,7 @@ export interface Session {
    * `json` is the handler's `enableJsonResponse`: one JSON body whatever comes first.
    */
   post(
-    res: ServerResponse,
+    res: HttpResponseLike,
     frame: JsonRpcMessage | JsonRpcMessage[],
     json: boolean,
     headers: Record<string, string>,
@@ -54,7 +55,7 @@ export interface Session {
   /** Delivers frames that did not come from the client (the synthetic initialize of stateless mode). */
   inject(frame: JsonRpcMessage): void;
   /** Serves a GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
-  get(res: ServerResponse, lastEventId: string | undefined, headers: Record<string, string>): void;
+  get(res: HttpResponseLike, lastEventId: string | undefined, headers: Record<string, string>): void;
   readonly closed: boolean;
 }
 
@@ -118,7 +119,7 @@ class ServerSession implements Session, StreamsHost {
   }
 
   post(
-    res: ServerResponse,
+    res: HttpResponseLike,
     frame: JsonRpcMessage | JsonRpcMessage[],
     json: boolean,
     headers: Record<string, string>,
@@ -135,7 +136,7 @@ class ServerSession implements Session, StreamsHost {
     if (keys.length === 0) {
       res.writeHead(202, headers).end();
       this.inbox.push(frame);
-      if (this.options.sessionId === undefined) setImmediate(() => this.close('request complete'));
+      if (this.options.sessionId === undefined) setTimeout(() => this.close('request complete'), 0);
       return;
     }
     const stream = this.streams.openPost(res, keys, Array.isArray(frame), json, headers, requestHeaders);
@@ -149,7 +150,7 @@ class ServerSession implements Session, StreamsHost {
     }
   }
 
-  get(res: ServerResponse, lastEventId: string | undefined, headers: Record<string, string>): void {
+  get(res: HttpResponseLike, lastEventId: string | undefined, headers: Record<string, string>): void {
     if (lastEventId === undefined || !this.options.eventStore) {
       this.streams.openStandalone(res, headers);
       return;
