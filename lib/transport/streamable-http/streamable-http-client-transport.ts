@@ -215,8 +215,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
 
   sessionGone(): void {
     const gone = this.sessionId as string;
-    this.log.warn({ sessionId: gone }, 'session not found on the server');
-    this.finish(`session ${gone} not found on the server (HTTP 404)`, new SessionNotFoundError(gone), false);
+    this.log.warn({ sessionId: gone, status: 404 }, 'the server no longer knows the session: it restarted or ended it');
+    this.finish('the server ended or forgot the session (HTTP 404)', new SessionNotFoundError(gone), false);
   }
 
   /**

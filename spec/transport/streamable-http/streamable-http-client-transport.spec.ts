@@ -159,7 +159,10 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     const closed = await firstValueFrom(client.closed$);
     expect(closed.error).toBeInstanceOf(SessionNotFoundError);
     expect(closed.error?.name).toBe('SessionNotFoundError');
-    expect(closed.reason).toMatch(/not found/);
+    expect(closed.reason).toBe('the server ended or forgot the session (HTTP 404)');
+    expect(closed.error?.message).toMatch(
+      /^The server no longer knows this session \(HTTP 404 Not Found for session .+\): it restarted, or it ended the session\. Reconnect/,
+    );
   });
 
   it('[transport.http.client-delete] sends DELETE with the session id when closed', async () => {
