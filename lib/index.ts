@@ -15,6 +15,8 @@ export {
   ProtocolError,
 } from './jsonrpc/errors';
 export type { ValidationIssue } from './jsonrpc/errors';
+// What every `logger` option takes: a pino logger or a console-like one.
+export type { ConsoleLike, LoggerOption } from './jsonrpc/logger';
 export type {
   RequestId,
   JsonRpcMessage,

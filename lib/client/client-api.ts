@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { LoggerOption } from '../jsonrpc/logger';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestOptions } from '../connection/request-pipeline';
@@ -78,7 +78,11 @@ export interface ClientOptions {
   readonly jsonSchemaValidator?: JsonSchemaValidatorFactory;
   /** Where timeouts, the probe and keepalive are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  readonly logger?: Logger;
+  /**
+   * The client's own logs: a pino logger or a console-like one (`console`, or any object with
+   * `error`, `warn` and `info`, which gets info and above). Silent by default.
+   */
+  readonly logger?: LoggerOption;
 }
 
 /** The Promise forms of the client's calls, for code that wants one answer and no stream. */

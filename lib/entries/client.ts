@@ -18,6 +18,7 @@ export { MissingPageError, PageLimitError, RepeatedCursorError } from '../operat
 export type { RequestOptions } from '../connection/request-pipeline';
 export { connect } from '../client/client';
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from '../client/client';
+export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
 export { LegacyServerError } from '../client/negotiation';
 export { InputRoundsExceededError } from '../client/stateless-requests';
 export { toolResult } from '../client/tool-call';

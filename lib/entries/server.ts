@@ -20,6 +20,7 @@ export { DEFAULT_CACHE_HINTS } from '../connection/stateless';
 export type { CacheHint, CacheScope, StatelessPeer } from '../connection/stateless';
 export { createServer } from '../server/server';
 export type { McpServer, ServerOptions } from '../server/server';
+export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
 export type { RequestStateOptions } from '../server/request-state';
 export type {
   ServerSession,

@@ -8,12 +8,22 @@ export const SILENT_LOGGER: Logger = pino({ level: 'silent' });
  * The child logger a component makes once, at construction. A silent parent (or none) is returned
  * as it is: its children could never print, and a child per connection costs memory.
  */
-export function childLogger(parent: Logger | undefined, bindings: Record<string, unknown>): Logger {
-  if (parent === undefined || parent.level === 'silent') return parent ?? SILENT_LOGGER;
-  if (typeof (parent as Partial<Logger>).child !== 'function')
-    return fromConsoleLike(parent as unknown as ConsoleLike).child(bindings);
-  return parent.child(bindings);
+export function childLogger(parent: LoggerOption | undefined, bindings: Record<string, unknown>): Logger {
+  if (parent === undefined) return SILENT_LOGGER;
+  if (!isPino(parent)) return fromConsoleLike(parent).child(bindings);
+  return parent.level === 'silent' ? parent : parent.child(bindings);
 }
+
+/** Whether a `logger` option is a pino logger (it has `child`) rather than a console-like one. */
+function isPino(logger: LoggerOption): logger is Logger {
+  return typeof (logger as Partial<Logger>).child === 'function';
+}
+
+/**
+ * What a `logger` option takes: a pino logger, or a console-like one (`console` itself, or any
+ * object with `error`, `warn` and `info`), which gets records of info and above.
+ */
+export type LoggerOption = Logger | ConsoleLike;
 
 /** A logger with console's methods (`console` itself, or many application loggers). */
 export interface ConsoleLike {
@@ -48,4 +58,16 @@ export function fromConsoleLike(target: ConsoleLike): Logger {
   logger = pino({ level: 'info' }, { write });
   adapted.set(target, logger);
   return logger;
+}
+
+let stderrWarnings: Logger | undefined;
+
+/**
+ * The logger of handler failures when a factory is given no `logger`: warn and above, written to
+ * stderr (never stdout, which the stdio transport keeps for protocol messages). Made on first use
+ * and shared; only failures that a user needs to see go to it, so the rest of the library stays
+ * silent without a logger.
+ */
+export function stderrWarnLogger(): Logger {
+  return (stderrWarnings ??= pino({ level: 'warn' }, process.stderr));
 }

@@ -10,6 +10,8 @@ import type { GetPromptRequestParams, GetPromptResult, Prompt, PromptMessage } f
 import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { Completer } from './completion';
+import { requestFailure } from './handler-failures';
+import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
 import { createRegistry } from './registry';
 import type { Registration } from './registry';
@@ -74,7 +76,10 @@ export interface PromptRegistry {
   readonly size: number;
   readonly changed$: Observable<void>;
   list(cursor: string | undefined, pageSize: number, revision: Revision): { prompts: Prompt[]; nextCursor?: string };
-  /** Answers `prompts/get`: an unknown prompt or a missing required argument answers -32602. */
+  /**
+   * Answers `prompts/get`: an unknown prompt or a missing required argument answers -32602; a
+   * handler's failure answers -32603 with its message (see `requestFailure`).
+   */
   get(params: GetPromptRequestParams, context: ServerContext): HandlerOutput<GetPromptResult>;
   /** The completer of a prompt's argument; throws -32602 for an unknown prompt. */
   completer(prompt: string, argument: string): Completer | undefined;
@@ -86,6 +91,7 @@ export interface PromptRegistry {
 export function createPromptRegistry(options: {
   readonly validateResults: boolean;
   readonly logger: Logger;
+  readonly failures: FailurePolicy;
 }): PromptRegistry {
   const registry = createRegistry<PromptEntry>('prompts');
   const log = options.logger;
@@ -155,6 +161,7 @@ export function createPromptRegistry(options: {
       return runHandler(
         () => entry.definition.handler(args, context),
         (value) => finish(entry, value, revision),
+        (error) => requestFailure(options.failures, `Prompt ${params.name}`, error, context, { prompt: params.name }),
       );
     },
     completer: (prompt, argument) => lookup(prompt).arguments.get(argument)?.complete,

@@ -13,6 +13,8 @@ import type { Revision } from '../schema/revisions';
 import type { CallToolRequestParams } from '../schema/tools';
 import { completionContextOf, toCompleteResult } from './completion';
 import type { Completer } from './completion';
+import { requestFailure } from './handler-failures';
+import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
 import type { PromptRegistry } from './prompt-registry';
 import type { ResourceRegistry } from './resource-registry';
@@ -28,6 +30,8 @@ export interface HandlerParts {
   readonly pageSize: number;
   readonly maxSubscriptions: number;
   readonly logger: Logger;
+  /** How a completion handler's unexpected failure is answered and logged. */
+  readonly failures: FailurePolicy;
   /** The context of a request that asks its client for nothing. */
   withSession(context: RequestContext, session: unknown): ServerContext;
   /** Runs work that may ask its client for input (requests in a session, input rounds when stateless). */
@@ -80,7 +84,15 @@ export function createRequestHandlers(parts: HandlerParts): Readonly<Record<stri
       if (!completer) return { completion: { values: [] } };
       const completionContext = completionContextOf(context, session as Session | undefined, given?.arguments ?? {});
       const complete = completer;
-      return runHandler(() => complete(argument.value, completionContext), toCompleteResult);
+      return runHandler(
+        () => complete(argument.value, completionContext),
+        toCompleteResult,
+        (error) =>
+          requestFailure(parts.failures, `Completing argument ${argument.name}`, error, context, {
+            ref,
+            argument: argument.name,
+          }),
+      );
     },
     'logging/setLevel': (params, _context, session) => {
       (session as Session).level = params.level as LogLevel;

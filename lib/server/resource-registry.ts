@@ -6,6 +6,8 @@ import { createFanOut } from '../operators/ref-count-fan-out';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
 import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
+import { requestFailure } from './handler-failures';
+import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
 import { createRegistry } from './registry';
 import type { Registry } from './registry';
@@ -74,7 +76,10 @@ export interface ResourceRegistry {
     pageSize: number,
     revision: Revision,
   ): { resourceTemplates: ResourceTemplate[]; nextCursor?: string };
-  /** Answers `resources/read`; an unknown URI throws the revision's resource-not-found error. */
+  /**
+   * Answers `resources/read`; an unknown URI throws the revision's resource-not-found error, and a
+   * handler's failure answers -32603 with its message (see `requestFailure`).
+   */
   read(uri: string, context: ServerContext): HandlerOutput<ReadResourceResult>;
   /** The scopes reading a URI needs: its resource's, else its template's (none for an unknown one). */
   scopes(uri: string): readonly string[];
@@ -93,6 +98,7 @@ interface ResourceStore {
   readonly resources: Registry<StaticEntry>;
   readonly templates: Registry<TemplateEntry>;
   readonly checks: ResultChecks;
+  readonly failures: FailurePolicy;
 }
 
 /** The first enabled template that matches a URI, with the variables it matched. */
@@ -144,11 +150,12 @@ function listResources(
 
 /** Answers `resources/read`: a fixed resource's contents or handler, else the matching template's handler. */
 function readResource(
-  { resources, templates, checks }: ResourceStore,
+  { resources, templates, checks, failures }: ResourceStore,
   uri: string,
   context: ServerContext,
 ): HandlerOutput<ReadResourceResult> {
   const revision = context.revision as Revision;
+  const failed = (error: unknown) => requestFailure(failures, `Reading resource ${uri}`, error, context, { uri });
   const found = resources.get(uri)?.definition.definition;
   if (found) {
     if (!found.read) {
@@ -158,6 +165,7 @@ function readResource(
     return runHandler(
       () => found.read!(uri, context),
       (value) => completeRead(checks, uri, found.mimeType, value, revision, found.cache),
+      failed,
     );
   }
   const matched = matchTemplate(templates, uri);
@@ -166,6 +174,7 @@ function readResource(
   return runHandler(
     () => definition.read(uri, matched.variables, context),
     (value) => completeRead(checks, uri, definition.mimeType, value, revision, definition.cache),
+    failed,
   );
 }
 
@@ -173,6 +182,8 @@ function readResource(
 export function createResourceRegistry(options: {
   readonly validateResults: boolean;
   readonly logger: Logger;
+  /** How a read handler's unexpected failure is answered and logged. */
+  readonly failures: FailurePolicy;
   /** The caching hints of a read under a stateless revision when the resource sets none. */
   readonly readCacheHint?: CacheHint;
 }): ResourceRegistry {
@@ -186,6 +197,7 @@ export function createResourceRegistry(options: {
       validateResults: options.validateResults,
       readCacheHint: options.readCacheHint,
     },
+    failures: options.failures,
   };
 
   const watchers = createFanOut<string, unknown>({

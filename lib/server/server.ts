@@ -6,13 +6,15 @@ import type { RequestHandler } from '../connection/dispatcher';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
 import { DEFAULT_CACHE_HINTS, STATELESS_REVISIONS } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
-import { childLogger } from '../jsonrpc/logger';
+import { childLogger, stderrWarnLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
 import { compileJsonSchema } from '../schema/json-schema-validator';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import { STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
 import type { StatelessReceiver, Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';
+import type { FailurePolicy } from './handler-failures';
 import { createListenHandler } from './listen';
 import { createPromptRegistry } from './prompt-registry';
 import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
@@ -87,8 +89,22 @@ export interface ServerOptions {
   readonly requestTimeoutMs?: number;
   /** How long a session waits for initialize before it closes. Default 60 s. */
   readonly initializeTimeoutMs?: number;
-  /** Server-side logs (not the MCP log messages sent to clients). Silent by default. */
-  readonly logger?: Logger;
+  /**
+   * Server-side logs (not the MCP log messages sent to clients): a pino logger or a console-like
+   * one (`console`, or any object with `error`, `warn` and `info`). Without one the server is
+   * silent, except that handler failures (a tool, resource, prompt or completion handler that
+   * throws something other than a `ToolError` or `JsonRpcError`) are still logged at warn, to
+   * stderr (never stdout, which the stdio transport keeps for protocol messages).
+   */
+  readonly logger?: LoggerOption;
+  /**
+   * Hide the messages of errors handlers throw from clients, as production servers may want: a
+   * failing tool's result then says only that the tool failed, and a failing read, prompt or
+   * completion answers a generic -32603; the message goes only to the server's log. A `ToolError`
+   * is always shown, and a `JsonRpcError` is always the answer. Default false: clients see the
+   * message (`isError: true` with the message as text for a tool).
+   */
+  readonly hideErrorMessages?: boolean;
   /** Where timeouts are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
@@ -151,20 +167,29 @@ interface Registries {
   readonly prompts: ReturnType<typeof createPromptRegistry>;
 }
 
-function createRegistries(options: ServerOptions, logger: Logger): Registries {
+function createRegistries(options: ServerOptions, logger: Logger, failures: FailurePolicy): Registries {
   const validateResults = options.validateResults ?? true;
   const tools = createToolRegistry({
     jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema,
     validateResults,
     logger,
+    failures,
   });
   const resources = createResourceRegistry({
     validateResults,
     logger,
+    failures,
     readCacheHint: options.cacheHints?.['resources/read'] ?? DEFAULT_CACHE_HINTS['resources/read'],
   });
-  const prompts = createPromptRegistry({ validateResults, logger });
+  const prompts = createPromptRegistry({ validateResults, logger, failures });
   return { tools, resources, prompts };
+}
+
+/** Handler failures go to the server's logger, or to stderr at warn when it has none. */
+function failurePolicyOf(options: ServerOptions, logger: Logger): FailurePolicy {
+  const log =
+    options.logger === undefined ? stderrWarnLogger().child({ component: 'server', server: options.name }) : logger;
+  return { log, hide: options.hideErrorMessages ?? false };
 }
 
 /** Every registry change becomes the matching `list_changed` notification to the sessions told `listChanged`. */
@@ -185,13 +210,14 @@ function sharedHandlers(
     readonly updates: Subject<string>;
     readonly closing: Subject<void>;
     readonly logger: Logger;
+    readonly failures: FailurePolicy;
   },
 ): Readonly<Record<string, RequestHandler>> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
   const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
-  const { logger } = streams;
+  const { logger, failures } = streams;
   const listen = createListenHandler({
     ...registries,
     capabilities: () => streams.capabilities() as Record<string, unknown>,
@@ -205,6 +231,7 @@ function sharedHandlers(
     pageSize,
     maxSubscriptions,
     logger,
+    failures,
     withSession: contextOf,
     withInput: inputRunner(new RequestStateSealer(options.requestState), options.scheduler),
     listen,
@@ -238,7 +265,8 @@ function sessionConfig(
  */
 export function createServer(options: ServerOptions): McpServer {
   const logger = childLogger(options.logger, { component: 'server', server: options.name });
-  const registries = createRegistries(options, logger);
+  const failures = failurePolicyOf(options, logger);
+  const registries = createRegistries(options, logger, failures);
   const { tools, resources, prompts } = registries;
   /** URIs named by `resourceUpdated`, for the `subscriptions/listen` streams. */
   const updates = new Subject<string>();
@@ -255,7 +283,7 @@ export function createServer(options: ServerOptions): McpServer {
     given: options.capabilities,
   };
   const capabilities = (): ServerCapabilities => deriveCapabilities(sources);
-  const handlers = sharedHandlers(options, registries, { capabilities, updates, closing, logger });
+  const handlers = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
   const config = sessionConfig(options, { info, capabilities, handlers, logger });
   const sessions = new ServerSessions(config);
   announceListChanges(registries, sessions);

@@ -12,7 +12,9 @@ import { createRegistry } from './registry';
 import type { Registry } from './registry';
 import { adaptListed } from './revision-adapter';
 import { checkParamHeaders } from './param-headers';
-import { compileTool, errorResult, failToolCall, finishToolCall, withPrefix } from './tool-definition';
+import { compileTool, errorResult, finishToolCall, withPrefix } from './tool-definition';
+import { toolFailure } from './handler-failures';
+import type { FailurePolicy } from './handler-failures';
 import type { RegisteredTool, ToolContext, ToolDefinition, ToolEntry } from './tool-definition';
 
 export { ToolError } from './tool-definition';
@@ -26,6 +28,8 @@ export interface ToolRegistryOptions {
   /** Check every result against the negotiated revision's `CallToolResult` before sending it. */
   readonly validateResults: boolean;
   readonly logger: Logger;
+  /** How a handler's unexpected failure is answered and logged. */
+  readonly failures: FailurePolicy;
 }
 
 /** The tools a server offers; shared by all of its sessions. */
@@ -39,7 +43,8 @@ export interface ToolRegistry {
   list(cursor: string | undefined, pageSize: number, revision: Revision): { tools: Tool[]; nextCursor?: string };
   /**
    * Answers `tools/call`. An unknown or disabled tool throws -32602; invalid arguments give an
-   * `isError` result from 2025-11-25 on and -32602 before (SEP-1303).
+   * `isError` result from 2025-11-25 on and -32602 before (SEP-1303). A handler's failure is an
+   * `isError` result with its message (see `toolFailure`); a `JsonRpcError` it throws is the answer.
    */
   call(params: CallToolRequestParams, context: ToolContext): HandlerOutput<CallToolResult>;
   /** The scopes a tool needs (none for an unknown one). */
@@ -95,7 +100,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       return runHandler(
         () => entry.definition.handler(checked.value as never, context),
         (value) => finishToolCall(entry, value, context, options),
-        (error) => failToolCall(entry, error, context, log),
+        (error) => toolFailure(options.failures, params.name, error, context),
       );
     },
   };

@@ -88,7 +88,7 @@ describe('server prompts', () => {
     ]);
   });
 
-  it('[errors.internal] answers a throwing prompt with a generic -32603 and keeps serving', async () => {
+  it('[errors.internal] answers a throwing prompt with -32603 naming the prompt and the error, and keeps serving', async () => {
     server.prompt({
       name: 'broken',
       description: 'fails',
@@ -97,7 +97,7 @@ describe('server prompts', () => {
     const { call } = await serve(server);
     await expect(call('prompts/get', { name: 'broken' })).rejects.toMatchObject({
       code: -32603,
-      message: 'Internal error',
+      message: 'Prompt broken failed: template store down',
     });
     await expect(call('prompts/get', { name: 'greet', arguments: { who: 'x' } })).resolves.toHaveProperty('messages');
   });

@@ -282,7 +282,7 @@ describe('server resources', () => {
     });
   });
 
-  it('[errors.internal] answers a failing read with -32603 and keeps serving', async () => {
+  it('[errors.internal] answers a failing read with -32603 naming the URI and the error, and keeps serving', async () => {
     server.resource({
       uri: 'test://broken',
       name: 'broken',
@@ -294,7 +294,7 @@ describe('server resources', () => {
     const { call } = await serve(server);
     await expect(call('resources/read', { uri: 'test://broken' })).rejects.toMatchObject({
       code: -32603,
-      message: 'Internal error',
+      message: 'Reading resource test://broken failed: disk on fire',
     });
     await expect(call('resources/read', { uri: 'test://invalid' })).rejects.toMatchObject({ code: -32603 });
     await expect(call('resources/read', { uri: 'test://text' })).resolves.toMatchObject({

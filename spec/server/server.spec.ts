@@ -334,7 +334,7 @@ describe('createServer with a console-like logger (#15)', () => {
     expect(calls).toContainEqual(['warn', expect.stringMatching(/tool name breaks the naming rules/)]);
     const { call } = await serve(server);
     await expect(call('tools/call', { name: 'boom', arguments: {} })).resolves.toMatchObject({ isError: true });
-    expect(calls).toContainEqual(['error', 'tool handler failed']);
+    expect(calls).toContainEqual(['warn', 'tool handler failed']);
     server.close();
   });
 });

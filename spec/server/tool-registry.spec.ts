@@ -138,14 +138,14 @@ describe('server tools', () => {
     );
   });
 
-  it('[tools.execution-error] turns a throw into a generic isError result, the details into the log', async () => {
+  it("[tools.execution-error] sends a thrown error's message as an isError result, and logs it at warn", async () => {
     const { logger, lines } = captureLogger();
     server = createServer({ name: 's', version: '1', logger });
     server.tool({
       name: 'boom',
       description: 'fails',
       handler: () => {
-        throw new Error('secret database password');
+        throw new Error('the city database is offline');
       },
     });
     server.tool({
@@ -165,19 +165,103 @@ describe('server tools', () => {
       description: 'fails',
       handler: () => new Observable((s) => s.error(new Error('stream broke'))),
     });
+    server.tool({
+      name: 'thrower',
+      description: 'throws a string',
+      handler: () => Promise.reject('plain text'),
+    });
     const { call } = await serve(server);
-    const boom = await call('tools/call', { name: 'boom' });
-    expect(boom).toEqual({ isError: true, content: [{ type: 'text', text: 'Tool boom failed' }] });
-    expect(JSON.stringify(boom)).not.toContain('secret');
+    await expect(call('tools/call', { name: 'boom' })).resolves.toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'the city database is offline' }],
+    });
     expect(lines).toContainEqual(
-      expect.objectContaining({ tool: 'boom', err: expect.objectContaining({ message: 'secret database password' }) }),
+      expect.objectContaining({
+        level: 40,
+        msg: 'tool handler failed',
+        tool: 'boom',
+        err: expect.objectContaining({ message: 'the city database is offline' }),
+      }),
     );
     await expect(call('tools/call', { name: 'polite' })).resolves.toEqual({
       isError: true,
       content: [{ type: 'text', text: 'city not found' }],
     });
     await expect(call('tools/call', { name: 'protocol' })).rejects.toMatchObject({ code: -32602 });
-    await expect(call('tools/call', { name: 'stream' })).resolves.toMatchObject({ isError: true });
+    await expect(call('tools/call', { name: 'stream' })).resolves.toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'stream broke' }],
+    });
+    await expect(call('tools/call', { name: 'thrower' })).resolves.toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'plain text' }],
+    });
+    // A ToolError is the tool's answer, not a failure of the server.
+    expect(lines.filter((line) => line.tool === 'polite')).toEqual([]);
+  });
+
+  it('[tools.execution-error] with hideErrorMessages, sends a generic text and keeps the message in the log', async () => {
+    const { logger, lines } = captureLogger();
+    server = createServer({ name: 's', version: '1', logger, hideErrorMessages: true });
+    server.tool({
+      name: 'boom',
+      description: 'fails',
+      handler: () => {
+        throw new Error('secret database password');
+      },
+    });
+    server.tool({
+      name: 'polite',
+      description: 'fails',
+      handler: () => Promise.reject(new ToolError('city not found')),
+    });
+    const { call } = await serve(server);
+    const boom = await call('tools/call', { name: 'boom' });
+    expect(boom).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: "Tool boom failed; the details are in the server's log" }],
+    });
+    expect(JSON.stringify(boom)).not.toContain('secret');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        tool: 'boom',
+        err: expect.objectContaining({ message: 'secret database password' }),
+      }),
+    );
+    // ToolError stays the explicit way to show the model a message.
+    await expect(call('tools/call', { name: 'polite' })).resolves.toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'city not found' }],
+    });
+  });
+
+  it('[tools.execution-error] answers nothing and logs nothing for a handler that fails after its call was cancelled', async () => {
+    const { logger, lines } = captureLogger();
+    server = createServer({ name: 's', version: '1', logger });
+    const started = new Subject<void>();
+    server.tool({
+      name: 'slow',
+      description: 'fails once cancelled',
+      handler: (_args, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(new Error('aborted')));
+          started.next();
+        }),
+    });
+    const served = await serve(server);
+    const answers: unknown[] = [];
+    const whenStarted = new Promise<void>((resolve) => started.subscribe(() => resolve()));
+    const call = served.client.request('tools/call', { name: 'slow' }).subscribe({
+      next: (value) => answers.push(value),
+      error: (error: unknown) => answers.push(error),
+    });
+    await whenStarted;
+    call.unsubscribe();
+    await flush();
+    await flush();
+    expect(answers).toEqual([]);
+    expect(lines.filter((line) => line.msg === 'tool handler failed')).toEqual([]);
   });
 
   it('[progress.token-echo] echoes the progress token unchanged, with its type', async () => {

@@ -45,6 +45,12 @@ export interface SseHost {
    * stream can bring any more, so their callers do not wait for a timeout (#13).
    */
   failOwed(keys: ReadonlySet<string>, why: string, data?: Readonly<Record<string, unknown>>): void;
+  /**
+   * Reconnecting gave up because the server could not be reached at all (every attempt failed
+   * before any HTTP answer): the transport closes with a `TransportError` naming `cause`, so
+   * every call in flight fails at once, not only the ones this stream owed.
+   */
+  unreachable(cause: unknown, attempts: number): void;
 }
 
 /** A request id as a key that tells `1` from `"1"`. */
@@ -62,6 +68,8 @@ export interface StreamState {
   readonly first?: boolean;
   /** Called once the GET is answered (or failed). */
   readonly answered?: () => void;
+  /** Why the last attempt failed: the network error, or the HTTP status of a refusal. */
+  readonly failure?: { readonly error: unknown } | { readonly status: number };
 }
 
 /** What reading a stream saw. */
@@ -153,16 +161,37 @@ export class SseStreams {
       return;
     }
     if (state.attempt >= this.maxRetries && state.attempt > 0) {
-      client.log.warn(
-        { standalone: state.standalone, attempts: state.attempt },
-        'giving up on a stream after repeated failures',
-      );
-      client.failOwed(state.owed, `resuming the response stream failed ${state.attempt} times`);
+      this.giveUp(state);
       return;
     }
     const wait = state.retryMs ?? Math.min(this.initialDelayMs * this.growFactor ** state.attempt, this.maxDelayMs);
     client.log.debug({ standalone: state.standalone, wait, lastEventId: state.lastEventId }, 'reconnecting SSE stream');
     client.later(wait, () => void this.get({ ...state, first: false, answered: undefined }));
+  }
+
+  /**
+   * Gives a stream up after `maxRetries` failed attempts. When the last one got no HTTP answer the
+   * server is gone, and the transport closes: every call in flight fails now rather than at its
+   * timeout. A server that answered with an HTTP error is there but will not resume the stream:
+   * only the requests the stream owed fail.
+   */
+  private giveUp(state: StreamState): void {
+    const { client } = this;
+    const { failure, attempt } = state;
+    client.log.warn(
+      {
+        standalone: state.standalone,
+        attempts: attempt,
+        err: failure && 'error' in failure ? failure.error : undefined,
+      },
+      'giving up on a stream after repeated failures',
+    );
+    if (failure && 'error' in failure) {
+      client.unreachable(failure.error, attempt);
+      return;
+    }
+    const answered = failure ? ` (the server answered HTTP ${failure.status})` : '';
+    client.failOwed(state.owed, `resuming the response stream failed ${attempt} times${answered}`);
   }
 
   /**
@@ -199,7 +228,7 @@ export class SseStreams {
       state.answered?.();
       if (client.closing) return;
       client.log.debug({ err: error }, 'GET failed');
-      this.afterStream({ ...state, retryMs: undefined, attempt: state.attempt + 1 });
+      this.afterStream({ ...state, retryMs: undefined, attempt: state.attempt + 1, failure: { error } });
       return;
     }
     state.answered?.();
@@ -213,7 +242,12 @@ export class SseStreams {
       }
       // The first GET may be refused: the server offers no standalone stream (405; some servers answer 400, or 404 without sessions).
       if (state.first) return;
-      this.afterStream({ ...state, retryMs: undefined, attempt: state.attempt + 1 });
+      this.afterStream({
+        ...state,
+        retryMs: undefined,
+        attempt: state.attempt + 1,
+        failure: { status: response.status },
+      });
       return;
     }
     const seen = await this.read(response, state.owed);

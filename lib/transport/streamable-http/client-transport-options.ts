@@ -1,5 +1,5 @@
 /** The options and the interface of the Streamable HTTP client transport. */
-import type pino from 'pino';
+import type { LoggerOption } from '../../jsonrpc/logger';
 import type { Agent as HttpAgent } from 'node:http';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import type { Transport } from '../transport';
@@ -49,8 +49,11 @@ export interface StreamableHttpClientTransportOptions {
    * answered, so that the server sees it open before them. Default 2000 ms.
    */
   readonly standaloneStreamWaitMs?: number;
-  /** Requests, status codes and reconnects at debug, peer mistakes at warn, messages at trace. Silent by default. */
-  readonly logger?: pino.Logger;
+  /**
+   * Requests, status codes and reconnects at debug, peer mistakes at warn, messages at trace: a
+   * pino logger or a console-like one (`console`, which gets info and above). Silent by default.
+   */
+  readonly logger?: LoggerOption;
   /**
    * Called instead of failing when the first `initialize` POST (before any session) is refused
    * with 400, 404 or 405: the backwards-compatibility probe. The transport then stays silent; the

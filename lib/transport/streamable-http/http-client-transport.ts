@@ -61,7 +61,8 @@ export function createHttpClientTransport(options: HttpClientTransportOptions): 
         url: options.legacyUrl ?? options.url,
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.logger ? { logger: options.logger } : {}),
+        // As a pino logger, which the HTTP+SSE transport takes (a console-like one is adapted).
+        ...(options.logger ? { logger: childLogger(options.logger, {}) } : {}),
       });
       adopt(active);
       active.send(initialize);

@@ -48,8 +48,10 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  *   opens (405, 404 and other refusals of that first GET only mean there is none). A stream that
  *   ends before the responses it owes (or the GET stream, at any time) is resumed with GET +
  *   `Last-Event-ID` after the server's `retry:` delay (or the reconnect backoff), up to
- *   `maxRetries` consecutive failures. 404 to a request that carried a session id closes with
- *   {@link SessionNotFoundError}.
+ *   `maxRetries` consecutive failures. When the last of them failed before any HTTP answer
+ *   (the server is gone), the transport closes with a `TransportError` naming the last failure,
+ *   so every call in flight fails at once. 404 to a request that carried a session id closes
+ *   with {@link SessionNotFoundError}.
  * - Stateless revisions (a request whose `_meta` names its revision, 2026-07-28 on): no session
  *   id, no GET, no resumption. The POST carries `MCP-Protocol-Version` from the `_meta`,
  *   `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`. A response
@@ -196,10 +198,22 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     this.timers.add(timer);
   }
 
+  unreachable(cause: unknown, attempts: number): void {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    this.finish(
+      'the server stopped answering',
+      new TransportError(
+        `The server at ${this.url.href} stopped answering: ${attempts} attempts to reconnect failed, the last with ${why}`,
+        { cause },
+      ),
+      false,
+    );
+  }
+
   sessionGone(): void {
     const gone = this.sessionId as string;
-    this.log.warn({ sessionId: gone }, 'session not found on the server');
-    this.finish(`session ${gone} not found on the server (HTTP 404)`, new SessionNotFoundError(gone), false);
+    this.log.warn({ sessionId: gone, status: 404 }, 'the server no longer knows the session: it restarted or ended it');
+    this.finish('the server ended or forgot the session (HTTP 404)', new SessionNotFoundError(gone), false);
   }
 
   /**

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
+import { TransportError } from '../../../lib/jsonrpc/errors';
 import { notification, request } from '../../../lib/jsonrpc/message';
 import { encodeSseEvent } from '../../../lib/transport/framing/sse';
 import { SessionNotFoundError } from '../../../lib/transport/streamable-http/http-errors';
@@ -158,7 +159,10 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     const closed = await firstValueFrom(client.closed$);
     expect(closed.error).toBeInstanceOf(SessionNotFoundError);
     expect(closed.error?.name).toBe('SessionNotFoundError');
-    expect(closed.reason).toMatch(/not found/);
+    expect(closed.reason).toBe('the server ended or forgot the session (HTTP 404)');
+    expect(closed.error?.message).toMatch(
+      /^The server no longer knows this session \(HTTP 404 Not Found for session .+\): it restarted, or it ended the session\. Reconnect/,
+    );
   });
 
   it('[transport.http.client-delete] sends DELETE with the session id when closed', async () => {
@@ -587,6 +591,54 @@ describe('createStreamableHttpClientTransport: owed responses no stream can brin
       error: { code: -32000, message: expect.stringMatching(/cannot be resumed/), data: { connectionCut: true } },
     });
     client.close();
+  });
+});
+
+describe('createStreamableHttpClientTransport: giving a stream up', () => {
+  /** Answers a call with one progress event (id e1) and cuts the stream; GETs get `get`. */
+  const cutAfterProgress = (get: (res: ServerResponse) => void) =>
+    startMock((entry, res) => {
+      if (entry.method === 'GET') return get(res);
+      const message = JSON.parse(entry.body) as { id?: number };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } };
+      res.end(`id: e1\ndata: ${JSON.stringify(progress)}\n\n`);
+    });
+
+  it('fails only the requests it owed, naming the status, when the server refuses to resume it', async () => {
+    const url = await cutAfterProgress((res) => res.writeHead(500).end());
+    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5, maxRetries: 2 } });
+    const frames = nextFrames(client.incoming$, 2);
+    client.send(request(7, 'tools/call', { name: 'slow' }));
+    const [, failure] = await frames;
+    expect(failure).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32000,
+        message: 'Request failed: resuming the response stream failed 2 times (the server answered HTTP 500)',
+        data: { connectionCut: true },
+      },
+    });
+    expect(seen.filter((entry) => entry.method === 'GET')).toHaveLength(2);
+    // The server is there: the transport goes on.
+    client.send(notification('notifications/initialized'));
+    await waitFor(() => seen.length === 4, 'the next POST');
+  });
+
+  // Issue "newcomer", item 6: calls waited for their timeout after the server went away.
+  it('closes with a TransportError naming the cause when the server no longer answers at all', async () => {
+    const url = await cutAfterProgress((res) => res.socket?.destroy());
+    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5, maxRetries: 2 } });
+    client.send(request(7, 'tools/call', { name: 'slow' }));
+    const closed = await firstValueFrom(client.closed$);
+    expect(closed.reason).toBe('the server stopped answering');
+    expect(closed.error).toBeInstanceOf(TransportError);
+    expect(closed.error?.message).toMatch(
+      new RegExp(`^The server at ${url}/? stopped answering: 2 attempts to reconnect failed, the last with .+`),
+    );
+    expect(closed.error?.cause).toHaveProperty('message');
   });
 });
 
