@@ -2,12 +2,13 @@
 import type { Spread } from './stats';
 
 export interface Measurement {
-  readonly workload: string; // calls | large | memory | fanout
+  readonly workload: string; // calls | large | memory | fanout | load
   readonly transport: string;
-  readonly shape: string; // calls in flight, 'idle', or the number of clients
+  readonly shape: string; // calls in flight, 'idle', the number of clients, or the role loaded
   readonly implementation: string;
   /** Calls, results or deliveries per second; bytes per session for the memory workload. */
   readonly perSecond: Spread;
+  /** For the load workload: milliseconds to load the role's modules in a fresh process. */
   readonly p50Ms: Spread;
   readonly p99Ms: Spread;
 }
@@ -48,11 +49,14 @@ export interface Ratio {
 }
 
 const fmt = (n: number, digits = 0) =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '–';
 
 function find(report: RunReport, workload: string, transport: string, shape: string, implementation: string) {
   return report.measurements.find(
-    (m) => m.workload === workload && m.transport === transport && m.shape === shape && m.implementation === implementation,
+    (m) =>
+      m.workload === workload && m.transport === transport && m.shape === shape && m.implementation === implementation,
   );
 }
 
@@ -70,12 +74,17 @@ function describe(group: { workload: string; transport: string; shape: string })
       return `1 MB result, ${group.transport}`;
     case 'memory':
       return group.shape === 'per-request' ? 'memory kept per stateless request' : 'memory per idle session';
+    case 'load':
+      return `load time, ${group.shape === 'stdio-server' ? 'stdio server' : 'Streamable HTTP client'}`;
     default:
       return `fan-out to ${group.shape} clients`;
   }
 }
 
-/** The ratios the targets are stated in (benchmarks issue: throughput ≥ 2×, p99 ≤ ½, memory ≤ ⅓, fan-out ≥ 5×). */
+/**
+ * The ratios the targets are stated in (benchmarks issue: throughput ≥ 2×, p99 ≤ ½, memory ≤ ⅓,
+ * fan-out ≥ 5×; newcomer issue: load time ≤ 1×).
+ */
 export function ratios(report: RunReport): Ratio[] {
   const out: Ratio[] = [];
   for (const group of groups(report)) {
@@ -86,8 +95,24 @@ export function ratios(report: RunReport): Ratio[] {
       const label = `${describe(group)} (vs SDK v2)`;
       const throughput = ours2.perSecond.median / v2.perSecond.median;
       const p99 = ours2.p99Ms.median / v2.p99Ms.median;
-      out.push({ label: `${label}: throughput`, value: throughput, target: 2, kind: 'min', floorIsLimit: false, met: throughput >= 2, bounded: false });
-      out.push({ label: `${label}: p99 latency`, value: p99, target: 0.5, kind: 'max', floorIsLimit: false, met: p99 <= 0.5, bounded: false });
+      out.push({
+        label: `${label}: throughput`,
+        value: throughput,
+        target: 2,
+        kind: 'min',
+        floorIsLimit: false,
+        met: throughput >= 2,
+        bounded: false,
+      });
+      out.push({
+        label: `${label}: p99 latency`,
+        value: p99,
+        target: 0.5,
+        kind: 'max',
+        floorIsLimit: false,
+        met: p99 <= 0.5,
+        bounded: false,
+      });
     }
     const ours = find(report, group.workload, group.transport, group.shape, 'rxmcp');
     const theirs = find(report, group.workload, group.transport, group.shape, 'official');
@@ -95,11 +120,28 @@ export function ratios(report: RunReport): Ratio[] {
     if (!ours || !theirs) continue;
     const label = describe(group);
     const floorIsLimit = group.workload === 'calls' && group.transport !== 'in-memory';
-    const push = (suffix: string, value: number, target: number, kind: 'min' | 'max', floorValue?: number, floorOverOfficial?: number) => {
+    const push = (
+      suffix: string,
+      value: number,
+      target: number,
+      kind: 'min' | 'max',
+      floorValue?: number,
+      floorOverOfficial?: number,
+    ) => {
       const reaches = (v: number) => (kind === 'min' ? v >= target : v <= target);
       const met = reaches(value);
       const bounded = !met && floorIsLimit && floorOverOfficial !== undefined && !reaches(floorOverOfficial);
-      out.push({ label: `${label}${suffix}`, value, target, kind, floorValue, floorOverOfficial, floorIsLimit, met, bounded });
+      out.push({
+        label: `${label}${suffix}`,
+        value,
+        target,
+        kind,
+        floorValue,
+        floorOverOfficial,
+        floorIsLimit,
+        met,
+        bounded,
+      });
     };
     const throughput = (target: number) =>
       push(
@@ -122,6 +164,8 @@ export function ratios(report: RunReport): Ratio[] {
       );
     } else if (group.workload === 'large') {
       throughput(1);
+    } else if (group.workload === 'load') {
+      push('', ours.p50Ms.median / theirs.p50Ms.median, 1, 'max');
     } else if (group.workload === 'memory') {
       push('', ours.perSecond.median / theirs.perSecond.median, 1 / 3, 'max');
     } else {
@@ -135,7 +179,12 @@ export function renderReport(report: RunReport): string {
   const lines: string[] = [];
   lines.push(`# rxmcp benchmarks${report.quick ? ' (quick run: indicative only)' : ''}`, '');
   lines.push(`Run ${report.date} on ${report.machine}.`);
-  lines.push(`Settings: ${Object.entries(report.settings).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
+  lines.push(
+    `Settings: ${Object.entries(report.settings)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+    '',
+  );
   lines.push(
     '## Ratios',
     '',
@@ -150,11 +199,14 @@ export function renderReport(report: RunReport): string {
     '| workload | rxmcp / official | target | met | rxmcp / floor | floor / official |',
     '| --- | --- | --- | --- | --- | --- |',
   );
-  const optional = (n: number | undefined) => (n === undefined ? '–' : n !== 0 && Math.abs(n) < 0.01 ? n.toPrecision(2) : fmt(n, 2));
+  const optional = (n: number | undefined) =>
+    n === undefined ? '–' : n !== 0 && Math.abs(n) < 0.01 ? n.toPrecision(2) : fmt(n, 2);
   for (const r of ratios(report)) {
     const target = `${r.kind === 'min' ? '≥' : '≤'} ${fmt(r.target, 2)}`;
     const met = r.met ? 'yes' : r.bounded ? '**no**, bounded by the floor' : '**no**';
-    lines.push(`| ${r.label} | ${fmt(r.value, 2)} | ${target} | ${met} | ${optional(r.floorValue)} | ${optional(r.floorOverOfficial)} |`);
+    lines.push(
+      `| ${r.label} | ${fmt(r.value, 2)} | ${target} | ${met} | ${optional(r.floorValue)} | ${optional(r.floorOverOfficial)} |`,
+    );
   }
   lines.push('', '## Measurements (median of the repetitions, [min – max])', '');
   lines.push('| workload | implementation | per second | p50 ms | p99 ms |', '| --- | --- | --- | --- | --- |');
@@ -164,10 +216,14 @@ export function renderReport(report: RunReport): string {
       if (!m) continue;
       const unit = group.shape === 'per-request' ? 'request' : 'session';
       const value =
-        group.workload === 'memory'
-          ? `${fmt(m.perSecond.median / 1024, 1)} KiB/${unit} [${fmt(m.perSecond.min / 1024, 1)} – ${fmt(m.perSecond.max / 1024, 1)}]`
-          : `${fmt(m.perSecond.median)} [${fmt(m.perSecond.min)} – ${fmt(m.perSecond.max)}]`;
-      lines.push(`| ${describe(group)} | ${implementation} | ${value} | ${fmt(m.p50Ms.median, 3)} | ${fmt(m.p99Ms.median, 3)} |`);
+        group.workload === 'load'
+          ? `${fmt(m.p50Ms.median, 1)} ms to load [${fmt(m.p50Ms.min, 1)} – ${fmt(m.p50Ms.max, 1)}]`
+          : group.workload === 'memory'
+            ? `${fmt(m.perSecond.median / 1024, 1)} KiB/${unit} [${fmt(m.perSecond.min / 1024, 1)} – ${fmt(m.perSecond.max / 1024, 1)}]`
+            : `${fmt(m.perSecond.median)} [${fmt(m.perSecond.min)} – ${fmt(m.perSecond.max)}]`;
+      lines.push(
+        `| ${describe(group)} | ${implementation} | ${value} | ${fmt(m.p50Ms.median, 3)} | ${fmt(m.p99Ms.median, 3)} |`,
+      );
     }
   }
   lines.push('');
@@ -206,9 +262,13 @@ export function renderChart(report: RunReport): string {
     const fill = r.met ? '#3a7' : r.bounded ? '#e9a23b' : '#d54';
     parts.push(`<rect x="${labelWidth}" y="${y}" width="${x(r.better) - labelWidth}" height="18" fill="${fill}"/>`);
     if (r.floorMark !== undefined) {
-      parts.push(`<line x1="${x(r.floorMark)}" y1="${y - 2}" x2="${x(r.floorMark)}" y2="${y + 20}" stroke="#888" stroke-width="2"/>`);
+      parts.push(
+        `<line x1="${x(r.floorMark)}" y1="${y - 2}" x2="${x(r.floorMark)}" y2="${y + 20}" stroke="#888" stroke-width="2"/>`,
+      );
     }
-    parts.push(`<line x1="${x(r.goal)}" y1="${y - 2}" x2="${x(r.goal)}" y2="${y + 20}" stroke="black" stroke-width="2"/>`);
+    parts.push(
+      `<line x1="${x(r.goal)}" y1="${y - 2}" x2="${x(r.goal)}" y2="${y + 20}" stroke="black" stroke-width="2"/>`,
+    );
     parts.push(`<text x="${x(r.better) + 6}" y="${y + 14}">${fmt(r.better, 2)}×</text>`);
   });
   parts.push('</svg>');

@@ -4,7 +4,7 @@
  * repetitions) so that machine noise hits each alike. Writes a markdown report, the raw numbers
  * and an SVG chart to benchmarks/results/.
  *
- *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout] [--transports=stdio,http-stateful]
+ *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout,load] [--transports=stdio,http-stateful]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,8 @@ import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { floor } from './impl/floor';
+import { LOAD_ROLES, timeLoad } from './load-time';
+import type { LoadRole } from './load-time';
 import { official } from './impl/official';
 import { officialV2 } from './impl/official-v2';
 import { rxmcp } from './impl/rxmcp';
@@ -23,9 +25,15 @@ import type { CallTransport, Implementation } from './workload';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const wanted = (workload: string) => !only || only.includes(workload);
-const transports = args.find((a) => a.startsWith('--transports='))?.slice('--transports='.length).split(',');
+const transports = args
+  .find((a) => a.startsWith('--transports='))
+  ?.slice('--transports='.length)
+  .split(',');
 
 /**
  * `warmup` and `calls` are counts per connection (scaled per transport, below); `warmupMs` and
@@ -36,8 +44,30 @@ const transports = args.find((a) => a.startsWith('--transports='))?.slice('--tra
  * Every implementation gets the same phases.
  */
 const SETTINGS = quick
-  ? { repetitions: 2, calls: 2_000, warmup: 1_000, warmupMs: 100, measureMs: 0, largeCalls: 20, sessions: 100, fanOutClients: 100, fanOutUpdates: 50 }
-  : { repetitions: 5, calls: 20_000, warmup: 3_000, warmupMs: 1_000, measureMs: 1_000, largeCalls: 100, sessions: 1_000, fanOutClients: 100, fanOutUpdates: 500 };
+  ? {
+      repetitions: 2,
+      calls: 2_000,
+      warmup: 1_000,
+      warmupMs: 100,
+      measureMs: 0,
+      largeCalls: 20,
+      sessions: 100,
+      fanOutClients: 100,
+      fanOutUpdates: 50,
+      loadRuns: 5,
+    }
+  : {
+      repetitions: 5,
+      calls: 20_000,
+      warmup: 3_000,
+      warmupMs: 1_000,
+      measureMs: 1_000,
+      largeCalls: 100,
+      sessions: 1_000,
+      fanOutClients: 100,
+      fanOutUpdates: 500,
+      loadRuns: 15,
+    };
 
 /** Calls per measurement, scaled to what each transport does in a few seconds. */
 const CALL_SCALE: Readonly<Record<CallTransport, number>> = {
@@ -49,9 +79,9 @@ const CALL_SCALE: Readonly<Record<CallTransport, number>> = {
 };
 
 const IMPLEMENTATIONS: readonly Implementation[] = [rxmcp, official, officialV2, floor];
-const CALL_TRANSPORTS: readonly CallTransport[] = (['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'] as const).filter(
-  (transport) => !transports || transports.includes(transport),
-);
+const CALL_TRANSPORTS: readonly CallTransport[] = (
+  ['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'] as const
+).filter((transport) => !transports || transports.includes(transport));
 
 /** Alternates the order of the implementations between repetitions. */
 function inOrder(repetition: number): readonly Implementation[] {
@@ -107,7 +137,9 @@ function memoryWorkloads(samples: Samples) {
   for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
     for (const impl of inOrder(rep)) {
       if (!impl.idleSessions) continue;
-      const out = execFileSync(process.execPath, ['--expose-gc', script, impl.name, String(SETTINGS.sessions)], { encoding: 'utf8' });
+      const out = execFileSync(process.execPath, ['--expose-gc', script, impl.name, String(SETTINGS.sessions)], {
+        encoding: 'utf8',
+      });
       const bytesPerSession = Number(out.trim());
       record(samples, `memory|in-memory|idle|${impl.name}`, { perSecond: bytesPerSession, p50: NaN, p99: NaN });
     }
@@ -117,8 +149,14 @@ function memoryWorkloads(samples: Samples) {
     for (const impl of inOrder(rep)) {
       if (!impl.transports.includes('http-2026')) continue;
       const count = String(Math.max(200, Math.round(SETTINGS.sessions)));
-      const out = execFileSync(process.execPath, ['--expose-gc', script, 'stateless', impl.name, count], { encoding: 'utf8' });
-      record(samples, `memory|http-2026|per-request|${impl.name}`, { perSecond: Number(out.trim()), p50: NaN, p99: NaN });
+      const out = execFileSync(process.execPath, ['--expose-gc', script, 'stateless', impl.name, count], {
+        encoding: 'utf8',
+      });
+      record(samples, `memory|http-2026|per-request|${impl.name}`, {
+        perSecond: Number(out.trim()),
+        p50: NaN,
+        p99: NaN,
+      });
     }
   }
   log('memory per stateless request: done');
@@ -143,6 +181,24 @@ async function fanOutWorkloads(samples: Samples) {
     }
   }
   log('fan-out: done');
+}
+
+/** Each role's load time, rxmcp and the official SDK alternating, one fresh process per run. */
+function loadWorkloads(samples: Samples) {
+  for (const role of Object.keys(LOAD_ROLES) as LoadRole[]) {
+    const { transport, ...modules } = LOAD_ROLES[role];
+    for (let run = 0; run < SETTINGS.loadRuns; run++) {
+      const order = run % 2 === 0 ? (['rxmcp', 'official'] as const) : (['official', 'rxmcp'] as const);
+      for (const impl of order) {
+        record(samples, `load|${transport}|${role}|${impl}`, {
+          perSecond: NaN,
+          p50: timeLoad(modules[impl]),
+          p99: NaN,
+        });
+      }
+    }
+    log(`load time of the ${role}: done`);
+  }
 }
 
 function log(line: string) {
@@ -187,6 +243,7 @@ async function main() {
   if (wanted('large')) await largeWorkloads(samples);
   if (wanted('memory')) memoryWorkloads(samples);
   if (wanted('fanout')) await fanOutWorkloads(samples);
+  if (wanted('load')) loadWorkloads(samples);
   const report: RunReport = {
     date: new Date().toISOString(),
     quick,

@@ -1,6 +1,8 @@
 // Writes the ES module facades over the CommonJS build: dist/esm/index.mjs for the package root
 // and dist/esm/<role>.mjs for each subpath entry (rxmcp/server, rxmcp/client, ...), so that
-// `import` and `require` of rxmcp share one module instance (no dual-package hazard).
+// `import` and `require` of rxmcp share one module instance (no dual-package hazard). Each facade
+// has its own declarations (<role>.d.mts), so that TypeScript sees the ES module that `import`
+// loads: the named exports, and a default export that is the CommonJS module's exports object.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -21,10 +23,17 @@ for (const [name, source] of Object.entries(ENTRIES)) {
   const api = require(path.join(root, `dist/${source}.js`));
   const names = Object.keys(api).filter((n) => n !== 'default' && n !== '__esModule');
   const lines = [
-    `import api from '../${source.replace(/^lib\//, 'lib/')}.js';`,
+    `import api from '../${source}.js';`,
     ...names.map((n) => `export const ${n} = api.${n};`),
+    'export default api;',
+    '',
+  ];
+  const types = [
+    `import * as api from '../${source}.js';`,
+    `export * from '../${source}.js';`,
+    'export default api;',
     '',
   ];
   fs.writeFileSync(path.join(root, `dist/esm/${name}.mjs`), lines.join('\n'));
-  fs.writeFileSync(path.join(root, `dist/esm/${name}.d.mts`), `export * from '../${source}.js';\n`);
+  fs.writeFileSync(path.join(root, `dist/esm/${name}.d.mts`), types.join('\n'));
 }

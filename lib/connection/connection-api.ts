@@ -1,6 +1,5 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Logger } from 'pino';
-import type { InspectionEvent } from 'xstate';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
@@ -18,6 +17,20 @@ export type ConnectionState = 'initializing' | 'operating' | 'shutdown';
 /** How long a server waits for the client's initialize before it gives up on the connection. */
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
 
+/**
+ * An XState inspection event (xstate's `InspectionEvent`), by the fields every kind has. Declared
+ * here so that the public declarations do not load xstate's, which do not type-check under
+ * `exactOptionalPropertyTypes`.
+ */
+export interface LifecycleInspectionEvent {
+  readonly type: `@xstate.${string}`;
+  readonly rootId: string;
+  readonly actorRef: unknown;
+  /** What `@xstate.event` and `@xstate.snapshot` events carry. */
+  readonly event?: unknown;
+  /** What `@xstate.snapshot` events carry. */
+  readonly snapshot?: unknown;
+}
 /** Options of `createConnection`. */
 export interface ConnectionOptions {
   readonly transport: Transport;
@@ -36,8 +49,11 @@ export interface ConnectionOptions {
   readonly supportedRevisions?: readonly string[];
   /** Server only: caching hints for results of stateless revisions, by method (see `DEFAULT_CACHE_HINTS`). */
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
-  /** Receives the lifecycle's XState inspection events (see `LifecycleRunner`). */
-  readonly inspect?: (event: InspectionEvent) => void;
+  /**
+   * Receives the lifecycle's XState inspection events (see `LifecycleRunner`). A method, so that an
+   * inspector typed with xstate's `InspectionEvent` is accepted as it is.
+   */
+  inspect?(event: LifecycleInspectionEvent): void;
   /**
    * Resumes a connection from `getPersistedSnapshot()` of an earlier one (in another process, say):
    * its lifecycle state, negotiated revision and what the peer declared. Requests that were in

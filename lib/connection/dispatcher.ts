@@ -21,14 +21,14 @@ export type HandlerOutput<R> = R | void | PromiseLike<R | void> | Observable<R |
 
 /** Options for a request sent to the peer while handling another. */
 export interface NestedRequestOptions {
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Stateless revisions (2026-07-28 on): the key of this input request in the input-required
    * result and in the client's `inputResponses`. Default: the request's kind and its order in the
    * handler (`elicitation-0`, `sampling-1`, ...). Ignored in a session, where it is a request.
    */
-  readonly inputKey?: string;
+  readonly inputKey?: string | undefined;
 }
 
 /** What a request handler can see and do besides reading its params. */
@@ -39,15 +39,15 @@ export interface RequestContext {
   /** The negotiated protocol revision. */
   readonly revision: string;
   /** The progress token the caller sent in `_meta`, kept with its type. */
-  readonly progressToken?: string | number;
+  readonly progressToken?: string | number | undefined;
   /** The request's `_meta`, as sent. */
-  readonly meta?: Record<string, unknown>;
+  readonly meta?: Record<string, unknown> | undefined;
   /**
    * Stateless revisions (2026-07-28 on) only: what this request's `_meta` says of its client (its
    * revision, capabilities, info and log level). Undefined in a session of a handshake revision,
    * where the session holds these.
    */
-  readonly peer?: StatelessPeer;
+  readonly peer?: StatelessPeer | undefined;
   /** Aborted when the request is cancelled or the connection closes. */
   readonly signal: AbortSignal;
   /** Sends `notifications/progress` for this request; does nothing when the caller sent no token. */

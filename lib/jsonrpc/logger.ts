@@ -1,15 +1,29 @@
-import pino from 'pino';
 import type { Logger } from 'pino';
+import type * as Pino from 'pino';
 
-/** The logger of every factory given none: silent. */
-export const SILENT_LOGGER: Logger = pino({ level: 'silent' });
+// pino is loaded on first use, when the first component makes its logger: loading rxmcp does not
+// load it (newcomer issue, load time).
+let loaded: typeof Pino | undefined;
+function pino(): typeof Pino.pino {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require('pino') as typeof Pino;
+  return loaded.pino;
+}
+
+let silent: Logger | undefined;
+
+/** The logger of every factory given none: silent, one for all, made on first use. */
+export function silentLogger(): Logger {
+  silent ??= pino()({ level: 'silent' });
+  return silent;
+}
 
 /**
  * The child logger a component makes once, at construction. A silent parent (or none) is returned
  * as it is: its children could never print, and a child per connection costs memory.
  */
 export function childLogger(parent: LoggerOption | undefined, bindings: Record<string, unknown>): Logger {
-  if (parent === undefined) return SILENT_LOGGER;
+  if (parent === undefined) return silentLogger();
   if (!isPino(parent)) return fromConsoleLike(parent).child(bindings);
   return parent.level === 'silent' ? parent : parent.child(bindings);
 }
@@ -55,7 +69,7 @@ export function fromConsoleLike(target: ConsoleLike): Logger {
             : (target.debug ?? target.info);
     method.call(target, record.msg ?? '', record);
   };
-  logger = pino({ level: 'info' }, { write });
+  logger = pino()({ level: 'info' }, { write });
   adapted.set(target, logger);
   return logger;
 }
@@ -69,5 +83,5 @@ let stderrWarnings: Logger | undefined;
  * silent without a logger.
  */
 export function stderrWarnLogger(): Logger {
-  return (stderrWarnings ??= pino({ level: 'warn' }, process.stderr));
+  return (stderrWarnings ??= pino()({ level: 'warn' }, process.stderr));
 }

@@ -22,7 +22,7 @@ export interface TransportClose {
   /** A short description: 'closed locally', 'peer closed', 'process exited with code 1', ... */
   readonly reason: string;
   /** Set when the close was caused by a failure. */
-  readonly error?: Error;
+  readonly error?: Error | undefined;
 }
 
 /** Hints a transport may use when it sends; transports that have one channel ignore them. */
@@ -32,12 +32,12 @@ export interface SendOptions {
    * a server-to-client request sent while handling it. Streamable HTTP routes such messages onto
    * that request's response stream.
    */
-  readonly relatedRequestId?: RequestId;
+  readonly relatedRequestId?: RequestId | undefined;
   /**
    * Extra HTTP headers for the POST that carries this message (Streamable HTTP clients only), such
    * as the `Mcp-Param-*` headers a stateless revision mirrors from tool arguments.
    */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -65,12 +65,12 @@ export interface Transport {
   /** Closes the transport; idempotent. `closed$` emits once the close is complete. */
   close(reason?: string): void;
   /** The session this transport belongs to, where the transport has sessions (Streamable HTTP). */
-  readonly sessionId?: string;
+  readonly sessionId?: string | undefined;
   /**
    * Who the peer is, as a protected HTTP endpoint verified it: the credentials of the latest request
    * on this transport (Streamable HTTP with `auth`).
    */
-  readonly auth?: AuthInfo;
+  readonly auth?: AuthInfo | undefined;
   /** The HTTP headers of the request that carried the peer's request `requestId`, while it is in flight (HTTP transports). */
   requestHeaders?(requestId: RequestId): Readonly<Record<string, string | string[] | undefined>> | undefined;
   /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
@@ -86,7 +86,7 @@ export interface StatelessExchange {
   /** The request's HTTP headers, lower-cased, where it came over HTTP. */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** Who made the request, where a protected endpoint verified its credentials. */
-  readonly auth?: AuthInfo;
+  readonly auth?: AuthInfo | undefined;
   /** A notification about the request; the exchange stays open. */
   notify(message: JsonRpcMessage): void;
   /**
@@ -113,12 +113,12 @@ export interface StatelessReceiver {
 /** Who made a request, as a protected endpoint verified it. The token itself is not kept. */
 export interface AuthInfo {
   /** The resource owner (`sub`), when the token names one. */
-  readonly subject?: string;
+  readonly subject?: string | undefined;
   /** The OAuth client the token was issued to. */
-  readonly clientId?: string;
+  readonly clientId?: string | undefined;
   readonly scopes: readonly string[];
   /** Seconds since the epoch when the token expires, when known. */
-  readonly expiresAt?: number;
+  readonly expiresAt?: number | undefined;
   /** Every claim of the token (or of its introspection), for what the fields above leave out. */
   readonly claims: Readonly<Record<string, unknown>>;
 }

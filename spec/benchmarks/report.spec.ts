@@ -132,3 +132,31 @@ describe('benchmark ratios', () => {
     expect(throughput).toMatchObject({ met: false, bounded: false, floorOverOfficial: undefined });
   });
 });
+
+describe('load time ratios', () => {
+  const load = (implementation: string, shape: string, ms: number): Measurement => ({
+    workload: 'load',
+    transport: shape === 'stdio-server' ? 'stdio' : 'http',
+    shape,
+    implementation,
+    perSecond: { median: NaN, min: NaN, max: NaN },
+    p50Ms: { median: ms, min: ms - 5, max: ms + 5 },
+    p99Ms: { median: NaN, min: NaN, max: NaN },
+  });
+
+  it('compares the time to load each role with the official SDK, at most 1', () => {
+    const report = run([
+      load('rxmcp', 'stdio-server', 90),
+      load('official', 'stdio-server', 100),
+      load('rxmcp', 'http-client', 120),
+      load('official', 'http-client', 100),
+    ]);
+    expect(ratios(report)).toEqual([
+      expect.objectContaining({ label: 'load time, stdio server', value: 0.9, target: 1, kind: 'max', met: true }),
+      expect.objectContaining({ label: 'load time, Streamable HTTP client', value: 1.2, target: 1, met: false }),
+    ]);
+    const text = renderReport(report);
+    expect(text).toContain('| load time, stdio server | 0.90 | ≤ 1.00 | yes |');
+    expect(text).toContain('| load time, Streamable HTTP client | rxmcp | 120.0 ms to load [115.0 – 125.0] |');
+  });
+});

@@ -1,5 +1,5 @@
 import { createConnection } from '../../lib/connection/connection';
-import type { InspectionEvent } from 'xstate';
+import type { LifecycleInspectionEvent } from '../../lib/connection/connection-api';
 import { linkedPair } from '../support/linked-pair';
 import { rawPeer } from '../support/raw-peer';
 
@@ -21,7 +21,7 @@ describe('a connection’s persisted lifecycle', () => {
     server.close();
 
     const second = linkedPair();
-    const events: InspectionEvent[] = [];
+    const events: LifecycleInspectionEvent[] = [];
     const restored = createConnection({
       transport: second.server,
       role: 'server',

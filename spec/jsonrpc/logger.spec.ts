@@ -1,9 +1,9 @@
 import pino from 'pino';
-import { childLogger, SILENT_LOGGER } from '../../lib/jsonrpc/logger';
+import { childLogger, silentLogger } from '../../lib/jsonrpc/logger';
 
 describe('childLogger', () => {
   it('returns the shared silent logger when given none, and a silent parent as it is', () => {
-    expect(childLogger(undefined, { component: 'x' })).toBe(SILENT_LOGGER);
+    expect(childLogger(undefined, { component: 'x' })).toBe(silentLogger());
     const silent = pino({ level: 'silent' });
     expect(childLogger(silent, { component: 'x' })).toBe(silent);
   });

@@ -1,4 +1,9 @@
-import { EventSource } from 'eventsource';
+import type { EventSource } from 'eventsource';
+import type * as EventSourceModule from 'eventsource';
+
+// Loaded when a legacy HTTP+SSE connection opens: a Streamable HTTP client that never falls back
+// does not load it.
+let eventSource: typeof EventSourceModule | undefined;
 import type { ErrorEvent, FetchLike } from 'eventsource';
 import type pino from 'pino';
 import { ReplaySubject } from 'rxjs';
@@ -39,7 +44,9 @@ export class LegacySseClientConnection {
     private readonly url: URL,
     private readonly settings: LegacySseClientSettings,
   ) {
-    this.source = new EventSource(url, { fetch: this.boundedFetch() });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    eventSource ??= require('eventsource') as typeof EventSourceModule;
+    this.source = new eventSource.EventSource(url, { fetch: this.boundedFetch() });
   }
 
   /** Listens to the stream's `endpoint`, `message` and `error` events. */
