@@ -199,6 +199,8 @@ export type {
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';
+export { aggregate } from './proxy/aggregate';
+export type { AggregateOptions } from './proxy/aggregate';
 export type { ProxyRouter } from './proxy/proxy-router';
 
 // Authorization (also in rxmcp/auth)

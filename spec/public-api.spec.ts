@@ -82,6 +82,7 @@ const EXPORTS = [
   'startLoopbackRedirect',
   'proxy',
   'createProxyRouter',
+  'aggregate',
 ];
 
 describe('public API', () => {

@@ -50,13 +50,22 @@ export function forwardTo(
   timeoutMs?: number,
   router?: ProxyRouter,
 ): RequestHandler {
-  return (params, context) =>
-    new Observable<HandlerResult>((subscriber) => {
-      const untrack = router?.track(context);
-      const subscription = upstream()
-        .request(method, forwardedParams(params), upstreamOptions(context, timeoutMs))
-        .subscribe(subscriber);
-      if (untrack) subscription.add(untrack);
-      return subscription;
-    });
+  return (params, context) => forwardRequest(upstream(), method, forwardedParams(params), context, timeoutMs, router);
+}
+
+/** Sends one request upstream on behalf of the downstream request `context` (see {@link forwardTo}). */
+export function forwardRequest(
+  upstream: McpClient,
+  method: string,
+  params: Record<string, unknown>,
+  context: RequestContext,
+  timeoutMs?: number,
+  router?: ProxyRouter,
+): Observable<HandlerResult> {
+  return new Observable<HandlerResult>((subscriber) => {
+    const untrack = router?.track(context);
+    const subscription = upstream.request(method, params, upstreamOptions(context, timeoutMs)).subscribe(subscriber);
+    if (untrack) subscription.add(untrack);
+    return subscription;
+  });
 }

@@ -2,20 +2,16 @@ import type { Logger } from 'pino';
 import { catchError, EMPTY, map, merge, skip } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
-import { createConnection } from '../connection/connection';
-import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
-import { LOG_LEVELS } from '../connection/handler-events';
-import type { LogLevel } from '../connection/handler-events';
-import { StatelessEndpoint } from '../connection/stateless-endpoint';
-import { STATELESS_REVISIONS } from '../connection/stateless';
 import { childLogger } from '../jsonrpc/logger';
-import { STATEFUL_REVISIONS } from '../schema/revisions';
-import type { StatelessReceiver, Transport } from '../transport/transport';
 import type { McpClient } from '../client/client-api';
 import { forwardTo } from './forward';
+import { Front, setLevelHandler } from './front';
+import type { McpProxy } from './front';
 import type { ProxyRouter } from './proxy-router';
 import { SubscriptionRelay } from './subscription-relay';
+
+export type { McpProxy } from './front';
 
 /** Options of {@link proxy}. */
 export interface ProxyOptions {
@@ -34,18 +30,6 @@ export interface ProxyOptions {
   readonly router?: ProxyRouter;
 }
 
-/** A server definition that serves what one upstream MCP server offers, to any number of clients. */
-export interface McpProxy {
-  /** Serves one downstream client over `transport` (any transport; the HTTP helpers call it per session). */
-  connect(transport: Transport): Connection;
-  /** Serves requests of the stateless revisions (2026-07-28 on) one by one, for the Streamable HTTP handler. */
-  readonly stateless: StatelessReceiver;
-  /** The downstream connections open now. */
-  readonly sessions: ReadonlySet<Connection>;
-  /** Closes every downstream connection; the upstream client is left open (it is the caller's). */
-  close(reason?: string): void;
-}
-
 /** Methods a proxy forwards as they are, by the upstream capability they need. */
 const FORWARDED: ReadonlyArray<readonly [method: string, capability: string]> = [
   ['tools/list', 'tools'],
@@ -57,14 +41,6 @@ const FORWARDED: ReadonlyArray<readonly [method: string, capability: string]> = 
   ['prompts/get', 'prompts'],
   ['completion/complete', 'completions'],
 ];
-
-const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
-
-/** What one downstream client holds at the proxy. */
-class DownstreamSession {
-  level: LogLevel = 'debug';
-  connection!: Connection;
-}
 
 /**
  * A proxy: a server definition whose tools, resources, templates, prompts and completions are
@@ -79,67 +55,28 @@ class DownstreamSession {
  */
 export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy {
   const logger = childLogger(options.logger, { component: 'proxy' });
-  const sessions = new Set<DownstreamSession>();
-  const connections = new Set<Connection>();
-  const info = {
-    name: options.name ?? upstream.serverInfo.name ?? 'rxmcp-proxy',
-    version: options.version ?? upstream.serverInfo.version ?? '0.0.0',
-  };
-  const instructions = options.instructions ?? upstream.instructions;
-  const capabilities = () => downstreamCapabilities(upstream);
   const relay = new SubscriptionRelay(upstream, logger);
-  const handlers = proxyHandlers(upstream, relay, options);
-  const watching = watchUpstream(upstream, sessions, logger);
-  let endpoint: StatelessEndpoint | undefined;
-
-  return {
-    connect(transport) {
-      const session = new DownstreamSession();
-      const connection = createConnection({
-        transport,
-        role: 'server',
-        info,
-        ...(instructions !== undefined ? { instructions } : {}),
-        capabilities,
-        handlers,
-        owner: session,
-        logger,
-        onClose: () => {
-          relay.dropAll(session);
-          sessions.delete(session);
-          connections.delete(connection);
-        },
-      });
-      session.connection = connection;
-      if (connection.state !== 'shutdown') {
-        sessions.add(session);
-        connections.add(connection);
-      }
-      return connection;
+  const front: Front = new Front({
+    info: {
+      name: options.name ?? upstream.serverInfo.name ?? 'rxmcp-proxy',
+      version: options.version ?? upstream.serverInfo.version ?? '0.0.0',
     },
-    get stateless() {
-      return (endpoint ??= new StatelessEndpoint({
-        info,
-        ...(instructions !== undefined ? { instructions } : {}),
-        capabilities,
-        handlers,
-        supportedRevisions: [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
-        logger,
-      }));
-    },
-    sessions: connections,
-    close(reason = 'proxy closed') {
+    instructions: options.instructions ?? upstream.instructions,
+    capabilities: () => downstreamCapabilities(upstream.serverCapabilities as Record<string, unknown>),
+    handlers: proxyHandlers(upstream, relay, options),
+    logger,
+    onSessionClosed: (session) => relay.dropAll(session),
+    onClose: () => {
       watching.unsubscribe();
-      for (const session of [...sessions]) session.connection.close(reason);
-      endpoint?.close(reason);
       relay.close();
     },
-  };
+  });
+  const watching = watchUpstream(upstream, front);
+  return front;
 }
 
 /** What the proxy declares downstream: what the upstream declared, for the features it forwards. */
-function downstreamCapabilities(upstream: McpClient): Record<string, unknown> {
-  const declared = upstream.serverCapabilities as Record<string, unknown>;
+export function downstreamCapabilities(declared: Record<string, unknown>): Record<string, unknown> {
   const capabilities: Record<string, unknown> = { logging: {} };
   if (hasCapability(declared, 'tools')) capabilities.tools = { listChanged: true };
   if (hasCapability(declared, 'resources')) {
@@ -160,10 +97,7 @@ function proxyHandlers(
   const client = () => upstream;
   for (const [method] of FORWARDED)
     handlers[method] = forwardTo(client, method, options.requestTimeoutMs, options.router);
-  handlers['logging/setLevel'] = (params, _context, owner) => {
-    (owner as DownstreamSession).level = params.level as LogLevel;
-    return {};
-  };
+  handlers['logging/setLevel'] = setLevelHandler;
   handlers['resources/subscribe'] = (params, _context, owner) => relay.add(owner, String(params.uri));
   handlers['resources/unsubscribe'] = (params, _context, owner) => {
     relay.remove(owner, String(params.uri));
@@ -177,7 +111,11 @@ function proxyHandlers(
  * self-refreshing list, so it works in either era) becomes a `list_changed` to every downstream
  * client, and each upstream log message reaches the downstream clients whose level lets it through.
  */
-function watchUpstream(upstream: McpClient, sessions: ReadonlySet<DownstreamSession>, logger: Logger): Subscription {
+export function watchUpstream(
+  upstream: McpClient,
+  front: Front,
+  rename: (message: Record<string, unknown>) => Record<string, unknown> = (message) => message,
+): Subscription {
   const declared = upstream.serverCapabilities as Record<string, unknown>;
   const changes: Array<Observable<string>> = [];
   // A list that fails to refresh stops being followed; the others go on.
@@ -195,20 +133,11 @@ function watchUpstream(upstream: McpClient, sessions: ReadonlySet<DownstreamSess
     follow(upstream.resources$, 'notifications/resources/list_changed');
     follow(upstream.resourceTemplates$, 'notifications/resources/list_changed');
   }
-  const subscription = merge(...changes).subscribe((method) => {
-    logger.debug({ method }, 'upstream list changed');
-    for (const session of sessions) {
-      if (session.connection.state === 'operating') session.connection.notify(method);
-    }
-  });
+  const subscription = merge(...changes).subscribe((method) => front.broadcast(method));
   subscription.add(
-    upstream.logMessages$.subscribe((message) => {
-      const rank = levelRank.get(message.level) ?? 0;
-      for (const session of sessions) {
-        if (session.connection.state === 'operating' && rank >= levelRank.get(session.level)!)
-          session.connection.notify('notifications/message', message as unknown as Record<string, unknown>);
-      }
-    }),
+    upstream.logMessages$.subscribe((message) =>
+      front.log(rename(message as unknown as Record<string, unknown>) as { level: string }),
+    ),
   );
   return subscription;
 }

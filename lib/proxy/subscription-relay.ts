@@ -28,6 +28,8 @@ export class SubscriptionRelay {
   constructor(
     private readonly upstream: McpClient,
     private readonly logger: Logger,
+    /** The URI downstream clients know for an upstream URI (an aggregate namespaces them). */
+    private readonly downstreamUri: (uri: string) => string = (uri) => uri,
   ) {}
 
   /** Subscribes `subscriber` to `uri`; emits `{}` once the upstream subscription holds, or fails with its error. */
@@ -76,9 +78,10 @@ export class SubscriptionRelay {
           confirmations.delete(watch);
           return;
         }
+        const updated = { uri: this.downstreamUri(uri) };
         for (const subscriber of watch.subscribers) {
           if (subscriber.connection.state === 'operating')
-            subscriber.connection.notify('notifications/resources/updated', { uri });
+            subscriber.connection.notify('notifications/resources/updated', updated);
         }
       },
       error: (error: unknown) => {

@@ -1,0 +1,119 @@
+import type { Logger } from 'pino';
+import { createConnection } from '../connection/connection';
+import type { Connection } from '../connection/connection';
+import type { RequestHandler } from '../connection/dispatcher';
+import { LOG_LEVELS } from '../connection/handler-events';
+import type { LogLevel } from '../connection/handler-events';
+import { StatelessEndpoint } from '../connection/stateless-endpoint';
+import { STATELESS_REVISIONS } from '../connection/stateless';
+import { STATEFUL_REVISIONS } from '../schema/revisions';
+import type { StatelessReceiver, Transport } from '../transport/transport';
+
+/** A server definition that serves what upstream MCP servers offer, to any number of clients. */
+export interface McpProxy {
+  /** Serves one downstream client over `transport` (any transport; the HTTP helpers call it per session). */
+  connect(transport: Transport): Connection;
+  /** Serves requests of the stateless revisions (2026-07-28 on) one by one, for the Streamable HTTP handler. */
+  readonly stateless: StatelessReceiver;
+  /** The downstream connections open now. */
+  readonly sessions: ReadonlySet<Connection>;
+  /** Closes every downstream connection; the upstream clients are left open (they are the caller's). */
+  close(reason?: string): void;
+}
+
+/** What one downstream client holds at the proxy: its log level, and where its notifications go. */
+export class DownstreamSession {
+  level: LogLevel = 'debug';
+  connection!: Connection;
+}
+
+/** What a {@link Front} serves. */
+export interface FrontConfig {
+  readonly info: { readonly name: string; readonly version: string };
+  readonly instructions: string | undefined;
+  readonly capabilities: () => Record<string, unknown>;
+  /** Shared by every downstream connection; each finds its `DownstreamSession` as the owner. */
+  readonly handlers: Readonly<Record<string, RequestHandler>>;
+  readonly logger: Logger;
+  /** A downstream client went away: release what it held upstream. */
+  readonly onSessionClosed: (session: DownstreamSession) => void;
+  /** The front closed. */
+  readonly onClose: () => void;
+}
+
+const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
+
+/** The downstream side of a proxy or an aggregate: its sessions, its stateless endpoint, and what reaches them all. */
+export class Front implements McpProxy {
+  readonly sessions = new Set<Connection>();
+  private readonly downstream = new Set<DownstreamSession>();
+  private endpoint: StatelessEndpoint | undefined;
+
+  constructor(private readonly config: FrontConfig) {}
+
+  connect(transport: Transport): Connection {
+    const { config } = this;
+    const session = new DownstreamSession();
+    const connection = createConnection({
+      transport,
+      role: 'server',
+      info: config.info,
+      ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
+      capabilities: config.capabilities,
+      handlers: config.handlers,
+      owner: session,
+      logger: config.logger,
+      onClose: () => {
+        config.onSessionClosed(session);
+        this.downstream.delete(session);
+        this.sessions.delete(connection);
+      },
+    });
+    session.connection = connection;
+    if (connection.state !== 'shutdown') {
+      this.downstream.add(session);
+      this.sessions.add(connection);
+    }
+    return connection;
+  }
+
+  get stateless(): StatelessReceiver {
+    const { config } = this;
+    return (this.endpoint ??= new StatelessEndpoint({
+      info: config.info,
+      ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
+      capabilities: config.capabilities,
+      handlers: config.handlers,
+      supportedRevisions: [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
+      logger: config.logger,
+    }));
+  }
+
+  /** A notification with no params to every operating downstream session. */
+  broadcast(method: string): void {
+    for (const session of this.downstream) {
+      if (session.connection.state === 'operating') session.connection.notify(method);
+    }
+  }
+
+  /** A log message to every downstream session whose level lets it through. */
+  log(message: { readonly level: string } & Record<string, unknown>): void {
+    const rank = levelRank.get(message.level) ?? 0;
+    for (const session of this.downstream) {
+      if (session.connection.state === 'operating' && rank >= levelRank.get(session.level)!)
+        session.connection.notify('notifications/message', message);
+    }
+  }
+
+  close(reason = 'proxy closed'): void {
+    for (const session of [...this.downstream]) session.connection.close(reason);
+    this.endpoint?.close(reason);
+    this.config.onClose();
+  }
+}
+
+/** `logging/setLevel`, answered by the proxy for each downstream client (the upstream keeps its own level). */
+export const setLevelHandler: RequestHandler = (params, _context, owner) => {
+  (owner as DownstreamSession).level = params.level as LogLevel;
+  return {};
+};
