@@ -13,6 +13,7 @@ const ENTRIES = {
   client: 'lib/entries/client',
   stdio: 'lib/entries/stdio',
   http: 'lib/entries/http',
+  'http-client': 'lib/entries/http-client',
   websocket: 'lib/entries/websocket',
   core: 'lib/entries/core',
   auth: 'lib/entries/auth',

@@ -14,6 +14,7 @@ const ENTRIES = [
   'rxmcp/client',
   'rxmcp/stdio',
   'rxmcp/http',
+  'rxmcp/http-client',
   'rxmcp/websocket',
   'rxmcp/auth',
   'rxmcp/core',
@@ -28,6 +29,7 @@ import { connect } from 'rxmcp/client';
 import type { ClientOptions, McpClient } from 'rxmcp/client';
 import { createStdioServerTransport } from 'rxmcp/stdio';
 import { createStreamableHttpClientTransport } from 'rxmcp/http';
+import { SessionNotFoundError } from 'rxmcp/http-client';
 import { createWebSocketClientTransport } from 'rxmcp/websocket';
 import { createMemoryOAuthStorage } from 'rxmcp/auth';
 import { createConnection, featuresOf } from 'rxmcp/core';

@@ -3,6 +3,7 @@ import * as client from '../lib/entries/client';
 import * as core from '../lib/entries/core';
 import * as auth from '../lib/entries/auth';
 import * as http from '../lib/entries/http';
+import * as httpClient from '../lib/entries/http-client';
 import * as server from '../lib/entries/server';
 import * as stdio from '../lib/entries/stdio';
 import * as websocket from '../lib/entries/websocket';
@@ -110,6 +111,7 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
     ],
   ],
   ['rxmcp/websocket', websocket, ['createWebSocketClientTransport', 'createWebSocketHandler', 'startWebSocketServer']],
+  ['rxmcp/http-client', httpClient, ['SessionNotFoundError', 'createStreamableHttpClientTransport']],
   [
     'rxmcp/http',
     http,

@@ -6,7 +6,7 @@ import type { BrowserBundle } from './bundle';
 /** What a web app imports: the client API and the Streamable HTTP client transport, nothing of servers. */
 const CLIENT_SOURCE = `
 export * from './lib/entries/client';
-export { createStreamableHttpClientTransport } from './lib/transport/streamable-http/streamable-http-client-transport';
+export * from './lib/entries/http-client';
 `;
 
 /** Packages that only serve Node (WebSocket, legacy SSE, token verification): none of them belongs in a page. */
@@ -47,7 +47,7 @@ export { createStreamableHttpClientTransport } from './dist/lib/transport/stream
     expect(server.nodeImports).toEqual(
       expect.arrayContaining([
         'lib/transport/streamable-http/streamable-http-server.ts -> node:http',
-        'lib/transport/streamable-http/streamable-http-handler.ts -> node:crypto',
+        'lib/transport/legacy-sse/legacy-sse-session.ts -> node:crypto',
       ]),
     );
   });

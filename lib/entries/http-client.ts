@@ -1,0 +1,10 @@
+// rxmcp/http-client: the Streamable HTTP client transport alone, for web apps and other processes
+// that only call servers. Nothing here loads a Node built-in at import: in a browser the transport
+// sends with `fetch` (bundlers take this entry without `node:http`, `ws` or `eventsource`).
+export { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
+export type {
+  ReconnectOptions,
+  StreamableHttpClientTransport,
+  StreamableHttpClientTransportOptions,
+} from '../transport/streamable-http/streamable-http-client-transport';
+export { SessionNotFoundError } from '../transport/streamable-http/http-errors';
