@@ -14,6 +14,11 @@ const ROOT = resolve(__dirname, '..');
 // The blocks that are only type-checked, and why none of them can run in a test.
 const FRAGMENTS: Record<string, string> = {
   'oauth-cli': 'signs a person in with a browser, at an authorization server on the internet',
+  'web-handler': 'exports route handlers for a host (Bun, Deno, Workers, Next.js) that calls them',
+  hono: 'exports an app for a host to serve',
+  express: 'listens on a fixed port until stopped, as an application does',
+  fastify: 'listens on a fixed port until stopped, as an application does',
+  'web-app': 'runs in a web page, against a server that allows its origin',
 };
 
 const readme = () => parseExamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
