@@ -139,7 +139,22 @@ export type {
 } from './server/server-context';
 export { ToolError } from './server/tool-registry';
 export { textResult } from './server/results';
-export type { ToolDefinition, ToolContext, ToolResult, JsonSchemaObject, RegisteredTool } from './server/tool-registry';
+export type {
+  ToolDefinition,
+  ToolContext,
+  ToolResult,
+  JsonSchemaObject,
+  RegisteredTool,
+  ToolSchema,
+  ToJsonSchema,
+} from './server/tool-registry';
+export type {
+  StandardSchemaV1,
+  StandardJsonSchemaV1,
+  StandardIssue,
+  InferInput,
+  InferOutput,
+} from './schema/standard-schema';
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,

@@ -1,3 +1,4 @@
+import { z as z3 } from 'zod3';
 import * as api from '../lib/index';
 import * as client from '../lib/entries/client';
 import * as core from '../lib/entries/core';
@@ -204,5 +205,25 @@ describe('the rxmcp/core entry', () => {
   it('exports exactly the building blocks, none of which the root carries', () => {
     expect(Object.keys(core).sort()).toEqual(CORE);
     for (const name of CORE) expect(name in api).toBe(false);
+  });
+});
+
+describe('the schema types', () => {
+  it('come from the root and from rxmcp/server alike (checked by tsc)', () => {
+    const schema: server.ToolSchema<{ n: number }> = z3.object({ n: z3.number() });
+    const standard: api.StandardSchemaV1<unknown, { n: number }> = z3.object({ n: z3.number() });
+    const output: api.InferOutput<typeof standard> = { n: 1 };
+    const json: server.StandardJsonSchemaV1 | undefined = undefined;
+    const convert: api.ToJsonSchema = (_schema: server.StandardSchemaV1, _io) => ({ type: 'object' });
+    const issue: api.StandardIssue = { message: 'm', path: ['a', { key: 0 }] };
+    const rooted: api.ToolSchema<{ n: number }> = standard;
+    expect([rooted === standard, schema === standard, output, json, typeof convert, issue.path]).toEqual([
+      true,
+      false,
+      { n: 1 },
+      undefined,
+      'function',
+      ['a', { key: 0 }],
+    ]);
   });
 });

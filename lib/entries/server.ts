@@ -36,7 +36,16 @@ export type {
   ToolResult,
   JsonSchemaObject,
   RegisteredTool,
+  ToolSchema,
+  ToJsonSchema,
 } from '../server/tool-registry';
+export type {
+  StandardSchemaV1,
+  StandardJsonSchemaV1,
+  StandardIssue,
+  InferInput,
+  InferOutput,
+} from '../schema/standard-schema';
 export { textResult } from '../server/results';
 export type {
   ResourceDefinition,

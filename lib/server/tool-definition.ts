@@ -3,9 +3,9 @@
  * checks), and how what its handler produced becomes the result sent.
  */
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import { concatMap, from, isObservable, of } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { HandlerOutput } from '../connection/dispatcher';
-import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { ValidationIssue } from '../jsonrpc/errors';
 import type { Icon } from '../schema/base';
 import type { ContentBlock } from '../schema/content';
@@ -14,15 +14,16 @@ import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { checkResult } from '../schema/methods';
 import type { CallToolResult, Tool, ToolAnnotations, ToolExecution } from '../schema/tools';
-import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { Registration } from './registry';
 import { adaptToolResult, completeResult } from './revision-adapter';
 import { paramHeadersOf } from './param-headers';
 import type { ParamHeader } from './param-headers';
 import type { ServerContext } from './server-context';
+import { compileToolSchema } from './tool-schema';
+import type { Checked, JsonSchemaObject, ToJsonSchema, ToolSchema } from './tool-schema';
 
-/** A JSON Schema object, kept verbatim when a tool is registered with one (`$schema`, `$defs` and all). */
-export type JsonSchemaObject = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
+export type { JsonSchemaObject, ToJsonSchema, ToolSchema } from './tool-schema';
 
 /**
  * A tool's result as its handler produces it. `content` may be left out when `structuredContent`
@@ -38,8 +39,8 @@ export type ToolContext = ServerContext;
 /**
  * A failure a tool wants the model to see: thrown from a handler (or as its Observable's error), it
  * becomes a result with `isError: true` and the message as text. Any other error becomes an
- * `isError` result with a generic text (the details go to the server's log); a `JsonRpcError`
- * becomes a JSON-RPC error response.
+ * `isError` result with its message as text (or, with the server's `hideErrorMessages`, a generic
+ * text, the details in the server's log); a `JsonRpcError` becomes a JSON-RPC error response.
  */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
@@ -59,13 +60,18 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   readonly title?: string;
   readonly description?: string;
   /**
-   * A zod object schema (arguments are validated and typed with it, and it is sent as JSON Schema),
-   * or a JSON Schema object, sent exactly as given and checked with the server's JSON Schema
-   * validator. Default: an object with no properties.
+   * An object schema for the arguments: zod 4 or 3, or any Standard Schema (valibot, arktype, ...),
+   * which validates and types them and is sent as JSON Schema; or a JSON Schema object, sent exactly
+   * as given and checked with the server's JSON Schema validator. Default: an object with no properties.
    */
-  readonly inputSchema?: z.ZodType<Args> | JsonSchemaObject;
+  readonly inputSchema?: ToolSchema<Args>;
   /** The shape of `structuredContent`; a result that does not match is not sent (from 2025-06-18). */
-  readonly outputSchema?: z.ZodType | JsonSchemaObject;
+  readonly outputSchema?: ToolSchema;
+  /**
+   * Describes a Standard Schema whose library does not implement Standard JSON Schema, e.g.
+   * `toJsonSchema: (schema) => toJsonSchema(schema)` from `@valibot/to-json-schema`.
+   */
+  readonly toJsonSchema?: ToJsonSchema;
   readonly annotations?: ToolAnnotations;
   readonly icons?: readonly Icon[];
   readonly execution?: ToolExecution;
@@ -91,22 +97,14 @@ export interface ToolEntry {
   readonly listing: Tool;
   /** Listings adapted to older revisions, built on first use. */
   readonly adapted: Map<Revision, Tool>;
-  readonly checkInput: (args: unknown) => { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
-  readonly checkOutput?: (structured: unknown) => ValidationIssue[];
+  /** Checks the arguments; asynchronous only for schemas that check asynchronously. */
+  readonly checkInput: (args: unknown) => Checked | Promise<Checked>;
+  readonly checkOutput?: (structured: unknown) => Checked | Promise<Checked>;
   /** The arguments its schema mirrors into `Mcp-Param-*` headers. */
   readonly paramHeaders: readonly ParamHeader[];
 }
 
-/** Options of `createToolRegistry`. */
 const EMPTY_OBJECT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
-
-function zodToJsonSchema(schema: z.ZodType, io: 'input' | 'output', what: string): JsonSchemaObject {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  // Left out so that no dialect is claimed to clients whose validators know only draft-07.
-  void _dialect;
-  if (json.type !== 'object') throw new TypeError(`${what} must describe an object, got ${String(json.type)}`);
-  return json as JsonSchemaObject;
-}
 
 export function withPrefix(issues: readonly ValidationIssue[], prefix: string): ValidationIssue[] {
   return issues.map((issue) => ({ ...issue, path: issue.path ? `${prefix}.${issue.path}` : prefix }));
@@ -124,36 +122,11 @@ export function compileTool(definition: ToolDefinition<never>, validator: JsonSc
   const listing: Record<string, unknown> = { name };
   if (definition.title !== undefined) listing.title = definition.title;
   if (definition.description !== undefined) listing.description = definition.description;
-  let checkInput: ToolEntry['checkInput'];
-  if (inputSchema instanceof z.ZodType) {
-    listing.inputSchema = zodToJsonSchema(inputSchema, 'input', `the inputSchema of tool ${name}`);
-    checkInput = (args) => {
-      const parsed = inputSchema.safeParse(args);
-      return parsed.success
-        ? { ok: true, value: parsed.data }
-        : { ok: false, issues: toValidationIssues(parsed.error) };
-    };
-  } else {
-    const schema = inputSchema ?? EMPTY_OBJECT_SCHEMA;
-    if (schema.type !== 'object') throw new TypeError(`the inputSchema of tool ${name} must have type "object"`);
-    listing.inputSchema = schema;
-    const validate: JsonSchemaValidate = validator(schema);
-    checkInput = (args) => {
-      const issues = validate(args);
-      return issues.length === 0 ? { ok: true, value: args } : { ok: false, issues };
-    };
-  }
-  let checkOutput: ToolEntry['checkOutput'];
-  if (outputSchema instanceof z.ZodType) {
-    listing.outputSchema = zodToJsonSchema(outputSchema, 'output', `the outputSchema of tool ${name}`);
-    checkOutput = (value) => {
-      const parsed = outputSchema.safeParse(value);
-      return parsed.success ? [] : toValidationIssues(parsed.error);
-    };
-  } else if (outputSchema !== undefined) {
-    listing.outputSchema = outputSchema;
-    checkOutput = validator(outputSchema);
-  }
+  const common = { tool: name, validator, toJsonSchema: definition.toJsonSchema };
+  const input = compileToolSchema(inputSchema ?? EMPTY_OBJECT_SCHEMA, { ...common, what: 'inputSchema' });
+  listing.inputSchema = input.json;
+  const output = outputSchema && compileToolSchema(outputSchema, { ...common, what: 'outputSchema' });
+  if (output) listing.outputSchema = output.json;
   if (definition.annotations !== undefined) listing.annotations = definition.annotations;
   if (definition.icons !== undefined) listing.icons = definition.icons;
   if (definition.execution !== undefined) listing.execution = definition.execution;
@@ -164,16 +137,26 @@ export function compileTool(definition: ToolDefinition<never>, validator: JsonSc
   } catch (error) {
     throw new TypeError(`the inputSchema of tool ${name}: ${(error as Error).message}`);
   }
-  return { definition, listing: listing as Tool, adapted: new Map(), checkInput, checkOutput, paramHeaders };
+  return {
+    definition,
+    listing: listing as Tool,
+    adapted: new Map(),
+    checkInput: input.check,
+    checkOutput: output?.check,
+    paramHeaders,
+  };
 }
 
-/** Turns what the handler produced into the result to send, or an `isError` result saying why not. */
+/**
+ * Turns what the handler produced into the result to send, or an `isError` result saying why not;
+ * a Promise when its output schema checks asynchronously.
+ */
 export function finishToolCall(
   entry: ToolEntry,
   value: unknown,
   context: ToolContext,
   options: { readonly logger: Logger; readonly validateResults: boolean },
-): CallToolResult {
+): CallToolResult | Promise<CallToolResult> {
   const log = options.logger;
   const name = entry.definition.name;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -181,16 +164,29 @@ export function finishToolCall(
     return errorResult(`Tool ${name} failed: it produced no result`);
   }
   const produced = value as ToolResult;
-  if (!produced.isError && entry.checkOutput) {
-    const issues =
-      produced.structuredContent === undefined
-        ? [{ path: 'structuredContent', message: 'required by the outputSchema' }]
-        : withPrefix(entry.checkOutput(produced.structuredContent), 'structuredContent');
-    if (issues.length > 0) {
-      log.error({ tool: name, problem: describeIssues(issues) }, 'tool result does not match its outputSchema');
-      return errorResult(`Tool ${name} failed: its result did not match its output schema`);
-    }
+  if (produced.isError || !entry.checkOutput) return sendToolResult(entry, produced, context, options);
+  const refuse = (issues: readonly ValidationIssue[]) => {
+    log.error({ tool: name, problem: describeIssues(issues) }, 'tool result does not match its outputSchema');
+    return errorResult(`Tool ${name} failed: its result did not match its output schema`);
+  };
+  if (produced.structuredContent === undefined) {
+    return refuse([{ path: 'structuredContent', message: 'required by the outputSchema' }]);
   }
+  const settle = (checked: Checked) =>
+    checked.ok
+      ? sendToolResult(entry, produced, context, options)
+      : refuse(withPrefix(checked.issues, 'structuredContent'));
+  const checked = entry.checkOutput(produced.structuredContent);
+  return checked instanceof Promise ? checked.then(settle) : settle(checked);
+}
+
+/** The result as sent: content filled in, adapted to the revision, and checked against it when asked. */
+function sendToolResult(
+  entry: ToolEntry,
+  produced: ToolResult,
+  context: ToolContext,
+  options: { readonly logger: Logger; readonly validateResults: boolean },
+): CallToolResult {
   let content = produced.content as ContentBlock[] | undefined;
   if (content === undefined) {
     content =
@@ -203,24 +199,37 @@ export function finishToolCall(
   if (options.validateResults) {
     const parsed = checkResult('tools/call', context.revision as Revision, result)!;
     if (!parsed.success) {
-      log.error(
-        { tool: name, problem: describeIssues(toValidationIssues(parsed.error)) },
+      options.logger.error(
+        { tool: entry.definition.name, problem: describeIssues(toValidationIssues(parsed.error)) },
         'tool returned an invalid result',
       );
-      return errorResult(`Tool ${name} failed: it produced an invalid result`);
+      return errorResult(`Tool ${entry.definition.name} failed: it produced an invalid result`);
     }
   }
   return result;
 }
 
-/** What a handler's failure becomes: a JSON-RPC error passed on, or an `isError` result that names no internals. */
-export function failToolCall(entry: ToolEntry, error: unknown, context: ToolContext, log: Logger): CallToolResult {
-  if (error instanceof JsonRpcError) throw error;
-  // A stateless request whose client lacks a capability the tool needs is answered -32021.
-  if (error instanceof CapabilityNotSupportedError && context.peer !== undefined) throw error;
-  if (error instanceof ToolError) return errorResult(error.message, error.content);
-  if (context.signal.aborted) throw error;
-  // The model sees that the tool failed; the details stay in our log (STYLE: Errors).
-  log.error({ err: error, tool: entry.definition.name, id: context.requestId }, 'tool handler failed');
-  return errorResult(`Tool ${entry.definition.name} failed`);
+type ToolOutput = HandlerOutput<CallToolResult | Promise<CallToolResult>>;
+
+/** An Observable's results that are Promises (from asynchronous output checks) awaited in order. */
+function settled(output: ToolOutput): HandlerOutput<CallToolResult> {
+  if (!isObservable(output)) return output as HandlerOutput<CallToolResult>;
+  return output.pipe(concatMap((item) => (item instanceof Promise ? from(item) : of(item))));
+}
+
+/**
+ * Runs `next` with the outcome of checking a call's arguments: at once when the check was
+ * synchronous, else as an Observable that waits for it (unsubscribing still cancels the handler).
+ */
+export function whenChecked(
+  checked: Checked | Promise<Checked>,
+  next: (checked: Checked) => ToolOutput,
+): HandlerOutput<CallToolResult> {
+  if (!(checked instanceof Promise)) return settled(next(checked));
+  return from(checked).pipe(
+    concatMap((outcome) => {
+      const output = settled(next(outcome));
+      return isObservable(output) ? output : from(Promise.resolve(output));
+    }),
+  ) as Observable<CallToolResult>;
 }

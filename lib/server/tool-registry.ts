@@ -12,7 +12,7 @@ import { createRegistry } from './registry';
 import type { Registry } from './registry';
 import { adaptListed } from './revision-adapter';
 import { checkParamHeaders } from './param-headers';
-import { compileTool, errorResult, finishToolCall, withPrefix } from './tool-definition';
+import { compileTool, errorResult, finishToolCall, whenChecked, withPrefix } from './tool-definition';
 import { toolFailure } from './handler-failures';
 import type { FailurePolicy } from './handler-failures';
 import type { RegisteredTool, ToolContext, ToolDefinition, ToolEntry } from './tool-definition';
@@ -21,7 +21,15 @@ export { ToolError } from './tool-definition';
 
 /** Tool names as the specification asks for them (2025-11-25: Tools → Tool Names). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-export type { JsonSchemaObject, RegisteredTool, ToolContext, ToolDefinition, ToolResult } from './tool-definition';
+export type {
+  JsonSchemaObject,
+  RegisteredTool,
+  ToJsonSchema,
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+  ToolSchema,
+} from './tool-definition';
 
 export interface ToolRegistryOptions {
   readonly jsonSchemaValidator: JsonSchemaValidatorFactory;
@@ -89,19 +97,20 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       // Over Streamable HTTP, a stateless revision mirrors annotated arguments into headers.
       const headers = context.peer?.headers;
       if (headers && entry.paramHeaders.length > 0) checkParamHeaders(entry.paramHeaders, params.arguments, headers);
-      const checked = entry.checkInput(params.arguments ?? {});
-      if (!checked.ok) {
-        // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.
-        if (revisionAtLeast(context.revision, '2025-11-25')) {
-          return errorResult(`Invalid arguments for tool ${params.name}: ${describeIssues(checked.issues)}`);
+      return whenChecked(entry.checkInput(params.arguments ?? {}), (checked) => {
+        if (!checked.ok) {
+          // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.
+          if (revisionAtLeast(context.revision, '2025-11-25')) {
+            return errorResult(`Invalid arguments for tool ${params.name}: ${describeIssues(checked.issues)}`);
+          }
+          throw JsonRpcError.invalidParams(withPrefix(checked.issues, 'arguments'));
         }
-        throw JsonRpcError.invalidParams(withPrefix(checked.issues, 'arguments'));
-      }
-      return runHandler(
-        () => entry.definition.handler(checked.value as never, context),
-        (value) => finishToolCall(entry, value, context, options),
-        (error) => toolFailure(options.failures, params.name, error, context),
-      );
+        return runHandler(
+          () => entry.definition.handler(checked.value as never, context),
+          (value) => finishToolCall(entry, value, context, options),
+          (error) => toolFailure(options.failures, params.name, error, context),
+        );
+      });
     },
   };
 }
