@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -7,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import type { Browser, Page } from 'puppeteer-core';
+import { startExample } from '../support/example-server';
 import { bundleForBrowser } from './bundle';
 import type * as McpPage from './page/mcp-page';
 
 // The built example server (npm test builds first), started with --http 0 --cors <page origin>.
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Only for a machine without Chromium, never in CI: the suite then reports itself skipped.
 const SKIP = process.env.RXMCP_SKIP_BROWSER_TESTS === '1';
@@ -34,23 +33,9 @@ async function servePage(script: string): Promise<{ server: Server; origin: stri
 }
 
 /** Starts the example server allowing `origin`; resolves with the child and its endpoint. */
-async function startExample(origin: string): Promise<{ child: ChildProcess; endpoint: string }> {
-  if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [SERVER, '--http', '0', '--cors', origin], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: 'error' },
-  });
-  const endpoint = await new Promise<string>((done, fail) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
-      if (match) done(match[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`the example server exited with ${code}: ${out}`)));
-  });
-  return { child, endpoint };
+async function startAllowing(origin: string): Promise<{ child: ChildProcess; endpoint: string }> {
+  const { child, url } = await startExample(['--cors', origin]);
+  return { child, endpoint: url };
 }
 
 const closeServer = (server: Server | undefined) =>
@@ -81,7 +66,7 @@ const closeServer = (server: Server | undefined) =>
       throw new Error(`the page imports Node built-ins: ${bundle.nodeImports.join(', ')}`);
     [page, other] = await Promise.all([servePage(bundle.code), servePage(bundle.code)]);
     [example, browser] = await Promise.all([
-      startExample(page.origin),
+      startAllowing(page.origin),
       puppeteer.launch({
         executablePath: CHROMIUM,
         headless: true,

@@ -1,32 +1,9 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import { ConnectionClosedError, TransportError } from '../../lib/jsonrpc/errors';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-
-// The built example server (npm test builds first), on an ephemeral port.
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
-
-/** Starts the example server over HTTP; resolves with the process and its URL. */
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVER, '--http', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: 'error' },
-  });
-  const url = await new Promise<string>((done, fail) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
-      if (match) done(match[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { child, url };
-}
+import { startExample } from '../support/example-server';
 
 // Issue "newcomer", item 6: a call with progress waited its whole timeout after the server died,
 // though the transport had given up reconnecting seconds before.
@@ -41,7 +18,7 @@ describe('a Streamable HTTP call whose server process dies mid-call', () => {
   it.each(['2025-11-25', undefined] as const)(
     'fails promptly with ConnectionClosedError naming the cause (revision %s)',
     async (protocolVersion) => {
-      const started = await startServer();
+      const started = await startExample();
       child = started.child;
       const died = new Promise((done) => started.child.once('exit', done));
       const transport = createStreamableHttpClientTransport({

@@ -1,35 +1,18 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../../lib/transport/transport';
-
-// The built example server (npm test builds first), on an ephemeral port.
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+import { startExample } from '../support/example-server';
 
 describe('example server over HTTP (--http)', () => {
   let child: ChildProcess;
   let url: string;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, [SERVER, '--http', '0'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, LOG_LEVEL: 'error' },
-    });
-    url = await new Promise<string>((done, fail) => {
-      let out = '';
-      child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', (chunk: string) => {
-        out += chunk;
-        const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
-        if (match) done(match[1]!);
-      });
-      child.once('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
-    });
+    ({ child, url } = await startExample());
   });
 
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { until } from '../support/until';
 
 const INFO = { name: 'aggregate-spec', version: '1.0.0' };
 
@@ -16,14 +17,6 @@ async function clientOf(target: { connect(transport: ReturnType<typeof createInM
   const [clientSide, serverSide] = createInMemoryPair();
   target.connect(serverSide);
   return connect(clientSide, { ...INFO, protocolVersion: '2025-11-25' });
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 2000; turn++) {
-    if (condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never held');
 }
 
 const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown }> }) =>

@@ -15,6 +15,7 @@ import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { until } from '../support/until';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
@@ -29,15 +30,6 @@ async function clientOf(
   const [clientSide, serverSide] = createInMemoryPair();
   target.connect(serverSide);
   return connect(clientSide, { ...INFO, protocolVersion });
-}
-
-/** Resolves once `condition` holds, checking after each turn of the event loop (fails after 2,000 turns). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 2000; turn++) {
-    if (condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never held');
 }
 
 const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown }> }) =>
