@@ -16,6 +16,7 @@ import { createDeliveryCounter } from './fan-out-counter';
 const WATCHED_URI = 'bench://watched';
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
+const HANDSHAKE = { ...CLIENT_INFO, protocolVersion: '2025-11-25' } as const;
 
 function harness(client: McpClient, stop?: () => Promise<void>): CallHarness {
   return {
@@ -33,6 +34,8 @@ function harness(client: McpClient, stop?: () => Promise<void>): CallHarness {
 export const rxmcp: Implementation = {
   name: 'rxmcp',
   transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'],
+  // The official SDK 1.32 opens sessions of a handshake revision: so does rxmcp here, so that both
+  // sides of a ratio speak the same protocol (the stateless revision has its own row, http-2026).
   async connect(kind, options) {
     let transport: Transport;
     if (kind === 'http-2026') {
@@ -51,7 +54,7 @@ export const rxmcp: Implementation = {
         stateless: kind === 'http-stateless',
         onSession: (t) => void server.connect(t),
       });
-      const client = await connect(createStreamableHttpClientTransport({ url: running.url }), CLIENT_INFO);
+      const client = await connect(createStreamableHttpClientTransport({ url: running.url }), HANDSHAKE);
       return harness(client, () => running.close());
     }
     if (kind === 'in-memory') {
@@ -59,11 +62,14 @@ export const rxmcp: Implementation = {
       createBenchServer().connect(serverSide);
       transport = clientSide;
     } else if (kind === 'stdio') {
-      transport = createStdioClientTransport({ command: process.execPath, args: [...(options?.nodeArgs ?? []), join(__dirname, '../servers/rxmcp-server.js')] });
+      transport = createStdioClientTransport({
+        command: process.execPath,
+        args: [...(options?.nodeArgs ?? []), join(__dirname, '../servers/rxmcp-server.js')],
+      });
     } else {
       throw new Error(`rxmcp: no ${kind} harness yet`);
     }
-    return harness(await connect(transport, CLIENT_INFO));
+    return harness(await connect(transport, HANDSHAKE));
   },
   async fanOut(count) {
     const server = createBenchServer();

@@ -134,7 +134,8 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
   // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
   if (conn.role === 'server' && conn.revision === undefined) {
     const statelessRevision = statelessRevisionOf(request.params);
-    if (statelessRevision !== undefined)
+    // Once serving stateless requests the event changes nothing: skip the machine's step.
+    if (statelessRevision !== undefined && !conn.acceptsStateless)
       conn.sendLifecycle({ type: 'peer.statelessRequest', protocolVersion: statelessRevision });
     if (conn.acceptsStateless && (method !== 'initialize' || statelessRevision !== undefined)) {
       onStatelessRequest(conn, request, reply);
