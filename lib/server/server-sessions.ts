@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
+import type { ConnectionOptions } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
@@ -42,33 +43,23 @@ export class ServerSessions implements SessionHost {
 
   /** Starts a session over `transport`; it leaves the set when its connection closes. */
   open(transport: Transport): Session {
-    const { config } = this;
-    const session = new Session(this, config.defaultLogLevel);
+    const session = new Session(this, this.config.defaultLogLevel);
     session.transport = transport;
-    session.connection = createConnection({
-      transport,
-      role: 'server',
-      info: config.info,
-      instructions: config.instructions,
-      // Fixed when first read, which is when initialize is answered.
-      capabilities: () => (session.declared ??= config.capabilities()) as Record<string, unknown>,
-      supportedRevisions: config.supportedRevisions,
-      cacheHints: config.cacheHints,
-      requestTimeoutMs: config.requestTimeoutMs,
-      initializeTimeoutMs: config.initializeTimeoutMs,
-      shouldSendLog: (level) => this.shouldSendLog(session, level),
-      scheduler: config.scheduler,
-      logger: config.logger,
-      handlers: config.handlers,
-      owner: session,
-      onClose: () => {
-        session.unwatchAll();
-        this.all.delete(session);
-      },
-    });
+    session.connection = createConnection(new SessionConnectionOptions(this, session, transport));
     // A transport that was already closed ends the session before it is counted.
     if (session.connection.state !== 'shutdown') this.all.add(session);
     return session;
+  }
+
+  /** A session's connection closed: its subscriptions end and it leaves the set. */
+  closed(session: Session): void {
+    session.unwatchAll();
+    this.all.delete(session);
+  }
+
+  /** What every session's connection is configured with. */
+  get shared(): SessionConfig {
+    return this.config;
   }
 
   shouldSendLog(session: Session, level: LogLevel): boolean {
@@ -110,5 +101,73 @@ export class ServerSessions implements SessionHost {
 
   closeAll(reason: string): void {
     for (const session of [...this.all]) session.close(reason);
+  }
+}
+
+/**
+ * The options of one session's connection, as one small object: what every session shares is read
+ * from the server's configuration, and the session's own hooks are methods rather than closures
+ * made per session (an idle session should cost little; see benchmarks/results/ANALYSIS.md).
+ */
+class SessionConnectionOptions implements ConnectionOptions {
+  readonly role = 'server';
+
+  constructor(
+    private readonly sessions: ServerSessions,
+    private readonly session: Session,
+    readonly transport: Transport,
+  ) {}
+
+  get info(): Implementation {
+    return this.sessions.shared.info;
+  }
+
+  get instructions(): string | undefined {
+    return this.sessions.shared.instructions;
+  }
+
+  get supportedRevisions(): readonly string[] | undefined {
+    return this.sessions.shared.supportedRevisions;
+  }
+
+  get cacheHints(): Readonly<Record<string, CacheHint>> | undefined {
+    return this.sessions.shared.cacheHints;
+  }
+
+  get requestTimeoutMs(): number | undefined {
+    return this.sessions.shared.requestTimeoutMs;
+  }
+
+  get initializeTimeoutMs(): number | undefined {
+    return this.sessions.shared.initializeTimeoutMs;
+  }
+
+  get scheduler(): SchedulerLike | undefined {
+    return this.sessions.shared.scheduler;
+  }
+
+  get logger(): Logger {
+    return this.sessions.shared.logger;
+  }
+
+  get handlers(): Readonly<Record<string, RequestHandler>> {
+    return this.sessions.shared.handlers;
+  }
+
+  get owner(): Session {
+    return this.session;
+  }
+
+  /** Fixed when first read, which is when initialize is answered. */
+  capabilities(): Record<string, unknown> {
+    return (this.session.declared ??= this.sessions.shared.capabilities()) as Record<string, unknown>;
+  }
+
+  shouldSendLog(level: LogLevel): boolean {
+    return this.sessions.shouldSendLog(this.session, level);
+  }
+
+  onClose(): void {
+    this.sessions.closed(this.session);
   }
 }
