@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { parseCommandLine, renderProgress, renderResult, UsageError } from '../../examples/mcp-client';
+import { startProgram } from '../support/readme-examples';
 
 // The example command-line client, built (npm test builds first), against the example server over
 // Streamable HTTP and over stdio. Its stdout is a pipe here, so progress comes as plain lines.
@@ -14,21 +14,7 @@ const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
 
 const children = new Set<ChildProcess>();
 
-function start(file: string, args: string[]) {
-  const child = spawn(process.execPath, [file, ...args], { stdio: 'pipe' });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) =>
-    child.on('close', (code) => {
-      children.delete(child);
-      done(code);
-    }),
-  );
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
+const start = (file: string, args: string[]) => startProgram(file, args, {}, children);
 
 async function runClient(args: string[]) {
   const run = start(CLIENT, args);

@@ -100,13 +100,20 @@ export interface RunOptions {
   readonly children?: Set<ChildProcess>;
 }
 
-interface Run {
+/** A program started by {@link startProgram}: the process, its exit code, and what it wrote so far. */
+export interface Run {
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   readonly output: () => { stdout: string; stderr: string };
 }
 
-function start(file: string, args: string[], env: Record<string, string>, children?: Set<ChildProcess>): Run {
+/** Runs `node file args` with `env` added, collecting its output; `children` holds it until it exits. */
+export function startProgram(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  children?: Set<ChildProcess>,
+): Run {
   const child = spawn(process.execPath, [file, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
   children?.add(child);
   let stdout = '';
@@ -215,7 +222,7 @@ export async function runExamples(examples: readonly Example[], options: RunOpti
       if (example.role === 'server') {
         await stopServer();
         const port = await freePort();
-        const run = start(file, [], { PORT: String(port) }, children);
+        const run = startProgram(file, [], { PORT: String(port) }, children);
         const state = await listening(run, port, timeoutMs);
         if (state === 'listening') server = { example, run, url: `http://127.0.0.1:${port}/mcp` };
         else {
@@ -233,7 +240,7 @@ export async function runExamples(examples: readonly Example[], options: RunOpti
         problems.push(`${where(example)}: no server block runs above it`);
         continue;
       }
-      const run = start(file, example.role === 'client' ? [server!.url] : [], {}, children);
+      const run = startProgram(file, example.role === 'client' ? [server!.url] : [], {}, children);
       const code = await finish(run, timeoutMs);
       const { stdout, stderr } = run.output();
       problems.push(...complaints(example, code, stdout, stderr));
