@@ -220,15 +220,20 @@ function settled(output: ToolOutput): HandlerOutput<CallToolResult> {
 /**
  * Runs `next` with the outcome of checking a call's arguments: at once when the check was
  * synchronous, else as an Observable that waits for it (unsubscribing still cancels the handler).
+ * Only a tool with an output schema can produce a result that waits (an asynchronous output
+ * check): without one, `next`'s output is passed on as it is, with no operator per emission.
  */
 export function whenChecked(
+  entry: ToolEntry,
   checked: Checked | Promise<Checked>,
   next: (checked: Checked) => ToolOutput,
 ): HandlerOutput<CallToolResult> {
-  if (!(checked instanceof Promise)) return settled(next(checked));
+  const settle =
+    entry.checkOutput === undefined ? (output: ToolOutput) => output as HandlerOutput<CallToolResult> : settled;
+  if (!(checked instanceof Promise)) return settle(next(checked));
   return from(checked).pipe(
     concatMap((outcome) => {
-      const output = settled(next(outcome));
+      const output = settle(next(outcome));
       return isObservable(output) ? output : from(Promise.resolve(output));
     }),
   ) as Observable<CallToolResult>;

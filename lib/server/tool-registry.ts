@@ -97,7 +97,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       // Over Streamable HTTP, a stateless revision mirrors annotated arguments into headers.
       const headers = context.peer?.headers;
       if (headers && entry.paramHeaders.length > 0) checkParamHeaders(entry.paramHeaders, params.arguments, headers);
-      return whenChecked(entry.checkInput(params.arguments ?? {}), (checked) => {
+      return whenChecked(entry, entry.checkInput(params.arguments ?? {}), (checked) => {
         if (!checked.ok) {
           // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.
           if (revisionAtLeast(context.revision, '2025-11-25')) {
