@@ -19,8 +19,18 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     rules: {
       'no-console': 'error',
-      'no-restricted-imports': ['error', { patterns: ['rxjs/internal/*', '**/index', '../index'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'rxjs', message: 'Import RxJS from lib/rx/rxjs, which loads only the modules lib uses.' }],
+          patterns: ['rxjs/internal/*', '**/index', '../index'],
+        },
+      ],
     },
+  },
+  {
+    files: ['lib/rx/rxjs.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['spec/**/*.ts'],

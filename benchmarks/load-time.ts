@@ -15,7 +15,7 @@ export const LOAD_ROLES = {
   },
   'http-client': {
     transport: 'http',
-    rxmcp: ['rxmcp/client', 'rxmcp/http'],
+    rxmcp: ['rxmcp/client', 'rxmcp/http-client'],
     official: ['@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/sdk/client/streamableHttp.js'],
   },
 } as const;

@@ -66,7 +66,7 @@ const SETTINGS = quick
       sessions: 1_000,
       fanOutClients: 100,
       fanOutUpdates: 500,
-      loadRuns: 15,
+      loadRuns: 21,
     };
 
 /** Calls per measurement, scaled to what each transport does in a few seconds. */

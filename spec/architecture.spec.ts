@@ -2,8 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-// DESIGN.md → Layers: a layer imports only from the layers listed before it.
-const LAYERS = ['jsonrpc', 'schema', 'transport', 'operators', 'connection', 'server', 'client', 'proxy', 'auth'];
+// DESIGN.md → Layers: a layer imports only from the layers listed before it. `rx` (the RxJS modules
+// lib uses, loaded one by one) sits beneath them all.
+const LAYERS = ['rx', 'jsonrpc', 'schema', 'transport', 'operators', 'connection', 'server', 'client', 'proxy', 'auth'];
 const LIB = resolve(__dirname, '..', 'lib');
 
 function sourceFiles(dir: string): string[] {

@@ -47,6 +47,26 @@ describe('the built package', () => {
     expect(out).toBe('0');
   });
 
+  it('loads only the RxJS modules the runtime uses, not the whole of rxjs, for a stdio server or an HTTP client', () => {
+    const loaded = (entries: string[]) =>
+      run([
+        '-e',
+        entries.map((e) => `require('${e}');`).join('') +
+          'const rx = Object.keys(require.cache).filter((f) => /[\\/]rxjs[\\/]dist[\\/]/.test(f)); console.log(rx.length, rx.some((f) => /[\\/]cjs[\\/]index\\.js$/.test(f)))',
+      ]);
+    for (const entries of [
+      ['rxmcp/server', 'rxmcp/stdio'],
+      ['rxmcp/client', 'rxmcp/http-client'],
+    ]) {
+      const [count, whole] = loaded(entries).split(' ');
+      expect(whole).toBe('false');
+      expect(Number(count)).toBeGreaterThan(10);
+      expect(Number(count)).toBeLessThan(120);
+    }
+    // Loading the root entry of rxjs as well brings in all of it: the check above can tell.
+    expect(loaded(['rxmcp/server', 'rxjs']).split(' ')[1]).toBe('true');
+  });
+
   it('serves the building blocks from rxmcp/core, both ways, and not from the root', () => {
     const out = run([
       '--input-type=module',

@@ -1,5 +1,5 @@
-import { asyncScheduler, defer, Observable, ReplaySubject, share, Subject, switchMap, tap } from 'rxjs';
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, defer, Observable, ReplaySubject, share, Subject, switchMap, tap } from '../rx/rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 
 /** Options of {@link cachedList}. */
 export interface CachedListOptions<T> {

@@ -1,5 +1,5 @@
 import type { LoggerOption } from '../jsonrpc/logger';
-import type { Observable, SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';

@@ -1,4 +1,4 @@
-import { lastValueFrom } from 'rxjs';
+import { lastValueFrom } from '../rx/rxjs';
 import type { McpClient, McpClientPromises } from './client-api';
 import { resultOfCall } from './tool-call';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { firstValueFrom } from 'rxjs';
+import { firstValueFrom } from '../rx/rxjs';
 import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
 import { isStatelessRevision, STATELESS_REVISIONS } from '../connection/stateless';

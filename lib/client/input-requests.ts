@@ -3,7 +3,7 @@
  * Requests) with the handlers the client was given for sampling, elicitation and roots: the same
  * handlers that answer those requests when a server of a handshake revision sends them.
  */
-import { defer, filter, forkJoin, from, isObservable, last, map, Observable, of, throwError } from 'rxjs';
+import { defer, filter, forkJoin, from, isObservable, last, map, Observable, of, throwError } from '../rx/rxjs';
 import type { RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import { ProtocolError } from '../jsonrpc/errors';

@@ -1,5 +1,5 @@
-import { asyncScheduler, catchError, exhaustMap, interval, map, Observable, of, take } from 'rxjs';
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, catchError, exhaustMap, interval, map, Observable, of, take } from '../rx/rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 import { timeoutWithReset } from '../operators/timeout-with-reset';
 
 /** Options of {@link keepalive} and of the client's `keepalive` option. */

@@ -1,4 +1,4 @@
-import type { SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 
 /** Which list methods a change notification makes stale. */
 const STALE_ON: Readonly<Record<string, readonly string[]>> = {

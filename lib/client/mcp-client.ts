@@ -13,9 +13,9 @@ import {
   tap,
   throwError,
   toArray,
-} from 'rxjs';
-import { asyncScheduler } from 'rxjs';
-import type { Observable } from 'rxjs';
+} from '../rx/rxjs';
+import { asyncScheduler } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';

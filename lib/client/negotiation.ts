@@ -6,8 +6,8 @@
  * without a modern error body, a result that is no `DiscoverResult`, or silence past a timeout)
  * means a legacy one, which gets the `initialize` handshake.
  */
-import { asyncScheduler, filter, firstValueFrom, map, merge, race, take, timer } from 'rxjs';
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, filter, firstValueFrom, map, merge, race, take, timer } from '../rx/rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { ConnectionClosedError, JsonRpcError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { request as makeRequest } from '../jsonrpc/message';

@@ -1,4 +1,4 @@
-import { filter, merge, Observable, of, switchMap, throwError } from 'rxjs';
+import { filter, merge, Observable, of, switchMap, throwError } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import { hasCapability } from '../connection/capabilities';

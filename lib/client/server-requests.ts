@@ -3,8 +3,8 @@
  * supplies, the capabilities they imply, and the wrapping that validates every answer before it
  * goes back to the server.
  */
-import { from, isObservable, map, of } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { from, isObservable, map, of } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { Connection } from '../connection/connection';

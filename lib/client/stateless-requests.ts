@@ -4,8 +4,8 @@
  * → Streamable HTTP: no resumability, a new id), the result's `resultType`, multi round-trip input
  * (spec: Multi Round-Trip Requests), and the check of the final result against the revision.
  */
-import type { Observable } from 'rxjs';
-import { catchError, defer, of, switchMap, throwError } from 'rxjs';
+import type { Observable } from '../rx/rxjs';
+import { catchError, defer, of, switchMap, throwError } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';

@@ -4,8 +4,8 @@
  * prompt and resource list changes, updates of watched resources). When the need changes, a new
  * stream opens with the new filter and, once the server acknowledged it, the old one closes.
  */
-import { filter, map, Observable, Subject, takeUntil } from 'rxjs';
-import type { SchedulerLike, Subscription } from 'rxjs';
+import { filter, map, Observable, Subject, takeUntil } from '../rx/rxjs';
+import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/message';

@@ -1,5 +1,5 @@
-import { EmptyError, filter, map, Observable } from 'rxjs';
-import type { OperatorFunction, Subscription } from 'rxjs';
+import { EmptyError, filter, map, Observable } from '../rx/rxjs';
+import type { OperatorFunction, Subscription } from '../rx/rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';

@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { Observable } from '../rx/rxjs';
 import { ConnectionClosedError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { isStatefulRevision, LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';

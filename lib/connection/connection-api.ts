@@ -1,4 +1,4 @@
-import type { Observable, SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';

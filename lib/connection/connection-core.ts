@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 import type { AnyMachineSnapshot } from 'xstate';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';

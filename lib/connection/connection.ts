@@ -1,5 +1,5 @@
-import { asyncScheduler, BehaviorSubject, ReplaySubject, Subject } from 'rxjs';
-import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, ReplaySubject, Subject } from '../rx/rxjs';
+import type { Observable, SchedulerLike, Subscription } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
 import {

@@ -1,5 +1,5 @@
-import { asyncScheduler } from 'rxjs';
-import type { SchedulerLike, Subscription } from 'rxjs';
+import { asyncScheduler } from '../rx/rxjs';
+import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import { timerScheduler } from '../operators/timer-scheduler';
 import type { TimerAction } from '../operators/timer-scheduler';
 

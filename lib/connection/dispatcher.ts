@@ -1,5 +1,5 @@
-import { isObservable } from 'rxjs';
-import type { Observable, Subscription } from 'rxjs';
+import { isObservable } from '../rx/rxjs';
+import type { Observable, Subscription } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';

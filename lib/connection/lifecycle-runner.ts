@@ -1,4 +1,4 @@
-import type { SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import { createActor } from 'xstate';
 import type {
   AnyActorRef,

@@ -1,5 +1,5 @@
-import { Observable } from 'rxjs';
-import type { SchedulerLike, Subscriber, Subscription, Unsubscribable } from 'rxjs';
+import { Observable } from '../rx/rxjs';
+import type { SchedulerLike, Subscriber, Subscription, Unsubscribable } from '../rx/rxjs';
 import { RequestTimeoutError } from '../jsonrpc/errors';
 import { request as makeRequest } from '../jsonrpc/message';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';

@@ -1,5 +1,5 @@
-import { asyncScheduler, throwError } from 'rxjs';
-import type { Observable, SchedulerLike } from 'rxjs';
+import { asyncScheduler, throwError } from '../rx/rxjs';
+import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { childLogger } from '../jsonrpc/logger';

@@ -1,5 +1,5 @@
-import { Observable } from 'rxjs';
-import type { MonoTypeOperatorFunction } from 'rxjs';
+import { Observable } from '../rx/rxjs';
+import type { MonoTypeOperatorFunction } from '../rx/rxjs';
 
 /**
  * Mirrors the source until `signal` aborts, then errors with the signal's reason (and unsubscribes

@@ -1,5 +1,5 @@
-import { Observable } from 'rxjs';
-import type { MonoTypeOperatorFunction } from 'rxjs';
+import { Observable } from '../rx/rxjs';
+import type { MonoTypeOperatorFunction } from '../rx/rxjs';
 import { RequestTimeoutError } from '../jsonrpc/errors';
 import { notification } from '../jsonrpc/message';
 import type { JsonRpcNotification, RequestId } from '../jsonrpc/message';

@@ -1,5 +1,5 @@
-import { concatMap, defer, Observable, take } from 'rxjs';
-import type { ObservableInput, Subscription } from 'rxjs';
+import { concatMap, defer, Observable, take } from '../rx/rxjs';
+import type { ObservableInput, Subscription } from '../rx/rxjs';
 
 /** Options of {@link paginatePages}. */
 export interface PaginatePagesOptions<P> {

@@ -1,5 +1,5 @@
-import { filter, map, Observable, pipe } from 'rxjs';
-import type { MonoTypeOperatorFunction, OperatorFunction } from 'rxjs';
+import { filter, map, Observable, pipe } from '../rx/rxjs';
+import type { MonoTypeOperatorFunction, OperatorFunction } from '../rx/rxjs';
 import { notification } from '../jsonrpc/message';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 

@@ -1,5 +1,5 @@
-import { asyncScheduler, defer, Observable, ReplaySubject, Subject, Subscription, timer } from 'rxjs';
-import type { ObservableInput, SchedulerLike } from 'rxjs';
+import { asyncScheduler, defer, Observable, ReplaySubject, Subject, Subscription, timer } from '../rx/rxjs';
+import type { ObservableInput, SchedulerLike } from '../rx/rxjs';
 
 /** Options of {@link createFanOut}. */
 export interface FanOutOptions<K, T> {

@@ -1,5 +1,5 @@
-import { asyncScheduler, from, Observable } from 'rxjs';
-import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscription } from 'rxjs';
+import { asyncScheduler, from, Observable } from '../rx/rxjs';
+import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscription } from '../rx/rxjs';
 import { RequestTimeoutError } from '../jsonrpc/errors';
 import type { RequestContext } from '../jsonrpc/errors';
 

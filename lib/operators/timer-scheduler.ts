@@ -3,8 +3,8 @@
  * again (`ref`): for deadlines that must not hold a process open once nothing waits on them. Time
  * is `Date.now()`, as on RxJS's `asyncScheduler`. In browsers, `ref` and `unref` do nothing.
  */
-import { Subscription } from 'rxjs';
-import type { SchedulerAction, SchedulerLike } from 'rxjs';
+import { Subscription } from '../rx/rxjs';
+import type { SchedulerAction, SchedulerLike } from '../rx/rxjs';
 
 /** An action of {@link timerScheduler}: a subscription that can also ref and unref its timer. */
 export interface TimerAction<T = unknown> extends SchedulerAction<T> {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { catchError, firstValueFrom, map, of, throwError } from 'rxjs';
-import type { Observable, Subscription } from 'rxjs';
+import { catchError, firstValueFrom, map, of, throwError } from '../rx/rxjs';
+import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';

@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { Observable } from '../rx/rxjs';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';

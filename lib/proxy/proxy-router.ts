@@ -1,5 +1,5 @@
-import { catchError, throwError } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { catchError, throwError } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { ElicitationOptions, SamplingHandler } from '../client/server-requests';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { catchError, EMPTY, map, merge, skip } from 'rxjs';
-import type { Observable, Subscription } from 'rxjs';
+import { catchError, EMPTY, map, merge, skip } from '../rx/rxjs';
+import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { RequestHandler } from '../connection/dispatcher';
 import { childLogger } from '../jsonrpc/logger';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { Observable } from 'rxjs';
-import type { Subscription } from 'rxjs';
+import { Observable } from '../rx/rxjs';
+import type { Subscription } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { McpClient } from '../client/client-api';
 

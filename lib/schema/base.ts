@@ -72,35 +72,35 @@ export const baseSchemas = perRevision((revision) => {
   };
 });
 
-const latest = baseSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => baseSchemas(LATEST_STATEFUL_REVISION);
 
 export { RequestIdSchema };
 export type { RequestId } from '../jsonrpc/message';
 
 /** An opaque pagination position chosen by the server. */
-export const CursorSchema = latest.Cursor;
+export const CursorSchema = z.lazy(() => latest().Cursor);
 export type Cursor = z.infer<typeof CursorSchema>;
 
 /** The sender or recipient of a message: `user` or `assistant`. */
-export const RoleSchema = latest.Role;
+export const RoleSchema = z.lazy(() => latest().Role);
 export type Role = z.infer<typeof RoleSchema>;
 
 /** Hints to the client about an object's audience, priority and last modification. */
-export const AnnotationsSchema = latest.Annotations;
+export const AnnotationsSchema = z.lazy(() => latest().Annotations);
 export type Annotations = z.infer<typeof AnnotationsSchema>;
 
 /** An icon a client may show: a URI (https or data:) with optional MIME type, sizes and theme. */
-export const IconSchema = latest.Icon;
+export const IconSchema = z.lazy(() => latest().Icon);
 export type Icon = z.infer<typeof IconSchema>;
 
 /** The `icons` property that tools, prompts, resources and implementations share. */
-export const IconsSchema = latest.Icons;
+export const IconsSchema = z.lazy(() => latest().Icons);
 export type Icons = z.infer<typeof IconsSchema>;
 
 /** A programmatic `name` with an optional human-readable `title`. */
-export const BaseMetadataSchema = latest.BaseMetadata;
+export const BaseMetadataSchema = z.lazy(() => latest().BaseMetadata);
 export type BaseMetadata = z.infer<typeof BaseMetadataSchema>;
 
 /** A log severity, from `debug` to `emergency`. */
-export const LoggingLevelSchema = latest.LoggingLevel;
+export const LoggingLevelSchema = z.lazy(() => latest().LoggingLevel);
 export type LoggingLevel = z.infer<typeof LoggingLevelSchema>;

@@ -8,8 +8,10 @@
  *
  * Each feature module also exports its schemas as constants (`ToolSchema`...): built for the newest
  * handshake revision (2025-11-25) when it has the definition, whose shapes the runtime's own values
- * follow, and for 2026-07-28 for the definitions only it has (`DiscoverResultSchema`...). Checks
- * of a given revision go through `schemasFor(revision)` or the method registry instead.
+ * follow, and for 2026-07-28 for the definitions only it has (`DiscoverResultSchema`...). They are
+ * `z.lazy` wrappers, so that loading the package builds no revision's schemas (`.unwrap()` gives
+ * the built schema). Checks of a given revision go through `schemasFor(revision)` or the method
+ * registry instead, which build a revision's schemas when its first message needs them.
  */
 import { z } from 'zod';
 import { revisionAtLeast, revisionWithin, type Revision } from './revisions';

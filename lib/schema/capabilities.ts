@@ -82,16 +82,16 @@ export const capabilitySchemas = perRevision((revision) => {
   return { Implementation, ClientCapabilities, ServerCapabilities };
 });
 
-const latest = capabilitySchemas(LATEST_STATEFUL_REVISION);
+const latest = () => capabilitySchemas(LATEST_STATEFUL_REVISION);
 
 /** The name and version (and, from 2025-06-18, title; from 2025-11-25, icons) of a client or server. */
-export const ImplementationSchema = latest.Implementation;
+export const ImplementationSchema = z.lazy(() => latest().Implementation);
 export type Implementation = z.infer<typeof ImplementationSchema>;
 
 /** What a client supports: roots, sampling, elicitation, tasks, extensions, experimental features. */
-export const ClientCapabilitiesSchema = latest.ClientCapabilities;
+export const ClientCapabilitiesSchema = z.lazy(() => latest().ClientCapabilities);
 export type ClientCapabilities = z.infer<typeof ClientCapabilitiesSchema>;
 
 /** What a server supports: tools, resources, prompts, logging, completions, tasks, extensions. */
-export const ServerCapabilitiesSchema = latest.ServerCapabilities;
+export const ServerCapabilitiesSchema = z.lazy(() => latest().ServerCapabilities);
 export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;

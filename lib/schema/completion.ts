@@ -43,22 +43,22 @@ export const completionSchemas = perRevision((revision) => {
   };
 });
 
-const latest = completionSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => completionSchemas(LATEST_STATEFUL_REVISION);
 
 /** Completion for an argument of a prompt. */
-export const PromptReferenceSchema = latest.PromptReference;
+export const PromptReferenceSchema = z.lazy(() => latest().PromptReference);
 export type PromptReference = z.infer<typeof PromptReferenceSchema>;
 
 /** Completion for a variable of a resource template. */
-export const ResourceTemplateReferenceSchema = latest.ResourceTemplateReference;
+export const ResourceTemplateReferenceSchema = z.lazy(() => latest().ResourceTemplateReference);
 export type ResourceTemplateReference = z.infer<typeof ResourceTemplateReferenceSchema>;
 
 /** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
-export const CompleteRequestParamsSchema = latest.CompleteRequestParams;
+export const CompleteRequestParamsSchema = z.lazy(() => latest().CompleteRequestParams);
 export type CompleteRequestParams = z.infer<typeof CompleteRequestParamsSchema>;
 /** `completion/complete`: suggestions for an argument value. */
-export const CompleteRequestSchema = latest.CompleteRequest;
+export const CompleteRequestSchema = z.lazy(() => latest().CompleteRequest);
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
 /** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
-export const CompleteResultSchema = latest.CompleteResult;
+export const CompleteResultSchema = z.lazy(() => latest().CompleteResult);
 export type CompleteResult = z.infer<typeof CompleteResultSchema>;

@@ -101,40 +101,40 @@ export function structuredContent(revision: Revision) {
   return choose(revision, V2026_07_28, z.unknown(), z.record(z.string(), z.unknown())).optional();
 }
 
-const latest = contentSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => contentSchemas(LATEST_STATEFUL_REVISION);
 
 /** Plain text. */
-export const TextContentSchema = latest.TextContent;
+export const TextContentSchema = z.lazy(() => latest().TextContent);
 export type TextContent = z.infer<typeof TextContentSchema>;
 
 /** A base64-encoded image with its MIME type. */
-export const ImageContentSchema = latest.ImageContent;
+export const ImageContentSchema = z.lazy(() => latest().ImageContent);
 export type ImageContent = z.infer<typeof ImageContentSchema>;
 
 /** Base64-encoded audio with its MIME type (from 2025-03-26). */
-export const AudioContentSchema = latest.AudioContent;
+export const AudioContentSchema = z.lazy(() => latest().AudioContent);
 export type AudioContent = z.infer<typeof AudioContentSchema>;
 
 /** The contents of a resource, embedded in a message. */
-export const EmbeddedResourceSchema = latest.EmbeddedResource;
+export const EmbeddedResourceSchema = z.lazy(() => latest().EmbeddedResource);
 export type EmbeddedResource = z.infer<typeof EmbeddedResourceSchema>;
 
 /** A link to a resource the client may read (from 2025-06-18). */
-export const ResourceLinkSchema = latest.ResourceLink;
+export const ResourceLinkSchema = z.lazy(() => latest().ResourceLink);
 export type ResourceLink = z.infer<typeof ResourceLinkSchema>;
 
 /** Any content block of a tool result or prompt message. */
-export const ContentBlockSchema = latest.ContentBlock;
+export const ContentBlockSchema = z.lazy(() => latest().ContentBlock);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** A model's request to call a tool, inside a sampling message (from 2025-11-25). */
-export const ToolUseContentSchema = latest.ToolUseContent;
+export const ToolUseContentSchema = z.lazy(() => latest().ToolUseContent);
 export type ToolUseContent = z.infer<typeof ToolUseContentSchema>;
 
 /** The result of a tool call, fed back to the model in a sampling message (from 2025-11-25). */
-export const ToolResultContentSchema = latest.ToolResultContent;
+export const ToolResultContentSchema = z.lazy(() => latest().ToolResultContent);
 export type ToolResultContent = z.infer<typeof ToolResultContentSchema>;
 
 /** Any content block of a sampling message. */
-export const SamplingMessageContentBlockSchema = latest.SamplingMessageContentBlock;
+export const SamplingMessageContentBlockSchema = z.lazy(() => latest().SamplingMessageContentBlock);
 export type SamplingMessageContentBlock = z.infer<typeof SamplingMessageContentBlockSchema>;

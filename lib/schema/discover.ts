@@ -21,11 +21,11 @@ export const discoverSchemas = perRevision((revision) => {
   };
 });
 
-const modern = discoverSchemas(V2026_07_28);
+const modern = () => discoverSchemas(V2026_07_28);
 
 /** `server/discover`: what the server speaks and supports; params carry only `_meta`. */
-export const DiscoverRequestSchema = modern.DiscoverRequest;
+export const DiscoverRequestSchema = z.lazy(() => modern().DiscoverRequest);
 export type DiscoverRequest = z.infer<typeof DiscoverRequestSchema>;
 /** The result of `server/discover`: supported revisions, capabilities, instructions, caching hints. */
-export const DiscoverResultSchema = modern.DiscoverResult;
+export const DiscoverResultSchema = z.lazy(() => modern().DiscoverResult);
 export type DiscoverResult = z.infer<typeof DiscoverResultSchema>;

@@ -210,63 +210,63 @@ export const elicitationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = elicitationSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => elicitationSchemas(LATEST_STATEFUL_REVISION);
 
 /** A string field of an elicitation form, with optional length limits and format. */
-export const StringSchemaSchema = latest.StringSchema;
+export const StringSchemaSchema = z.lazy(() => latest().StringSchema);
 export type StringSchema = z.infer<typeof StringSchemaSchema>;
 /** A number or integer field of an elicitation form. */
-export const NumberSchemaSchema = latest.NumberSchema;
+export const NumberSchemaSchema = z.lazy(() => latest().NumberSchema);
 export type NumberSchema = z.infer<typeof NumberSchemaSchema>;
 /** A boolean field of an elicitation form. */
-export const BooleanSchemaSchema = latest.BooleanSchema;
+export const BooleanSchemaSchema = z.lazy(() => latest().BooleanSchema);
 export type BooleanSchema = z.infer<typeof BooleanSchemaSchema>;
 /** A single choice among plain string values. */
-export const UntitledSingleSelectEnumSchemaSchema = latest.UntitledSingleSelectEnumSchema;
+export const UntitledSingleSelectEnumSchemaSchema = z.lazy(() => latest().UntitledSingleSelectEnumSchema);
 export type UntitledSingleSelectEnumSchema = z.infer<typeof UntitledSingleSelectEnumSchemaSchema>;
 /** A single choice among values with display titles (`oneOf` of `const` and `title`). */
-export const TitledSingleSelectEnumSchemaSchema = latest.TitledSingleSelectEnumSchema;
+export const TitledSingleSelectEnumSchemaSchema = z.lazy(() => latest().TitledSingleSelectEnumSchema);
 export type TitledSingleSelectEnumSchema = z.infer<typeof TitledSingleSelectEnumSchemaSchema>;
 /** Any single-choice enum field. */
-export const SingleSelectEnumSchemaSchema = latest.SingleSelectEnumSchema;
+export const SingleSelectEnumSchemaSchema = z.lazy(() => latest().SingleSelectEnumSchema);
 export type SingleSelectEnumSchema = z.infer<typeof SingleSelectEnumSchemaSchema>;
 /** A multiple choice among plain string values. */
-export const UntitledMultiSelectEnumSchemaSchema = latest.UntitledMultiSelectEnumSchema;
+export const UntitledMultiSelectEnumSchemaSchema = z.lazy(() => latest().UntitledMultiSelectEnumSchema);
 export type UntitledMultiSelectEnumSchema = z.infer<typeof UntitledMultiSelectEnumSchemaSchema>;
 /** A multiple choice among values with display titles. */
-export const TitledMultiSelectEnumSchemaSchema = latest.TitledMultiSelectEnumSchema;
+export const TitledMultiSelectEnumSchemaSchema = z.lazy(() => latest().TitledMultiSelectEnumSchema);
 export type TitledMultiSelectEnumSchema = z.infer<typeof TitledMultiSelectEnumSchemaSchema>;
 /** Any multiple-choice enum field. */
-export const MultiSelectEnumSchemaSchema = latest.MultiSelectEnumSchema;
+export const MultiSelectEnumSchemaSchema = z.lazy(() => latest().MultiSelectEnumSchema);
 export type MultiSelectEnumSchema = z.infer<typeof MultiSelectEnumSchemaSchema>;
 /** The 2025-06-18 enum field with parallel `enumNames` (kept for compatibility). */
-export const LegacyTitledEnumSchemaSchema = latest.LegacyTitledEnumSchema;
+export const LegacyTitledEnumSchemaSchema = z.lazy(() => latest().LegacyTitledEnumSchema);
 export type LegacyTitledEnumSchema = z.infer<typeof LegacyTitledEnumSchemaSchema>;
 /** Any enum field of an elicitation form. */
-export const EnumSchemaSchema = latest.EnumSchema;
+export const EnumSchemaSchema = z.lazy(() => latest().EnumSchema);
 export type EnumSchema = z.infer<typeof EnumSchemaSchema>;
 /** Any field of an elicitation form: string, number, boolean or enum. */
-export const PrimitiveSchemaDefinitionSchema = latest.PrimitiveSchemaDefinition;
+export const PrimitiveSchemaDefinitionSchema = z.lazy(() => latest().PrimitiveSchemaDefinition);
 export type PrimitiveSchemaDefinition = z.infer<typeof PrimitiveSchemaDefinitionSchema>;
 
 /** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
-export const ElicitRequestFormParamsSchema = latest.ElicitRequestFormParams;
+export const ElicitRequestFormParamsSchema = z.lazy(() => latest().ElicitRequestFormParams);
 export type ElicitRequestFormParams = z.infer<typeof ElicitRequestFormParamsSchema>;
 /** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
-export const ElicitRequestURLParamsSchema = latest.ElicitRequestURLParams;
+export const ElicitRequestURLParamsSchema = z.lazy(() => latest().ElicitRequestURLParams);
 export type ElicitRequestURLParams = z.infer<typeof ElicitRequestURLParamsSchema>;
 /** Params of `elicitation/create`, either mode. */
-export const ElicitRequestParamsSchema = latest.ElicitRequestParams;
+export const ElicitRequestParamsSchema = z.lazy(() => latest().ElicitRequestParams);
 export type ElicitRequestParams = z.infer<typeof ElicitRequestParamsSchema>;
 /** `elicitation/create`: the server asks the user for input. */
-export const ElicitRequestSchema = latest.ElicitRequest;
+export const ElicitRequestSchema = z.lazy(() => latest().ElicitRequest);
 export type ElicitRequest = z.infer<typeof ElicitRequestSchema>;
 /** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
-export const ElicitResultSchema = latest.ElicitResult;
+export const ElicitResultSchema = z.lazy(() => latest().ElicitResult);
 export type ElicitResult = z.infer<typeof ElicitResultSchema>;
 /** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
-export const ElicitationCompleteNotificationSchema = latest.ElicitationCompleteNotification;
+export const ElicitationCompleteNotificationSchema = z.lazy(() => latest().ElicitationCompleteNotification);
 export type ElicitationCompleteNotification = z.infer<typeof ElicitationCompleteNotificationSchema>;
 /** The error response (-32042) that asks the client to complete URL elicitations first. */
-export const URLElicitationRequiredErrorSchema = latest.URLElicitationRequiredError;
+export const URLElicitationRequiredErrorSchema = z.lazy(() => latest().URLElicitationRequiredError);
 export type URLElicitationRequiredError = z.infer<typeof URLElicitationRequiredErrorSchema>;

@@ -220,72 +220,72 @@ export function resultResponse<R extends z.ZodType>(result: R) {
   return z.looseObject({ jsonrpc: JsonRpcVersionSchema, id: RequestIdSchema, result });
 }
 
-const latest = envelopeSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => envelopeSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params every request may carry: `_meta` with an optional progress token. */
-export const RequestParamsSchema = latest.RequestParams;
+export const RequestParamsSchema = z.lazy(() => latest().RequestParams);
 export type RequestParams = z.infer<typeof RequestParamsSchema>;
 
 /** Params every notification may carry: `_meta`. */
-export const NotificationParamsSchema = latest.NotificationParams;
+export const NotificationParamsSchema = z.lazy(() => latest().NotificationParams);
 export type NotificationParams = z.infer<typeof NotificationParamsSchema>;
 
 /** Any request, before its method is known. */
-export const RequestSchema = latest.Request;
+export const RequestSchema = z.lazy(() => latest().Request);
 export type Request = z.infer<typeof RequestSchema>;
 
 /** Any notification, before its method is known. */
-export const NotificationSchema = latest.Notification;
+export const NotificationSchema = z.lazy(() => latest().Notification);
 export type Notification = z.infer<typeof NotificationSchema>;
 
 /** Any result: an object with optional `_meta`, open to every other key. */
-export const ResultSchema = latest.Result;
+export const ResultSchema = z.lazy(() => latest().Result);
 export type Result = z.infer<typeof ResultSchema>;
 
 /** A result that carries nothing but may carry `_meta` (ping, subscribe, setLevel...). */
-export const EmptyResultSchema = latest.EmptyResult;
+export const EmptyResultSchema = z.lazy(() => latest().EmptyResult);
 export type EmptyResult = z.infer<typeof EmptyResultSchema>;
 
 /** The error object of a JSON-RPC error response (the `Error` definition; renamed to keep the global). */
-export const ErrorSchema = latest.Error;
+export const ErrorSchema = z.lazy(() => latest().Error);
 export type ErrorObject = z.infer<typeof ErrorSchema>;
 
 /** A JSON-RPC request envelope with any method. */
-export const JSONRPCRequestSchema = latest.JSONRPCRequest;
+export const JSONRPCRequestSchema = z.lazy(() => latest().JSONRPCRequest);
 export type JSONRPCRequest = z.infer<typeof JSONRPCRequestSchema>;
 
 /** A JSON-RPC notification envelope with any method. */
-export const JSONRPCNotificationSchema = latest.JSONRPCNotification;
+export const JSONRPCNotificationSchema = z.lazy(() => latest().JSONRPCNotification);
 export type JSONRPCNotification = z.infer<typeof JSONRPCNotificationSchema>;
 
 /** A successful JSON-RPC response. */
-export const JSONRPCResultResponseSchema = latest.JSONRPCResultResponse;
+export const JSONRPCResultResponseSchema = z.lazy(() => latest().JSONRPCResultResponse);
 export type JSONRPCResultResponse = z.infer<typeof JSONRPCResultResponseSchema>;
 
 /** A JSON-RPC error response (`id` may be missing when the request's id could not be read). */
-export const JSONRPCErrorResponseSchema = latest.JSONRPCErrorResponse;
+export const JSONRPCErrorResponseSchema = z.lazy(() => latest().JSONRPCErrorResponse);
 export type JSONRPCErrorResponse = z.infer<typeof JSONRPCErrorResponseSchema>;
 
 /** A JSON-RPC response: a result or an error. */
-export const JSONRPCResponseSchema = latest.JSONRPCResponse;
+export const JSONRPCResponseSchema = z.lazy(() => latest().JSONRPCResponse);
 export type JSONRPCResponse = z.infer<typeof JSONRPCResponseSchema>;
 
 /** Any single JSON-RPC message (batches only in 2025-03-26, see `schemasFor`). */
-export const JSONRPCMessageSchema = latest.JSONRPCMessage;
+export const JSONRPCMessageSchema = z.lazy(() => latest().JSONRPCMessage);
 export type JSONRPCMessage = z.infer<typeof JSONRPCMessageSchema>;
 
 /** Params of a paginated list request: an optional cursor. */
-export const PaginatedRequestParamsSchema = latest.PaginatedRequestParams;
+export const PaginatedRequestParamsSchema = z.lazy(() => latest().PaginatedRequestParams);
 export type PaginatedRequestParams = z.infer<typeof PaginatedRequestParamsSchema>;
 
 /** Any paginated list request. */
-export const PaginatedRequestSchema = latest.PaginatedRequest;
+export const PaginatedRequestSchema = z.lazy(() => latest().PaginatedRequest);
 export type PaginatedRequest = z.infer<typeof PaginatedRequestSchema>;
 
 /** A page of a list result: `nextCursor` is present when more pages follow. */
-export const PaginatedResultSchema = latest.PaginatedResult;
+export const PaginatedResultSchema = z.lazy(() => latest().PaginatedResult);
 export type PaginatedResult = z.infer<typeof PaginatedResultSchema>;
 
 /** A result with caching hints, `ttlMs` and `cacheScope` (2026-07-28 on). */
-export const CacheableResultSchema = envelopeSchemas(V2026_07_28).CacheableResult;
+export const CacheableResultSchema = z.lazy(() => envelopeSchemas(V2026_07_28).CacheableResult);
 export type CacheableResult = z.infer<typeof CacheableResultSchema>;

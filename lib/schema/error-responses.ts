@@ -38,16 +38,16 @@ export const errorSchemas = perRevision((revision) => {
   };
 });
 
-const modern = errorSchemas(V2026_07_28);
+const modern = () => errorSchemas(V2026_07_28);
 
 /** The error response to a request whose HTTP headers disagree with its body (-32020). */
-export const HeaderMismatchErrorSchema = modern.HeaderMismatchError;
+export const HeaderMismatchErrorSchema = z.lazy(() => modern().HeaderMismatchError);
 export type HeaderMismatchError = z.infer<typeof HeaderMismatchErrorSchema>;
 
 /** The error response to a request that needs a client capability the request did not declare (-32021). */
-export const MissingRequiredClientCapabilityErrorSchema = modern.MissingRequiredClientCapabilityError;
+export const MissingRequiredClientCapabilityErrorSchema = z.lazy(() => modern().MissingRequiredClientCapabilityError);
 export type MissingRequiredClientCapabilityError = z.infer<typeof MissingRequiredClientCapabilityErrorSchema>;
 
 /** The error response to a request of a revision the server does not speak (-32022), naming those it does. */
-export const UnsupportedProtocolVersionErrorSchema = modern.UnsupportedProtocolVersionError;
+export const UnsupportedProtocolVersionErrorSchema = z.lazy(() => modern().UnsupportedProtocolVersionError);
 export type UnsupportedProtocolVersionError = z.infer<typeof UnsupportedProtocolVersionErrorSchema>;

@@ -96,28 +96,28 @@ export function inputResponseSchemaFor(method: string, revision: Revision = V202
   return parts(method, revision)?.response;
 }
 
-const modern = inputRequestSchemas(V2026_07_28);
+const modern = () => inputRequestSchemas(V2026_07_28);
 
 /** One request for input: a `sampling/createMessage`, `roots/list` or `elicitation/create` without envelope. */
-export const InputRequestSchema = modern.InputRequest;
+export const InputRequestSchema = z.lazy(() => modern().InputRequest);
 export type InputRequest = z.infer<typeof InputRequestSchema>;
 
 /** The input requests of an `InputRequiredResult`, by a key the server chooses. */
-export const InputRequestsSchema = modern.InputRequests;
+export const InputRequestsSchema = z.lazy(() => modern().InputRequests);
 export type InputRequests = z.infer<typeof InputRequestsSchema>;
 
 /** One answer to an input request: a `CreateMessageResult`, `ListRootsResult` or `ElicitResult`. */
-export const InputResponseSchema = modern.InputResponse;
+export const InputResponseSchema = z.lazy(() => modern().InputResponse);
 export type InputResponse = z.infer<typeof InputResponseSchema>;
 
 /** The answers a retried request carries, keyed as the server's `inputRequests` were. */
-export const InputResponsesSchema = modern.InputResponses;
+export const InputResponsesSchema = z.lazy(() => modern().InputResponses);
 export type InputResponses = z.infer<typeof InputResponsesSchema>;
 
 /** The interim result (`resultType: 'input_required'`) that asks the client for input before a retry. */
-export const InputRequiredResultSchema = modern.InputRequiredResult;
+export const InputRequiredResultSchema = z.lazy(() => modern().InputRequiredResult);
 export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
 
 /** The params every retried request carries: `_meta`, `inputResponses` and `requestState`. */
-export const InputResponseRequestParamsSchema = modern.InputResponseRequestParams;
+export const InputResponseRequestParamsSchema = z.lazy(() => modern().InputResponseRequestParams);
 export type InputResponseRequestParams = z.infer<typeof InputResponseRequestParamsSchema>;

@@ -40,22 +40,22 @@ export const lifecycleSchemas = perRevision((revision) => {
   };
 });
 
-const latest = lifecycleSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => lifecycleSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of `initialize`: the client's revision, capabilities and identity. */
-export const InitializeRequestParamsSchema = latest.InitializeRequestParams;
+export const InitializeRequestParamsSchema = z.lazy(() => latest().InitializeRequestParams);
 export type InitializeRequestParams = z.infer<typeof InitializeRequestParamsSchema>;
 /** `initialize`: the first request of every session. */
-export const InitializeRequestSchema = latest.InitializeRequest;
+export const InitializeRequestSchema = z.lazy(() => latest().InitializeRequest);
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
 /** The result of `initialize`: the negotiated revision, the server's capabilities and identity. */
-export const InitializeResultSchema = latest.InitializeResult;
+export const InitializeResultSchema = z.lazy(() => latest().InitializeResult);
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
 /** `notifications/initialized`: the client is ready for normal operation. */
-export const InitializedNotificationSchema = latest.InitializedNotification;
+export const InitializedNotificationSchema = z.lazy(() => latest().InitializedNotification);
 export type InitializedNotification = z.infer<typeof InitializedNotificationSchema>;
 
 /** `ping`: either side checks that the other is alive; the answer is an empty result. */
-export const PingRequestSchema = latest.PingRequest;
+export const PingRequestSchema = z.lazy(() => latest().PingRequest);
 export type PingRequest = z.infer<typeof PingRequestSchema>;

@@ -31,18 +31,18 @@ export const loggingSchemas = perRevision((revision) => {
   };
 });
 
-const latest = loggingSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => loggingSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of `logging/setLevel`. */
-export const SetLevelRequestParamsSchema = latest.SetLevelRequestParams;
+export const SetLevelRequestParamsSchema = z.lazy(() => latest().SetLevelRequestParams);
 export type SetLevelRequestParams = z.infer<typeof SetLevelRequestParamsSchema>;
 /** `logging/setLevel`: the least severe level the client wants to receive. */
-export const SetLevelRequestSchema = latest.SetLevelRequest;
+export const SetLevelRequestSchema = z.lazy(() => latest().SetLevelRequest);
 export type SetLevelRequest = z.infer<typeof SetLevelRequestSchema>;
 
 /** Params of `notifications/message`: level, optional logger name, and any JSON data. */
-export const LoggingMessageNotificationParamsSchema = latest.LoggingMessageNotificationParams;
+export const LoggingMessageNotificationParamsSchema = z.lazy(() => latest().LoggingMessageNotificationParams);
 export type LoggingMessageNotificationParams = z.infer<typeof LoggingMessageNotificationParamsSchema>;
 /** `notifications/message`: one log message from the server. */
-export const LoggingMessageNotificationSchema = latest.LoggingMessageNotification;
+export const LoggingMessageNotificationSchema = z.lazy(() => latest().LoggingMessageNotification);
 export type LoggingMessageNotification = z.infer<typeof LoggingMessageNotificationSchema>;

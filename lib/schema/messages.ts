@@ -214,23 +214,23 @@ export const messageSchemas = perRevision((revision) => ({
   ...resultResponses(revision),
 }));
 
-const latest = messageSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => messageSchemas(LATEST_STATEFUL_REVISION);
 
 /** Any request a client sends. */
-export const ClientRequestSchema = latest.ClientRequest;
+export const ClientRequestSchema = z.lazy(() => latest().ClientRequest);
 export type ClientRequest = z.infer<typeof ClientRequestSchema>;
 /** Any request a server sends. */
-export const ServerRequestSchema = latest.ServerRequest;
+export const ServerRequestSchema = z.lazy(() => latest().ServerRequest);
 export type ServerRequest = z.infer<typeof ServerRequestSchema>;
 /** Any notification a client sends. */
-export const ClientNotificationSchema = latest.ClientNotification;
+export const ClientNotificationSchema = z.lazy(() => latest().ClientNotification);
 export type ClientNotification = z.infer<typeof ClientNotificationSchema>;
 /** Any notification a server sends. */
-export const ServerNotificationSchema = latest.ServerNotification;
+export const ServerNotificationSchema = z.lazy(() => latest().ServerNotification);
 export type ServerNotification = z.infer<typeof ServerNotificationSchema>;
 /** Any result a client sends. */
-export const ClientResultSchema = latest.ClientResult;
+export const ClientResultSchema = z.lazy(() => latest().ClientResult);
 export type ClientResult = z.infer<typeof ClientResultSchema>;
 /** Any result a server sends. */
-export const ServerResultSchema = latest.ServerResult;
+export const ServerResultSchema = z.lazy(() => latest().ServerResult);
 export type ServerResult = z.infer<typeof ServerResultSchema>;

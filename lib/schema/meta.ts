@@ -29,20 +29,20 @@ export const metaSchemas = perRevision((revision) => {
   };
 });
 
-const modern = metaSchemas(V2026_07_28);
+const modern = () => metaSchemas(V2026_07_28);
 
 /** `_meta` of a 2026-07-28 request: the revision and client capabilities (required), client info, log level, progress token. */
-export const RequestMetaObjectSchema = modern.RequestMetaObject;
+export const RequestMetaObjectSchema = z.lazy(() => modern().RequestMetaObject);
 export type RequestMetaObject = z.infer<typeof RequestMetaObjectSchema>;
 
 /** `_meta` of a 2026-07-28 result: the server's identity. */
-export const ResultMetaObjectSchema = modern.ResultMetaObject;
+export const ResultMetaObjectSchema = z.lazy(() => modern().ResultMetaObject);
 export type ResultMetaObject = z.infer<typeof ResultMetaObjectSchema>;
 
 /** `_meta` of a 2026-07-28 notification: the subscription it was sent on, if any. */
-export const NotificationMetaObjectSchema = modern.NotificationMetaObject;
+export const NotificationMetaObjectSchema = z.lazy(() => modern().NotificationMetaObject);
 export type NotificationMetaObject = z.infer<typeof NotificationMetaObjectSchema>;
 
 /** What kind of result a 2026-07-28 result is: `complete` or `input_required`. */
-export const ResultTypeSchema = modern.ResultType;
+export const ResultTypeSchema = z.lazy(() => modern().ResultType);
 export type ResultType = z.infer<typeof ResultTypeSchema>;

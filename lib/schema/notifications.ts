@@ -48,18 +48,18 @@ export const notificationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = notificationSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => notificationSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of `notifications/progress`: the token, the progress so far, and optional total and message. */
-export const ProgressNotificationParamsSchema = latest.ProgressNotificationParams;
+export const ProgressNotificationParamsSchema = z.lazy(() => latest().ProgressNotificationParams);
 export type ProgressNotificationParams = z.infer<typeof ProgressNotificationParamsSchema>;
 /** `notifications/progress`: progress on a request that asked for it with a progress token. */
-export const ProgressNotificationSchema = latest.ProgressNotification;
+export const ProgressNotificationSchema = z.lazy(() => latest().ProgressNotification);
 export type ProgressNotification = z.infer<typeof ProgressNotificationSchema>;
 
 /** Params of `notifications/cancelled`: which request, and why. */
-export const CancelledNotificationParamsSchema = latest.CancelledNotificationParams;
+export const CancelledNotificationParamsSchema = z.lazy(() => latest().CancelledNotificationParams);
 export type CancelledNotificationParams = z.infer<typeof CancelledNotificationParamsSchema>;
 /** `notifications/cancelled`: the sender no longer wants the answer to a request. */
-export const CancelledNotificationSchema = latest.CancelledNotification;
+export const CancelledNotificationSchema = z.lazy(() => latest().CancelledNotification);
 export type CancelledNotification = z.infer<typeof CancelledNotificationSchema>;

@@ -52,37 +52,37 @@ export const promptSchemas = perRevision((revision) => {
   };
 });
 
-const latest = promptSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => promptSchemas(LATEST_STATEFUL_REVISION);
 
 /** An argument a prompt accepts. */
-export const PromptArgumentSchema = latest.PromptArgument;
+export const PromptArgumentSchema = z.lazy(() => latest().PromptArgument);
 export type PromptArgument = z.infer<typeof PromptArgumentSchema>;
 
 /** A prompt (template) the server offers. */
-export const PromptSchema = latest.Prompt;
+export const PromptSchema = z.lazy(() => latest().Prompt);
 export type Prompt = z.infer<typeof PromptSchema>;
 
 /** One message of a rendered prompt. */
-export const PromptMessageSchema = latest.PromptMessage;
+export const PromptMessageSchema = z.lazy(() => latest().PromptMessage);
 export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 /** `prompts/list`: one page of the server's prompts. */
-export const ListPromptsRequestSchema = latest.ListPromptsRequest;
+export const ListPromptsRequestSchema = z.lazy(() => latest().ListPromptsRequest);
 export type ListPromptsRequest = z.infer<typeof ListPromptsRequestSchema>;
 /** The result of `prompts/list`. */
-export const ListPromptsResultSchema = latest.ListPromptsResult;
+export const ListPromptsResultSchema = z.lazy(() => latest().ListPromptsResult);
 export type ListPromptsResult = z.infer<typeof ListPromptsResultSchema>;
 
 /** Params of `prompts/get`: the prompt's name and string arguments. */
-export const GetPromptRequestParamsSchema = latest.GetPromptRequestParams;
+export const GetPromptRequestParamsSchema = z.lazy(() => latest().GetPromptRequestParams);
 export type GetPromptRequestParams = z.infer<typeof GetPromptRequestParamsSchema>;
 /** `prompts/get`: render a prompt. */
-export const GetPromptRequestSchema = latest.GetPromptRequest;
+export const GetPromptRequestSchema = z.lazy(() => latest().GetPromptRequest);
 export type GetPromptRequest = z.infer<typeof GetPromptRequestSchema>;
 /** The result of `prompts/get`. */
-export const GetPromptResultSchema = latest.GetPromptResult;
+export const GetPromptResultSchema = z.lazy(() => latest().GetPromptResult);
 export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
 
 /** `notifications/prompts/list_changed`: the list of prompts changed. */
-export const PromptListChangedNotificationSchema = latest.PromptListChangedNotification;
+export const PromptListChangedNotificationSchema = z.lazy(() => latest().PromptListChangedNotification);
 export type PromptListChangedNotification = z.infer<typeof PromptListChangedNotificationSchema>;

@@ -45,24 +45,24 @@ export const resourceTypeSchemas = perRevision((revision) => {
   };
 });
 
-const latest = resourceTypeSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => resourceTypeSchemas(LATEST_STATEFUL_REVISION);
 
 /** A resource the server offers: a URI with a name and optional metadata. */
-export const ResourceSchema = latest.Resource;
+export const ResourceSchema = z.lazy(() => latest().Resource);
 export type Resource = z.infer<typeof ResourceSchema>;
 
 /** A family of resources described by an RFC 6570 URI template. */
-export const ResourceTemplateSchema = latest.ResourceTemplate;
+export const ResourceTemplateSchema = z.lazy(() => latest().ResourceTemplate);
 export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
 
 /** What every resource contents object has: its URI and MIME type. */
-export const ResourceContentsSchema = latest.ResourceContents;
+export const ResourceContentsSchema = z.lazy(() => latest().ResourceContents);
 export type ResourceContents = z.infer<typeof ResourceContentsSchema>;
 
 /** Resource contents as text. */
-export const TextResourceContentsSchema = latest.TextResourceContents;
+export const TextResourceContentsSchema = z.lazy(() => latest().TextResourceContents);
 export type TextResourceContents = z.infer<typeof TextResourceContentsSchema>;
 
 /** Resource contents as base64-encoded binary data. */
-export const BlobResourceContentsSchema = latest.BlobResourceContents;
+export const BlobResourceContentsSchema = z.lazy(() => latest().BlobResourceContents);
 export type BlobResourceContents = z.infer<typeof BlobResourceContentsSchema>;

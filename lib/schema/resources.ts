@@ -65,57 +65,57 @@ export const resourceSchemas = perRevision((revision) => {
   };
 });
 
-const latest = resourceSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => resourceSchemas(LATEST_STATEFUL_REVISION);
 
 /** Params of a request about one resource URI. */
-export const ResourceRequestParamsSchema = latest.ResourceRequestParams;
+export const ResourceRequestParamsSchema = z.lazy(() => latest().ResourceRequestParams);
 export type ResourceRequestParams = z.infer<typeof ResourceRequestParamsSchema>;
 
 /** `resources/list`: one page of the server's resources. */
-export const ListResourcesRequestSchema = latest.ListResourcesRequest;
+export const ListResourcesRequestSchema = z.lazy(() => latest().ListResourcesRequest);
 export type ListResourcesRequest = z.infer<typeof ListResourcesRequestSchema>;
 /** The result of `resources/list` (with caching hints from 2026-07-28). */
-export const ListResourcesResultSchema = latest.ListResourcesResult;
+export const ListResourcesResultSchema = z.lazy(() => latest().ListResourcesResult);
 export type ListResourcesResult = z.infer<typeof ListResourcesResultSchema>;
 
 /** `resources/templates/list`: one page of the server's resource templates. */
-export const ListResourceTemplatesRequestSchema = latest.ListResourceTemplatesRequest;
+export const ListResourceTemplatesRequestSchema = z.lazy(() => latest().ListResourceTemplatesRequest);
 export type ListResourceTemplatesRequest = z.infer<typeof ListResourceTemplatesRequestSchema>;
 /** The result of `resources/templates/list` (with caching hints from 2026-07-28). */
-export const ListResourceTemplatesResultSchema = latest.ListResourceTemplatesResult;
+export const ListResourceTemplatesResultSchema = z.lazy(() => latest().ListResourceTemplatesResult);
 export type ListResourceTemplatesResult = z.infer<typeof ListResourceTemplatesResultSchema>;
 
 /** Params of `resources/read` (and, when retried, the answers to its input requests). */
-export const ReadResourceRequestParamsSchema = latest.ReadResourceRequestParams;
+export const ReadResourceRequestParamsSchema = z.lazy(() => latest().ReadResourceRequestParams);
 export type ReadResourceRequestParams = z.infer<typeof ReadResourceRequestParamsSchema>;
 /** `resources/read`: the contents of one resource. */
-export const ReadResourceRequestSchema = latest.ReadResourceRequest;
+export const ReadResourceRequestSchema = z.lazy(() => latest().ReadResourceRequest);
 export type ReadResourceRequest = z.infer<typeof ReadResourceRequestSchema>;
 /** The result of `resources/read` (with caching hints from 2026-07-28). */
-export const ReadResourceResultSchema = latest.ReadResourceResult;
+export const ReadResourceResultSchema = z.lazy(() => latest().ReadResourceResult);
 export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 
 /** Params of `resources/subscribe` (through 2025-11-25). */
-export const SubscribeRequestParamsSchema = latest.SubscribeRequestParams;
+export const SubscribeRequestParamsSchema = z.lazy(() => latest().SubscribeRequestParams);
 export type SubscribeRequestParams = z.infer<typeof SubscribeRequestParamsSchema>;
 /** `resources/subscribe`: ask for `notifications/resources/updated` about one URI (through 2025-11-25). */
-export const SubscribeRequestSchema = latest.SubscribeRequest;
+export const SubscribeRequestSchema = z.lazy(() => latest().SubscribeRequest);
 export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
 
 /** Params of `resources/unsubscribe` (through 2025-11-25). */
-export const UnsubscribeRequestParamsSchema = latest.UnsubscribeRequestParams;
+export const UnsubscribeRequestParamsSchema = z.lazy(() => latest().UnsubscribeRequestParams);
 export type UnsubscribeRequestParams = z.infer<typeof UnsubscribeRequestParamsSchema>;
 /** `resources/unsubscribe`: stop updates about one URI (through 2025-11-25). */
-export const UnsubscribeRequestSchema = latest.UnsubscribeRequest;
+export const UnsubscribeRequestSchema = z.lazy(() => latest().UnsubscribeRequest);
 export type UnsubscribeRequest = z.infer<typeof UnsubscribeRequestSchema>;
 
 /** `notifications/resources/list_changed`: the list of resources changed. */
-export const ResourceListChangedNotificationSchema = latest.ResourceListChangedNotification;
+export const ResourceListChangedNotificationSchema = z.lazy(() => latest().ResourceListChangedNotification);
 export type ResourceListChangedNotification = z.infer<typeof ResourceListChangedNotificationSchema>;
 
 /** Params of `notifications/resources/updated`. */
-export const ResourceUpdatedNotificationParamsSchema = latest.ResourceUpdatedNotificationParams;
+export const ResourceUpdatedNotificationParamsSchema = z.lazy(() => latest().ResourceUpdatedNotificationParams);
 export type ResourceUpdatedNotificationParams = z.infer<typeof ResourceUpdatedNotificationParamsSchema>;
 /** `notifications/resources/updated`: a subscribed resource changed. */
-export const ResourceUpdatedNotificationSchema = latest.ResourceUpdatedNotification;
+export const ResourceUpdatedNotificationSchema = z.lazy(() => latest().ResourceUpdatedNotification);
 export type ResourceUpdatedNotification = z.infer<typeof ResourceUpdatedNotificationSchema>;

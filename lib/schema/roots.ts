@@ -26,19 +26,19 @@ export const rootSchemas = perRevision((revision) => {
   };
 });
 
-const latest = rootSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => rootSchemas(LATEST_STATEFUL_REVISION);
 
 /** A root: a `file://` URI the server may work within, with an optional name. */
-export const RootSchema = latest.Root;
+export const RootSchema = z.lazy(() => latest().Root);
 export type Root = z.infer<typeof RootSchema>;
 
 /** `roots/list`: the server asks the client for its roots. */
-export const ListRootsRequestSchema = latest.ListRootsRequest;
+export const ListRootsRequestSchema = z.lazy(() => latest().ListRootsRequest);
 export type ListRootsRequest = z.infer<typeof ListRootsRequestSchema>;
 /** The result of `roots/list`. */
-export const ListRootsResultSchema = latest.ListRootsResult;
+export const ListRootsResultSchema = z.lazy(() => latest().ListRootsResult);
 export type ListRootsResult = z.infer<typeof ListRootsResultSchema>;
 
 /** `notifications/roots/list_changed`: the client's roots changed. */
-export const RootsListChangedNotificationSchema = latest.RootsListChangedNotification;
+export const RootsListChangedNotificationSchema = z.lazy(() => latest().RootsListChangedNotification);
 export type RootsListChangedNotification = z.infer<typeof RootsListChangedNotificationSchema>;

@@ -69,30 +69,30 @@ export const samplingSchemas = perRevision((revision) => {
   };
 });
 
-const latest = samplingSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => samplingSchemas(LATEST_STATEFUL_REVISION);
 
 /** A hint for model selection: a (sub)string of a model name. */
-export const ModelHintSchema = latest.ModelHint;
+export const ModelHintSchema = z.lazy(() => latest().ModelHint);
 export type ModelHint = z.infer<typeof ModelHintSchema>;
 
 /** The server's preferences for model selection: hints and cost, speed and intelligence priorities. */
-export const ModelPreferencesSchema = latest.ModelPreferences;
+export const ModelPreferencesSchema = z.lazy(() => latest().ModelPreferences);
 export type ModelPreferences = z.infer<typeof ModelPreferencesSchema>;
 
 /** One message of a sampling conversation. */
-export const SamplingMessageSchema = latest.SamplingMessage;
+export const SamplingMessageSchema = z.lazy(() => latest().SamplingMessage);
 export type SamplingMessage = z.infer<typeof SamplingMessageSchema>;
 
 /** How the model may use the offered tools: `auto`, `required` or `none`. */
-export const ToolChoiceSchema = latest.ToolChoice;
+export const ToolChoiceSchema = z.lazy(() => latest().ToolChoice);
 export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
 /** Params of `sampling/createMessage`. */
-export const CreateMessageRequestParamsSchema = latest.CreateMessageRequestParams;
+export const CreateMessageRequestParamsSchema = z.lazy(() => latest().CreateMessageRequestParams);
 export type CreateMessageRequestParams = z.infer<typeof CreateMessageRequestParamsSchema>;
 /** `sampling/createMessage`: the server asks the client to sample from its model. */
-export const CreateMessageRequestSchema = latest.CreateMessageRequest;
+export const CreateMessageRequestSchema = z.lazy(() => latest().CreateMessageRequest);
 export type CreateMessageRequest = z.infer<typeof CreateMessageRequestSchema>;
 /** The result of `sampling/createMessage`: the model's message and why it stopped. */
-export const CreateMessageResultSchema = latest.CreateMessageResult;
+export const CreateMessageResultSchema = z.lazy(() => latest().CreateMessageResult);
 export type CreateMessageResult = z.infer<typeof CreateMessageResultSchema>;

@@ -45,31 +45,33 @@ export const subscriptionSchemas = perRevision((revision) => {
   };
 });
 
-const modern = subscriptionSchemas(V2026_07_28);
+const modern = () => subscriptionSchemas(V2026_07_28);
 
 /** Which change notifications a subscription carries: list changes by kind, updates by resource URI. */
-export const SubscriptionFilterSchema = modern.SubscriptionFilter;
+export const SubscriptionFilterSchema = z.lazy(() => modern().SubscriptionFilter);
 export type SubscriptionFilter = z.infer<typeof SubscriptionFilterSchema>;
 
 /** Params of `subscriptions/listen`: `_meta` and the notifications wanted. */
-export const SubscriptionsListenRequestParamsSchema = modern.SubscriptionsListenRequestParams;
+export const SubscriptionsListenRequestParamsSchema = z.lazy(() => modern().SubscriptionsListenRequestParams);
 export type SubscriptionsListenRequestParams = z.infer<typeof SubscriptionsListenRequestParamsSchema>;
 /** `subscriptions/listen`: open a stream of change notifications; it lasts until either side ends it. */
-export const SubscriptionsListenRequestSchema = modern.SubscriptionsListenRequest;
+export const SubscriptionsListenRequestSchema = z.lazy(() => modern().SubscriptionsListenRequest);
 export type SubscriptionsListenRequest = z.infer<typeof SubscriptionsListenRequestSchema>;
 
 /** `_meta` of the result that ends a subscription: its id (the listen request's id) and the server's identity. */
-export const SubscriptionsListenResultMetaObjectSchema = modern.SubscriptionsListenResultMetaObject;
+export const SubscriptionsListenResultMetaObjectSchema = z.lazy(() => modern().SubscriptionsListenResultMetaObject);
 export type SubscriptionsListenResultMetaObject = z.infer<typeof SubscriptionsListenResultMetaObjectSchema>;
 /** The result of `subscriptions/listen`, sent when the server ends the subscription gracefully. */
-export const SubscriptionsListenResultSchema = modern.SubscriptionsListenResult;
+export const SubscriptionsListenResultSchema = z.lazy(() => modern().SubscriptionsListenResult);
 export type SubscriptionsListenResult = z.infer<typeof SubscriptionsListenResultSchema>;
 
 /** Params of `notifications/subscriptions/acknowledged`: the notifications the server agreed to send. */
-export const SubscriptionsAcknowledgedNotificationParamsSchema = modern.SubscriptionsAcknowledgedNotificationParams;
+export const SubscriptionsAcknowledgedNotificationParamsSchema = z.lazy(
+  () => modern().SubscriptionsAcknowledgedNotificationParams,
+);
 export type SubscriptionsAcknowledgedNotificationParams = z.infer<
   typeof SubscriptionsAcknowledgedNotificationParamsSchema
 >;
 /** `notifications/subscriptions/acknowledged`: the first message of a subscription. */
-export const SubscriptionsAcknowledgedNotificationSchema = modern.SubscriptionsAcknowledgedNotification;
+export const SubscriptionsAcknowledgedNotificationSchema = z.lazy(() => modern().SubscriptionsAcknowledgedNotification);
 export type SubscriptionsAcknowledgedNotification = z.infer<typeof SubscriptionsAcknowledgedNotificationSchema>;

@@ -48,63 +48,63 @@ export const taskSchemas = perRevision((revision) => {
   };
 });
 
-const latest = taskSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => taskSchemas(LATEST_STATEFUL_REVISION);
 
 /** Where a task is in its life: `working`, `input_required`, or one of the terminal states. */
-export const TaskStatusSchema = latest.TaskStatus;
+export const TaskStatusSchema = z.lazy(() => latest().TaskStatus);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** The `task` param that makes a request task-augmented: the requested time to live. */
-export const TaskMetadataSchema = latest.TaskMetadata;
+export const TaskMetadataSchema = z.lazy(() => latest().TaskMetadata);
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
 
 /** `_meta` entry that ties a message to the task it belongs to. */
-export const RelatedTaskMetadataSchema = latest.RelatedTaskMetadata;
+export const RelatedTaskMetadataSchema = z.lazy(() => latest().RelatedTaskMetadata);
 export type RelatedTaskMetadata = z.infer<typeof RelatedTaskMetadataSchema>;
 
 /** The state of one task. */
-export const TaskSchema = latest.Task;
+export const TaskSchema = z.lazy(() => latest().Task);
 export type Task = z.infer<typeof TaskSchema>;
 
 /** Params of a request that may be task-augmented. */
-export const TaskAugmentedRequestParamsSchema = latest.TaskAugmentedRequestParams;
+export const TaskAugmentedRequestParamsSchema = z.lazy(() => latest().TaskAugmentedRequestParams);
 export type TaskAugmentedRequestParams = z.infer<typeof TaskAugmentedRequestParamsSchema>;
 
 /** The immediate answer to a task-augmented request: the task that was created. */
-export const CreateTaskResultSchema = latest.CreateTaskResult;
+export const CreateTaskResultSchema = z.lazy(() => latest().CreateTaskResult);
 export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
 
 /** `tasks/get`: the current state of a task. */
-export const GetTaskRequestSchema = latest.GetTaskRequest;
+export const GetTaskRequestSchema = z.lazy(() => latest().GetTaskRequest);
 export type GetTaskRequest = z.infer<typeof GetTaskRequestSchema>;
 /** The result of `tasks/get`. */
-export const GetTaskResultSchema = latest.GetTaskResult;
+export const GetTaskResultSchema = z.lazy(() => latest().GetTaskResult);
 export type GetTaskResult = z.infer<typeof GetTaskResultSchema>;
 
 /** `tasks/result`: the result of the request a task stands for, once it is done. */
-export const GetTaskPayloadRequestSchema = latest.GetTaskPayloadRequest;
+export const GetTaskPayloadRequestSchema = z.lazy(() => latest().GetTaskPayloadRequest);
 export type GetTaskPayloadRequest = z.infer<typeof GetTaskPayloadRequestSchema>;
 /** The result of `tasks/result`: whatever the original request's result is. */
-export const GetTaskPayloadResultSchema = latest.GetTaskPayloadResult;
+export const GetTaskPayloadResultSchema = z.lazy(() => latest().GetTaskPayloadResult);
 export type GetTaskPayloadResult = z.infer<typeof GetTaskPayloadResultSchema>;
 
 /** `tasks/cancel`: stop a task. */
-export const CancelTaskRequestSchema = latest.CancelTaskRequest;
+export const CancelTaskRequestSchema = z.lazy(() => latest().CancelTaskRequest);
 export type CancelTaskRequest = z.infer<typeof CancelTaskRequestSchema>;
 /** The result of `tasks/cancel`: the task's state afterwards. */
-export const CancelTaskResultSchema = latest.CancelTaskResult;
+export const CancelTaskResultSchema = z.lazy(() => latest().CancelTaskResult);
 export type CancelTaskResult = z.infer<typeof CancelTaskResultSchema>;
 
 /** `tasks/list`: one page of the receiver's tasks. */
-export const ListTasksRequestSchema = latest.ListTasksRequest;
+export const ListTasksRequestSchema = z.lazy(() => latest().ListTasksRequest);
 export type ListTasksRequest = z.infer<typeof ListTasksRequestSchema>;
 /** The result of `tasks/list`. */
-export const ListTasksResultSchema = latest.ListTasksResult;
+export const ListTasksResultSchema = z.lazy(() => latest().ListTasksResult);
 export type ListTasksResult = z.infer<typeof ListTasksResultSchema>;
 
 /** Params of `notifications/tasks/status`: the task's new state. */
-export const TaskStatusNotificationParamsSchema = latest.TaskStatusNotificationParams;
+export const TaskStatusNotificationParamsSchema = z.lazy(() => latest().TaskStatusNotificationParams);
 export type TaskStatusNotificationParams = z.infer<typeof TaskStatusNotificationParamsSchema>;
 /** `notifications/tasks/status`: a task changed state. */
-export const TaskStatusNotificationSchema = latest.TaskStatusNotification;
+export const TaskStatusNotificationSchema = z.lazy(() => latest().TaskStatusNotification);
 export type TaskStatusNotification = z.infer<typeof TaskStatusNotificationSchema>;

@@ -57,16 +57,16 @@ export const toolTypeSchemas = perRevision((revision) => {
   return { ToolAnnotations, ToolExecution, Tool };
 });
 
-const latest = toolTypeSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => toolTypeSchemas(LATEST_STATEFUL_REVISION);
 
 /** Hints about a tool's behaviour (from 2025-03-26); clients must not trust them from untrusted servers. */
-export const ToolAnnotationsSchema = latest.ToolAnnotations;
+export const ToolAnnotationsSchema = z.lazy(() => latest().ToolAnnotations);
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 
 /** How a tool may be run: whether it supports task-augmented calls (2025-11-25 only). */
-export const ToolExecutionSchema = latest.ToolExecution;
+export const ToolExecutionSchema = z.lazy(() => latest().ToolExecution);
 export type ToolExecution = z.infer<typeof ToolExecutionSchema>;
 
 /** A tool the server offers: its name, input schema and optional output schema. */
-export const ToolSchema = latest.Tool;
+export const ToolSchema = z.lazy(() => latest().Tool);
 export type Tool = z.infer<typeof ToolSchema>;

@@ -46,25 +46,25 @@ export const toolSchemas = perRevision((revision) => {
   };
 });
 
-const latest = toolSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => toolSchemas(LATEST_STATEFUL_REVISION);
 
 /** `tools/list`: one page of the server's tools. */
-export const ListToolsRequestSchema = latest.ListToolsRequest;
+export const ListToolsRequestSchema = z.lazy(() => latest().ListToolsRequest);
 export type ListToolsRequest = z.infer<typeof ListToolsRequestSchema>;
 /** The result of `tools/list` (with caching hints from 2026-07-28). */
-export const ListToolsResultSchema = latest.ListToolsResult;
+export const ListToolsResultSchema = z.lazy(() => latest().ListToolsResult);
 export type ListToolsResult = z.infer<typeof ListToolsResultSchema>;
 
 /** Params of `tools/call`: the tool's name and arguments (and, when retried, the answers to its input requests). */
-export const CallToolRequestParamsSchema = latest.CallToolRequestParams;
+export const CallToolRequestParamsSchema = z.lazy(() => latest().CallToolRequestParams);
 export type CallToolRequestParams = z.infer<typeof CallToolRequestParamsSchema>;
 /** `tools/call`: run a tool. */
-export const CallToolRequestSchema = latest.CallToolRequest;
+export const CallToolRequestSchema = z.lazy(() => latest().CallToolRequest);
 export type CallToolRequest = z.infer<typeof CallToolRequestSchema>;
 /** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
-export const CallToolResultSchema = latest.CallToolResult;
+export const CallToolResultSchema = z.lazy(() => latest().CallToolResult);
 export type CallToolResult = z.infer<typeof CallToolResultSchema>;
 
 /** `notifications/tools/list_changed`: the list of tools changed. */
-export const ToolListChangedNotificationSchema = latest.ToolListChangedNotification;
+export const ToolListChangedNotificationSchema = z.lazy(() => latest().ToolListChangedNotification);
 export type ToolListChangedNotification = z.infer<typeof ToolListChangedNotificationSchema>;

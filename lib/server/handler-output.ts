@@ -1,4 +1,4 @@
-import { isObservable, Observable } from 'rxjs';
+import { isObservable, Observable } from '../rx/rxjs';
 import type { HandlerOutput } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import type { HandlerEvent } from '../connection/handler-events';

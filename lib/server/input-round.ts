@@ -1,5 +1,5 @@
-import { asyncScheduler, isObservable, Observable, Subject } from 'rxjs';
-import type { SchedulerLike, Subscription } from 'rxjs';
+import { asyncScheduler, isObservable, Observable, Subject } from '../rx/rxjs';
+import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { toValidationIssues } from '../schema/issues';
 import { inputResponseSchemaFor } from '../schema/input-requests';

@@ -1,5 +1,5 @@
-import { filter, Observable, Subscription } from 'rxjs';
-import type { Subject } from 'rxjs';
+import { filter, Observable, Subscription } from '../rx/rxjs';
+import type { Subject } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { hasCapability } from '../connection/capabilities';
 import type { HandlerResult, RequestContext } from '../connection/dispatcher';

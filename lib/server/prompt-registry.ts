@@ -1,4 +1,4 @@
-import type { Observable } from 'rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { HandlerOutput } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';

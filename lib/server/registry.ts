@@ -1,5 +1,5 @@
-import { Subject } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { Subject } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
 
 /** How many items a list method returns per page unless the server says otherwise. */

@@ -1,4 +1,4 @@
-import type { Observable, SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
 import { InputRound, isMultiRound } from './input-round';
 import type { RequestStateSealer } from './request-state';

@@ -2,7 +2,7 @@
  * What a resource is: the definitions of fixed resources and of template families, what is listed
  * for them, and how what their handlers produced becomes the result sent.
  */
-import type { Observable } from 'rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { HandlerOutput } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';

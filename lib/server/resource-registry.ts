@@ -1,5 +1,5 @@
-import { NEVER } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { NEVER } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { HandlerOutput } from '../connection/dispatcher';
 import { createFanOut } from '../operators/ref-count-fan-out';

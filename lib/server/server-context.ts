@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Observable } from 'rxjs';
+import { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import { isStatelessRevision } from '../connection/stateless';
 import { hasCapability } from '../connection/capabilities';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import { createConnection } from '../connection/connection';
 import type { ConnectionOptions } from '../connection/connection';

@@ -1,6 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
-import { Subject } from 'rxjs';
-import type { SchedulerLike } from 'rxjs';
+import { Subject } from '../rx/rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
 import type { RequestHandler } from '../connection/dispatcher';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';

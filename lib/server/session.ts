@@ -1,4 +1,4 @@
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable, Subscription } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { NestedRequestOptions } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';

@@ -3,8 +3,8 @@
  * checks), and how what its handler produced becomes the result sent.
  */
 import type { Logger } from 'pino';
-import { concatMap, from, isObservable, of } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { concatMap, from, isObservable, of } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { HandlerOutput } from '../connection/dispatcher';
 import type { ValidationIssue } from '../jsonrpc/errors';
 import type { Icon } from '../schema/base';

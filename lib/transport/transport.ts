@@ -1,4 +1,4 @@
-import type { Observable } from 'rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 
 /**

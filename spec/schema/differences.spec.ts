@@ -152,10 +152,10 @@ describe('revision differences', () => {
     expect('CreateMessageResult' in schemasFor('2026-07-28')).toBe(true);
   });
 
-  it('shares the latest revision schemas with the exported ones', () => {
-    expect(schemasFor('2025-11-25').AudioContent).toBe(AudioContentSchema);
-    expect(schemasFor('2025-11-25').Tool).toBe(ToolSchema);
-    expect(schemasFor('2025-11-25').ContentBlock).toBe(ContentBlockSchema);
+  it('exports the latest revision schemas, built on first use and shared with the revision table', () => {
+    expect(AudioContentSchema.unwrap()).toBe(schemasFor('2025-11-25').AudioContent);
+    expect(ToolSchema.unwrap()).toBe(schemasFor('2025-11-25').Tool);
+    expect(ContentBlockSchema.unwrap()).toBe(schemasFor('2025-11-25').ContentBlock);
   });
 });
 

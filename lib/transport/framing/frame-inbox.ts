@@ -1,5 +1,5 @@
-import { Observable } from 'rxjs';
-import type { Subscriber } from 'rxjs';
+import { Observable } from '../../rx/rxjs';
+import type { Subscriber } from '../../rx/rxjs';
 
 /** Options for {@link createFrameInbox}. */
 export interface FrameInboxOptions {

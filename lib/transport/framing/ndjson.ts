@@ -1,5 +1,5 @@
-import { Observable } from 'rxjs';
-import type { OperatorFunction } from 'rxjs';
+import { Observable } from '../../rx/rxjs';
+import type { OperatorFunction } from '../../rx/rxjs';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame } from '../transport';
 

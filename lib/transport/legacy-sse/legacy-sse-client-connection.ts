@@ -6,7 +6,7 @@ import type * as EventSourceModule from 'eventsource';
 let eventSource: typeof EventSourceModule | undefined;
 import type { ErrorEvent, FetchLike } from 'eventsource';
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';

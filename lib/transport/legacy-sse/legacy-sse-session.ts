@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { encodeSseEvent } from '../framing/sse';

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type pino from 'pino';
-import type { Observable, ReplaySubject } from 'rxjs';
+import type { Observable, ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioClientConnection } from './stdio-client-connection';
 import type { StdioShutdownTimeouts } from './stdio-client-connection';

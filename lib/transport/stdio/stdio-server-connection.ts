@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';

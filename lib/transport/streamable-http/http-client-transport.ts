@@ -1,5 +1,5 @@
-import { ReplaySubject } from 'rxjs';
-import type { Subscription } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
+import type { Subscription } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createLegacySseClientTransport } from '../legacy-sse/legacy-sse-client-transport';

@@ -1,6 +1,6 @@
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
+import type { Observable } from '../../rx/rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';

@@ -1,7 +1,7 @@
 import type { HttpResponseLike } from '../http/http-exchange';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ReplaySubject } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
+import type { Observable } from '../../rx/rxjs';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';

@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject } from '../../rx/rxjs';
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import { TransportError } from '../../jsonrpc/errors';
