@@ -1,5 +1,5 @@
 import type { Observable, SchedulerLike } from '../rx/rxjs';
-import type { Logger } from 'pino';
+import type { LoggerOption } from '../jsonrpc/logger';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
@@ -86,7 +86,7 @@ export interface ConnectionOptions {
   readonly initializeTimeoutMs?: number;
   /** Decides whether a log message from a handler is sent (the server filters by the session's level). */
   readonly shouldSendLog?: (level: LogLevel) => boolean;
-  readonly logger?: Logger;
+  readonly logger?: LoggerOption;
   /** Where timeouts and lifecycle delays are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }

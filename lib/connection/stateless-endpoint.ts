@@ -3,6 +3,7 @@ import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { childLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
 import { errorResponse, notification, resultResponse } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message';
 import type { StatelessExchange, StatelessReceiver } from '../transport/transport';
@@ -32,7 +33,7 @@ export interface StatelessEndpointOptions {
   /** Every revision the server speaks, oldest first; only the stateless ones are served here. */
   readonly supportedRevisions: readonly string[];
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
-  readonly logger?: Logger;
+  readonly logger?: LoggerOption;
   readonly scheduler?: SchedulerLike;
 }
 

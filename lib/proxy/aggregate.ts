@@ -5,6 +5,7 @@ import { hasCapability } from '../connection/capabilities';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { childLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
 import type { McpClient } from '../client/client-api';
 import { forwardedParams, forwardRequest } from './forward';
 import { Front, setLevelHandler } from './front';
@@ -27,7 +28,7 @@ export interface AggregateOptions {
   readonly requestTimeoutMs?: number;
   /** Carries every upstream's sampling and elicitation to the downstream caller (see `createProxyRouter`). */
   readonly router?: ProxyRouter;
-  readonly logger?: Logger;
+  readonly logger?: LoggerOption;
 }
 
 /** One upstream as the aggregate holds it. */

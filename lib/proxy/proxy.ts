@@ -1,9 +1,9 @@
-import type { Logger } from 'pino';
 import { catchError, EMPTY, map, merge, skip } from '../rx/rxjs';
 import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { RequestHandler } from '../connection/dispatcher';
 import { childLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
 import type { McpClient } from '../client/client-api';
 import { forwardTo } from './forward';
 import { Front, setLevelHandler } from './front';
@@ -22,7 +22,7 @@ export interface ProxyOptions {
   readonly instructions?: string;
   /** How long a forwarded request may wait without an answer or progress. Default 60 s. */
   readonly requestTimeoutMs?: number;
-  readonly logger?: Logger;
+  readonly logger?: LoggerOption;
   /**
    * Carries the upstream's sampling and elicitation requests to the downstream caller; the upstream
    * client must have been connected with the router's `clientOptions` (see `createProxyRouter`).

@@ -3,7 +3,9 @@ import { connect } from '../../lib/client/client';
 import type { ConsoleLike } from '../../lib/jsonrpc/logger';
 import { createServer } from '../../lib/server/server';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStdioServerTransport } from '../../lib/transport/stdio/stdio-server-transport';
 import { linkedPair } from '../support/linked-pair';
+import { PassThrough } from 'node:stream';
 
 /** A console-like logger that keeps what it was given, by method. */
 function consoleLike(): ConsoleLike & { readonly calls: Array<[string, unknown]> } {
@@ -38,6 +40,17 @@ describe('logger options take a console-like logger', () => {
     const transport = createStreamableHttpClientTransport({ url: 'http://127.0.0.1:9/mcp', logger: log });
     const closed = firstValueFrom(transport.closed$);
     transport.close();
+    await closed;
+    expect(log.calls).toContainEqual(['info', 'transport closed']);
+  });
+
+  it('a server transport (stdio) logs through it', async () => {
+    const log = consoleLike();
+    const stdin = new PassThrough();
+    const transport = createStdioServerTransport({ stdin, stdout: new PassThrough(), logger: log });
+    expect(log.calls).toContainEqual(['info', 'transport opened']);
+    const closed = firstValueFrom(transport.closed$);
+    stdin.end();
     await closed;
     expect(log.calls).toContainEqual(['info', 'transport closed']);
   });

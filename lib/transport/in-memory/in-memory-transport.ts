@@ -1,10 +1,11 @@
-import type pino from 'pino';
+import type { Logger } from 'pino';
 import { ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import type { FrameInbox } from '../framing/frame-inbox';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 
 /** Options for {@link createInMemoryPair}. */
 export interface InMemoryPairOptions {
@@ -16,14 +17,14 @@ export interface InMemoryPairOptions {
    */
   readonly clone?: boolean;
   /** Logs opened/closed at info and every message at trace; silent by default. */
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
 }
 
 interface Side {
   readonly name: 'a' | 'b';
   readonly inbox: FrameInbox<InboundFrame>;
   readonly closed$: ReplaySubject<TransportClose>;
-  readonly log: pino.Logger;
+  readonly log: Logger;
   /** Whether every message is logged (read once: this runs for every message). */
   readonly trace: boolean;
 }

@@ -1,6 +1,6 @@
-import type pino from 'pino';
 import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 import { LegacySseClientConnection } from './legacy-sse-client-connection';
 
 /** Options of {@link createLegacySseClientTransport}. */
@@ -12,7 +12,7 @@ export interface LegacySseClientTransportOptions {
   /** The fetch to use for the GET and the POSTs; default the global one. */
   readonly fetch?: typeof fetch;
   /** Connection events at debug, peer mistakes at warn, messages at trace. Silent by default. */
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
   /**
    * The most bytes one event of the stream may hold; a larger one closes the transport with a
    * `TransportError` instead of being buffered. Default 32 MiB.

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
 import { checkHostAndOrigin, readJsonBody, refuse } from '../http/http-guards';
 import type { OriginPolicy } from '../http/http-guards';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 import { LegacySseSession } from './legacy-sse-session';
 import type { LegacySseServerTransport, LegacySseSessionSettings } from './legacy-sse-session';
 
@@ -30,7 +30,7 @@ export interface LegacySseHandlerOptions extends OriginPolicy {
    */
   readonly keepAliveMs?: number;
   /** Sessions opened/closed at info, refusals at warn, messages at trace. Silent by default. */
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
 }
 
 export type { LegacySseServerTransport } from './legacy-sse-session';

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type pino from 'pino';
 import type { Observable, ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioClientConnection } from './stdio-client-connection';
 import type { StdioShutdownTimeouts } from './stdio-client-connection';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 
 export type { StdioShutdownTimeouts } from './stdio-client-connection';
 
@@ -68,7 +68,7 @@ export interface StdioClientTransportOptions {
   /** The longest inbound line accepted, in bytes; see `NdjsonDecoderOptions.maxLineBytes`. */
   readonly maxLineBytes?: number;
   /** Logs spawn and exit at info, shutdown steps at debug, every message at trace; silent by default. */
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
 }
 
 /** A stdio client transport: a {@link Transport} plus the server process it runs. */

@@ -1,8 +1,8 @@
-import type pino from 'pino';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioServerConnection } from './stdio-server-connection';
 import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 
 /** Options for {@link createStdioServerTransport}. */
 export interface StdioServerTransportOptions {
@@ -16,7 +16,7 @@ export interface StdioServerTransportOptions {
    * Logs opened/closed at info, peer problems at warn, every message at trace; silent by default.
    * Under stdio it must not write to stdout: use `pino(pino.destination(2))`.
    */
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
 }
 
 /**

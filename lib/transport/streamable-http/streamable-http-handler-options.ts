@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type pino from 'pino';
+import type { LoggerOption } from '../../jsonrpc/logger';
 import type { StatelessReceiver } from '../transport';
 import type { RequestAuthenticator } from '../http/request-auth';
 import type { EventStore } from './event-store';
@@ -97,7 +97,7 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /** Makes session ids; default `crypto.randomUUID()`. Ids must be visible ASCII (0x21 to 0x7E). */
   readonly generateSessionId?: () => string;
   /** Sessions opened/closed at info, refused requests at warn, messages at trace. Silent by default. */
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
   /**
    * Lets web pages on other origins call the endpoint with `fetch` (CORS): preflights are
    * answered, and the session id and auth challenge are exposed to the page. Its origins also pass

@@ -2,13 +2,13 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type pino from 'pino';
 import { WebSocketServer } from 'ws';
 import { checkHostAndOrigin } from '../http/http-guards';
 import type { OriginPolicy } from '../http/http-guards';
 import type { Transport } from '../transport';
 import { MCP_SUBPROTOCOL, wrapWebSocket } from './websocket-transport';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 
 /** Options of {@link createWebSocketHandler}. */
 export interface WebSocketHandlerOptions extends OriginPolicy {
@@ -22,7 +22,7 @@ export interface WebSocketHandlerOptions extends OriginPolicy {
   readonly maxBufferedBytes?: number;
   /** How often to ping each client; one that has not answered by the next ping is dropped. Default 30 s; 0 for none. */
   readonly pingIntervalMs?: number;
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
 }
 
 /** Serves MCP over WebSocket on `upgrade` requests of a `node:http` server. */

@@ -1,8 +1,8 @@
-import type pino from 'pino';
 import WebSocket from 'ws';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import type { LoggerOption } from '../../jsonrpc/logger';
 import { WebSocketConnection } from './websocket-connection';
 
 /** The WebSocket subprotocol MCP uses. */
@@ -19,7 +19,7 @@ export interface WebSocketTransportOptions {
    * Default 30 s; 0 sends no pings.
    */
   readonly pingIntervalMs?: number;
-  readonly logger?: pino.Logger;
+  readonly logger?: LoggerOption;
 }
 
 /**
