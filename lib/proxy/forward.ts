@@ -1,4 +1,6 @@
-import { Observable } from '../rx/rxjs';
+import { map, Observable } from '../rx/rxjs';
+import { META } from '../connection/stateless';
+import { isModernRevision } from '../schema/revisions';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
@@ -18,31 +20,60 @@ export function forwardedMeta(meta: unknown): Record<string, unknown> | undefine
   return kept;
 }
 
+/** Params of one hop only: a retry's answers and state belong to the caller's exchange with the proxy. */
+const HOP_PARAMS: ReadonlySet<string> = new Set(['_meta', 'inputResponses', 'requestState']);
+
 /** The params to send upstream: the downstream params with their `_meta` reduced to what travels. */
 export function forwardedParams(params: Record<string, unknown>): Record<string, unknown> {
-  if (!('_meta' in params)) return params;
-  const { _meta: meta, ...rest } = params;
+  if (!('_meta' in params) && !('inputResponses' in params) && !('requestState' in params)) return params;
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) if (!HOP_PARAMS.has(key)) rest[key] = value;
+  const kept = forwardedMeta(params._meta);
+  return kept === undefined ? rest : { ...rest, _meta: kept };
+}
+
+/**
+ * The upstream's result as the caller gets it: without what described the upstream hop (its
+ * `resultType` and identity in `_meta`), which the proxy's own answer states for itself.
+ */
+export function forwardedResult(result: Record<string, unknown>): Record<string, unknown> {
+  if (!('resultType' in result) && !('_meta' in result)) return result;
+  const { resultType: _type, _meta: meta, ...rest } = result;
   const kept = forwardedMeta(meta);
   return kept === undefined ? rest : { ...rest, _meta: kept };
 }
 
+/** The log level the caller wants for this request: its own in a stateless revision, its session's otherwise. */
+function callerLogLevel(context: RequestContext, owner: unknown): string | undefined {
+  if (context.peer !== undefined) return context.peer.logLevel;
+  return (owner as { level?: string } | undefined)?.level;
+}
+
 /** What the forwarded request may tell its caller while it runs. */
-function upstreamOptions(context: RequestContext, timeoutMs: number | undefined): RequestOptions {
+function upstreamOptions(
+  current: () => RequestContext,
+  timeoutMs: number | undefined,
+  logLevel: string | undefined,
+): RequestOptions {
+  const context = current();
   return {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    // A stateless upstream takes the log level per request (a session's upstream keeps its own).
+    ...(logLevel !== undefined ? { meta: { [META.logLevel]: logLevel } } : {}),
     // Progress from upstream reaches the caller under its own token, and keeps the call alive.
     ...(context.progressToken !== undefined
-      ? { onProgress: (update) => context.progress(update.progress, update.total, update.message) }
+      ? { onProgress: (update) => current().progress(update.progress, update.total, update.message) }
       : {}),
   };
 }
 
 /**
  * A request handler that sends the request on to `upstream` and answers with what it answers:
- * the result as it is (with its `_meta`), or the upstream's JSON-RPC error with its code. Progress
- * reaches the caller under the caller's token; cancelling the downstream request (or closing its
- * connection) unsubscribes, which cancels the upstream request. With a `router`, the call is the
- * one the upstream's requests for input are sent to while it runs.
+ * the result (with its `_meta`, less what belongs to the upstream hop), or the upstream's JSON-RPC
+ * error with its code. Progress reaches the caller under the caller's token; cancelling the
+ * downstream request (or closing its connection) unsubscribes, which cancels the upstream request.
+ * With a `router`, the call is the one the upstream's requests for input are sent to while it
+ * runs, whatever revision each side speaks (see `ProxyRouter`).
  */
 export function forwardTo(
   upstream: () => McpClient,
@@ -50,10 +81,15 @@ export function forwardTo(
   timeoutMs?: number,
   router?: ProxyRouter,
 ): RequestHandler {
-  return (params, context) => forwardRequest(upstream(), method, forwardedParams(params), context, timeoutMs, router);
+  return (params, context, owner) =>
+    forwardRequest(upstream(), method, forwardedParams(params), context, timeoutMs, router, params, owner);
 }
 
-/** Sends one request upstream on behalf of the downstream request `context` (see {@link forwardTo}). */
+/**
+ * Sends one request upstream on behalf of the downstream request `context` (see {@link forwardTo}).
+ * `downstreamParams` are the params as the caller sent them (a stateless caller's retry carries its
+ * answers there); `owner` is the caller's session, whose log level a stateless upstream is given.
+ */
 export function forwardRequest(
   upstream: McpClient,
   method: string,
@@ -61,10 +97,16 @@ export function forwardRequest(
   context: RequestContext,
   timeoutMs?: number,
   router?: ProxyRouter,
+  downstreamParams: Record<string, unknown> = params,
+  owner?: unknown,
 ): Observable<HandlerResult> {
+  const level = isModernRevision(upstream.revision) ? callerLogLevel(context, owner) : undefined;
+  const send = (current: () => RequestContext) =>
+    upstream.request(method, params, upstreamOptions(current, timeoutMs, level)).pipe(map(forwardedResult));
+  if (router?.bridges(method, context)) return router.bridge(downstreamParams, context, send);
   return new Observable<HandlerResult>((subscriber) => {
     const untrack = router?.track(context);
-    const subscription = upstream.request(method, params, upstreamOptions(context, timeoutMs)).subscribe(subscriber);
+    const subscription = send(() => context).subscribe(subscriber);
     if (untrack) subscription.add(untrack);
     return subscription;
   });

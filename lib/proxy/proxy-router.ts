@@ -1,10 +1,18 @@
-import { catchError, throwError } from '../rx/rxjs';
-import type { Observable } from '../rx/rxjs';
-import type { RequestContext } from '../connection/dispatcher';
+import { catchError, finalize, throwError } from '../rx/rxjs';
+import type { Observable, SchedulerLike } from '../rx/rxjs';
+import type { HandlerResult, RequestContext } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { ElicitationOptions, SamplingHandler } from '../client/server-requests';
 import type { CreateMessageResult } from '../schema/sampling';
 import type { ElicitResult } from '../schema/elicitation';
+import { BridgedCall, BridgedCalls } from './input-bridge';
+import type { UpstreamCall } from './input-bridge';
+
+/** A downstream call in flight: a session's request, asked directly, or a stateless one's bridged call. */
+type Caller = RequestContext | BridgedCall;
+
+/** Requests a stateless caller may be asked input for (spec 2026-07-28: Multi Round-Trip Requests). */
+const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /**
  * Carries the requests an upstream server makes during a call (sampling, elicitation) to the
@@ -14,9 +22,22 @@ import type { ElicitResult } from '../schema/elicitation';
  * its call, as the most recent downstream call still in flight. With one downstream client at a
  * time this is exact; with several sharing one upstream, a request goes to the latest caller (an
  * upstream connection per downstream client makes it exact for all).
+ *
+ * A downstream caller of a stateless revision (2026-07-28 on) cannot be sent requests: the
+ * upstream's requests during its call end the caller's request with an `input_required` result,
+ * and its retry brings the answers back to the upstream call, which stayed open (see
+ * {@link BridgedCall}). Either way round, a client of a handshake revision and a server of a
+ * stateless one (which asks through `input_required` results the upstream client answers with
+ * these handlers) or the reverse, the question reaches the person who made the call.
  */
 export class ProxyRouter {
-  private readonly active: RequestContext[] = [];
+  private readonly active: Caller[] = [];
+  /** The bridged calls waiting for their callers' answers. */
+  readonly bridged: BridgedCalls;
+
+  constructor(options: ProxyRouterOptions = {}) {
+    this.bridged = new BridgedCalls(options.scheduler, options.inputWaitMs);
+  }
 
   /** What the upstream client is connected with: handlers that ask the downstream caller. */
   get clientOptions(): { readonly sampling: SamplingHandler; readonly elicitation: ElicitationOptions } {
@@ -31,16 +52,40 @@ export class ProxyRouter {
   }
 
   /** Marks a downstream call as in flight until the returned function is called. */
-  track(context: RequestContext): () => void {
-    this.active.push(context);
+  track(caller: Caller): () => void {
+    this.active.push(caller);
     return () => {
-      const index = this.active.lastIndexOf(context);
+      const index = this.active.lastIndexOf(caller);
       if (index >= 0) this.active.splice(index, 1);
     };
   }
 
+  /** Whether a request must be bridged: a stateless caller's request that may ask for input. */
+  bridges(method: string, context: RequestContext): boolean {
+    return context.peer !== undefined && MULTI_ROUND_METHODS.has(method);
+  }
+
+  /**
+   * Serves a stateless caller's request through a bridged call: a new upstream call made by `call`,
+   * or, for a retry carrying `requestState`, the waiting call it names.
+   */
+  bridge(params: Record<string, unknown>, context: RequestContext, call: UpstreamCall): Observable<HandlerResult> {
+    if (params.requestState !== undefined) return this.bridged.take(params.requestState).resume(context, params);
+    const bridged = new BridgedCall(context, this.bridged);
+    return bridged.start((current) => {
+      const untrack = this.track(bridged);
+      return call(current).pipe(finalize(untrack));
+    });
+  }
+
+  /** Cancels the upstream calls still waiting for answers. */
+  close(): void {
+    this.bridged.close();
+  }
+
   private ask(method: string, params: object): Observable<Record<string, unknown>> {
     const caller = this.active.at(-1);
+    if (caller instanceof BridgedCall) return caller.ask(method, params as Record<string, unknown>);
     if (!caller) {
       return throwError(
         () =>
@@ -63,7 +108,18 @@ export class ProxyRouter {
   }
 }
 
+/** Options of {@link createProxyRouter}. */
+export interface ProxyRouterOptions {
+  /**
+   * How long an upstream call asked for input on behalf of a stateless caller waits for the
+   * caller's retry before it is cancelled upstream. Default 5 minutes.
+   */
+  readonly inputWaitMs?: number;
+  /** Where that wait is timed (tests pass a virtual-time scheduler). */
+  readonly scheduler?: SchedulerLike;
+}
+
 /** A router for {@link proxy}'s `router` option. */
-export function createProxyRouter(): ProxyRouter {
-  return new ProxyRouter();
+export function createProxyRouter(options: ProxyRouterOptions = {}): ProxyRouter {
+  return new ProxyRouter(options);
 }

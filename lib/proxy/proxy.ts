@@ -1,4 +1,4 @@
-import { catchError, EMPTY, map, merge, skip } from '../rx/rxjs';
+import { catchError, EMPTY, map, merge, skip, Subject } from '../rx/rxjs';
 import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { RequestHandler } from '../connection/dispatcher';
@@ -9,6 +9,7 @@ import { forwardTo } from './forward';
 import { Front, setLevelHandler } from './front';
 import type { McpProxy } from './front';
 import type { ProxyRouter } from './proxy-router';
+import { listenRelay } from './listen-relay';
 import { SubscriptionRelay } from './subscription-relay';
 
 export type { McpProxy } from './front';
@@ -56,17 +57,27 @@ const FORWARDED: ReadonlyArray<readonly [method: string, capability: string]> = 
 export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy {
   const logger = childLogger(options.logger, { component: 'proxy' });
   const relay = new SubscriptionRelay(upstream, logger);
+  const closing = new Subject<void>();
+  const capabilities = () => downstreamCapabilities(upstream.serverCapabilities as Record<string, unknown>);
+  const listen = listenRelay({
+    capabilities,
+    upstreams: () => [upstream],
+    updates: (uri) => relay.updates(uri),
+    closing,
+    logger,
+  });
   const front: Front = new Front({
     info: {
       name: options.name ?? upstream.serverInfo.name ?? 'rxmcp-proxy',
       version: options.version ?? upstream.serverInfo.version ?? '0.0.0',
     },
     instructions: options.instructions ?? upstream.instructions,
-    capabilities: () => downstreamCapabilities(upstream.serverCapabilities as Record<string, unknown>),
-    handlers: proxyHandlers(upstream, relay, options),
+    capabilities,
+    handlers: { ...proxyHandlers(upstream, relay, options), 'subscriptions/listen': listen },
     logger,
     onSessionClosed: (session) => relay.dropAll(session),
     onClose: () => {
+      closing.next();
       watching.unsubscribe();
       relay.close();
     },

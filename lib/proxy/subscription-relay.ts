@@ -9,8 +9,13 @@ export interface Subscriber {
   readonly connection: Connection;
 }
 
+/** A `subscriptions/listen` stream following one URI: told of each update. */
+interface Listener {
+  readonly updated: () => void;
+}
+
 interface Watch {
-  readonly subscribers: Set<Subscriber>;
+  readonly subscribers: Set<Subscriber | Listener>;
   subscription: Subscription | undefined;
   /** The upstream has confirmed the subscription (its first read arrived). */
   live: boolean;
@@ -49,6 +54,18 @@ export class SubscriptionRelay {
     });
   }
 
+  /**
+   * The updates of `uri` for a `subscriptions/listen` stream of a stateless caller: one emission per
+   * upstream update, sharing the upstream watch with every other subscriber to the URI.
+   */
+  updates(uri: string): Observable<void> {
+    return new Observable<void>((subscriber) => {
+      const listener: Listener = { updated: () => subscriber.next() };
+      (this.watches.get(uri) ?? this.start(uri)).subscribers.add(listener);
+      return () => this.remove(listener, uri);
+    });
+  }
+
   remove(subscriber: unknown, uri: string): void {
     const watch = this.watches.get(uri);
     if (!watch?.subscribers.delete(subscriber as Subscriber) || watch.subscribers.size > 0) return;
@@ -80,7 +97,8 @@ export class SubscriptionRelay {
         }
         const updated = { uri: this.downstreamUri(uri) };
         for (const subscriber of watch.subscribers) {
-          if (subscriber.connection.state === 'operating')
+          if ('updated' in subscriber) subscriber.updated();
+          else if (subscriber.connection.state === 'operating')
             subscriber.connection.notify('notifications/resources/updated', updated);
         }
       },
