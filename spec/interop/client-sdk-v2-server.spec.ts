@@ -1,6 +1,4 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { acceptedContent, createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { firstValueFrom, lastValueFrom, skip, take, toArray } from 'rxjs';
@@ -8,6 +6,8 @@ import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import type { ClientOptions, McpClient } from '../../lib/client/client';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { hostWebHandler } from '../support/web-handler-host';
+import type { HostedWebHandler } from '../support/web-handler-host';
 
 /** The official TypeScript SDK v2 server: one factory, both eras, over its web-standard handler. */
 function serverFactory(): McpServer {
@@ -58,51 +58,13 @@ function serverFactory(): McpServer {
 /** What the server saw of each POST: its JSON-RPC method and its Mcp-Param-Region header. */
 const posts: Array<{ method: string; region?: string }> = [];
 
-/** Serves a web-standard handler over node:http on 127.0.0.1. */
-async function serve(handler: McpHttpHandler): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => void forward(handler, req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
-}
-
-async function forward(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const abort = new AbortController();
-  res.on('close', () => abort.abort());
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-  const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-  if (body) {
-    const region = req.headers['mcp-param-region'];
-    posts.push({
-      method: String((JSON.parse(body.toString()) as { method?: unknown }).method),
-      ...(typeof region === 'string' ? { region } : {}),
-    });
-  }
-  const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
-    method: req.method,
-    headers,
-    body,
-    signal: abort.signal,
+/** Records the JSON-RPC method and the Mcp-Param-Region header of each POST. */
+function recordPost(body: Buffer, req: IncomingMessage): void {
+  const region = req.headers['mcp-param-region'];
+  posts.push({
+    method: String((JSON.parse(body.toString()) as { method?: unknown }).method),
+    ...(typeof region === 'string' ? { region } : {}),
   });
-  const response = await handler.fetch(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
-    }
-  } catch {
-    // The client went away.
-  }
-  res.end();
 }
 
 const options: ClientOptions = {
@@ -113,12 +75,12 @@ const options: ClientOptions = {
 
 describe('rxmcp client against the official SDK v2 server (Streamable HTTP)', () => {
   let handler: McpHttpHandler;
-  let http: { server: Server; url: string };
+  let http: HostedWebHandler;
   let client: McpClient | undefined;
 
   beforeEach(async () => {
     handler = createMcpHandler(serverFactory);
-    http = await serve(handler);
+    http = await hostWebHandler(handler, recordPost);
   });
 
   afterEach(async () => {
@@ -126,8 +88,7 @@ describe('rxmcp client against the official SDK v2 server (Streamable HTTP)', ()
     client?.close();
     client = undefined;
     await handler.close();
-    http.server.closeAllConnections();
-    await new Promise((resolve) => http.server.close(resolve));
+    await http.close();
   });
 
   it('[versioning.probe-modern] negotiates 2026-07-28 by discovery and calls tools statelessly', async () => {
