@@ -4,7 +4,7 @@
  * repetitions) so that machine noise hits each alike. Writes a markdown report, the raw numbers
  * and an SVG chart to benchmarks/results/.
  *
- *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout,load] [--transports=stdio,http-stateful]
+ *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout,load,proxy] [--transports=stdio,http-stateful]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { floor } from './impl/floor';
 import { LOAD_ROLES, timeLoad } from './load-time';
+import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { LoadRole } from './load-time';
 import { official } from './impl/official';
 import { officialV2 } from './impl/official-v2';
@@ -183,6 +184,25 @@ async function fanOutWorkloads(samples: Samples) {
   log('fan-out: done');
 }
 
+/** The same call direct and through a proxy, alternating, in memory and stdio to HTTP. */
+async function proxyWorkloads(samples: Samples) {
+  for (const transport of PROXY_TRANSPORTS) {
+    for (const inFlight of [1, 64]) {
+      for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+        for (const proxied of rep % 2 === 0 ? [false, true] : [true, false]) {
+          const h = await proxyHarness(transport, proxied);
+          const scale = transport === 'in-memory' ? 1 : CALL_SCALE['http-stateful'];
+          await timeCalls(Math.ceil(SETTINGS.warmup * scale), SETTINGS.warmupMs, inFlight, h.call);
+          const measured = await timeCalls(Math.ceil(SETTINGS.calls * scale), SETTINGS.measureMs, inFlight, h.call);
+          record(samples, `proxy|${transport}|${inFlight}|${proxied ? 'proxied' : 'direct'}`, measured);
+          await h.close();
+        }
+      }
+      log(`calls through a proxy, ${transport}, ${inFlight} in flight: done`);
+    }
+  }
+}
+
 /** Each role's load time, rxmcp and the official SDK alternating, one fresh process per run. */
 function loadWorkloads(samples: Samples) {
   for (const role of Object.keys(LOAD_ROLES) as LoadRole[]) {
@@ -244,6 +264,7 @@ async function main() {
   if (wanted('memory')) memoryWorkloads(samples);
   if (wanted('fanout')) await fanOutWorkloads(samples);
   if (wanted('load')) loadWorkloads(samples);
+  if (wanted('proxy')) await proxyWorkloads(samples);
   const report: RunReport = {
     date: new Date().toISOString(),
     quick,

@@ -1,0 +1,68 @@
+/**
+ * The proxy's cost: the same `tools/call` made directly and through `proxy()`, in memory (client,
+ * proxy and server in one process) and stdio to HTTP (the client talks stdio to a proxy process,
+ * which talks Streamable HTTP to the server). Composition issue target: at least 0.7 of direct
+ * throughput.
+ */
+import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import {
+  connect,
+  createInMemoryPair,
+  createStdioClientTransport,
+  createStreamableHttpClientTransport,
+  proxy,
+  startStreamableHttpServer,
+} from '../lib/index';
+import type { McpClient, Transport } from '../lib/index';
+import { createBenchServer } from './servers/rxmcp-server';
+import type { CallHarness } from './workload';
+
+/** Where the proxy sits. */
+export const PROXY_TRANSPORTS = ['in-memory', 'stdio-to-http'] as const;
+export type ProxyTransport = (typeof PROXY_TRANSPORTS)[number];
+
+const HANDSHAKE = { name: 'bench-client', version: '1.0.0', protocolVersion: '2025-11-25' } as const;
+
+function harness(client: McpClient, stop: () => Promise<void>): CallHarness {
+  return {
+    call: () => client.promises.callTool('echo', { text: 'hello' }),
+    callLarge: () => client.promises.callTool('large'),
+    close: async () => {
+      const closed = firstValueFrom(client.connection.closed$);
+      client.close();
+      await closed;
+      await stop();
+    },
+  };
+}
+
+/** An in-memory client of `target`. */
+async function inMemoryClient(target: { connect(transport: Transport): unknown }): Promise<McpClient> {
+  const [clientSide, serverSide] = createInMemoryPair();
+  target.connect(serverSide);
+  return connect(clientSide, HANDSHAKE);
+}
+
+/** A client calling the bench server directly, or through a proxy, over `kind`. */
+export async function proxyHarness(kind: ProxyTransport, proxied: boolean): Promise<CallHarness> {
+  if (kind === 'in-memory') {
+    const server = createBenchServer();
+    if (!proxied) return harness(await inMemoryClient(server), async () => server.close());
+    const upstream = await inMemoryClient(server);
+    const front = proxy(upstream);
+    return harness(await inMemoryClient(front), async () => {
+      front.close();
+      upstream.close();
+      server.close();
+    });
+  }
+  const running = await startStreamableHttpServer({ port: 0, server: createBenchServer() });
+  const transport = proxied
+    ? createStdioClientTransport({
+        command: process.execPath,
+        args: [join(__dirname, 'servers/rxmcp-proxy.js'), String(running.url)],
+      })
+    : createStreamableHttpClientTransport({ url: running.url });
+  return harness(await connect(transport, HANDSHAKE), () => running.close());
+}
