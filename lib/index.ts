@@ -191,7 +191,7 @@ export type {
   ToolResultEvent,
 } from './client/tool-call';
 export { applyElicitationDefaults } from './client/server-requests';
-export type { SamplingHandler, ElicitationHandler, ElicitationOptions } from './client/server-requests';
+export type { SamplingHandler, ElicitationHandler, ElicitationOptions, RootsHandler } from './client/server-requests';
 export { KeepaliveTimeoutError } from './client/keepalive';
 export type { KeepaliveOptions } from './client/keepalive';
 // The protocol types the client's API speaks (inferred from the schemas of the latest revision).

@@ -13,7 +13,7 @@ import type { CallToolResult, Tool } from '../schema/tools';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { TransportClose } from '../transport/transport';
 import type { KeepaliveOptions } from './keepalive';
-import type { ElicitationHandler, ElicitationOptions, SamplingHandler } from './server-requests';
+import type { ElicitationHandler, ElicitationOptions, RootsHandler, SamplingHandler } from './server-requests';
 import type { CallToolOptions, ToolCallEvent } from './tool-call';
 
 /** A protocol revision a client may speak: a handshake one, or a stateless one (2026-07-28 on). */
@@ -41,8 +41,11 @@ export interface ClientOptions {
   readonly sampling?: SamplingHandler;
   /** Answers the server's `elicitation/create`; declares the `elicitation` capability. */
   readonly elicitation?: ElicitationHandler | ElicitationOptions;
-  /** The roots offered to the server (`roots/list`); declares `roots.listChanged`. See `setRoots`. */
-  readonly roots?: readonly Root[];
+  /**
+   * The roots offered to the server (`roots/list`); declares `roots.listChanged`. See `setRoots`.
+   * Or a handler that answers each `roots/list` (a proxy's router asks its own caller).
+   */
+  readonly roots?: readonly Root[] | RootsHandler;
   /**
    * Which revision to speak. `'auto'` (the default) asks the server first with `server/discover`
    * carrying the newest stateless revision: a modern server (a `DiscoverResult`, or a modern

@@ -55,9 +55,18 @@ export interface ElicitationOptions {
 export interface ServerRequestOptions {
   readonly sampling?: SamplingHandler;
   readonly elicitation?: ElicitationHandler | ElicitationOptions;
-  /** The roots to offer; `roots/list` answers them and `setRoots` replaces them. */
-  readonly roots?: readonly Root[];
+  /**
+   * The roots to offer; `roots/list` answers them and `setRoots` replaces them. Or a handler that
+   * answers each `roots/list` itself (a proxy asks its own caller).
+   */
+  readonly roots?: readonly Root[] | RootsHandler;
 }
+
+/** Answers one `roots/list` with the roots the client offers now. */
+export type RootsHandler = (
+  params: Record<string, unknown>,
+  context: RequestContext,
+) => HandlerOutput<{ roots: readonly Root[] } & Record<string, unknown>>;
 
 /** The client's handlers for the server's requests, plus a way to change the roots. */
 export interface ServerRequestHandlers {
@@ -189,7 +198,7 @@ export function serverRequestHandlers(
   check: SchemaCheck,
   logger: Logger,
 ): ServerRequestHandlers {
-  let roots: readonly Root[] = options.roots ?? [];
+  let roots: readonly Root[] | RootsHandler = options.roots ?? [];
   const handlers: Record<string, RequestHandler> = {};
   if (options.sampling) {
     handlers['sampling/createMessage'] = checked<CreateMessageRequestParams>(
@@ -199,8 +208,15 @@ export function serverRequestHandlers(
   }
   if (options.elicitation) handlers['elicitation/create'] = elicitationHandler(options.elicitation, check, logger);
   if (options.roots) {
-    handlers['roots/list'] = (_params, context) =>
-      validateResult('roots/list', context.revision, { roots: roots.map((root) => ({ ...root })) });
+    const listed = checked<Record<string, unknown>>(
+      (params, context) => (typeof roots === 'function' ? roots(params, context) : { roots }),
+      (result, _params, context) =>
+        validateResult('roots/list', context.revision, {
+          ...result,
+          roots: ((result.roots ?? []) as readonly Root[]).map((root) => ({ ...root })),
+        }),
+    );
+    handlers['roots/list'] = listed;
   }
   return {
     handlers,

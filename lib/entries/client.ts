@@ -30,7 +30,7 @@ export type {
   ToolResultEvent,
 } from '../client/tool-call';
 export { applyElicitationDefaults } from '../client/server-requests';
-export type { SamplingHandler, ElicitationHandler, ElicitationOptions } from '../client/server-requests';
+export type { SamplingHandler, ElicitationHandler, ElicitationOptions, RootsHandler } from '../client/server-requests';
 export { KeepaliveTimeoutError } from '../client/keepalive';
 export type { Implementation, ServerCapabilities, ClientCapabilities } from '../schema/lifecycle';
 export type { Tool, CallToolResult } from '../schema/tools';

@@ -2,7 +2,8 @@ import { catchError, finalize, throwError } from '../rx/rxjs';
 import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { HandlerResult, RequestContext } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
-import type { ElicitationOptions, SamplingHandler } from '../client/server-requests';
+import type { ElicitationOptions, RootsHandler, SamplingHandler } from '../client/server-requests';
+import type { Root } from '../schema/roots';
 import type { CreateMessageResult } from '../schema/sampling';
 import type { ElicitResult } from '../schema/elicitation';
 import { BridgedCall, BridgedCalls } from './input-bridge';
@@ -15,11 +16,12 @@ type Caller = RequestContext | BridgedCall;
 const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /**
- * Carries the requests an upstream server makes during a call (sampling, elicitation) to the
- * downstream client whose call it is serving. Give `clientOptions` to `connect` when opening the
- * upstream client, and the router to `proxy`: the upstream client then declares `sampling` and
- * `elicitation` (form and URL), and each such request is sent to the downstream client, related to
- * its call, as the most recent downstream call still in flight. With one downstream client at a
+ * Carries the requests an upstream server makes during a call (sampling, elicitation, roots) to
+ * the downstream client whose call it is serving. Give `clientOptions` to `connect` when opening
+ * the upstream client, and the router to `proxy`: the upstream client then declares `sampling`,
+ * `elicitation` (form and URL) and `roots`, and each such request is sent to the downstream client,
+ * related to its call, as the most recent downstream call still in flight (`roots/list` asked
+ * outside any call gets an empty list). With one downstream client at a
  * time this is exact; with several sharing one upstream, a request goes to the latest caller (an
  * upstream connection per downstream client makes it exact for all).
  *
@@ -40,9 +42,18 @@ export class ProxyRouter {
   }
 
   /** What the upstream client is connected with: handlers that ask the downstream caller. */
-  get clientOptions(): { readonly sampling: SamplingHandler; readonly elicitation: ElicitationOptions } {
+  get clientOptions(): {
+    readonly sampling: SamplingHandler;
+    readonly elicitation: ElicitationOptions;
+    readonly roots: RootsHandler;
+  } {
     return {
       sampling: (params) => this.ask('sampling/createMessage', params) as Observable<CreateMessageResult>,
+      // Asked outside any call (servers often ask on connecting), the proxy has no roots of its own.
+      roots: (params) =>
+        this.active.length === 0
+          ? { roots: [] }
+          : (this.ask('roots/list', params) as Observable<{ roots: readonly Root[] }>),
       elicitation: {
         handler: (params) => this.ask('elicitation/create', params) as Observable<ElicitResult>,
         form: true,

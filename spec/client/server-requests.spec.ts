@@ -189,6 +189,26 @@ describe('server requests', () => {
     });
   });
 
+  it('[roots.handler] answers each roots/list with a handler, checked like a list', async () => {
+    const server = fakeServer();
+    let asked = 0;
+    client = await connect(server.clientTransport, {
+      ...legacy,
+      roots: async () => ({ roots: [{ uri: `file:///asked-${++asked}` }] }),
+    });
+    expect(server.connection.peerCapabilities).toEqual({ roots: { listChanged: true } });
+    await expect(firstValueFrom(server.connection.request('roots/list'))).resolves.toEqual({
+      roots: [{ uri: 'file:///asked-1' }],
+    });
+    await expect(firstValueFrom(server.connection.request('roots/list'))).resolves.toEqual({
+      roots: [{ uri: 'file:///asked-2' }],
+    });
+    client.close();
+    const invalid = fakeServer();
+    client = await connect(invalid.clientTransport, { ...legacy, roots: () => ({ roots: [{ uri: 7 } as never] }) });
+    await expect(firstValueFrom(invalid.connection.request('roots/list'))).rejects.toMatchObject({ code: -32603 });
+  });
+
   it('[roots.validated] refuses to send roots that are not valid', async () => {
     const server = fakeServer();
     client = await connect(server.clientTransport, { ...legacy, roots: [{ uri: 42 } as never] });

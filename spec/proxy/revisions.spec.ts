@@ -28,6 +28,7 @@ const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown 
 
 /** Handlers a downstream client answers the upstream's questions with. */
 const ANSWERS = {
+  roots: [{ uri: 'file:///work', name: 'work' }],
   sampling: (params: { messages: ReadonlyArray<{ content: unknown }> }) => ({
     role: 'assistant' as const,
     content: { type: 'text' as const, text: `heard ${(params.messages[0]!.content as { text: string }).text}` },
@@ -60,6 +61,14 @@ describe('a 2025-06-18 client through the proxy to a 2026-07-28 server over Stre
           }),
         );
         return textResult(`${(answer.content as { text?: string }).text} / ${String(form.content?.name)}`);
+      },
+    });
+    upstreamServer.tool({
+      name: 'roots',
+      inputSchema: z.object({}),
+      handler: async (_args, context) => {
+        const { roots } = await firstValueFrom(context.listRoots());
+        return textResult(roots.map((root) => root.uri).join(' '));
       },
     });
     upstreamServer.tool({
@@ -107,6 +116,11 @@ describe('a 2025-06-18 client through the proxy to a 2026-07-28 server over Stre
     const result = await downstream.promises.callTool('ask', { prompt: 'hi' });
     expect(textOf(result)).toBe('heard hi / ada');
     expect(result).not.toHaveProperty('resultType');
+  });
+
+  it('asks the downstream caller for its roots when the upstream asks', async () => {
+    const result = await downstream.promises.callTool('roots', {});
+    expect(textOf(result)).toBe('file:///work');
   });
 
   it('follows a downstream resources/subscribe with an upstream subscriptions/listen', async () => {
