@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
-import type { RequestHandler } from '../connection/dispatcher';
+import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
+import type { HandlerEvent } from '../connection/handler-events';
+import { defer, finalize, from, isObservable, of } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
@@ -41,12 +44,22 @@ export interface FrontConfig {
   readonly onClose: () => void;
 }
 
+/** A handler's output of any kind as an Observable. */
+function toHandlerObservable(output: HandlerOutput<HandlerResult>): Observable<HandlerResult | HandlerEvent> {
+  if (isObservable(output)) return output as Observable<HandlerResult | HandlerEvent>;
+  if (typeof (output as PromiseLike<unknown> | undefined)?.then === 'function')
+    return from(output as PromiseLike<HandlerResult>);
+  return of(output as HandlerResult);
+}
+
 const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
 /** The downstream side of a proxy or an aggregate: its sessions, its stateless endpoint, and what reaches them all. */
 export class Front implements McpProxy {
   readonly sessions = new Set<Connection>();
   private readonly downstream = new Set<DownstreamSession>();
+  /** The stateless requests being served now: the upstream's log messages reach them too. */
+  private readonly statelessCalls = new Set<RequestContext>();
   private endpoint: StatelessEndpoint | undefined;
 
   constructor(private readonly config: FrontConfig) {}
@@ -83,7 +96,7 @@ export class Front implements McpProxy {
       info: config.info,
       ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
       capabilities: config.capabilities,
-      handlers: config.handlers,
+      handlers: this.trackedHandlers(),
       supportedRevisions: [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
       logger: config.logger,
     }));
@@ -96,13 +109,34 @@ export class Front implements McpProxy {
     }
   }
 
-  /** A log message to every downstream session whose level lets it through. */
+  /**
+   * A log message to every downstream session whose level lets it through, and to every stateless
+   * request in progress whose own level does (with the request, as a stateless revision has it).
+   */
   log(message: { readonly level: string } & Record<string, unknown>): void {
     const rank = levelRank.get(message.level) ?? 0;
     for (const session of this.downstream) {
       if (session.connection.state === 'operating' && rank >= levelRank.get(session.level)!)
         session.connection.notify('notifications/message', message);
     }
+    for (const context of this.statelessCalls) {
+      const wanted = context.peer?.logLevel;
+      if (wanted !== undefined && rank >= levelRank.get(wanted)!)
+        context.log(message.level as LogLevel, message.data, message.logger as string | undefined);
+    }
+  }
+
+  /** The handlers for stateless requests: each request is known while it is served. */
+  private trackedHandlers(): Record<string, RequestHandler> {
+    const tracked: Record<string, RequestHandler> = {};
+    for (const [method, handler] of Object.entries(this.config.handlers)) {
+      tracked[method] = (params, context, owner) =>
+        defer(() => {
+          this.statelessCalls.add(context);
+          return toHandlerObservable(handler(params, context, owner));
+        }).pipe(finalize(() => this.statelessCalls.delete(context)));
+    }
+    return tracked;
   }
 
   close(reason = 'proxy closed'): void {

@@ -205,6 +205,15 @@ describe('a 2026-07-28 client over Streamable HTTP through the proxy to a 2025-0
     );
   });
 
+  it('relays the upstream’s log messages during a call to the caller, at the level its request carries', async () => {
+    await downstream.promises.setLoggingLevel('info');
+    const lines: unknown[] = [];
+    const relayed = downstream.logMessages$.subscribe((message) => lines.push(message.data));
+    await downstream.promises.callTool('test_tool_with_logging', {});
+    relayed.unsubscribe();
+    expect(lines.length).toBeGreaterThan(0);
+  });
+
   it('refuses a retry whose requestState the proxy does not know, saying what to do', async () => {
     const error = await firstValueFrom(
       downstream.request('tools/call', {
