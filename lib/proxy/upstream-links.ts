@@ -1,0 +1,287 @@
+import type { Logger } from 'pino';
+import { firstValueFrom, from, Observable, throwError } from '../rx/rxjs';
+import type { Subscription } from '../rx/rxjs';
+import type { RequestContext } from '../connection/dispatcher';
+import { LOG_LEVELS } from '../connection/handler-events';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import type { McpClient } from '../client/client-api';
+import type { Transport } from '../transport/transport';
+import type { DownstreamSession, Front } from './front';
+import { watchUpstream } from './proxy';
+import { reconnecting } from './reconnect';
+import type { ReconnectEvent, ReconnectOptions } from './reconnect';
+import { SubscriptionRelay } from './subscription-relay';
+import { downstreamInfo } from './upstream-source';
+import type { UpstreamConnectFunction } from './upstream-source';
+
+/** Where an upstream's list changes and log messages go: every downstream client, or one. */
+export type UpstreamSink = Pick<Front, 'broadcast' | 'log'>;
+
+/** One live connection to an upstream, with what follows it. */
+export interface Link {
+  readonly client: McpClient;
+  readonly relay: SubscriptionRelay;
+}
+
+/** What the links of one upstream need from the aggregate. */
+export interface LinkSetup {
+  readonly key: string;
+  readonly logger: Logger;
+  readonly front: Front;
+  /** The URI downstream of an upstream URI. */
+  readonly downstreamUri: (uri: string) => string;
+  /** A log message of the upstream as downstream clients see it. */
+  readonly renameLog: (message: Record<string, unknown>) => Record<string, unknown>;
+  /** The transport of a downstream session, for what it knows of the client. */
+  readonly transportOf: (session: DownstreamSession) => Transport | undefined;
+}
+
+/** The connections of one upstream: one shared, or one per downstream session. */
+export interface UpstreamLinks {
+  /** Runs `work` on the connection that serves `owner`, connecting first where that is how it works. */
+  use<T>(
+    owner: DownstreamSession | undefined,
+    context: RequestContext | undefined,
+    work: (link: Link) => Observable<T>,
+  ): Observable<T>;
+  /** Whether the upstream serves now without connecting first (a per-session one always may). */
+  readonly available: boolean;
+  /** What the upstream declared when last connected; undefined before it ever was. */
+  readonly capabilities: Record<string, unknown> | undefined;
+  sessionClosed(session: DownstreamSession): void;
+  close(): void;
+}
+
+const LIST_CHANGES = ['tools', 'prompts', 'resources'].map((list) => `notifications/${list}/list_changed`);
+
+/** Tells `sink` that every list may have changed: the upstream's entries came or went. */
+function listsChanged(sink: UpstreamSink): void {
+  for (const method of LIST_CHANGES) sink.broadcast(method);
+}
+
+interface OpenLink extends Link {
+  dispose(): void;
+}
+
+function openLink(client: McpClient, sink: UpstreamSink, setup: LinkSetup): OpenLink {
+  const relay = new SubscriptionRelay(client, setup.logger, setup.downstreamUri);
+  const watching = watchUpstream(client, sink, setup.renameLog);
+  return {
+    client,
+    relay,
+    dispose: () => {
+      watching.unsubscribe();
+      relay.close();
+    },
+  };
+}
+
+/** The JSON-RPC error of a request that needs an upstream that is not connected. */
+export function unavailable(key: string, why: string): JsonRpcError {
+  return new JsonRpcError(ErrorCode.ConnectionClosed, `Upstream "${key}" is unavailable: ${why}`, { upstream: key });
+}
+
+/** One connection for every downstream client: a client given ready, or one a connector keeps up. */
+export class SharedLinks implements UpstreamLinks {
+  private link: OpenLink | undefined;
+  private status = 'connecting';
+  private known: Record<string, unknown> | undefined;
+  private readonly following: Subscription;
+
+  constructor(
+    private readonly setup: LinkSetup,
+    source: { readonly client: McpClient } | { readonly connect: UpstreamConnectFunction },
+    reconnect: ReconnectOptions | false,
+  ) {
+    if ('client' in source) {
+      this.connected(source.client);
+      this.following = source.client.closed$.subscribe(() => this.lost('its connection closed'));
+      return;
+    }
+    const connect = (attempt: number) => from(source.connect({ upstream: setup.key, attempt }));
+    const options = reconnect === false ? { maxAttempts: 0 } : reconnect;
+    this.following = reconnecting(connect, (client: McpClient) => client.closed$, options).subscribe((event) =>
+      this.step(event),
+    );
+  }
+
+  get available(): boolean {
+    return this.link !== undefined && this.link.client.state !== 'shutdown';
+  }
+
+  get capabilities(): Record<string, unknown> | undefined {
+    return this.known;
+  }
+
+  use<T>(_owner: unknown, _context: unknown, work: (link: Link) => Observable<T>): Observable<T> {
+    const link = this.link;
+    if (!link || link.client.state === 'shutdown')
+      return throwError(() => unavailable(this.setup.key, this.link ? 'its connection closed' : this.status));
+    return work(link);
+  }
+
+  sessionClosed(session: DownstreamSession): void {
+    this.link?.relay.dropAll(session);
+  }
+
+  close(): void {
+    this.following.unsubscribe();
+    this.link?.dispose();
+    this.link = undefined;
+  }
+
+  private step(event: ReconnectEvent<McpClient>): void {
+    const { logger, key } = this.setup;
+    if (event.type === 'connected') {
+      logger.info({ upstream: key, attempt: event.attempt }, 'upstream connected');
+      this.connected(event.value);
+    } else if (event.type === 'retrying') {
+      logger.warn(
+        { upstream: key, err: event.error, attempt: event.attempt, delayMs: event.delayMs },
+        'upstream retry',
+      );
+      const why = event.reason === 'closed' ? 'its connection closed' : 'connecting failed';
+      this.lost(`${why}; reconnecting (attempt ${event.attempt} in ${Math.round(event.delayMs)} ms)`);
+    } else {
+      logger.error({ upstream: key, err: event.error, attempts: event.attempts }, 'upstream given up');
+      this.lost(`gave up reconnecting after ${event.attempts} attempts`);
+    }
+  }
+
+  private connected(client: McpClient): void {
+    this.link?.dispose();
+    this.link = openLink(client, this.setup.front, this.setup);
+    this.known = client.serverCapabilities as Record<string, unknown>;
+    this.status = 'connected';
+    listsChanged(this.setup.front);
+  }
+
+  private lost(why: string): void {
+    this.status = why;
+    const link = this.link;
+    this.link = undefined;
+    if (!link) return;
+    this.setup.logger.warn({ upstream: this.setup.key }, 'upstream closed; its entries leave the lists');
+    link.dispose();
+    // A client the aggregate opened is the aggregate's to close.
+    listsChanged(this.setup.front);
+  }
+}
+
+const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
+
+/** One downstream session as the sink of its own upstream connection. */
+function sessionSink(session: DownstreamSession): UpstreamSink {
+  return {
+    broadcast: (method) => {
+      if (session.connection.state === 'operating') session.connection.notify(method);
+    },
+    log: (message) => {
+      const rank = levelRank.get(message.level) ?? 0;
+      if (session.connection.state === 'operating' && rank >= levelRank.get(session.level)!)
+        session.connection.notify('notifications/message', message);
+    },
+  };
+}
+
+/**
+ * One connection per downstream session, made on its first request that needs the upstream and
+ * closed when the session closes; a stateless request (no session) gets one of its own for its
+ * length. A connection that fails or closes is forgotten: the session's next request connects again.
+ */
+export class PerSessionLinks implements UpstreamLinks {
+  private readonly bySession = new Map<DownstreamSession, Promise<OpenLink>>();
+  private known: Record<string, unknown> | undefined;
+
+  constructor(
+    private readonly setup: LinkSetup,
+    private readonly connect: UpstreamConnectFunction,
+  ) {}
+
+  readonly available = true;
+
+  get capabilities(): Record<string, unknown> | undefined {
+    return this.known;
+  }
+
+  use<T>(
+    owner: DownstreamSession | undefined,
+    context: RequestContext | undefined,
+    work: (link: Link) => Observable<T>,
+  ): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      let inner: Subscription | undefined;
+      let done = false;
+      const own = owner === undefined ? this.open(undefined, context) : undefined;
+      const ready = own ?? this.linkOf(owner!, context);
+      ready.then(
+        (link) => {
+          if (!done) inner = work(link).subscribe(subscriber);
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => {
+        done = true;
+        inner?.unsubscribe();
+        if (own)
+          void own.then(
+            (link) => this.release(link),
+            () => undefined,
+          );
+      };
+    });
+  }
+
+  sessionClosed(session: DownstreamSession): void {
+    const pending = this.bySession.get(session);
+    this.bySession.delete(session);
+    pending?.then(
+      (link) => this.release(link),
+      () => undefined,
+    );
+  }
+
+  close(): void {
+    for (const session of [...this.bySession.keys()]) this.sessionClosed(session);
+  }
+
+  private linkOf(session: DownstreamSession, context: RequestContext | undefined): Promise<OpenLink> {
+    let pending = this.bySession.get(session);
+    if (!pending) {
+      pending = this.open(session, context);
+      this.bySession.set(session, pending);
+      const forget = () => {
+        if (this.bySession.get(session) === pending) this.bySession.delete(session);
+      };
+      pending.then((link) => {
+        if (session.connection.state === 'shutdown') return this.sessionClosed(session);
+        link.client.closed$.subscribe(() => {
+          forget();
+          link.dispose();
+          listsChanged(sessionSink(session));
+        });
+      }, forget);
+    }
+    return pending;
+  }
+
+  private async open(session: DownstreamSession | undefined, context: RequestContext | undefined): Promise<OpenLink> {
+    const { key, logger } = this.setup;
+    let client: McpClient;
+    try {
+      const downstream = downstreamInfo(session && this.setup.transportOf(session), context);
+      client = await firstValueFrom(from(this.connect({ upstream: key, attempt: 0, downstream })));
+    } catch (error) {
+      logger.warn({ upstream: key, err: error }, 'per-session upstream connection failed');
+      throw unavailable(key, 'connecting failed');
+    }
+    this.known = client.serverCapabilities as Record<string, unknown>;
+    const sink = session ? sessionSink(session) : { broadcast: () => undefined, log: () => undefined };
+    return openLink(client, sink, this.setup);
+  }
+
+  private release(link: OpenLink): void {
+    link.dispose();
+    link.client.close('downstream session closed');
+  }
+}
