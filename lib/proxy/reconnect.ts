@@ -22,7 +22,10 @@ export interface ReconnectOptions {
   readonly random?: () => number;
 }
 
-/** What {@link reconnecting} reports. `attempt` counts the attempts since the last success, from 0. */
+/**
+ * What {@link reconnecting} reports. `attempt` is 0 for the first connection and n for the nth
+ * retry since a connection last failed or closed.
+ */
 export type ReconnectEvent<T> =
   | { readonly type: 'connected'; readonly value: T; readonly attempt: number }
   | {

@@ -20,7 +20,7 @@ export interface DownstreamInfo {
 export interface UpstreamContext {
   /** The upstream's key in `aggregate`'s record. */
   readonly upstream: string;
-  /** Attempts that failed in a row before this one (0 on a first try and after a success). */
+  /** 0 for the first connection; n for the nth retry since the last connection failed or closed. */
   readonly attempt: number;
   /** The downstream client the connection is for; only with `sharing: 'perSession'`. */
   readonly downstream?: DownstreamInfo;
