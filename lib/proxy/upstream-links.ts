@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { firstValueFrom, from, Observable, throwError } from '../rx/rxjs';
-import type { Subscription } from '../rx/rxjs';
+import { defer, firstValueFrom, from, Observable, take, throwError } from '../rx/rxjs';
+import type { ObservableInput, Subscription } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
@@ -76,6 +76,25 @@ function openLink(client: McpClient, sink: UpstreamSink, setup: LinkSetup): Open
   };
 }
 
+/**
+ * The connection a connector makes, as an Observable. Unsubscribing before it arrives does not
+ * lose it: it is closed on arrival (a connection nobody holds would stay open for good).
+ */
+function connection(open: () => PromiseLike<McpClient> | ObservableInput<McpClient>): Observable<McpClient> {
+  return new Observable<McpClient>((subscriber) => {
+    defer(() => from(open() as ObservableInput<McpClient>))
+      .pipe(take(1))
+      .subscribe({
+        next: (client) => {
+          if (subscriber.closed) client.close('abandoned: the aggregate no longer needs it');
+          else subscriber.next(client);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+  });
+}
+
 /** The JSON-RPC error of a request that needs an upstream that is not connected. */
 export function unavailable(key: string, why: string): JsonRpcError {
   return new JsonRpcError(ErrorCode.ConnectionClosed, `Upstream "${key}" is unavailable: ${why}`, { upstream: key });
@@ -87,18 +106,20 @@ export class SharedLinks implements UpstreamLinks {
   private status = 'connecting';
   private known: Record<string, unknown> | undefined;
   private readonly following: Subscription;
+  private readonly owned: boolean;
 
   constructor(
     private readonly setup: LinkSetup,
     source: { readonly client: McpClient } | { readonly connect: UpstreamConnectFunction },
     reconnect: ReconnectOptions | false,
   ) {
+    this.owned = !('client' in source);
     if ('client' in source) {
       this.connected(source.client);
       this.following = source.client.closed$.subscribe(() => this.lost('its connection closed'));
       return;
     }
-    const connect = (attempt: number) => from(source.connect({ upstream: setup.key, attempt }));
+    const connect = (attempt: number) => connection(() => source.connect({ upstream: setup.key, attempt }));
     const options = reconnect === false ? { maxAttempts: 0 } : reconnect;
     this.following = reconnecting(connect, (client: McpClient) => client.closed$, options).subscribe((event) =>
       this.step(event),
@@ -126,8 +147,11 @@ export class SharedLinks implements UpstreamLinks {
 
   close(): void {
     this.following.unsubscribe();
-    this.link?.dispose();
+    const link = this.link;
     this.link = undefined;
+    link?.dispose();
+    // A client the aggregate opened is the aggregate's to close; one it was given is the caller's.
+    if (link && this.owned) link.client.close('aggregate closed');
   }
 
   private step(event: ReconnectEvent<McpClient>): void {
@@ -163,7 +187,6 @@ export class SharedLinks implements UpstreamLinks {
     if (!link) return;
     this.setup.logger.warn({ upstream: this.setup.key }, 'upstream closed; its entries leave the lists');
     link.dispose();
-    // A client the aggregate opened is the aggregate's to close.
     listsChanged(this.setup.front);
   }
 }
@@ -270,7 +293,7 @@ export class PerSessionLinks implements UpstreamLinks {
     let client: McpClient;
     try {
       const downstream = downstreamInfo(session && this.setup.transportOf(session), context);
-      client = await firstValueFrom(from(this.connect({ upstream: key, attempt: 0, downstream })));
+      client = await firstValueFrom(connection(() => this.connect({ upstream: key, attempt: 0, downstream })));
     } catch (error) {
       logger.warn({ upstream: key, err: error }, 'per-session upstream connection failed');
       throw unavailable(key, 'connecting failed');
