@@ -12,6 +12,7 @@ import type { Namespaces } from './namespaces';
 import type { ArgumentPolicies, NamePolicy } from './upstream-policy';
 import type { UpstreamLinks } from './upstream-links';
 
+/** A tool, prompt, resource or template as an upstream lists it. */
 export type Item = Record<string, unknown>;
 
 /** One upstream as the aggregate holds it: its connections and its policies. */

@@ -43,9 +43,9 @@ export interface UpstreamConnector {
  * @example
  * aggregate({
  *   files: { upstream: filesClient, tools: { include: 'read_*', rename: { read_file: 'read' } } },
- *   web: { upstream: { connect: () => connect(httpTransport(), info) }, namespace: '' },
+ *   web: { upstream: { connect: () => connect(createStreamableHttpClientTransport({ url }), info) }, namespace: '' },
  *   crm: {
- *     upstream: ({ downstream }) => connect(crmTransport(downstream?.auth), info),
+ *     upstream: ({ downstream }) => connect(crmTransportFor(downstream?.auth), info),
  *     sharing: 'perSession',
  *     tools: { arguments: { '*': { tenant: { hidden: 'acme' } } } },
  *   },
