@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { catchError, map, of, switchMap, throwError } from '../rx/rxjs';
+import { map, of, switchMap, throwError } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection } from '../connection/connection';
@@ -311,20 +311,14 @@ function aggregateHandlers(
         ),
       ),
     'resources/subscribe': (params, context, owner) => {
-      const who = asker(context, owner);
       const found = findResource(routing, String(params.uri));
       if (!found) return throwError(() => unknownTarget('resource', String(params.uri)));
-      return found.member.links.use(who.owner, context, (link) => link.relay.add(owner, found.local));
+      return found.member.links.subscribe(owner as DownstreamSession | undefined, context, found.local);
     },
-    'resources/unsubscribe': (params, context, owner) => {
+    'resources/unsubscribe': (params, _context, owner) => {
       const found = findResource(routing, String(params.uri));
-      if (!found) return {};
-      return found.member.links
-        .use(owner as DownstreamSession | undefined, context, (link) => {
-          link.relay.remove(owner, found.local);
-          return of({});
-        })
-        .pipe(catchError(() => of({})));
+      found?.member.links.unsubscribe(owner as DownstreamSession | undefined, found.local);
+      return {};
     },
     'completion/complete': (params, context, owner) => completeIn(routing, params, asker(context, owner), forward),
   };

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { defer, firstValueFrom, from, Observable, take, throwError } from '../rx/rxjs';
+import { defer, firstValueFrom, from, Observable, take, tap, throwError } from '../rx/rxjs';
 import type { ObservableInput, Subscription } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
@@ -44,6 +44,14 @@ export interface UpstreamLinks {
     context: RequestContext | undefined,
     work: (link: Link) => Observable<T>,
   ): Observable<T>;
+  /** Subscribes `owner` to the upstream's resource `uri`; emits `{}` once the upstream subscription holds. */
+  subscribe(
+    owner: DownstreamSession | undefined,
+    context: RequestContext,
+    uri: string,
+  ): Observable<Record<string, unknown>>;
+  /** Ends `owner`'s subscription to `uri`; never connects to do so. */
+  unsubscribe(owner: DownstreamSession | undefined, uri: string): void;
   /** Whether the upstream serves now without connecting first (a per-session one always may). */
   readonly available: boolean;
   /** What the upstream declared when last connected; undefined before it ever was. */
@@ -107,6 +115,8 @@ export class SharedLinks implements UpstreamLinks {
   private known: Record<string, unknown> | undefined;
   private readonly following: Subscription;
   private readonly owned: boolean;
+  /** Downstream subscriptions by upstream URI, kept through a reconnection. */
+  private readonly wanted = new Map<string, Set<DownstreamSession>>();
 
   constructor(
     private readonly setup: LinkSetup,
@@ -141,7 +151,30 @@ export class SharedLinks implements UpstreamLinks {
     return work(link);
   }
 
+  subscribe(
+    owner: DownstreamSession | undefined,
+    context: RequestContext,
+    uri: string,
+  ): Observable<Record<string, unknown>> {
+    return this.use(owner, context, (link) =>
+      link.relay.add(owner, uri).pipe(
+        tap(() => {
+          if (owner === undefined) return;
+          const subscribers = this.wanted.get(uri) ?? new Set();
+          this.wanted.set(uri, subscribers.add(owner));
+        }),
+      ),
+    );
+  }
+
+  unsubscribe(owner: DownstreamSession | undefined, uri: string): void {
+    const subscribers = this.wanted.get(uri);
+    if (owner !== undefined && subscribers?.delete(owner) && subscribers.size === 0) this.wanted.delete(uri);
+    this.link?.relay.remove(owner, uri);
+  }
+
   sessionClosed(session: DownstreamSession): void {
+    for (const uri of [...this.wanted.keys()]) this.unsubscribe(session, uri);
     this.link?.relay.dropAll(session);
   }
 
@@ -174,10 +207,28 @@ export class SharedLinks implements UpstreamLinks {
 
   private connected(client: McpClient): void {
     this.link?.dispose();
-    this.link = openLink(client, this.setup.front, this.setup);
+    const link = (this.link = openLink(client, this.setup.front, this.setup));
     this.known = client.serverCapabilities as Record<string, unknown>;
     this.status = 'connected';
     listsChanged(this.setup.front);
+    this.resubscribe(link);
+  }
+
+  /**
+   * After a reconnection, subscribes again upstream for the downstream subscribers who were there
+   * before, and tells each that its resource may have changed meanwhile.
+   */
+  private resubscribe(link: Link): void {
+    const { logger, key, downstreamUri } = this.setup;
+    for (const [uri, subscribers] of this.wanted)
+      for (const subscriber of subscribers)
+        link.relay.add(subscriber, uri).subscribe({
+          next: () => {
+            if (subscriber.connection.state === 'operating')
+              subscriber.connection.notify('notifications/resources/updated', { uri: downstreamUri(uri) });
+          },
+          error: (error: unknown) => logger.warn({ upstream: key, uri, err: error }, 'resubscription failed'),
+        });
   }
 
   private lost(why: string): void {
@@ -253,6 +304,21 @@ export class PerSessionLinks implements UpstreamLinks {
           );
       };
     });
+  }
+
+  subscribe(
+    owner: DownstreamSession | undefined,
+    context: RequestContext,
+    uri: string,
+  ): Observable<Record<string, unknown>> {
+    return this.use(owner, context, (link) => link.relay.add(owner, uri));
+  }
+
+  unsubscribe(owner: DownstreamSession | undefined, uri: string): void {
+    void this.bySession.get(owner!)?.then(
+      (link) => link.relay.remove(owner, uri),
+      () => undefined,
+    );
   }
 
   sessionClosed(session: DownstreamSession): void {

@@ -26,6 +26,7 @@ const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown 
 function labelled(label: string): McpServer {
   const server = createServer({ name: label, version: '1.0.0' });
   server.tool({ name: 'whoami', inputSchema: z.object({}), handler: () => textResult(label) });
+  server.resource({ uri: 'mem://doc', name: 'doc', text: `${label} doc` });
   return server;
 }
 
@@ -113,6 +114,20 @@ describe('aggregate of a connector that goes away and comes back', () => {
     ]);
     expect(await toolNames()).toEqual(['alpha_whoami', 'beta_whoami']);
     expect(textOf(await downstream.promises.callTool('alpha_whoami', {}))).toBe('alpha');
+  });
+
+  it('subscribes again upstream after reconnecting, and tells the subscriber to read again', async () => {
+    const reads: unknown[] = [];
+    const watching = downstream.watchResource('alpha+mem://doc').subscribe((read) => reads.push(read.contents[0]));
+    await until(() => reads.length === 1 && [...alpha.sessions].some((s) => s.subscriptions.has('mem://doc')));
+    const before = [...alpha.sessions];
+    alphaClient!.close();
+    await nextAttempt(); // at 100: connects again, a new upstream session
+    await until(() => [...alpha.sessions].some((s) => !before.includes(s) && s.subscriptions.has('mem://doc')));
+    await until(() => reads.length === 2);
+    expect(reads[1]).toMatchObject({ uri: 'alpha+mem://doc', text: 'alpha doc' });
+    watching.unsubscribe();
+    await until(() => [...alpha.sessions].every((s) => s.subscriptions.size === 0));
   });
 
   it('starts the backoff again after a success', async () => {
