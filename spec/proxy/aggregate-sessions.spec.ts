@@ -11,6 +11,8 @@ import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import type { AuthInfo, Transport } from '../../lib/transport/transport';
+import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
+import { META } from '../../lib/connection/stateless';
 import { until } from '../support/until';
 
 const INFO = { name: 'aggregate-sessions-spec', version: '1.0.0' };
@@ -165,6 +167,54 @@ describe('aggregate with a per-session upstream', () => {
     expect(textOf(await ada.promises.callTool('crm_whoami', {}))).toBe('crm for ada');
     expect(opened).toHaveLength(2);
     ada.close();
+  });
+});
+
+describe('aggregate with a per-session upstream, serving a stateless request', () => {
+  it('connects for the request with its headers and credentials, and closes the connection after it', async () => {
+    const opened: Array<{ readonly context: UpstreamContext; readonly client: McpClient; readonly server: McpServer }> =
+      [];
+    const front = aggregate({
+      crm: {
+        sharing: 'perSession',
+        upstream: async (context) => {
+          const server = labelled(`crm for ${String(context.downstream?.headers?.['x-user'])}`);
+          const client = await clientOf(server);
+          opened.push({ context, client, server });
+          return client;
+        },
+      },
+    });
+    const answered = new Promise<JsonRpcMessage>((respond) =>
+      front.stateless.serve(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'crm_whoami',
+            arguments: {},
+            _meta: {
+              [META.protocolVersion]: '2026-07-28',
+              [META.clientCapabilities]: {},
+              [META.clientInfo]: { name: 'stateless-caller', version: '1.0.0' },
+            },
+          },
+        },
+        {
+          headers: { 'x-user': 'carol' },
+          auth: { subject: 'carol', scopes: ['crm'], claims: {} },
+          notify: () => undefined,
+          respond,
+        },
+      ),
+    );
+    const response = (await answered) as { result?: { content: Array<{ text: string }> } };
+    expect(response.result?.content[0]?.text).toBe('crm for carol');
+    expect(opened[0]!.context.downstream).toMatchObject({ auth: { subject: 'carol' }, headers: { 'x-user': 'carol' } });
+    await until(() => opened[0]!.client.state === 'shutdown');
+    front.close();
+    opened[0]!.server.close();
   });
 });
 
