@@ -1,20 +1,31 @@
 import type { Logger } from 'pino';
-import { catchError, firstValueFrom, map, of, throwError } from '../rx/rxjs';
-import type { Observable, Subscription } from '../rx/rxjs';
+import { map, of, switchMap, throwError } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
+import type { Connection } from '../connection/connection';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { childLogger } from '../jsonrpc/logger';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { McpClient } from '../client/client-api';
+import type { Transport } from '../transport/transport';
+import { catalog, declared, listsOf, mayName } from './aggregate-catalog';
+import type { Asker, Item, Listed, Member, Naming } from './aggregate-catalog';
+import type { Collision, CollisionPolicy } from './collisions';
 import { forwardedParams, forwardRequest } from './forward';
 import { Front, setLevelHandler } from './front';
 import type { DownstreamSession, McpProxy } from './front';
+import { compileFilter } from './name-filter';
 import { Namespaces } from './namespaces';
-import type { Resolved } from './namespaces';
-import { downstreamCapabilities, watchUpstream } from './proxy';
+import { downstreamCapabilities } from './proxy';
 import type { ProxyRouter } from './proxy-router';
-import { SubscriptionRelay } from './subscription-relay';
+import type { ReconnectOptions } from './reconnect';
+import { PerSessionLinks } from './per-session-links';
+import { SharedLinks } from './upstream-links';
+import type { LinkSetup } from './upstream-links';
+import { ArgumentPolicies, NamePolicy } from './upstream-policy';
+import { normalizeUpstream } from './upstream-source';
+import type { NormalizedUpstream, UpstreamEntry } from './upstream-source';
 
 /** Options of {@link aggregate}. */
 export interface AggregateOptions {
@@ -22,8 +33,15 @@ export interface AggregateOptions {
   readonly name?: string;
   readonly version?: string;
   readonly instructions?: string;
-  /** Between an upstream's name and a tool's or prompt's: `files_read`. Default `_`. */
+  /** Between an upstream's namespace and a tool's or prompt's name: `files_read`. Default `_`. */
   readonly separator?: string;
+  /** What happens when two upstreams show a tool or prompt under the same name. Default `'prefix'`. */
+  readonly collisions?: CollisionPolicy;
+  /**
+   * How upstreams given as connectors are reconnected when their connection fails or closes (an
+   * upstream's own `reconnect` wins). Default: 500 ms doubling to 30 s, no jitter, never giving up.
+   */
+  readonly reconnect?: ReconnectOptions;
   /** How long a forwarded request may wait without an answer or progress. Default 60 s. */
   readonly requestTimeoutMs?: number;
   /** Carries every upstream's sampling and elicitation to the downstream caller (see `createProxyRouter`). */
@@ -31,204 +49,306 @@ export interface AggregateOptions {
   readonly logger?: LoggerOption;
 }
 
-/** One upstream as the aggregate holds it. */
-interface Member {
-  readonly namespace: string;
-  readonly client: McpClient;
-  readonly relay: SubscriptionRelay;
-}
-
 /**
- * Many upstream servers behind one: `aggregate({ files: filesClient, search: searchClient })`.
- * Tools and prompts are listed as `<upstream><separator><name>` and resource URIs and templates as
- * `<upstream>+<uri>`; each request goes to its upstream under the name or URI that upstream knows,
- * with progress, cancellation, errors and `_meta` passed as by {@link proxy}. Lists are merged (one
- * page); an upstream that fails or whose connection closed is left out of them while the others
- * keep serving. Each upstream's list changes, resource updates and log messages reach downstream
- * clients, renamed to match.
+ * Many upstream servers behind one: `aggregate({ files: filesClient, search: searchConnector })`.
+ *
+ * Each entry is a connected client, a connector (`{ connect }` or a function) that the aggregate
+ * connects itself, or an `UpstreamConfig` with the entry's policies: its namespace (default its
+ * key; `''` for none), which tools, prompts and resources it shows, renamed tools and prompts,
+ * hidden or defaulted tool arguments, one connection shared by all downstream clients or one per
+ * downstream session. Tools and prompts are listed as `<namespace><separator><name>`, resource
+ * URIs and templates as `<namespace>+<uri>`; names two upstreams share are settled by
+ * `collisions`. Each request goes to its upstream under the name or URI that upstream knows, with
+ * progress, cancellation, errors and `_meta` passed as by `proxy`. Lists are merged (one page).
+ *
+ * An upstream that fails or whose connection closes leaves the lists (downstream clients get
+ * `list_changed`) while the others keep serving; a request for one of its entries answers -32000
+ * naming it. A connector's upstream is connected again with exponential backoff (`reconnect`) and
+ * its entries come back (`list_changed` again). Each upstream's list changes, resource updates and
+ * log messages reach downstream clients, renamed to match. Resource subscriptions are shared: one
+ * upstream subscription per URI, whatever the number of downstream subscribers.
+ *
+ * Throws a `TypeError` for a configuration that cannot work: a namespace that cannot prefix a URI,
+ * two upstreams with one namespace, two entries renamed alike, `'perSession'` on a ready client.
  */
-export function aggregate(upstreams: Readonly<Record<string, McpClient>>, options: AggregateOptions = {}): McpProxy {
+export function aggregate(
+  upstreams: Readonly<Record<string, UpstreamEntry>>,
+  options: AggregateOptions = {},
+): McpProxy {
   const logger = childLogger(options.logger, { component: 'aggregate' });
-  const names = new Namespaces(Object.keys(upstreams), options.separator ?? '_');
-  const members = new Map<string, Member>();
-  for (const [namespace, client] of Object.entries(upstreams)) {
-    const relay = new SubscriptionRelay(client, logger, (uri) => names.uri(namespace, uri));
-    members.set(namespace, { namespace, client, relay });
-  }
-  const watching: Subscription[] = [];
+  const entries = Object.entries(upstreams).map(([key, entry]) => [key, normalizeUpstream(key, entry)] as const);
+  const names = new Namespaces(
+    new Map(entries.map(([key, entry]) => [key, entry.namespace ?? key])),
+    options.separator ?? '_',
+  );
+  const members: Member[] = [];
+  const transports = new WeakMap<Connection, Transport>();
   const front: Front = new Front({
     info: { name: options.name ?? 'rxmcp-aggregate', version: options.version ?? '0.0.0' },
     instructions: options.instructions,
     capabilities: () => unionCapabilities(members),
-    handlers: aggregateHandlers(members, names, options),
+    handlers: aggregateHandlers(members, names, options, logger),
     logger,
-    onSessionClosed: (session) => members.forEach((member) => member.relay.dropAll(session)),
-    onClose: () => {
-      for (const subscription of watching) subscription.unsubscribe();
-      members.forEach((member) => member.relay.close());
-    },
+    onSessionClosed: (session) => members.forEach((member) => member.links.sessionClosed(session)),
+    onClose: () => members.forEach((member) => member.links.close()),
   });
-  for (const member of members.values()) {
-    // An upstream that went away leaves the lists: downstream clients are told to fetch them again.
-    watching.push(
-      member.client.closed$.subscribe(() => {
-        logger.warn({ upstream: member.namespace }, 'upstream closed; its entries leave the lists');
-        for (const list of ['tools', 'prompts', 'resources']) front.broadcast(`notifications/${list}/list_changed`);
+  for (const [key, entry] of entries) {
+    const setup: LinkSetup = {
+      key,
+      logger,
+      front,
+      downstreamUri: (uri) => names.uri(key, uri),
+      renameLog: (message) => ({
+        ...message,
+        logger: typeof message.logger === 'string' ? names.name(key, message.logger) : key,
       }),
-    );
-    watching.push(
-      watchUpstream(member.client, front, (message) =>
-        typeof message.logger === 'string'
-          ? { ...message, logger: names.name(member.namespace, message.logger) }
-          : { ...message, logger: member.namespace },
-      ),
-    );
+      transportOf: (session) => transports.get(session.connection),
+    };
+    members.push(memberOf(key, entry, setup, options));
   }
-  return front;
+  return {
+    connect: (transport) => {
+      const connection = front.connect(transport);
+      transports.set(connection, transport);
+      return connection;
+    },
+    get stateless() {
+      return front.stateless;
+    },
+    get sessions() {
+      return front.sessions;
+    },
+    close: (reason) => front.close(reason),
+  };
+}
+
+function memberOf(key: string, entry: NormalizedUpstream, setup: LinkSetup, options: AggregateOptions): Member {
+  const links =
+    entry.connect && entry.sharing === 'perSession'
+      ? new PerSessionLinks(setup, entry.connect)
+      : new SharedLinks(
+          setup,
+          entry.client ? { client: entry.client } : { connect: entry.connect! },
+          entry.reconnect === false ? false : { ...options.reconnect, ...entry.reconnect },
+        );
+  return {
+    key,
+    links,
+    connector: entry.client === undefined,
+    tools: new NamePolicy(key, 'tool', entry.tools),
+    prompts: new NamePolicy(key, 'prompt', entry.prompts),
+    resources: compileFilter(entry.resources),
+    args: new ArgumentPolicies(entry.tools?.arguments),
+  };
 }
 
 /** What the aggregate declares: every capability that some upstream declared. */
-function unionCapabilities(members: ReadonlyMap<string, Member>): Record<string, unknown> {
-  const declared: Record<string, unknown> = {};
-  for (const member of members.values()) {
-    if (member.client.state === 'shutdown') continue;
-    const own = member.client.serverCapabilities as Record<string, unknown>;
-    for (const key of ['tools', 'resources', 'prompts', 'completions']) if (hasCapability(own, key)) declared[key] = {};
-    if (hasCapability(own, 'resources.subscribe')) declared.resources = { subscribe: true };
+function unionCapabilities(members: readonly Member[]): Record<string, unknown> {
+  const union: Record<string, unknown> = {};
+  for (const member of members) {
+    const own = declared(member);
+    if (!own) continue;
+    for (const key of ['tools', 'resources', 'prompts', 'completions']) if (hasCapability(own, key)) union[key] ??= {};
+    if (hasCapability(own, 'resources.subscribe')) union.resources = { subscribe: true };
   }
-  return downstreamCapabilities(declared);
-}
-
-/** The members that are still connected and declared `capability`. */
-function serving(members: ReadonlyMap<string, Member>, capability: string): Member[] {
-  return [...members.values()].filter(
-    (member) =>
-      member.client.state !== 'shutdown' &&
-      hasCapability(member.client.serverCapabilities as Record<string, unknown>, capability),
-  );
-}
-
-/**
- * A merged list: every serving member's items, renamed; a member whose listing fails is left out
- * (and logged), so one failing upstream never empties the others' lists.
- */
-async function mergedList(
-  members: ReadonlyMap<string, Member>,
-  capability: string,
-  list: (member: Member) => Observable<ReadonlyArray<Record<string, unknown>>>,
-  rename: (member: Member, item: Record<string, unknown>) => Record<string, unknown>,
-  logger: Logger,
-): Promise<Array<Record<string, unknown>>> {
-  const lists = await Promise.all(
-    serving(members, capability).map((member) =>
-      firstValueFrom(
-        list(member).pipe(
-          map((items) => items.map((item) => rename(member, item))),
-          catchError((error: unknown) => {
-            logger.warn({ upstream: member.namespace, err: error }, 'upstream left out of a merged list');
-            return of([]);
-          }),
-        ),
-      ),
-    ),
-  );
-  return lists.flat();
+  return downstreamCapabilities(union);
 }
 
 function unknownTarget(kind: string, value: string): JsonRpcError {
   return JsonRpcError.invalidParams(`no upstream serves the ${kind} "${value}"`);
 }
 
-/** Sends a request to the member a name or URI resolved to, or fails with -32602 naming what was not found. */
-function toMember(
-  members: ReadonlyMap<string, Member>,
-  resolved: Resolved | undefined,
-  what: readonly [kind: string, value: string],
-  send: (member: Member, local: string) => Observable<HandlerResult>,
+/** What the handlers share. */
+interface Routing {
+  readonly members: readonly Member[];
+  readonly names: Namespaces;
+  readonly options: AggregateOptions;
+  readonly logger: Logger;
+}
+
+const asker = (context: RequestContext | undefined, owner: unknown): Asker => ({
+  owner: owner as DownstreamSession | undefined,
+  context,
+});
+
+function naming(routing: Routing, kind: 'tools' | 'prompts'): Naming {
+  return { names: routing.names, collisions: routing.options.collisions ?? 'prefix', kind };
+}
+
+function reporter(routing: Routing, kind: string): (collision: Collision) => void {
+  const level = routing.options.collisions === 'error' ? 'error' : 'warn';
+  return (collision) => routing.logger[level]({ kind, ...collision }, 'name collision between upstreams');
+}
+
+const listOf = (kind: 'tools' | 'prompts') => (client: McpClient) =>
+  (kind === 'tools' ? client.tools$ : client.prompts$) as Observable<readonly Item[]>;
+
+/** The tool or prompt shown as `name`, or the error that says why there is none. */
+function findNamed(routing: Routing, kind: 'tools' | 'prompts', name: string, who: Asker): Observable<Listed> {
+  const { members, names, logger } = routing;
+  return listsOf(mayName(members, names, name), kind, who, listOf(kind), logger).pipe(
+    switchMap((lists) => {
+      const found = catalog(lists, naming(routing, kind)).get(name);
+      if (found) return of(found);
+      const what = kind === 'tools' ? 'tool' : 'prompt';
+      const owner = members.find((member) => member.key === names.upstreamOfName(name));
+      // An upstream that is not connected says so; one that is says it has no such entry.
+      return owner
+        ? owner.links.use(who.owner, who.context, () => throwError(() => unknownTarget(what, name)))
+        : throwError(() => unknownTarget(what, name));
+    }),
+  );
+}
+
+/** The member serving a resource URI (or template URI) as downstream clients know it, and the URI it knows. */
+function findResource(routing: Routing, uri: string): { readonly member: Member; readonly local: string } | undefined {
+  const candidates = routing.names
+    .resolveUri(uri)
+    .map(({ upstream, local }) => ({ member: routing.members.find((member) => member.key === upstream), local }))
+    .filter(
+      (found): found is { member: Member; local: string } => !!found.member && found.member.resources(found.local),
+    );
+  return candidates.find((found) => found.member.links.available) ?? candidates[0];
+}
+
+/** Sends a request about a resource to its member, or fails with -32602 naming what was not found. */
+function toResource(
+  routing: Routing,
+  uri: string,
+  who: Asker,
+  kind: string,
+  send: (member: Member, local: string, client: McpClient) => Observable<HandlerResult>,
 ): Observable<HandlerResult> {
-  const member = resolved && members.get(resolved.namespace);
-  if (!member || member.client.state === 'shutdown') return throwError(() => unknownTarget(...what));
-  return send(member, resolved.local);
+  const found = findResource(routing, uri);
+  if (!found) return throwError(() => unknownTarget(kind, uri));
+  return found.member.links.use(who.owner, who.context, (link) => send(found.member, found.local, link.client));
+}
+
+/** A merged list of resources or templates: filtered, renamed, the first of two alike kept. */
+function resourceList(
+  routing: Routing,
+  who: Asker,
+  key: 'uri' | 'uriTemplate',
+  list: (client: McpClient) => Observable<readonly Item[]>,
+): Observable<Item[]> {
+  return listsOf(routing.members, 'resources', who, list, routing.logger).pipe(
+    map((lists) => {
+      const merged = new Map<string, Item>();
+      for (const { member, items } of lists)
+        for (const item of items) {
+          const local = String(item[key]);
+          const shown = routing.names.uri(member.key, local);
+          if (member.resources(local) && !merged.has(shown)) merged.set(shown, { ...item, [key]: shown });
+        }
+      return [...merged.values()];
+    }),
+  );
 }
 
 /** The aggregate's request handlers: merged lists, and each request routed to its upstream. */
 function aggregateHandlers(
-  members: ReadonlyMap<string, Member>,
+  members: readonly Member[],
   names: Namespaces,
   options: AggregateOptions,
+  logger: Logger,
 ): Record<string, RequestHandler> {
-  const logger = childLogger(options.logger, { component: 'aggregate' });
-  const forward = (member: Member, method: string, params: Record<string, unknown>, context: RequestContext) =>
-    forwardRequest(member.client, method, params, context, options.requestTimeoutMs, options.router);
-  const named = (member: Member, item: Record<string, unknown>) => ({
-    ...item,
-    name: names.name(member.namespace, String(item.name)),
-  });
-  const located = (key: 'uri' | 'uriTemplate') => (member: Member, item: Record<string, unknown>) => ({
-    ...item,
-    [key]: names.uri(member.namespace, String(item[key])),
-  });
+  const routing: Routing = { members, names, options, logger };
+  const forward = (client: McpClient, method: string, params: Record<string, unknown>, context: RequestContext) =>
+    forwardRequest(client, method, params, context, options.requestTimeoutMs, options.router);
+  const use = (listed: Listed, who: Asker, send: (client: McpClient) => Observable<HandlerResult>) =>
+    listed.member.links.use(who.owner, who.context, (link) => send(link.client));
+  const named = (kind: 'tools' | 'prompts', context: RequestContext, owner: unknown) =>
+    listsOf(members, kind, asker(context, owner), listOf(kind), logger).pipe(
+      map((lists) => [...catalog(lists, naming(routing, kind), reporter(routing, kind)).values()]),
+    );
   return {
     'logging/setLevel': setLevelHandler,
-    'tools/list': async () => ({
-      tools: await mergedList(members, 'tools', (m) => m.client.tools$, named, logger),
-    }),
-    'prompts/list': async () => ({
-      prompts: await mergedList(members, 'prompts', (m) => m.client.prompts$, named, logger),
-    }),
-    'resources/list': async () => ({
-      resources: await mergedList(members, 'resources', (m) => m.client.listResources(), located('uri'), logger),
-    }),
-    'resources/templates/list': async () => ({
-      resourceTemplates: await mergedList(
-        members,
-        'resources',
-        (m) => m.client.listResourceTemplates(),
-        located('uriTemplate'),
-        logger,
+    'tools/list': (_params, context, owner) =>
+      named('tools', context, owner).pipe(
+        map((tools) => ({ tools: tools.map((t) => t.member.args.listed(t.local, { ...t.item, name: t.name })) })),
       ),
-    }),
-    'tools/call': (params, context) =>
-      toMember(members, names.resolveName(String(params.name)), ['tool', String(params.name)], (member, local) =>
-        forward(member, 'tools/call', { ...forwardedParams(params), name: local }, context),
+    'prompts/list': (_params, context, owner) =>
+      named('prompts', context, owner).pipe(
+        map((prompts) => ({ prompts: prompts.map((p) => ({ ...p.item, name: p.name })) })),
       ),
-    'prompts/get': (params, context) =>
-      toMember(members, names.resolveName(String(params.name)), ['prompt', String(params.name)], (member, local) =>
-        forward(member, 'prompts/get', { ...forwardedParams(params), name: local }, context),
+    'resources/list': (_params, context, owner) =>
+      resourceList(routing, asker(context, owner), 'uri', (client) => client.listResources()).pipe(
+        map((resources) => ({ resources })),
       ),
-    'resources/read': (params, context) =>
-      toMember(members, names.resolveUri(String(params.uri)), ['resource', String(params.uri)], (member, local) =>
-        forward(member, 'resources/read', { ...forwardedParams(params), uri: local }, context).pipe(
-          map((result) => renameContents(result, (uri) => names.uri(member.namespace, uri))),
+    'resources/templates/list': (_params, context, owner) =>
+      resourceList(routing, asker(context, owner), 'uriTemplate', (client) => client.listResourceTemplates()).pipe(
+        map((resourceTemplates) => ({ resourceTemplates })),
+      ),
+    'tools/call': (params, context, owner) => {
+      const who = asker(context, owner);
+      return findNamed(routing, 'tools', String(params.name), who).pipe(
+        switchMap((tool) =>
+          use(tool, who, (client) => {
+            const args = tool.member.args.sent(tool.local, params.arguments, tool.item.inputSchema);
+            const sent = {
+              ...forwardedParams(params),
+              name: tool.local,
+              ...(args !== undefined ? { arguments: args } : {}),
+            };
+            return forward(client, 'tools/call', sent, context);
+          }),
+        ),
+      );
+    },
+    'prompts/get': (params, context, owner) => {
+      const who = asker(context, owner);
+      return findNamed(routing, 'prompts', String(params.name), who).pipe(
+        switchMap((prompt) =>
+          use(prompt, who, (client) =>
+            forward(client, 'prompts/get', { ...forwardedParams(params), name: prompt.local }, context),
+          ),
+        ),
+      );
+    },
+    'resources/read': (params, context, owner) =>
+      toResource(routing, String(params.uri), asker(context, owner), 'resource', (member, local, client) =>
+        forward(client, 'resources/read', { ...forwardedParams(params), uri: local }, context).pipe(
+          map((result) => renameContents(result, (uri) => names.uri(member.key, uri))),
         ),
       ),
-    'resources/subscribe': (params, _context, owner) =>
-      toMember(members, names.resolveUri(String(params.uri)), ['resource', String(params.uri)], (member, local) =>
-        member.relay.add(owner as DownstreamSession, local),
-      ),
+    'resources/subscribe': (params, context, owner) => {
+      const found = findResource(routing, String(params.uri));
+      if (!found) return throwError(() => unknownTarget('resource', String(params.uri)));
+      return found.member.links.subscribe(owner as DownstreamSession | undefined, context, found.local);
+    },
     'resources/unsubscribe': (params, _context, owner) => {
-      const resolved = names.resolveUri(String(params.uri));
-      if (resolved) members.get(resolved.namespace)?.relay.remove(owner, resolved.local);
+      const found = findResource(routing, String(params.uri));
+      found?.member.links.unsubscribe(owner as DownstreamSession | undefined, found.local);
       return {};
     },
-    'completion/complete': (params, context) =>
-      completeIn(members, names, params, (member, renamed) => forward(member, 'completion/complete', renamed, context)),
+    'completion/complete': (params, context, owner) => completeIn(routing, params, asker(context, owner), forward),
   };
 }
 
 /** `completion/complete` for a namespaced prompt or resource template. */
 function completeIn(
-  members: ReadonlyMap<string, Member>,
-  names: Namespaces,
+  routing: Routing,
   params: Record<string, unknown>,
-  send: (member: Member, params: Record<string, unknown>) => Observable<HandlerResult>,
+  who: Asker,
+  forward: (
+    client: McpClient,
+    method: string,
+    params: Record<string, unknown>,
+    context: RequestContext,
+  ) => Observable<HandlerResult>,
 ): Observable<HandlerResult> {
   const ref = (params.ref ?? {}) as Record<string, unknown>;
-  const byName = ref.type === 'ref/prompt';
-  const value = String(byName ? ref.name : ref.uri);
-  const resolved = byName ? names.resolveName(value) : names.resolveUri(value);
-  return toMember(members, resolved, [byName ? 'prompt' : 'resource template', value], (member, local) =>
-    send(member, { ...forwardedParams(params), ref: { ...ref, [byName ? 'name' : 'uri']: local } }),
+  const send = (client: McpClient, local: Record<string, unknown>) =>
+    forward(client, 'completion/complete', { ...forwardedParams(params), ref: { ...ref, ...local } }, who.context!);
+  if (ref.type === 'ref/prompt') {
+    return findNamed(routing, 'prompts', String(ref.name), who).pipe(
+      switchMap((prompt) =>
+        prompt.member.links.use(who.owner, who.context, (link) => send(link.client, { name: prompt.local })),
+      ),
+    );
+  }
+  return toResource(routing, String(ref.uri), who, 'resource template', (_member, local, client) =>
+    send(client, { uri: local }),
   );
 }
 

@@ -121,10 +121,11 @@ function proxyHandlers(
  * Follows the upstream: each change of one of its lists (seen as a new emission of the client's
  * self-refreshing list, so it works in either era) becomes a `list_changed` to every downstream
  * client, and each upstream log message reaches the downstream clients whose level lets it through.
+ * `front` may be any sink of the two (an aggregate passes one session's, for a per-session upstream).
  */
 export function watchUpstream(
   upstream: McpClient,
-  front: Front,
+  front: Pick<Front, 'broadcast' | 'log'>,
   rename: (message: Record<string, unknown>) => Record<string, unknown> = (message) => message,
 ): Subscription {
   const declared = upstream.serverCapabilities as Record<string, unknown>;

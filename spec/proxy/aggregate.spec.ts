@@ -154,7 +154,9 @@ describe('aggregate of two upstreams', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(['beta_wait', 'beta_whoami']);
     expect(textOf(await downstream.promises.callTool('beta_whoami', {}))).toBe('beta');
     const failure = await downstream.promises.callTool('alpha_whoami', {}).catch((error: unknown) => error);
-    expect((failure as JsonRpcError).code).toBe(-32602);
+    // The upstream is named, with what happened to it: its tools are not unknown, they are unavailable.
+    expect((failure as JsonRpcError).code).toBe(-32000);
+    expect((failure as JsonRpcError).message).toBe('Upstream "alpha" is unavailable: its connection closed');
   });
 
   it('refuses an upstream name that cannot prefix a URI', () => {

@@ -1,0 +1,119 @@
+import type { ObservableInput } from '../rx/rxjs';
+import type { RequestContext } from '../connection/dispatcher';
+import type { McpClient } from '../client/client-api';
+import type { AuthInfo, Transport } from '../transport/transport';
+import type { EntryFilter } from './name-filter';
+import type { ReconnectOptions } from './reconnect';
+import type { PromptPolicy, ToolPolicy } from './upstream-policy';
+
+/** What a connector knows of the downstream client it connects for (`sharing: 'perSession'`). */
+export interface DownstreamInfo {
+  /** The downstream session's id, where its transport has sessions (Streamable HTTP). */
+  readonly sessionId?: string | undefined;
+  /** Who the downstream client is, as a protected HTTP endpoint verified it. */
+  readonly auth?: AuthInfo | undefined;
+  /** The HTTP headers of the downstream request that needed the connection, where it came over HTTP. */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>> | undefined;
+}
+
+/** What a connector is told when asked for a connection. */
+export interface UpstreamContext {
+  /** The upstream's key in `aggregate`'s record. */
+  readonly upstream: string;
+  /** 0 for the first connection; n for the nth retry since the last connection failed or closed. */
+  readonly attempt: number;
+  /** The downstream client the connection is for; only with `sharing: 'perSession'`. */
+  readonly downstream?: DownstreamInfo;
+}
+
+/**
+ * Opens a connection to an upstream server: a connected client, as a Promise or an Observable
+ * (its first value). The aggregate owns what it gets: it closes the client when done with it.
+ */
+export type UpstreamConnectFunction = (context: UpstreamContext) => PromiseLike<McpClient> | ObservableInput<McpClient>;
+
+/** An upstream the aggregate connects, and reconnects, itself. */
+export interface UpstreamConnector {
+  readonly connect: UpstreamConnectFunction;
+}
+
+/**
+ * One upstream of an aggregate, with its policies. Only `upstream` is required.
+ *
+ * @example
+ * aggregate({
+ *   files: { upstream: filesClient, tools: { include: 'read_*', rename: { read_file: 'read' } } },
+ *   web: { upstream: { connect: () => connect(createStreamableHttpClientTransport({ url }), info) }, namespace: '' },
+ *   crm: {
+ *     upstream: ({ downstream }) => connect(crmTransportFor(downstream?.auth), info),
+ *     sharing: 'perSession',
+ *     tools: { arguments: { '*': { tenant: { hidden: 'acme' } } } },
+ *   },
+ * });
+ */
+export interface UpstreamConfig {
+  /** A connected client (the caller's: never closed nor reconnected by the aggregate), or a connector. */
+  readonly upstream: McpClient | UpstreamConnector | UpstreamConnectFunction;
+  /** The prefix of its names and URIs. Default: its key. `''`: none (its names are shown as they are). */
+  readonly namespace?: string;
+  readonly tools?: ToolPolicy;
+  readonly prompts?: PromptPolicy;
+  /** Which resources (by URI) and resource templates (by URI template) are shown and served. */
+  readonly resources?: EntryFilter;
+  /**
+   * A connector only. `'shared'` (the default): one connection, made at once, for every downstream
+   * client. `'perSession'`: one connection per downstream session, made on the session's first
+   * request that needs the upstream and closed with the session (a stateless downstream request
+   * gets one of its own, closed when it ends), for upstreams that hold per-user state or credentials.
+   */
+  readonly sharing?: 'shared' | 'perSession';
+  /** A shared connector only: how it is reconnected, over the aggregate's `reconnect`. `false`: never. */
+  readonly reconnect?: ReconnectOptions | false;
+}
+
+/** An entry of `aggregate`'s record: a connected client, a connector, or an {@link UpstreamConfig}. */
+export type UpstreamEntry = McpClient | UpstreamConnector | UpstreamConnectFunction | UpstreamConfig;
+
+/** An entry in its one full form. */
+export interface NormalizedUpstream extends Omit<UpstreamConfig, 'upstream'> {
+  readonly client?: McpClient;
+  readonly connect?: UpstreamConnectFunction;
+}
+
+function isConfig(entry: UpstreamEntry): entry is UpstreamConfig {
+  return typeof entry === 'object' && entry !== null && 'upstream' in entry;
+}
+
+function isConnector(entry: unknown): entry is UpstreamConnector {
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    typeof (entry as { connect?: unknown }).connect === 'function' &&
+    !('request' in entry)
+  );
+}
+
+/** Reads an entry of `aggregate`'s record; throws a `TypeError` naming the upstream when it is none of its forms. */
+export function normalizeUpstream(key: string, entry: UpstreamEntry): NormalizedUpstream {
+  const config: UpstreamConfig = isConfig(entry) ? entry : { upstream: entry };
+  const { upstream, ...policies } = config;
+  if (typeof upstream === 'function') return { ...policies, connect: upstream };
+  if (isConnector(upstream)) return { ...policies, connect: (context) => upstream.connect(context) };
+  if (typeof upstream !== 'object' || upstream === null || typeof upstream.request !== 'function')
+    throw new TypeError(`Upstream "${key}" is neither a connected client nor a connector`);
+  if (config.sharing === 'perSession')
+    throw new TypeError(`Upstream "${key}" is one connected client: 'perSession' needs a connector`);
+  return { ...policies, client: upstream };
+}
+
+/** What a connector is told of the downstream client on `transport` (none for a stateless request) and its request `context`. */
+export function downstreamInfo(transport: Transport | undefined, context: RequestContext | undefined): DownstreamInfo {
+  const headers =
+    context?.peer?.headers ?? (context !== undefined ? transport?.requestHeaders?.(context.requestId) : undefined);
+  const auth = context?.peer?.auth ?? transport?.auth;
+  return {
+    ...(transport?.sessionId !== undefined ? { sessionId: transport.sessionId } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+    ...(headers !== undefined ? { headers } : {}),
+  };
+}
