@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { map, of, switchMap, throwError } from '../rx/rxjs';
+import { EMPTY, map, of, Subject, switchMap, throwError } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection } from '../connection/connection';
@@ -15,6 +15,7 @@ import type { Collision, CollisionPolicy } from './collisions';
 import { forwardedParams, forwardRequest } from './forward';
 import { Front, setLevelHandler } from './front';
 import type { DownstreamSession, McpProxy } from './front';
+import { listenRelay } from './listen-relay';
 import { compileFilter } from './name-filter';
 import { Namespaces } from './namespaces';
 import { downstreamCapabilities } from './proxy';
@@ -83,14 +84,26 @@ export function aggregate(
   );
   const members: Member[] = [];
   const transports = new WeakMap<Connection, Transport>();
+  const closing = new Subject<void>();
+  const handlers = aggregateHandlers(members, names, options, logger);
+  handlers['subscriptions/listen'] = listenRelay({
+    capabilities: () => unionCapabilities(members),
+    changes: () => front.broadcasts,
+    updates: (uri) => updatesOf({ members, names, options, logger }, uri),
+    closing,
+    logger,
+  });
   const front: Front = new Front({
     info: { name: options.name ?? 'rxmcp-aggregate', version: options.version ?? '0.0.0' },
     instructions: options.instructions,
     capabilities: () => unionCapabilities(members),
-    handlers: aggregateHandlers(members, names, options, logger),
+    handlers,
     logger,
     onSessionClosed: (session) => members.forEach((member) => member.links.sessionClosed(session)),
-    onClose: () => members.forEach((member) => member.links.close()),
+    onClose: () => {
+      closing.next();
+      members.forEach((member) => member.links.close());
+    },
   });
   for (const [key, entry] of entries) {
     const setup: LinkSetup = {
@@ -211,6 +224,13 @@ function findResource(routing: Routing, uri: string): { readonly member: Member;
   return candidates.find((found) => found.member.links.available) ?? candidates[0];
 }
 
+/** A shared upstream's updates of a resource, for a `subscriptions/listen` stream (per-session upstreams have none). */
+function updatesOf(routing: Routing, uri: string): Observable<void> {
+  const found = findResource(routing, uri);
+  if (!found || found.member.links instanceof PerSessionLinks) return EMPTY;
+  return found.member.links.use(undefined, undefined, (link) => link.relay.updates(found.local));
+}
+
 /** Sends a request about a resource to its member, or fails with -32602 naming what was not found. */
 function toResource(
   routing: Routing,
@@ -253,8 +273,15 @@ function aggregateHandlers(
   logger: Logger,
 ): Record<string, RequestHandler> {
   const routing: Routing = { members, names, options, logger };
-  const forward = (client: McpClient, method: string, params: Record<string, unknown>, context: RequestContext) =>
-    forwardRequest(client, method, params, context, options.requestTimeoutMs, options.router);
+  // `original` and `owner`: the caller's own params (a stateless retry's answers) and session (its log level).
+  const forward = (
+    client: McpClient,
+    method: string,
+    params: Record<string, unknown>,
+    context: RequestContext,
+    original?: Record<string, unknown>,
+    owner?: unknown,
+  ) => forwardRequest(client, method, params, context, options.requestTimeoutMs, options.router, original, owner);
   const use = (listed: Listed, who: Asker, send: (client: McpClient) => Observable<HandlerResult>) =>
     listed.member.links.use(who.owner, who.context, (link) => send(link.client));
   const named = (kind: 'tools' | 'prompts', context: RequestContext, owner: unknown) =>
@@ -290,7 +317,7 @@ function aggregateHandlers(
               name: tool.local,
               ...(args !== undefined ? { arguments: args } : {}),
             };
-            return forward(client, 'tools/call', sent, context);
+            return forward(client, 'tools/call', sent, context, params, owner);
           }),
         ),
       );
@@ -300,14 +327,14 @@ function aggregateHandlers(
       return findNamed(routing, 'prompts', String(params.name), who).pipe(
         switchMap((prompt) =>
           use(prompt, who, (client) =>
-            forward(client, 'prompts/get', { ...forwardedParams(params), name: prompt.local }, context),
+            forward(client, 'prompts/get', { ...forwardedParams(params), name: prompt.local }, context, params, owner),
           ),
         ),
       );
     },
     'resources/read': (params, context, owner) =>
       toResource(routing, String(params.uri), asker(context, owner), 'resource', (member, local, client) =>
-        forward(client, 'resources/read', { ...forwardedParams(params), uri: local }, context).pipe(
+        forward(client, 'resources/read', { ...forwardedParams(params), uri: local }, context, params, owner).pipe(
           map((result) => renameContents(result, (uri) => names.uri(member.key, uri))),
         ),
       ),

@@ -3,7 +3,7 @@ import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { HandlerEvent } from '../connection/handler-events';
-import { defer, finalize, from, isObservable, of } from '../rx/rxjs';
+import { defer, finalize, from, isObservable, of, Subject } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
@@ -102,8 +102,12 @@ export class Front implements McpProxy {
     }));
   }
 
-  /** A notification with no params to every operating downstream session. */
+  /** Each `broadcast`, by method: what stateless callers' `subscriptions/listen` streams follow. */
+  readonly broadcasts = new Subject<string>();
+
+  /** A notification with no params to every operating downstream session (and listen stream). */
   broadcast(method: string): void {
+    this.broadcasts.next(method);
     for (const session of this.downstream) {
       if (session.connection.state === 'operating') session.connection.notify(method);
     }
@@ -130,6 +134,11 @@ export class Front implements McpProxy {
   private trackedHandlers(): Record<string, RequestHandler> {
     const tracked: Record<string, RequestHandler> = {};
     for (const [method, handler] of Object.entries(this.config.handlers)) {
+      // A listen stream carries only what it subscribed to.
+      if (method === 'subscriptions/listen') {
+        tracked[method] = handler;
+        continue;
+      }
       tracked[method] = (params, context, owner) =>
         defer(() => {
           this.statelessCalls.add(context);

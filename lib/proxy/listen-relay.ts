@@ -1,10 +1,8 @@
-import { catchError, defer, EMPTY, map, merge, skip, Subject } from '../rx/rxjs';
+import { defer, filter, map, Subject } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
-import { hasCapability } from '../connection/capabilities';
 import type { RequestHandler } from '../connection/dispatcher';
 import { createListenHandler } from '../server/listen';
-import type { McpClient } from '../client/client-api';
 
 /** The most resources one `subscriptions/listen` stream through a proxy may follow. */
 const MAX_LISTENED_RESOURCES = 100;
@@ -13,8 +11,8 @@ const MAX_LISTENED_RESOURCES = 100;
 export interface ListenRelaySources {
   /** The capabilities the proxy declares downstream. */
   capabilities(): Record<string, unknown>;
-  /** The upstreams whose lists a stream follows (one for a proxy, the members connected now for an aggregate). */
-  upstreams(): readonly McpClient[];
+  /** The `list_changed` notifications the proxy sends its sessions, by method (read per stream). */
+  changes(): Observable<string>;
   /** The updates of a URI as the caller names it. */
   updates(uri: string): Observable<void>;
   /** Emits when the proxy closes: every stream ends with its final result. */
@@ -22,39 +20,26 @@ export interface ListenRelaySources {
   readonly logger: Logger;
 }
 
-/** The changes of one upstream list after the one it holds now; a list that fails to refresh is no longer followed. */
-function changesOf(list$: Observable<unknown>): Observable<void> {
-  return list$.pipe(
-    skip(1),
-    map(() => undefined),
-    catchError(() => EMPTY),
-  );
-}
-
 /**
- * `subscriptions/listen` for the proxy's callers of a stateless revision (2026-07-28 on): the
- * upstream's list changes and resource updates reach the stream whatever revision the upstream
- * speaks (a handshake upstream's `resources/subscribe` is shared with the proxy's other
- * subscribers to the URI, as for sessions).
+ * `subscriptions/listen` for the proxy's callers of a stateless revision (2026-07-28 on): the list
+ * changes the proxy tells its sessions, and the upstream's resource updates, reach the stream
+ * whatever revision the upstream speaks (a handshake upstream's `resources/subscribe` is shared
+ * with the proxy's other subscribers to the URI, as for sessions).
  */
 export function listenRelay(sources: ListenRelaySources): RequestHandler {
-  // Read per stream: the upstreams an aggregate has may change between streams.
-  const changes = (capability: string, list: (client: McpClient) => Observable<unknown>): Observable<void> =>
-    defer(() =>
-      merge(
-        ...sources
-          .upstreams()
-          .filter((client) => hasCapability(client.serverCapabilities as Record<string, unknown>, capability))
-          .map((client) => changesOf(list(client))),
-      ),
+  const changed = (method: string): Observable<void> =>
+    defer(() => sources.changes()).pipe(
+      filter((each) => each === method),
+      map(() => undefined),
     );
   return createListenHandler({
     capabilities: sources.capabilities,
-    tools: { changed$: changes('tools', (client) => client.tools$) },
-    prompts: { changed$: changes('prompts', (client) => client.prompts$) },
+    tools: { changed$: changed('notifications/tools/list_changed') },
+    prompts: { changed$: changed('notifications/prompts/list_changed') },
     resources: {
-      resourcesChanged$: changes('resources', (client) => client.resources$),
-      templatesChanged$: changes('resources', (client) => client.resourceTemplates$),
+      resourcesChanged$: changed('notifications/resources/list_changed'),
+      // The proxy tells of resources and templates in one notification.
+      templatesChanged$: defer(() => new Subject<void>()),
       watch: (uri) => sources.updates(uri),
     },
     updates: new Subject<string>(),

@@ -61,7 +61,7 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
   const capabilities = () => downstreamCapabilities(upstream.serverCapabilities as Record<string, unknown>);
   const listen = listenRelay({
     capabilities,
-    upstreams: () => [upstream],
+    changes: () => front.broadcasts,
     updates: (uri) => relay.updates(uri),
     closing,
     logger,

@@ -7,7 +7,9 @@ import type { McpClient } from '../../lib/client/client';
 import { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { proxy } from '../../lib/proxy/proxy';
 import type { McpProxy } from '../../lib/proxy/proxy';
+import { aggregate } from '../../lib/proxy/aggregate';
 import { createProxyRouter } from '../../lib/proxy/proxy-router';
+import type { ProxyRouter } from '../../lib/proxy/proxy-router';
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
@@ -151,10 +153,11 @@ describe('a 2026-07-28 client over Streamable HTTP through the proxy to a 2025-0
   let front: McpProxy;
   let running: RunningStreamableHttpServer;
   let downstream: McpClient;
+  let router: ProxyRouter;
 
   beforeAll(async () => {
     if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run npm run build first`);
-    const router = createProxyRouter();
+    router = createProxyRouter();
     upstream = await connect(
       createStdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'ignore' }),
       { ...INFO, protocolVersion: '2025-06-18', ...router.clientOptions },
@@ -236,5 +239,30 @@ describe('a 2026-07-28 client over Streamable HTTP through the proxy to a 2025-0
     const seen = await firstValueFrom(updates.pipe(filter(Boolean), skip(1), take(1)));
     watching.unsubscribe();
     expect(JSON.parse(seen)).toHaveProperty('now');
+  });
+
+  it('does the same through an aggregate: a bridged call and a listen stream under namespaced names', async () => {
+    const hub = aggregate({ ex: upstream }, { router });
+    const hubServer = await startStreamableHttpServer({ server: hub, port: 0, host: '127.0.0.1' });
+    const caller = await connect(createStreamableHttpClientTransport({ url: hubServer.url }), {
+      ...INFO,
+      protocolVersion: '2026-07-28',
+      ...ANSWERS,
+    });
+    try {
+      const sampled = await caller.promises.callTool('ex_test_sampling', { prompt: 'via hub' });
+      expect(textOf(sampled)).toBe('LLM response: heard via hub');
+      const updates = new Subject<string>();
+      const watching = caller.watchResource('ex+rxmcp://ticker').subscribe({
+        next: (read) => updates.next(String((read.contents[0] as { text?: string }).text)),
+      });
+      const seen = await firstValueFrom(updates.pipe(filter(Boolean), skip(1), take(1)));
+      watching.unsubscribe();
+      expect(JSON.parse(seen)).toHaveProperty('now');
+    } finally {
+      caller.close();
+      hub.close();
+      await hubServer.close();
+    }
   });
 });
