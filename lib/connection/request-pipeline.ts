@@ -30,6 +30,24 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Sends one request as `Connection.request` does (the end of an `OutboundHook`'s chain). */
+export type SendRequest = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: RequestOptions,
+) => Observable<Record<string, unknown>>;
+
+/**
+ * Wraps every request a connection sends with `request` (client middleware is built on it); not
+ * `initialize`, which the handshake sends itself. Must call `send` to send.
+ */
+export type OutboundHook = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: RequestOptions,
+  send: SendRequest,
+) => Observable<Record<string, unknown>>;
+
 /** What the request pipeline needs from its connection. */
 export interface RequesterDeps {
   /** A fresh id for the next request. */
