@@ -42,6 +42,7 @@ export function timing(onDone: (outcome: RequestOutcome) => void, options: Timin
       const start = scheduler.now();
       let settled = false;
       let isError = false;
+      let answered = false;
       let progressEvents = 0;
       const report = (outcome: RequestOutcome['outcome'], error?: unknown) => {
         settled = true;
@@ -60,7 +61,10 @@ export function timing(onDone: (outcome: RequestOutcome) => void, options: Timin
       const inner = next().subscribe({
         next: (event) => {
           if (event instanceof ProgressUpdate) progressEvents++;
-          else if (isResultEvent(event)) isError = event.isError === true;
+          else if (isResultEvent(event)) {
+            answered = true;
+            isError = event.isError === true;
+          }
           subscriber.next(event);
         },
         error: (error: unknown) => {
@@ -74,7 +78,8 @@ export function timing(onDone: (outcome: RequestOutcome) => void, options: Timin
       });
       return () => {
         inner.unsubscribe();
-        if (!settled) report('cancelled');
+        // A caller that stops listening once it has the result (`take(1)`) did not cancel.
+        if (!settled) report(answered ? 'result' : 'cancelled');
       };
     });
 }

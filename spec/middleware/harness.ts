@@ -14,6 +14,7 @@ const quiet = { error: () => undefined, warn: () => undefined, info: () => undef
 export interface Seen {
   readonly echoArgs: unknown[];
   handlerRuns: number;
+  brokenRuns: number;
   /** Set when the `hang` tool's work is torn down (the client cancelled). */
   hangTornDown: boolean;
 }
@@ -23,7 +24,7 @@ export interface Seen {
  * answers, records its teardown) and `broken` (throws).
  */
 export function demoServer(options: Partial<ServerOptions> = {}): { server: McpServer; seen: Seen } {
-  const seen: Seen = { echoArgs: [], handlerRuns: 0, hangTornDown: false };
+  const seen: Seen = { echoArgs: [], handlerRuns: 0, brokenRuns: 0, hangTornDown: false };
   const server = createServer({ name: 'middleware-spec', version: '1.0.0', logger: quiet, ...options });
   server.tool({
     name: 'echo',
@@ -57,6 +58,7 @@ export function demoServer(options: Partial<ServerOptions> = {}): { server: McpS
     name: 'broken',
     description: 'throws',
     handler: () => {
+      seen.brokenRuns++;
       throw new Error('secret detail');
     },
   });
