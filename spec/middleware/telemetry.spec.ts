@@ -1,4 +1,6 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Context, ContextManager } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -10,6 +12,32 @@ import type { ServerMiddleware } from '../../lib/server/middleware';
 import { serverTracing } from '../../lib/server/telemetry';
 import { until } from '../support/until';
 import { clientOf, demoServer } from './harness';
+
+/** The smallest context manager on AsyncLocalStorage, so that `context.with` reaches async work. */
+class LocalContextManager implements ContextManager {
+  private readonly storage = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.storage.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    return this.storage.run(context, () => fn.call(thisArg, ...args));
+  }
+  bind<T>(_context: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.storage.disable();
+    return this;
+  }
+}
 
 const propagator = new CompositePropagator({
   propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
@@ -135,6 +163,50 @@ describe('tracing middleware', () => {
     await client.promises.callTool('echo', { text: 'hi' }, { progress: false, meta: { traceparent: 'nonsense' } });
     await until(() => named(SpanKind.SERVER).length === 2);
     for (const span of named(SpanKind.SERVER)) expect(span.parentSpanContext).toBeUndefined();
+  });
+
+  it('injects the caller’s active context and baggage, and runs the handler in the server span’s context', async () => {
+    const manager = new LocalContextManager();
+    otelContext.setGlobalContextManager(manager);
+    try {
+      const { provider, named, spans } = tracing();
+      const tracer = provider.getTracer('spec');
+      const metas: Record<string, unknown>[] = [];
+      const { server } = demoServer({
+        middleware: [wireMeta(metas), serverTracing({ tracerProvider: provider, propagator })],
+      });
+      server.tool({
+        name: 'nested',
+        description: 'starts a span of its own',
+        handler: () => {
+          const baggage = propagation.getBaggage(otelContext.active())?.getEntry('tenant')?.value;
+          tracer.startSpan('inside the tool').end();
+          return { content: [{ type: 'text', text: String(baggage) }] };
+        },
+      });
+      client = await clientOf(server, { middleware: [clientTracing({ tracerProvider: provider, propagator })] });
+      const caller = tracer.startSpan('caller');
+      const withBaggage = propagation.setBaggage(
+        trace.setSpan(otelContext.active(), caller),
+        propagation.createBaggage({ tenant: { value: 't1' } }),
+      );
+      const result = await otelContext.with(withBaggage, () =>
+        client!.promises.callTool('nested', {}, { progress: false }),
+      );
+      caller.end();
+      await until(() => named(SpanKind.SERVER).length === 1);
+      const find = (name: string) => spans().find((span) => span.name === name)!;
+      expect(metas[0]!.baggage).toBe('tenant=t1');
+      expect(result.content[0]).toEqual({ type: 'text', text: 't1' });
+      expect(find('tools/call nested').parentSpanContext).toBeDefined();
+      const clientSpan = named(SpanKind.CLIENT)[0]!;
+      const serverSpan = named(SpanKind.SERVER)[0]!;
+      expect(clientSpan.parentSpanContext?.spanId).toBe(find('caller').spanContext().spanId);
+      expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+      expect(find('inside the tool').parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
+    } finally {
+      otelContext.disable();
+    }
   });
 
   it('says clearly that @opentelemetry/api is missing when tracing is switched on without it', () => {
