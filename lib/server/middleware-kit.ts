@@ -101,7 +101,10 @@ export interface CacheOptions {
   readonly ttlMs: number;
   /** Which requests are cached. Default: the list methods (tools, prompts, resources, templates). */
   readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
-  /** What makes two requests the same. Default: the method and the params without `_meta`. */
+  /**
+   * What makes two requests the same. Default: the method and the params without `_meta`, shared
+   * by every caller; add `callerOf(context)` when results differ by caller.
+   */
   readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
   /** The most entries kept; the oldest goes first. Default 1000. */
   readonly maxEntries?: number;
