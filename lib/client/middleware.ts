@@ -1,7 +1,7 @@
 import { catchError, filter, Observable, throwError, timer, switchMap } from '../rx/rxjs';
 import type { SchedulerLike } from '../rx/rxjs';
-import { LogUpdate, ProgressUpdate } from '../connection/handler-events';
-import { runMiddleware } from '../connection/middleware';
+import { ProgressUpdate } from '../connection/handler-events';
+import { isResultEvent, RequestSent, runMiddleware } from '../connection/middleware';
 import type { Middleware, MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
 import type { OutboundHook, RequestOptions, SendRequest } from '../connection/request-pipeline';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
@@ -25,9 +25,9 @@ export interface ClientMiddlewareContext {
 /**
  * Client middleware: runs around every request the client sends (each page of a list, each round
  * of a stateless multi round-trip request, each retry), before its `_meta` is completed and it
- * goes out. `next()` streams its progress (`ProgressUpdate`, when the caller asked for progress)
- * and then its result; unsubscribing sends `notifications/cancelled`, as for any request.
- * `initialize` passes no middleware.
+ * goes out. `next()` streams `RequestSent` (with the request's id) as it goes out, its progress
+ * (`ProgressUpdate`, when the caller asked for progress), and then its result; unsubscribing
+ * sends `notifications/cancelled`, as for any request. `initialize` passes no middleware.
  * @example
  * const traced: ClientMiddleware = (request, _context, next) =>
  *   next({ ...request, options: { ...request.options, meta: { ...request.options.meta, 'example.com/user': 'ada' } } });
@@ -49,7 +49,7 @@ export function clientOutbound(
       filter((event): event is Record<string, unknown> => {
         // Progress that came through the chain reaches the caller's callback here.
         if (event instanceof ProgressUpdate) onProgress?.(event);
-        return !(event instanceof ProgressUpdate || event instanceof LogUpdate);
+        return isResultEvent(event);
       }),
     );
   };
@@ -68,7 +68,7 @@ function sendStreaming(
       : given;
     // A request sent with no params still goes without, unless a middleware gave it some.
     const params = original === undefined && Object.keys(request.params).length === 0 ? undefined : request.params;
-    return send(request.method, params, options).subscribe(subscriber);
+    return send(request.method, params, options, (id) => subscriber.next(new RequestSent(id))).subscribe(subscriber);
   });
 }
 

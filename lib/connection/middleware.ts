@@ -1,5 +1,6 @@
 import { defer } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
+import type { RequestId } from '../jsonrpc/message';
 import { isHandlerEvent } from './handler-events';
 import type { LogUpdate, ProgressUpdate } from './handler-events';
 
@@ -9,12 +10,18 @@ export interface MiddlewareRequest {
   readonly params: Record<string, unknown>;
 }
 
+/** Client middleware only: the request went out with this id (first event of each attempt). */
+export class RequestSent {
+  constructor(readonly id: RequestId) {}
+}
+
 /**
- * What flows back through middleware, as it happens: progress (`ProgressUpdate`) and, on a server,
- * log events (`LogUpdate`) while the request runs, then its result (a plain object). An error
- * ends the stream: a `JsonRpcError` reaches the peer as it is, anything else as -32603.
+ * What flows back through middleware, as it happens: on a client, `RequestSent` when the request
+ * goes out; progress (`ProgressUpdate`) and, on a server, log events (`LogUpdate`) while the
+ * request runs; then its result (a plain object). An error ends the stream: a `JsonRpcError`
+ * reaches the peer as it is, anything else as -32603.
  */
-export type MiddlewareEvent = Record<string, unknown> | ProgressUpdate | LogUpdate;
+export type MiddlewareEvent = Record<string, unknown> | ProgressUpdate | LogUpdate | RequestSent;
 
 /**
  * The rest of the chain after one middleware. Cold: each subscription runs it once (so
@@ -46,9 +53,9 @@ export type AnyMiddleware = <R extends MiddlewareRequest, C>(
   next: Next<R>,
 ) => Observable<MiddlewareEvent>;
 
-/** True for a request's result, false for its progress and log events. */
+/** True for a request's result, false for the events before it. */
 export function isResultEvent(event: MiddlewareEvent): event is Record<string, unknown> {
-  return !isHandlerEvent(event);
+  return !isHandlerEvent(event) && !(event instanceof RequestSent);
 }
 
 /**

@@ -30,11 +30,15 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Sends one request as `Connection.request` does (the end of an `OutboundHook`'s chain). */
+/**
+ * Sends one request as `Connection.request` does (the end of an `OutboundHook`'s chain);
+ * `onSent` learns the id it goes with.
+ */
 export type SendRequest = (
   method: string,
   params: Record<string, unknown> | undefined,
   options: RequestOptions,
+  onSent?: (id: RequestId) => void,
 ) => Observable<Record<string, unknown>>;
 
 /**
@@ -83,6 +87,7 @@ export function sendRequest(
   params: Record<string, unknown> | undefined,
   requestOptions: RequestOptions,
   cancellable: boolean,
+  onSent?: (id: RequestId) => void,
 ): Observable<Record<string, unknown>> {
   return new Observable<Record<string, unknown>>((subscriber) => {
     if (cancellable) {
@@ -99,6 +104,7 @@ export function sendRequest(
       return undefined;
     }
     const requestId = deps.nextRequestId();
+    onSent?.(requestId);
     const { signal } = requestOptions;
     if (signal?.aborted) {
       subscriber.error(signal.reason);

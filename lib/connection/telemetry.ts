@@ -8,7 +8,7 @@
 import type * as OpenTelemetry from '@opentelemetry/api';
 import { Observable } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
-import { isResultEvent } from './middleware';
+import { isResultEvent, RequestSent } from './middleware';
 import type { MiddlewareEvent, MiddlewareRequest } from './middleware';
 import { targetOf } from './middleware-kit';
 
@@ -104,6 +104,7 @@ export function spanned(
     const inner = api.context.with(active, () =>
       run().subscribe({
         next: (event) => {
+          if (event instanceof RequestSent) span.setAttribute('jsonrpc.request.id', String(event.id));
           if (isResultEvent(event)) answered = true;
           if (isResultEvent(event) && event.isError === true) {
             span.setAttribute('error.type', 'tool_error');

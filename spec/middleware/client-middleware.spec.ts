@@ -3,6 +3,7 @@ import type { McpClient } from '../../lib/client/client';
 import { retrying, withMeta } from '../../lib/client/middleware';
 import type { ClientMiddleware } from '../../lib/client/middleware';
 import { ProgressUpdate } from '../../lib/connection/handler-events';
+import { RequestSent } from '../../lib/connection/middleware';
 import { metrics, timing } from '../../lib/connection/middleware-kit';
 import type { RequestOutcome } from '../../lib/connection/middleware-kit';
 import { JsonRpcError } from '../../lib/jsonrpc/errors';
@@ -110,11 +111,17 @@ describe('client middleware', () => {
         timing((outcome) => outcomes.push(outcome)),
         counted,
         (_r, _c, next) =>
-          next().pipe(tap((event) => events.push(event instanceof ProgressUpdate ? 'progress' : 'result'))),
+          next().pipe(
+            tap((event) =>
+              events.push(
+                event instanceof ProgressUpdate ? 'progress' : event instanceof RequestSent ? 'sent' : 'result',
+              ),
+            ),
+          ),
       ],
     });
     const received = await lastValueFrom(client.callTool('steps').pipe(toArray()));
-    expect(events).toEqual(['progress', 'progress', 'progress', 'result']);
+    expect(events).toEqual(['sent', 'progress', 'progress', 'progress', 'result']);
     expect(received.map((event) => event.type)).toEqual(['progress', 'progress', 'progress', 'result']);
     expect(outcomes).toMatchObject([{ method: 'tools/call', outcome: 'result', progressEvents: 3 }]);
     expect(counted.snapshot()['tools/call steps']).toMatchObject({ count: 1, errors: 0 });
@@ -129,6 +136,26 @@ describe('client middleware', () => {
     subscription.unsubscribe();
     await until(() => seen.hangTornDown);
     expect(outcomes.map((outcome) => outcome.outcome)).toEqual(['cancelled']);
+  });
+
+  it('tells middleware the id of each request as it goes out, before its result', async () => {
+    const { server } = demoServer();
+    const events: string[] = [];
+    client = await clientOf(server, {
+      middleware: [
+        (_r, _c, next) =>
+          next().pipe(tap((event) => events.push(event instanceof RequestSent ? `sent ${event.id}` : 'result'))),
+      ],
+    });
+    await client.promises.callTool('echo', { text: 'a' }, { progress: false });
+    await client.promises.callTool('echo', { text: 'b' }, { progress: false });
+    expect(events).toEqual([
+      expect.stringMatching(/^sent \d+$/),
+      'result',
+      expect.stringMatching(/^sent \d+$/),
+      'result',
+    ]);
+    expect(events[0]).not.toBe(events[2]);
   });
 
   it('sends a request with no params as it would without middleware', async () => {

@@ -92,6 +92,7 @@ describe('tracing middleware', () => {
       'mcp.protocol.version': '2025-11-25',
       'mcp.session.id': [...server.sessions][0]!.id,
     });
+    expect(clientSpan.attributes['jsonrpc.request.id']).toBe(serverSpan.attributes['jsonrpc.request.id']);
     expect(serverSpan.status.code).toBe(SpanStatusCode.UNSET);
   });
 
