@@ -72,18 +72,13 @@ export function runMiddleware<R extends MiddlewareRequest, C>(
   const step = (index: number, current: R): Observable<MiddlewareEvent> => {
     if (index === chain.length) return defer(() => terminal(current));
     const middleware = chain[index]!;
-    return defer(() =>
-      middleware(current, context, (passed) =>
-        step(
-          index + 1,
-          passed === undefined || passed.method === current.method ? (passed ?? current) : keepMethod(passed, current),
-        ),
-      ),
-    );
+    return defer(() => middleware(current, context, (passed) => step(index + 1, sameMethod(passed, current))));
   };
   return step(0, request);
 }
 
-function keepMethod<R extends MiddlewareRequest>(passed: R, original: R): R {
-  return { ...passed, method: original.method };
+/** What `next` was given, or the request as it came; with the original's method either way. */
+function sameMethod<R extends MiddlewareRequest>(passed: R | undefined, original: R): R {
+  if (passed === undefined) return original;
+  return passed.method === original.method ? passed : { ...passed, method: original.method };
 }
