@@ -31,7 +31,8 @@ export interface TimingOptions {
 /**
  * A middleware (either side) that calls `onDone` once per request when it ends: with a result,
  * an error, or a cancellation (the caller or the peer unsubscribed first). Passes every event on
- * untouched; unsubscribing passes through to the request below.
+ * untouched; unsubscribing passes through to the request below. `onDone` should not throw: when it
+ * does on a result, the request fails with what it threw.
  * @example
  * createServer({ name, version, middleware: [timing((t) => histogram.record(t.durationMs, { method: t.method }))] });
  */
@@ -44,19 +45,25 @@ export function timing(onDone: (outcome: RequestOutcome) => void, options: Timin
       let isError = false;
       let answered = false;
       let progressEvents = 0;
-      const report = (outcome: RequestOutcome['outcome'], error?: unknown) => {
+      /** Calls `onDone`; returns what it threw, if it threw. */
+      const report = (outcome: RequestOutcome['outcome'], error?: unknown): unknown => {
         settled = true;
         const durationMs = scheduler.now() - start;
         const { method, params } = request;
-        onDone({
-          method,
-          params,
-          durationMs,
-          outcome,
-          isError,
-          progressEvents,
-          ...(error === undefined ? {} : { error }),
-        });
+        try {
+          onDone({
+            method,
+            params,
+            durationMs,
+            outcome,
+            isError,
+            progressEvents,
+            ...(error === undefined ? {} : { error }),
+          });
+          return undefined;
+        } catch (failure) {
+          return failure ?? new Error('onDone threw');
+        }
       };
       const inner = next().subscribe({
         next: (event) => {
@@ -72,13 +79,16 @@ export function timing(onDone: (outcome: RequestOutcome) => void, options: Timin
           subscriber.error(error);
         },
         complete: () => {
-          report('result');
-          subscriber.complete();
+          const failure = report('result');
+          // A throwing onDone fails the request (on a server: -32603, and the dispatcher logs it).
+          if (failure === undefined) subscriber.complete();
+          else subscriber.error(failure);
         },
       });
       return () => {
         inner.unsubscribe();
-        // A caller that stops listening once it has the result (`take(1)`) did not cancel.
+        // A caller that stops listening once it has the result (`take(1)`) did not cancel. What a
+        // throwing onDone throws here is dropped: nobody listens any more, and a teardown must not throw.
         if (!settled) report(answered ? 'result' : 'cancelled');
       };
     });

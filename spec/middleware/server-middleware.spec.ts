@@ -140,6 +140,20 @@ describe('server middleware', () => {
     expect(textOf(await client.promises.callTool('echo', { text: 'b' }))).toBe('b');
   });
 
+  it('fails a request whose timing callback throws, as -32603, and serves the next one', async () => {
+    let calls = 0;
+    const { server } = demoServer({
+      middleware: [
+        timing(() => {
+          if (calls++ === 0) throw new Error('callback bug');
+        }),
+      ],
+    });
+    client = await clientOf(server);
+    await expect(client.promises.callTool('echo', { text: 'a' })).rejects.toMatchObject({ code: -32603 });
+    expect(textOf(await client.promises.callTool('echo', { text: 'b' }))).toBe('b');
+  });
+
   it('answers from a middleware without calling the handler', async () => {
     const { server, seen } = demoServer({
       middleware: [
