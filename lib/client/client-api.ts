@@ -1,3 +1,4 @@
+import type { ClientMiddleware } from './middleware';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Connection, ConnectionState } from '../connection/connection';
@@ -86,6 +87,11 @@ export interface ClientOptions {
    * `error`, `warn` and `info`, which gets info and above). Silent by default.
    */
   readonly logger?: LoggerOption;
+  /**
+   * Middleware around every request the client sends, the first outermost (see
+   * `ClientMiddleware`). Default: none, and nothing in the request's way.
+   */
+  readonly middleware?: readonly ClientMiddleware[];
 }
 
 /** The Promise forms of the client's calls, for code that wants one answer and no stream. */

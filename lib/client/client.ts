@@ -9,6 +9,8 @@ import type { Revision } from '../schema/revisions';
 import type { Transport } from '../transport/transport';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
 import { Client } from './mcp-client';
+import { clientOutbound } from './middleware';
+import type { ClientMiddlewareContext } from './middleware';
 import { LegacyServerError, negotiateEra, revisionFamilies } from './negotiation';
 import type { EraDecision } from './negotiation';
 import { createSchemaCheck } from './schema-checks';
@@ -94,7 +96,23 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     scheduler: options.scheduler,
     logger: prep.log,
     onNotification: (message) => prep.ready.client?.onNotification(message),
+    outbound: clientOutbound(options.middleware, middlewareContext(prep)),
   });
+}
+
+/** What client middleware sees of the client, read at each request. */
+function middlewareContext(prep: Preparation): ClientMiddlewareContext {
+  return {
+    get revision() {
+      return prep.ready.client?.revision;
+    },
+    get serverInfo() {
+      return prep.ready.client?.serverInfo;
+    },
+    get sessionId() {
+      return prep.transport.sessionId;
+    },
+  };
 }
 
 /** A legacy server: the `initialize` handshake, as every handshake revision opens. */

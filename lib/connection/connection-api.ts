@@ -5,7 +5,7 @@ import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import type { RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
-import type { RequestOptions } from './request-pipeline';
+import type { OutboundHook, RequestOptions } from './request-pipeline';
 import type { CacheHint } from './stateless';
 
 /** Which end of the protocol a connection is. */
@@ -82,6 +82,8 @@ export interface ConnectionOptions {
   readonly validateResults?: boolean;
   /** Default timeout of outbound requests. */
   readonly requestTimeoutMs?: number;
+  /** Wraps every request sent with `request` (client middleware). Default: none, nothing in the way. */
+  readonly outbound?: OutboundHook;
   /** Server only: how long to wait for initialize. Default 60 s; `Infinity` waits for ever. */
   readonly initializeTimeoutMs?: number;
   /** Decides whether a log message from a handler is sent (the server filters by the session's level). */

@@ -219,6 +219,9 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     params?: Record<string, unknown>,
     requestOptions: RequestOptions = {},
   ): Observable<Record<string, unknown>> {
+    const outbound = this.options.outbound;
+    if (outbound)
+      return outbound(method, params, requestOptions, (m, p, o, id) => sendRequest(this, m, p, o, true, id));
     return sendRequest(this, method, params, requestOptions, true);
   }
 

@@ -30,6 +30,28 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Sends one request as `Connection.request` does (the end of an `OutboundHook`'s chain);
+ * `onSent` learns the id it goes with.
+ */
+export type SendRequest = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: RequestOptions,
+  onSent?: (id: RequestId) => void,
+) => Observable<Record<string, unknown>>;
+
+/**
+ * Wraps every request a connection sends with `request` (client middleware is built on it); not
+ * `initialize`, which the handshake sends itself. Must call `send` to send.
+ */
+export type OutboundHook = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: RequestOptions,
+  send: SendRequest,
+) => Observable<Record<string, unknown>>;
+
 /** What the request pipeline needs from its connection. */
 export interface RequesterDeps {
   /** A fresh id for the next request. */
@@ -65,6 +87,7 @@ export function sendRequest(
   params: Record<string, unknown> | undefined,
   requestOptions: RequestOptions,
   cancellable: boolean,
+  onSent?: (id: RequestId) => void,
 ): Observable<Record<string, unknown>> {
   return new Observable<Record<string, unknown>>((subscriber) => {
     if (cancellable) {
@@ -81,6 +104,7 @@ export function sendRequest(
       return undefined;
     }
     const requestId = deps.nextRequestId();
+    onSent?.(requestId);
     const { signal } = requestOptions;
     if (signal?.aborted) {
       subscriber.error(signal.reason);

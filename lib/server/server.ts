@@ -19,6 +19,8 @@ import { createListenHandler } from './listen';
 import { createPromptRegistry } from './prompt-registry';
 import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
+import { MiddlewareStack } from './middleware';
+import type { ServerMiddleware } from './middleware';
 import { contextOf, inputRunner } from './request-contexts';
 import { createRequestHandlers, requiredScopesOf } from './request-handlers';
 import { RequestStateSealer } from './request-state';
@@ -107,6 +109,11 @@ export interface ServerOptions {
   readonly hideErrorMessages?: boolean;
   /** Where timeouts are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Middleware around every request handler, in sessions and for stateless requests alike; the
+   * first is the outermost (see `ServerMiddleware`). More can be added with `use`.
+   */
+  readonly middleware?: readonly ServerMiddleware[];
 }
 
 /**
@@ -155,6 +162,8 @@ export interface McpServer {
    * The definition stays usable: `connect` may be called again.
    */
   close(reason?: string): void;
+  /** Adds a middleware inside those already there; open sessions use it from their next request. */
+  use(middleware: ServerMiddleware): void;
 }
 
 /** The default of `maxSubscriptionsPerSession`. */
@@ -283,7 +292,11 @@ export function createServer(options: ServerOptions): McpServer {
     given: options.capabilities,
   };
   const capabilities = (): ServerCapabilities => deriveCapabilities(sources);
-  const handlers = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
+  const stack = new MiddlewareStack(
+    sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures }),
+    options.middleware,
+  );
+  const handlers = stack.handlers;
   const config = sessionConfig(options, { info, capabilities, handlers, logger });
   const sessions = new ServerSessions(config);
   announceListChanges(registries, sessions);
@@ -325,6 +338,7 @@ export function createServer(options: ServerOptions): McpServer {
       sessions.closeAll(reason);
       stateless.close(reason);
     },
+    use: (middleware) => stack.use(middleware),
   };
 }
 

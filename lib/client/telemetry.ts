@@ -1,0 +1,33 @@
+import { openTelemetryApi, requestAttributes, spanNameOf, spanned, TRACER_NAME } from '../connection/telemetry';
+import type { TracingOptions } from '../connection/telemetry';
+import type { ClientMiddleware } from './middleware';
+
+/**
+ * A client middleware that makes a span of kind CLIENT for every request sent, a child of the
+ * active context, named and attributed per the OpenTelemetry semantic conventions for MCP
+ * (`tools/call echo`; `mcp.method.name`, `gen_ai.tool.name`, `mcp.protocol.version`,
+ * `mcp.session.id`, `error.type`), and carries its trace context to the server in the request's
+ * `_meta` (`traceparent`, `tracestate`, `baggage`, as the propagator writes them; spec 2026-07-28:
+ * Basic → `_meta`). Loads `@opentelemetry/api` when called; throws `TracingUnavailableError` when
+ * it is not installed.
+ * @example
+ * const client = await connect(transport, { name: 'app', version: '1.0.0', middleware: [clientTracing()] });
+ */
+export function clientTracing(options: TracingOptions = {}): ClientMiddleware {
+  const api = openTelemetryApi();
+  const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME);
+  const propagator = options.propagator;
+  return (request, context, next) => {
+    const parent = api.context.active();
+    const attributes = requestAttributes(request);
+    if (context.revision !== undefined) attributes['mcp.protocol.version'] = context.revision;
+    if (context.sessionId !== undefined) attributes['mcp.session.id'] = context.sessionId;
+    const span = tracer.startSpan(spanNameOf(request), { kind: api.SpanKind.CLIENT, attributes }, parent);
+    const active = api.trace.setSpan(parent, span);
+    const carrier: Record<string, string> = {};
+    if (propagator) propagator.inject(active, carrier, api.defaultTextMapSetter);
+    else api.propagation.inject(active, carrier);
+    const traced = { ...request, options: { ...request.options, meta: { ...request.options.meta, ...carrier } } };
+    return spanned(api, span, active, () => next(traced));
+  };
+}

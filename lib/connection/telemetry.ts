@@ -1,0 +1,144 @@
+/**
+ * What the server and client tracing middlewares share: `@opentelemetry/api`, an optional peer
+ * dependency loaded on first use only (loading rxmcp never loads it), the trace context carried in
+ * `params._meta` (spec 2026-07-28: Basic → `_meta`, OpenTelemetry trace context: the keys
+ * `traceparent`, `tracestate` and `baggage`), and the span names and attributes of the
+ * OpenTelemetry semantic conventions for MCP.
+ */
+import type * as OpenTelemetry from '@opentelemetry/api';
+import { Observable } from '../rx/rxjs';
+import { JsonRpcError } from '../jsonrpc/errors';
+import { isResultEvent, RequestSent } from './middleware';
+import type { MiddlewareEvent, MiddlewareRequest } from './middleware';
+import { targetOf } from './middleware-kit';
+
+export type OpenTelemetryApi = typeof OpenTelemetry;
+
+/** Tracing was switched on, but `@opentelemetry/api` is not installed. */
+export class TracingUnavailableError extends Error {
+  override readonly name = 'TracingUnavailableError';
+
+  constructor(options?: ErrorOptions) {
+    super(
+      'Tracing needs @opentelemetry/api, an optional peer dependency of rxmcp: install it ' +
+        '(npm install @opentelemetry/api) or leave tracing off',
+      options,
+    );
+  }
+}
+
+let loaded: OpenTelemetryApi | undefined;
+
+/** The `@opentelemetry/api` module; throws `TracingUnavailableError` when it is not installed. */
+export function openTelemetryApi(): OpenTelemetryApi {
+  if (loaded !== undefined) return loaded;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = require('@opentelemetry/api') as OpenTelemetryApi;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'MODULE_NOT_FOUND') throw new TracingUnavailableError({ cause: error });
+    throw error;
+  }
+  return loaded;
+}
+
+/** Options of the tracing middlewares. */
+export interface TracingOptions {
+  /** Where tracers come from. Default: the global tracer provider. */
+  readonly tracerProvider?: OpenTelemetry.TracerProvider;
+  /** How the trace context is written to and read from `_meta`. Default: the global propagator. */
+  readonly propagator?: OpenTelemetry.TextMapPropagator;
+}
+
+/** The name of every rxmcp tracer. */
+export const TRACER_NAME = 'rxmcp';
+
+/** Reads the trace context from a request's `_meta`: only string values, whatever a peer sent. */
+export const metaGetter: OpenTelemetry.TextMapGetter<Record<string, unknown>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = Object.hasOwn(carrier, key) ? carrier[key] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  },
+};
+
+/** `{mcp.method.name} {target}`, the target being the tool or prompt (low cardinality, per the conventions). */
+export function spanNameOf(request: MiddlewareRequest): string {
+  const target = targetOf(request);
+  return target === undefined ? request.method : `${request.method} ${target}`;
+}
+
+/** The attributes the conventions give a request's span, from its method and params. */
+export function requestAttributes(request: MiddlewareRequest): OpenTelemetry.Attributes {
+  const { method, params } = request;
+  const attributes: OpenTelemetry.Attributes = { 'mcp.method.name': method };
+  const target = targetOf(request);
+  if (method === 'tools/call' && target !== undefined) {
+    attributes['gen_ai.tool.name'] = target;
+    attributes['gen_ai.operation.name'] = 'execute_tool';
+  }
+  if (method === 'prompts/get' && target !== undefined) attributes['gen_ai.prompt.name'] = target;
+  if (typeof params.uri === 'string' && method.startsWith('resources/')) attributes['mcp.resource.uri'] = params.uri;
+  return attributes;
+}
+
+/**
+ * Mirrors `run()`'s events and ends `span` with them: an error sets the span's status and
+ * `error.type` (the JSON-RPC code, as `rpc.response.status_code` too, or the error's name), a tool
+ * result with `isError` sets `error.type` `tool_error`, a cancellation ends it with an event.
+ * `run` is subscribed to inside `active`, so work it starts is a child of the span.
+ */
+export function spanned(
+  api: OpenTelemetryApi,
+  span: OpenTelemetry.Span,
+  active: OpenTelemetry.Context,
+  run: () => Observable<MiddlewareEvent>,
+): Observable<MiddlewareEvent> {
+  return new Observable<MiddlewareEvent>((subscriber) => {
+    let ended = false;
+    let answered = false;
+    const end = () => {
+      ended = true;
+      span.end();
+    };
+    const inner = api.context.with(active, () =>
+      run().subscribe({
+        next: (event) => {
+          if (event instanceof RequestSent) span.setAttribute('jsonrpc.request.id', String(event.id));
+          if (isResultEvent(event)) answered = true;
+          if (isResultEvent(event) && event.isError === true) {
+            span.setAttribute('error.type', 'tool_error');
+            span.setStatus({ code: api.SpanStatusCode.ERROR, message: 'the tool reported an error' });
+          }
+          subscriber.next(event);
+        },
+        error: (error: unknown) => {
+          recordError(api, span, error);
+          end();
+          subscriber.error(error);
+        },
+        complete: () => {
+          end();
+          subscriber.complete();
+        },
+      }),
+    );
+    return () => {
+      inner.unsubscribe();
+      if (ended) return;
+      // A caller that stops listening once it has the result (`take(1)`) did not cancel.
+      if (!answered) span.addEvent('cancelled');
+      end();
+    };
+  });
+}
+
+function recordError(api: OpenTelemetryApi, span: OpenTelemetry.Span, error: unknown): void {
+  if (error instanceof JsonRpcError) {
+    span.setAttribute('rpc.response.status_code', String(error.code));
+    span.setAttribute('error.type', String(error.code));
+  } else {
+    span.setAttribute('error.type', error instanceof Error ? error.name : 'unknown');
+  }
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}

@@ -1,0 +1,73 @@
+import { from, isObservable, map, of } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
+import type { HandlerOutput, HandlerResult, RequestHandler } from '../connection/dispatcher';
+import { runMiddleware } from '../connection/middleware';
+import type { Middleware, MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
+import { contextOf } from './request-contexts';
+import type { ServerContext } from './server-context';
+
+/**
+ * Server middleware: runs around the handler of every request a server serves (in a session and
+ * stateless alike), after the params were checked against the revision's schema and before the
+ * handler sees them. `context` is what handlers get: the session (or none, for a stateless
+ * request), `auth`, `headers`, the client's info and capabilities, the abort signal. `next()`
+ * streams the handler's progress and log events as they happen, then its result; the client's
+ * cancellation unsubscribes the chain, and so the handler. `initialize`, `ping` and
+ * `server/discover` are answered by the runtime itself and pass no middleware.
+ * @example
+ * const onlyAdmins: ServerMiddleware = (request, context, next) =>
+ *   request.method === 'tools/call' && !context.auth?.scopes.includes('admin')
+ *     ? throwError(() => new JsonRpcError(-32600, 'admin scope required'))
+ *     : next();
+ */
+export type ServerMiddleware = Middleware<MiddlewareRequest, ServerContext>;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** A handler's output of any form as a stream of events; no result (`undefined`) stands for `{}`. */
+function eventsOf(output: HandlerOutput<HandlerResult>): Observable<MiddlewareEvent> {
+  if (isObservable(output)) return output;
+  if (isThenable(output)) return from(output).pipe(map((value) => (value ?? {}) as MiddlewareEvent));
+  return of((output ?? {}) as MiddlewareEvent);
+}
+
+/** `handler` with `chain` around it. */
+export function withMiddleware(handler: RequestHandler, chain: readonly ServerMiddleware[]): RequestHandler {
+  return (params, context, owner) =>
+    runMiddleware(chain, { method: context.method, params }, contextOf(context, owner), (request) =>
+      eventsOf(handler(request.params, context, owner)),
+    ) as Observable<HandlerResult>;
+}
+
+/**
+ * The server's request handlers as its sessions and stateless endpoint read them: the record is
+ * shared by reference, so `use` wraps its entries in place and open sessions see the new chain
+ * too. With no middleware the entries are the handlers themselves: the request path is unchanged.
+ */
+export class MiddlewareStack {
+  readonly handlers: Record<string, RequestHandler>;
+  private readonly chain: ServerMiddleware[];
+
+  constructor(
+    private readonly base: Readonly<Record<string, RequestHandler>>,
+    middleware: readonly ServerMiddleware[] = [],
+  ) {
+    this.handlers = { ...base };
+    this.chain = [...middleware];
+    if (this.chain.length > 0) this.wrap();
+  }
+
+  /** Adds `middleware` inside those already there (it runs after them, nearer the handler). */
+  use(middleware: ServerMiddleware): void {
+    if (typeof middleware !== 'function') throw new TypeError('middleware must be a function');
+    this.chain.push(middleware);
+    this.wrap();
+  }
+
+  private wrap(): void {
+    const chain = [...this.chain];
+    for (const method of Object.keys(this.base)) this.handlers[method] = withMiddleware(this.base[method]!, chain);
+  }
+}
