@@ -210,13 +210,47 @@ export type {
   ElicitResult,
 } from './schema/elicitation';
 
+// Middleware and tracing (also in rxmcp/server and rxmcp/client)
+export { RequestSent, isResultEvent } from './connection/middleware';
+export type { AnyMiddleware, Middleware, MiddlewareEvent, MiddlewareRequest, Next } from './connection/middleware';
+export { logging, metrics, timing } from './connection/middleware-kit';
+export type {
+  LoggingOptions,
+  MethodMetrics,
+  MetricsMiddleware,
+  MetricsOptions,
+  RequestOutcome,
+  TimingOptions,
+} from './connection/middleware-kit';
+export { TracingUnavailableError } from './connection/tracing-options';
+export type { TracingOptions } from './connection/tracing-options';
+export type { ServerMiddleware } from './server/middleware';
+export { authorize, cache, callerOf, MiddlewareErrorCode, rateLimit } from './server/middleware-kit';
+export type { AuthorizeOptions, CacheMiddleware, CacheOptions, RateLimitOptions } from './server/middleware-kit';
+export { serverTracing } from './server/telemetry';
+export { retrying, withMeta } from './client/middleware';
+export type { ClientMiddleware, ClientMiddlewareContext, ClientRequest, RetryingOptions } from './client/middleware';
+export { clientTracing } from './client/telemetry';
+
 // Composition
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';
 export { aggregate } from './proxy/aggregate';
 export type { AggregateOptions } from './proxy/aggregate';
-export type { ProxyRouter } from './proxy/proxy-router';
+export type { ProxyRouter, ProxyRouterOptions } from './proxy/proxy-router';
+export type {
+  DownstreamInfo,
+  UpstreamConfig,
+  UpstreamConnectFunction,
+  UpstreamConnector,
+  UpstreamContext,
+  UpstreamEntry,
+} from './proxy/upstream-source';
+export type { ArgumentPolicy, PromptPolicy, ToolPolicy } from './proxy/upstream-policy';
+export type { EntryFilter, NameMatcher, NamePattern } from './proxy/name-filter';
+export type { CollisionPolicy } from './proxy/collisions';
+export type { UpstreamReconnectOptions } from './proxy/reconnect';
 
 // Authorization (also in rxmcp/auth)
 export { createOAuthClient } from './auth/oauth-client';

@@ -17,6 +17,7 @@ const ENTRIES = {
   websocket: 'lib/entries/websocket',
   core: 'lib/entries/core',
   auth: 'lib/entries/auth',
+  proxy: 'lib/entries/proxy',
 };
 
 fs.mkdirSync(path.join(root, 'dist/esm'), { recursive: true });

@@ -18,6 +18,7 @@ const ENTRIES = [
   'rxmcp/websocket',
   'rxmcp/auth',
   'rxmcp/core',
+  'rxmcp/proxy',
 ];
 const execFileAsync = promisify(execFile);
 
@@ -33,6 +34,8 @@ import { SessionNotFoundError } from 'rxmcp/http-client';
 import { createWebSocketClientTransport } from 'rxmcp/websocket';
 import { createMemoryOAuthStorage } from 'rxmcp/auth';
 import { createConnection, featuresOf } from 'rxmcp/core';
+import { aggregate } from 'rxmcp/proxy';
+import type { UpstreamConfig } from 'rxmcp/proxy';
 import { z } from 'zod';
 
 const serverInfo: ServerOptions = { name: 'installed', version: '1.0.0' };
@@ -43,6 +46,11 @@ export function everyTransport(server: McpServer): Array<Promise<McpClient>> {
   server.connect(createStdioServerTransport());
   void createMemoryOAuthStorage();
   void createConnection;
+  const upstream: UpstreamConfig = {
+    upstream: { connect: () => connect(createStreamableHttpClientTransport({ url: 'http://127.0.0.1:1/mcp' }), clientInfo) },
+    tools: { exclude: 'admin_*' },
+  };
+  void aggregate({ upstream });
   return [
     connect(createStreamableHttpClientTransport({ url: 'http://127.0.0.1:1/mcp' }), clientInfo),
     connect(createWebSocketClientTransport({ url: 'ws://127.0.0.1:1/mcp' }), clientInfo),

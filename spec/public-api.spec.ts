@@ -8,6 +8,7 @@ import * as httpClient from '../lib/entries/http-client';
 import * as server from '../lib/entries/server';
 import * as stdio from '../lib/entries/stdio';
 import * as websocket from '../lib/entries/websocket';
+import * as proxyEntry from '../lib/entries/proxy';
 
 // Changing the public surface is a deliberate act: update this list in the same commit.
 const EXPORTS = [
@@ -85,6 +86,21 @@ const EXPORTS = [
   'proxy',
   'createProxyRouter',
   'aggregate',
+  'RequestSent',
+  'isResultEvent',
+  'logging',
+  'metrics',
+  'timing',
+  'TracingUnavailableError',
+  'authorize',
+  'cache',
+  'callerOf',
+  'MiddlewareErrorCode',
+  'rateLimit',
+  'serverTracing',
+  'retrying',
+  'withMeta',
+  'clientTracing',
 ];
 
 describe('public API', () => {
@@ -96,6 +112,7 @@ describe('public API', () => {
 // The subpath entries, one per role: each a subset of the root, sharing its classes.
 const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
   ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
+  ['rxmcp/proxy', proxyEntry, ['aggregate', 'createProxyRouter', 'proxy']],
   [
     'rxmcp/auth',
     auth,
@@ -153,6 +170,18 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
       'parseUriTemplate',
       'progress',
       'textResult',
+      'RequestSent',
+      'isResultEvent',
+      'logging',
+      'metrics',
+      'timing',
+      'TracingUnavailableError',
+      'authorize',
+      'cache',
+      'callerOf',
+      'MiddlewareErrorCode',
+      'rateLimit',
+      'serverTracing',
     ],
   ],
   [
@@ -181,6 +210,15 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
       'applyElicitationDefaults',
       'connect',
       'toolResult',
+      'RequestSent',
+      'isResultEvent',
+      'logging',
+      'metrics',
+      'timing',
+      'TracingUnavailableError',
+      'retrying',
+      'withMeta',
+      'clientTracing',
     ],
   ],
 ];

@@ -1,5 +1,12 @@
-import { openTelemetryApi, requestAttributes, spanNameOf, spanned, TRACER_NAME } from '../connection/telemetry';
-import type { TracingOptions } from '../connection/telemetry';
+import {
+  openTelemetryApi,
+  requestAttributes,
+  resolveTracingOptions,
+  spanNameOf,
+  spanned,
+  TRACER_NAME,
+} from '../connection/telemetry';
+import type { TracingOptions } from '../connection/tracing-options';
 import type { ClientMiddleware } from './middleware';
 
 /**
@@ -13,8 +20,9 @@ import type { ClientMiddleware } from './middleware';
  * @example
  * const client = await connect(transport, { name: 'app', version: '1.0.0', middleware: [clientTracing()] });
  */
-export function clientTracing(options: TracingOptions = {}): ClientMiddleware {
+export function clientTracing(given: TracingOptions = {}): ClientMiddleware {
   const api = openTelemetryApi();
+  const options = resolveTracingOptions(given);
   const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME);
   const propagator = options.propagator;
   return (request, context, next) => {

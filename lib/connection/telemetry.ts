@@ -11,21 +11,13 @@ import { JsonRpcError } from '../jsonrpc/errors';
 import { isResultEvent, RequestSent } from './middleware';
 import type { MiddlewareEvent, MiddlewareRequest } from './middleware';
 import { targetOf } from './middleware-kit';
+import { TracingUnavailableError } from './tracing-options';
+import type { TracingOptions } from './tracing-options';
+
+export { TracingUnavailableError } from './tracing-options';
+export type { TracingOptions } from './tracing-options';
 
 export type OpenTelemetryApi = typeof OpenTelemetry;
-
-/** Tracing was switched on, but `@opentelemetry/api` is not installed. */
-export class TracingUnavailableError extends Error {
-  override readonly name = 'TracingUnavailableError';
-
-  constructor(options?: ErrorOptions) {
-    super(
-      'Tracing needs @opentelemetry/api, an optional peer dependency of rxmcp: install it ' +
-        '(npm install @opentelemetry/api) or leave tracing off',
-      options,
-    );
-  }
-}
 
 let loaded: OpenTelemetryApi | undefined;
 
@@ -42,12 +34,15 @@ export function openTelemetryApi(): OpenTelemetryApi {
   return loaded;
 }
 
-/** Options of the tracing middlewares. */
-export interface TracingOptions {
-  /** Where tracers come from. Default: the global tracer provider. */
+/** The options, with the types of `@opentelemetry/api` they stand for. */
+export interface ResolvedTracingOptions {
   readonly tracerProvider?: OpenTelemetry.TracerProvider;
-  /** How the trace context is written to and read from `_meta`. Default: the global propagator. */
   readonly propagator?: OpenTelemetry.TextMapPropagator;
+}
+
+/** The options as the middlewares use them: the structural types are `@opentelemetry/api`'s own. */
+export function resolveTracingOptions(options: TracingOptions): ResolvedTracingOptions {
+  return options as ResolvedTracingOptions;
 }
 
 /** The name of every rxmcp tracer. */

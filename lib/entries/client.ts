@@ -36,3 +36,20 @@ export type { Implementation, ServerCapabilities, ClientCapabilities } from '../
 export type { Tool, CallToolResult } from '../schema/tools';
 export type { Resource, ResourceTemplate, ReadResourceResult } from '../schema/resources';
 export type { Prompt, GetPromptResult } from '../schema/prompts';
+// Middleware and tracing
+export { RequestSent, isResultEvent } from '../connection/middleware';
+export type { AnyMiddleware, Middleware, MiddlewareEvent, MiddlewareRequest, Next } from '../connection/middleware';
+export { logging, metrics, timing } from '../connection/middleware-kit';
+export type {
+  LoggingOptions,
+  MethodMetrics,
+  MetricsMiddleware,
+  MetricsOptions,
+  RequestOutcome,
+  TimingOptions,
+} from '../connection/middleware-kit';
+export { TracingUnavailableError } from '../connection/tracing-options';
+export type { TracingOptions } from '../connection/tracing-options';
+export { retrying, withMeta } from '../client/middleware';
+export type { ClientMiddleware, ClientMiddlewareContext, ClientRequest, RetryingOptions } from '../client/middleware';
+export { clientTracing } from '../client/telemetry';

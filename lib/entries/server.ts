@@ -65,3 +65,21 @@ export type { Completer, CompletionContext, CompletionValues } from '../server/c
 export { parseUriTemplate } from '../server/uri-template';
 export { compileJsonSchema } from '../schema/json-schema-validator';
 export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+// Middleware and tracing
+export { RequestSent, isResultEvent } from '../connection/middleware';
+export type { AnyMiddleware, Middleware, MiddlewareEvent, MiddlewareRequest, Next } from '../connection/middleware';
+export { logging, metrics, timing } from '../connection/middleware-kit';
+export type {
+  LoggingOptions,
+  MethodMetrics,
+  MetricsMiddleware,
+  MetricsOptions,
+  RequestOutcome,
+  TimingOptions,
+} from '../connection/middleware-kit';
+export { TracingUnavailableError } from '../connection/tracing-options';
+export type { TracingOptions } from '../connection/tracing-options';
+export type { ServerMiddleware } from '../server/middleware';
+export { authorize, cache, callerOf, MiddlewareErrorCode, rateLimit } from '../server/middleware-kit';
+export type { AuthorizeOptions, CacheMiddleware, CacheOptions, RateLimitOptions } from '../server/middleware-kit';
+export { serverTracing } from '../server/telemetry';

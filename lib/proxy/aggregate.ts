@@ -20,7 +20,7 @@ import { compileFilter } from './name-filter';
 import { Namespaces } from './namespaces';
 import { downstreamCapabilities } from './proxy';
 import type { ProxyRouter } from './proxy-router';
-import type { ReconnectOptions } from './reconnect';
+import type { UpstreamReconnectOptions } from './reconnect';
 import { PerSessionLinks } from './per-session-links';
 import { SharedLinks } from './upstream-links';
 import type { LinkSetup } from './upstream-links';
@@ -42,7 +42,7 @@ export interface AggregateOptions {
    * How upstreams given as connectors are reconnected when their connection fails or closes (an
    * upstream's own `reconnect` wins). Default: 500 ms doubling to 30 s, no jitter, never giving up.
    */
-  readonly reconnect?: ReconnectOptions;
+  readonly reconnect?: UpstreamReconnectOptions;
   /** How long a forwarded request may wait without an answer or progress. Default 60 s. */
   readonly requestTimeoutMs?: number;
   /** Carries every upstream's sampling and elicitation to the downstream caller (see `createProxyRouter`). */

@@ -2,7 +2,7 @@ import { asyncScheduler, defer, map, Observable, switchMap, take, timer } from '
 import type { ObservableInput, SchedulerLike, Subscription } from '../rx/rxjs';
 
 /** How an aggregate reconnects an upstream it opened itself (see `UpstreamConnector`). */
-export interface ReconnectOptions {
+export interface UpstreamReconnectOptions {
   /** The wait before the first retry. Default 500 ms. */
   readonly initialDelayMs?: number;
   /** The longest wait between two attempts. Default 30 s. */
@@ -39,7 +39,7 @@ export type ReconnectEvent<T> =
   | { readonly type: 'gave-up'; readonly error: unknown; readonly attempts: number };
 
 /** The wait before retry number `retry` (from 1): exponential, capped, less its jitter. */
-export function backoffDelay(retry: number, options: ReconnectOptions = {}): number {
+export function backoffDelay(retry: number, options: UpstreamReconnectOptions = {}): number {
   const { initialDelayMs = 500, maxDelayMs = 30_000, factor = 2, jitter = 0, random = Math.random } = options;
   const exact = Math.min(maxDelayMs, initialDelayMs * factor ** Math.max(0, retry - 1));
   return jitter > 0 ? exact * (1 - Math.min(1, jitter) * random()) : exact;
@@ -56,7 +56,7 @@ export function backoffDelay(retry: number, options: ReconnectOptions = {}): num
 export function reconnecting<T>(
   connect: (attempt: number) => ObservableInput<T>,
   closed: (connection: T) => Observable<unknown>,
-  options: ReconnectOptions = {},
+  options: UpstreamReconnectOptions = {},
 ): Observable<ReconnectEvent<T>> {
   const { maxAttempts = Infinity, scheduler = asyncScheduler } = options;
   return new Observable<ReconnectEvent<T>>((subscriber) => {

@@ -8,7 +8,7 @@ import type { Transport } from '../transport/transport';
 import type { DownstreamSession, Front } from './front';
 import { watchUpstream } from './proxy';
 import { reconnecting } from './reconnect';
-import type { ReconnectEvent, ReconnectOptions } from './reconnect';
+import type { ReconnectEvent, UpstreamReconnectOptions } from './reconnect';
 import { SubscriptionRelay } from './subscription-relay';
 import type { UpstreamConnectFunction } from './upstream-source';
 
@@ -119,7 +119,7 @@ export class SharedLinks implements UpstreamLinks {
   constructor(
     private readonly setup: LinkSetup,
     source: { readonly client: McpClient } | { readonly connect: UpstreamConnectFunction },
-    reconnect: ReconnectOptions | false,
+    reconnect: UpstreamReconnectOptions | false,
   ) {
     this.owned = !('client' in source);
     if ('client' in source) {

@@ -3,7 +3,7 @@ import type { RequestContext } from '../connection/dispatcher';
 import type { McpClient } from '../client/client-api';
 import type { AuthInfo, Transport } from '../transport/transport';
 import type { EntryFilter } from './name-filter';
-import type { ReconnectOptions } from './reconnect';
+import type { UpstreamReconnectOptions } from './reconnect';
 import type { PromptPolicy, ToolPolicy } from './upstream-policy';
 
 /** What a connector knows of the downstream client it connects for (`sharing: 'perSession'`). */
@@ -68,7 +68,7 @@ export interface UpstreamConfig {
    */
   readonly sharing?: 'shared' | 'perSession';
   /** A shared connector only: how it is reconnected, over the aggregate's `reconnect`. `false`: never. */
-  readonly reconnect?: ReconnectOptions | false;
+  readonly reconnect?: UpstreamReconnectOptions | false;
 }
 
 /** An entry of `aggregate`'s record: a connected client, a connector, or an {@link UpstreamConfig}. */

@@ -2,11 +2,12 @@ import {
   openTelemetryApi,
   metaGetter,
   requestAttributes,
+  resolveTracingOptions,
   spanNameOf,
   spanned,
   TRACER_NAME,
 } from '../connection/telemetry';
-import type { TracingOptions } from '../connection/telemetry';
+import type { TracingOptions } from '../connection/tracing-options';
 import type { ServerMiddleware } from './middleware';
 
 /**
@@ -20,8 +21,9 @@ import type { ServerMiddleware } from './middleware';
  * @example
  * createServer({ name: 'demo', version: '1.0.0', middleware: [serverTracing()] });
  */
-export function serverTracing(options: TracingOptions = {}): ServerMiddleware {
+export function serverTracing(given: TracingOptions = {}): ServerMiddleware {
   const api = openTelemetryApi();
+  const options = resolveTracingOptions(given);
   const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME);
   const propagator = options.propagator;
   return (request, context, next) => {

@@ -1,0 +1,38 @@
+/**
+ * The public face of tracing: its options and its error. Declared without the types of
+ * `@opentelemetry/api` (an optional peer dependency), so that a project without it still
+ * type-checks rxmcp's declarations; any OpenTelemetry tracer provider and propagator fit.
+ */
+
+/** Tracing was switched on, but `@opentelemetry/api` is not installed. */
+export class TracingUnavailableError extends Error {
+  override readonly name = 'TracingUnavailableError';
+
+  constructor(options?: ErrorOptions) {
+    super(
+      'Tracing needs @opentelemetry/api, an optional peer dependency of rxmcp: install it ' +
+        '(npm install @opentelemetry/api) or leave tracing off',
+      options,
+    );
+  }
+}
+
+/** The part of an OpenTelemetry `TracerProvider` tracing uses: any provider fits. */
+export interface TracerProviderLike {
+  getTracer(name: string, version?: string): unknown;
+}
+
+/** The part of an OpenTelemetry `TextMapPropagator` tracing uses: any propagator fits. */
+export interface TextMapPropagatorLike {
+  inject(context: unknown, carrier: unknown, setter: unknown): void;
+  extract(context: unknown, carrier: unknown, getter: unknown): unknown;
+  fields(): string[];
+}
+
+/** Options of the tracing middlewares. */
+export interface TracingOptions {
+  /** Where tracers come from. Default: the global tracer provider. */
+  readonly tracerProvider?: TracerProviderLike;
+  /** How the trace context is written to and read from `_meta`. Default: the global propagator. */
+  readonly propagator?: TextMapPropagatorLike;
+}
