@@ -125,7 +125,7 @@ export class PerSessionLinks implements UpstreamLinks {
     const { key, logger } = this.setup;
     let client: McpClient;
     try {
-      const downstream = downstreamInfo(session && this.setup.transportOf(session), context);
+      const downstream = downstreamInfo(session && this.setup.transportOf(session), context, session?.connection);
       client = await firstValueFrom(connection(() => this.connect({ upstream: key, attempt: 0, downstream })));
     } catch (error) {
       logger.warn({ upstream: key, err: error }, 'per-session upstream connection failed');

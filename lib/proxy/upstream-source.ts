@@ -14,6 +14,13 @@ export interface DownstreamInfo {
   readonly auth?: AuthInfo | undefined;
   /** The HTTP headers of the downstream request that needed the connection, where it came over HTTP. */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>> | undefined;
+  /**
+   * What the downstream client declared (`sampling`, `elicitation`, `roots`...): an upstream
+   * connection of its own may declare the same, so the upstream asks only what it can answer.
+   */
+  readonly capabilities?: Record<string, unknown> | undefined;
+  /** The downstream client's name and version. */
+  readonly clientInfo?: Record<string, unknown> | undefined;
 }
 
 /** What a connector is told when asked for a connection. */
@@ -107,13 +114,24 @@ export function normalizeUpstream(key: string, entry: UpstreamEntry): Normalized
 }
 
 /** What a connector is told of the downstream client on `transport` (none for a stateless request) and its request `context`. */
-export function downstreamInfo(transport: Transport | undefined, context: RequestContext | undefined): DownstreamInfo {
+export function downstreamInfo(
+  transport: Transport | undefined,
+  context: RequestContext | undefined,
+  connection?: {
+    readonly peerCapabilities: Record<string, unknown> | undefined;
+    readonly peerInfo: Record<string, unknown> | undefined;
+  },
+): DownstreamInfo {
   const headers =
     context?.peer?.headers ?? (context !== undefined ? transport?.requestHeaders?.(context.requestId) : undefined);
   const auth = context?.peer?.auth ?? transport?.auth;
+  const capabilities = context?.peer?.clientCapabilities ?? connection?.peerCapabilities;
+  const clientInfo = context?.peer?.clientInfo ?? connection?.peerInfo;
   return {
     ...(transport?.sessionId !== undefined ? { sessionId: transport.sessionId } : {}),
     ...(auth !== undefined ? { auth } : {}),
     ...(headers !== undefined ? { headers } : {}),
+    ...(capabilities !== undefined ? { capabilities } : {}),
+    ...(clientInfo !== undefined ? { clientInfo } : {}),
   };
 }

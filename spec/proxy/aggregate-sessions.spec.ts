@@ -121,6 +121,23 @@ describe('aggregate with a per-session upstream', () => {
     bob.close();
   });
 
+  it('tells the connector what the session’s client declared, so its own connection may declare the same', async () => {
+    const [clientSide, serverSide] = createInMemoryPair();
+    front.connect(serverSide);
+    const carol = await connect(clientSide, {
+      name: 'carol-app',
+      version: '2.0.0',
+      protocolVersion: '2025-11-25',
+      sampling: () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }),
+    });
+    await carol.promises.callTool('crm_whoami', {});
+    expect(opened[0]!.context.downstream).toMatchObject({
+      capabilities: { sampling: {} },
+      clientInfo: { name: 'carol-app', version: '2.0.0' },
+    });
+    carol.close();
+  });
+
   it('closes a session’s upstream connection when the session closes, and only that one', async () => {
     const ada = await callerOf(front, 'ada');
     const bob = await callerOf(front, 'bob');
