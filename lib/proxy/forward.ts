@@ -33,14 +33,17 @@ export function forwardedParams(params: Record<string, unknown>): Record<string,
 }
 
 /**
- * The upstream's result as the caller gets it: without what described the upstream hop (its
- * `resultType` and identity in `_meta`), which the proxy's own answer states for itself.
+ * A stateless upstream's result as the caller gets it: without what described the upstream hop
+ * (its `resultType` and its identity in `_meta`), which the proxy's own answer states for itself.
  */
 export function forwardedResult(result: Record<string, unknown>): Record<string, unknown> {
-  if (!('resultType' in result) && !('_meta' in result)) return result;
-  const { resultType: _type, _meta: meta, ...rest } = result;
-  const kept = forwardedMeta(meta);
-  return kept === undefined ? rest : { ...rest, _meta: kept };
+  const meta = result._meta as Record<string, unknown> | undefined;
+  const identified = typeof meta === 'object' && meta !== null && META.serverInfo in meta;
+  if (!('resultType' in result) && !identified) return result;
+  const { resultType: _type, _meta: _hop, ...rest } = result;
+  if (!identified) return meta === undefined ? rest : { ...rest, _meta: meta };
+  const { [META.serverInfo]: _identity, ...kept } = meta;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
 }
 
 /** The log level the caller wants for this request: its own in a stateless revision, its session's otherwise. */
@@ -100,14 +103,18 @@ export function forwardRequest(
   downstreamParams: Record<string, unknown> = params,
   owner?: unknown,
 ): Observable<HandlerResult> {
-  const level = isModernRevision(upstream.revision) ? callerLogLevel(context, owner) : undefined;
-  const send = (current: () => RequestContext) =>
-    upstream.request(method, params, upstreamOptions(current, timeoutMs, level)).pipe(map(forwardedResult));
-  if (router?.bridges(method, context)) return router.bridge(downstreamParams, context, send);
+  const modern = isModernRevision(upstream.revision);
+  const level = modern ? callerLogLevel(context, owner) : undefined;
+  const send = (current: () => RequestContext) => {
+    const answer = upstream.request(method, params, upstreamOptions(current, timeoutMs, level));
+    return modern ? answer.pipe(map(forwardedResult)) : answer;
+  };
+  if (!router) return send(() => context);
+  if (router.bridges(method, context)) return router.bridge(downstreamParams, context, send);
   return new Observable<HandlerResult>((subscriber) => {
-    const untrack = router?.track(context);
+    const untrack = router.track(context);
     const subscription = send(() => context).subscribe(subscriber);
-    if (untrack) subscription.add(untrack);
+    subscription.add(untrack);
     return subscription;
   });
 }
