@@ -80,6 +80,6 @@ export type {
 export { TracingUnavailableError } from '../connection/tracing-options';
 export type { TracingOptions } from '../connection/tracing-options';
 export type { ServerMiddleware } from '../server/middleware';
-export { authorize, cache, callerOf, MiddlewareErrorCode, rateLimit } from '../server/middleware-kit';
+export { authorize, cache, callerOf, rateLimit } from '../server/middleware-kit';
 export type { AuthorizeOptions, CacheMiddleware, CacheOptions, RateLimitOptions } from '../server/middleware-kit';
 export { serverTracing } from '../server/telemetry';

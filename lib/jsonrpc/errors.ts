@@ -24,6 +24,10 @@ export const ErrorCode = {
   MissingRequiredClientCapability: -32021,
   /** MCP 2026-07-28: the server does not speak the revision the request names. */
   UnsupportedProtocolVersion: -32022,
+  /** rxmcp: the `authorize` middleware refused the request (MCP defines no code for this). */
+  Forbidden: -32003,
+  /** rxmcp: the `rateLimit` middleware refused the request; `data.retryAfterMs` says when to try again. */
+  RateLimited: -32029,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

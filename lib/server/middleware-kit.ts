@@ -2,20 +2,9 @@ import { asyncScheduler, of, tap, throwError } from '../rx/rxjs';
 import type { SchedulerLike } from '../rx/rxjs';
 import { isResultEvent } from '../connection/middleware';
 import type { MiddlewareRequest } from '../connection/middleware';
-import { JsonRpcError } from '../jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { ServerMiddleware } from './middleware';
 import type { ServerContext } from './server-context';
-
-/**
- * The JSON-RPC codes the ready-made server middlewares answer with. MCP defines none for these;
- * they are in the range JSON-RPC leaves to implementations, and each middleware takes a `code`.
- */
-export const MiddlewareErrorCode = {
-  /** `authorize` refused the request. */
-  Forbidden: -32003,
-  /** `rateLimit` refused the request; `data.retryAfterMs` says when to try again. */
-  RateLimited: -32029,
-} as const;
 
 /** Who a request counts against: its session, else its OAuth client or subject, else its client's name. */
 export function callerOf(context: ServerContext): string {
@@ -36,7 +25,7 @@ export interface RateLimitOptions {
   readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
   /** Who a request counts against. Default `callerOf` (per session, or per client when stateless). */
   readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
-  /** The error code. Default `MiddlewareErrorCode.RateLimited`. */
+  /** The error code. Default `ErrorCode.RateLimited`. */
   readonly code?: number;
   readonly scheduler?: SchedulerLike;
 }
@@ -52,7 +41,7 @@ interface Window {
  * `retryAfterMs`; the handler of a refused request never runs.
  */
 export function rateLimit(options: RateLimitOptions): ServerMiddleware {
-  const { limit, windowMs, when, key = callerKey, code = MiddlewareErrorCode.RateLimited } = options;
+  const { limit, windowMs, when, key = callerKey, code = ErrorCode.RateLimited } = options;
   if (!(limit >= 1) || !(windowMs > 0)) throw new RangeError(`rateLimit needs limit >= 1 and windowMs > 0`);
   const scheduler = options.scheduler ?? asyncScheduler;
   const windows = new Map<string, Window>();
@@ -159,7 +148,7 @@ export interface AuthorizeOptions {
   readonly methods?: Readonly<Record<string, readonly string[]>>;
   /** Any other rule: return a reason to refuse, or `true`/`undefined` to allow. */
   readonly check?: (request: MiddlewareRequest, context: ServerContext) => string | boolean | undefined;
-  /** The error code. Default `MiddlewareErrorCode.Forbidden`. */
+  /** The error code. Default `ErrorCode.Forbidden`. */
   readonly code?: number;
 }
 
@@ -169,7 +158,7 @@ export interface AuthorizeOptions {
  * a refused request never runs.
  */
 export function authorize(options: AuthorizeOptions): ServerMiddleware {
-  const { tools = {}, methods = {}, check, code = MiddlewareErrorCode.Forbidden } = options;
+  const { tools = {}, methods = {}, check, code = ErrorCode.Forbidden } = options;
   return (request, context, next) => {
     const reason = refusalOf(request, context, tools, methods, check);
     return reason === undefined ? next() : throwError(() => new JsonRpcError(code, `Forbidden: ${reason}`));

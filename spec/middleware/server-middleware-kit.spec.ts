@@ -2,7 +2,8 @@ import { firstValueFrom } from 'rxjs';
 import type { McpClient } from '../../lib/client/client';
 import { logging } from '../../lib/connection/middleware-kit';
 import { JsonRpcError } from '../../lib/jsonrpc/errors';
-import { authorize, cache, MiddlewareErrorCode, rateLimit } from '../../lib/server/middleware-kit';
+import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { authorize, cache, rateLimit } from '../../lib/server/middleware-kit';
 import type { ServerMiddleware } from '../../lib/server/middleware';
 import { clientOf, demoServer, textOf, virtualClock } from './harness';
 
@@ -41,7 +42,7 @@ describe('rateLimit', () => {
     const refused = await failureOf(first.promises.callTool('echo', { text: '3' }));
     expect(refused).toBeInstanceOf(JsonRpcError);
     expect(refused).toMatchObject({
-      code: MiddlewareErrorCode.RateLimited,
+      code: ErrorCode.RateLimited,
       data: { retryAfterMs: 600, limit: 2, windowMs: 1000 },
     });
     expect(seen.handlerRuns).toBe(2);
@@ -143,7 +144,7 @@ describe('authorize', () => {
     expect(textOf(await client.promises.callTool('echo', { text: 'ok' }))).toBe('ok');
     const refused = await failureOf(client.promises.callTool('broken'));
     expect(refused).toMatchObject({
-      code: MiddlewareErrorCode.Forbidden,
+      code: ErrorCode.Forbidden,
       message: 'Forbidden: tools/call needs the scopes admin write',
     });
     expect(seen.handlerRuns).toBe(1);
