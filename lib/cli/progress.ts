@@ -1,0 +1,87 @@
+/**
+ * What the `rxmcp` command tells the person at the terminal, on stderr only (under `--stdio`,
+ * stdout carries protocol messages): one line per upstream as it connects or fails, then where the
+ * aggregate is served. On a terminal the marks are coloured; elsewhere the same lines are plain.
+ */
+import type { ConsoleLike } from '../jsonrpc/logger';
+
+/** Where the command writes its lines: stderr, or a test's buffer. */
+export interface TextOutput {
+  write(text: string): unknown;
+  readonly isTTY?: boolean | undefined;
+}
+
+const GREEN = '\u001b[32m';
+const RED = '\u001b[31m';
+const DIM = '\u001b[2m';
+const RESET = '\u001b[0m';
+
+/** The command's own lines. */
+export interface Progress {
+  /** An upstream is starting (shown dimmed on a terminal only: elsewhere its outcome says enough). */
+  starting(name: string, how: string): void;
+  connected(name: string, detail: string): void;
+  failed(name: string, cause: string): void;
+  /** A line of the command's own: `rxmcp: <text>`. */
+  note(text: string): void;
+  /** An error of the command's own: `rxmcp: <text>`, red on a terminal. */
+  error(text: string): void;
+  /** An error line as it is, red on a terminal. */
+  line(text: string): void;
+}
+
+/** Lines for `output`, coloured when it is a terminal. */
+export function createProgress(output: TextOutput): Progress {
+  const tty = output.isTTY === true;
+  const paint = (colour: string, text: string) => (tty ? `${colour}${text}${RESET}` : text);
+  const line = (text: string) => void output.write(`${text}\n`);
+  return {
+    starting: (name, how) => {
+      if (tty) line(paint(DIM, `… ${name} (${how})`));
+    },
+    connected: (name, detail) => line(`${paint(GREEN, '✓')} ${name} (${detail})`),
+    failed: (name, cause) => line(`${paint(RED, '✗')} ${name}: ${cause}`),
+    note: (text) => line(`rxmcp: ${text}`),
+    error: (text) => line(paint(RED, `rxmcp: ${text}`)),
+    line: (text) => line(paint(RED, text)),
+  };
+}
+
+/**
+ * The logger the command gives the library: records at `level` and above as `rxmcp: <message>`
+ * lines (naming the record's `upstream` when it has one).
+ */
+export function progressLogger(progress: Progress, level: 'error' | 'warn' | 'info'): ConsoleLike {
+  const format = (data: unknown[]) => {
+    const [message, record] = data as [string, { upstream?: unknown; err?: { message?: unknown } } | undefined];
+    const upstream = typeof record?.upstream === 'string' ? `${record.upstream}: ` : '';
+    const cause = typeof record?.err?.message === 'string' ? ` (${record.err.message})` : '';
+    return `${upstream}${message}${cause}`;
+  };
+  const from = (wanted: 'error' | 'warn' | 'info') =>
+    wanted === 'error' ? true : wanted === 'warn' ? level !== 'error' : level === 'info';
+  return {
+    error: (...data) => progress.error(format(data)),
+    warn: (...data) => {
+      if (from('warn')) progress.note(format(data));
+    },
+    info: (...data) => {
+      if (from('info')) progress.note(format(data));
+    },
+    debug: (...data) => {
+      if (from('info')) progress.note(format(data));
+    },
+  };
+}
+
+/** The innermost message of an error and its causes: `spawn nonexistent ENOENT` rather than a wrapper's. */
+export function causeOf(error: unknown): string {
+  let current: unknown = error;
+  let message = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) {
+    current = current.cause;
+    if (current instanceof Error && current.message !== '') message = current.message;
+    else if (typeof current === 'string') message = current;
+  }
+  return message;
+}
