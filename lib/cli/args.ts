@@ -2,6 +2,9 @@
  * The `rxmcp` command's arguments: which command, with which options. Pure: nothing here reads a
  * file or the environment, so every rule is tested on its own.
  */
+import { UsageError } from './errors';
+
+export { UsageError } from './errors';
 
 /** How `rxmcp proxy` serves the aggregate: on this process's stdin and stdout, or over HTTP. */
 export type ServeMode = { readonly kind: 'stdio' } | { readonly kind: 'http'; readonly port: number };
@@ -18,11 +21,6 @@ export type CliCommand =
       /** The loopback port of the OAuth redirect; 0 picks a free one. */
       readonly callbackPort: number;
     };
-
-/** A command line that cannot be run: the message says what was wrong; the command exits 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
 
 export const USAGE = {
   rxmcp: `Usage: rxmcp <command> [options]

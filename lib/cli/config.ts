@@ -6,6 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { ConfigError } from './errors';
+
+export { ConfigError } from './errors';
 
 /** A server the proxy spawns and speaks to over stdio. */
 export interface StdioUpstream {
@@ -26,11 +29,6 @@ export interface UrlUpstream {
 }
 
 export type Upstream = StdioUpstream | UrlUpstream;
-
-/** A servers file that cannot be used: the message names the file and, where it is one, the entry. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
 
 const Strings = z.record(z.string(), z.string());
 

@@ -11,7 +11,8 @@ import { bridge } from './bridge';
 import type { CliIo } from './io';
 import { createCliAuth } from './oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
-import { EXIT, verbose } from './proxy-command';
+import { EXIT } from './errors';
+import { verbose } from './proxy-command';
 
 type ConnectCommand = Extract<CliCommand, { kind: 'connect' }>;
 

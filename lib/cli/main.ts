@@ -3,13 +3,27 @@
  * can cause ends in one line on stderr and an exit code: 2 for a bad command line or servers file,
  * 1 when nothing could be served.
  */
-import { parseArgs, USAGE, UsageError } from './args';
-import { ConfigError } from './config';
-import { runConnect } from './connect-command';
+import { parseArgs, USAGE } from './args';
+import type { CliCommand } from './args';
+import { ConfigError, EXIT, UsageError } from './errors';
 import type { CliIo } from './io';
+import type * as ProxyCommand from './proxy-command';
+import type * as ConnectCommand from './connect-command';
 import { createProgress } from './progress';
-import { EXIT, runProxy } from './proxy-command';
 import { packageVersion } from './version';
+
+/**
+ * Runs a command. The commands load the runtime (client, server, transports) only when they run, so
+ * `--help`, `--version` and a mistyped command line answer at once.
+ */
+function run(command: Extract<CliCommand, { kind: 'proxy' | 'connect' }>, io: CliIo): Promise<number> {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (command.kind === 'proxy') {
+    return (require('./proxy-command') as typeof ProxyCommand).runProxy(command, io);
+  }
+  return (require('./connect-command') as typeof ConnectCommand).runConnect(command, io);
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /** Runs the command line `argv` (without `node` and the script); resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -23,10 +37,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case 'version':
         io.stdout.write(`rxmcp ${packageVersion()}\n`);
         return EXIT.ok;
-      case 'proxy':
-        return await runProxy(command, io);
-      case 'connect':
-        return await runConnect(command, io);
+      default:
+        return await run(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -6,6 +6,7 @@ import type { McpClient } from '../client/client';
 import { aggregate } from '../proxy/aggregate';
 import type { CliCommand } from './args';
 import { readConfig } from './config';
+import { EXIT } from './errors';
 import type { CliIo } from './io';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
@@ -13,9 +14,6 @@ import { serveProxy } from './serve';
 import { closeUpstreams, startUpstreams } from './upstreams';
 import type { Started } from './upstreams';
 import { packageVersion } from './version';
-
-/** Exit codes: 0 stopped as asked, 1 nothing could be served, 2 bad command line or servers file. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** `RXMCP_VERBOSE=1` shows the library's info lines (connections opened and closed). */
 export function verbose(io: CliIo): boolean {
