@@ -34,29 +34,39 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  *
  * - A frame from the client that is not JSON is answered there with a -32700 parse error, as the
  *   server would have answered it; nothing is sent on.
- * - The revision the server answers an `initialize` with is told to the server transport
- *   (`setProtocolVersion`), which Streamable HTTP sends as `MCP-Protocol-Version` from then on.
+ * - While an `initialize` awaits its answer, the client's later frames wait for it too: over
+ *   Streamable HTTP the session id and the revision come with that answer, and a request sent
+ *   without them would be refused. The revision the server answers with is told to the server
+ *   transport (`setProtocolVersion`), which sends it as `MCP-Protocol-Version` from then on.
  * - When either transport closes, the other is closed with the same reason.
  */
 export function bridge(client: Transport, server: Transport): Bridge {
   const initializing = new Set<RequestId>();
+  /** Client frames held while an initialize awaits its answer. */
+  const held: unknown[] = [];
+  const toServer = (frame: unknown) => {
+    if (initializing.size > 0) {
+      held.push(frame);
+      return;
+    }
+    for (const message of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
+      if (isObject(message) && message.method === 'initialize' && message.id !== undefined) {
+        initializing.add(message.id as RequestId);
+      }
+    }
+    server.send(frame as JsonRpcMessage | JsonRpcMessage[]);
+  };
   const subscriptions: Subscription[] = [
     client.incoming$.subscribe((frame) => {
-      if (frame instanceof MalformedFrame) {
+      if (frame instanceof MalformedFrame)
         client.send(errorResponse(null, JsonRpcError.parseError(frame.reason).toJSON()));
-        return;
-      }
-      for (const message of Array.isArray(frame) ? frame : [frame]) {
-        if (isObject(message) && message.method === 'initialize' && message.id !== undefined) {
-          initializing.add(message.id as RequestId);
-        }
-      }
-      server.send(frame as JsonRpcMessage | JsonRpcMessage[]);
+      else toServer(frame);
     }),
     server.incoming$.subscribe((frame) => {
       if (frame instanceof MalformedFrame) return; // the server transport has logged it; the client has nothing to answer
-      if (initializing.size > 0) noteRevision(frame, initializing, server);
+      const answered = initializing.size > 0 && noteRevision(frame, initializing, server);
       client.send(frame as JsonRpcMessage | JsonRpcMessage[]);
+      if (answered) for (const next of held.splice(0)) toServer(next);
     }),
   ];
   const ended = firstValueFrom(
@@ -79,12 +89,17 @@ export function bridge(client: Transport, server: Transport): Bridge {
   };
 }
 
-/** Tells `server` the revision of an `initialize` answer among `frame`'s messages. */
-function noteRevision(frame: unknown, initializing: Set<RequestId>, server: Transport): void {
+/**
+ * Tells `server` the revision of an `initialize` answer among `frame`'s messages; true when the
+ * last initialize awaited was answered (with a result or an error).
+ */
+function noteRevision(frame: unknown, initializing: Set<RequestId>, server: Transport): boolean {
+  let answered = false;
   for (const message of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
-    if (!isObject(message) || !initializing.has(message.id as RequestId)) continue;
-    initializing.delete(message.id as RequestId);
+    if (!isObject(message) || 'method' in message || !initializing.delete(message.id as RequestId)) continue;
+    answered = initializing.size === 0;
     const revision = isObject(message.result) ? message.result.protocolVersion : undefined;
     if (typeof revision === 'string') server.setProtocolVersion?.(revision);
   }
+  return answered;
 }

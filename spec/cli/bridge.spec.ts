@@ -62,6 +62,23 @@ describe('bridge', () => {
     expect(client.sent).toHaveLength(2);
   });
 
+  it('holds the client’s frames while its initialize awaits an answer, then sends them in order', () => {
+    const client = scriptedTransport();
+    const server = scriptedTransport();
+    bridge(client.transport, server.transport);
+    client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+    client.incoming.next({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    client.incoming.next({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(server.sent).toEqual([{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }]);
+    server.incoming.next({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'unsupported' } });
+    expect(server.sent).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]);
+    expect(client.sent).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'unsupported' } }]);
+  });
+
   it('answers a frame that is not JSON with a parse error and sends nothing on', () => {
     const client = scriptedTransport();
     const server = scriptedTransport();

@@ -29,12 +29,29 @@ export interface CliRun {
   readonly exited: Promise<number | null>;
   /** Resolves with the first match of `pattern` in stderr; rejects if the process exits first. */
   stderrMatch(pattern: RegExp): Promise<RegExpExecArray>;
+  /** The same for stdout. */
+  stdoutMatch(pattern: RegExp): Promise<RegExpExecArray>;
   /** Stops the process (if it still runs) and waits for it. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+const started = new Set<CliRun>();
+
+/** Stops every process `runCli` started that still runs: for `afterEach`, so a failed test leaves none behind. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...started].map((run) => run.stop('SIGKILL')));
+  started.clear();
+}
+
 /** Spawns `node rxmcp.js ...args` with pipes on all three streams (stderr is no terminal). */
 export function runCli(args: readonly string[], env: Record<string, string> = {}): CliRun {
+  const run = spawnCli(args, env);
+  started.add(run);
+  void run.exited.then(() => started.delete(run));
+  return run;
+}
+
+function spawnCli(args: readonly string[], env: Record<string, string>): CliRun {
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
@@ -46,26 +63,36 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
-    stderrMatch: (pattern) =>
-      new Promise((done, fail) => {
-        const check = () => {
-          const match = pattern.exec(stderr);
-          if (!match) return false;
-          child.stderr.off('data', check);
-          done(match);
-          return true;
-        };
-        if (check()) return;
-        child.stderr.on('data', check);
-        void exited.then(() => {
-          if (!check()) fail(new Error(`rxmcp exited before writing ${pattern}; stderr:\n${stderr}`));
-        });
-      }),
+    stderrMatch: (pattern) => firstMatch(child.stderr, () => stderr, pattern, exited),
+    stdoutMatch: (pattern) => firstMatch(child.stdout, () => stdout, pattern, exited),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** The first match of `pattern` in what `stream` has written (`text()`), as soon as there is one. */
+function firstMatch(
+  stream: NodeJS.ReadableStream,
+  text: () => string,
+  pattern: RegExp,
+  exited: Promise<unknown>,
+): Promise<RegExpExecArray> {
+  return new Promise((done, fail) => {
+    const check = () => {
+      const match = pattern.exec(text());
+      if (!match) return false;
+      stream.off('data', check);
+      done(match);
+      return true;
+    };
+    if (check()) return;
+    stream.on('data', check);
+    void exited.then(() => {
+      if (!check()) fail(new Error(`rxmcp exited before writing ${pattern}:\n${text()}`));
+    });
+  });
 }
 
 /** A temporary directory with a servers file in it; `remove()` deletes both. */

@@ -6,7 +6,7 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { toolResult } from '../../lib/client/tool-call';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { assertBuilt, CLI, runCli, textOf, THREE_UPSTREAMS, writeServers } from './cli-process';
+import { assertBuilt, CLI, runCli, stopAll, textOf, THREE_UPSTREAMS, writeServers } from './cli-process';
 import type { CliRun } from './cli-process';
 
 // `rxmcp proxy`, the built command, end to end: two stdio upstreams and one whose command does not
@@ -15,6 +15,7 @@ import type { CliRun } from './cli-process';
 const FAILED_LINE = '✗ search: spawn rxmcp-spec-nonexistent-command ENOENT';
 
 beforeAll(assertBuilt);
+afterAll(stopAll);
 
 describe('rxmcp proxy --http', () => {
   let servers: ReturnType<typeof writeServers>;
