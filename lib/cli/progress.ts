@@ -74,14 +74,20 @@ export function progressLogger(progress: Progress, level: 'error' | 'warn' | 'in
   };
 }
 
+/** The message of an error-like value (errors from another realm included), else its text. */
+function messageOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const message = (value as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' && message !== '' ? message : undefined;
+}
+
 /** The innermost message of an error and its causes: `spawn nonexistent ENOENT` rather than a wrapper's. */
 export function causeOf(error: unknown): string {
-  let current: unknown = error;
-  let message = error instanceof Error ? error.message : String(error);
-  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) {
-    current = current.cause;
-    if (current instanceof Error && current.message !== '') message = current.message;
-    else if (typeof current === 'string') message = current;
+  let message = messageOf(error) ?? String(error);
+  let current = error as { cause?: unknown } | null | undefined;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current?.cause !== undefined; depth++) {
+    message = messageOf(current.cause) ?? message;
+    current = current.cause as { cause?: unknown } | null | undefined;
   }
   return message;
 }

@@ -52,6 +52,15 @@ export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number
   return serveUntilStopped(command, io, progress, live);
 }
 
+/** Why serving could not start, as the user can act on it. */
+function servingFailure(command: ProxyCommand, error: unknown): string {
+  const { serve } = command;
+  if ((error as { code?: unknown }).code === 'EADDRINUSE' && serve.kind === 'http') {
+    return `port ${serve.port} of 127.0.0.1 is in use; choose another with --http <port> (0: any free port)`;
+  }
+  return causeOf(error);
+}
+
 async function serveUntilStopped(
   command: ProxyCommand,
   io: CliIo,
@@ -69,7 +78,7 @@ async function serveUntilStopped(
   try {
     serving = await serveProxy(proxy, command.serve, io, logger);
   } catch (error) {
-    progress.error(`cannot serve: ${causeOf(error)}`);
+    progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
     await closeUpstreams(clients);
     return EXIT.failed;
