@@ -2,7 +2,6 @@
  * `rxmcp proxy --config <servers.json> [--http <port> | --stdio]`: starts the upstreams of a
  * servers file, serves their aggregate, and closes everything when the user stops it.
  */
-import type { McpClient } from '../client/client';
 import { aggregate } from '../proxy/aggregate';
 import type { CliCommand } from './args';
 import { readConfig } from './config';
@@ -41,7 +40,7 @@ export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number
   const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
   if (first === undefined) {
     // Stopped while upstreams were starting: close each as it arrives.
-    await closeUpstreams(connected(await startup).map((s) => s.client));
+    await closeUpstreams(connected(await startup));
     return EXIT.ok;
   }
   const live = connected(first);
@@ -68,7 +67,6 @@ async function serveUntilStopped(
   live: ReadonlyArray<Extract<Started, { ok: true }>>,
 ): Promise<number> {
   const logger = progressLogger(progress, verbose(io) ? 'info' : 'warn');
-  const clients: McpClient[] = live.map((s) => s.client);
   const proxy = aggregate(Object.fromEntries(live.map((s) => [s.upstream.name, s.client])), {
     name: 'rxmcp',
     version: packageVersion(),
@@ -80,7 +78,7 @@ async function serveUntilStopped(
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
-    await closeUpstreams(clients);
+    await closeUpstreams(live);
     return EXIT.failed;
   }
   const count = `${live.length} upstream${live.length === 1 ? '' : 's'}`;
@@ -89,6 +87,6 @@ async function serveUntilStopped(
   progress.note(`shutting down (${reason})`);
   proxy.close();
   await serving.close();
-  await closeUpstreams(clients);
+  await closeUpstreams(live);
   return EXIT.ok;
 }

@@ -27,7 +27,14 @@ export interface UpstreamOptions {
 
 /** An upstream that connected, or the reason it did not. */
 export type Started =
-  | { readonly ok: true; readonly upstream: Upstream; readonly client: McpClient; readonly tools: number | undefined }
+  | {
+      readonly ok: true;
+      readonly upstream: Upstream;
+      readonly client: McpClient;
+      /** The client's transport: its close tells when a spawned server has exited. */
+      readonly transport: Transport;
+      readonly tools: number | undefined;
+    }
   | { readonly ok: false; readonly upstream: Upstream; readonly cause: string };
 
 /** How an upstream is reached, as the progress lines say it. */
@@ -60,8 +67,13 @@ export function transportFor(upstream: Upstream, options: UpstreamOptions): Tran
 
 /** Connects to one upstream; resolves with its client and tool count, or with why it failed. Never rejects. */
 export async function startUpstream(upstream: Upstream, options: UpstreamOptions): Promise<Started> {
+  let transport: Transport;
   try {
-    const transport = transportFor(upstream, options);
+    transport = transportFor(upstream, options);
+  } catch (error) {
+    return { ok: false, upstream, cause: causeOf(error) };
+  }
+  try {
     // A server that died during the handshake may leave only its transport's close to tell why.
     const closed = firstValueFrom(transport.closed$).then((close) => close.error ?? new Error(close.reason));
     const client = await Promise.race([
@@ -69,8 +81,9 @@ export async function startUpstream(upstream: Upstream, options: UpstreamOptions
       closed.then((error) => Promise.reject(error)),
     ]);
     const tools = client.serverCapabilities.tools ? (await firstValueFrom(client.listTools())).length : undefined;
-    return { ok: true, upstream, client, tools };
+    return { ok: true, upstream, client, transport, tools };
   } catch (error) {
+    transport.close('failed to start');
     return { ok: false, upstream, cause: causeOf(error) };
   }
 }
@@ -95,10 +108,19 @@ export function startUpstreams(
   );
 }
 
-/** Closes clients and waits (at most `withinMs`) until their transports have closed: spawned servers have exited. */
-export async function closeUpstreams(clients: readonly McpClient[], withinMs = 6000): Promise<void> {
-  const closed = clients.map((client) => firstValueFrom(client.closed$, { defaultValue: undefined }));
-  for (const client of clients) client.close('rxmcp is shutting down');
+/** What {@link closeUpstreams} closes: a client and the transport under it. */
+export interface Closable {
+  readonly client: McpClient;
+  readonly transport: Transport;
+}
+
+/**
+ * Closes the clients and waits (at most `withinMs`) until their transports have closed: a spawned
+ * server has exited (the stdio transport ends its stdin, then signals it), a remote session is ended.
+ */
+export async function closeUpstreams(upstreams: readonly Closable[], withinMs = 6000): Promise<void> {
+  const closed = upstreams.map(({ transport }) => firstValueFrom(transport.closed$, { defaultValue: undefined }));
+  for (const { client } of upstreams) client.close('rxmcp is shutting down');
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, withinMs);

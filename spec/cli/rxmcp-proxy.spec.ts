@@ -6,7 +6,19 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { toolResult } from '../../lib/client/tool-call';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { assertBuilt, CLI, runCli, stopAll, textOf, THREE_UPSTREAMS, writeServers } from './cli-process';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  assertBuilt,
+  CLI,
+  EXAMPLE_SERVER,
+  runCli,
+  stopAll,
+  textOf,
+  THREE_UPSTREAMS,
+  writeServers,
+} from './cli-process';
 import type { CliRun } from './cli-process';
 
 // `rxmcp proxy`, the built command, end to end: two stdio upstreams and one whose command does not
@@ -21,9 +33,21 @@ describe('rxmcp proxy --http', () => {
   let servers: ReturnType<typeof writeServers>;
   let cli: CliRun;
   let url: string;
+  const pidFile = join(tmpdir(), `rxmcp-spec-upstream-${process.pid}.pid`);
 
   beforeAll(async () => {
-    servers = writeServers(THREE_UPSTREAMS);
+    // The `files` upstream writes its process id, so the test can see it exit with the command.
+    const files = {
+      command: process.execPath,
+      args: [
+        '-e',
+        // Then runs the example server as the main module, as `node <server>` would.
+        `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));` +
+          `process.argv[1] = ${JSON.stringify(EXAMPLE_SERVER)}; require('module').runMain();`,
+      ],
+      env: { LOG_LEVEL: 'error' },
+    };
+    servers = writeServers({ mcpServers: { ...THREE_UPSTREAMS.mcpServers, files } });
     cli = runCli(['proxy', '--config', servers.file, '--http', '0']);
     url = (await cli.stderrMatch(/rxmcp: serving 2 upstreams at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/))[1]!;
   });
@@ -31,6 +55,7 @@ describe('rxmcp proxy --http', () => {
   afterAll(async () => {
     await cli?.stop();
     servers?.remove();
+    rmSync(pidFile, { force: true });
   });
 
   it('reports each upstream in one line, the one that cannot start with its cause, on stderr only', () => {
@@ -71,9 +96,12 @@ describe('rxmcp proxy --http', () => {
   });
 
   it('closes its upstreams and exits 0 on SIGINT', async () => {
-    const stopping = new RegExp('rxmcp: shutting down \\(SIGINT\\)');
+    const upstreamPid = Number(readFileSync(pidFile, 'utf8'));
+    expect(() => process.kill(upstreamPid, 0)).not.toThrow();
     expect(await cli.stop('SIGINT')).toBe(0);
-    expect(cli.stderr()).toMatch(stopping);
+    expect(cli.stderr()).toContain('rxmcp: shutting down (SIGINT)\n');
+    // The command waited for its upstream processes to exit.
+    expect(() => process.kill(upstreamPid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   });
 });
 
