@@ -51,7 +51,11 @@ export function createCliAuth(options: CliAuthOptions): CliAuth {
   return {
     headers: (request: AuthRequest) => (client ? client.headers(request) : Promise.resolve({})),
     async challenged(serverUrl: URL, answer: AuthChallengeAnswer) {
-      started ??= start();
+      // A listener that could not start (its port taken) is tried again at the next challenge.
+      started ??= start().catch((error: unknown) => {
+        started = undefined;
+        throw error;
+      });
       return (await started).client.challenged(serverUrl, answer);
     },
     accepted: () => client?.accepted?.(),

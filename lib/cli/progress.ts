@@ -53,9 +53,13 @@ export function createProgress(output: TextOutput): Progress {
  */
 export function progressLogger(progress: Progress, level: 'error' | 'warn' | 'info'): ConsoleLike {
   const format = (data: unknown[]) => {
-    const [message, record] = data as [string, { upstream?: unknown; err?: { message?: unknown } } | undefined];
+    const [message, record] = data as [
+      string,
+      { upstream?: unknown; reason?: unknown; err?: { message?: unknown } } | undefined,
+    ];
     const upstream = typeof record?.upstream === 'string' ? `${record.upstream}: ` : '';
-    const cause = typeof record?.err?.message === 'string' ? ` (${record.err.message})` : '';
+    const why = typeof record?.err?.message === 'string' ? record.err.message : record?.reason;
+    const cause = typeof why === 'string' ? ` (${why})` : '';
     return `${upstream}${message}${cause}`;
   };
   const from = (wanted: 'error' | 'warn' | 'info') =>

@@ -43,8 +43,13 @@ describe('progressLogger', () => {
     const logger = progressLogger(createProgress(stream), 'warn');
     logger.info('connection opened', { upstream: 'files' });
     logger.warn('upstream closed', { upstream: 'files', err: { message: 'exit 1' } });
+    logger.warn('authorization failed', { reason: 'listen EADDRINUSE' });
     logger.error('a bug');
-    expect(written).toEqual(['rxmcp: files: upstream closed (exit 1)\n', 'rxmcp: a bug\n']);
+    expect(written).toEqual([
+      'rxmcp: files: upstream closed (exit 1)\n',
+      'rxmcp: authorization failed (listen EADDRINUSE)\n',
+      'rxmcp: a bug\n',
+    ]);
   });
 
   it('passes errors only at level error, and everything at info', () => {
