@@ -8,11 +8,11 @@ import { createStdioServerTransport } from '../transport/stdio/stdio-server-tran
 import { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
 import type { CliCommand } from './args';
 import { bridge } from './bridge';
+import { verbose } from './io';
 import type { CliIo } from './io';
 import { createCliAuth } from './oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import { EXIT } from './errors';
-import { verbose } from './proxy-command';
 
 type ConnectCommand = Extract<CliCommand, { kind: 'connect' }>;
 

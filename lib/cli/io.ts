@@ -33,3 +33,8 @@ export function processIo(): CliIo {
   });
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, interrupted };
 }
+
+/** `RXMCP_VERBOSE=1` shows the library's info lines (connections opened and closed) on stderr. */
+export function verbose(io: CliIo): boolean {
+  return io.env.RXMCP_VERBOSE === '1';
+}

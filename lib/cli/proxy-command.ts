@@ -6,6 +6,7 @@ import { aggregate } from '../proxy/aggregate';
 import type { CliCommand } from './args';
 import { readConfig } from './config';
 import { EXIT } from './errors';
+import { verbose } from './io';
 import type { CliIo } from './io';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
@@ -13,11 +14,6 @@ import { serveProxy } from './serve';
 import { closeUpstreams, startUpstreams } from './upstreams';
 import type { Started } from './upstreams';
 import { packageVersion } from './version';
-
-/** `RXMCP_VERBOSE=1` shows the library's info lines (connections opened and closed). */
-export function verbose(io: CliIo): boolean {
-  return io.env.RXMCP_VERBOSE === '1';
-}
 
 type ProxyCommand = Extract<CliCommand, { kind: 'proxy' }>;
 

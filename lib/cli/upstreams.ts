@@ -23,7 +23,12 @@ export interface UpstreamOptions {
   readonly logger: LoggerOption;
   /** Where a spawned server's stderr lines go, prefixed with its name. */
   readonly stderrLine: (name: string, line: string) => void;
+  /** An upstream not connected (handshake and tool list) this long after it started has failed. Default 30 s. */
+  readonly startTimeoutMs?: number;
 }
+
+/** The default of {@link UpstreamOptions.startTimeoutMs}. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** An upstream that connected, or the reason it did not. */
 export type Started =
@@ -73,18 +78,26 @@ export async function startUpstream(upstream: Upstream, options: UpstreamOptions
   } catch (error) {
     return { ok: false, upstream, cause: causeOf(error) };
   }
+  const limitMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not answer within ${limitMs / 1000} s`)), limitMs);
+  });
   try {
     // A server that died during the handshake may leave only its transport's close to tell why.
     const closed = firstValueFrom(transport.closed$).then((close) => close.error ?? new Error(close.reason));
-    const client = await Promise.race([
-      connect(transport, { ...options.info, logger: options.logger }),
-      closed.then((error) => Promise.reject(error)),
-    ]);
-    const tools = client.serverCapabilities.tools ? (await firstValueFrom(client.listTools())).length : undefined;
+    const handshake = async () => {
+      const client = await connect(transport, { ...options.info, logger: options.logger });
+      const listed = client.serverCapabilities.tools ? await firstValueFrom(client.listTools()) : undefined;
+      return { client, tools: listed?.length };
+    };
+    const { client, tools } = await Promise.race([handshake(), tooSlow, closed.then((e) => Promise.reject(e))]);
     return { ok: true, upstream, client, transport, tools };
   } catch (error) {
     transport.close('failed to start');
     return { ok: false, upstream, cause: causeOf(error) };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -5,7 +8,27 @@ import { Subject } from 'rxjs';
 import type { McpClient } from '../../lib/client/client';
 import type { Upstream } from '../../lib/cli/config';
 import { closeUpstreams, describeTransport, startUpstream } from '../../lib/cli/upstreams';
+import type { Started } from '../../lib/cli/upstreams';
 import type { Transport, TransportClose } from '../../lib/transport/transport';
+
+/** Whether a process runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `condition` holds, checking each turn of the event loop, for at most 10 s of real time. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const start = process.hrtime.bigint();
+  while (!condition()) {
+    if (process.hrtime.bigint() - start > 10_000_000_000n) throw new Error('condition never held');
+    await new Promise((done) => setImmediate(done));
+  }
+}
 
 const options = {
   info: { name: 'spec', version: '1.0.0' },
@@ -90,6 +113,40 @@ describe('startUpstream', () => {
     };
     const started = await startUpstream(upstream, options);
     expect(started).toMatchObject({ ok: false, cause: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('gives up on an upstream that does not answer within startTimeoutMs, and stops its process', async () => {
+    const pidFile = join(tmpdir(), `rxmcp-spec-silent-${process.pid}.pid`);
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime'] });
+    try {
+      const silent: Upstream = {
+        kind: 'stdio',
+        name: 'silent',
+        command: process.execPath,
+        // Reads nothing, answers nothing, and outlives the end of its stdin.
+        args: [
+          '-e',
+          `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`,
+        ],
+        env: {},
+        cwd: undefined,
+      };
+      let started: Started | undefined;
+      void startUpstream(silent, { ...options, startTimeoutMs: 30_000 }).then((s) => (started = s));
+      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
+      await jest.advanceTimersByTimeAsync(29_999);
+      expect(started).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(1);
+      await waitFor(() => started !== undefined);
+      expect(started).toEqual({ ok: false, upstream: silent, cause: 'did not answer within 30 s' });
+      // Closing ends its stdin, waits 2 s for it to exit, then sends SIGTERM.
+      await jest.advanceTimersByTimeAsync(2000);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      await waitFor(() => !alive(pid));
+    } finally {
+      jest.useRealTimers();
+      rmSync(pidFile, { force: true });
+    }
   });
 
   it('describes how each kind of upstream is reached', () => {
