@@ -1,7 +1,7 @@
 /**
  * The servers file of `rxmcp proxy`: the `mcpServers` object desktop clients use, each entry a
  * process to spawn (`command`, `args`, `env`, `cwd`) or a server to reach (`url`, `headers`,
- * `type`). `${VAR}` (or `${VAR:-default}`) in env values and headers reads this process's
+ * `type`). `${VAR}` (or `${VAR:-default}`) in any of these strings reads this process's
  * environment.
  */
 import { readFile } from 'node:fs/promises';
@@ -111,15 +111,23 @@ export function parseEntry(
     const parsed = StdioEntrySchema.safeParse(entry);
     if (!parsed.success) throw new ConfigError(`${where}: ${describeIssue(parsed.error)}`);
     if (parsed.data.disabled) return undefined;
-    const { command, args = [], cwd } = parsed.data;
-    return { kind: 'stdio', name, command, args, env: expandAll(parsed.data.env, env, `${where}.env`), cwd };
+    const { data } = parsed;
+    return {
+      kind: 'stdio',
+      name,
+      command: expandVariables(data.command, env, `${where}.command`),
+      args: (data.args ?? []).map((arg, i) => expandVariables(arg, env, `${where}.args.${i}`)),
+      env: expandAll(data.env, env, `${where}.env`),
+      cwd: data.cwd === undefined ? undefined : expandVariables(data.cwd, env, `${where}.cwd`),
+    };
   }
   const parsed = UrlEntrySchema.safeParse(entry);
   if (!parsed.success) throw new ConfigError(`${where}: ${describeIssue(parsed.error)}`);
   if (parsed.data.disabled) return undefined;
-  const url = URL.canParse(parsed.data.url) ? new URL(parsed.data.url) : undefined;
+  const written = expandVariables(parsed.data.url, env, `${where}.url`);
+  const url = URL.canParse(written) ? new URL(written) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${where}: "url" must be an http or https URL, not "${parsed.data.url}"`);
+    throw new ConfigError(`${where}: "url" must be an http or https URL, not "${written}"`);
   }
   const headers = expandAll(parsed.data.headers, env, `${where}.headers`);
   return { kind: parsed.data.type === 'sse' ? 'sse' : 'http', name, url, headers };

@@ -70,6 +70,23 @@ describe('parseConfig', () => {
     expect(http).toMatchObject({ headers: { authorization: 'Bearer s3' } });
   });
 
+  it('expands variables in command, args, cwd and url too', () => {
+    const [stdio, http] = parse(
+      {
+        mcpServers: {
+          a: { command: '${BIN}/server', args: ['--root', '${ROOT}'], cwd: '${ROOT}' },
+          b: { url: 'https://${HOST:-h.example}/mcp' },
+        },
+      },
+      { BIN: '/opt/bin', ROOT: '/data' },
+    );
+    expect(stdio).toMatchObject({ command: '/opt/bin/server', args: ['--root', '/data'], cwd: '/data' });
+    expect(http).toMatchObject({ url: new URL('https://h.example/mcp') });
+    expect(configError(() => parse({ mcpServers: { a: { command: 'x', args: ['${NOPE}'] } } }))).toBe(
+      'servers.json: mcpServers.a.args.0: the environment variable NOPE is not set',
+    );
+  });
+
   it('names the file, entry and variable when a referenced variable is not set', () => {
     expect(configError(() => parse({ mcpServers: { a: { command: 'a', env: { T: '${MISSING}' } } } }))).toBe(
       'servers.json: mcpServers.a.env.T: the environment variable MISSING is not set',
