@@ -126,6 +126,9 @@ describe('rxmcp proxy --stdio', () => {
       expect(textOf(await client.callTool({ name: 'everything_echo', arguments: { message: 'x' } }))).toBe('Echo: x');
       expect(stderr.split('\n')).toContain(FAILED_LINE);
       expect(stderr).toContain('rxmcp: serving 2 upstreams on stdio');
+      // The client ends the command's stdin and waits for it to exit: it shuts down before any signal.
+      await client.close();
+      expect(stderr).toContain('rxmcp: shutting down (stdin ended)\n');
     } finally {
       await client.close();
       servers.remove();
