@@ -1,0 +1,67 @@
+/**
+ * Authorization for `rxmcp connect`: an `AuthProvider` that, only once the server first answers
+ * 401, opens a loopback redirect listener (http://127.0.0.1:<port>/callback), prints the
+ * authorization URL for the user to open, and runs the OAuth client's authorization code flow with
+ * PKCE. Tokens stay in memory, for this process only.
+ */
+import { createOAuthClient } from '../auth/oauth-client';
+import type { OAuthClient, OAuthClientOptions } from '../auth/oauth-client';
+import { startLoopbackRedirect } from '../auth/loopback-redirect';
+import type { LoopbackRedirect, LoopbackRedirectOptions } from '../auth/loopback-redirect';
+import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http/auth-provider';
+
+/** Options of {@link createCliAuth}. */
+export interface CliAuthOptions {
+  /** The loopback port of the redirect; 0 picks a free one. */
+  readonly callbackPort: number;
+  /** Shows the user the authorization URL (the command prints it to stderr). */
+  readonly show: (authorizationUrl: URL) => void;
+  /** How long to wait for the user to sign in. Default 5 minutes. */
+  readonly timeoutMs?: number;
+  /** For tests: the fetch the OAuth client talks to the authorization server with. */
+  readonly fetch?: typeof fetch;
+}
+
+/** The provider, with what it opened to close. */
+export interface CliAuth extends AuthProvider {
+  /** Stops the loopback listener, if one was started. */
+  close(): Promise<void>;
+}
+
+/** A provider that starts signing in only when a server asks for it. */
+export function createCliAuth(options: CliAuthOptions): CliAuth {
+  let started: Promise<{ client: OAuthClient; redirect: LoopbackRedirect }> | undefined;
+  let client: OAuthClient | undefined;
+  const start = async () => {
+    const redirectOptions: LoopbackRedirectOptions = {
+      port: options.callbackPort,
+      open: (url) => options.show(url),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    };
+    const redirect = await startLoopbackRedirect(redirectOptions);
+    const clientOptions: OAuthClientOptions = {
+      redirectUrl: redirect.redirectUrl,
+      authorize: (url) => redirect.authorize(url),
+      clientMetadata: { client_name: 'rxmcp connect' },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    };
+    client = createOAuthClient(clientOptions);
+    return { client, redirect };
+  };
+  return {
+    headers: (request: AuthRequest) => (client ? client.headers(request) : Promise.resolve({})),
+    async challenged(serverUrl: URL, answer: AuthChallengeAnswer) {
+      // A listener that could not start (its port taken) is tried again at the next challenge.
+      started ??= start().catch((error: unknown) => {
+        started = undefined;
+        throw error;
+      });
+      return (await started).client.challenged(serverUrl, answer);
+    },
+    accepted: () => client?.accepted?.(),
+    async close() {
+      const running = await started?.catch(() => undefined);
+      await running?.redirect.close();
+    },
+  };
+}

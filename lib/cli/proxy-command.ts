@@ -1,0 +1,88 @@
+/**
+ * `rxmcp proxy --config <servers.json> [--http <port> | --stdio]`: starts the upstreams of a
+ * servers file, serves their aggregate, and closes everything when the user stops it.
+ */
+import { aggregate } from '../proxy/aggregate';
+import type { CliCommand } from './args';
+import { readConfig } from './config';
+import { EXIT } from './errors';
+import { verbose } from './io';
+import type { CliIo } from './io';
+import { causeOf, createProgress, progressLogger } from './progress';
+import type { Progress } from './progress';
+import { serveProxy } from './serve';
+import { closeUpstreams, startUpstreams } from './upstreams';
+import type { Started } from './upstreams';
+import { packageVersion } from './version';
+
+type ProxyCommand = Extract<CliCommand, { kind: 'proxy' }>;
+
+/** The clients of the upstreams that connected. */
+function connected(started: readonly Started[]): Array<Extract<Started, { ok: true }>> {
+  return started.filter((s): s is Extract<Started, { ok: true }> => s.ok);
+}
+
+/** Runs `rxmcp proxy` until the user stops it; resolves with the exit code. Throws `ConfigError` for a bad file. */
+export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number> {
+  const progress = createProgress(io.stderr);
+  const upstreams = await readConfig(command.config, io.env);
+  // The upstreams' own transports and clients: errors only (their failures get a line of their own).
+  const options = {
+    info: { name: 'rxmcp', version: packageVersion() },
+    logger: progressLogger(progress, verbose(io) ? 'info' : 'error'),
+    stderrLine: (name: string, line: string) => void io.stderr.write(`[${name}] ${line}\n`),
+  };
+  const startup = startUpstreams(upstreams, options, progress);
+  const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
+  if (first === undefined) {
+    // Stopped while upstreams were starting: close each as it arrives.
+    await closeUpstreams(connected(await startup));
+    return EXIT.ok;
+  }
+  const live = connected(first);
+  if (live.length === 0) {
+    progress.error(`none of the ${upstreams.length} upstreams of ${command.config} could be started`);
+    return EXIT.failed;
+  }
+  return serveUntilStopped(command, io, progress, live);
+}
+
+/** Why serving could not start, as the user can act on it. */
+function servingFailure(command: ProxyCommand, error: unknown): string {
+  const { serve } = command;
+  if ((error as { code?: unknown }).code === 'EADDRINUSE' && serve.kind === 'http') {
+    return `port ${serve.port} of 127.0.0.1 is in use; choose another with --http <port> (0: any free port)`;
+  }
+  return causeOf(error);
+}
+
+async function serveUntilStopped(
+  command: ProxyCommand,
+  io: CliIo,
+  progress: Progress,
+  live: ReadonlyArray<Extract<Started, { ok: true }>>,
+): Promise<number> {
+  const logger = progressLogger(progress, verbose(io) ? 'info' : 'warn');
+  const proxy = aggregate(Object.fromEntries(live.map((s) => [s.upstream.name, s.client])), {
+    name: 'rxmcp',
+    version: packageVersion(),
+    logger,
+  });
+  let serving;
+  try {
+    serving = await serveProxy(proxy, command.serve, io, logger);
+  } catch (error) {
+    progress.error(`cannot serve: ${servingFailure(command, error)}`);
+    proxy.close();
+    await closeUpstreams(live);
+    return EXIT.failed;
+  }
+  const count = `${live.length} upstream${live.length === 1 ? '' : 's'}`;
+  progress.note(serving.where === 'stdio' ? `serving ${count} on stdio` : `serving ${count} at ${serving.where}`);
+  const reason = await Promise.race([serving.ended, io.interrupted]);
+  progress.note(`shutting down (${reason})`);
+  proxy.close();
+  await serving.close();
+  await closeUpstreams(live);
+  return EXIT.ok;
+}

@@ -1,0 +1,144 @@
+/**
+ * Starting the upstreams of `rxmcp proxy`: each entry of the servers file becomes a connected
+ * client (a spawned process over stdio, or a remote server over HTTP), all at once; one that fails
+ * is reported and left out while the others serve.
+ */
+import { firstValueFrom } from '../rx/rxjs';
+import { connect } from '../client/client';
+import type { McpClient } from '../client/client';
+import type { LoggerOption } from '../jsonrpc/logger';
+import { createLegacySseClientTransport } from '../transport/legacy-sse/legacy-sse-client-transport';
+import { createStdioClientTransport } from '../transport/stdio/stdio-client-transport';
+import type { StdioClientTransport } from '../transport/stdio/stdio-client-transport';
+import { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
+import type { Transport } from '../transport/transport';
+import type { Upstream } from './config';
+import { causeOf } from './progress';
+import type { Progress } from './progress';
+
+/** What every upstream is started with. */
+export interface UpstreamOptions {
+  /** The client's name and version, as upstream servers see them. */
+  readonly info: { readonly name: string; readonly version: string };
+  readonly logger: LoggerOption;
+  /** Where a spawned server's stderr lines go, prefixed with its name. */
+  readonly stderrLine: (name: string, line: string) => void;
+  /** An upstream not connected (handshake and tool list) this long after it started has failed. Default 30 s. */
+  readonly startTimeoutMs?: number;
+}
+
+/** The default of {@link UpstreamOptions.startTimeoutMs}. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** An upstream that connected, or the reason it did not. */
+export type Started =
+  | {
+      readonly ok: true;
+      readonly upstream: Upstream;
+      readonly client: McpClient;
+      /** The client's transport: its close tells when a spawned server has exited. */
+      readonly transport: Transport;
+      readonly tools: number | undefined;
+    }
+  | { readonly ok: false; readonly upstream: Upstream; readonly cause: string };
+
+/** How an upstream is reached, as the progress lines say it. */
+export function describeTransport(upstream: Upstream): string {
+  return upstream.kind === 'stdio' ? 'stdio' : upstream.kind === 'sse' ? `sse ${upstream.url}` : `http ${upstream.url}`;
+}
+
+/** The transport an entry asks for. */
+export function transportFor(upstream: Upstream, options: UpstreamOptions): Transport {
+  const logger = options.logger;
+  switch (upstream.kind) {
+    case 'stdio': {
+      const transport: StdioClientTransport = createStdioClientTransport({
+        command: upstream.command,
+        args: upstream.args,
+        env: upstream.env,
+        ...(upstream.cwd !== undefined ? { cwd: upstream.cwd } : {}),
+        stderr: 'pipe',
+        logger,
+      });
+      transport.stderr$.subscribe((line) => options.stderrLine(upstream.name, line));
+      return transport;
+    }
+    case 'sse':
+      return createLegacySseClientTransport({ url: upstream.url, headers: upstream.headers, logger });
+    case 'http':
+      return createStreamableHttpClientTransport({ url: upstream.url, headers: upstream.headers, logger });
+  }
+}
+
+/** Connects to one upstream; resolves with its client and tool count, or with why it failed. Never rejects. */
+export async function startUpstream(upstream: Upstream, options: UpstreamOptions): Promise<Started> {
+  let transport: Transport;
+  try {
+    transport = transportFor(upstream, options);
+  } catch (error) {
+    return { ok: false, upstream, cause: causeOf(error) };
+  }
+  const limitMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not answer within ${limitMs / 1000} s`)), limitMs);
+  });
+  try {
+    // A server that died during the handshake may leave only its transport's close to tell why.
+    const closed = firstValueFrom(transport.closed$).then((close) => close.error ?? new Error(close.reason));
+    const handshake = async () => {
+      const client = await connect(transport, { ...options.info, logger: options.logger });
+      const listed = client.serverCapabilities.tools ? await firstValueFrom(client.listTools()) : undefined;
+      return { client, tools: listed?.length };
+    };
+    const { client, tools } = await Promise.race([handshake(), tooSlow, closed.then((e) => Promise.reject(e))]);
+    return { ok: true, upstream, client, transport, tools };
+  } catch (error) {
+    transport.close('failed to start');
+    return { ok: false, upstream, cause: causeOf(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts every upstream at once, reporting each as it connects or fails. */
+export function startUpstreams(
+  upstreams: readonly Upstream[],
+  options: UpstreamOptions,
+  progress: Progress,
+): Promise<Started[]> {
+  return Promise.all(
+    upstreams.map(async (upstream) => {
+      progress.starting(upstream.name, describeTransport(upstream));
+      const started = await startUpstream(upstream, options);
+      if (started.ok) {
+        const tools =
+          started.tools === undefined ? 'no tools' : `${started.tools} tool${started.tools === 1 ? '' : 's'}`;
+        progress.connected(upstream.name, `${describeTransport(upstream)}, ${tools}`);
+      } else progress.failed(upstream.name, started.cause);
+      return started;
+    }),
+  );
+}
+
+/** What {@link closeUpstreams} closes: a client and the transport under it. */
+export interface Closable {
+  readonly client: McpClient;
+  readonly transport: Transport;
+}
+
+/**
+ * Closes the clients and waits (at most `withinMs`) until their transports have closed: a spawned
+ * server has exited (the stdio transport ends its stdin, then signals it), a remote session is ended.
+ */
+export async function closeUpstreams(upstreams: readonly Closable[], withinMs = 6000): Promise<void> {
+  const closed = upstreams.map(({ transport }) => firstValueFrom(transport.closed$, { defaultValue: undefined }));
+  for (const { client } of upstreams) client.close('rxmcp is shutting down');
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, withinMs);
+    timer.unref();
+  });
+  await Promise.race([Promise.all(closed), deadline]);
+  clearTimeout(timer);
+}
