@@ -1,11 +1,4 @@
-import {
-  openTelemetryApi,
-  requestAttributes,
-  resolveTracingOptions,
-  spanNameOf,
-  spanned,
-  TRACER_NAME,
-} from '../connection/telemetry';
+import { requestAttributes, spanNameOf, spanned, startTracing } from '../connection/telemetry';
 import type { TracingOptions } from '../connection/tracing-options';
 import type { ClientMiddleware } from './middleware';
 
@@ -20,11 +13,8 @@ import type { ClientMiddleware } from './middleware';
  * @example
  * const client = await connect(transport, { name: 'app', version: '1.0.0', middleware: [clientTracing()] });
  */
-export function clientTracing(given: TracingOptions = {}): ClientMiddleware {
-  const api = openTelemetryApi();
-  const options = resolveTracingOptions(given);
-  const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME);
-  const propagator = options.propagator;
+export function clientTracing(options: TracingOptions = {}): ClientMiddleware {
+  const { api, tracer, propagator } = startTracing(options);
   return (request, context, next) => {
     const parent = api.context.active();
     const attributes = requestAttributes(request);

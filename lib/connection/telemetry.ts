@@ -34,15 +34,26 @@ export function openTelemetryApi(): OpenTelemetryApi {
   return loaded;
 }
 
-/** The options, with the types of `@opentelemetry/api` they stand for. */
-export interface ResolvedTracingOptions {
-  readonly tracerProvider?: OpenTelemetry.TracerProvider;
-  readonly propagator?: OpenTelemetry.TextMapPropagator;
+/** What a tracing middleware works with: the API, its tracer, and the propagator given (else the global one). */
+export interface Tracing {
+  readonly api: OpenTelemetryApi;
+  readonly tracer: OpenTelemetry.Tracer;
+  readonly propagator: OpenTelemetry.TextMapPropagator | undefined;
 }
 
-/** The options as the middlewares use them: the structural types are `@opentelemetry/api`'s own. */
-export function resolveTracingOptions(options: TracingOptions): ResolvedTracingOptions {
-  return options as ResolvedTracingOptions;
+/**
+ * Loads `@opentelemetry/api` (throwing `TracingUnavailableError` without it) and makes the tracer
+ * of the options' provider, else the global one. The options' structural types are the API's own.
+ */
+export function startTracing(options: TracingOptions): Tracing {
+  const api = openTelemetryApi();
+  const provider =
+    (options.tracerProvider as OpenTelemetry.TracerProvider | undefined) ?? api.trace.getTracerProvider();
+  return {
+    api,
+    tracer: provider.getTracer(TRACER_NAME),
+    propagator: options.propagator as OpenTelemetry.TextMapPropagator | undefined,
+  };
 }
 
 /** The name of every rxmcp tracer. */

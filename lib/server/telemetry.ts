@@ -1,12 +1,4 @@
-import {
-  openTelemetryApi,
-  metaGetter,
-  requestAttributes,
-  resolveTracingOptions,
-  spanNameOf,
-  spanned,
-  TRACER_NAME,
-} from '../connection/telemetry';
+import { metaGetter, requestAttributes, spanNameOf, spanned, startTracing } from '../connection/telemetry';
 import type { TracingOptions } from '../connection/tracing-options';
 import type { ServerMiddleware } from './middleware';
 
@@ -21,11 +13,8 @@ import type { ServerMiddleware } from './middleware';
  * @example
  * createServer({ name: 'demo', version: '1.0.0', middleware: [serverTracing()] });
  */
-export function serverTracing(given: TracingOptions = {}): ServerMiddleware {
-  const api = openTelemetryApi();
-  const options = resolveTracingOptions(given);
-  const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(TRACER_NAME);
-  const propagator = options.propagator;
+export function serverTracing(options: TracingOptions = {}): ServerMiddleware {
+  const { api, tracer, propagator } = startTracing(options);
   return (request, context, next) => {
     const meta = request.params._meta;
     const carrier = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};

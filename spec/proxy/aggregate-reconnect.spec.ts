@@ -1,34 +1,12 @@
 import { filter, firstValueFrom, VirtualTimeScheduler } from 'rxjs';
-import { z } from 'zod';
-import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { aggregate } from '../../lib/proxy/aggregate';
 import type { McpProxy } from '../../lib/proxy/proxy';
 import type { UpstreamContext } from '../../lib/proxy/upstream-source';
-import { textResult } from '../../lib/server/results';
-import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { until } from '../support/until';
-
-const INFO = { name: 'aggregate-reconnect-spec', version: '1.0.0' };
-
-async function clientOf(target: { connect(transport: ReturnType<typeof createInMemoryPair>[1]): unknown }) {
-  const [clientSide, serverSide] = createInMemoryPair();
-  target.connect(serverSide);
-  return connect(clientSide, { ...INFO, protocolVersion: '2025-11-25' });
-}
-
-const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown }> }) =>
-  result.content.map((block) => String(block.text)).join('');
-
-function labelled(label: string): McpServer {
-  const server = createServer({ name: label, version: '1.0.0' });
-  server.tool({ name: 'whoami', inputSchema: z.object({}), handler: () => textResult(label) });
-  server.resource({ uri: 'mem://doc', name: 'doc', text: `${label} doc` });
-  return server;
-}
+import { clientOf, labelled, textOf } from './fixtures';
 
 describe('aggregate of a connector that goes away and comes back', () => {
   let alpha: McpServer;

@@ -7,13 +7,13 @@ import { aggregate } from '../../lib/proxy/aggregate';
 import type { McpProxy } from '../../lib/proxy/proxy';
 import type { UpstreamContext } from '../../lib/proxy/upstream-source';
 import { textResult } from '../../lib/server/results';
-import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import type { AuthInfo, Transport } from '../../lib/transport/transport';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { META } from '../../lib/connection/stateless';
 import { until } from '../support/until';
+import { clientOf, labelled, textOf } from './fixtures';
 
 const INFO = { name: 'aggregate-sessions-spec', version: '1.0.0' };
 
@@ -42,30 +42,11 @@ function recording(transport: Transport, sent: string[]): Transport {
   };
 }
 
-async function clientOf(
-  target: { connect(transport: Transport): unknown },
-  wrap: (transport: Transport) => Transport = (transport) => transport,
-) {
-  const [clientSide, serverSide] = createInMemoryPair();
-  target.connect(serverSide);
-  return connect(wrap(clientSide), { ...INFO, protocolVersion: '2025-11-25' });
-}
-
 /** A downstream client of `front` whose transport carries `subject` as its verified caller. */
 async function callerOf(front: McpProxy, subject: string) {
   const [clientSide, serverSide] = createInMemoryPair();
   front.connect(authenticated(serverSide, { subject, scopes: [], claims: {} }));
   return connect(clientSide, { ...INFO, protocolVersion: '2025-11-25' });
-}
-
-const textOf = (result: { content: ReadonlyArray<{ type: string; text?: unknown }> }) =>
-  result.content.map((block) => String(block.text)).join('');
-
-function labelled(label: string): McpServer {
-  const server = createServer({ name: label, version: '1.0.0' });
-  server.tool({ name: 'whoami', inputSchema: z.object({}), handler: () => textResult(label) });
-  server.resource({ uri: 'mem://doc', name: 'doc', text: `${label} doc` });
-  return server;
 }
 
 describe('aggregate with a per-session upstream', () => {
