@@ -4,7 +4,19 @@ import ts from 'typescript';
 
 // DESIGN.md → Layers: a layer imports only from the layers listed before it. `rx` (the RxJS modules
 // lib uses, loaded one by one) sits beneath them all.
-const LAYERS = ['rx', 'jsonrpc', 'schema', 'transport', 'operators', 'connection', 'server', 'client', 'proxy', 'auth', 'cli'];
+const LAYERS = [
+  'rx',
+  'jsonrpc',
+  'schema',
+  'transport',
+  'operators',
+  'connection',
+  'server',
+  'client',
+  'proxy',
+  'auth',
+  'cli',
+];
 const LIB = resolve(__dirname, '..', 'lib');
 
 function sourceFiles(dir: string): string[] {
