@@ -12,7 +12,9 @@ import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
 import { serveProxy } from './serve';
 import { closeUpstreams, startUpstreams } from './upstreams';
-import type { Started } from './upstreams';
+import type { Closable, Started, UpstreamOptions } from './upstreams';
+import type { McpClient } from '../client/client-api';
+import type { UpstreamConnector } from '../proxy/upstream-source';
 import { packageVersion } from './version';
 
 type ProxyCommand = Extract<CliCommand, { kind: 'proxy' }>;
@@ -22,17 +24,49 @@ function connected(started: readonly Started[]): Array<Extract<Started, { ok: tr
   return started.filter((s): s is Extract<Started, { ok: true }> => s.ok);
 }
 
+/** What the upstreams are started with: their own transports and clients log errors only (a failure gets a line of its own). */
+function upstreamOptions(io: CliIo, progress: Progress): UpstreamOptions {
+  return {
+    info: { name: 'rxmcp', version: packageVersion() },
+    logger: progressLogger(progress, verbose(io) ? 'info' : 'error'),
+    stderrLine: (name: string, line: string) => void io.stderr.write(`[${name}] ${line}\n`),
+  };
+}
+
+/**
+ * The connector of an upstream that started: its first connection is the one already made; later
+ * ones start it again (a progress line each), and the latest is what shutting down closes.
+ */
+function restartable(
+  first: Extract<Started, { ok: true }>,
+  options: UpstreamOptions,
+  progress: Progress,
+  current: Map<string, Closable>,
+): UpstreamConnector {
+  let made: McpClient | undefined = first.client;
+  const { upstream } = first;
+  return {
+    connect: async () => {
+      if (made) {
+        const client = made;
+        made = undefined;
+        return client;
+      }
+      const again = await startUpstreams([upstream], options, progress);
+      const started = again[0]!;
+      if (!started.ok) throw new Error(started.cause);
+      current.set(upstream.name, started);
+      return started.client;
+    },
+  };
+}
+
 /** Runs `rxmcp proxy` until the user stops it; resolves with the exit code. Throws `ConfigError` for a bad file. */
 export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number> {
   const progress = createProgress(io.stderr);
   const upstreams = await readConfig(command.config, io.env);
   // The upstreams' own transports and clients: errors only (their failures get a line of their own).
-  const options = {
-    info: { name: 'rxmcp', version: packageVersion() },
-    logger: progressLogger(progress, verbose(io) ? 'info' : 'error'),
-    stderrLine: (name: string, line: string) => void io.stderr.write(`[${name}] ${line}\n`),
-  };
-  const startup = startUpstreams(upstreams, options, progress);
+  const startup = startUpstreams(upstreams, upstreamOptions(io, progress), progress);
   const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
   if (first === undefined) {
     // Stopped while upstreams were starting: close each as it arrives.
@@ -63,18 +97,23 @@ async function serveUntilStopped(
   live: ReadonlyArray<Extract<Started, { ok: true }>>,
 ): Promise<number> {
   const logger = progressLogger(progress, verbose(io) ? 'info' : 'warn');
-  const proxy = aggregate(Object.fromEntries(live.map((s) => [s.upstream.name, s.client])), {
-    name: 'rxmcp',
-    version: packageVersion(),
-    logger,
-  });
+  // Each upstream that started is served through a connector: when it goes away (a server process
+  // that crashed, a remote that dropped), the aggregate starts it again with backoff.
+  const current = new Map(live.map((started) => [started.upstream.name, started as Closable]));
+  const options = upstreamOptions(io, progress);
+  const proxy = aggregate(
+    Object.fromEntries(
+      live.map((started) => [started.upstream.name, restartable(started, options, progress, current)]),
+    ),
+    { name: 'rxmcp', version: packageVersion(), logger },
+  );
   let serving;
   try {
     serving = await serveProxy(proxy, command.serve, io, logger);
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
-    await closeUpstreams(live);
+    await closeUpstreams([...current.values()]);
     return EXIT.failed;
   }
   const count = `${live.length} upstream${live.length === 1 ? '' : 's'}`;
@@ -83,6 +122,6 @@ async function serveUntilStopped(
   progress.note(`shutting down (${reason})`);
   proxy.close();
   await serving.close();
-  await closeUpstreams(live);
+  await closeUpstreams([...current.values()]);
   return EXIT.ok;
 }

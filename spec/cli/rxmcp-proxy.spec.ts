@@ -95,6 +95,23 @@ describe('rxmcp proxy --http', () => {
     }
   });
 
+  it('starts an upstream server again when its process dies, and serves it as before', async () => {
+    const crashed = Number(readFileSync(pidFile, 'utf8'));
+    const connectedLines = () => cli.stderr().match(/^✓ files \(stdio, \d+ tools\)$/gm)?.length ?? 0;
+    expect(connectedLines()).toBe(1);
+    process.kill(crashed, 'SIGKILL');
+    await cli.stderrMatch(/^✓ files \(stdio, \d+ tools\)\n[\s\S]*^✓ files \(stdio, \d+ tools\)$/m);
+    expect(connectedLines()).toBe(2);
+    expect(Number(readFileSync(pidFile, 'utf8'))).not.toBe(crashed);
+    const client = new Client({ name: 'sdk-after-restart', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      expect(textOf(await client.callTool({ name: 'files_add', arguments: { a: 20, b: 22 } }))).toBe('42');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('closes its upstreams and exits 0 on SIGINT', async () => {
     const upstreamPid = Number(readFileSync(pidFile, 'utf8'));
     expect(() => process.kill(upstreamPid, 0)).not.toThrow();
