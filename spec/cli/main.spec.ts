@@ -10,7 +10,7 @@ import { createServer } from '../../lib/server/server';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import { until } from '../support/until';
+import { eventually } from '../support/until';
 import { textOf, writeServers } from './cli-process';
 
 // The command in this process, with buffers for its streams and a promise for Ctrl-C: upstreams
@@ -79,7 +79,7 @@ describe('main', () => {
     });
     const cli = testIo({ env: { TEAM: 'blue' } });
     const exit = main(['proxy', '--config', servers.file, '--http', '0'], cli.io);
-    await until(() => /serving 2 upstreams at (\S+)\n/.test(cli.stderr()));
+    await eventually(() => /serving 2 upstreams at (\S+)\n/.test(cli.stderr()));
     const url = /serving 2 upstreams at (\S+)\n/.exec(cli.stderr())![1]!;
     expect(cli.stderr()).toContain(`✓ remote (http ${upstream.url.href}, 2 tools)\n`);
     expect(cli.stderr()).toContain(`✓ legacy (sse ${sse}, 2 tools)\n`);
@@ -99,7 +99,7 @@ describe('main', () => {
     await expect(exit).resolves.toBe(0);
     expect(cli.stderr()).toContain('rxmcp: shutting down (SIGINT)\n');
     expect(cli.stdout()).toBe('');
-    await until(() => upstream!.handler.sessions.size === 0);
+    await eventually(() => upstream!.handler.sessions.size === 0);
   });
 
   it('exits 1 naming the port when it cannot serve there', async () => {

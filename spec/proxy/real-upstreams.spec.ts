@@ -21,7 +21,7 @@ import { startStreamableHttpServer } from '../../lib/transport/streamable-http/s
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import { startExample, stopExample } from '../support/example-server';
 import type { RunningExample } from '../support/example-server';
-import { until } from '../support/until';
+import { eventually } from '../support/until';
 import { hostWebHandler } from '../support/web-handler-host';
 import type { HostedWebHandler } from '../support/web-handler-host';
 
@@ -138,11 +138,11 @@ describe('an aggregate of real upstreams, served to the official SDK client', ()
     const call = downstream
       .callTool({ name: 'sdk_wait', arguments: { id: 'long' } }, undefined, { signal: abort.signal })
       .catch((error: unknown) => error);
-    await until(() => started.includes('long'));
+    await eventually(() => started.includes('long'));
     expect(aborted).toEqual([]);
     abort.abort('enough');
     expect(await call).toBeInstanceOf(Error);
-    await until(() => aborted.includes('long'));
+    await eventually(() => aborted.includes('long'));
   });
 
   it('answers the reference server’s sampling request from the downstream client', async () => {
@@ -167,7 +167,7 @@ describe('an aggregate of real upstreams, served to the official SDK client', ()
     const closed = firstValueFrom(everything.closed$);
     process.kill(reference.pid!, 'SIGKILL');
     await closed;
-    await until(() => listChanges.length > changesBefore);
+    await eventually(() => listChanges.length > changesBefore);
     const { tools } = await downstream.listTools();
     const names = tools.map((tool) => tool.name);
     expect(names.some((name) => name.startsWith('everything_'))).toBe(false);
