@@ -3,7 +3,8 @@
  * Requests) with the handlers the client was given for sampling, elicitation and roots: the same
  * handlers that answer those requests when a server of a handshake revision sends them.
  */
-import { defer, filter, forkJoin, from, isObservable, last, map, Observable, of, throwError } from '../rx/rxjs';
+import { defer, filter, forkJoin, last, map, Observable, of, throwError } from '../rx/rxjs';
+import { observeOutput } from '../connection/dispatcher';
 import type { RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import { ProtocolError } from '../jsonrpc/errors';
@@ -64,13 +65,6 @@ export function readInputRequests(value: unknown, method: string): InputRequests
   return requests;
 }
 
-function toObservable(output: unknown): Observable<unknown> {
-  if (isObservable(output)) return output;
-  if (isObject(output) && typeof (output as { then?: unknown }).then === 'function')
-    return from(output as unknown as PromiseLike<unknown>);
-  return of(output);
-}
-
 /** A handler context for an input request: no progress, logs or nested requests go anywhere. */
 function inputContext(key: string, request: InputRequest, revision: string, signal: AbortSignal): RequestContext {
   return {
@@ -117,7 +111,7 @@ function answerOne(
     const params = (checked?.data ?? request.params ?? {}) as Record<string, unknown>;
     return new Observable<Record<string, unknown>>((subscriber) => {
       const abort = new AbortController();
-      const inner = toObservable(handler(params, inputContext(key, request, revision, abort.signal)))
+      const inner = observeOutput(handler(params, inputContext(key, request, revision, abort.signal)))
         .pipe(
           filter((value) => !isHandlerEvent(value)),
           last(undefined, {}),

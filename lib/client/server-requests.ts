@@ -3,11 +3,11 @@
  * supplies, the capabilities they imply, and the wrapping that validates every answer before it
  * goes back to the server.
  */
-import { from, isObservable, map, of } from '../rx/rxjs';
-import type { Observable } from '../rx/rxjs';
+import { map } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { Connection } from '../connection/connection';
+import { observeOutput } from '../connection/dispatcher';
 import type { HandlerOutput, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import type { HandlerEvent } from '../connection/handler-events';
@@ -96,21 +96,13 @@ export function capabilitiesFor(options: ServerRequestOptions): Record<string, u
   return capabilities;
 }
 
-function toObservable<R>(output: HandlerOutput<R>): Observable<unknown> {
-  if (isObservable(output)) return output;
-  if (typeof output === 'object' && output !== null && typeof (output as PromiseLike<R>).then === 'function') {
-    return from(output as PromiseLike<R | void>);
-  }
-  return of(output);
-}
-
 /** Runs `handler` and passes every result value (not progress or log events) through `check`. */
 function checked<P>(
   handler: (params: P, context: RequestContext) => HandlerOutput<Record<string, unknown>>,
   check: (result: Record<string, unknown>, params: P, context: RequestContext) => Record<string, unknown>,
 ): RequestHandler {
   return (params, context) =>
-    toObservable(handler(params as P, context)).pipe(
+    observeOutput(handler(params as P, context)).pipe(
       map((value): Record<string, unknown> | HandlerEvent =>
         isHandlerEvent(value) ? value : check((value ?? {}) as Record<string, unknown>, params as P, context),
       ),

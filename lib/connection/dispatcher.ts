@@ -1,4 +1,4 @@
-import { isObservable } from '../rx/rxjs';
+import { from, isObservable, of } from '../rx/rxjs';
 import type { Observable, Subscription } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
@@ -102,8 +102,20 @@ function peerWantsLog(peer: StatelessPeer, level: LogLevel): boolean {
   return peer.logLevel !== undefined && levelRank.get(level)! >= levelRank.get(peer.logLevel)!;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** Whether a handler's output is a promise (or any thenable). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * A handler's output of any form (a value, a promise, an Observable) as an Observable of what it
+ * gives, for code that wraps handlers; the dispatcher itself reads each form directly.
+ */
+export function observeOutput<R>(output: HandlerOutput<R>): Observable<R | HandlerEvent> {
+  if (isObservable(output)) return output;
+  // No result (`undefined`) passes as it is: the dispatcher reads it as an empty result.
+  if (isThenable(output)) return from(output as PromiseLike<R>);
+  return of(output as R);
 }
 
 function isResultObject(value: unknown): value is HandlerResult {

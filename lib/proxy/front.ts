@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
-import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
-import type { HandlerEvent } from '../connection/handler-events';
-import { defer, finalize, from, isObservable, of, Subject } from '../rx/rxjs';
-import type { Observable } from '../rx/rxjs';
+import { observeOutput } from '../connection/dispatcher';
+import type { RequestContext, RequestHandler } from '../connection/dispatcher';
+import { defer, finalize, Subject } from '../rx/rxjs';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import { StatelessEndpoint } from '../connection/stateless-endpoint';
@@ -42,14 +41,6 @@ export interface FrontConfig {
   readonly onSessionClosed: (session: DownstreamSession) => void;
   /** The front closed. */
   readonly onClose: () => void;
-}
-
-/** A handler's output of any kind as an Observable. */
-function toHandlerObservable(output: HandlerOutput<HandlerResult>): Observable<HandlerResult | HandlerEvent> {
-  if (isObservable(output)) return output as Observable<HandlerResult | HandlerEvent>;
-  if (typeof (output as PromiseLike<unknown> | undefined)?.then === 'function')
-    return from(output as PromiseLike<HandlerResult>);
-  return of(output as HandlerResult);
 }
 
 const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
@@ -142,7 +133,7 @@ export class Front implements McpProxy {
       tracked[method] = (params, context, owner) =>
         defer(() => {
           this.statelessCalls.add(context);
-          return toHandlerObservable(handler(params, context, owner));
+          return observeOutput(handler(params, context, owner));
         }).pipe(finalize(() => this.statelessCalls.delete(context)));
     }
     return tracked;

@@ -1,4 +1,4 @@
-import { defer, filter, map, Subject } from '../rx/rxjs';
+import { defer, EMPTY, filter, map, Subject } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { RequestHandler } from '../connection/dispatcher';
@@ -39,7 +39,7 @@ export function listenRelay(sources: ListenRelaySources): RequestHandler {
     resources: {
       resourcesChanged$: changed('notifications/resources/list_changed'),
       // The proxy tells of resources and templates in one notification.
-      templatesChanged$: defer(() => new Subject<void>()),
+      templatesChanged$: EMPTY,
       watch: (uri) => sources.updates(uri),
     },
     updates: new Subject<string>(),
