@@ -1,11 +1,11 @@
-import type { Observable, SchedulerLike } from '../rx/rxjs';
+import type { Observable, SchedulerLike, Unsubscribable } from '../rx/rxjs';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import type { RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
-import type { OutboundHook, RequestOptions } from './request-pipeline';
+import type { OutboundHook, RequestOptions, RequestSink } from './request-pipeline';
 import type { CacheHint } from './stateless';
 
 /** Which end of the protocol a connection is. */
@@ -132,6 +132,17 @@ export interface Connection {
     params?: Record<string, unknown>,
     options?: RequestOptions,
   ): Observable<Record<string, unknown>>;
+  /**
+   * Sends a request as `request` does, delivering its result (or error) to `sink` with no
+   * Observable in between: for code that forwards requests on the hot path. Returns what cancels
+   * it, or undefined when `sink` has already been told it failed.
+   */
+  startRequest(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+    sink: RequestSink,
+  ): Unsubscribable | undefined;
   /** Sends a notification; dropped (and logged) once the connection is closed. */
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
   /** Adds or replaces the handler of a request method. */

@@ -1,18 +1,12 @@
 import { asyncScheduler, BehaviorSubject, ReplaySubject, Subject } from '../rx/rxjs';
-import type { Observable, SchedulerLike, Subscription } from '../rx/rxjs';
+import type { Observable, SchedulerLike, Subscription, Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
-import {
-  CapabilityNotSupportedError,
-  ConnectionClosedError,
-  NotInitializedError,
-  ProtocolError,
-} from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, ConnectionClosedError, NotInitializedError } from '../jsonrpc/errors';
 import { notification as makeNotification } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { childLogger } from '../jsonrpc/logger';
-import { describeIssues, toValidationIssues } from '../schema/issues';
-import { checkResult, methodDefinition } from '../schema/methods';
+import { methodDefinition } from '../schema/methods';
 import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
@@ -29,8 +23,8 @@ import type { LogLevel } from './handler-events';
 import { FrameObserver, TransportCloseObserver } from './inbound';
 import { createLifecycle } from './connection-lifecycle';
 import type { LifecycleRunner } from './lifecycle-runner';
-import { DEFAULT_REQUEST_TIMEOUT_MS, sendRequest } from './request-pipeline';
-import type { RequesterDeps, RequestOptions } from './request-pipeline';
+import { checkedResult, DEFAULT_REQUEST_TIMEOUT_MS, sendRequest, startRequest } from './request-pipeline';
+import type { RequesterDeps, RequestOptions, RequestSink } from './request-pipeline';
 import type { serverLifecycle } from './server-lifecycle.machine';
 import { STATELESS_REVISIONS } from './stateless';
 import type { StatelessPolicy } from './stateless';
@@ -225,6 +219,17 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return sendRequest(this, method, params, requestOptions, true);
   }
 
+  startRequest(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: RequestOptions,
+    sink: RequestSink,
+  ): Unsubscribable | undefined {
+    // Client middleware wraps requests as Observables: through it, the sink subscribes.
+    if (this.options.outbound) return this.request(method, params, requestOptions).subscribe(sink);
+    return startRequest(this, method, params, requestOptions, true, sink);
+  }
+
   notify(method: string, params?: Record<string, unknown>, sendOptions?: SendOptions): void {
     if (this.closed) {
       this.log.debug({ method }, 'notification dropped: connection closed');
@@ -366,14 +371,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
 
   validate(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
     if (this.options.validateResults === false) return result;
-    // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
-    const parsed = checkResult(method, this.revision ?? LATEST_STATEFUL_REVISION, result, { taskAugmented });
-    if (!parsed) return result;
-    if (parsed.success) return parsed.data as Record<string, unknown>;
-    const problem = describeIssues(toValidationIssues(parsed.error));
-    throw new ProtocolError(
-      `Invalid result for ${method} from the ${this.role === 'server' ? 'client' : 'server'}: ${problem}`,
-    );
+    return checkedResult(method, this.revision ?? LATEST_STATEFUL_REVISION, result, taskAugmented, this.role);
   }
 
   notifyFor(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {

@@ -1,5 +1,5 @@
-import { from, isObservable, of } from '../rx/rxjs';
-import type { Observable, Subscription } from '../rx/rxjs';
+import { from, isObservable, Observable, of } from '../rx/rxjs';
+import type { Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
@@ -18,6 +18,23 @@ export type HandlerResult = Record<string, unknown>;
  * request is cancelled.
  */
 export type HandlerOutput<R> = R | void | PromiseLike<R | void> | Observable<R | HandlerEvent>;
+
+/** Where a {@link DeferredOutput} delivers what it produces. */
+export interface OutputSink<R> {
+  next(value: R | HandlerEvent): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/**
+ * A handler's output that delivers to a sink instead of through an Observable, with the same
+ * meaning (events, then the result, then complete; or an error): code that forwards requests on
+ * the hot path returns one to spare the per-request Observable. `start` is called once; what it
+ * returns cancels the work (undefined when it has already finished).
+ */
+export abstract class DeferredOutput<R = HandlerResult> {
+  abstract start(sink: OutputSink<R>): Unsubscribable | undefined;
+}
 
 /** Options for a request sent to the peer while handling another. */
 export interface NestedRequestOptions {
@@ -72,7 +89,24 @@ export type RequestHandler = (
   params: Record<string, unknown>,
   context: RequestContext,
   owner?: unknown,
-) => HandlerOutput<HandlerResult>;
+) => HandlerOutput<HandlerResult> | DeferredOutput;
+
+const PASSES_PARAMS_THROUGH: unique symbol = Symbol('rxmcp.passesParamsThrough');
+
+/**
+ * Marks `handler` as one that sends its params on, unchecked, to a peer that checks them itself (a
+ * proxy's forwarding handlers): a session then skips its own check of those params, and a bad one
+ * gets the peer's error instead. Returns the handler.
+ */
+export function passParamsThrough(handler: RequestHandler): RequestHandler {
+  (handler as RequestHandler & { [PASSES_PARAMS_THROUGH]?: true })[PASSES_PARAMS_THROUGH] = true;
+  return handler;
+}
+
+/** Whether `handler` was marked with {@link passParamsThrough}. */
+export function passesParamsThrough(handler: RequestHandler): boolean {
+  return (handler as RequestHandler & { [PASSES_PARAMS_THROUGH]?: true })[PASSES_PARAMS_THROUGH] === true;
+}
 
 /** Where the dispatcher's effects go; the connection supplies these. */
 export interface DispatcherSink {
@@ -90,7 +124,7 @@ export interface DispatcherSink {
 export type Answer = { readonly result: HandlerResult } | { readonly error: JsonRpcErrorObject } | null;
 
 interface InFlight {
-  subscription?: Subscription;
+  subscription?: Unsubscribable | undefined;
   abort?: AbortController;
   cancelled: boolean;
 }
@@ -111,8 +145,9 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * A handler's output of any form (a value, a promise, an Observable) as an Observable of what it
  * gives, for code that wraps handlers; the dispatcher itself reads each form directly.
  */
-export function observeOutput<R>(output: HandlerOutput<R>): Observable<R | HandlerEvent> {
+export function observeOutput<R>(output: HandlerOutput<R> | DeferredOutput<R>): Observable<R | HandlerEvent> {
   if (isObservable(output)) return output;
+  if (output instanceof DeferredOutput) return new Observable((subscriber) => output.start(subscriber));
   // No result (`undefined`) passes as it is: the dispatcher reads it as an empty result.
   if (isThenable(output)) return from(output as PromiseLike<R>);
   return of(output as R);
@@ -229,10 +264,11 @@ export class Dispatcher {
       if (this.finish(id, entry)) answer({ error: this.toError(error, request, peer) });
       return;
     }
-    if (isObservable(output)) {
+    const deferred = output instanceof DeferredOutput;
+    if (deferred || isObservable(output)) {
       let last: unknown;
       let done = false;
-      const subscription = (output as Observable<unknown>).subscribe({
+      const observer: OutputSink<unknown> = {
         next: (value) => {
           if (value instanceof ProgressUpdate) context.progress(value.progress, value.total, value.message);
           else if (value instanceof LogUpdate) context.log(value.level, value.data, value.logger);
@@ -246,7 +282,10 @@ export class Dispatcher {
           done = true;
           if (this.finish(id, entry)) answer(this.toResult(last, request));
         },
-      });
+      };
+      const subscription = deferred
+        ? (output as DeferredOutput<unknown>).start(observer)
+        : (output as Observable<unknown>).subscribe(observer);
       if (!done) entry.subscription = subscription;
       return;
     }

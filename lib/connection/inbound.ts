@@ -12,6 +12,7 @@ import { hasCapability } from './capabilities';
 import type { TransportClose } from '../transport/transport';
 import type { ConnectionCore, Replier } from './connection-core';
 import type { ProgressParams } from './correlator';
+import { passesParamsThrough } from './dispatcher';
 import type { Answer } from './dispatcher';
 import {
   admitStatelessRequest,
@@ -172,7 +173,7 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
     return;
   }
   let params = request.params ?? {};
-  if (definition) {
+  if (definition && !passesParamsThrough(handler)) {
     const parsed = checkParams(method, negotiated, params);
     if (parsed && !parsed.success) {
       reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));

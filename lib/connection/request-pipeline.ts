@@ -1,6 +1,9 @@
 import { Observable } from '../rx/rxjs';
-import type { SchedulerLike, Subscriber, Subscription, Unsubscribable } from '../rx/rxjs';
-import { RequestTimeoutError } from '../jsonrpc/errors';
+import type { SchedulerLike, Subscription, Unsubscribable } from '../rx/rxjs';
+import { ProtocolError, RequestTimeoutError } from '../jsonrpc/errors';
+import { describeIssues, toValidationIssues } from '../schema/issues';
+import { checkResult } from '../schema/methods';
+import type { Revision } from '../schema/revisions';
 import { request as makeRequest } from '../jsonrpc/message';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 import type { SendOptions } from '../transport/transport';
@@ -28,6 +31,12 @@ export interface RequestOptions {
   readonly relatedRequestId?: RequestId;
   /** Extra HTTP headers for the POST that carries the request (Streamable HTTP clients). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Whether the result is checked against the method's result schema before it is emitted.
+   * Default true. An intermediary whose own caller checks the result (a proxy passing it on) may
+   * skip the check it would otherwise repeat; the result is then emitted as the peer sent it.
+   */
+  readonly checkResult?: boolean;
 }
 
 /**
@@ -74,6 +83,13 @@ export interface RequesterDeps {
   notify(method: string, params: Record<string, unknown>, options: SendOptions | undefined): void;
 }
 
+/** Where a request started with {@link startRequest} delivers: its result, then complete; or an error. */
+export interface RequestSink {
+  next(result: Record<string, unknown>): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
 /**
  * A request as a cold Observable: subscribing checks `deps.refusal` (when `cancellable`), sends the
  * request with a fresh id, and emits its validated result; unsubscribing before the answer sends
@@ -89,70 +105,71 @@ export function sendRequest(
   cancellable: boolean,
   onSent?: (id: RequestId) => void,
 ): Observable<Record<string, unknown>> {
-  return new Observable<Record<string, unknown>>((subscriber) => {
-    if (cancellable) {
-      const refusal = deps.refusal(method);
-      if (refusal) {
-        subscriber.error(refusal);
-        return undefined;
-      }
-    }
-    const idleMs = requestOptions.timeoutMs ?? deps.requestTimeoutMs;
-    const totalMs = requestOptions.maxTotalTimeoutMs ?? Infinity;
-    if (!(idleMs >= 0) || !(totalMs >= 0)) {
-      subscriber.error(new RangeError(`request timeouts must be non-negative numbers, got ${idleMs} and ${totalMs}`));
+  return new Observable<Record<string, unknown>>((subscriber) =>
+    startRequest(deps, method, params, requestOptions, cancellable, subscriber, onSent),
+  );
+}
+
+/**
+ * Sends one request as {@link sendRequest}'s subscription does, delivering to `sink` directly (no
+ * Observable in between: for code that forwards requests on the hot path). Returns what cancels
+ * the request (sending `notifications/cancelled` when `cancellable`), or undefined when the sink
+ * was already told the request failed.
+ */
+export function startRequest(
+  deps: RequesterDeps,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  requestOptions: RequestOptions,
+  cancellable: boolean,
+  sink: RequestSink,
+  onSent?: (id: RequestId) => void,
+): Unsubscribable | undefined {
+  if (cancellable) {
+    const refusal = deps.refusal(method);
+    if (refusal) {
+      sink.error(refusal);
       return undefined;
     }
-    const requestId = deps.nextRequestId();
-    onSent?.(requestId);
-    const { signal } = requestOptions;
-    if (signal?.aborted) {
-      subscriber.error(signal.reason);
-      return undefined;
-    }
-    let outParams = params;
-    const base = deps.requestMeta;
-    if (requestOptions.onProgress || requestOptions.meta || base) {
-      const meta: Record<string, unknown> = {
-        ...base,
-        ...(params?._meta as Record<string, unknown> | undefined),
-        ...requestOptions.meta,
-      };
-      if (requestOptions.onProgress) meta.progressToken = requestId;
-      outParams = { ...params, _meta: meta };
-    }
-    const call = new Call(
-      deps,
-      method,
-      requestId,
-      subscriber,
-      requestOptions,
-      cancellable,
-      params?.task !== undefined,
-      idleMs,
-    );
-    deps.correlator.register(requestId, call);
-    // The total deadline is armed first so that it wins a tie with the idle one.
-    if (Number.isFinite(totalMs)) call.limitTotal(totalMs);
-    call.armIdle();
-    try {
-      deps.send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
-    } catch (error) {
-      // Nothing went out (a message the transport cannot carry): fail the call, cancel nothing.
-      call.reject(error);
-      return undefined;
-    }
-    if (!signal) return call;
-    const onAbort = () => {
-      // Error first: the teardown below then finds the call unsettled and sends notifications/cancelled.
-      call.abort(signal);
+  }
+  const idleMs = requestOptions.timeoutMs ?? deps.requestTimeoutMs;
+  const totalMs = requestOptions.maxTotalTimeoutMs ?? Infinity;
+  if (!(idleMs >= 0) || !(totalMs >= 0)) {
+    sink.error(new RangeError(`request timeouts must be non-negative numbers, got ${idleMs} and ${totalMs}`));
+    return undefined;
+  }
+  const requestId = deps.nextRequestId();
+  onSent?.(requestId);
+  const { signal } = requestOptions;
+  if (signal?.aborted) {
+    sink.error(signal.reason);
+    return undefined;
+  }
+  let outParams = params;
+  const base = deps.requestMeta;
+  if (requestOptions.onProgress || requestOptions.meta || base) {
+    const meta: Record<string, unknown> = {
+      ...base,
+      ...(params?._meta as Record<string, unknown> | undefined),
+      ...requestOptions.meta,
     };
-    signal.addEventListener('abort', onAbort, { once: true });
-    return () => {
-      signal.removeEventListener('abort', onAbort);
-      call.unsubscribe();
-    };
-  });
+    if (requestOptions.onProgress) meta.progressToken = requestId;
+    outParams = { ...params, _meta: meta };
+  }
+  const call = new Call(deps, method, requestId, sink, requestOptions, cancellable, params?.task !== undefined, idleMs);
+  deps.correlator.register(requestId, call);
+  // The total deadline is armed first so that it wins a tie with the idle one.
+  if (Number.isFinite(totalMs)) call.limitTotal(totalMs);
+  call.armIdle();
+  try {
+    deps.send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
+  } catch (error) {
+    // Nothing went out (a message the transport cannot carry): fail the call, cancel nothing.
+    call.reject(error);
+    return undefined;
+  }
+  if (signal) call.watch(signal);
+  return call;
 }
 
 /**
@@ -168,12 +185,14 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
   private totalTimer: Subscription | undefined;
   private settled = false;
   private abortedBy: AbortSignal | undefined;
+  /** Stops listening to the caller's abort signal. */
+  private unwatch: (() => void) | undefined;
 
   constructor(
     private readonly deps: RequesterDeps,
     readonly method: string,
     private readonly requestId: RequestId,
-    private readonly subscriber: Subscriber<Record<string, unknown>>,
+    private readonly subscriber: RequestSink,
     private readonly options: RequestOptions,
     private readonly cancellable: boolean,
     private readonly taskAugmented: boolean,
@@ -183,6 +202,11 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
   resolve(raw: Record<string, unknown>): void {
     if (this.settled) return;
     this.settle();
+    if (this.options.checkResult === false) {
+      this.subscriber.next(raw);
+      this.subscriber.complete();
+      return;
+    }
     let result: Record<string, unknown>;
     try {
       // A task-augmented request (2025-11-25) is answered with a CreateTaskResult instead.
@@ -236,9 +260,16 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
     this.subscriber.error(error);
   }
 
-  abort(signal: AbortSignal): void {
-    this.abortedBy = signal;
-    this.subscriber.error(signal.reason);
+  /** Cancels the request when `signal` aborts: the caller hears of it first, then the peer. */
+  watch(signal: AbortSignal): void {
+    const onAbort = () => {
+      this.abortedBy = signal;
+      // Error first: the teardown that follows finds the call unsettled and cancels it.
+      if (!this.settled) this.subscriber.error(signal.reason);
+      this.unsubscribe();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.unwatch = () => signal.removeEventListener('abort', onAbort);
   }
 
   /** The teardown: the caller unsubscribed, or the subscriber ended (then the call is settled). */
@@ -251,6 +282,7 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
 
   private settle(): void {
     this.settled = true;
+    this.unwatch?.();
     if (this.deadline !== Infinity) this.deps.deadlines.delete(this);
     this.totalTimer?.unsubscribe();
     this.deps.correlator.forget(this.requestId, this);
@@ -271,4 +303,25 @@ function describeAbort(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason.message;
   return typeof reason === 'string' ? reason : 'The request was aborted';
+}
+
+/**
+ * A result of `method` as checked against the revision's schema (a task-augmented request of
+ * 2025-11-25 is answered with a CreateTaskResult instead); throws a `ProtocolError` naming what
+ * is wrong with an invalid one. `role` is ours.
+ */
+export function checkedResult(
+  method: string,
+  revision: Revision,
+  result: Record<string, unknown>,
+  taskAugmented: boolean,
+  role: 'client' | 'server',
+): Record<string, unknown> {
+  const parsed = checkResult(method, revision, result, { taskAugmented });
+  if (!parsed) return result;
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  const problem = describeIssues(toValidationIssues(parsed.error));
+  throw new ProtocolError(
+    `Invalid result for ${method} from the ${role === 'server' ? 'client' : 'server'}: ${problem}`,
+  );
 }

@@ -1,6 +1,6 @@
 import { from, isObservable, map, of } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
-import { isThenable } from '../connection/dispatcher';
+import { DeferredOutput, isThenable, observeOutput } from '../connection/dispatcher';
 import type { HandlerOutput, HandlerResult, RequestHandler } from '../connection/dispatcher';
 import { runMiddleware } from '../connection/middleware';
 import type { Middleware, MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
@@ -24,8 +24,8 @@ import type { ServerContext } from './server-context';
 export type ServerMiddleware = Middleware<MiddlewareRequest, ServerContext>;
 
 /** A handler's output of any form as a stream of events; no result (`undefined`) stands for `{}`. */
-function eventsOf(output: HandlerOutput<HandlerResult>): Observable<MiddlewareEvent> {
-  if (isObservable(output)) return output;
+function eventsOf(output: HandlerOutput<HandlerResult> | DeferredOutput): Observable<MiddlewareEvent> {
+  if (isObservable(output) || output instanceof DeferredOutput) return observeOutput(output);
   if (isThenable(output))
     return from(output as PromiseLike<HandlerResult | void>).pipe(map((value) => (value ?? {}) as MiddlewareEvent));
   return of((output ?? {}) as MiddlewareEvent);

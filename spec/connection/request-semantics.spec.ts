@@ -1,6 +1,7 @@
 import { Observable, Subject, VirtualTimeScheduler } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import { createConnection } from '../../lib/connection/connection';
+import type { Connection } from '../../lib/connection/connection';
 import { RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { abortOnSignal } from '../../lib/operators/abort-on-signal';
@@ -66,7 +67,64 @@ function viaOperators(scheduler: VirtualTimeScheduler, scenario: Scenario, signa
   };
 }
 
+/**
+ * `Connection.startRequest`: the sink is no subscriber, so nothing tears the call down when it
+ * fails (a timeout or an abort must cancel it by itself); only the caller's unsubscribe does.
+ */
+function viaSink(scheduler: VirtualTimeScheduler, scenario: Scenario, signal: AbortSignal): Harness {
+  const wire = statelessClient(scheduler);
+  const result$ = new Observable<unknown>((subscriber) => {
+    let ended = false;
+    const handle = wire.connection.startRequest(
+      'tools/call',
+      { name: 'x' },
+      { timeoutMs: scenario.idleMs, maxTotalTimeoutMs: scenario.totalMs, onProgress: () => undefined, signal },
+      {
+        next: (value) => subscriber.next(value),
+        error: (error) => {
+          ended = true;
+          subscriber.error(error);
+        },
+        complete: () => {
+          ended = true;
+          subscriber.complete();
+        },
+      },
+    );
+    return () => {
+      if (!ended) handle?.unsubscribe();
+    };
+  });
+  return withResult(wire.harness, result$);
+}
+
 function viaConnection(scheduler: VirtualTimeScheduler, scenario: Scenario, signal: AbortSignal): Harness {
+  const wire = statelessClient(scheduler);
+  const result$ = wire.connection.request(
+    'tools/call',
+    { name: 'x' },
+    { timeoutMs: scenario.idleMs, maxTotalTimeoutMs: scenario.totalMs, onProgress: () => undefined, signal },
+  );
+  return withResult(wire.harness, result$);
+}
+
+/** `harness` with the request's result (its `cancels` read when asked, not copied). */
+function withResult(harness: Omit<Harness, 'result$'>, result$: Observable<unknown>): Harness {
+  return {
+    result$,
+    respond: harness.respond,
+    progress: harness.progress,
+    get cancels() {
+      return harness.cancels;
+    },
+  };
+}
+
+/** A client connection on a hand-driven transport, and how the peer answers its last request. */
+function statelessClient(scheduler: VirtualTimeScheduler): {
+  connection: Connection;
+  harness: Omit<Harness, 'result$'>;
+} {
   const incoming = new Subject<unknown>();
   const sent: JsonRpcMessage[] = [];
   const transport: Transport = {
@@ -85,25 +143,18 @@ function viaConnection(scheduler: VirtualTimeScheduler, scenario: Scenario, sign
   connection.useStateless('2026-07-28');
   const lastId = () => (sent.filter((message) => 'id' in message && 'method' in message).at(-1) as { id: number }).id;
   return {
-    result$: connection.request(
-      'tools/call',
-      { name: 'x' },
-      {
-        timeoutMs: scenario.idleMs,
-        maxTotalTimeoutMs: scenario.totalMs,
-        onProgress: () => undefined,
-        signal,
+    connection,
+    harness: {
+      respond: () => incoming.next({ jsonrpc: '2.0', id: lastId(), result: { ok: true } }),
+      progress: () =>
+        incoming.next({
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: lastId(), progress: 1 },
+        }),
+      get cancels() {
+        return sent.filter((message) => 'method' in message && message.method === 'notifications/cancelled').length;
       },
-    ),
-    respond: () => incoming.next({ jsonrpc: '2.0', id: lastId(), result: { ok: true } }),
-    progress: () =>
-      incoming.next({
-        jsonrpc: '2.0',
-        method: 'notifications/progress',
-        params: { progressToken: lastId(), progress: 1 },
-      }),
-    get cancels() {
-      return sent.filter((message) => 'method' in message && message.method === 'notifications/cancelled').length;
     },
   };
 }
@@ -206,6 +257,7 @@ const SCENARIOS: readonly Scenario[] = [
 describe.each([
   ['the operators', viaOperators],
   ['Connection.request', viaConnection],
+  ['Connection.startRequest', viaSink],
 ])('request semantics through %s', (_name, make) => {
   it.each(SCENARIOS.map((scenario) => [scenario.name, scenario] as const))('%s', (_scenario, scenario) => {
     expect(play(make, scenario)).toEqual(scenario.expected);
