@@ -1,7 +1,9 @@
 import { map, Observable } from '../rx/rxjs';
+import type { Unsubscribable } from '../rx/rxjs';
 import { META } from '../connection/stateless';
 import { isModernRevision } from '../schema/revisions';
-import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
+import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
+import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
 import type { ProxyRouter } from './proxy-router';
@@ -58,16 +60,15 @@ function upstreamOptions(
   timeoutMs: number | undefined,
   logLevel: string | undefined,
 ): RequestOptions {
-  const context = current();
-  return {
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    // A stateless upstream takes the log level per request (a session's upstream keeps its own).
-    ...(logLevel !== undefined ? { meta: { [META.logLevel]: logLevel } } : {}),
-    // Progress from upstream reaches the caller under its own token, and keeps the call alive.
-    ...(context.progressToken !== undefined
-      ? { onProgress: (update) => current().progress(update.progress, update.total, update.message) }
-      : {}),
-  };
+  // The caller checks the result: the proxy passes it on without checking it again.
+  const options: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { checkResult: false };
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  // A stateless upstream takes the log level per request (a session's upstream keeps its own).
+  if (logLevel !== undefined) options.meta = { [META.logLevel]: logLevel };
+  // Progress from upstream reaches the caller under its own token, and keeps the call alive.
+  if (current().progressToken !== undefined)
+    options.onProgress = (update) => current().progress(update.progress, update.total, update.message);
+  return options;
 }
 
 /**
@@ -84,8 +85,19 @@ export function forwardTo(
   timeoutMs?: number,
   router?: ProxyRouter,
 ): RequestHandler {
-  return (params, context, owner) =>
-    forwardRequest(upstream(), method, forwardedParams(params), context, timeoutMs, router, params, owner);
+  // The upstream checks the params, as it would for a direct caller.
+  return passParamsThrough((params, context, owner) => {
+    const client = upstream();
+    // A session's upstream without a router: straight to its connection, with no Observable between.
+    if (router === undefined && !isModernRevision(client.revision))
+      return new UpstreamCall(
+        client,
+        method,
+        forwardedParams(params),
+        upstreamOptions(() => context, timeoutMs, undefined),
+      );
+    return forwardRequest(client, method, forwardedParams(params), context, timeoutMs, router, params, owner);
+  });
 }
 
 /**
@@ -117,4 +129,20 @@ export function forwardRequest(
     subscription.add(untrack);
     return subscription;
   });
+}
+
+/** One request forwarded to a session's upstream, answering the dispatcher through its sink. */
+class UpstreamCall extends DeferredOutput {
+  constructor(
+    private readonly upstream: McpClient,
+    private readonly method: string,
+    private readonly params: Record<string, unknown>,
+    private readonly options: RequestOptions,
+  ) {
+    super();
+  }
+
+  start(sink: OutputSink<HandlerResult>): Unsubscribable | undefined {
+    return this.upstream.connection.startRequest(this.method, this.params, this.options, sink);
+  }
 }

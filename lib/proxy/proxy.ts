@@ -58,7 +58,16 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
   const logger = childLogger(options.logger, { component: 'proxy' });
   const relay = new SubscriptionRelay(upstream, logger);
   const closing = new Subject<void>();
-  const capabilities = () => downstreamCapabilities(upstream.serverCapabilities as Record<string, unknown>);
+  // Asked for each request: derived again only when the upstream's declaration changes.
+  let declared: unknown;
+  let derived: Record<string, unknown> = {};
+  const capabilities = () => {
+    if (upstream.serverCapabilities !== declared) {
+      declared = upstream.serverCapabilities;
+      derived = downstreamCapabilities(declared as Record<string, unknown>);
+    }
+    return derived;
+  };
   const listen = listenRelay({
     capabilities,
     changes: () => front.broadcasts,

@@ -145,6 +145,18 @@ describe('proxy over an in-memory upstream', () => {
     expect((failure as JsonRpcError).code).toBe(-32002);
   });
 
+  it('leaves params to the upstream to check: a bad request gets its -32602, and the proxy serves on', async () => {
+    const failure = await firstValueFrom(downstream.request('prompts/get', { name: 42 }).pipe(take(1))).catch(
+      (error: unknown) => error,
+    );
+    const badCall = await firstValueFrom(downstream.request('tools/call', { name: ['add'] })).catch(
+      (error: unknown) => error,
+    );
+    expect([failure, badCall].map((error) => (error as JsonRpcError).code)).toEqual([-32601, -32602]);
+    const result = await firstValueFrom(downstream.request('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }));
+    expect(textOf(result as never)).toBe('3');
+  });
+
   it('tells downstream clients when the upstream list changes', async () => {
     const lists = downstream.tools$.pipe(take(2), toArray());
     const seen = lastValueFrom(lists);
