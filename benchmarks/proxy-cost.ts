@@ -1,9 +1,11 @@
 /**
  * The proxy's cost: the same `tools/call` made directly and through `proxy()`, in memory (client,
  * proxy and server in one process) and stdio to HTTP (the client talks stdio to a proxy process,
- * which talks Streamable HTTP to the server). Composition issue target: at least 0.7 of direct
- * throughput.
+ * which talks Streamable HTTP to the server). In the second case the server runs in a process of
+ * its own, as deployed, whether it is called directly or through the proxy. Composition issue
+ * target: at least 0.7 of direct throughput.
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import {
@@ -12,7 +14,6 @@ import {
   createStdioClientTransport,
   createStreamableHttpClientTransport,
   proxy,
-  startStreamableHttpServer,
 } from '../lib/index';
 import type { McpClient, Transport } from '../lib/index';
 import { createBenchServer } from './servers/rxmcp-server';
@@ -57,12 +58,33 @@ export async function proxyHarness(kind: ProxyTransport, proxied: boolean): Prom
       server.close();
     });
   }
-  const running = await startStreamableHttpServer({ port: 0, server: createBenchServer() });
+  const server = await httpServerProcess();
   const transport = proxied
     ? createStdioClientTransport({
         command: process.execPath,
-        args: [join(__dirname, 'servers/rxmcp-proxy.js'), String(running.url)],
+        args: [join(__dirname, 'servers/rxmcp-proxy.js'), server.url],
       })
-    : createStreamableHttpClientTransport({ url: running.url });
-  return harness(await connect(transport, HANDSHAKE), () => running.close());
+    : createStreamableHttpClientTransport({ url: server.url });
+  return harness(await connect(transport, HANDSHAKE), server.stop);
+}
+
+/** The bench server over Streamable HTTP in a child process: its URL, and how to end it. */
+async function httpServerProcess(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(__dirname, 'servers/rxmcp-server.js'), '--http'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.stdin.end();
+    });
+  return { url, stop };
 }
