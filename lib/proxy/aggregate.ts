@@ -224,11 +224,14 @@ function findResource(routing: Routing, uri: string): { readonly member: Member;
   return candidates.find((found) => found.member.links.available) ?? candidates[0];
 }
 
-/** A shared upstream's updates of a resource, for a `subscriptions/listen` stream (per-session upstreams have none). */
+/**
+ * A shared upstream's updates of a resource, for a `subscriptions/listen` stream, across its
+ * reconnections (per-session upstreams have none).
+ */
 function updatesOf(routing: Routing, uri: string): Observable<void> {
   const found = findResource(routing, uri);
-  if (!found || found.member.links instanceof PerSessionLinks) return EMPTY;
-  return found.member.links.use(undefined, undefined, (link) => link.relay.updates(found.local));
+  if (!found || !(found.member.links instanceof SharedLinks)) return EMPTY;
+  return found.member.links.updates(found.local);
 }
 
 /** Sends a request about a resource to its member, or fails with -32602 naming what was not found. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { defer, from, Observable, take, tap, throwError } from '../rx/rxjs';
+import { BehaviorSubject, defer, EMPTY, from, Observable, switchMap, take, tap, throwError } from '../rx/rxjs';
 import type { ObservableInput, Subscription } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
@@ -115,6 +115,8 @@ export class SharedLinks implements UpstreamLinks {
   private readonly owned: boolean;
   /** Downstream subscriptions by upstream URI, kept through a reconnection. */
   private readonly wanted = new Map<string, Set<DownstreamSession>>();
+  /** The live connection as it comes and goes (undefined while there is none). */
+  private readonly links = new BehaviorSubject<Link | undefined>(undefined);
 
   constructor(
     private readonly setup: LinkSetup,
@@ -165,6 +167,27 @@ export class SharedLinks implements UpstreamLinks {
     );
   }
 
+  /**
+   * The updates of the upstream resource `uri` for a `subscriptions/listen` stream, followed
+   * across reconnections: coming back counts as an update (the resource may have changed meanwhile).
+   */
+  updates(uri: string): Observable<void> {
+    return defer(() => {
+      let before = false;
+      return this.links.pipe(
+        switchMap((link) => {
+          if (!link) return EMPTY;
+          const again = before;
+          before = true;
+          return new Observable<void>((subscriber) => {
+            if (again) subscriber.next();
+            return link.relay.updates(uri).subscribe(subscriber);
+          });
+        }),
+      );
+    });
+  }
+
   unsubscribe(owner: DownstreamSession | undefined, uri: string): void {
     const subscribers = this.wanted.get(uri);
     if (owner !== undefined && subscribers?.delete(owner) && subscribers.size === 0) this.wanted.delete(uri);
@@ -180,6 +203,7 @@ export class SharedLinks implements UpstreamLinks {
     this.following.unsubscribe();
     const link = this.link;
     this.link = undefined;
+    this.links.complete();
     link?.dispose();
     // A client the aggregate opened is the aggregate's to close; one it was given is the caller's.
     if (link && this.owned) link.client.close('aggregate closed');
@@ -210,6 +234,7 @@ export class SharedLinks implements UpstreamLinks {
     this.status = 'connected';
     listsChanged(this.setup.front);
     this.resubscribe(link);
+    this.links.next(link);
   }
 
   /**
@@ -235,6 +260,7 @@ export class SharedLinks implements UpstreamLinks {
     this.link = undefined;
     if (!link) return;
     this.setup.logger.warn({ upstream: this.setup.key }, 'upstream closed; its entries leave the lists');
+    this.links.next(undefined);
     link.dispose();
     listsChanged(this.setup.front);
   }

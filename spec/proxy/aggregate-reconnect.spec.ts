@@ -6,7 +6,9 @@ import type { McpProxy } from '../../lib/proxy/proxy';
 import type { UpstreamContext } from '../../lib/proxy/upstream-source';
 import type { McpServer } from '../../lib/server/server';
 import { until } from '../support/until';
-import { clientOf, labelled, textOf } from './fixtures';
+import { connect } from '../../lib/client/client';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { clientOf, labelled, SPEC_CLIENT, textOf } from './fixtures';
 
 describe('aggregate of a connector that goes away and comes back', () => {
   let alpha: McpServer;
@@ -105,6 +107,24 @@ describe('aggregate of a connector that goes away and comes back', () => {
     await until(() => reads.length === 2);
     expect(reads[1]).toMatchObject({ uri: 'alpha+mem://doc', text: 'alpha doc' });
     watching.unsubscribe();
+    await until(() => [...alpha.sessions].every((s) => s.subscriptions.size === 0));
+  });
+
+  it('keeps a 2026-07-28 caller’s listen stream across the reconnection, and tells it to read again', async () => {
+    const [clientSide, serverSide] = createInMemoryPair();
+    front.connect(serverSide);
+    const modern = await connect(clientSide, { ...SPEC_CLIENT, protocolVersion: '2026-07-28' });
+    const reads: unknown[] = [];
+    const watching = modern.watchResource('alpha+mem://doc').subscribe((read) => reads.push(read.contents[0]));
+    await until(() => reads.length === 1 && [...alpha.sessions].some((s) => s.subscriptions.has('mem://doc')));
+    const before = [...alpha.sessions];
+    alphaClient!.close();
+    await nextAttempt(); // at 100: connects again, a new upstream session
+    await until(() => [...alpha.sessions].some((s) => !before.includes(s) && s.subscriptions.has('mem://doc')));
+    await until(() => reads.length === 2);
+    expect(reads[1]).toMatchObject({ uri: 'alpha+mem://doc', text: 'alpha doc' });
+    watching.unsubscribe();
+    modern.close();
     await until(() => [...alpha.sessions].every((s) => s.subscriptions.size === 0));
   });
 
