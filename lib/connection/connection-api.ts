@@ -143,6 +143,8 @@ export interface Connection {
     options: RequestOptions,
     sink: RequestSink,
   ): Unsubscribable | undefined;
+  /** The capabilities we declare (read from the options' `capabilities`, as the handshake does). */
+  capabilities(): Record<string, unknown>;
   /** Sends a notification; dropped (and logged) once the connection is closed. */
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
   /** Adds or replaces the handler of a request method. */

@@ -100,6 +100,7 @@ export function aggregate(
     handlers,
     logger,
     onSessionClosed: (session) => members.forEach((member) => member.links.sessionClosed(session)),
+    onRootsChanged: (session) => members.forEach((member) => member.links.rootsChanged(session)),
     onClose: () => {
       closing.next();
       members.forEach((member) => member.links.close());

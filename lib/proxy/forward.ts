@@ -1,7 +1,8 @@
 import { map, Observable } from '../rx/rxjs';
 import type { Unsubscribable } from '../rx/rxjs';
 import { META } from '../connection/stateless';
-import { isModernRevision } from '../schema/revisions';
+import { hasCapability } from '../connection/capabilities';
+import { isModernRevision, isStatefulRevision } from '../schema/revisions';
 import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
@@ -69,6 +70,17 @@ function upstreamOptions(
   if (current().progressToken !== undefined)
     options.onProgress = (update) => current().progress(update.progress, update.total, update.message);
   return options;
+}
+
+/**
+ * Tells an upstream that the roots it may ask for changed (a downstream client said so): when it
+ * declared roots with list changes (a router's upstream) and speaks a revision that has them.
+ */
+export function tellRootsChanged(client: McpClient): void {
+  const { connection } = client;
+  if (connection.state !== 'operating' || !isStatefulRevision(client.revision ?? '')) return;
+  if (hasCapability(connection.capabilities(), 'roots.listChanged'))
+    connection.notify('notifications/roots/list_changed');
 }
 
 /**

@@ -37,6 +37,8 @@ export interface FrontConfig {
   /** Shared by every downstream connection; each finds its `DownstreamSession` as the owner. */
   readonly handlers: Readonly<Record<string, RequestHandler>>;
   readonly logger: Logger;
+  /** A downstream client said its roots changed (`notifications/roots/list_changed`). */
+  readonly onRootsChanged?: (session: DownstreamSession) => void;
   /** A downstream client went away: release what it held upstream. */
   readonly onSessionClosed: (session: DownstreamSession) => void;
   /** The front closed. */
@@ -67,6 +69,9 @@ export class Front implements McpProxy {
       handlers: config.handlers,
       owner: session,
       logger: config.logger,
+      onNotification: (message) => {
+        if (message.method === 'notifications/roots/list_changed') config.onRootsChanged?.(session);
+      },
       onClose: () => {
         config.onSessionClosed(session);
         this.downstream.delete(session);

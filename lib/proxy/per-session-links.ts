@@ -4,6 +4,7 @@ import type { RequestContext } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { McpClient } from '../client/client-api';
 import type { DownstreamSession } from './front';
+import { tellRootsChanged } from './forward';
 import { connection, listsChanged, openLink, unavailable } from './upstream-links';
 import type { Link, LinkSetup, OpenLink, UpstreamLinks, UpstreamSink } from './upstream-links';
 import { downstreamInfo } from './upstream-source';
@@ -84,6 +85,13 @@ export class PerSessionLinks implements UpstreamLinks {
   unsubscribe(owner: DownstreamSession | undefined, uri: string): void {
     void this.bySession.get(owner!)?.then(
       (link) => link.relay.remove(owner, uri),
+      () => undefined,
+    );
+  }
+
+  rootsChanged(session: DownstreamSession): void {
+    void this.bySession.get(session)?.then(
+      (link) => tellRootsChanged(link.client),
       () => undefined,
     );
   }

@@ -5,7 +5,7 @@ import type { RequestHandler } from '../connection/dispatcher';
 import { childLogger } from '../jsonrpc/logger';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { McpClient } from '../client/client-api';
-import { forwardTo } from './forward';
+import { forwardTo, tellRootsChanged } from './forward';
 import { Front, setLevelHandler } from './front';
 import type { McpProxy } from './front';
 import type { ProxyRouter } from './proxy-router';
@@ -85,6 +85,7 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
     handlers: { ...proxyHandlers(upstream, relay, options), 'subscriptions/listen': listen },
     logger,
     onSessionClosed: (session) => relay.dropAll(session),
+    onRootsChanged: () => tellRootsChanged(upstream),
     onClose: () => {
       closing.next();
       watching.unsubscribe();

@@ -6,6 +6,7 @@ import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { McpClient } from '../client/client-api';
 import type { Transport } from '../transport/transport';
 import type { DownstreamSession, Front } from './front';
+import { tellRootsChanged } from './forward';
 import { watchUpstream } from './proxy';
 import { reconnecting } from './reconnect';
 import type { ReconnectEvent, UpstreamReconnectOptions } from './reconnect';
@@ -54,6 +55,8 @@ export interface UpstreamLinks {
   readonly available: boolean;
   /** What the upstream declared when last connected; undefined before it ever was. */
   readonly capabilities: Record<string, unknown> | undefined;
+  /** `session` said its roots changed: tell the upstream connection that may ask it for them. */
+  rootsChanged(session: DownstreamSession): void;
   sessionClosed(session: DownstreamSession): void;
   close(): void;
 }
@@ -192,6 +195,10 @@ export class SharedLinks implements UpstreamLinks {
     const subscribers = this.wanted.get(uri);
     if (owner !== undefined && subscribers?.delete(owner) && subscribers.size === 0) this.wanted.delete(uri);
     this.link?.relay.remove(owner, uri);
+  }
+
+  rootsChanged(): void {
+    if (this.link) tellRootsChanged(this.link.client);
   }
 
   sessionClosed(session: DownstreamSession): void {

@@ -301,6 +301,25 @@ describe('proxy with a router: the upstream’s sampling and elicitation reach t
     upstreamServer.close();
   });
 
+  it('tells the upstream when a downstream client’s roots change', async () => {
+    const upstreamSession = [...upstreamServer.sessions][0]!;
+    const told = firstValueFrom(
+      upstreamSession.connection.notifications$.pipe(
+        filter((message) => message.method === 'notifications/roots/list_changed'),
+      ),
+    );
+    const [clientSide, serverSide] = createInMemoryPair();
+    front.connect(serverSide);
+    const downstream = await connect(clientSide, {
+      ...INFO,
+      protocolVersion: '2025-11-25',
+      roots: [{ uri: 'file:///a', name: 'a' }],
+    });
+    downstream.setRoots([{ uri: 'file:///b', name: 'b' }]);
+    await expect(told).resolves.toMatchObject({ method: 'notifications/roots/list_changed' });
+    downstream.close();
+  });
+
   it('asks our client downstream, related to its call', async () => {
     const [clientSide, serverSide] = createInMemoryPair();
     front.connect(serverSide);
