@@ -1,5 +1,5 @@
 /**
- * Authorization for `rxmcp connect`: an `AuthProvider` that, only once the server first answers
+ * Authorization for `rxmcp connect` and the HTTP upstreams of `rxmcp proxy`: an `AuthProvider` that, only once the server first answers
  * 401, opens a loopback redirect listener (http://127.0.0.1:<port>/callback), prints the
  * authorization URL for the user to open, and runs the OAuth client's authorization code flow with
  * PKCE. Tokens stay in memory, for this process only.
@@ -18,12 +18,16 @@ export interface CliAuthOptions {
   readonly show: (authorizationUrl: URL) => void;
   /** How long to wait for the user to sign in. Default 5 minutes. */
   readonly timeoutMs?: number;
+  /** The name the client registers under. Default `rxmcp connect`. */
+  readonly clientName?: string;
   /** For tests: the fetch the OAuth client talks to the authorization server with. */
   readonly fetch?: typeof fetch;
 }
 
 /** The provider, with what it opened to close. */
 export interface CliAuth extends AuthProvider {
+  /** Whether a sign-in is under way (asked for, not yet finished or failed). */
+  readonly signingIn: boolean;
   /** Stops the loopback listener, if one was started. */
   close(): Promise<void>;
 }
@@ -42,12 +46,13 @@ export function createCliAuth(options: CliAuthOptions): CliAuth {
     const clientOptions: OAuthClientOptions = {
       redirectUrl: redirect.redirectUrl,
       authorize: (url) => redirect.authorize(url),
-      clientMetadata: { client_name: 'rxmcp connect' },
+      clientMetadata: { client_name: options.clientName ?? 'rxmcp connect' },
       ...(options.fetch ? { fetch: options.fetch } : {}),
     };
     client = createOAuthClient(clientOptions);
     return { client, redirect };
   };
+  let signing = 0;
   return {
     headers: (request: AuthRequest) => (client ? client.headers(request) : Promise.resolve({})),
     async challenged(serverUrl: URL, answer: AuthChallengeAnswer) {
@@ -56,7 +61,15 @@ export function createCliAuth(options: CliAuthOptions): CliAuth {
         started = undefined;
         throw error;
       });
-      return (await started).client.challenged(serverUrl, answer);
+      signing++;
+      try {
+        return await (await started).client.challenged(serverUrl, answer);
+      } finally {
+        signing--;
+      }
+    },
+    get signingIn() {
+      return signing > 0;
     },
     accepted: () => client?.accepted?.(),
     async close() {

@@ -8,6 +8,8 @@ import { readConfig } from './config';
 import { EXIT } from './errors';
 import { verbose } from './io';
 import type { CliIo } from './io';
+import { createCliAuth } from './oauth';
+import type { CliAuth } from './oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
 import { serveProxy } from './serve';
@@ -24,12 +26,28 @@ function connected(started: readonly Started[]): Array<Extract<Started, { ok: tr
   return started.filter((s): s is Extract<Started, { ok: true }> => s.ok);
 }
 
-/** What the upstreams are started with: their own transports and clients log errors only (a failure gets a line of its own). */
-function upstreamOptions(io: CliIo, progress: Progress): UpstreamOptions {
+/**
+ * What the upstreams are started with: their own transports and clients log errors only (a
+ * failure gets a line of its own). A Streamable HTTP upstream that asks for authorization gets a
+ * sign-in of its own, made when first asked and kept (with its tokens) through restarts.
+ */
+function upstreamOptions(io: CliIo, progress: Progress, auths: Map<string, CliAuth>): UpstreamOptions {
   return {
     info: { name: 'rxmcp', version: packageVersion() },
     logger: progressLogger(progress, verbose(io) ? 'info' : 'error'),
     stderrLine: (name: string, line: string) => void io.stderr.write(`[${name}] ${line}\n`),
+    authFor: (upstream) => {
+      let auth = auths.get(upstream.name);
+      if (!auth) {
+        auth = createCliAuth({
+          callbackPort: 0,
+          clientName: 'rxmcp proxy',
+          show: (url) => progress.note(`${upstream.name} asks you to sign in: open ${url.href}`),
+        });
+        auths.set(upstream.name, auth);
+      }
+      return auth;
+    },
   };
 }
 
@@ -65,20 +83,25 @@ function restartable(
 export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number> {
   const progress = createProgress(io.stderr);
   const upstreams = await readConfig(command.config, io.env);
-  // The upstreams' own transports and clients: errors only (their failures get a line of their own).
-  const startup = startUpstreams(upstreams, upstreamOptions(io, progress), progress);
-  const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
-  if (first === undefined) {
-    // Stopped while upstreams were starting: close each as it arrives.
-    await closeUpstreams(connected(await startup));
-    return EXIT.ok;
+  const auths = new Map<string, CliAuth>();
+  const options = upstreamOptions(io, progress, auths);
+  try {
+    const startup = startUpstreams(upstreams, options, progress);
+    const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
+    if (first === undefined) {
+      // Stopped while upstreams were starting: close each as it arrives.
+      await closeUpstreams(connected(await startup));
+      return EXIT.ok;
+    }
+    const live = connected(first);
+    if (live.length === 0) {
+      progress.error(`none of the ${upstreams.length} upstreams of ${command.config} could be started`);
+      return EXIT.failed;
+    }
+    return await serveUntilStopped(command, io, progress, live, options);
+  } finally {
+    await Promise.all([...auths.values()].map((auth) => auth.close()));
   }
-  const live = connected(first);
-  if (live.length === 0) {
-    progress.error(`none of the ${upstreams.length} upstreams of ${command.config} could be started`);
-    return EXIT.failed;
-  }
-  return serveUntilStopped(command, io, progress, live);
 }
 
 /** Why serving could not start, as the user can act on it. */
@@ -95,12 +118,12 @@ async function serveUntilStopped(
   io: CliIo,
   progress: Progress,
   live: ReadonlyArray<Extract<Started, { ok: true }>>,
+  options: UpstreamOptions,
 ): Promise<number> {
   const logger = progressLogger(progress, verbose(io) ? 'info' : 'warn');
   // Each upstream that started is served through a connector: when it goes away (a server process
   // that crashed, a remote that dropped), the aggregate starts it again with backoff.
   const current = new Map(live.map((started) => [started.upstream.name, started as Closable]));
-  const options = upstreamOptions(io, progress);
   const proxy = aggregate(
     Object.fromEntries(
       live.map((started) => [started.upstream.name, restartable(started, options, progress, current)]),

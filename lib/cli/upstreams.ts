@@ -13,6 +13,7 @@ import type { StdioClientTransport } from '../transport/stdio/stdio-client-trans
 import { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../transport/transport';
 import type { Upstream } from './config';
+import type { CliAuth } from './oauth';
 import { causeOf } from './progress';
 import type { Progress } from './progress';
 
@@ -23,8 +24,13 @@ export interface UpstreamOptions {
   readonly logger: LoggerOption;
   /** Where a spawned server's stderr lines go, prefixed with its name. */
   readonly stderrLine: (name: string, line: string) => void;
-  /** An upstream not connected (handshake and tool list) this long after it started has failed. Default 30 s. */
+  /**
+   * An upstream not connected (handshake and tool list) this long after it started has failed,
+   * unless its user is signing in. Default 30 s.
+   */
   readonly startTimeoutMs?: number;
+  /** The authorization of a Streamable HTTP upstream, for a server that asks for it. */
+  readonly authFor?: (upstream: Upstream) => CliAuth | undefined;
 }
 
 /** The default of {@link UpstreamOptions.startTimeoutMs}. */
@@ -65,8 +71,15 @@ export function transportFor(upstream: Upstream, options: UpstreamOptions): Tran
     }
     case 'sse':
       return createLegacySseClientTransport({ url: upstream.url, headers: upstream.headers, logger });
-    case 'http':
-      return createStreamableHttpClientTransport({ url: upstream.url, headers: upstream.headers, logger });
+    case 'http': {
+      const auth = options.authFor?.(upstream);
+      return createStreamableHttpClientTransport({
+        url: upstream.url,
+        headers: upstream.headers,
+        logger,
+        ...(auth ? { auth } : {}),
+      });
+    }
   }
 }
 
@@ -80,8 +93,14 @@ export async function startUpstream(upstream: Upstream, options: UpstreamOptions
   }
   const limitMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
+  const auth = upstream.kind === 'http' ? options.authFor?.(upstream) : undefined;
   const tooSlow = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not answer within ${limitMs / 1000} s`)), limitMs);
+    // The user signing in takes the time it takes (the sign-in has its own limit).
+    const check = () => {
+      if (auth?.signingIn) timer = setTimeout(check, limitMs);
+      else reject(new Error(`did not answer within ${limitMs / 1000} s`));
+    };
+    timer = setTimeout(check, limitMs);
   });
   try {
     // A server that died during the handshake may leave only its transport's close to tell why.

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,6 +13,7 @@ import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startAuthorizationServer } from './authorization-server';
 import { assertBuilt, CLI, runCli, stopAll, textOf } from './cli-process';
 
 // `rxmcp connect <url>`, the built command, end to end: the official SDK's stdio client reaches an
@@ -88,55 +88,6 @@ async function closedPort(): Promise<number> {
   probe.close();
   await once(probe, 'close');
   return port;
-}
-
-/** The body of a request, as text. */
-async function bodyOf(req: IncomingMessage): Promise<string> {
-  let body = '';
-  for await (const chunk of req) body += String(chunk);
-  return body;
-}
-
-/**
- * A minimal authorization server on 127.0.0.1: its metadata, dynamic registration, an authorization
- * endpoint that approves at once (redirecting with a code), and a token endpoint; it records what
- * reached the last two.
- */
-async function startAuthorizationServer() {
-  const seen = { authorize: [] as URLSearchParams[], token: [] as URLSearchParams[] };
-  let issuer = '';
-  const server: Server = createHttpServer((req, res) => {
-    void bodyOf(req).then((body) => {
-      const url = new URL(req.url ?? '/', issuer);
-      const json = (status: number, value: unknown) =>
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      if (url.pathname === '/.well-known/oauth-authorization-server') {
-        json(200, {
-          issuer,
-          authorization_endpoint: `${issuer}/authorize`,
-          token_endpoint: `${issuer}/token`,
-          registration_endpoint: `${issuer}/register`,
-          response_types_supported: ['code'],
-          code_challenge_methods_supported: ['S256'],
-          token_endpoint_auth_methods_supported: ['none'],
-        });
-      } else if (url.pathname === '/register') json(201, { ...(JSON.parse(body) as object), client_id: 'cli-client' });
-      else if (url.pathname === '/authorize') {
-        seen.authorize.push(url.searchParams);
-        const back = new URL(url.searchParams.get('redirect_uri')!);
-        back.searchParams.set('code', 'the-code');
-        back.searchParams.set('state', url.searchParams.get('state')!);
-        res.writeHead(302, { location: back.href }).end();
-      } else if (url.pathname === '/token') {
-        seen.token.push(new URLSearchParams(body));
-        json(200, { access_token: 'token-1', token_type: 'Bearer', expires_in: 3600 });
-      } else res.writeHead(404).end();
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { issuer, seen, close: () => new Promise<void>((done) => server.close(() => done())) };
 }
 
 describe('rxmcp connect', () => {

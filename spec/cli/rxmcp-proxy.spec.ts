@@ -6,6 +6,11 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { toolResult } from '../../lib/client/tool-call';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { z } from 'zod';
+import { createResourceServer, InvalidTokenError } from '../../lib/auth/resource-server';
+import { textResult } from '../../lib/server/results';
+import { createServer } from '../../lib/server/server';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +25,7 @@ import {
   writeServers,
 } from './cli-process';
 import type { CliRun } from './cli-process';
+import { startAuthorizationServer } from './authorization-server';
 
 // `rxmcp proxy`, the built command, end to end: two stdio upstreams and one whose command does not
 // exist, served over Streamable HTTP and over stdio to the official SDK's client.
@@ -149,6 +155,53 @@ describe('rxmcp proxy --stdio', () => {
     } finally {
       await client.close();
       servers.remove();
+    }
+  });
+});
+
+describe('rxmcp proxy with a Streamable HTTP upstream that asks for authorization', () => {
+  it('prints a sign-in line naming the upstream, and serves it once the user has signed in', async () => {
+    const authorization = await startAuthorizationServer();
+    const remote = createServer({ name: 'remote', version: '1.0.0' });
+    remote.tool({
+      name: 'greet',
+      inputSchema: z.object({ name: z.string() }),
+      handler: ({ name }) => textResult(`hello ${name}`),
+    });
+    const running = await startStreamableHttpServer({
+      server: remote,
+      port: 0,
+      auth: (endpoint) =>
+        createResourceServer({
+          resource: endpoint.href,
+          authorizationServers: [authorization.issuer],
+          verify: (token) =>
+            token === 'token-1'
+              ? Promise.resolve({ scopes: [], claims: {} })
+              : Promise.reject(new InvalidTokenError('unknown token')),
+        }),
+    });
+    const servers = writeServers({ mcpServers: { remote: { url: running.url.href } } });
+    const cli = runCli(['proxy', '--config', servers.file, '--http', '0']);
+    try {
+      const [, signIn] = await cli.stderrMatch(/rxmcp: remote asks you to sign in: open (\S+)\n/);
+      // The user's browser: the authorization server approves and sends it back to the loopback redirect.
+      expect((await fetch(signIn!)).status).toBe(200);
+      const url = (await cli.stderrMatch(/rxmcp: serving 1 upstream at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/))[1]!;
+      const client = await connect(createStreamableHttpClientTransport({ url }), {
+        name: 'proxy-spec',
+        version: '1.0.0',
+      });
+      expect(textOf(await client.promises.callTool('remote_greet', { name: 'ada' }))).toBe('hello ada');
+      client.close();
+      const [exchanged] = authorization.seen.token;
+      expect(exchanged!.get('resource')).toBe(running.url.href);
+      expect(exchanged!.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    } finally {
+      await cli.stop();
+      servers.remove();
+      await running.close();
+      await authorization.close();
     }
   });
 });
