@@ -1,4 +1,4 @@
-import { firstValueFrom, Observable } from '../rx/rxjs';
+import { defer, finalize, firstValueFrom, Observable } from '../rx/rxjs';
 import type { Subscription } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
@@ -9,6 +9,22 @@ import { connection, listsChanged, openLink, unavailable } from './upstream-link
 import type { Link, LinkSetup, OpenLink, UpstreamLinks, UpstreamSink } from './upstream-links';
 import { downstreamInfo } from './upstream-source';
 import type { UpstreamConnectFunction } from './upstream-source';
+
+/** `client`, with each request sent through it counted from subscription to end. */
+function countingRequests(client: McpClient, start: () => void, end: () => void): McpClient {
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'request')
+        return (...args: Parameters<McpClient['request']>) =>
+          defer(() => {
+            start();
+            return target.request(...args).pipe(finalize(end));
+          });
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
@@ -56,20 +72,37 @@ export class PerSessionLinks implements UpstreamLinks {
       let done = false;
       const own = owner === undefined ? this.open(undefined, context) : undefined;
       const ready = own ?? this.linkOf(owner!, context);
+      // A stateless caller's own connection lasts while its request runs, and while an upstream
+      // request made for it still does: a call parked between the caller's rounds (see the router).
+      let running = 0;
+      const releaseIfIdle = () => {
+        if (own && done && running === 0)
+          void own.then(
+            (link) => this.release(link),
+            () => undefined,
+          );
+      };
       ready.then(
         (link) => {
-          if (!done) inner = work(link).subscribe(subscriber);
+          if (done) return;
+          const client = own
+            ? countingRequests(
+                link.client,
+                () => running++,
+                () => {
+                  running--;
+                  releaseIfIdle();
+                },
+              )
+            : link.client;
+          inner = work({ client, relay: link.relay }).subscribe(subscriber);
         },
         (error: unknown) => subscriber.error(error),
       );
       return () => {
         done = true;
         inner?.unsubscribe();
-        if (own)
-          void own.then(
-            (link) => this.release(link),
-            () => undefined,
-          );
+        releaseIfIdle();
       };
     });
   }

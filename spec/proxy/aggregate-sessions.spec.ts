@@ -4,11 +4,15 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { aggregate } from '../../lib/proxy/aggregate';
+import { createProxyRouter } from '../../lib/proxy/proxy-router';
 import type { McpProxy } from '../../lib/proxy/proxy';
 import type { UpstreamContext } from '../../lib/proxy/upstream-source';
 import { textResult } from '../../lib/server/results';
+import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type { AuthInfo, Transport } from '../../lib/transport/transport';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { META } from '../../lib/connection/stateless';
@@ -213,6 +217,67 @@ describe('aggregate with a per-session upstream, serving a stateless request', (
     await until(() => opened[0]!.client.state === 'shutdown');
     front.close();
     opened[0]!.server.close();
+  });
+});
+
+describe('aggregate with a per-session upstream, bridging a stateless caller’s rounds', () => {
+  it('keeps the upstream call and its connection open across the caller’s retry, then closes it', async () => {
+    const router = createProxyRouter();
+    let runs = 0;
+    const opened: Array<{ readonly client: McpClient; readonly server: McpServer }> = [];
+    const front = aggregate(
+      {
+        crm: {
+          sharing: 'perSession',
+          upstream: async () => {
+            const server = createServer({ name: 'crm', version: '1.0.0' });
+            server.tool({
+              name: 'ask',
+              inputSchema: z.object({ prompt: z.string() }),
+              handler: async ({ prompt }, context) => {
+                runs++;
+                const answer = await firstValueFrom(
+                  context.sample({
+                    messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+                    maxTokens: 5,
+                  }),
+                );
+                return textResult(`sampled: ${(answer.content as { text: string }).text}`);
+              },
+            });
+            const [clientSide, serverSide] = createInMemoryPair();
+            server.connect(serverSide);
+            const client = await connect(clientSide, {
+              ...INFO,
+              protocolVersion: '2025-11-25',
+              ...router.clientOptions,
+            });
+            opened.push({ client, server });
+            return client;
+          },
+        },
+      },
+      { router },
+    );
+    // Over Streamable HTTP a 2026-07-28 caller has no session: each round is a request of its own.
+    const running = await startStreamableHttpServer({ server: front, port: 0, host: '127.0.0.1' });
+    const caller = await connect(createStreamableHttpClientTransport({ url: running.url }), {
+      ...INFO,
+      protocolVersion: '2026-07-28',
+      sampling: (params) => ({
+        role: 'assistant',
+        content: { type: 'text', text: `heard ${(params.messages[0]!.content as { text: string }).text}` },
+        model: 'm',
+      }),
+    });
+    const result = await caller.promises.callTool('crm_ask', { prompt: 'hello' });
+    expect(textOf(result)).toBe('sampled: heard hello');
+    expect(runs).toBe(1);
+    await until(() => opened.length > 0 && opened.every(({ client }) => client.state === 'shutdown'));
+    caller.close();
+    await running.close();
+    front.close();
+    opened.forEach(({ server }) => server.close());
   });
 });
 
