@@ -7,7 +7,7 @@
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcRequest } from '../jsonrpc/message';
 import { toValidationIssues } from '../schema/issues';
-import { checkParams, hasCacheableResult, methodDefinition, methodsOf } from '../schema/methods';
+import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
@@ -85,7 +85,7 @@ export interface StatelessPolicy {
   /** Our capabilities, read per request. */
   capabilities(): Record<string, unknown>;
   /**
-   * Whether a method no revision defines is answered here (an extension's, such as
+   * Whether a method that no revision defines is answered here (an extension's, such as
    * `skills/list`): such a request is admitted with its params as sent, for its handler to check.
    */
   serves?(method: string): boolean;
@@ -164,7 +164,8 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
     clientInfo: clientInfo as Record<string, unknown> | undefined,
     logLevel: logLevel as LogLevel | undefined,
   };
-  if (!definition && policy.serves?.(request.method)) return { params, peer };
+  // A method no revision defines may be an extension's; one a revision dropped is not found.
+  if (!definition && !isKnownMethod(request.method) && policy.serves?.(request.method)) return { params, peer };
   if (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client') {
     return { error: JsonRpcError.methodNotFound(request.method), httpStatus: 404 };
   }
