@@ -241,6 +241,14 @@ export { loadSkillFolder } from './server/skills/skill-catalog';
 export type { SkillDefinition } from './server/skills/skill-catalog';
 export { serveSkills } from './server/skills/skills-extension';
 export type { ServedSkills, SkillsOptions } from './server/skills/skills-extension';
+export { serverExtension, serverExtensions, serverSupportsExtension } from './client/extensions';
+export { SkillVerificationError, skillsClient } from './client/skills/skills-client';
+export type {
+  LoadedSkill,
+  SkillFileContents,
+  SkillsClient,
+  SkillVerificationFailure,
+} from './client/skills/skills-client';
 export { retrying, withMeta } from './client/middleware';
 export type { ClientMiddleware, ClientMiddlewareContext, ClientRequest, RetryingOptions } from './client/middleware';
 export { clientTracing } from './client/telemetry';
