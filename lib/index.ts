@@ -241,6 +241,16 @@ export { loadSkillFolder } from './server/skills/skill-catalog';
 export type { SkillDefinition } from './server/skills/skill-catalog';
 export { serveSkills } from './server/skills/skills-extension';
 export type { ServedSkills, SkillsOptions } from './server/skills/skills-extension';
+export { appsMiddleware, clientSupportsApps, serveApps, UI_EXTENSION, UI_MIME_TYPE } from './server/apps';
+export type {
+  AppResourceDefinition,
+  ServedApps,
+  UiResourceCsp,
+  UiResourceMeta,
+  UiResourcePermissions,
+  UiToolMeta,
+  UiVisibility,
+} from './server/apps';
 export { serverExtension, serverExtensions, serverSupportsExtension } from './client/extensions';
 export { SkillVerificationError, skillsClient } from './client/skills/skills-client';
 export type {

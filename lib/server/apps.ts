@@ -12,6 +12,7 @@
  */
 import { map } from '../rx/rxjs';
 import { isResultEvent } from '../connection/middleware';
+import { isStatelessRevision } from '../connection/stateless';
 import type { ToolDefinition } from './tool-definition';
 import type { RegisteredTool } from './tool-registry';
 import type { RegisteredResource, ResourceDefinition } from './resource-registry';
@@ -123,11 +124,25 @@ function plainResult(method: string, result: Item): Item {
   }
 }
 
-/** Leaves what MCP Apps adds out of the results a client without it gets. */
-export const appsMiddleware: ServerMiddleware = (request, context, next) =>
-  clientSupportsApps(context)
-    ? next()
-    : next().pipe(map((event) => (isResultEvent(event) ? plainResult(request.method, event) : event)));
+const VARYING = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+
+/**
+ * Leaves what MCP Apps adds out of the results a client without it gets. Those results now depend
+ * on what the client declared, so under a stateless revision no cache may share them between
+ * clients: they are marked `cacheScope: private`.
+ */
+export const appsMiddleware: ServerMiddleware = (request, context, next) => {
+  const apps = clientSupportsApps(context);
+  const varying = VARYING.has(request.method) && isStatelessRevision(context.revision);
+  if (apps && !varying) return next();
+  return next().pipe(
+    map((event) => {
+      if (!isResultEvent(event)) return event;
+      const result = apps ? event : plainResult(request.method, event);
+      return varying ? { ...result, cacheScope: 'private' } : result;
+    }),
+  );
+};
 
 function readView(definition: AppResourceDefinition): ResourceDefinition['read'] {
   const { html, read, ui } = definition;
