@@ -28,12 +28,16 @@ export interface SkillDocument {
 }
 
 const FENCE = /^---\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
+/** The most frontmatter read: a peer's oversized block is refused before any YAML is parsed. */
+export const MAX_FRONTMATTER_CHARS = 64 * 1024;
 
 /** Splits and parses a `SKILL.md`; throws `FrontmatterError` when it has no frontmatter mapping. */
 export function parseSkillDocument(text: string): SkillDocument {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const match = FENCE.exec(source);
   if (match === null) throw new FrontmatterError('SKILL.md does not begin with a --- delimited frontmatter block');
+  if (match[1]!.length > MAX_FRONTMATTER_CHARS)
+    throw new FrontmatterError(`the frontmatter is longer than ${MAX_FRONTMATTER_CHARS} characters`);
   const value = parseYaml(match[1]!);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new FrontmatterError('the frontmatter is not a mapping');

@@ -11,6 +11,11 @@ describe('parseSkillDocument', () => {
     expect(parseSkillDocument('---\r\nname: a\r\n---\r\nbody').body).toBe('body');
   });
 
+  it('refuses an oversized frontmatter block before parsing it', () => {
+    const huge = `---\nname: ${' '.repeat(70_000)}x\n---\n`;
+    expect(() => parseSkillDocument(huge)).toThrow(/longer than 65536/);
+  });
+
   it('refuses a document without a leading frontmatter block, or whose frontmatter is not a mapping', () => {
     expect(() => parseSkillDocument('# no frontmatter\n')).toThrow(FrontmatterError);
     expect(() => parseSkillDocument('---\n- a\n- b\n---\n')).toThrow(/not a mapping/);
