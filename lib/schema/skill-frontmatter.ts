@@ -67,7 +67,30 @@ export function parseYaml(yaml: string): unknown {
   return value;
 }
 
-const KEY = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"{[\]},&*!|>%@`?-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+|$)(.*)$/;
+/**
+ * `key: rest` split at the key's colon, or undefined when the line is no mapping entry. A scan, not
+ * one regular expression, so that a long line costs linear time (a peer writes this text).
+ */
+function splitKey(text: string): { key: string; rest: string } | undefined {
+  let key: string;
+  let colon: number;
+  if (text[0] === '"' || text[0] === "'") {
+    const close = quotedEnd(text);
+    if (close < 0) return undefined;
+    colon = close + 1;
+    while (text[colon] === ' ') colon++;
+    if (text[colon] !== ':' || !/^(\s|$)/.test(text.slice(colon + 1, colon + 2))) return undefined;
+    key = text.slice(0, close + 1);
+  } else {
+    if (/^[\s#'"{[\]},&*!|>%@`?]/.test(text) || /^-(\s|$)/.test(text)) return undefined;
+    colon = text.search(/:(\s|$)/);
+    if (colon < 0) return undefined;
+    const comment = text.search(/\s#/);
+    if (comment >= 0 && comment < colon) return undefined;
+    key = text.slice(0, colon).trimEnd();
+  }
+  return { key, rest: text.slice(colon + 1).trimStart() };
+}
 
 class BlockReader {
   position = 0;
@@ -87,13 +110,13 @@ class BlockReader {
     const out: Record<string, unknown> = {};
     while (this.position < this.lines.length && this.lines[this.position]!.indent === indent) {
       const line = this.lines[this.position]!;
-      const match = KEY.exec(line.text);
-      if (match === null)
-        throw new FrontmatterError(`expected "key: value", got ${JSON.stringify(line.text)}`, line.number);
-      const key = scalarKey(match[1]!, line.number);
+      const entry = splitKey(line.text);
+      if (entry === undefined)
+        throw new FrontmatterError(`expected "key: value", got ${JSON.stringify(line.text.slice(0, 80))}`, line.number);
+      const key = scalarKey(entry.key, line.number);
       if (Object.hasOwn(out, key)) throw new FrontmatterError(`duplicate key ${JSON.stringify(key)}`, line.number);
       this.position++;
-      out[key] = this.valueAfter(match[2]!, indent, line);
+      out[key] = this.valueAfter(entry.rest, indent, line);
     }
     return out;
   }
@@ -104,7 +127,7 @@ class BlockReader {
       const line = this.lines[this.position]!;
       if (line.text !== '-' && !line.text.startsWith('- ')) break;
       const rest = line.text.slice(1).trimStart();
-      if (KEY.test(rest) && !/^["']/.test(rest)) {
+      if (splitKey(rest) !== undefined && !/^["']/.test(rest)) {
         // `- key: value` opens a mapping whose keys line up with `key`.
         const itemIndent = indent + (line.text.length - rest.length);
         (this.lines as Line[])[this.position] = { indent: itemIndent, text: rest, number: line.number };
@@ -138,7 +161,7 @@ class BlockReader {
     let out = text;
     while (this.position < this.lines.length && this.lines[this.position]!.indent > indent) {
       const next = this.lines[this.position]!;
-      if (KEY.test(next.text) && !/^["']/.test(text)) break;
+      if (splitKey(next.text) !== undefined && !/^["']/.test(text)) break;
       out += ` ${stripComment(next.text)}`;
       this.position++;
     }

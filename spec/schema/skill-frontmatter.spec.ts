@@ -83,6 +83,19 @@ describe('parseYaml (the frontmatter subset)', () => {
     });
   });
 
+  it('reads long hostile lines in linear time (no backtracking blow-up)', () => {
+    const started = performance.now();
+    for (const yaml of [`a${' '.repeat(60_000)}b`, `a:${' x'.repeat(30_000)}`, `- ${' '.repeat(60_000)}`]) {
+      try {
+        parseYaml(yaml);
+      } catch (error) {
+        expect(error).toBeInstanceOf(FrontmatterError);
+      }
+    }
+    // Quadratic backtracking took over ten seconds here; linear scanning takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   it.each([
     ['anchors', 'a: &x 1'],
     ['aliases', 'a: *x'],
