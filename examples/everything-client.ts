@@ -13,7 +13,13 @@
  */
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { connect, createStdioClientTransport, createStreamableHttpClientTransport } from '../lib/index';
+import {
+  connect,
+  createStdioClientTransport,
+  createStreamableHttpClientTransport,
+  SkillVerificationError,
+  skillsClient,
+} from '../lib/index';
 import type { ClientOptions, McpClient, Transport } from '../lib/index';
 import { createOAuthClient } from '../lib/auth/oauth-client';
 import type { OAuthClient } from '../lib/auth/oauth-client';
@@ -129,6 +135,28 @@ async function callListed(
   }
 }
 
+/**
+ * A host using a server's skills (SEP-2640): list them (no file is read), load the first one (its
+ * SKILL.md, verified against the entry) and then read its other files (each verified). A file that
+ * fails verification is refused: the skill is not used, nothing more of it is read, and the
+ * scenario ends normally.
+ */
+async function useFirstSkill(client: McpClient, logger: Logger): Promise<void> {
+  const skills = skillsClient(client);
+  const [entry] = await skills.list();
+  if (entry === undefined) return;
+  try {
+    const skill = await skills.load(entry);
+    logger.info({ skill: skill.frontmatter.name }, 'skill loaded');
+    for (const file of entry.resources === 'dynamic' ? [] : entry.resources) {
+      if (file.uri !== entry.uri) logger.info({ uri: (await skill.readFile(file.uri)).uri }, 'skill file read');
+    }
+  } catch (error) {
+    if (!(error instanceof SkillVerificationError)) throw error;
+    logger.warn({ uri: error.uri, failure: error.failure }, 'skill refused: a file failed verification');
+  }
+}
+
 /** The scenarios by the name the conformance runner puts in `MCP_CONFORMANCE_SCENARIO`. */
 export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   // Negotiation only (a legacy server gets initialize offering 2025-11-25), then a clean close.
@@ -211,6 +239,15 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
       await client.promises.listTools();
     },
   },
+  // Skills: listing reads nothing; loading verifies size, digest and frontmatter before use.
+  'sep-2640-client-no-prefetch': {
+    run: async (client, logger) => {
+      logger.info({ skills: (await skillsClient(client).list()).map((entry) => entry.uri) }, 'skills listed');
+    },
+  },
+  'sep-2640-client-verify-digest': { run: useFirstSkill },
+  'sep-2640-client-verify-size': { run: useFirstSkill },
+  'sep-2640-client-verify-frontmatter': { run: useFirstSkill },
   // Send the focal tool's inputSchema back, exactly as received.
   'json-schema-2020-12-preservation': {
     run: async (client, logger) => {

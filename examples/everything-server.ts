@@ -21,6 +21,7 @@ import {
   jwtVerifier,
   log,
   progress,
+  serveSkills,
   startStreamableHttpServer,
   ToolError,
 } from '../lib/index';
@@ -36,6 +37,8 @@ import type {
   ToolResult,
 } from '../lib/index';
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { statelessTools } from './stateless-tools';
 import { fetchServerMetadata } from '../lib/auth/discovery';
 
@@ -505,7 +508,15 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   showcaseTools(server);
   resourcesAndPrompts(server);
   statelessTools(server);
+  // Skills (SEP-2640) from the folder beside this file: two skills, one with a subfolder.
+  serveSkills(server, { folder: exampleSkillsFolder() });
   return server;
+}
+
+/** examples/skills, whether this runs from examples/ or from its build in dist/examples/. */
+export function exampleSkillsFolder(): string {
+  const beside = join(__dirname, 'skills');
+  return existsSync(beside) ? beside : join(__dirname, '..', '..', 'examples', 'skills');
 }
 
 /** How `serveHttp` protects the endpoint: the authorization server whose JWT access tokens it takes. */

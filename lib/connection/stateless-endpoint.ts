@@ -89,7 +89,11 @@ export class StatelessEndpoint implements StatelessReceiver {
       () => undefined,
     );
     this.lifecycle.send({ type: 'peer.statelessRequest', protocolVersion: STATELESS_REVISIONS.at(-1)! });
-    this.policy = { supported: options.supportedRevisions, capabilities: options.capabilities };
+    this.policy = {
+      supported: options.supportedRevisions,
+      capabilities: options.capabilities,
+      serves: (method) => Object.hasOwn(options.handlers, method),
+    };
     this.decoration = { serverInfo: options.info, cacheHints: options.cacheHints };
   }
 

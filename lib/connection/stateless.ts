@@ -7,7 +7,7 @@
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcRequest } from '../jsonrpc/message';
 import { toValidationIssues } from '../schema/issues';
-import { checkParams, hasCacheableResult, methodDefinition, methodsOf } from '../schema/methods';
+import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
@@ -84,6 +84,11 @@ export interface StatelessPolicy {
   readonly supported: readonly string[];
   /** Our capabilities, read per request. */
   capabilities(): Record<string, unknown>;
+  /**
+   * Whether a method that no revision defines is answered here (an extension's, such as
+   * `skills/list`): such a request is admitted with its params as sent, for its handler to check.
+   */
+  serves?(method: string): boolean;
 }
 
 /** A request refused before any handler ran, with the HTTP status Streamable HTTP answers it with. */
@@ -153,6 +158,14 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
   }
   const revision = version as Revision;
   const definition = methodDefinition(request.method, revision);
+  const peer = {
+    revision: version,
+    clientCapabilities,
+    clientInfo: clientInfo as Record<string, unknown> | undefined,
+    logLevel: logLevel as LogLevel | undefined,
+  };
+  // A method no revision defines may be an extension's; one a revision dropped is not found.
+  if (!definition && !isKnownMethod(request.method) && policy.serves?.(request.method)) return { params, peer };
   if (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client') {
     return { error: JsonRpcError.methodNotFound(request.method), httpStatus: 404 };
   }
@@ -166,15 +179,7 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
   if (checked && !checked.success) {
     return { error: JsonRpcError.invalidParams(toValidationIssues(checked.error)), httpStatus: 400 };
   }
-  return {
-    params: (checked?.data ?? params) as Record<string, unknown>,
-    peer: {
-      revision: version,
-      clientCapabilities,
-      clientInfo: clientInfo as Record<string, unknown> | undefined,
-      logLevel: logLevel as LogLevel | undefined,
-    },
-  };
+  return { params: (checked?.data ?? params) as Record<string, unknown>, peer };
 }
 
 /** Whether `admitStatelessRequest` refused the request. */

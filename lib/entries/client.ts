@@ -53,3 +53,15 @@ export type { TracingOptions } from '../connection/tracing-options';
 export { retrying, withMeta } from '../client/middleware';
 export type { ClientMiddleware, ClientMiddlewareContext, ClientRequest, RetryingOptions } from '../client/middleware';
 export { clientTracing } from '../client/telemetry';
+
+// Extensions: skills (SEP-2640) on the client
+export { SKILLS_EXTENSION, skillDigest } from '../schema/skills';
+export type { SkillEntry, SkillFile } from '../schema/skills';
+export { serverExtension, serverExtensions, serverSupportsExtension } from '../client/extensions';
+export { SkillVerificationError, skillsClient } from '../client/skills/skills-client';
+export type {
+  LoadedSkill,
+  SkillFileContents,
+  SkillsClient,
+  SkillVerificationFailure,
+} from '../client/skills/skills-client';

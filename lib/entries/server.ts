@@ -83,3 +83,26 @@ export type { ServerMiddleware } from '../server/middleware';
 export { authorize, cache, callerOf, rateLimit } from '../server/middleware-kit';
 export type { AuthorizeOptions, CacheMiddleware, CacheOptions, RateLimitOptions } from '../server/middleware-kit';
 export { serverTracing } from '../server/telemetry';
+
+// Extensions: skills (SEP-2640) and MCP Apps
+export { SKILLS_EXTENSION, skillDigest } from '../schema/skills';
+export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from '../schema/skills';
+export { FrontmatterError, parseSkillDocument } from '../schema/skill-frontmatter';
+export type { SkillDocument } from '../schema/skill-frontmatter';
+export type { ExtensionMap, ExtensionSettings } from '../schema/extensions';
+export { clientExtension, clientSupportsExtension } from '../server/extensions';
+export type { ExtensionHandler, ServerExtension } from '../server/extensions';
+export { loadSkillFolder } from '../server/skills/skill-catalog';
+export type { SkillDefinition } from '../server/skills/skill-catalog';
+export { serveSkills } from '../server/skills/skills-extension';
+export type { ServedSkills, SkillsOptions } from '../server/skills/skills-extension';
+export { appsMiddleware, clientSupportsApps, serveApps, UI_EXTENSION, UI_MIME_TYPE } from '../server/apps';
+export type {
+  AppResourceDefinition,
+  ServedApps,
+  UiResourceCsp,
+  UiResourceMeta,
+  UiResourcePermissions,
+  UiToolMeta,
+  UiVisibility,
+} from '../server/apps';

@@ -48,10 +48,10 @@ export class MiddlewareStack {
   readonly handlers: Record<string, RequestHandler>;
   private readonly chain: ServerMiddleware[];
 
-  constructor(
-    private readonly base: Readonly<Record<string, RequestHandler>>,
-    middleware: readonly ServerMiddleware[] = [],
-  ) {
+  private readonly base: Record<string, RequestHandler>;
+
+  constructor(base: Readonly<Record<string, RequestHandler>>, middleware: readonly ServerMiddleware[] = []) {
+    this.base = { ...base };
     this.handlers = { ...base };
     this.chain = [...middleware];
     if (this.chain.length > 0) this.wrap();
@@ -64,8 +64,21 @@ export class MiddlewareStack {
     this.wrap();
   }
 
+  /** Adds request handlers (an extension's methods), inside the middleware already there. */
+  add(handlers: Readonly<Record<string, RequestHandler>>): void {
+    Object.assign(this.base, handlers);
+    this.wrap();
+  }
+
+  /** Whether `method` has a handler. */
+  has(method: string): boolean {
+    return Object.hasOwn(this.base, method);
+  }
+
   private wrap(): void {
     const chain = [...this.chain];
-    for (const method of Object.keys(this.base)) this.handlers[method] = withMiddleware(this.base[method]!, chain);
+    for (const method of Object.keys(this.base)) {
+      this.handlers[method] = chain.length === 0 ? this.base[method]! : withMiddleware(this.base[method]!, chain);
+    }
   }
 }

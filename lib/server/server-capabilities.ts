@@ -11,6 +11,8 @@ export interface CapabilitySources {
   readonly logging: boolean;
   /** The capabilities given in the server's options, merged over the derived ones. */
   readonly given: ServerCapabilities | undefined;
+  /** The extensions the server serves, by identifier, with their settings (`extensions`, 2026-07-28). */
+  readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 /** The capabilities a session started now declares: derived from what is registered, then what was given. */
@@ -21,6 +23,8 @@ export function deriveCapabilities(sources: CapabilitySources): ServerCapabiliti
   if (sources.prompts.size > 0) derived.prompts = { listChanged: true };
   if (sources.completers > 0) derived.completions = {};
   if (sources.logging) derived.logging = {};
+  if (sources.extensions !== undefined && Object.keys(sources.extensions).length > 0)
+    derived.extensions = { ...sources.extensions };
   return mergeCapabilities(derived, sources.given as Record<string, unknown> | undefined);
 }
 

@@ -7,6 +7,7 @@ import type { RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import type { CacheHint } from '../connection/stateless';
+import { placeExtensions } from '../schema/extensions';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
 import { Session } from './session';
@@ -160,7 +161,9 @@ class SessionConnectionOptions implements ConnectionOptions {
 
   /** Fixed when first read, which is when initialize is answered. */
   capabilities(): Record<string, unknown> {
-    return (this.session.declared ??= this.sessions.shared.capabilities()) as Record<string, unknown>;
+    // Extensions go where the session's revision carries them (`experimental` before 2026-07-28).
+    const declared = (this.session.declared ??= this.sessions.shared.capabilities()) as Record<string, unknown>;
+    return placeExtensions(declared, this.session.revision);
   }
 
   shouldSendLog(level: LogLevel): boolean {

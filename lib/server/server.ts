@@ -32,6 +32,8 @@ import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { SessionConfig } from './server-sessions';
 import { createToolRegistry } from './tool-registry';
+import { checkExtension, extensionRequestHandlers } from './extensions';
+import type { ServerExtension } from './extensions';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
 
 /** Options of `createServer`. */
@@ -114,6 +116,8 @@ export interface ServerOptions {
    * first is the outermost (see `ServerMiddleware`). More can be added with `use`.
    */
   readonly middleware?: readonly ServerMiddleware[];
+  /** Extensions to serve (see `ServerExtension`); more can be added with `extension`. */
+  readonly extensions?: readonly ServerExtension[];
 }
 
 /**
@@ -164,6 +168,12 @@ export interface McpServer {
   close(reason?: string): void;
   /** Adds a middleware inside those already there; open sessions use it from their next request. */
   use(middleware: ServerMiddleware): void;
+  /**
+   * Serves an extension: declares it in the capabilities of sessions started from now on (and of
+   * every stateless request), answers its methods and runs its middleware. Throws a `TypeError`
+   * for a malformed or repeated identifier, or a method already answered.
+   */
+  extension(extension: ServerExtension): void;
 }
 
 /** The default of `maxSubscriptionsPerSession`. */
@@ -290,6 +300,7 @@ export function createServer(options: ServerOptions): McpServer {
     completers: 0,
     logging: options.logging ?? true,
     given: options.capabilities,
+    extensions: {} as Record<string, Record<string, unknown>>,
   };
   const capabilities = (): ServerCapabilities => deriveCapabilities(sources);
   const stack = new MiddlewareStack(
@@ -304,6 +315,14 @@ export function createServer(options: ServerOptions): McpServer {
   const countCompleters = (has: boolean) => {
     if (has) sources.completers++;
   };
+  const addExtension = (extension: ServerExtension) => {
+    const handlers = extensionRequestHandlers(extension);
+    checkExtension(extension, sources.extensions, { has: (method: string) => stack.has(method) });
+    stack.add(handlers);
+    if (extension.middleware !== undefined) stack.use(extension.middleware);
+    sources.extensions[extension.id] = { ...extension.settings };
+  };
+  for (const extension of options.extensions ?? []) addExtension(extension);
 
   return {
     tool: (definition) => tools.add(definition),
@@ -339,6 +358,7 @@ export function createServer(options: ServerOptions): McpServer {
       stateless.close(reason);
     },
     use: (middleware) => stack.use(middleware),
+    extension: addExtension,
   };
 }
 

@@ -6,6 +6,8 @@ import { firstValueFrom } from 'rxjs';
 import { readContext, runScenario, SCENARIOS } from '../../examples/everything-client';
 import { fakeServer, LEGACY_ONLY } from '../client/fake-server';
 import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
+import { linkedPair } from '../support/linked-pair';
+import { createEverythingServer } from '../../examples/everything-server';
 
 const CLIENT = resolve(__dirname, '../../dist/examples/everything-client.js');
 const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
@@ -90,6 +92,10 @@ describe('everything-client scenarios against a legacy server (in memory)', () =
       'http-custom-headers',
       'http-invalid-tool-headers',
       'json-schema-ref-no-deref',
+      'sep-2640-client-no-prefetch',
+      'sep-2640-client-verify-digest',
+      'sep-2640-client-verify-size',
+      'sep-2640-client-verify-frontmatter',
       'json-schema-2020-12-preservation',
     ]);
   });
@@ -175,5 +181,32 @@ describe('everything-client, built, over stdio', () => {
     const { code, stderr } = await runExample('tools_call', [resolve(__dirname, 'no-such-server')]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/tools_call failed: /);
+  });
+});
+
+describe('everything-client skills scenarios against the example server (in memory)', () => {
+  /** The example server, recording the URIs it is asked to read. */
+  function skillsServer() {
+    const server = createEverythingServer({ logger: silent });
+    const reads: string[] = [];
+    server.use((request, _context, next) => {
+      if (request.method === 'resources/read') reads.push(request.params.uri as string);
+      return next();
+    });
+    const { client, server: serverSide } = linkedPair();
+    server.connect(serverSide);
+    return { client, reads };
+  }
+
+  it('[conformance.sep-2640-client-no-prefetch] lists the skills and reads none of their files', async () => {
+    const { client, reads } = skillsServer();
+    await runScenario('sep-2640-client-no-prefetch', client, silent);
+    expect(reads).toEqual([]);
+  });
+
+  it('[conformance.sep-2640-client-verify-digest] loads the first skill, then reads its other files once verified', async () => {
+    const { client, reads } = skillsServer();
+    await runScenario('sep-2640-client-verify-digest', client, silent);
+    expect(reads).toEqual(['skill://acme/release-notes/SKILL.md', 'skill://acme/release-notes/templates/RELEASE.md']);
   });
 });

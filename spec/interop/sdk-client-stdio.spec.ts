@@ -71,6 +71,8 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
       prompts: { listChanged: true },
       completions: {},
       logging: {},
+      // 2025-11-25 has no `extensions` field: the skills extension is declared where the revision allows.
+      experimental: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
     });
   });
 
@@ -161,6 +163,12 @@ describe('official SDK client ↔ rxmcp everything server over stdio', () => {
       'test://static-binary',
       'test://watched-resource',
       'rxmcp://ticker',
+      // The skills the example serves (SEP-2640), each file a resource.
+      'skill://acme/release-notes/SKILL.md',
+      'skill://acme/release-notes/templates/RELEASE.md',
+      'skill://pdf-processing/SKILL.md',
+      'skill://pdf-processing/references/FORMS.md',
+      'skill://pdf-processing/scripts/fill_form.py',
     ]);
     for (const resource of resources) {
       const { contents } = await client.readResource({ uri: resource.uri });
