@@ -37,6 +37,7 @@ import type {
 } from '../lib/index';
 
 import { statelessTools } from './stateless-tools';
+import { taskTools } from './task-tools';
 import { fetchServerMetadata } from '../lib/auth/discovery';
 
 // Peers' mistakes are logged at warn; a public server would write a line per hostile frame at that
@@ -500,11 +501,14 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
     version: '0.1.0',
     instructions: 'A demonstration server: every MCP server feature, streamed progress and cancellation.',
     logger: options.logger ?? logger,
+    // Both task designs: 2025-11-25 sessions and clients of the 2026-07-28 tasks extension.
+    tasks: { pollIntervalMs: 200 },
   });
   conformanceTools(server, options);
   showcaseTools(server);
   resourcesAndPrompts(server);
   statelessTools(server);
+  taskTools(server);
   return server;
 }
 

@@ -100,6 +100,10 @@ const EXPORTS = [
   'retrying',
   'withMeta',
   'clientTracing',
+  'startTask',
+  'TaskStart',
+  'createMemoryTaskStore',
+  'TASKS_EXTENSION_ID',
 ];
 
 describe('public API', () => {
@@ -180,6 +184,9 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
       'callerOf',
       'rateLimit',
       'serverTracing',
+      'startTask',
+      'createMemoryTaskStore',
+      'TASKS_EXTENSION_ID',
     ],
   ],
   [

@@ -10,6 +10,7 @@ import type { CacheHint } from '../connection/stateless';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
 import { Session } from './session';
+import { capabilitiesForRevision } from './tasks/tasks-options';
 import type { SessionHost } from './session';
 
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
@@ -158,9 +159,12 @@ class SessionConnectionOptions implements ConnectionOptions {
     return this.session;
   }
 
-  /** Fixed when first read, which is when initialize is answered. */
+  /** Fixed when first read, which is when initialize is answered: those of the negotiated revision. */
   capabilities(): Record<string, unknown> {
-    return (this.session.declared ??= this.sessions.shared.capabilities()) as Record<string, unknown>;
+    return (this.session.declared ??= capabilitiesForRevision(
+      this.sessions.shared.capabilities(),
+      this.session.connection?.revision,
+    )) as Record<string, unknown>;
   }
 
   shouldSendLog(level: LogLevel): boolean {
