@@ -79,7 +79,6 @@ export function runToolTask(
     let task: TaskHandle | undefined;
     /** What the work emitted while its task was being stored, replayed to the task. */
     let queued: ((task: TaskHandle) => void)[] | undefined;
-    let subscription: Subscription | undefined;
     const toTask = (deliver: (task: TaskHandle) => void) => {
       if (task) deliver(task);
       else queued!.push(deliver);
@@ -91,17 +90,18 @@ export function runToolTask(
           escalate(created);
           task = created;
           for (const deliver of queued!) deliver(created);
-          if (subscription) created.hold(subscription);
+          // The store answers asynchronously, so the subscription below exists by now.
+          created.hold(subscription);
           subscriber.next(createdResult(created.created, plan.design));
           subscriber.complete();
         },
         (error: unknown) => {
-          subscription?.unsubscribe();
+          subscription.unsubscribe();
           subscriber.error(error);
         },
       );
     };
-    subscription = source.subscribe({
+    const subscription: Subscription = source.subscribe({
       next: (value) => {
         if (queued !== undefined) toTask((t) => t.next(value));
         else if (value instanceof TaskStart) begin();
@@ -112,7 +112,7 @@ export function runToolTask(
     });
     // Unsubscribing the request cancels the work only while it is not a task yet.
     return () => {
-      if (queued === undefined) subscription?.unsubscribe();
+      if (queued === undefined) subscription.unsubscribe();
     };
   }) as Observable<HandlerResult>;
 }
