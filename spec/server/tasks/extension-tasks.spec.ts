@@ -14,7 +14,7 @@ import { serve } from '../harness';
 // The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663), on the stateless wire.
 
 const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
-const WITH_TASKS = { elicitation: {}, extensions: { [TASKS_EXTENSION_ID]: {} } };
+const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [TASKS_EXTENSION_ID]: {} } };
 const meta = (capabilities: Record<string, unknown>) => ({
   [META.protocolVersion]: '2026-07-28',
   [META.clientCapabilities]: capabilities,
