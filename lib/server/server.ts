@@ -263,6 +263,7 @@ function sharedHandlers(
     scheduler: options.scheduler,
     logger,
     pageSize,
+    closing: streams.closing,
   });
 }
 

@@ -76,6 +76,8 @@ interface Pending {
 class LiveTask implements TaskHandle {
   record: TaskRecord;
   writes: Promise<void> = Promise.resolve();
+  /** Ends the task when its time to live has passed. */
+  expiry: Subscription | undefined;
   private subscription: Subscription | undefined;
   private readonly abort = new AbortController();
   private readonly pending = new Map<string, Pending>();
@@ -217,6 +219,8 @@ type Change = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | '
 /** Creates, runs, cancels and answers the tasks of one server. */
 export class TaskRunner {
   private readonly live = new Map<string, LiveTask>();
+  /** The latest store write of each task with one in progress (a final task's last write included). */
+  private readonly writing = new Map<string, Promise<void>>();
   /** Every record of a task that reached a final status. */
   readonly settled$ = new Subject<TaskRecord>();
 
@@ -247,13 +251,27 @@ export class TaskRunner {
     await this.options.store.put(record);
     const task = new LiveTask(this, record, spec);
     this.live.set(record.taskId, task);
+    task.expiry = scheduler.schedule(() => void this.expire(task), ttlMs);
     return task;
+  }
+
+  /**
+   * A task's time to live has passed (2025-11-25: receivers may then delete it, whatever its
+   * status): work still running is unsubscribed, and the task is forgotten.
+   */
+  private async expire(task: LiveTask): Promise<void> {
+    if (this.live.get(task.taskId) === task) {
+      this.live.delete(task.taskId);
+      task.stop();
+      this.options.logger.debug({ taskId: task.taskId }, 'task expired while running');
+    }
+    await task.writes;
+    await this.options.store.delete(task.taskId);
   }
 
   /** The task's record once every change made so far is stored; undefined when unknown (or expired). */
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const task = this.live.get(taskId);
-    if (task) await task.writes;
+    await this.writing.get(taskId);
     return this.options.store.get(taskId);
   }
 
@@ -296,15 +314,30 @@ export class TaskRunner {
     const record = next as unknown as TaskRecord;
     const status: TaskStatus = record.status;
     task.record = record;
-    task.writes = task.writes
+    const written = task.writes
       .then(() => this.options.store.put(record))
       .catch((error: unknown) => this.options.logger.error({ err: error, taskId: record.taskId }, 'task not stored'));
+    task.writes = written;
+    this.writing.set(record.taskId, written);
+    void written.then(() => {
+      if (this.writing.get(record.taskId) === written) this.writing.delete(record.taskId);
+    });
     const statusChanged = change.status !== undefined;
     if (isTerminalStatus(status)) {
       this.live.delete(record.taskId);
+      // A final task stays until its time to live passes: the store forgets it then.
+      task.expiry?.unsubscribe();
       void task.writes.then(() => this.settled$.next(record));
     }
     if (statusChanged) task.spec.onChange?.(record);
+  }
+
+  /** Ends every task this process runs (the server closes): each fails with -32603 and its work is unsubscribed. */
+  stopAll(reason: string): void {
+    for (const task of [...this.live.values()]) {
+      this.change(task, { status: 'failed', error: JsonRpcError.internalError(`Internal error: ${reason}`).toJSON() });
+      task.stop();
+    }
   }
 
   /** The JSON-RPC error a failed task reports: a `JsonRpcError` as it is, anything else as -32603 (details in our log). */

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { asyncScheduler } from '../../rx/rxjs';
-import type { SchedulerLike } from '../../rx/rxjs';
+import type { Observable, SchedulerLike } from '../../rx/rxjs';
 import type { RequestHandler } from '../../connection/dispatcher';
 import type { ServerCapabilities } from '../../schema/lifecycle';
 import { featuresOf, isModernRevision } from '../../schema/revisions';
@@ -67,6 +67,8 @@ export interface TaskSetup {
   readonly scheduler: SchedulerLike | undefined;
   readonly logger: Logger;
   readonly pageSize: number;
+  /** Emits when the server closes: the tasks it runs end. */
+  readonly closing: Observable<void>;
 }
 
 function positive(name: string, value: number): number {
@@ -89,6 +91,7 @@ export function handlersWithTasks(
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS),
     logger: setup.logger.child({ component: 'tasks' }),
   });
+  setup.closing.subscribe(() => runner.stopAll('the server closed while the task ran'));
   return withTasks(handlers, {
     tools: setup.tools,
     runner,
