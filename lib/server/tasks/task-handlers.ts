@@ -135,10 +135,15 @@ function taskResult(deps: TaskHandlerDeps, taskId: string, context: RequestConte
 /** The handlers of `tasks/*`, by design. */
 function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHandler>> {
   const { runner } = deps;
-  /** The extension's methods exist only for clients that declared it. */
+  /**
+   * A session has the core methods only from 2025-11-25 (`tasks/update` never); a stateless
+   * request has the extension's only when its client declared the extension.
+   */
   const gate = (context: RequestContext, method: string) => {
     if (context.peer === undefined) {
-      if (method === 'tasks/update') throw JsonRpcError.methodNotFound(method);
+      if (method === 'tasks/update' || !featuresOf(context.revision as Revision).tasks) {
+        throw JsonRpcError.methodNotFound(method);
+      }
     } else if (!declaresExtension(context)) throw missingExtension(`${method} is part of the tasks extension`);
   };
   return {
@@ -167,9 +172,12 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
       }
       return {};
     },
-    'tasks/result': (params, context, owner): HandlerOutput<HandlerResult> =>
-      taskResult(deps, params.taskId as string, context, owner as Session | undefined),
+    'tasks/result': (params, context, owner): HandlerOutput<HandlerResult> => {
+      gate(context, 'tasks/result');
+      return taskResult(deps, params.taskId as string, context, owner as Session | undefined);
+    },
     'tasks/list': async (params, context, owner): Promise<HandlerResult> => {
+      gate(context, 'tasks/list');
       const session = owner as Session | undefined;
       const principal = principalOf(context, session);
       const scope: TaskFilter = principal !== undefined ? { owner: principal } : { session: session?.id };

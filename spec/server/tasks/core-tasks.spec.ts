@@ -116,6 +116,12 @@ describe('core tasks (2025-11-25) in a session', () => {
     const older = await serve(server, { protocolVersion: '2025-06-18' });
     expect(older.client.peerCapabilities).not.toHaveProperty('tasks');
     expect(older.client.peerCapabilities).not.toHaveProperty('extensions');
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list']) {
+      await expect(older.call(method, { taskId: 'x' })).rejects.toMatchObject({ code: -32601 });
+    }
+    await expect(served.call('tasks/update', { taskId: 'x', inputResponses: {} })).rejects.toMatchObject({
+      code: -32601,
+    });
   });
 
   it('[tasks.create] answers a task-augmented call with a working task, granting the ttl asked up to the maximum', async () => {
