@@ -76,6 +76,17 @@ function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHand
         onChange: (record) => {
           if (session?.operating) session.connection.notify('notifications/tasks/status', { ...toCoreTask(record) });
         },
+        // 2025-11-25: Tasks → Task Progress Notifications: the call's progress token stays valid.
+        onProgress: ({ progress, total, message }) => {
+          const token = context.progressToken;
+          if (token === undefined || !session?.operating) return;
+          session.connection.notify('notifications/progress', {
+            progressToken: token,
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message }),
+          });
+        },
       };
       return runToolTask(params, context, { design: 'core', start: mode.start, session, spec }, deps);
     }

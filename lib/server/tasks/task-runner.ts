@@ -41,6 +41,8 @@ export interface TaskSpec {
   readonly onChange?: (record: TaskRecord) => void;
   /** Log messages the work emits once it runs as a task. */
   readonly onLog?: (event: LogUpdate) => void;
+  /** Progress the work reports once it runs as a task (2025-11-25: the request's progress token stays valid). */
+  readonly onProgress?: (event: ProgressUpdate) => void;
 }
 
 /**
@@ -132,8 +134,10 @@ class LiveTask implements TaskHandle {
   }
 
   progress(progress: number, total?: number, message?: string): void {
+    if (isTerminalStatus(this.record.status)) return;
     const statusMessage = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
     this.runner.change(this, { statusMessage });
+    this.spec.onProgress?.(new ProgressUpdate(progress, total, message));
   }
 
   ask<T>(method: string, params: Record<string, unknown> | undefined, inputKey?: string): Observable<T> {

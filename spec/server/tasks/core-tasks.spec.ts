@@ -144,6 +144,22 @@ describe('core tasks (2025-11-25) in a session', () => {
     expect(payload).toMatchObject({ content: [{ type: 'text', text: 'finished' }], _meta: { [RELATED]: { taskId } } });
   });
 
+  it('[tasks.progress] keeps sending progress with the call’s token while it runs as a task', async () => {
+    const created = await served.call('tools/call', {
+      name: 'work',
+      arguments: {},
+      task: {},
+      _meta: { progressToken: 'p1' },
+    });
+    const { taskId } = (created as { task: { taskId: string } }).task;
+    runs.subjects[0]!.next(progress(3, 4, 'almost'));
+    await served.call('tasks/get', { taskId });
+    await flush();
+    expect(served.received('notifications/progress').map((n) => n.params)).toEqual([
+      { progressToken: 'p1', progress: 3, total: 4, message: 'almost' },
+    ]);
+  });
+
   it('[tasks.result] blocks tasks/result until the task is final', async () => {
     const { taskId } = await create();
     let settled: Record<string, unknown> | undefined;
