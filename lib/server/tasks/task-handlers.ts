@@ -46,7 +46,9 @@ function principalOf(context: RequestContext, session: Session | undefined): str
   return auth?.subject ?? auth?.clientId;
 }
 
-const unknownTask = (taskId: string) => JsonRpcError.invalidParams(`Unknown task: ${taskId}`);
+/** -32602 for a task id we do not know; a long id is cut, so a huge one gets no huge answer (#13). */
+const unknownTask = (taskId: string) =>
+  JsonRpcError.invalidParams(`Unknown task: ${taskId.length > 100 ? `${taskId.slice(0, 100)}…` : taskId}`);
 
 /** The tools/call handler: runs the call as a task when the design, the tool and the client agree. */
 function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHandler {

@@ -247,8 +247,11 @@ describe('the tasks extension (2026-07-28)', () => {
     expect((await send('tasks/list', {})).error?.code).toBe(-32601);
   });
 
-  it('[ext.bad-params] answers -32602 for tasks methods without a taskId', async () => {
+  it('[ext.bad-params] answers -32602 for tasks methods without a taskId, and does not echo a huge one', async () => {
     expect((await send('tasks/get', {})).error?.code).toBe(-32602);
+    const huge = await send('tasks/get', { taskId: 'x'.repeat(100_000) });
+    expect(huge.error?.code).toBe(-32602);
+    expect(huge.error!.message.length).toBeLessThan(200);
     expect((await send('tasks/update', { taskId: 'x' })).error?.code).toBe(-32602);
   });
 
