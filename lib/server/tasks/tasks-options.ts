@@ -20,8 +20,10 @@ import type { TaskStore } from './task-store';
 
 /** Options of a server's tasks (`tasks` in `createServer`'s options). */
 export interface TasksOptions {
-  /** Where tasks are kept. Default: in memory (`createMemoryTaskStore`), at most 1000 tasks. */
+  /** Where tasks are kept. Default: in memory (`createMemoryTaskStore`), at most `maxTasks` tasks. */
   readonly store?: TaskStore;
+  /** The most tasks the default in-memory store holds (see `createMemoryTaskStore`). Default 1000. */
+  readonly maxTasks?: number;
   /** The time to live of a task whose client asked for none. Default 5 minutes. */
   readonly defaultTtlMs?: number;
   /** The longest time to live granted, whatever the client asks for. Default 1 hour. */
@@ -84,7 +86,7 @@ export function handlersWithTasks(
 ): Readonly<Record<string, RequestHandler>> {
   const scheduler = setup.scheduler ?? asyncScheduler;
   const runner = new TaskRunner({
-    store: options.store ?? createMemoryTaskStore({ scheduler }),
+    store: options.store ?? createMemoryTaskStore({ scheduler, maxTasks: options.maxTasks }),
     scheduler,
     defaultTtlMs: positive('defaultTtlMs', options.defaultTtlMs ?? DEFAULT_TASK_TTL_MS),
     maxTtlMs: positive('maxTtlMs', options.maxTtlMs ?? MAX_TASK_TTL_MS),

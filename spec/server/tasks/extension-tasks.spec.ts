@@ -242,6 +242,23 @@ describe('the tasks extension (2026-07-28)', () => {
     expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'hello Alice' }] } });
   });
 
+  it('[ext.bounded] refuses a new task with -32603 once the server runs maxTasks, without losing those it runs', async () => {
+    const small = createServer({ name: 'small', version: '1.0.0', tasks: { maxTasks: 1 } });
+    small.tool({
+      name: 'wait',
+      description: 'waits for ever',
+      execution: { taskSupport: 'required' },
+      handler: () => new Observable<never>(),
+    });
+    const { client, server } = linkedPair();
+    small.connect(server);
+    peer = rawPeer(client);
+    const first = await create('wait');
+    expect((await send('tools/call', { name: 'wait', arguments: {} })).error?.code).toBe(-32603);
+    expect(await get(first)).toMatchObject({ status: 'working' });
+    small.close();
+  });
+
   it('[ext.removed] answers tasks/result and tasks/list with -32601: the extension has neither', async () => {
     expect((await send('tasks/result', { taskId: 'x' })).error?.code).toBe(-32601);
     expect((await send('tasks/list', {})).error?.code).toBe(-32601);
