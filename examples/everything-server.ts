@@ -40,6 +40,7 @@ import type {
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { statelessTools } from './stateless-tools';
+import { taskTools } from './task-tools';
 import { fetchServerMetadata } from '../lib/auth/discovery';
 
 // Peers' mistakes are logged at warn; a public server would write a line per hostile frame at that
@@ -503,6 +504,8 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
     version: '0.1.0',
     instructions: 'A demonstration server: every MCP server feature, streamed progress and cancellation.',
     logger: options.logger ?? logger,
+    // Both task designs: 2025-11-25 sessions and clients of the 2026-07-28 tasks extension.
+    tasks: { pollIntervalMs: 200 },
   });
   conformanceTools(server, options);
   showcaseTools(server);
@@ -510,6 +513,7 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   statelessTools(server);
   // Skills (SEP-2640) from the folder beside this file: two skills, one with a subfolder.
   serveSkills(server, { folder: exampleSkillsFolder() });
+  taskTools(server);
   return server;
 }
 

@@ -120,7 +120,15 @@ export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 export { DEFAULT_REQUEST_TIMEOUT_MS } from './connection/request-pipeline';
 export type { RequestOptions } from './connection/request-pipeline';
 export type { Connection } from './connection/connection';
-export { progress, log, ProgressUpdate, LogUpdate, LOG_LEVELS } from './connection/handler-events';
+export {
+  progress,
+  log,
+  startTask,
+  ProgressUpdate,
+  LogUpdate,
+  TaskStart,
+  LOG_LEVELS,
+} from './connection/handler-events';
 export type { HandlerEvent, LogLevel } from './connection/handler-events';
 export type { RequestContext, RequestHandler, HandlerOutput } from './connection/dispatcher';
 
@@ -128,6 +136,17 @@ export type { RequestContext, RequestHandler, HandlerOutput } from './connection
 export { createServer } from './server/server';
 export type { McpServer, ServerOptions } from './server/server';
 export type { RequestStateOptions } from './server/request-state';
+export { createMemoryTaskStore } from './server/tasks/task-store';
+export type {
+  MemoryTaskStoreOptions,
+  TaskFilter,
+  TaskInputRequest,
+  TaskPage,
+  TaskRecord,
+  TaskStore,
+} from './server/tasks/task-store';
+export type { TasksOptions } from './server/tasks/tasks-options';
+export { TASKS_EXTENSION_ID } from './schema/tasks';
 export { DEFAULT_CACHE_HINTS } from './connection/stateless';
 export type { CacheHint, CacheScope, StatelessPeer } from './connection/stateless';
 export type {

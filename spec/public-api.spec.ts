@@ -119,6 +119,10 @@ const EXPORTS = [
   'retrying',
   'withMeta',
   'clientTracing',
+  'startTask',
+  'TaskStart',
+  'createMemoryTaskStore',
+  'TASKS_EXTENSION_ID',
 ];
 
 describe('public API', () => {
@@ -212,6 +216,9 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
       'serveApps',
       'UI_EXTENSION',
       'UI_MIME_TYPE',
+      'startTask',
+      'createMemoryTaskStore',
+      'TASKS_EXTENSION_ID',
     ],
   ],
   [

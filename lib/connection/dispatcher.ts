@@ -3,7 +3,7 @@ import type { Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
-import { LOG_LEVELS, LogUpdate, ProgressUpdate } from './handler-events';
+import { LOG_LEVELS, LogUpdate, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
 import { missingClientCapability } from './stateless';
 import type { StatelessPeer } from './stateless';
@@ -272,7 +272,7 @@ export class Dispatcher {
         next: (value) => {
           if (value instanceof ProgressUpdate) context.progress(value.progress, value.total, value.message);
           else if (value instanceof LogUpdate) context.log(value.level, value.data, value.logger);
-          else last = value;
+          else if (!(value instanceof TaskStart)) last = value;
         },
         error: (error: unknown) => {
           done = true;

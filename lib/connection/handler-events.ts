@@ -26,8 +26,17 @@ export class LogUpdate {
   ) {}
 }
 
+/**
+ * Emitted by a tool handler registered with `taskStart: 'signalled'`: the work so far ran within
+ * the request (asking its client for input there); from here on it runs as a task, and the request
+ * is answered with the task's handle. Dropped where tasks are not in use.
+ */
+export class TaskStart {
+  readonly event = 'task-start';
+}
+
 /** Anything a handler's Observable may emit that is not (part of) its result. */
-export type HandlerEvent = ProgressUpdate | LogUpdate;
+export type HandlerEvent = ProgressUpdate | LogUpdate | TaskStart;
 
 /**
  * Makes a progress event for a handler's Observable to emit.
@@ -43,9 +52,14 @@ export function log(level: LogLevel, data: unknown, logger?: string): LogUpdate 
   return new LogUpdate(level, data, logger);
 }
 
+/** Makes the event that turns the rest of a tool call into a task (see `TaskStart`). */
+export function startTask(): TaskStart {
+  return new TaskStart();
+}
+
 /** True for the events a handler emits besides its result. */
 export function isHandlerEvent(value: unknown): value is HandlerEvent {
-  return value instanceof ProgressUpdate || value instanceof LogUpdate;
+  return value instanceof ProgressUpdate || value instanceof LogUpdate || value instanceof TaskStart;
 }
 
 /** Where a message sent while handling a request belongs (see `SendOptions.relatedRequestId`). */

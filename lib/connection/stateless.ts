@@ -9,6 +9,7 @@ import type { JsonRpcRequest } from '../jsonrpc/message';
 import { toValidationIssues } from '../schema/issues';
 import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
+import { extensionMethodParams } from '../schema/tasks';
 import type { Revision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
 import { LOG_LEVELS } from './handler-events';
@@ -164,18 +165,25 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
     clientInfo: clientInfo as Record<string, unknown> | undefined,
     logLevel: logLevel as LogLevel | undefined,
   };
-  // A method no revision defines may be an extension's; one a revision dropped is not found.
-  if (!definition && !isKnownMethod(request.method) && policy.serves?.(request.method)) return { params, peer };
-  if (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client') {
+  // A method the tasks extension adds: its params are checked here, and the server serves it only
+  // when it has a handler for it (-32601 otherwise).
+  const extension = definition === undefined ? extensionMethodParams(request.method) : undefined;
+  // A method no revision defines may be another extension's; one a revision dropped is not found.
+  if (!definition && !extension && !isKnownMethod(request.method) && policy.serves?.(request.method))
+    return { params, peer };
+  if (
+    extension === undefined &&
+    (!definition || definition.kind !== 'request' || definition.direction === 'server-to-client')
+  ) {
     return { error: JsonRpcError.methodNotFound(request.method), httpStatus: 404 };
   }
-  if (definition.capability && !hasCapability(policy.capabilities(), definition.capability)) {
+  if (definition?.capability && !hasCapability(policy.capabilities(), definition.capability)) {
     return {
       error: JsonRpcError.methodNotFound(request.method, `the ${definition.capability} capability is not declared`),
       httpStatus: 404,
     };
   }
-  const checked = checkParams(request.method, revision, params);
+  const checked = extension ? extension.safeParse(params) : checkParams(request.method, revision, params);
   if (checked && !checked.success) {
     return { error: JsonRpcError.invalidParams(toValidationIssues(checked.error)), httpStatus: 400 };
   }
@@ -225,7 +233,9 @@ export function discoverResult(
   instructions: string | undefined,
 ): Record<string, unknown> {
   // Every revision served here, newest first: a dual-era client may still choose a handshake one.
-  const result: Record<string, unknown> = { supportedVersions: [...supported].reverse(), capabilities };
+  // The core `tasks` capability ended with 2025-11-25: tasks are an extension here (SEP-2663).
+  const { tasks: _coreTasks, ...declared } = capabilities;
+  const result: Record<string, unknown> = { supportedVersions: [...supported].reverse(), capabilities: declared };
   if (instructions !== undefined) result.instructions = instructions;
   return result;
 }

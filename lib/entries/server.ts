@@ -13,7 +13,7 @@ export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISI
 export type { Revision } from '../schema/revisions';
 export { createInMemoryPair } from '../transport/in-memory/in-memory-transport';
 export type { Transport, StatelessReceiver } from '../transport/transport';
-export { progress, log, LOG_LEVELS } from '../connection/handler-events';
+export { progress, log, startTask, LOG_LEVELS } from '../connection/handler-events';
 export type { HandlerEvent, LogLevel } from '../connection/handler-events';
 export type { RequestContext, HandlerOutput } from '../connection/dispatcher';
 export { DEFAULT_CACHE_HINTS } from '../connection/stateless';
@@ -22,6 +22,10 @@ export { createServer } from '../server/server';
 export type { McpServer, ServerOptions } from '../server/server';
 export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
 export type { RequestStateOptions } from '../server/request-state';
+export { createMemoryTaskStore } from '../server/tasks/task-store';
+export type { MemoryTaskStoreOptions, TaskRecord, TaskStore } from '../server/tasks/task-store';
+export type { TasksOptions } from '../server/tasks/tasks-options';
+export { TASKS_EXTENSION_ID } from '../schema/tasks';
 export type {
   ServerSession,
   ServerContext,

@@ -9,6 +9,7 @@
  */
 export type {
   MonoTypeOperatorFunction,
+  Observer,
   ObservableInput,
   OperatorFunction,
   SchedulerAction,

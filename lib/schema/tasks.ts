@@ -108,3 +108,70 @@ export type TaskStatusNotificationParams = z.infer<typeof TaskStatusNotification
 /** `notifications/tasks/status`: a task changed state. */
 export const TaskStatusNotificationSchema = z.lazy(() => latest().TaskStatusNotification);
 export type TaskStatusNotification = z.infer<typeof TaskStatusNotificationSchema>;
+
+/*
+ * The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663). Tasks left the core
+ * protocol: the server alone decides to answer a request with a task handle, the client polls
+ * `tasks/get` (which inlines the result), answers input requests with `tasks/update` and stops a
+ * task with `tasks/cancel`. Durations carry their unit (`ttlMs`, `pollIntervalMs`).
+ */
+
+/** The identifier of the tasks extension, under `capabilities.extensions` (2026-07-28). */
+export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+
+const ExtensionTaskIdParams = z.looseObject({
+  taskId: z.string(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A task as the extension sends it: `ttlMs` and `pollIntervalMs` in whole milliseconds. */
+export const ExtensionTaskSchema = z.looseObject({
+  taskId: z.string(),
+  status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+  statusMessage: z.string().optional(),
+  createdAt: z.string(),
+  lastUpdatedAt: z.string(),
+  ttlMs: z.number().int().positive().nullable(),
+  pollIntervalMs: z.number().int().positive().optional(),
+});
+export type ExtensionTask = z.infer<typeof ExtensionTaskSchema>;
+
+/** The answer that hands a task to the client: a flat `Result & Task` with `resultType: "task"`. */
+export const ExtensionCreateTaskResultSchema = ExtensionTaskSchema.extend({ resultType: z.literal('task') });
+export type ExtensionCreateTaskResult = z.infer<typeof ExtensionCreateTaskResultSchema>;
+
+/**
+ * The answer to `tasks/get`: the task, with the input requests it waits on (`input_required`), the
+ * result it produced (`completed`) or the JSON-RPC error it ended with (`failed`) inlined.
+ */
+export const DetailedTaskSchema = ExtensionTaskSchema.extend({
+  inputRequests: z.record(z.string(), z.looseObject({ method: z.string() })).optional(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+export type DetailedTask = z.infer<typeof DetailedTaskSchema>;
+
+/** Params of `tasks/get` and `tasks/cancel` in the extension. */
+export const ExtensionTaskIdParamsSchema = ExtensionTaskIdParams;
+
+/** Params of `tasks/update`: answers to some or all of the task's pending input requests, by key. */
+export const UpdateTaskRequestParamsSchema = ExtensionTaskIdParams.extend({
+  inputResponses: z.record(z.string(), z.unknown()),
+});
+export type UpdateTaskRequestParams = z.infer<typeof UpdateTaskRequestParamsSchema>;
+
+/** The methods the extension adds (client to server), with the schema of their params. */
+const EXTENSION_METHODS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ['tasks/get', ExtensionTaskIdParams],
+  ['tasks/update', UpdateTaskRequestParamsSchema],
+  ['tasks/cancel', ExtensionTaskIdParams],
+]);
+
+/**
+ * The params schema of a request method an extension adds to the stateless revisions (the tasks
+ * extension's `tasks/get`, `tasks/update` and `tasks/cancel`), or undefined for any other method.
+ * Whether a server serves it is up to the server: it has a handler for it or answers -32601.
+ */
+export function extensionMethodParams(method: string): z.ZodType | undefined {
+  return EXTENSION_METHODS.get(method);
+}

@@ -98,6 +98,9 @@ export interface ServerContext extends RequestContext, ClientRequests {
   readonly clientInfo: Implementation | undefined;
 }
 
+/** Where a stateless request's handler asks its client for input: its {@link InputRound}, or a task's inputs. */
+export type InputAsker = Pick<InputRound, 'ask'>;
+
 /** What the client requests need to know of the client: its capabilities and revision. */
 export interface ClientView {
   readonly peerCapabilities: Record<string, unknown> | undefined;
@@ -303,7 +306,7 @@ export class SessionContext extends ContextBase {
 export class StatelessContext extends ContextBase {
   constructor(
     inner: RequestContext,
-    private readonly round: InputRound | undefined,
+    private readonly round: InputAsker | undefined,
   ) {
     super(inner);
   }

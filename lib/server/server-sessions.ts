@@ -11,6 +11,7 @@ import { placeExtensions } from '../schema/extensions';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
 import { Session } from './session';
+import { capabilitiesForRevision } from './tasks/tasks-options';
 import type { SessionHost } from './session';
 
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
@@ -159,10 +160,14 @@ class SessionConnectionOptions implements ConnectionOptions {
     return this.session;
   }
 
-  /** Fixed when first read, which is when initialize is answered. */
+  /** Fixed when first read, which is when initialize is answered: those of the negotiated revision. */
   capabilities(): Record<string, unknown> {
-    // Extensions go where the session's revision carries them (`experimental` before 2026-07-28).
-    const declared = (this.session.declared ??= this.sessions.shared.capabilities()) as Record<string, unknown>;
+    // Those of the session's revision (core tasks before 2026-07-28, the extension from it), with
+    // extensions where the revision carries them (`experimental` before 2026-07-28).
+    const declared = (this.session.declared ??= capabilitiesForRevision(
+      this.sessions.shared.capabilities(),
+      this.session.revision,
+    )) as Record<string, unknown>;
     return placeExtensions(declared, this.session.revision);
   }
 

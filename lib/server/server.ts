@@ -27,7 +27,9 @@ import { RequestStateSealer } from './request-state';
 import type { RequestStateOptions } from './request-state';
 import { createResourceRegistry } from './resource-registry';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { deriveCapabilities } from './server-capabilities';
+import { deriveCapabilities, mergeCapabilities } from './server-capabilities';
+import { handlersWithTasks, TASK_CAPABILITIES } from './tasks/tasks-options';
+import type { TasksOptions } from './tasks/tasks-options';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { SessionConfig } from './server-sessions';
@@ -111,6 +113,13 @@ export interface ServerOptions {
   readonly hideErrorMessages?: boolean;
   /** Where timeouts are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Tasks: tools registered with `execution.taskSupport` may run as tasks, as the 2025-11-25
+   * core tasks (a session's client sends `task` with its call) and as the 2026-07-28 tasks
+   * extension `io.modelcontextprotocol/tasks` (for clients that declare it). `true` for the
+   * defaults; off by default, and then nothing of tasks is declared.
+   */
+  readonly tasks?: TasksOptions | boolean;
   /**
    * Middleware around every request handler, in sessions and for stateless requests alike; the
    * first is the outermost (see `ServerMiddleware`). More can be added with `use`.
@@ -237,6 +246,7 @@ function sharedHandlers(
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
   const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
   const { logger, failures } = streams;
+  const sealer = new RequestStateSealer(options.requestState);
   const listen = createListenHandler({
     ...registries,
     capabilities: () => streams.capabilities() as Record<string, unknown>,
@@ -245,15 +255,25 @@ function sharedHandlers(
     maxSubscriptions,
     logger,
   });
-  return createRequestHandlers({
+  const handlers = createRequestHandlers({
     ...registries,
     pageSize,
     maxSubscriptions,
     logger,
     failures,
     withSession: contextOf,
-    withInput: inputRunner(new RequestStateSealer(options.requestState), options.scheduler),
+    withInput: inputRunner(sealer, options.scheduler),
     listen,
+  });
+  if (!options.tasks) return handlers;
+  const tasks = options.tasks === true ? {} : options.tasks;
+  return handlersWithTasks(handlers, tasks, {
+    tools: registries.tools,
+    sealer,
+    scheduler: options.scheduler,
+    logger,
+    pageSize,
+    closing: streams.closing,
   });
 }
 
@@ -299,7 +319,7 @@ export function createServer(options: ServerOptions): McpServer {
     prompts,
     completers: 0,
     logging: options.logging ?? true,
-    given: options.capabilities,
+    given: options.tasks ? mergeCapabilities({ ...TASK_CAPABILITIES }, options.capabilities) : options.capabilities,
     extensions: {} as Record<string, Record<string, unknown>>,
   };
   const capabilities = (): ServerCapabilities => deriveCapabilities(sources);

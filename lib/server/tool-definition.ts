@@ -74,7 +74,17 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   readonly toJsonSchema?: ToJsonSchema;
   readonly annotations?: ToolAnnotations;
   readonly icons?: readonly Icon[];
+  /**
+   * `taskSupport` says whether the tool may (`optional`) or must (`required`) run as a task, on a
+   * server created with `tasks`; default `forbidden`. Sent in the listing as it is.
+   */
   readonly execution?: ToolExecution;
+  /**
+   * When a call that runs as a task becomes one: `immediately` (the default), or `signalled`, when
+   * the handler emits `startTask()`: what it does before runs within the request (where, under
+   * 2026-07-28, it asks its client for input in multi round-trip rounds), and the rest is the task.
+   */
+  readonly taskStart?: 'immediately' | 'signalled';
   readonly _meta?: Record<string, unknown>;
   /**
    * OAuth scopes a caller's token must carry to use it, on a protected endpoint (`auth`); a token

@@ -57,7 +57,12 @@ export interface ToolRegistry {
   call(params: CallToolRequestParams, context: ToolContext): HandlerOutput<CallToolResult>;
   /** The scopes a tool needs (none for an unknown one). */
   scopes(name: string): readonly string[];
+  /** How an enabled tool runs as a task (its `execution.taskSupport` and `taskStart`); undefined for an unknown one. */
+  taskMode(name: string): { readonly support: TaskSupport; readonly start: 'immediately' | 'signalled' } | undefined;
 }
+
+/** Whether a tool may run as a task (2025-11-25: `execution.taskSupport`). */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
   const registry: Registry<ToolEntry> = createRegistry('tools');
@@ -82,6 +87,12 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     },
     remove: (name) => registry.remove(name),
     scopes: (name) => registry.get(name)?.definition.definition.scopes ?? [],
+    taskMode(name) {
+      const definition = registry.get(name)?.definition.definition;
+      if (definition === undefined) return undefined;
+      const support = (definition.execution?.taskSupport ?? 'forbidden') as TaskSupport;
+      return { support, start: definition.taskStart ?? 'immediately' };
+    },
     get size() {
       return registry.size;
     },

@@ -12,11 +12,17 @@ import { headerValue } from '../http/http-guards';
 
 /** `HeaderMismatch` (spec 2026-07-28: Transports → Server Validation). */
 const HEADER_MISMATCH = -32020;
-/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`. */
-const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
+/**
+ * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`, and the tasks extension's
+ * methods, where it mirrors `params.taskId` (SEP-2663: Streamable HTTP routing headers).
+ */
+const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 const SSE_HEADERS = {

@@ -1,0 +1,118 @@
+/**
+ * A `tools/call` that runs as a task: the tool's handler is not rewritten; its Observable (or
+ * Promise, or value) is subscribed once and its emissions drive the task. The request is answered
+ * with the task's handle as soon as the task is stored: at once, or, for a tool registered with
+ * `taskStart: 'signalled'`, when its handler emits `startTask()`.
+ */
+import { defer, from, map, Observable } from '../../rx/rxjs';
+import type { SchedulerLike, Subscription } from '../../rx/rxjs';
+import type { HandlerOutput, HandlerResult, RequestContext } from '../../connection/dispatcher';
+import { observeOutput } from '../../connection/dispatcher';
+import { TaskStart } from '../../connection/handler-events';
+import type { CallToolRequestParams } from '../../schema/tools';
+import { InputRound } from '../input-round';
+import type { RequestStateSealer } from '../request-state';
+import { SessionContext, StatelessContext } from '../server-context';
+import type { ServerContext } from '../server-context';
+import type { Session } from '../session';
+import type { ToolRegistry } from '../tool-registry';
+import { TaskAsker, TaskRequestContext } from './task-context';
+import type { TaskHandle, TaskRunner, TaskSpec } from './task-runner';
+import { toCoreTask, toExtensionCreateResult } from './task-wire';
+import type { TaskRecord } from './task-store';
+
+/** What a task-running call needs. */
+export interface TaskCallDeps {
+  readonly tools: ToolRegistry;
+  readonly runner: TaskRunner;
+  readonly sealer: RequestStateSealer;
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+/** How one call runs as a task. */
+export interface TaskCallPlan {
+  readonly design: 'core' | 'extension';
+  readonly start: 'immediately' | 'signalled';
+  readonly session: Session | undefined;
+  readonly spec: TaskSpec;
+}
+
+/** The handle a design answers a task-creating request with. */
+function createdResult(record: TaskRecord, design: 'core' | 'extension'): HandlerResult {
+  return design === 'core' ? { task: toCoreTask(record) } : toExtensionCreateResult(record);
+}
+
+/** Runs one `tools/call` as a task (see the module). */
+export function runToolTask(
+  params: Record<string, unknown>,
+  context: RequestContext,
+  plan: TaskCallPlan,
+  deps: TaskCallDeps,
+): HandlerOutput<HandlerResult> {
+  const taskContext = new TaskRequestContext(context, plan.session);
+  // Before the call becomes a task, a stateless handler asks its client in multi round-trip rounds.
+  const round =
+    plan.design === 'extension' && plan.start === 'signalled'
+      ? new InputRound(context.method, params, { sealer: deps.sealer, scheduler: deps.scheduler })
+      : undefined;
+  const asker = new TaskAsker(round);
+  const serverContext: ServerContext =
+    plan.design === 'extension'
+      ? new StatelessContext(taskContext, asker)
+      : new SessionContext(taskContext, plan.session!);
+  const escalate = (task: TaskHandle) => {
+    taskContext.escalate(task);
+    asker.escalate(task);
+  };
+  const work = defer(() => observeOutput(deps.tools.call(params as CallToolRequestParams, serverContext)));
+  if (plan.start === 'immediately') {
+    return from(deps.runner.create(plan.spec)).pipe(
+      map((task) => {
+        escalate(task);
+        task.hold(work.subscribe(task));
+        return createdResult(task.created, plan.design);
+      }),
+    );
+  }
+  const source = round ? round.run(work) : work;
+  return new Observable<unknown>((subscriber) => {
+    let task: TaskHandle | undefined;
+    /** What the work emitted while its task was being stored, replayed to the task. */
+    let queued: ((task: TaskHandle) => void)[] | undefined;
+    const toTask = (deliver: (task: TaskHandle) => void) => {
+      if (task) deliver(task);
+      else queued!.push(deliver);
+    };
+    const begin = () => {
+      queued = [];
+      deps.runner.create(plan.spec).then(
+        (created) => {
+          escalate(created);
+          task = created;
+          for (const deliver of queued!) deliver(created);
+          // The store answers asynchronously, so the subscription below exists by now.
+          created.hold(subscription);
+          subscriber.next(createdResult(created.created, plan.design));
+          subscriber.complete();
+        },
+        (error: unknown) => {
+          subscription.unsubscribe();
+          subscriber.error(error);
+        },
+      );
+    };
+    const subscription: Subscription = source.subscribe({
+      next: (value) => {
+        if (queued !== undefined) toTask((t) => t.next(value));
+        else if (value instanceof TaskStart) begin();
+        else subscriber.next(value);
+      },
+      error: (error: unknown) => (queued !== undefined ? toTask((t) => t.error(error)) : subscriber.error(error)),
+      complete: () => (queued !== undefined ? toTask((t) => t.complete()) : subscriber.complete()),
+    });
+    // Unsubscribing the request cancels the work only while it is not a task yet.
+    return () => {
+      if (queued === undefined) subscription.unsubscribe();
+    };
+  }) as Observable<HandlerResult>;
+}

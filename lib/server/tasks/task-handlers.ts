@@ -1,0 +1,212 @@
+/**
+ * A server's handlers with tasks: `tools/call` may run as a task, and the `tasks/*` methods of both
+ * designs are served. A request of a handshake revision (a session) follows the 2025-11-25 core
+ * tasks; one of a stateless revision follows the tasks extension, and only when its client declared
+ * the extension: nothing of a task is sent to a client that did not ask for tasks.
+ */
+import { filter, Observable, take } from '../../rx/rxjs';
+import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../../connection/dispatcher';
+import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
+import { featuresOf } from '../../schema/revisions';
+import type { Revision } from '../../schema/revisions';
+import { TASKS_EXTENSION_ID } from '../../schema/tasks';
+import type { AuthInfo } from '../../transport/transport';
+import type { Session } from '../session';
+import { runToolTask } from './task-call';
+import type { TaskCallDeps } from './task-call';
+import type { TaskSpec } from './task-runner';
+import { isTerminalStatus } from './task-store';
+import type { TaskFilter, TaskRecord } from './task-store';
+import { corePayload, toCoreTask, toDetailedTask } from './task-wire';
+
+/** What the task handlers need besides the task-running call's needs. */
+export interface TaskHandlerDeps extends TaskCallDeps {
+  /** Tasks per page of `tasks/list`. */
+  readonly pageSize: number;
+}
+
+/** Whether a stateless request's client declared the tasks extension. */
+function declaresExtension(context: RequestContext): boolean {
+  const extensions = context.peer?.clientCapabilities.extensions as Record<string, unknown> | undefined;
+  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION_ID] !== undefined;
+}
+
+/** -32021 naming the tasks extension (SEP-2663: Required Capabilities). */
+function missingExtension(what: string): JsonRpcError {
+  return new JsonRpcError(
+    ErrorCode.MissingRequiredClientCapability,
+    `Missing required client capability: extensions.${TASKS_EXTENSION_ID} (${what})`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
+  );
+}
+
+/** Who is asking, where the endpoint verified it: tasks are bound to them. */
+function principalOf(context: RequestContext, session: Session | undefined): string | undefined {
+  const auth: AuthInfo | undefined = context.peer?.auth ?? session?.auth;
+  return auth?.subject ?? auth?.clientId;
+}
+
+/** -32602 for a task id we do not know; a long id is cut, so a huge one gets no huge answer (#13). */
+const unknownTask = (taskId: string) =>
+  JsonRpcError.invalidParams(`Unknown task: ${taskId.length > 100 ? `${taskId.slice(0, 100)}…` : taskId}`);
+
+/** The tools/call handler: runs the call as a task when the design, the tool and the client agree. */
+function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHandler {
+  return (params, context, owner) => {
+    const name = params.name as string;
+    const mode = deps.tools.taskMode(name);
+    if (mode === undefined || (mode.support === 'forbidden' && params.task === undefined)) {
+      return original(params, context, owner);
+    }
+    const session = owner as Session | undefined;
+    const base = { method: 'tools/call', owner: principalOf(context, session), session: session?.id };
+    if (context.peer === undefined) {
+      if (!featuresOf(context.revision as Revision).tasks) return original(params, context, owner);
+      const task = params.task as { ttl?: number } | undefined;
+      // 2025-11-25: Tools → Tool-level negotiation.
+      if (task !== undefined && mode.support === 'forbidden') {
+        throw JsonRpcError.methodNotFound('tools/call', `tool ${name} does not run as a task`);
+      }
+      if (task === undefined && mode.support === 'required') {
+        throw JsonRpcError.methodNotFound('tools/call', `tool ${name} runs only as a task: send params.task`);
+      }
+      if (task === undefined) return original(params, context, owner);
+      const spec: TaskSpec = {
+        ...base,
+        design: 'core',
+        requestedTtlMs: typeof task.ttl === 'number' ? task.ttl : undefined,
+        onChange: (record) => {
+          if (session?.operating) session.connection.notify('notifications/tasks/status', { ...toCoreTask(record) });
+        },
+        // 2025-11-25: Tasks → Task Progress Notifications: the call's progress token stays valid.
+        onProgress: ({ progress, total, message }) => {
+          const token = context.progressToken;
+          if (token === undefined || !session?.operating) return;
+          session.connection.notify('notifications/progress', {
+            progressToken: token,
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message }),
+          });
+        },
+      };
+      return runToolTask(params, context, { design: 'core', start: mode.start, session, spec }, deps);
+    }
+    // The extension: the server decides; a `task` param of a 2025-11-25 client is ignored.
+    if (mode.support === 'forbidden') return original(params, context, owner);
+    if (!declaresExtension(context)) {
+      if (mode.support === 'required') throw missingExtension(`tool ${name} runs only as a task`);
+      return original(params, context, owner);
+    }
+    const spec: TaskSpec = { ...base, design: 'extension' };
+    return runToolTask(params, context, { design: 'extension', start: mode.start, session, spec }, deps);
+  };
+}
+
+/** A task the requester may see, or -32602 as for an unknown one. */
+async function visibleTask(
+  deps: TaskHandlerDeps,
+  taskId: string,
+  context: RequestContext,
+  session: Session | undefined,
+): Promise<TaskRecord> {
+  const record = await deps.runner.get(taskId);
+  const design = context.peer === undefined ? 'core' : 'extension';
+  if (record === undefined || record.design !== design) throw unknownTask(taskId);
+  if (record.owner !== undefined && record.owner !== principalOf(context, session)) throw unknownTask(taskId);
+  return record;
+}
+
+/** `tasks/result` (2025-11-25): the request's own answer, once the task is final. */
+function taskResult(deps: TaskHandlerDeps, taskId: string, context: RequestContext, session: Session | undefined) {
+  return new Observable<HandlerResult>((subscriber) => {
+    const answer = (record: TaskRecord) => {
+      try {
+        subscriber.next(corePayload(record));
+        subscriber.complete();
+      } catch (error) {
+        subscriber.error(error);
+      }
+    };
+    // Listen before reading, so that a task that ends in between is not missed.
+    const waiting = deps.runner.settled$
+      .pipe(
+        filter((record) => record.taskId === taskId),
+        take(1),
+      )
+      .subscribe(answer);
+    visibleTask(deps, taskId, context, session).then(
+      (record) => {
+        if (isTerminalStatus(record.status)) answer(record);
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+    return waiting;
+  });
+}
+
+/** The handlers of `tasks/*`, by design. */
+function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHandler>> {
+  const { runner } = deps;
+  /**
+   * A session has the core methods only from 2025-11-25 (`tasks/update` never); a stateless
+   * request has the extension's only when its client declared the extension.
+   */
+  const gate = (context: RequestContext, method: string) => {
+    if (context.peer === undefined) {
+      if (method === 'tasks/update' || !featuresOf(context.revision as Revision).tasks) {
+        throw JsonRpcError.methodNotFound(method);
+      }
+    } else if (!declaresExtension(context)) throw missingExtension(`${method} is part of the tasks extension`);
+  };
+  return {
+    'tasks/get': async (params, context, owner): Promise<HandlerResult> => {
+      gate(context, 'tasks/get');
+      const record = await visibleTask(deps, params.taskId as string, context, owner as Session | undefined);
+      return context.peer === undefined ? { ...toCoreTask(record) } : { ...toDetailedTask(record) };
+    },
+    'tasks/cancel': async (params, context, owner): Promise<HandlerResult> => {
+      gate(context, 'tasks/cancel');
+      const taskId = params.taskId as string;
+      const record = await visibleTask(deps, taskId, context, owner as Session | undefined);
+      const cancelled = isTerminalStatus(record.status) ? undefined : await runner.cancel(taskId);
+      // The extension acknowledges with an empty result, even for a final task (SEP-2663).
+      if (context.peer !== undefined) return {};
+      // 2025-11-25: cancelling a final task is invalid params.
+      if (cancelled === undefined) throw JsonRpcError.invalidParams(`task ${taskId} is already ${record.status}`);
+      return { ...toCoreTask(cancelled) };
+    },
+    'tasks/update': async (params, context, owner): Promise<HandlerResult> => {
+      gate(context, 'tasks/update');
+      const taskId = params.taskId as string;
+      const record = await visibleTask(deps, taskId, context, owner as Session | undefined);
+      if (!isTerminalStatus(record.status)) {
+        await runner.answer(taskId, params.inputResponses as Record<string, unknown>);
+      }
+      return {};
+    },
+    'tasks/result': (params, context, owner): HandlerOutput<HandlerResult> => {
+      gate(context, 'tasks/result');
+      return taskResult(deps, params.taskId as string, context, owner as Session | undefined);
+    },
+    'tasks/list': async (params, context, owner): Promise<HandlerResult> => {
+      gate(context, 'tasks/list');
+      const session = owner as Session | undefined;
+      const principal = principalOf(context, session);
+      const scope: TaskFilter = principal !== undefined ? { owner: principal } : { session: session?.id };
+      const page = await runner.store.list(scope, params.cursor as string | undefined, deps.pageSize);
+      const tasks = page.tasks.filter((record) => record.design === 'core').map(toCoreTask);
+      return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
+    },
+  };
+}
+
+/** `handlers` with tasks (see the module). */
+export function withTasks(
+  handlers: Readonly<Record<string, RequestHandler>>,
+  deps: TaskHandlerDeps,
+): Readonly<Record<string, RequestHandler>> {
+  const original = handlers['tools/call'];
+  if (original === undefined) throw new TypeError('withTasks needs a tools/call handler');
+  return { ...handlers, ...taskMethods(deps), 'tools/call': toolsCall(original, deps) };
+}

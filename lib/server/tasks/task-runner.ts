@@ -1,0 +1,353 @@
+/**
+ * Runs tasks: a task's record follows what its work emits (progress becomes its status message,
+ * the last value its result, an error its failure), cancelling it unsubscribes the work, and input
+ * it waits on is parked in its record until the client answers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Observable, Subject } from '../../rx/rxjs';
+import type { Observer, SchedulerLike, Subscriber, Subscription } from '../../rx/rxjs';
+import { LogUpdate, ProgressUpdate, TaskStart } from '../../connection/handler-events';
+import { JsonRpcError } from '../../jsonrpc/errors';
+import { toValidationIssues } from '../../schema/issues';
+import { inputResponseSchemaFor } from '../../schema/input-requests';
+import type { TaskStatus } from '../../schema/tasks';
+import { inputCapabilityOf } from '../input-round';
+import { isTerminalStatus } from './task-store';
+import type { TaskInputRequest, TaskRecord, TaskStore } from './task-store';
+
+/** How tasks are run and kept. */
+export interface TaskRunnerOptions {
+  readonly store: TaskStore;
+  readonly scheduler: SchedulerLike;
+  /** The time to live of a task whose creator asked for none. */
+  readonly defaultTtlMs: number;
+  /** The longest time to live granted, whatever the creator asked for. */
+  readonly maxTtlMs: number;
+  /** The polling interval suggested to clients. */
+  readonly pollIntervalMs: number;
+  readonly logger: Logger;
+}
+
+/** What a task to create is. */
+export interface TaskSpec {
+  readonly design: 'core' | 'extension';
+  readonly method: string;
+  /** The time to live the creator asked for (2025-11-25 `task.ttl`). */
+  readonly requestedTtlMs?: number;
+  readonly owner?: string;
+  readonly session?: string;
+  /** Told of every change of the task's record (a status notification in a session). */
+  readonly onChange?: (record: TaskRecord) => void;
+  /** Log messages the work emits once it runs as a task. */
+  readonly onLog?: (event: LogUpdate) => void;
+  /** Progress the work reports once it runs as a task (2025-11-25: the request's progress token stays valid). */
+  readonly onProgress?: (event: ProgressUpdate) => void;
+}
+
+/**
+ * A task in this process: an Observer of its work's emissions, with the ways its work reaches its
+ * client (input requests parked in the record, or requests sent while the task waits on them).
+ */
+export interface TaskHandle extends Observer<unknown> {
+  readonly taskId: string;
+  /** The record as the task was created. */
+  readonly created: TaskRecord;
+  /** Aborted when the task is cancelled. */
+  readonly signal: AbortSignal;
+  /** Keeps the subscription to the task's work, so that cancelling the task unsubscribes it. */
+  hold(subscription: Subscription): void;
+  /** Sets the status message (from the work's progress). */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Extension design: parks an input request in the task (status `input_required`) until
+   * `tasks/update` answers its key. Cold; unsubscribing withdraws the request.
+   */
+  ask<T>(method: string, params: Record<string, unknown> | undefined, inputKey?: string): Observable<T>;
+  /** Core design: the task is `input_required` while `request` (a request to the client) is in flight. */
+  waitingOn<T>(request: Observable<T>): Observable<T>;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly subscriber: Subscriber<unknown>;
+}
+
+/** A running task's state in this process. */
+class LiveTask implements TaskHandle {
+  record: TaskRecord;
+  writes: Promise<void> = Promise.resolve();
+  /** Ends the task when its time to live has passed. */
+  expiry: Subscription | undefined;
+  private subscription: Subscription | undefined;
+  private readonly abort = new AbortController();
+  private readonly pending = new Map<string, Pending>();
+  private asked = 0;
+  private waiting = 0;
+  private last: unknown;
+
+  constructor(
+    private readonly runner: TaskRunner,
+    readonly created: TaskRecord,
+    readonly spec: TaskSpec,
+  ) {
+    this.record = created;
+  }
+
+  get taskId(): string {
+    return this.record.taskId;
+  }
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  hold(subscription: Subscription): void {
+    if (isTerminalStatus(this.record.status)) subscription.unsubscribe();
+    else this.subscription = subscription;
+  }
+
+  next(value: unknown): void {
+    if (value instanceof ProgressUpdate) this.progress(value.progress, value.total, value.message);
+    else if (value instanceof LogUpdate) this.spec.onLog?.(value);
+    else if (!(value instanceof TaskStart)) this.last = value;
+  }
+
+  error(error: unknown): void {
+    this.runner.change(this, { status: 'failed', error: this.runner.toErrorObject(error, this.taskId) });
+  }
+
+  complete(): void {
+    const result = this.last;
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      this.error(JsonRpcError.internalError('Internal error: the task produced no result'));
+      return;
+    }
+    const record = result as Record<string, unknown>;
+    // 2025-11-25: a tool result with isError fails the task; the extension keeps `failed` for
+    // protocol errors and reports a tool's error as a completed task whose result says so.
+    if (this.spec.design === 'core' && record.isError === true) {
+      this.runner.change(this, { status: 'failed', result: record, statusMessage: firstText(record) });
+    } else {
+      this.runner.change(this, { status: 'completed', result: record });
+    }
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    if (isTerminalStatus(this.record.status)) return;
+    const statusMessage = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
+    this.runner.change(this, { statusMessage });
+    this.spec.onProgress?.(new ProgressUpdate(progress, total, message));
+  }
+
+  ask<T>(method: string, params: Record<string, unknown> | undefined, inputKey?: string): Observable<T> {
+    return new Observable<unknown>((subscriber) => {
+      const key = inputKey ?? `${inputCapabilityOf(method) ?? 'input'}-${this.asked++}`;
+      this.pending.set(key, { method, params: params ?? {}, subscriber });
+      this.runner.change(this, { status: 'input_required', inputRequests: this.inputRequests() });
+      return () => {
+        if (this.pending.delete(key) && !isTerminalStatus(this.record.status)) this.afterAnswer();
+      };
+    }) as Observable<T>;
+  }
+
+  waitingOn<T>(request: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      if (this.waiting++ === 0) this.runner.change(this, { status: 'input_required' });
+      const inner = request.subscribe(subscriber);
+      return () => {
+        inner.unsubscribe();
+        if (--this.waiting === 0) this.runner.change(this, { status: 'working' });
+      };
+    });
+  }
+
+  /** Delivers the answers to pending input requests; -32602 (nothing delivered) when one does not fit. */
+  answer(responses: Record<string, unknown>): void {
+    const delivered: [Pending, unknown][] = [];
+    for (const [key, answer] of Object.entries(responses)) {
+      const pending = this.pending.get(key);
+      if (pending === undefined) continue; // answers to keys never asked are ignored
+      const schema = inputResponseSchemaFor(pending.method);
+      const parsed = schema ? schema.safeParse(answer) : { success: true as const, data: answer };
+      if (!parsed.success) {
+        throw JsonRpcError.invalidParams(
+          toValidationIssues(parsed.error).map((issue) => ({
+            path: `inputResponses.${key}${issue.path ? `.${issue.path}` : ''}`,
+            message: issue.message,
+          })),
+        );
+      }
+      delivered.push([pending, parsed.data]);
+    }
+    for (const [pending] of delivered) {
+      for (const [key, entry] of this.pending) if (entry === pending) this.pending.delete(key);
+    }
+    if (delivered.length > 0) this.afterAnswer();
+    for (const [pending, answer] of delivered) {
+      pending.subscriber.next(answer);
+      pending.subscriber.complete();
+    }
+  }
+
+  /** Stops the work: the record says cancelled first, then the work is unsubscribed. */
+  stop(): void {
+    this.pending.clear();
+    this.abort.abort('task cancelled');
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  private afterAnswer(): void {
+    this.runner.change(
+      this,
+      this.pending.size > 0
+        ? { inputRequests: this.inputRequests() }
+        : { status: this.waiting > 0 ? 'input_required' : 'working', inputRequests: undefined },
+    );
+  }
+
+  private inputRequests(): Record<string, TaskInputRequest> {
+    return Object.fromEntries([...this.pending].map(([key, { method, params }]) => [key, { method, params }]));
+  }
+}
+
+function firstText(result: Record<string, unknown>): string | undefined {
+  const content = result.content as readonly { type?: unknown; text?: unknown }[] | undefined;
+  const text = content?.find((block) => block.type === 'text')?.text;
+  return typeof text === 'string' ? text : undefined;
+}
+
+type Change = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>>;
+
+/** Creates, runs, cancels and answers the tasks of one server. */
+export class TaskRunner {
+  private readonly live = new Map<string, LiveTask>();
+  /** The latest store write of each task with one in progress (a final task's last write included). */
+  private readonly writing = new Map<string, Promise<void>>();
+  /** Every record of a task that reached a final status. */
+  readonly settled$ = new Subject<TaskRecord>();
+
+  constructor(private readonly options: TaskRunnerOptions) {}
+
+  get store(): TaskStore {
+    return this.options.store;
+  }
+
+  /** Creates a task (stored before this resolves) and returns its handle; its work is attached by the caller. */
+  async create(spec: TaskSpec): Promise<TaskHandle> {
+    const { defaultTtlMs, maxTtlMs, pollIntervalMs, scheduler } = this.options;
+    const asked = spec.requestedTtlMs;
+    const ttlMs = Math.max(1, Math.floor(Math.min(asked !== undefined && asked > 0 ? asked : defaultTtlMs, maxTtlMs)));
+    const now = scheduler.now();
+    const record: TaskRecord = {
+      taskId: randomUUID(),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs,
+      pollIntervalMs,
+      method: spec.method,
+      design: spec.design,
+      ...(spec.owner === undefined ? {} : { owner: spec.owner }),
+      ...(spec.session === undefined ? {} : { session: spec.session }),
+    };
+    await this.options.store.put(record);
+    const task = new LiveTask(this, record, spec);
+    this.live.set(record.taskId, task);
+    task.expiry = scheduler.schedule(() => void this.expire(task), ttlMs);
+    return task;
+  }
+
+  /**
+   * A task's time to live has passed (2025-11-25: receivers may then delete it, whatever its
+   * status): work still running is unsubscribed, and the task is forgotten.
+   */
+  private async expire(task: LiveTask): Promise<void> {
+    if (this.live.get(task.taskId) === task) {
+      this.live.delete(task.taskId);
+      task.stop();
+      this.options.logger.debug({ taskId: task.taskId }, 'task expired while running');
+    }
+    await task.writes;
+    await this.options.store.delete(task.taskId);
+  }
+
+  /** The task's record once every change made so far is stored; undefined when unknown (or expired). */
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    await this.writing.get(taskId);
+    return this.options.store.get(taskId);
+  }
+
+  /**
+   * Cancels a task: its record says `cancelled`, then its work is unsubscribed. Resolves with the
+   * record, or undefined when the task was already final (or unknown, then `get` says so).
+   */
+  async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    const task = this.live.get(taskId);
+    if (task) {
+      if (isTerminalStatus(task.record.status)) return undefined;
+      this.change(task, { status: 'cancelled', inputRequests: undefined });
+      task.stop();
+      await task.writes;
+      return task.record;
+    }
+    // A task this process does not run (another process, or one that restarted): only its record changes.
+    const record = await this.options.store.get(taskId);
+    if (record === undefined || isTerminalStatus(record.status)) return undefined;
+    const cancelled: TaskRecord = { ...record, status: 'cancelled', lastUpdatedAt: this.options.scheduler.now() };
+    await this.options.store.put(cancelled);
+    this.settled$.next(cancelled);
+    return cancelled;
+  }
+
+  /** Delivers answers to a task's pending input requests (extension design); false when it runs elsewhere. */
+  async answer(taskId: string, responses: Record<string, unknown>): Promise<boolean> {
+    const task = this.live.get(taskId);
+    if (!task) return false;
+    task.answer(responses);
+    await task.writes;
+    return true;
+  }
+
+  /** Applies a change to a running task's record (never to a final one) and stores it. */
+  change(task: LiveTask, change: Change): void {
+    if (isTerminalStatus(task.record.status)) return;
+    const next: Record<string, unknown> = { ...task.record, ...change, lastUpdatedAt: this.options.scheduler.now() };
+    for (const key of Object.keys(change)) if (next[key] === undefined) delete next[key];
+    const record = next as unknown as TaskRecord;
+    const status: TaskStatus = record.status;
+    task.record = record;
+    const written = task.writes
+      .then(() => this.options.store.put(record))
+      .catch((error: unknown) => this.options.logger.error({ err: error, taskId: record.taskId }, 'task not stored'));
+    task.writes = written;
+    this.writing.set(record.taskId, written);
+    void written.then(() => {
+      if (this.writing.get(record.taskId) === written) this.writing.delete(record.taskId);
+    });
+    const statusChanged = change.status !== undefined;
+    if (isTerminalStatus(status)) {
+      this.live.delete(record.taskId);
+      // A final task stays until its time to live passes: the store forgets it then.
+      task.expiry?.unsubscribe();
+      void task.writes.then(() => this.settled$.next(record));
+    }
+    if (statusChanged) task.spec.onChange?.(record);
+  }
+
+  /** Ends every task this process runs (the server closes): each fails with -32603 and its work is unsubscribed. */
+  stopAll(reason: string): void {
+    for (const task of [...this.live.values()]) {
+      this.change(task, { status: 'failed', error: JsonRpcError.internalError(`Internal error: ${reason}`).toJSON() });
+      task.stop();
+    }
+  }
+
+  /** The JSON-RPC error a failed task reports: a `JsonRpcError` as it is, anything else as -32603 (details in our log). */
+  toErrorObject(error: unknown, taskId: string): { code: number; message: string; data?: unknown } {
+    if (error instanceof JsonRpcError) return error.toJSON();
+    this.options.logger.error({ err: error, taskId }, 'task failed');
+    return JsonRpcError.internalError().toJSON();
+  }
+}
