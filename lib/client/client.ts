@@ -16,6 +16,7 @@ import type { EraDecision } from './negotiation';
 import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers, serverRequestHandlers } from './server-requests';
+import { TASKS_EXTENSION } from './tasks/task-wire';
 import type { ServerRequestHandlers } from './server-requests';
 
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
@@ -33,12 +34,16 @@ function mergeCapabilities(base: Record<string, unknown>, extra: Record<string, 
   return merged;
 }
 
-/** The stateless revisions have no roots list-change notification: `roots` declares roots alone. */
-function statelessCapabilities(declared: Record<string, unknown>): Record<string, unknown> {
-  const roots = declared.roots;
-  if (typeof roots !== 'object' || roots === null) return declared;
+/**
+ * The stateless revisions have no roots list-change notification: `roots` declares roots alone.
+ * The tasks extension is declared there when the client enabled it (and never in a handshake).
+ */
+function statelessCapabilities(declared: Record<string, unknown>, tasks?: boolean): Record<string, unknown> {
+  const withTasks = tasks ? mergeCapabilities(declared, { extensions: { [TASKS_EXTENSION]: {} } }) : declared;
+  const roots = withTasks.roots;
+  if (typeof roots !== 'object' || roots === null) return withTasks;
   const { listChanged: _dropped, ...rest } = roots as Record<string, unknown>;
-  return { ...declared, roots: rest };
+  return { ...withTasks, roots: rest };
 }
 
 /** What every step of `connect` shares. */
@@ -67,7 +72,7 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
     stateless: pinned ? [choice] : stateless,
     stateful: pinned ? [] : stateful,
     clientInfo: prep.info,
-    capabilities: statelessCapabilities(prep.declared),
+    capabilities: statelessCapabilities(prep.declared, prep.options.tasks),
     timeoutMs: prep.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS,
     scheduler: prep.options.scheduler,
     logger: prep.log,
@@ -81,7 +86,7 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
 
 function newConnection(prep: Preparation, stateless: boolean, offer?: string): Connection {
   const { options } = prep;
-  const capabilities = stateless ? statelessCapabilities(prep.declared) : prep.declared;
+  const capabilities = stateless ? statelessCapabilities(prep.declared, options.tasks) : prep.declared;
   return createConnection({
     transport: prep.transport,
     role: 'client',
