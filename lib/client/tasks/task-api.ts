@@ -44,7 +44,7 @@ export interface McpClientTasks {
    * before sending anything when the server or the tool does not take tasks, `TaskCancelledError`
    * when the task ends cancelled, the failed request's `JsonRpcError`, or the server's errors.
    * @example
-   * client.tasks.callTool('render', { scene: 1 }).subscribe((event) => console.log(event.type));
+   * client.tasks.callTool('render', { scene: 1 }).pipe(taskResult()).subscribe(show);
    */
   callTool(name: string, args?: Record<string, unknown>, options?: TaskCallOptions): Observable<TaskEvent>;
   /**

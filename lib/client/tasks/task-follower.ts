@@ -5,8 +5,8 @@
  * `tasks/result`; tasks extension: inlined in the terminal state).
  */
 import type { Logger } from 'pino';
-import { asyncScheduler, Observable, Subscription, switchMap, timer } from '../../rx/rxjs';
-import type { SchedulerLike, Subscriber } from '../../rx/rxjs';
+import { asyncScheduler, filter, map, Observable, Subscription, switchMap, timer } from '../../rx/rxjs';
+import type { OperatorFunction, SchedulerLike, Subscriber } from '../../rx/rxjs';
 import { ProtocolError } from '../../jsonrpc/errors';
 import type { CallToolResult } from '../../schema/tools';
 import type { InputRequests } from '../input-requests';
@@ -249,4 +249,13 @@ export function followTask<R>(
     follower.start(typeof start === 'string' ? undefined : start);
     return () => follower.stop();
   });
+}
+
+/** Keeps only the result of a task: `client.tasks.callTool(...).pipe(taskResult())`. */
+export function taskResult<R = CallToolResult>(): OperatorFunction<TaskEvent<R>, R> {
+  return (source) =>
+    source.pipe(
+      filter((event): event is TaskResultEvent<R> => event.type === 'result'),
+      map((event) => event.result),
+    );
 }

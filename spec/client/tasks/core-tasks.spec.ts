@@ -35,7 +35,7 @@ function taskServer(initial: Partial<{ pollInterval: number }> = {}) {
   const record =
     (method: string, answer: (params: Record<string, unknown>) => unknown) => (params: Record<string, unknown>) => {
       seen.push({ method, params });
-      return answer(params);
+      return answer(params) as Record<string, unknown>;
     };
   const handlers = {
     'tools/list': () => ({

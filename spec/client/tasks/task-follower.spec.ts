@@ -3,8 +3,8 @@ import { NEVER } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { JsonRpcError, ProtocolError } from '../../../lib/jsonrpc/errors';
 import { TaskCancelledError } from '../../../lib/client/tasks/task-errors';
-import { followTask } from '../../../lib/client/tasks/task-follower';
-import type { FollowOptions, TaskDriver } from '../../../lib/client/tasks/task-follower';
+import { followTask, taskResult } from '../../../lib/client/tasks/task-follower';
+import type { FollowOptions, TaskDriver, TaskEvent } from '../../../lib/client/tasks/task-follower';
 import type { TaskInfo, TaskSnapshot } from '../../../lib/client/tasks/task-wire';
 import { testScheduler } from '../../support/test-scheduler';
 
@@ -122,7 +122,7 @@ describe('followTask', () => {
 
   it('[tasks.poll-floor] waits at least 100 ms between polls, and the default interval when the server says none', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const second = cold('-');
+      const second = cold<TaskSnapshot>('-');
       const { d } = driver({
         gets: [() => cold('a|', { a: snap('working', 1, { pollIntervalMs: 0 }) }), () => second],
       });
@@ -250,5 +250,18 @@ describe('followTask with inlined outcomes (tasks extension)', () => {
       });
     });
     expect(answered).toEqual([['ask']]);
+  });
+});
+
+describe('taskResult', () => {
+  it('keeps only the result of a task', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const events = cold<TaskEvent<typeof result>>('a-b-(r|)', {
+        a: { type: 'status', task: snap('working', 0).info },
+        b: { type: 'status', task: snap('completed', 1).info },
+        r: { type: 'result', result },
+      });
+      expectObservable(events.pipe(taskResult<typeof result>())).toBe('----(r|)', { r: result });
+    });
   });
 });
