@@ -224,7 +224,7 @@ export class Client implements McpClient, ToolCallContext {
     onInputRequired: (round: number, requests: InputRequests) => void,
     onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
   ): Observable<Record<string, unknown>> {
-    if (!this.stateless) return this.connection.request('tools/call', params, options);
+    if (!this.stateless) return this.tasks.plainCall(params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
       defer(() => of(this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>))).pipe(
         switchMap((headers) =>

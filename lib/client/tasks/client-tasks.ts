@@ -150,6 +150,29 @@ class ClientTasks implements McpClientTasks {
     );
   }
 
+  /**
+   * A plain `tools/call` on a handshake connection. Tasks → Tool-Level Negotiation: a tool whose
+   * `execution.taskSupport` is `required` must be called as a task, so such a call is made one and
+   * followed to its result, which the call answers; any other goes as it is. Only a server that
+   * takes task-augmented calls costs a look at the tool's definition.
+   */
+  plainCall(params: Record<string, unknown>, options: RequestOptions): Observable<Record<string, unknown>> {
+    const { connection } = this.host;
+    if (!hasCapability(this.host.serverCapabilities, 'tasks.requests.tools.call') || params.task !== undefined) {
+      return connection.request('tools/call', params, options);
+    }
+    return this.host.toolNamed(String(params.name), true).pipe(
+      switchMap((tool) => {
+        if (tool?.execution?.taskSupport !== 'required') return connection.request('tools/call', params, options);
+        return connection.request('tools/call', { ...params, task: {} }, options).pipe(
+          switchMap((created) => this.follow(readTask2025(created.task, 'CreateTaskResult'), {})),
+          last(),
+          map((event) => (event as { result: Record<string, unknown> }).result),
+        );
+      }),
+    );
+  }
+
   private follow(start: TaskSnapshot | string, options: TaskFollowOptions): Observable<TaskEvent> {
     return followTask(this.driver(options.requestOptions), start, {
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
@@ -248,7 +271,7 @@ export function createClientTasks(
   options: ClientTasksOptions,
   inputHandlers: Readonly<Record<string, RequestHandler>>,
   log: Logger,
-): McpClientTasks & Pick<ClientTasks, 'settle'> {
+): McpClientTasks & Pick<ClientTasks, 'settle' | 'plainCall'> {
   return new ClientTasks({
     host,
     extensionEnabled: options.tasks === true,

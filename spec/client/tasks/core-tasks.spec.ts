@@ -1,5 +1,6 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { connect } from '../../../lib/client/client';
+import { toolResult } from '../../../lib/client/tool-call';
 import type { McpClient } from '../../../lib/client/client';
 import { TaskCancelledError, TaskNotSupportedError } from '../../../lib/client/tasks/task-errors';
 import type { TaskEvent } from '../../../lib/client/tasks/task-follower';
@@ -42,9 +43,10 @@ function taskServer(initial: Partial<{ pollInterval: number }> = {}) {
       tools: [
         { name: 'render', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } },
         { name: 'quick', inputSchema: { type: 'object' } },
+        { name: 'batch', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } },
       ],
     }),
-    'tools/call': record('tools/call', () => ({ task: task() })),
+    'tools/call': record('tools/call', (params) => (params.task === undefined ? { content: [] } : { task: task() })),
     'tasks/get': record('tasks/get', () => task()),
     'tasks/result': record('tasks/result', () => {
       if ('error' in state.outcome) throw state.outcome.error;
@@ -217,5 +219,23 @@ describe('client.tasks, 2025-11-25 core tasks', () => {
     };
     const other = await start(script);
     await expect(lastValueFrom(other.tasks.get('nope'))).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('[tasks.required] a plain callTool of a tool whose taskSupport is required runs it as a task', async () => {
+    const script = taskServer();
+    const c = await start(script);
+    const result = lastValueFrom(c.callTool('batch', { n: 1 }).pipe(toolResult()));
+    await flush(20);
+    expect(script.seen[0]).toMatchObject({
+      method: 'tools/call',
+      params: { name: 'batch', arguments: { n: 1 }, task: {} },
+    });
+    script.move('completed', '2025-11-25T10:00:03Z');
+    await jest.advanceTimersByTimeAsync(500);
+    await expect(result).resolves.toMatchObject({ content: done.content });
+    // Any other tool goes as a plain call.
+    await expect(lastValueFrom(c.callTool('quick').pipe(toolResult()))).resolves.toEqual({ content: [] });
+    expect(script.seen.at(-1)).toMatchObject({ method: 'tools/call', params: { name: 'quick', arguments: {} } });
+    expect(script.seen.at(-1)?.params).not.toHaveProperty('task');
   });
 });
