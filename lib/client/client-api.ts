@@ -74,8 +74,11 @@ export interface ClientOptions {
   /**
    * Enables the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28 on): the client
    * declares it in `capabilities.extensions`, so the server may answer a tool call with a task,
-   * which `callTool` then follows to its result and `client.tasks` exposes. Default false: not
-   * declared. The experimental core tasks of 2025-11-25 need no option (see `client.tasks`).
+   * which `callTool` then follows to its result and `client.tasks` exposes. In a handshake revision
+   * (2025-11-25) the client declares the `tasks` capability instead, for the requests it has
+   * handlers for, and takes the server's task-augmented sampling and elicitation requests as tasks
+   * (kept for the asked `ttl`, at most an hour). Default false: nothing declared. Calling the
+   * server's tools as tasks in 2025-11-25 needs no option (see `client.tasks`).
    */
   readonly tasks?: boolean;
   /** Most pages a listing may take before it fails with `PageLimitError`. Default 1000. */

@@ -16,6 +16,7 @@ import type { EraDecision } from './negotiation';
 import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers, serverRequestHandlers } from './server-requests';
+import { receiverCapabilities, taskReceivingHandlers } from './tasks/task-receiver';
 import { TASKS_EXTENSION } from './tasks/task-wire';
 import type { ServerRequestHandlers } from './server-requests';
 
@@ -86,7 +87,9 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
 
 function newConnection(prep: Preparation, stateless: boolean, offer?: string): Connection {
   const { options } = prep;
-  const capabilities = stateless ? statelessCapabilities(prep.declared, options.tasks) : prep.declared;
+  const capabilities = stateless
+    ? statelessCapabilities(prep.declared, options.tasks)
+    : mergeCapabilities(prep.declared, options.tasks ? receiverCapabilities(prep.serverRequests.handlers) : {});
   return createConnection({
     transport: prep.transport,
     role: 'client',
@@ -120,10 +123,18 @@ function middlewareContext(prep: Preparation): ClientMiddlewareContext {
   };
 }
 
+/** The handlers of the server's requests; with `tasks`, they take task-augmented ones too (2025-11-25). */
+function receiving(prep: Preparation, connection: Connection): ServerRequestHandlers {
+  if (!prep.options.tasks) return prep.serverRequests;
+  const { scheduler } = prep.options;
+  const options = { ...(scheduler ? { scheduler } : {}), closed$: connection.closed$, log: prep.log };
+  return { ...prep.serverRequests, handlers: taskReceivingHandlers(prep.serverRequests.handlers, options) };
+}
+
 /** A legacy server: the `initialize` handshake, as every handshake revision opens. */
 async function handshake(prep: Preparation, offer: string | undefined): Promise<Client> {
   const connection = newConnection(prep, false, offer);
-  installServerRequestHandlers(connection, prep.serverRequests);
+  installServerRequestHandlers(connection, receiving(prep, connection));
   try {
     await firstValueFrom(connection.initialize());
   } catch (error) {
