@@ -67,6 +67,11 @@ interface ClientTasksSetup {
 type Created = { readonly task: TaskSnapshot } | { readonly result: Record<string, unknown> };
 
 const DEFAULT_MAX_LIST_PAGES = 1000;
+/**
+ * How a plain `callTool` follows the task it became: unsubscribing cancels a plain call, so it
+ * cancels the task too.
+ */
+const PLAIN_CALL: TaskFollowOptions = { cancelOnUnsubscribe: true };
 
 class ClientTasks implements McpClientTasks {
   private readonly host: TaskHost;
@@ -144,7 +149,7 @@ class ClientTasks implements McpClientTasks {
           ),
       );
     }
-    return defer(() => this.follow(readTask2026(handle, 'task handle'), {})).pipe(
+    return defer(() => this.follow(readTask2026(handle, 'task handle'), PLAIN_CALL)).pipe(
       last(),
       map((event) => (event as { result: Record<string, unknown> }).result),
     );
@@ -165,7 +170,7 @@ class ClientTasks implements McpClientTasks {
       switchMap((tool) => {
         if (tool?.execution?.taskSupport !== 'required') return connection.request('tools/call', params, options);
         return connection.request('tools/call', { ...params, task: {} }, options).pipe(
-          switchMap((created) => this.follow(readTask2025(created.task, 'CreateTaskResult'), {})),
+          switchMap((created) => this.follow(readTask2025(created.task, 'CreateTaskResult'), PLAIN_CALL)),
           last(),
           map((event) => (event as { result: Record<string, unknown> }).result),
         );

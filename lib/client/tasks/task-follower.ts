@@ -124,6 +124,7 @@ class TaskFollower<R> {
     const previous = this.current;
     this.current = info;
     if (!previous || previous.status !== info.status || previous.statusMessage !== info.statusMessage) {
+      this.driver.log.debug({ taskId: info.taskId, status: info.status }, 'task status');
       this.subscriber.next({ type: 'status', task: info });
     }
     if (info.status === 'cancelled') {

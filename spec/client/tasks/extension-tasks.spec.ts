@@ -195,4 +195,15 @@ describe('client.tasks, the tasks extension', () => {
     await flush(10);
     expect(kinds(events)).toEqual(['status:working', 'status:completed', 'result']);
   });
+
+  it('[tasks-ext.plain-unsubscribe] unsubscribing a plain callTool that became a task cancels the task', async () => {
+    p = await modernPeer({ tasks: true }, WITH_TASKS);
+    const call$ = p.client.callTool('slow_compute', { seconds: 60 }).subscribe();
+    const call = await p.nextRequest();
+    p.peer.send({ jsonrpc: '2.0', id: call.id, result: { resultType: 'task', ...task('working', 0) } });
+    await flush(10);
+    call$.unsubscribe();
+    const cancel = await p.nextRequest();
+    expect(cancel).toMatchObject({ method: 'tasks/cancel', params: { taskId: 'tk-9' } });
+  });
 });
