@@ -13,7 +13,7 @@ import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
-import type { McpClient } from '../../lib/client/client';
+import type { ClientOptions, McpClient } from '../../lib/client/client';
 import { TaskCancelledError } from '../../lib/client/tasks/task-errors';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 
@@ -83,6 +83,8 @@ function sdkServer(store: InMemoryTaskStore): McpServer {
 
 let http: Server | undefined;
 const closers: Array<() => Promise<void>> = [];
+/** The SDK servers, one per session, in the order the sessions opened. */
+const servers: McpServer[] = [];
 const clients: McpClient[] = [];
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -109,6 +111,7 @@ async function start(): Promise<string> {
         onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
       });
       const mcp = sdkServer(store);
+      servers.push(mcp);
       closers.push(() => mcp.close());
       await mcp.connect(created);
       transport = created;
@@ -121,11 +124,12 @@ async function start(): Promise<string> {
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 }
 
-async function client(url: string): Promise<McpClient> {
+async function client(url: string, options: Partial<ClientOptions> = {}): Promise<McpClient> {
   const c = await connect(createStreamableHttpClientTransport({ url }), {
     name: 'rxmcp-tasks',
     version: '1.0.0',
     protocolVersion: '2025-11-25',
+    ...options,
   });
   clients.push(c);
   return c;
@@ -152,6 +156,7 @@ afterEach(async () => {
   await new Promise((resolve) => (http ? http.close(resolve) : resolve(undefined)));
   http = undefined;
   gates.clear();
+  servers.length = 0;
 });
 
 describe('rxmcp client → official SDK server, 2025-11-25 tasks over Streamable HTTP', () => {
@@ -213,5 +218,25 @@ describe('rxmcp client → official SDK server, 2025-11-25 tasks over Streamable
   it('[interop.tasks.tool-level] refuses to run a tool without task support as a task', async () => {
     const c = await client(await start());
     await expect(lastValueFrom(c.tasks.callTool('plain'))).rejects.toThrow(/does not support tasks/);
+  });
+
+  it("[interop.tasks.receiver] takes the server's task-augmented sampling request as a task the server polls", async () => {
+    const sampled = {
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: 'forty-two' },
+      model: 'm',
+      stopReason: 'endTurn',
+    };
+    const c = await client(await start(), { tasks: true, sampling: () => sampled });
+    // The server's own requests go on the standalone GET stream, open once a first request went.
+    await c.ping();
+    const stream = servers[0]!.server.experimental.tasks.createMessageStream(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'the answer?' } }], maxTokens: 5 },
+      { task: { ttl: 5000 } },
+    );
+    const seen: Array<{ type: string; [key: string]: unknown }> = [];
+    for await (const message of stream) seen.push(message as { type: string });
+    expect(seen[0]).toMatchObject({ type: 'taskCreated', task: { status: 'working', ttl: 5000, pollInterval: 1000 } });
+    expect(seen.at(-1)).toMatchObject({ type: 'result', result: { content: { text: 'forty-two' }, model: 'm' } });
   });
 });

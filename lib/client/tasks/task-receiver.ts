@@ -79,6 +79,8 @@ class TaskReceiver {
       if (params.task === undefined) return handler(params, context);
       const { task: metadata, ...plain } = params;
       const held = this.create((metadata as { ttl?: unknown } | null)?.ttl);
+      // Tasks begin `working` (Task Status Lifecycle), even when the handler answers at once.
+      const created = { task: wireOf(held) };
       held.work = observeOutput(handler(plain, backgroundContext(context, held.abort.signal)))
         .pipe(
           filter((value) => !isHandlerEvent(value)),
@@ -92,7 +94,7 @@ class TaskReceiver {
             this.settle(held, 'failed', { error: wire });
           },
         });
-      return { task: wireOf(held) };
+      return created;
     };
   }
 

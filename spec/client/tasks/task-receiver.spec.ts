@@ -102,4 +102,21 @@ describe('the client as a receiver of tasks (2025-11-25)', () => {
     await expect(answer).resolves.toEqual({ action: 'accept', content: { ok: true } });
     await expect(ask$(server, 'tasks/get', { taskId: 'nope' })).rejects.toMatchObject({ code: -32602 });
   });
+
+  it('[tasks.receiver.working] a task begins working even when its handler answers at once', async () => {
+    server = fakeServer();
+    client = await connect(server.clientTransport, {
+      name: 'receiver-spec',
+      version: '1.0.0',
+      protocolVersion: '2025-11-25',
+      tasks: true,
+      elicitation: () => ({ action: 'decline' }),
+    });
+    const { task } = (await ask$(server, 'elicitation/create', { ...ask, task: {} })) as {
+      task: { taskId: string; status: string };
+    };
+    expect(task.status).toBe('working');
+    await expect(ask$(server, 'tasks/result', { taskId: task.taskId })).resolves.toMatchObject({ action: 'decline' });
+    await expect(ask$(server, 'tasks/get', { taskId: task.taskId })).resolves.toMatchObject({ status: 'completed' });
+  });
 });
