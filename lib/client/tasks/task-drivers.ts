@@ -31,7 +31,7 @@ export interface DriverDeps {
   readonly requestOptions?: RequestOptions;
 }
 
-/** `tasks/result` waits as long as the task runs: only the connection's end stops it. */
+/** `tasks/result` for a running task waits as long as the task runs: only the connection's end stops it. */
 const WAIT_FOR_END: RequestOptions = { timeoutMs: Infinity };
 
 /**
@@ -65,7 +65,10 @@ export function coreTaskDriver(deps: DriverDeps): TaskDriver {
     get: (taskId) => deps.request('tasks/get', { taskId }, options).pipe(map((task) => readTask2025(task))),
     pushed: (taskId) =>
       pushedStates(deps, [TASK_STATUS_NOTIFICATION], taskId, (params) => readTask2025(params, 'task notification')),
-    fetchResult: (taskId) => deps.request('tasks/result', { taskId }, { ...options, ...WAIT_FOR_END }),
+    // A task that is over answers at once, within the usual timeout; one still running holds the
+    // request as long as it runs.
+    fetchResult: (taskId, untilEnd) =>
+      deps.request('tasks/result', { taskId }, untilEnd ? { ...options, ...WAIT_FOR_END } : options),
     cancel: (taskId) => deps.request('tasks/cancel', { taskId }, options),
   };
 }

@@ -50,8 +50,11 @@ export interface TaskDriver {
   get(taskId: string): Observable<TaskSnapshot>;
   /** The task's states the server pushes (status notifications); hot, never completes on its own. */
   pushed(taskId: string): Observable<TaskSnapshot>;
-  /** 2025-11-25 only: `tasks/result`, which waits for the task's end and answers its payload. */
-  readonly fetchResult?: (taskId: string) => Observable<Record<string, unknown>>;
+  /**
+   * 2025-11-25 only: `tasks/result`, which waits for the task's end and answers its payload;
+   * `untilEnd` when the task is not over yet (the request then waits as long as the task runs).
+   */
+  readonly fetchResult?: (taskId: string, untilEnd: boolean) => Observable<Record<string, unknown>>;
   /** Tasks extension only: answers the requests with the client's handlers and sends `tasks/update`. */
   readonly answerInput?: (taskId: string, requests: InputRequests) => Observable<unknown>;
   /** `tasks/cancel`. */
@@ -134,7 +137,7 @@ class TaskFollower<R> {
     if (this.driver.fetchResult) {
       // Basic → Utilities → Tasks: on input_required, call tasks/result at once (its stream carries
       // the server's requests); on a terminal status, it answers the payload.
-      if (info.status !== 'working') this.fetch(this.driver.fetchResult);
+      if (info.status !== 'working') this.fetch(this.driver.fetchResult, !TERMINAL_STATUSES.has(info.status));
     } else this.settleInline(snapshot, polled);
     if (!this.done && !TERMINAL_STATUSES.has(info.status)) this.schedulePoll(this.intervalOf(info));
   }
@@ -173,11 +176,11 @@ class TaskFollower<R> {
     );
   }
 
-  private fetch(fetchResult: NonNullable<TaskDriver['fetchResult']>): void {
+  private fetch(fetchResult: NonNullable<TaskDriver['fetchResult']>, untilEnd: boolean): void {
     if (this.fetching) return;
     this.fetching = true;
     this.held.add(
-      fetchResult(this.taskId).subscribe({
+      fetchResult(this.taskId, untilEnd).subscribe({
         next: (result) => this.finish(result),
         error: (error: unknown) => this.fail(error),
       }),

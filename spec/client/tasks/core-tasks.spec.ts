@@ -4,7 +4,7 @@ import { toolResult } from '../../../lib/client/tool-call';
 import type { McpClient } from '../../../lib/client/client';
 import { TaskCancelledError, TaskNotSupportedError } from '../../../lib/client/tasks/task-errors';
 import type { TaskEvent } from '../../../lib/client/tasks/task-follower';
-import { JsonRpcError } from '../../../lib/jsonrpc/errors';
+import { JsonRpcError, RequestTimeoutError } from '../../../lib/jsonrpc/errors';
 import { fakeServer, flush } from '../fake-server';
 import type { FakeServer } from '../fake-server';
 
@@ -237,5 +237,26 @@ describe('client.tasks, 2025-11-25 core tasks', () => {
     await expect(lastValueFrom(c.callTool('quick').pipe(toolResult()))).resolves.toEqual({ content: [] });
     expect(script.seen.at(-1)).toMatchObject({ method: 'tools/call', params: { name: 'quick', arguments: {} } });
     expect(script.seen.at(-1)?.params).not.toHaveProperty('task');
+  });
+
+  it('[tasks.result-wait] tasks/result waits as long as a running task runs, and only the usual timeout for one that is over', async () => {
+    const script = taskServer({ pollInterval: 60000 });
+    let finish: () => void = () => undefined;
+    script.handlers['tasks/result'] = (() =>
+      new Promise((resolve) => {
+        finish = () => resolve(done);
+      })) as never;
+    script.move('input_required', '2025-11-25T10:00:01Z');
+    const c = await start(script);
+    const waiting = lastValueFrom(c.tasks.callTool('render'));
+    await jest.advanceTimersByTimeAsync(180000);
+    script.move('completed', '2025-11-25T10:00:02Z');
+    finish();
+    await expect(waiting).resolves.toMatchObject({ type: 'result', result: { content: done.content } });
+    // Over already: an answer that never comes fails after the request timeout (60 s by default).
+    const stuck = lastValueFrom(c.tasks.resume('task-1'));
+    const failure = expect(stuck).rejects.toThrow(RequestTimeoutError);
+    await jest.advanceTimersByTimeAsync(60000);
+    await failure;
   });
 });
