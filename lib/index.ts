@@ -209,6 +209,12 @@ export type {
   ToolProgressEvent,
   ToolResultEvent,
 } from './client/tool-call';
+export { TaskCancelledError, TaskNotSupportedError } from './client/tasks/task-errors';
+export { taskResult } from './client/tasks/task-follower';
+export type { TaskEvent, TaskInputEvent, TaskResultEvent, TaskStatusEvent } from './client/tasks/task-follower';
+export type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from './client/tasks/task-api';
+export { TASKS_EXTENSION } from './client/tasks/task-wire';
+export type { TaskInfo } from './client/tasks/task-wire';
 export { applyElicitationDefaults } from './client/server-requests';
 export type { SamplingHandler, ElicitationHandler, ElicitationOptions, RootsHandler } from './client/server-requests';
 export { KeepaliveTimeoutError } from './client/keepalive';

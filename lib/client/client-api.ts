@@ -16,6 +16,7 @@ import type { TransportClose } from '../transport/transport';
 import type { KeepaliveOptions } from './keepalive';
 import type { ElicitationHandler, ElicitationOptions, RootsHandler, SamplingHandler } from './server-requests';
 import type { CallToolOptions, ToolCallEvent } from './tool-call';
+import type { McpClientTasks } from './tasks/task-api';
 
 /** A protocol revision a client may speak: a handshake one, or a stateless one (2026-07-28 on). */
 export type ClientRevision = Revision | '2026-07-28';
@@ -76,6 +77,16 @@ export interface ClientOptions {
   readonly requestTimeoutMs?: number;
   /** Refuse locally a request whose capability the server did not declare. Default false. */
   readonly enforceServerCapabilities?: boolean;
+  /**
+   * Enables the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28 on): the client
+   * declares it in `capabilities.extensions`, so the server may answer a tool call with a task,
+   * which `callTool` then follows to its result and `client.tasks` exposes. In a handshake revision
+   * (2025-11-25) the client declares the `tasks` capability instead, for the requests it has
+   * handlers for, and takes the server's task-augmented sampling and elicitation requests as tasks
+   * (kept for the asked `ttl`, at most an hour). Default false: nothing declared. Calling the
+   * server's tools as tasks in 2025-11-25 needs no option (see `client.tasks`).
+   */
+  readonly tasks?: boolean;
   /** Most pages a listing may take before it fails with `PageLimitError`. Default 1000. */
   readonly maxListPages?: number;
   /** Ping the server periodically and close the connection after too many missed answers. */
@@ -217,6 +228,8 @@ export interface McpClient {
    * server; a stateless revision asks for roots in each request that needs them.
    */
   setRoots(roots: readonly Root[]): void;
+  /** Tool calls the server runs as tasks, followed by polling, in both designs (see `McpClientTasks`). */
+  readonly tasks: McpClientTasks;
   readonly promises: McpClientPromises;
   /** Closes the connection; pending calls fail with `ConnectionClosedError`. Idempotent. */
   close(reason?: string): void;

@@ -17,6 +17,8 @@ import type { EraDecision } from './negotiation';
 import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers, serverRequestHandlers } from './server-requests';
+import { receiverCapabilities, taskReceivingHandlers } from './tasks/task-receiver';
+import { TASKS_EXTENSION } from './tasks/task-wire';
 import type { ServerRequestHandlers } from './server-requests';
 
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
@@ -34,12 +36,16 @@ function mergeCapabilities(base: Record<string, unknown>, extra: Record<string, 
   return merged;
 }
 
-/** The stateless revisions have no roots list-change notification: `roots` declares roots alone. */
-function statelessCapabilities(declared: Record<string, unknown>): Record<string, unknown> {
-  const roots = declared.roots;
-  if (typeof roots !== 'object' || roots === null) return declared;
+/**
+ * The stateless revisions have no roots list-change notification: `roots` declares roots alone.
+ * The tasks extension is declared there when the client enabled it (and never in a handshake).
+ */
+function statelessCapabilities(declared: Record<string, unknown>, tasks?: boolean): Record<string, unknown> {
+  const withTasks = tasks ? mergeCapabilities(declared, { extensions: { [TASKS_EXTENSION]: {} } }) : declared;
+  const roots = withTasks.roots;
+  if (typeof roots !== 'object' || roots === null) return withTasks;
   const { listChanged: _dropped, ...rest } = roots as Record<string, unknown>;
-  return { ...declared, roots: rest };
+  return { ...withTasks, roots: rest };
 }
 
 /** What every step of `connect` shares. */
@@ -68,7 +74,7 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
     stateless: pinned ? [choice] : stateless,
     stateful: pinned ? [] : stateful,
     clientInfo: prep.info,
-    capabilities: statelessCapabilities(prep.declared),
+    capabilities: statelessCapabilities(prep.declared, prep.options.tasks),
     timeoutMs: prep.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS,
     scheduler: prep.options.scheduler,
     logger: prep.log,
@@ -82,7 +88,12 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
 
 function newConnection(prep: Preparation, stateless: boolean, offer?: string): Connection {
   const { options } = prep;
-  const capabilities = stateless ? statelessCapabilities(prep.declared) : handshakeCapabilities(prep.declared, offer);
+  const capabilities = stateless
+    ? statelessCapabilities(prep.declared, options.tasks)
+    : handshakeCapabilities(
+        mergeCapabilities(prep.declared, options.tasks ? receiverCapabilities(prep.serverRequests.handlers) : {}),
+        offer,
+      );
   return createConnection({
     transport: prep.transport,
     role: 'client',
@@ -116,10 +127,18 @@ function middlewareContext(prep: Preparation): ClientMiddlewareContext {
   };
 }
 
+/** The handlers of the server's requests; with `tasks`, they take task-augmented ones too (2025-11-25). */
+function receiving(prep: Preparation, connection: Connection): ServerRequestHandlers {
+  if (!prep.options.tasks) return prep.serverRequests;
+  const { scheduler } = prep.options;
+  const options = { ...(scheduler ? { scheduler } : {}), closed$: connection.closed$, log: prep.log };
+  return { ...prep.serverRequests, handlers: taskReceivingHandlers(prep.serverRequests.handlers, options) };
+}
+
 /** A legacy server: the `initialize` handshake, as every handshake revision opens. */
 async function handshake(prep: Preparation, offer: string | undefined): Promise<Client> {
   const connection = newConnection(prep, false, offer);
-  installServerRequestHandlers(connection, prep.serverRequests);
+  installServerRequestHandlers(connection, receiving(prep, connection));
   try {
     await firstValueFrom(connection.initialize());
   } catch (error) {

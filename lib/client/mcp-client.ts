@@ -49,6 +49,7 @@ import { callTool } from './tool-call';
 import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
 import { ToolDirectory } from './tool-directory';
+import { createClientTasks } from './tasks/client-tasks';
 
 /** What `connect` hands the client once the era is settled. */
 export interface ClientSetup {
@@ -103,6 +104,7 @@ export class Client implements McpClient, ToolCallContext {
     promises: McpClientPromises;
     resourceWatcher: ResourceWatcher;
     hub: SubscriptionHub;
+    tasks: ReturnType<typeof createClientTasks>;
   }> = {};
 
   constructor(private readonly setup: ClientSetup) {
@@ -220,8 +222,9 @@ export class Client implements McpClient, ToolCallContext {
     params: Record<string, unknown>,
     options: RequestOptions,
     onInputRequired: (round: number, requests: InputRequests) => void,
+    onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
   ): Observable<Record<string, unknown>> {
-    if (!this.stateless) return this.connection.request('tools/call', params, options);
+    if (!this.stateless) return this.tasks.plainCall(params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
       defer(() => of(this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>))).pipe(
         switchMap((headers) =>
@@ -229,7 +232,7 @@ export class Client implements McpClient, ToolCallContext {
             'tools/call',
             params,
             { ...options, headers: { ...options.headers, ...headers } },
-            { onInputRequired },
+            { onInputRequired, onTask },
           ),
         ),
         catchError((error: unknown) => {
@@ -322,6 +325,10 @@ export class Client implements McpClient, ToolCallContext {
       return;
     }
     this.connection.notify('notifications/roots/list_changed');
+  }
+
+  get tasks(): ReturnType<typeof createClientTasks> {
+    return (this.lazy.tasks ??= createClientTasks(this, this.options, this.setup.inputHandlers, this.log));
   }
 
   get promises(): McpClientPromises {

@@ -56,6 +56,11 @@ export interface StatelessRequesterDeps {
 export interface RoundHooks {
   /** The server asked for input: `round` counts from 1. */
   onInputRequired?(round: number, requests: InputRequests): void;
+  /**
+   * The server answered with a task handle (`resultType: "task"`, the tasks extension): what this
+   * gives is the request's answer. Without it, a task handle is a `ProtocolError`.
+   */
+  onTask?(handle: Record<string, unknown>): Observable<Record<string, unknown>>;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -167,6 +172,7 @@ export function statelessRequest(
       switchMap((result) => {
         const kind = resultTypeOf(result);
         if (kind === 'complete') return of(completed(deps, method, result));
+        if (kind === 'task' && hooks.onTask) return hooks.onTask(result);
         if (kind !== 'input_required') {
           throw new ProtocolError(
             `Invalid result for ${method} from the server: unknown resultType ${JSON.stringify(kind)}`,
