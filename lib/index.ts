@@ -146,7 +146,7 @@ export type {
   TaskStore,
 } from './server/tasks/task-store';
 export type { TasksOptions } from './server/tasks/tasks-options';
-export { TASKS_EXTENSION_ID } from './schema/tasks';
+export { TASKS_EXTENSION } from './schema/tasks';
 export { DEFAULT_CACHE_HINTS } from './connection/stateless';
 export type { CacheHint, CacheScope, StatelessPeer } from './connection/stateless';
 export type {
@@ -213,7 +213,6 @@ export { TaskCancelledError, TaskNotSupportedError } from './client/tasks/task-e
 export { taskResult } from './client/tasks/task-follower';
 export type { TaskEvent, TaskInputEvent, TaskResultEvent, TaskStatusEvent } from './client/tasks/task-follower';
 export type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from './client/tasks/task-api';
-export { TASKS_EXTENSION } from './client/tasks/task-wire';
 export type { TaskInfo } from './client/tasks/task-wire';
 export { applyElicitationDefaults } from './client/server-requests';
 export type { SamplingHandler, ElicitationHandler, ElicitationOptions, RootsHandler } from './client/server-requests';

@@ -126,7 +126,6 @@ const EXPORTS = [
   'startTask',
   'TaskStart',
   'createMemoryTaskStore',
-  'TASKS_EXTENSION_ID',
 ];
 
 describe('public API', () => {
@@ -222,7 +221,7 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
       'UI_MIME_TYPE',
       'startTask',
       'createMemoryTaskStore',
-      'TASKS_EXTENSION_ID',
+      'TASKS_EXTENSION',
     ],
   ],
   [

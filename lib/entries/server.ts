@@ -25,7 +25,7 @@ export type { RequestStateOptions } from '../server/request-state';
 export { createMemoryTaskStore } from '../server/tasks/task-store';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStore } from '../server/tasks/task-store';
 export type { TasksOptions } from '../server/tasks/tasks-options';
-export { TASKS_EXTENSION_ID } from '../schema/tasks';
+export { TASKS_EXTENSION } from '../schema/tasks';
 export type {
   ServerSession,
   ServerContext,

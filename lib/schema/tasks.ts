@@ -117,7 +117,7 @@ export type TaskStatusNotification = z.infer<typeof TaskStatusNotificationSchema
  */
 
 /** The identifier of the tasks extension, under `capabilities.extensions` (2026-07-28). */
-export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const ExtensionTaskIdParams = z.looseObject({
   taskId: z.string(),

@@ -3,15 +3,13 @@ import { Subject } from '../rx/rxjs';
 import type { SchedulerLike } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
 import type { RequestHandler } from '../connection/dispatcher';
-import { StatelessEndpoint } from '../connection/stateless-endpoint';
-import { DEFAULT_CACHE_HINTS, STATELESS_REVISIONS } from '../connection/stateless';
+import { DEFAULT_CACHE_HINTS } from '../connection/stateless';
 import type { CacheHint } from '../connection/stateless';
 import { childLogger, stderrWarnLogger } from '../jsonrpc/logger';
 import type { LoggerOption } from '../jsonrpc/logger';
 import { compileJsonSchema } from '../schema/json-schema-validator';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
-import { STATEFUL_REVISIONS as STATEFUL_DEFAULT } from '../schema/revisions';
 import type { StatelessReceiver, Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';
 import type { FailurePolicy } from './handler-failures';
@@ -33,6 +31,7 @@ import type { TasksOptions } from './tasks/tasks-options';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { SessionConfig } from './server-sessions';
+import { LazyStatelessEndpoint } from './lazy-stateless-endpoint';
 import { createToolRegistry } from './tool-registry';
 import { checkExtension, extensionRequestHandlers } from './extensions';
 import type { ServerExtension } from './extensions';
@@ -380,30 +379,4 @@ export function createServer(options: ServerOptions): McpServer {
     use: (middleware) => stack.use(middleware),
     extension: addExtension,
   };
-}
-
-/** The server's endpoint for requests of stateless revisions, made on first use. */
-class LazyStatelessEndpoint {
-  private current: StatelessEndpoint | undefined;
-
-  constructor(private readonly config: SessionConfig) {}
-
-  get endpoint(): StatelessEndpoint {
-    const { config } = this;
-    return (this.current ??= new StatelessEndpoint({
-      info: config.info,
-      instructions: config.instructions,
-      capabilities: () => config.capabilities() as Record<string, unknown>,
-      handlers: config.handlers,
-      supportedRevisions: config.supportedRevisions ?? [...STATEFUL_DEFAULT, ...STATELESS_REVISIONS],
-      cacheHints: config.cacheHints,
-      logger: config.logger,
-      scheduler: config.scheduler,
-    }));
-  }
-
-  close(reason: string): void {
-    this.current?.close(reason);
-    this.current = undefined;
-  }
 }

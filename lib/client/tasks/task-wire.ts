@@ -16,7 +16,7 @@ import { readInputRequests } from '../input-requests';
 import type { InputRequests } from '../input-requests';
 
 /** The identifier of the tasks extension (2026-07-28 on), a key of `capabilities.extensions`. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION } from '../../schema/tasks';
 /** The `resultType` of a result that is a task handle (tasks extension). */
 export const TASK_RESULT_TYPE = 'task';
 /** The notification a server may send when a task changes state (2025-11-25). */

@@ -9,7 +9,7 @@ import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } fro
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
 import type { Revision } from '../../schema/revisions';
-import { TASKS_EXTENSION_ID } from '../../schema/tasks';
+import { TASKS_EXTENSION } from '../../schema/tasks';
 import type { AuthInfo } from '../../transport/transport';
 import type { Session } from '../session';
 import { runToolTask } from './task-call';
@@ -28,15 +28,15 @@ export interface TaskHandlerDeps extends TaskCallDeps {
 /** Whether a stateless request's client declared the tasks extension. */
 function declaresExtension(context: RequestContext): boolean {
   const extensions = context.peer?.clientCapabilities.extensions as Record<string, unknown> | undefined;
-  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION_ID] !== undefined;
+  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
 }
 
 /** -32021 naming the tasks extension (SEP-2663: Required Capabilities). */
 function missingExtension(what: string): JsonRpcError {
   return new JsonRpcError(
     ErrorCode.MissingRequiredClientCapability,
-    `Missing required client capability: extensions.${TASKS_EXTENSION_ID} (${what})`,
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
+    `Missing required client capability: extensions.${TASKS_EXTENSION} (${what})`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
   );
 }
 

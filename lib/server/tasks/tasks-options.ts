@@ -10,7 +10,7 @@ import type { RequestHandler } from '../../connection/dispatcher';
 import type { ServerCapabilities } from '../../schema/lifecycle';
 import { featuresOf, isModernRevision } from '../../schema/revisions';
 import type { Revision } from '../../schema/revisions';
-import { TASKS_EXTENSION_ID } from '../../schema/tasks';
+import { TASKS_EXTENSION } from '../../schema/tasks';
 import type { RequestStateSealer } from '../request-state';
 import type { ToolRegistry } from '../tool-registry';
 import { withTasks } from './task-handlers';
@@ -39,7 +39,7 @@ export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
 /** The capabilities a server with tasks declares (each revision keeps only its own, see `capabilitiesForRevision`). */
 export const TASK_CAPABILITIES: ServerCapabilities = {
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-  extensions: { [TASKS_EXTENSION_ID]: {} },
+  extensions: { [TASKS_EXTENSION]: {} },
 } as ServerCapabilities;
 
 /**
@@ -53,8 +53,8 @@ export function capabilitiesForRevision(
   if (revision === undefined || isModernRevision(revision)) return capabilities;
   const declared: Record<string, unknown> = { ...capabilities };
   const extensions = declared.extensions as Record<string, unknown> | undefined;
-  if (extensions !== undefined && TASKS_EXTENSION_ID in extensions) {
-    const { [TASKS_EXTENSION_ID]: _tasks, ...others } = extensions;
+  if (extensions !== undefined && TASKS_EXTENSION in extensions) {
+    const { [TASKS_EXTENSION]: _tasks, ...others } = extensions;
     if (Object.keys(others).length > 0) declared.extensions = others;
     else delete declared.extensions;
   }

@@ -2,7 +2,7 @@ import { concat, defer, forkJoin, map, Observable, of, Subject, switchMap } from
 import { startTask } from '../../../lib/connection/handler-events';
 import { META } from '../../../lib/connection/stateless';
 import { JsonRpcError } from '../../../lib/jsonrpc/errors';
-import { DetailedTaskSchema, ExtensionCreateTaskResultSchema, TASKS_EXTENSION_ID } from '../../../lib/schema/tasks';
+import { DetailedTaskSchema, ExtensionCreateTaskResultSchema, TASKS_EXTENSION } from '../../../lib/schema/tasks';
 import { createServer } from '../../../lib/server/server';
 import type { McpServer } from '../../../lib/server/server';
 import type { ToolResult } from '../../../lib/server/tool-registry';
@@ -14,7 +14,7 @@ import { serve } from '../harness';
 // The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663), on the stateless wire.
 
 const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
-const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [TASKS_EXTENSION_ID]: {} } };
+const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
 const meta = (capabilities: Record<string, unknown>) => ({
   [META.protocolVersion]: '2026-07-28',
   [META.clientCapabilities]: capabilities,
@@ -133,7 +133,7 @@ describe('the tasks extension (2026-07-28)', () => {
   it('[ext.discover] advertises the extension under capabilities.extensions, and no core tasks capability', async () => {
     const discovered = await result('server/discover', {});
     const capabilities = discovered.capabilities as Record<string, unknown>;
-    expect(capabilities.extensions).toEqual({ [TASKS_EXTENSION_ID]: {} });
+    expect(capabilities.extensions).toEqual({ [TASKS_EXTENSION]: {} });
     expect(capabilities).not.toHaveProperty('tasks');
   });
 
@@ -145,7 +145,7 @@ describe('the tasks extension (2026-07-28)', () => {
     const required = await send('tools/call', { name: 'only-task', arguments: {} }, {});
     expect(required.error).toMatchObject({
       code: -32021,
-      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
     });
     const direct = send('tools/call', { name: 'work', arguments: {} }, {});
     await new Promise((resolve) => setImmediate(resolve));

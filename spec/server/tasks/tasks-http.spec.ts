@@ -1,6 +1,6 @@
 import { NEVER } from 'rxjs';
 import { META } from '../../../lib/connection/stateless';
-import { TASKS_EXTENSION_ID } from '../../../lib/schema/tasks';
+import { TASKS_EXTENSION } from '../../../lib/schema/tasks';
 import { createServer } from '../../../lib/server/server';
 import type { McpServer } from '../../../lib/server/server';
 import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
@@ -12,7 +12,7 @@ import type { RunningStreamableHttpServer } from '../../../lib/transport/streama
 const REVISION = '2026-07-28';
 const meta = {
   [META.protocolVersion]: REVISION,
-  [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION_ID]: {} } },
+  [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } },
 };
 
 describe('tasks over Streamable HTTP (2026-07-28)', () => {
