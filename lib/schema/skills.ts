@@ -5,7 +5,6 @@
  * skill's `SKILL.md`, repeats its frontmatter, and lists every file with its SHA-256 digest and
  * size (or says `"dynamic"`), so that a client can verify what it reads before using it.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /** The extension identifier. */
@@ -56,9 +55,14 @@ export type GetSkillResult = z.infer<typeof GetSkillResultSchema>;
 
 export const DirectoryReadRequestParamsSchema = z.looseObject({ uri: z.string(), cursor: z.string().optional() });
 
-/** The digest of `bytes` as a skill entry carries it. */
-export function skillDigest(bytes: Uint8Array | string): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+/**
+ * The digest of `bytes` as a skill entry carries it (`sha256:<hex>`), with the Web Crypto API, so
+ * that it runs in browsers as in Node.
+ */
+export async function skillDigest(bytes: Uint8Array | string): Promise<string> {
+  const data = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes;
+  const hash = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>));
+  return `sha256:${Array.from(hash, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
 /**

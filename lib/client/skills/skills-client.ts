@@ -145,7 +145,7 @@ async function readVerified(client: McpClient, entry: SkillEntry, uri: string): 
     // A size mismatch fails at once, whatever the digest would say.
     if (bytes.length !== listed.size)
       throw new SkillVerificationError(uri, 'size', `read ${bytes.length} bytes, the entry lists ${listed.size}`);
-    const digest = skillDigest(bytes);
+    const digest = await skillDigest(bytes);
     if (digest !== listed.digest)
       throw new SkillVerificationError(
         uri,
