@@ -53,6 +53,7 @@ export class SessionStreams {
     this.standalone = { id: `${prefix}0`, res: undefined, pending: new Set(), requestHeaders: undefined };
     this.byId.set(this.standalone.id, this.standalone);
     this.queue = new WriteQueue(options.logger);
+    this.count = options.firstStream ?? 0;
   }
 
   /**
