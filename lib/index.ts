@@ -130,7 +130,9 @@ export type { McpServer, ServerOptions } from './server/server';
 export type { RequestStateOptions } from './server/request-state';
 export { DEFAULT_CACHE_HINTS } from './connection/stateless';
 export type { CacheHint, CacheScope, StatelessPeer } from './connection/stateless';
+export type { ConnectOptions } from './server/server-sessions';
 export type {
+  PersistedSession,
   ServerSession,
   ServerContext,
   ClientRequests,
@@ -233,6 +235,9 @@ export type { ClientMiddleware, ClientMiddlewareContext, ClientRequest, Retrying
 export { clientTracing } from './client/telemetry';
 
 // Composition
+export { joinRedisCluster } from './cluster/redis-cluster';
+export type { ClusterServeOptions, RedisCluster, RedisClusterOptions } from './cluster/redis-cluster';
+export type { RedisConnection, RedisSource } from './cluster/redis-connection';
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';

@@ -22,7 +22,9 @@ export { createServer } from '../server/server';
 export type { McpServer, ServerOptions } from '../server/server';
 export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
 export type { RequestStateOptions } from '../server/request-state';
+export type { ConnectOptions } from '../server/server-sessions';
 export type {
+  PersistedSession,
   ServerSession,
   ServerContext,
   ClientRequests,

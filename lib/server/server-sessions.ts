@@ -9,7 +9,7 @@ import type { LogLevel } from '../connection/handler-events';
 import type { CacheHint } from '../connection/stateless';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
-import type { PersistedSession } from './server-context';
+import type { PersistedSession, ServerSession } from './server-context';
 import { Session } from './session';
 import type { SessionHost } from './session';
 
@@ -22,7 +22,7 @@ export interface ConnectOptions {
    * change; the answer to the request that changed them waits for a Promise it returns (a cluster
    * records the state before the client learns of the change).
    */
-  readonly onChange?: (session: Session) => void | Promise<void>;
+  readonly onChange?: (session: ServerSession) => void | Promise<void>;
 }
 
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));

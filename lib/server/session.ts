@@ -41,7 +41,7 @@ export class Session implements ServerSession {
   /** The transport, for what it verified of the client (`auth`). */
   transport: Transport | undefined;
   /** Told when the log level or the subscriptions change, or the session starts operating (see `connect`). */
-  onChange: ((session: Session) => void | Promise<void>) | undefined;
+  onChange: ((session: ServerSession) => void | Promise<void>) | undefined;
 
   constructor(
     private readonly host: SessionHost,
