@@ -36,7 +36,9 @@ export class ClusterSessions {
     });
     transport.closed$.subscribe(() => {
       if (this.leaving) return;
-      registry.forget(sessionId).catch((error: unknown) => log.error({ err: error, sessionId }, 'cannot forget a session'));
+      registry
+        .forget(sessionId)
+        .catch((error: unknown) => log.error({ err: error, sessionId }, 'cannot forget a session'));
     });
   }
 }

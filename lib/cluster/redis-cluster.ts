@@ -4,7 +4,10 @@ import { childLogger } from '../jsonrpc/logger';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { LogLevel } from '../connection/handler-events';
 import type { McpServer } from '../server/server';
-import { createStreamableHttpHandler, DEFAULT_MAX_BODY_BYTES } from '../transport/streamable-http/streamable-http-handler';
+import {
+  createStreamableHttpHandler,
+  DEFAULT_MAX_BODY_BYTES,
+} from '../transport/streamable-http/streamable-http-handler';
 import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
 import type {
   RunningStreamableHttpServer,
@@ -146,16 +149,17 @@ class ClusterProcess implements RedisCluster {
       logger: log,
     });
     const sessions = new ClusterSessions(server, registry, log);
-    let endpoint: ClusterEndpoint | undefined;
+    // The endpoint names the sessions its handler opens; the handler is made first.
+    const named: { endpoint?: ClusterEndpoint } = {};
     const local = createStreamableHttpHandler({
       ...serveOptions,
       server,
       eventStore,
       sessionIdleMs: idleMs,
-      generateSessionId: (req) => endpoint!.sessionIdFor(req),
+      generateSessionId: (req) => named.endpoint!.sessionIdFor(req),
       onSession: (transport) => sessions.connect(transport, undefined),
     });
-    endpoint = new ClusterEndpoint({
+    const endpoint = new ClusterEndpoint({
       processId,
       local,
       registry,
@@ -163,6 +167,7 @@ class ClusterProcess implements RedisCluster {
       resume: (transport, state) => sessions.connect(transport, state),
       log,
     });
+    named.endpoint = endpoint;
     const clusterHandler = {
       handle: endpoint.handle.bind(endpoint),
       sessions: local.sessions,
@@ -172,7 +177,9 @@ class ClusterProcess implements RedisCluster {
     const url = running.url.href;
     await registry.beat(processId, url, heartbeatMs * 3);
     const beat = setInterval(() => {
-      registry.beat(processId, url, heartbeatMs * 3).catch((error: unknown) => log.error({ err: error }, 'heartbeat failed'));
+      registry
+        .beat(processId, url, heartbeatMs * 3)
+        .catch((error: unknown) => log.error({ err: error }, 'heartbeat failed'));
     }, heartbeatMs);
     // A session served here over a long stream makes no lookups: keep its record from expiring.
     const touch = setInterval(

@@ -62,8 +62,7 @@ export class SessionRegistry {
   async lookup(sessionId: string): Promise<SessionRecord | undefined> {
     const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
     const found = (await this.redis.call('EVAL', [LOOKUP, 2, ...keys, this.ttlMs, this.keys.processPrefix])) as
-      | [string, string, string]
-      | null;
+      [string, string, string] | null;
     if (!found) return undefined;
     const [owner, url, state] = found;
     return { owner, ownerUrl: url === '' ? undefined : url, state: parseState(state) };
