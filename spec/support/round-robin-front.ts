@@ -25,10 +25,13 @@ export interface RoundRobinFront {
   readonly requests: FrontRequest[];
   /** Sends the next POST whose body is a JSON-RPC request of `rpcMethod` to this backend (once). */
   pin(rpcMethod: string, backend: number): void;
+  /** Puts a backend in the place of another (a process started in place of one that died). */
+  replace(backend: number, url: string): void;
   close(): Promise<void>;
 }
 
-export async function startRoundRobinFront(backends: readonly string[]): Promise<RoundRobinFront> {
+export async function startRoundRobinFront(initial: readonly string[]): Promise<RoundRobinFront> {
+  const backends = [...initial];
   const requests: FrontRequest[] = [];
   let next = 0;
   let pinned: { rpcMethod: string; backend: number } | undefined;
@@ -97,6 +100,9 @@ export async function startRoundRobinFront(backends: readonly string[]): Promise
     requests,
     pin(rpcMethod, backend) {
       pinned = { rpcMethod, backend };
+    },
+    replace(backend, url) {
+      backends[backend] = url;
     },
     async close() {
       const closed = once(server, 'close');
