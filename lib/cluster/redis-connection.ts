@@ -21,6 +21,12 @@ interface IoRedisModule {
   readonly default: new (url: string, options: Record<string, unknown>) => RedisConnection;
 }
 
+/** Loads ioredis on first use (it is an optional peer dependency). */
+function loadIoRedis(): IoRedisModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('ioredis') as IoRedisModule;
+}
+
 /**
  * Connects to Redis at `url` with ioredis (an optional peer dependency: install it to use the
  * cluster mode). Commands are auto-pipelined. Rejects with a message naming the package when it is
@@ -29,12 +35,18 @@ interface IoRedisModule {
 export async function connectRedis(url: string): Promise<RedisConnection> {
   let module: IoRedisModule;
   try {
-    module = (await import('ioredis')) as unknown as IoRedisModule;
+    module = loadIoRedis();
   } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     throw new Error('the cluster mode needs the ioredis package: npm install ioredis', { cause: error });
   }
   const Redis = module.default;
   const client = new Redis(url, { enableAutoPipelining: true, lazyConnect: false, maxRetriesPerRequest: 2 });
-  await client.call('PING', []);
+  try {
+    await client.call('PING', []);
+  } catch (error) {
+    void client.quit().catch(() => undefined);
+    throw new Error(`cannot reach Redis at ${url}`, { cause: error });
+  }
   return client;
 }
