@@ -46,7 +46,16 @@ export async function connectRedis(url: string): Promise<RedisConnection> {
     await client.call('PING', []);
   } catch (error) {
     void client.quit().catch(() => undefined);
-    throw new Error(`cannot reach Redis at ${url}`, { cause: error });
+    // The URL may carry a password: name only where Redis is.
+    throw new Error(`cannot reach Redis at ${hostOf(url)}`, { cause: error });
   }
   return client;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the given URL';
+  }
 }
