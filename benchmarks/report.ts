@@ -2,7 +2,7 @@
 import type { Spread } from './stats';
 
 export interface Measurement {
-  readonly workload: string; // calls | large | memory | fanout | load | proxy
+  readonly workload: string; // calls | large | memory | fanout | load | proxy | cluster
   readonly transport: string;
   readonly shape: string; // calls in flight, 'idle', the number of clients, or the role loaded
   readonly implementation: string;
@@ -78,6 +78,10 @@ function describe(group: { workload: string; transport: string; shape: string })
       return `load time, ${group.shape === 'stdio-server' ? 'stdio server' : 'Streamable HTTP client'}`;
     case 'proxy':
       return `tools/call through a proxy / direct, ${group.transport === 'in-memory' ? 'in memory' : 'stdio to HTTP'}, ${group.shape === '1' ? 'sequential' : `${group.shape} in flight`}`;
+    case 'cluster':
+      return group.shape === '1'
+        ? 'tools/call on a cluster, sequential: plain server / session owner / forwarded by another process'
+        : `tools/call on a cluster of 1, 2, 3 processes on Redis, ${group.shape} in flight over 8 sessions`;
     default:
       return `fan-out to ${group.shape} clients`;
   }
