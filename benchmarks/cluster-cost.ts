@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createHttpServer, request } from 'node:http';
+import { Agent, createServer as createHttpServer, request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -79,11 +79,13 @@ async function startProcess(redisUrl: string): Promise<Stoppable & { url: string
   return { url, stop: stopChild(child) };
 }
 
-/** An HTTP front that sends each request where `pick` says (round robin, say). */
+/** An HTTP front that sends each request where `pick` says (round robin, say), over kept-alive connections. */
 async function startFront(pick: () => string): Promise<Stoppable & { url: string }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const server = createHttpServer((req, res) => {
     const target = new URL(pick());
     const upstream = request({
+      agent,
       host: target.hostname,
       port: target.port,
       method: req.method,
@@ -95,7 +97,9 @@ async function startFront(pick: () => string): Promise<Stoppable & { url: string
       answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
-    res.on('close', () => upstream.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     req.pipe(upstream);
   });
   server.listen(0, '127.0.0.1');
@@ -104,6 +108,7 @@ async function startFront(pick: () => string): Promise<Stoppable & { url: string
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     stop: async () => {
+      agent.destroy();
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
