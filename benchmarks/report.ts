@@ -234,7 +234,10 @@ export function renderReport(report: RunReport): string {
   lines.push('', '## Measurements (median of the repetitions, [min – max])', '');
   lines.push('| workload | implementation | per second | p50 ms | p99 ms |', '| --- | --- | --- | --- | --- |');
   for (const group of groups(report)) {
-    for (const implementation of ['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied']) {
+    for (const implementation of [
+      ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied'],
+      ...['1 process', '2 processes', '3 processes', 'plain', 'owner', 'forwarded'],
+    ]) {
       const m = find(report, group.workload, group.transport, group.shape, implementation);
       if (!m) continue;
       const unit = group.shape === 'per-request' ? 'request' : 'session';
