@@ -196,4 +196,25 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
       expect(names).toContain('added_in_cluster');
     }
   });
+
+  it('tells a subscriptions/listen stream (2026-07-28) held by one process of updates made on another', async () => {
+    const toucher = await ours();
+    const listener = await ours(front.url, { protocolVersion: '2026-07-28' });
+    front.pin('subscriptions/listen', (ownerOf(sessionOf(toucher)) + 1) % 3);
+    const reads: unknown[] = [];
+    const watching = listener.watchResource('test://static-text').subscribe((read) => reads.push(read));
+    try {
+      await eventually(() => reads.length === 1);
+      await eventually(() => front.requests.some((r) => r.rpcMethod === 'subscriptions/listen'));
+      for (let touch = 0; touch < 2; touch++)
+        await toucher.promises.callTool('cluster_touch_resource', { uri: 'test://static-text' });
+      await eventually(() => reads.length >= 3);
+      await listener.promises.ping();
+      expect(reads).toHaveLength(3);
+      const listen = front.requests.filter((r) => r.rpcMethod === 'subscriptions/listen').at(-1)!;
+      expect(listen.backend).not.toBe(ownerOf(sessionOf(toucher)));
+    } finally {
+      watching.unsubscribe();
+    }
+  });
 });
