@@ -5,7 +5,7 @@ import { headerValue, readJsonBodyWith, refuse } from '../transport/http/http-gu
 import { SESSION_HEADER } from '../transport/streamable-http/session-table';
 import type { StreamableHttpHandler } from '../transport/streamable-http/streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
-import { forward, FORWARDED_HEADER } from './forward';
+import { forward, FORWARDED_HEADER, MISDIRECTED, OWNER_HEADER } from './forward';
 import type { SessionRecord, SessionRegistry } from './session-registry';
 
 /** Streams of a session taken over for the `epoch`th time are numbered from `epoch * STREAMS_PER_EPOCH`. */
@@ -47,6 +47,11 @@ export class ClusterEndpoint {
     const { local, maxBodyBytes } = this.options;
     const sessionId = headerValue(req, SESSION_HEADER);
     const own = sessionId !== undefined && local.sessions.has(sessionId);
+    if (req.headers[FORWARDED_HEADER] !== undefined && !own && req.headers[OWNER_HEADER] !== this.options.processId) {
+      // Meant for a process that was here before this one: its sender takes the session over.
+      refuse(res, MISDIRECTED, 'Misdirected Request: the session’s process is gone', -32000);
+      return;
+    }
     if (own || req.headers[FORWARDED_HEADER] !== undefined || (sessionId === undefined && req.method !== 'POST')) {
       local.handle(req, res, parsedBody);
       return;
@@ -98,10 +103,11 @@ export class ClusterEndpoint {
     // Unknown here and in Redis: the handler answers 404.
     if (!record) return local.handle(req, res, body);
     if (record.ownerUrl !== undefined && record.owner !== processId) {
-      let outcome = await forward(req, res, record.ownerUrl, processId, body);
+      const target = { url: record.ownerUrl, owner: record.owner };
+      let outcome = await forward(req, res, target, processId, body);
       // A pooled connection the owner closed fails once; a new one tells whether the owner is there.
-      if (!outcome.answered && outcome.code !== 'ECONNREFUSED')
-        outcome = await forward(req, res, record.ownerUrl, processId, body);
+      if (!outcome.answered && outcome.code !== 'ECONNREFUSED' && outcome.code !== 'MISDIRECTED')
+        outcome = await forward(req, res, target, processId, body);
       if (outcome.answered) return;
       this.options.log.warn({ sessionId, owner: record.owner }, 'session owner unreachable: taking the session over');
     }

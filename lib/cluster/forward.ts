@@ -3,6 +3,10 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 
 /** The header a forwarded request carries: the process that forwarded it (the owner serves it itself). */
 export const FORWARDED_HEADER = 'x-rxmcp-forwarded-by';
+/** The process a forwarded request is for; another process at that address (one started in its place) refuses it. */
+export const OWNER_HEADER = 'x-rxmcp-owner';
+/** How a process refuses a forwarded request meant for another: 421 Misdirected Request. */
+export const MISDIRECTED = 421;
 
 /** What became of a forwarded request: answered, or the owner could not be reached (with the error's code). */
 export type ForwardOutcome = { readonly answered: true } | { readonly answered: false; readonly code: string };
@@ -10,7 +14,7 @@ export type ForwardOutcome = { readonly answered: true } | { readonly answered: 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /**
- * Sends a request to the process that owns its session (`target`, that process's endpoint URL)
+ * Sends a request to the process that owns its session (`target`: that process's endpoint URL and id)
  * and pipes the answer back as it comes, SSE streams included. The request's body, when it has
  * one, was read already (`body`). Resolves unanswered, with the error's code, when the owner cannot be connected to
  * before it answered (nothing was written then: the caller may try again or take the session
@@ -20,13 +24,13 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 export function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  target: string,
+  target: { readonly url: string; readonly owner: string },
   from: string,
   body: unknown,
 ): Promise<ForwardOutcome> {
-  const url = new URL(target);
+  const url = new URL(target.url);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const headers: OutgoingHttpHeaders = { ...req.headers, [FORWARDED_HEADER]: from };
+  const headers: OutgoingHttpHeaders = { ...req.headers, [FORWARDED_HEADER]: from, [OWNER_HEADER]: target.owner };
   delete headers['transfer-encoding'];
   if (payload) headers['content-length'] = payload.length;
   return new Promise<ForwardOutcome>((resolve) => {
@@ -44,6 +48,13 @@ export function forward(
     };
     res.on('close', clientGone);
     upstream.on('response', (answer) => {
+      if (answer.statusCode === MISDIRECTED) {
+        // Another process listens where the owner did: the owner is gone.
+        answer.resume();
+        res.off('close', clientGone);
+        resolve({ answered: false, code: 'MISDIRECTED' });
+        return;
+      }
       answered = true;
       resolve({ answered: true });
       res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -136,4 +136,19 @@ describe('the sessions of a cluster in Redis', () => {
     const state = JSON.parse(String(await admin.call('HGET', [key, 'state']))) as { logLevel: string };
     expect(state.logLevel).toBe('warning');
   });
+
+  it('are taken over when another process listens where their owner did (a restart on the same address)', async () => {
+    const relay = await member(60_000, 'moved:');
+    const newcomer = await member(60_000, 'moved:');
+    const real = await initialize(relay.running.url);
+    const state = String(await admin.call('HGET', [`moved:s:${real}`, 'state']));
+    // A session whose owner, "gone", had the address the newcomer now serves on.
+    await admin.call('HSET', ['moved:s:orphan', 'owner', 'gone', 'epoch', 0, 'state', state]);
+    await admin.call('SET', ['moved:p:gone', newcomer.running.url.href, 'PX', 60_000]);
+    const answer = await post(relay.running.url, { jsonrpc: '2.0', id: 7, method: 'ping' }, 'orphan');
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(await admin.call('HGET', ['moved:s:orphan', 'owner'])).toBe(relay.cluster.processId);
+    expect(newcomer.running.handler.sessions.has('orphan')).toBe(false);
+  });
 });
