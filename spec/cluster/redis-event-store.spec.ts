@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import pino from 'pino';
 import { ClusterKeys } from '../../lib/cluster/cluster-keys';
 import { connectRedis } from '../../lib/cluster/redis-connection';
@@ -14,6 +15,19 @@ const keys = new ClusterKeys('spec:');
 beforeAll(async () => {
   redis = await startRedis();
   connection = await connectRedis(redis.url);
+});
+
+it('takes an ioredis client as it is (the cluster declares the part of it that it uses)', async () => {
+  const client: RedisConnection = new Redis(redis.url);
+  const events = createRedisEventStore({
+    redis: client,
+    keys,
+    maxEventsPerSession: 10,
+    ttlMs: 1000,
+    logger: pino({ level: 'silent' }),
+  });
+  expect(await events.storeEvent('z~1', null)).toMatch(/^z~1#/);
+  await client.quit();
 });
 
 afterAll(async () => {
