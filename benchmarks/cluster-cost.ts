@@ -13,9 +13,8 @@ import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
-import { connect, createStreamableHttpClientTransport, startStreamableHttpServer } from '../lib/index';
+import { connect, createStreamableHttpClientTransport } from '../lib/index';
 import type { McpClient } from '../lib/index';
-import { createBenchServer } from './servers/rxmcp-server';
 
 const HANDSHAKE = { name: 'bench-client', version: '1.0.0', protocolVersion: '2025-11-25' } as const;
 
@@ -148,22 +147,16 @@ export async function clusterHarness(redisUrl: string, processes: number): Promi
 }
 
 /**
- * One client session, sequential calls: `plain` to a server that is no cluster, `owner` to the
- * cluster process that owns the session, `forwarded` to a process that forwards to the owner.
+ * One client session, sequential calls through a front: `owner` sends every request to the cluster
+ * process that owns the session, `forwarded` every one after the initialize to another process,
+ * which looks the session up in Redis and forwards it to the owner. The difference is what routing
+ * through Redis adds to a call.
  */
-export async function routingHarness(
-  redisUrl: string,
-  shape: 'plain' | 'owner' | 'forwarded',
-): Promise<ClusterHarness> {
-  if (shape === 'plain') {
-    const running = await startStreamableHttpServer({ port: 0, server: createBenchServer() });
-    return clientsOf(running.url.href, 1, [{ stop: () => running.close() }]);
-  }
+export async function routingHarness(redisUrl: string, shape: 'owner' | 'forwarded'): Promise<ClusterHarness> {
   const owner = await startProcess(redisUrl);
-  if (shape === 'owner') return clientsOf(owner.url, 1, [owner]);
   const other = await startProcess(redisUrl);
-  // The session opens on the owner (its initialize is the first request); every later request goes to the other.
+  // The session opens on the owner: its initialize is the first request.
   let sent = 0;
-  const front = await startFront(() => (sent++ === 0 ? owner.url : other.url));
+  const front = await startFront(() => (sent++ === 0 || shape === 'owner' ? owner.url : other.url));
   return clientsOf(front.url, 1, [owner, other, front]);
 }

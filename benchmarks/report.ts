@@ -80,7 +80,7 @@ function describe(group: { workload: string; transport: string; shape: string })
       return `tools/call through a proxy / direct, ${group.transport === 'in-memory' ? 'in memory' : 'stdio to HTTP'}, ${group.shape === '1' ? 'sequential' : `${group.shape} in flight`}`;
     case 'cluster':
       return group.shape === '1'
-        ? 'tools/call on a cluster, sequential: plain server / session owner / forwarded by another process'
+        ? 'tools/call on a cluster, sequential: sent to the session owner / forwarded by another process'
         : `tools/call on a cluster of 1, 2, 3 processes on Redis, ${group.shape} in flight over 8 sessions`;
     default:
       return `fan-out to ${group.shape} clients`;
@@ -236,7 +236,7 @@ export function renderReport(report: RunReport): string {
   for (const group of groups(report)) {
     for (const implementation of [
       ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied'],
-      ...['1 process', '2 processes', '3 processes', 'plain', 'owner', 'forwarded'],
+      ...['1 process', '2 processes', '3 processes', 'owner', 'forwarded'],
     ]) {
       const m = find(report, group.workload, group.transport, group.shape, implementation);
       if (!m) continue;

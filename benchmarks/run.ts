@@ -206,8 +206,8 @@ async function proxyWorkloads(samples: Samples) {
 
 /**
  * The cluster mode (issue #17): throughput of 1, 2 and 3 processes on Redis behind a round-robin
- * front (64 calls in flight over 8 sessions), and the latency of sequential calls to a plain
- * server, to a session's owner, and forwarded to it by another process.
+ * front (64 calls in flight over 8 sessions), and the latency of sequential calls sent to a
+ * session's owner and forwarded to it by another process.
  */
 async function clusterWorkloads(samples: Samples) {
   const redis = await startBenchRedis();
@@ -224,9 +224,7 @@ async function clusterWorkloads(samples: Samples) {
     }
     log('cluster throughput: done');
     for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
-      for (const shape of rep % 2 === 0
-        ? (['plain', 'owner', 'forwarded'] as const)
-        : (['forwarded', 'owner', 'plain'] as const)) {
+      for (const shape of rep % 2 === 0 ? (['owner', 'forwarded'] as const) : (['forwarded', 'owner'] as const)) {
         const h = await routingHarness(redis.url, shape);
         await timeCalls(Math.ceil(SETTINGS.warmup * scale), SETTINGS.warmupMs, 1, h.call);
         record(
