@@ -176,30 +176,13 @@ class ClusterProcess implements RedisCluster {
     const running = await startStreamableHttpServer({ ...serveOptions, handler: clusterHandler });
     const url = running.url.href;
     await registry.beat(processId, url, heartbeatMs * 3);
-    const beat = setInterval(() => {
-      registry
-        .beat(processId, url, heartbeatMs * 3)
-        .catch((error: unknown) => log.error({ err: error }, 'heartbeat failed'));
-    }, heartbeatMs);
-    // A session served here over a long stream makes no lookups: keep its record from expiring.
-    const touch = setInterval(
-      () => registry.touch(local.sessions.keys()).catch((error: unknown) => log.error({ err: error }, 'touch failed')),
-      Math.max(1000, Math.min(idleMs / 4, 60_000)),
-    );
-    beat.unref();
-    touch.unref();
-    const stopUpdates = bus.on(RESOURCE_UPDATED, (uri) => server.resourceUpdated(String(uri)));
-    const stopLogs = bus.on(LOG, (payload) => {
-      const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
-      server.log(level, data, logger);
-    });
+    const stopBeating = keepAlive({ registry, processId, url, heartbeatMs, idleMs, sessions: local.sessions, log });
+    const stopRelaying = relayEvents(bus, server);
     const shared: RunningStreamableHttpServer = {
       ...running,
       close: async () => {
-        clearInterval(beat);
-        clearInterval(touch);
-        stopUpdates();
-        stopLogs();
+        stopBeating();
+        stopRelaying();
         // The sessions go on in other processes: keep their records and events, and give them up.
         sessions.leaving = true;
         eventStore.keepOnClose = true;
@@ -236,4 +219,49 @@ class ClusterProcess implements RedisCluster {
     await this.parts.bus.close();
     if (this.parts.owned) await this.parts.redis.quit();
   }
+}
+
+/**
+ * Says every `heartbeatMs` that this process is alive at `url`, and keeps the records of the
+ * sessions it serves from expiring (one served over a long stream makes no lookups). Returns a
+ * function that stops both.
+ */
+function keepAlive(parts: {
+  readonly registry: SessionRegistry;
+  readonly processId: string;
+  readonly url: string;
+  readonly heartbeatMs: number;
+  readonly idleMs: number;
+  readonly sessions: ReadonlyMap<string, unknown>;
+  readonly log: pino.Logger;
+}): () => void {
+  const { registry, processId, url, heartbeatMs, idleMs, sessions, log } = parts;
+  const beat = setInterval(() => {
+    registry
+      .beat(processId, url, heartbeatMs * 3)
+      .catch((error: unknown) => log.error({ err: error }, 'heartbeat failed'));
+  }, heartbeatMs);
+  const touch = setInterval(
+    () => registry.touch(sessions.keys()).catch((error: unknown) => log.error({ err: error }, 'touch failed')),
+    Math.max(1000, Math.min(idleMs / 4, 60_000)),
+  );
+  beat.unref();
+  touch.unref();
+  return () => {
+    clearInterval(beat);
+    clearInterval(touch);
+  };
+}
+
+/** Applies the cluster-wide resource updates and log messages to `server`; returns a function that stops. */
+function relayEvents(bus: ClusterBus, server: McpServer): () => void {
+  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri) => server.resourceUpdated(String(uri)));
+  const stopLogs = bus.on(LOG, (payload) => {
+    const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
+    server.log(level, data, logger);
+  });
+  return () => {
+    stopUpdates();
+    stopLogs();
+  };
 }
