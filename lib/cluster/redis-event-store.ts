@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import type { JsonRpcMessage } from '../jsonrpc/message';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 import type { EventStore, StoredEventPayload } from '../transport/streamable-http/event-store';
 import { sessionOfStream } from './cluster-keys';
 import type { ClusterKeys } from './cluster-keys';
@@ -28,7 +28,9 @@ export interface RedisEventStore extends EventStore {
  * stream's id and its JSON; event ids are `<streamId>#<entry id>`. A session's stream is trimmed to
  * `maxEventsPerSession` entries and expires `ttlMs` after its last event; it is deleted when the
  * session ends. A `Last-Event-ID` whose entry was trimmed answers `undefined` (the client then
- * cannot resume without loss, and is told so with 400).
+ * cannot resume without loss, and is told so with 400). It also records the requests each POST's
+ * stream carries, so that the process that takes a session over answers those its dead owner
+ * left unanswered.
  */
 export function createRedisEventStore(options: RedisEventStoreOptions): RedisEventStore {
   const { redis, keys, maxEventsPerSession, ttlMs, logger } = options;
@@ -65,6 +67,23 @@ export function createRedisEventStore(options: RedisEventStoreOptions): RedisEve
         }
       }
       return streamId;
+    },
+    async storeRequests(streamId: string, ids: readonly RequestId[]): Promise<void> {
+      // An entry without data: replays skip it; it is trimmed and expires with the events.
+      const key = keys.events(sessionOfStream(streamId));
+      await redis.call('XADD', [key, 'MAXLEN', maxLen, '*', 's', streamId, 'r', JSON.stringify(ids)]);
+    },
+    async requestsOf(streamId: string): Promise<readonly RequestId[] | undefined> {
+      const entries = (await redis.call('XRANGE', [keys.events(sessionOfStream(streamId)), '-', '+'])) as Array<
+        [string, string[]]
+      >;
+      // The latest record counts: a stream whose owed requests were answered is recorded again, empty.
+      let ids: RequestId[] | undefined;
+      for (const [, fields] of entries) {
+        const entry = fieldsOf(fields);
+        if (entry.s === streamId && entry.r !== undefined) ids = JSON.parse(entry.r) as RequestId[];
+      }
+      return ids;
     },
     async forgetSession(prefix: string): Promise<void> {
       if (this.keepOnClose) return;

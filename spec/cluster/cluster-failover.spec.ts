@@ -182,4 +182,25 @@ describe.each([
     // Another process serves the session now.
     expect(await subscriber.processId()).not.toBe(servedBy);
   });
+
+  it('a call its session’s owner was running when it died is answered with an error, and the session goes on', async () => {
+    const client = await open();
+    const owner = ownerOf(client.sessionId);
+    const servedBy = await client.processId();
+    let killed: Promise<void> | undefined;
+    const since = Date.now();
+    const outcome = await client
+      .countdown(1000, 20, (value) => {
+        if (value === 3) killed ??= killAndReplace(owner);
+      })
+      .then(
+        () => 'answered',
+        (error: unknown) => String(error),
+      );
+    await killed;
+    expect(outcome).toMatch(/process handling this request stopped/);
+    // Well before the call's 30 s timeout.
+    expect(Date.now() - since).toBeLessThan(15_000);
+    expect(await client.processId()).not.toBe(servedBy);
+  });
 });

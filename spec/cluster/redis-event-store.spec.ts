@@ -97,4 +97,16 @@ describe('createRedisEventStore', () => {
     await events.forgetSession!('e~');
     expect((await replay(events, kept)).streamId).toBeUndefined();
   });
+
+  it('records the requests a stream carries, the latest record counting, and never replays the record', async () => {
+    const events = store();
+    const primed = await events.storeEvent('f~1', null);
+    await events.storeRequests!('f~1', [7, 'eight']);
+    expect(await events.requestsOf!('f~1')).toEqual([7, 'eight']);
+    expect(await events.requestsOf!('f~2')).toBeUndefined();
+    await events.storeRequests!('f~1', []);
+    expect(await events.requestsOf!('f~1')).toEqual([]);
+    const later = await events.storeEvent('f~1', note(1));
+    expect((await replay(events, primed)).sent).toEqual([{ eventId: later, payload: note(1) }]);
+  });
 });
