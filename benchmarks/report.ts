@@ -2,7 +2,7 @@
 import type { Spread } from './stats';
 
 export interface Measurement {
-  readonly workload: string; // calls | large | memory | fanout | load | proxy
+  readonly workload: string; // calls | large | memory | fanout | load | proxy | cluster
   readonly transport: string;
   readonly shape: string; // calls in flight, 'idle', the number of clients, or the role loaded
   readonly implementation: string;
@@ -78,6 +78,10 @@ function describe(group: { workload: string; transport: string; shape: string })
       return `load time, ${group.shape === 'stdio-server' ? 'stdio server' : 'Streamable HTTP client'}`;
     case 'proxy':
       return `tools/call through a proxy / direct, ${group.transport === 'in-memory' ? 'in memory' : 'stdio to HTTP'}, ${group.shape === '1' ? 'sequential' : `${group.shape} in flight`}`;
+    case 'cluster':
+      return group.shape === '1'
+        ? 'tools/call on a cluster, sequential: sent to the session owner / forwarded by another process'
+        : `tools/call on a cluster of 1, 2, 3 processes on Redis, ${group.shape} in flight over 8 sessions`;
     default:
       return `fan-out to ${group.shape} clients`;
   }
@@ -230,7 +234,10 @@ export function renderReport(report: RunReport): string {
   lines.push('', '## Measurements (median of the repetitions, [min – max])', '');
   lines.push('| workload | implementation | per second | p50 ms | p99 ms |', '| --- | --- | --- | --- | --- |');
   for (const group of groups(report)) {
-    for (const implementation of ['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied']) {
+    for (const implementation of [
+      ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied'],
+      ...['1 process', '2 processes', '3 processes', 'owner', 'forwarded'],
+    ]) {
       const m = find(report, group.workload, group.transport, group.shape, implementation);
       if (!m) continue;
       const unit = group.shape === 'per-request' ? 'request' : 'session';

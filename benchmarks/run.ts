@@ -4,7 +4,7 @@
  * repetitions) so that machine noise hits each alike. Writes a markdown report, the raw numbers
  * and an SVG chart to benchmarks/results/.
  *
- *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout,load,proxy] [--transports=stdio,http-stateful]
+ *   node dist/benchmarks/run.js [--quick] [--only=calls,large,memory,fanout,load,proxy,cluster] [--transports=stdio,http-stateful]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { floor } from './impl/floor';
 import { LOAD_ROLES, timeLoad } from './load-time';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
+import { clusterHarness, routingHarness, startBenchRedis } from './cluster-cost';
 import type { LoadRole } from './load-time';
 import { official } from './impl/official';
 import { officialV2 } from './impl/official-v2';
@@ -203,6 +204,43 @@ async function proxyWorkloads(samples: Samples) {
   }
 }
 
+/**
+ * The cluster mode (issue #17): throughput of 1, 2 and 3 processes on Redis behind a round-robin
+ * front (64 calls in flight over 8 sessions), and the latency of sequential calls sent to a
+ * session's owner and forwarded to it by another process.
+ */
+async function clusterWorkloads(samples: Samples) {
+  const redis = await startBenchRedis();
+  try {
+    const scale = CALL_SCALE['http-stateful'];
+    for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+      for (const processes of rep % 2 === 0 ? [1, 2, 3] : [3, 2, 1]) {
+        const h = await clusterHarness(redis.url, processes);
+        await timeCalls(Math.ceil(SETTINGS.warmup * scale), SETTINGS.warmupMs, 64, h.call);
+        const measured = await timeCalls(Math.ceil(SETTINGS.calls * scale), SETTINGS.measureMs, 64, h.call);
+        record(samples, `cluster|http-stateful|64|${processes} process${processes === 1 ? '' : 'es'}`, measured);
+        await h.close();
+      }
+    }
+    log('cluster throughput: done');
+    for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+      for (const shape of rep % 2 === 0 ? (['owner', 'forwarded'] as const) : (['forwarded', 'owner'] as const)) {
+        const h = await routingHarness(redis.url, shape);
+        await timeCalls(Math.ceil(SETTINGS.warmup * scale), SETTINGS.warmupMs, 1, h.call);
+        record(
+          samples,
+          `cluster|http-stateful|1|${shape}`,
+          await timeCalls(Math.ceil(SETTINGS.calls * scale), SETTINGS.measureMs, 1, h.call),
+        );
+        await h.close();
+      }
+    }
+    log('cluster routing latency: done');
+  } finally {
+    await redis.stop();
+  }
+}
+
 /** Each role's load time, rxmcp and the official SDK alternating, one fresh process per run. */
 function loadWorkloads(samples: Samples) {
   for (const role of Object.keys(LOAD_ROLES) as LoadRole[]) {
@@ -265,6 +303,7 @@ async function main() {
   if (wanted('fanout')) await fanOutWorkloads(samples);
   if (wanted('load')) loadWorkloads(samples);
   if (wanted('proxy')) await proxyWorkloads(samples);
+  if (wanted('cluster')) await clusterWorkloads(samples);
   const report: RunReport = {
     date: new Date().toISOString(),
     quick,

@@ -8,7 +8,8 @@
  * protocol messages only. `--http <port>` serves Streamable HTTP at http://127.0.0.1:<port>/mcp
  * instead (and the 2024-11-05 HTTP+SSE endpoints); `--auth <issuer>` protects it, taking the JWT
  * access tokens that authorization server issues for it; `--cors <origin|*>` lets web pages of that
- * origin (several: comma-separated) call it from a browser. Other hosts serve the same definition:
+ * origin (several: comma-separated) call it from a browser; `--redis <url>` makes it one process
+ * of a cluster on that Redis (start several: any request may reach any of them). Other hosts serve the same definition:
  * `createEverythingServer()`.
  */
 import pino from 'pino';
@@ -18,6 +19,7 @@ import {
   createResourceServer,
   createServer,
   createStdioServerTransport,
+  joinRedisCluster,
   jwtVerifier,
   log,
   progress,
@@ -30,6 +32,7 @@ import type {
   JsonSchemaObject,
   McpServer,
   RequestAuthenticator,
+  RequestStateOptions,
   RunningStreamableHttpServer,
   ServerContext,
   ServerSession,
@@ -39,6 +42,7 @@ import type {
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { clusterTools } from './cluster-tools';
 import { statelessTools } from './stateless-tools';
 import { taskTools } from './task-tools';
 import { fetchServerMetadata } from '../lib/auth/discovery';
@@ -495,6 +499,8 @@ export interface EverythingServerOptions {
   readonly logger?: pino.Logger;
   /** Ends the SSE stream of the request being handled, where the transport has one (Streamable HTTP). */
   readonly closeRequestStream?: (context: ServerContext) => void;
+  /** How `requestState` is signed (a cluster's processes share its key). */
+  readonly requestState?: RequestStateOptions;
 }
 
 /** Builds the example server definition (shared by every transport it is served on). */
@@ -506,6 +512,7 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
     logger: options.logger ?? logger,
     // Both task designs: 2025-11-25 sessions and clients of the 2026-07-28 tasks extension.
     tasks: { pollIntervalMs: 200 },
+    ...(options.requestState ? { requestState: options.requestState } : {}),
   });
   conformanceTools(server, options);
   showcaseTools(server);
@@ -577,6 +584,34 @@ export async function serveHttp(
 }
 
 /**
+ * Serves the example as one process of a cluster on the Redis at `redisUrl`: the same endpoint as
+ * `serveHttp` (without the legacy endpoints), whose sessions any process of the cluster serves.
+ * Resolves once listening; closing it hands its sessions to the other processes.
+ */
+export async function serveCluster(port: number, redisUrl: string): Promise<RunningStreamableHttpServer> {
+  const cluster = await joinRedisCluster({ redis: redisUrl, logger });
+  const streams = new WeakMap<ServerSession, StreamableHttpServerTransport>();
+  const server = createEverythingServer({
+    requestState: { keys: cluster.requestStateKeys },
+    closeRequestStream: (context) =>
+      void (context.session && streams.get(context.session)?.closeRequestStream(context.requestId)),
+  });
+  clusterTools(server, cluster);
+  const running = await cluster.serve(server, { host: '127.0.0.1', port, logger });
+  return { ...running, close: () => cluster.close() };
+}
+
+/** `--redis <url>`: run as one process of a cluster on that Redis. */
+function redisOption(argv: readonly string[]): string | undefined {
+  const at = argv.indexOf('--redis');
+  if (at < 0) return undefined;
+  const url = argv[at + 1];
+  if (url === undefined || !/^rediss?:\/\//.test(url))
+    throw new Error('--redis needs a Redis URL such as redis://127.0.0.1:6379');
+  return url;
+}
+
+/**
  * `--auth <issuer>`: protect the HTTP endpoint with that authorization server's tokens;
  * `--scopes "<a> <b>"` publishes the scopes clients should ask for.
  */
@@ -627,9 +662,13 @@ if (require.main === module) {
     });
   } else {
     const argv = process.argv.slice(2);
-    serveHttp(port, authOption(argv), corsOption(argv)).then(
+    const redis = redisOption(argv);
+    const serving =
+      redis === undefined ? serveHttp(port, authOption(argv), corsOption(argv)) : serveCluster(port, redis);
+    serving.then(
       (running) => {
-        process.stdout.write(`rxmcp everything-server: Streamable HTTP at ${running.url} (legacy HTTP+SSE at /sse)\n`);
+        const legacy = redis === undefined ? ' (legacy HTTP+SSE at /sse)' : ' (one process of a Redis cluster)';
+        process.stdout.write(`rxmcp everything-server: Streamable HTTP at ${running.url}${legacy}\n`);
         const stop = () => void running.close().then(() => process.exit(0));
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);

@@ -149,7 +149,9 @@ export type { TasksOptions } from './server/tasks/tasks-options';
 export { TASKS_EXTENSION } from './schema/tasks';
 export { DEFAULT_CACHE_HINTS } from './connection/stateless';
 export type { CacheHint, CacheScope, StatelessPeer } from './connection/stateless';
+export type { ConnectOptions } from './server/server-sessions';
 export type {
+  PersistedSession,
   ServerSession,
   ServerContext,
   ClientRequests,
@@ -288,6 +290,9 @@ export type { ClientMiddleware, ClientMiddlewareContext, ClientRequest, Retrying
 export { clientTracing } from './client/telemetry';
 
 // Composition
+export { joinRedisCluster } from './cluster/redis-cluster';
+export type { ClusterServeOptions, RedisCluster, RedisClusterOptions } from './cluster/redis-cluster';
+export type { RedisConnection, RedisSource } from './cluster/redis-connection';
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';

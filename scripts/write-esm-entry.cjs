@@ -18,6 +18,7 @@ const ENTRIES = {
   core: 'lib/entries/core',
   auth: 'lib/entries/auth',
   proxy: 'lib/entries/proxy',
+  cluster: 'lib/entries/cluster',
 };
 
 fs.mkdirSync(path.join(root, 'dist/esm'), { recursive: true });

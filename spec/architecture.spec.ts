@@ -15,6 +15,7 @@ const LAYERS = [
   'client',
   'proxy',
   'auth',
+  'cluster',
   'cli',
 ];
 const LIB = resolve(__dirname, '..', 'lib');

@@ -19,6 +19,7 @@ const ENTRIES = [
   'rxmcp/auth',
   'rxmcp/core',
   'rxmcp/proxy',
+  'rxmcp/cluster',
 ];
 const execFileAsync = promisify(execFile);
 
@@ -36,6 +37,7 @@ import { createMemoryOAuthStorage } from 'rxmcp/auth';
 import { createConnection, featuresOf } from 'rxmcp/core';
 import { aggregate } from 'rxmcp/proxy';
 import type { UpstreamConfig } from 'rxmcp/proxy';
+import { joinRedisCluster } from 'rxmcp/cluster';
 import { z } from 'zod';
 
 const serverInfo: ServerOptions = { name: 'installed', version: '1.0.0' };
@@ -46,6 +48,7 @@ export function everyTransport(server: McpServer): Array<Promise<McpClient>> {
   server.connect(createStdioServerTransport());
   void createMemoryOAuthStorage();
   void createConnection;
+  void joinRedisCluster;
   const upstream: UpstreamConfig = {
     upstream: { connect: () => connect(createStreamableHttpClientTransport({ url: 'http://127.0.0.1:1/mcp' }), clientInfo) },
     tools: { exclude: 'admin_*' },

@@ -9,6 +9,7 @@ import * as server from '../lib/entries/server';
 import * as stdio from '../lib/entries/stdio';
 import * as websocket from '../lib/entries/websocket';
 import * as proxyEntry from '../lib/entries/proxy';
+import * as clusterEntry from '../lib/entries/cluster';
 
 // Changing the public surface is a deliberate act: update this list in the same commit.
 const EXPORTS = [
@@ -126,6 +127,7 @@ const EXPORTS = [
   'startTask',
   'TaskStart',
   'createMemoryTaskStore',
+  'joinRedisCluster',
 ];
 
 describe('public API', () => {
@@ -138,6 +140,7 @@ describe('public API', () => {
 const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
   ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
   ['rxmcp/proxy', proxyEntry, ['aggregate', 'createProxyRouter', 'proxy']],
+  ['rxmcp/cluster', clusterEntry, ['joinRedisCluster']],
   [
     'rxmcp/auth',
     auth,

@@ -26,7 +26,9 @@ export { createMemoryTaskStore } from '../server/tasks/task-store';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStore } from '../server/tasks/task-store';
 export type { TasksOptions } from '../server/tasks/tasks-options';
 export { TASKS_EXTENSION } from '../schema/tasks';
+export type { ConnectOptions } from '../server/server-sessions';
 export type {
+  PersistedSession,
   ServerSession,
   ServerContext,
   ClientRequests,

@@ -96,9 +96,31 @@ export function createRequestHandlers(parts: HandlerParts): Readonly<Record<stri
     },
     'logging/setLevel': (params, _context, session) => {
       (session as Session).level = params.level as LogLevel;
-      return {};
+      return afterChange(session as Session);
     },
   };
+}
+
+/** `{}` once the session's owner has recorded the change (a cluster persists it first); at once otherwise. */
+function afterChange(session: Session): HandlerResult | Promise<HandlerResult> {
+  const recorded = session.changed();
+  return recorded ? recorded.then(() => ({})) : {};
+}
+
+/**
+ * Starts a session's watch of `uri`: each update of the resource becomes
+ * `notifications/resources/updated` to that session while it is operating.
+ */
+export function watchResource(session: Session, uri: string, resources: ResourceRegistry, logger: Logger): void {
+  const watches = (session.watches ??= new Map());
+  if (watches.has(uri)) return;
+  const watching = resources.watch(uri).subscribe({
+    next: () => {
+      if (session.operating) session.connection.notify('notifications/resources/updated', { uri });
+    },
+    error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
+  });
+  watches.set(uri, watching);
 }
 
 /** `resources/subscribe` and `resources/unsubscribe`: a session's watches, bounded by `maxSubscriptions`. */
@@ -113,29 +135,21 @@ function subscriptionHandlers(parts: HandlerParts): Readonly<Record<string, Requ
           uri,
         });
       }
-      const watches = (session.watches ??= new Map());
-      if (!watches.has(uri) && watches.size >= maxSubscriptions) {
+      const watches = session.watches;
+      if (watches && !watches.has(uri) && watches.size >= maxSubscriptions) {
         throw JsonRpcError.invalidRequest(
           `this session already has ${maxSubscriptions} resource subscriptions, the most it may hold`,
         );
       }
-      if (!watches.has(uri)) {
-        const watching = resources.watch(uri).subscribe({
-          next: () => {
-            if (session.operating) session.connection.notify('notifications/resources/updated', { uri });
-          },
-          error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
-        });
-        watches.set(uri, watching);
-      }
-      return {};
+      watchResource(session, uri, resources, logger);
+      return afterChange(session);
     },
     'resources/unsubscribe': (params, _context, owner) => {
-      const { watches } = owner as Session;
+      const session = owner as Session;
       const uri = params.uri as string;
-      watches?.get(uri)?.unsubscribe();
-      watches?.delete(uri);
-      return {};
+      session.watches?.get(uri)?.unsubscribe();
+      session.watches?.delete(uri);
+      return afterChange(session);
     },
   };
 }

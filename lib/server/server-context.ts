@@ -7,7 +7,7 @@ import type { NestedRequestOptions, RequestContext } from '../connection/dispatc
 import type { LogLevel } from '../connection/handler-events';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import type { ElicitRequestFormParams, ElicitResult } from '../schema/elicitation';
-import type { ClientCapabilities, Implementation } from '../schema/lifecycle';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../schema/lifecycle';
 import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { ListRootsResult } from '../schema/roots';
@@ -43,6 +43,18 @@ export interface ClientRequests {
   listRoots(options?: NestedRequestOptions): Observable<ListRootsResult>;
 }
 
+/**
+ * A session's state in a form that survives JSON, to resume it in another process (a cluster):
+ * the connection's persisted lifecycle (revision, what the client declared, state), the
+ * capabilities declared to the client, its log level and its resource subscriptions.
+ */
+export interface PersistedSession {
+  readonly lifecycle: unknown;
+  readonly declared: ServerCapabilities | undefined;
+  readonly logLevel: LogLevel;
+  readonly subscriptions: readonly string[];
+}
+
 /** One client's connection to a server, with its own log level and resource subscriptions. */
 export interface ServerSession extends ClientRequests {
   /** The connection's id; appears in log lines. */
@@ -67,6 +79,8 @@ export interface ServerSession extends ClientRequests {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Ends the session: handlers in flight are cancelled, subscriptions dropped. Idempotent. */
   close(reason?: string): void;
+  /** Its state as JSON-safe data, for `connect(transport, { restore })` in another process. */
+  persist(): PersistedSession;
 }
 
 /**

@@ -10,9 +10,22 @@ import type { CacheHint } from '../connection/stateless';
 import { placeExtensions } from '../schema/extensions';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
+import type { PersistedSession, ServerSession } from './server-context';
 import { Session } from './session';
 import { capabilitiesForRevision } from './tasks/tasks-options';
 import type { SessionHost } from './session';
+
+/** Options of `connect`: a session resumed from another process, and a hook on its state. */
+export interface ConnectOptions {
+  /** Resumes the session `persist()` returned (in another process, say) instead of awaiting initialize. */
+  readonly restore?: PersistedSession;
+  /**
+   * Called when the session starts operating and whenever its log level or resource subscriptions
+   * change; the answer to the request that changed them waits for a Promise it returns (a cluster
+   * records the state before the client learns of the change).
+   */
+  readonly onChange?: (session: ServerSession) => void | Promise<void>;
+}
 
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
@@ -31,6 +44,8 @@ export interface SessionConfig {
   readonly handlers: Readonly<Record<string, RequestHandler>>;
   readonly scheduler: SchedulerLike | undefined;
   readonly logger: Logger;
+  /** Starts a session's watch of a resource (a resumed session's subscriptions). */
+  readonly watch: (session: Session, uri: string) => void;
 }
 
 /**
@@ -43,11 +58,15 @@ export class ServerSessions implements SessionHost {
 
   constructor(private readonly config: SessionConfig) {}
 
-  /** Starts a session over `transport`; it leaves the set when its connection closes. */
-  open(transport: Transport): Session {
-    const session = new Session(this, this.config.defaultLogLevel);
+  /** Starts a session over `transport` (resumed with `restore`); it leaves the set when its connection closes. */
+  open(transport: Transport, options: ConnectOptions = {}): Session {
+    const { restore } = options;
+    const session = new Session(this, restore?.logLevel ?? this.config.defaultLogLevel);
     session.transport = transport;
-    session.connection = createConnection(new SessionConnectionOptions(this, session, transport));
+    if (restore) session.declared = restore.declared;
+    session.onChange = options.onChange;
+    session.connection = createConnection(new SessionConnectionOptions(this, session, transport, restore));
+    if (restore) for (const uri of restore.subscriptions) this.config.watch(session, uri);
     // A transport that was already closed ends the session before it is counted.
     if (session.connection.state !== 'shutdown') this.all.add(session);
     return session;
@@ -118,6 +137,7 @@ class SessionConnectionOptions implements ConnectionOptions {
     private readonly sessions: ServerSessions,
     private readonly session: Session,
     readonly transport: Transport,
+    private readonly restore: PersistedSession | undefined,
   ) {}
 
   get info(): Implementation {
@@ -158,6 +178,17 @@ class SessionConnectionOptions implements ConnectionOptions {
 
   get owner(): Session {
     return this.session;
+  }
+
+  /** Starts a resumed session from its persisted lifecycle. */
+  get snapshot(): unknown {
+    return this.restore?.lifecycle;
+  }
+
+  /** The session starts operating once the client says it is initialized. */
+  onNotification(message: { readonly method: string }): void {
+    if (message.method === 'notifications/initialized' && this.session.onChange)
+      queueMicrotask(() => void this.session.changed());
   }
 
   /** Fixed when first read, which is when initialize is answered: those of the negotiated revision. */

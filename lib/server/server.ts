@@ -20,7 +20,7 @@ import { DEFAULT_PAGE_SIZE } from './registry';
 import { MiddlewareStack } from './middleware';
 import type { ServerMiddleware } from './middleware';
 import { contextOf, inputRunner } from './request-contexts';
-import { createRequestHandlers, requiredScopesOf } from './request-handlers';
+import { createRequestHandlers, requiredScopesOf, watchResource } from './request-handlers';
 import { RequestStateSealer } from './request-state';
 import type { RequestStateOptions } from './request-state';
 import { createResourceRegistry } from './resource-registry';
@@ -30,7 +30,8 @@ import { handlersWithTasks, TASK_CAPABILITIES } from './tasks/tasks-options';
 import type { TasksOptions } from './tasks/tasks-options';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
-import type { SessionConfig } from './server-sessions';
+import type { Session } from './session';
+import type { ConnectOptions, SessionConfig } from './server-sessions';
 import { LazyStatelessEndpoint } from './lazy-stateless-endpoint';
 import { createToolRegistry } from './tool-registry';
 import { checkExtension, extensionRequestHandlers } from './extensions';
@@ -153,8 +154,11 @@ export interface McpServer {
   logDestination(): DestinationStream;
   /** The capabilities a session started now would declare. */
   capabilities(): ServerCapabilities;
-  /** Serves one client over `transport`; any number of sessions may be open at once. */
-  connect(transport: Transport): ServerSession;
+  /**
+   * Serves one client over `transport`; any number of sessions may be open at once. With
+   * `restore`, resumes a session another process persisted (see `ServerSession.persist`).
+   */
+  connect(transport: Transport, options?: ConnectOptions): ServerSession;
   /** The sessions currently open. */
   readonly sessions: ReadonlySet<ServerSession>;
   /**
@@ -279,7 +283,7 @@ function sharedHandlers(
 /** What every session of the definition is started with, from the server's options. */
 function sessionConfig(
   options: ServerOptions,
-  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'logger'>,
+  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'logger' | 'watch'>,
 ): SessionConfig {
   return {
     ...parts,
@@ -327,7 +331,8 @@ export function createServer(options: ServerOptions): McpServer {
     options.middleware,
   );
   const handlers = stack.handlers;
-  const config = sessionConfig(options, { info, capabilities, handlers, logger });
+  const watch = (session: Session, uri: string) => watchResource(session, uri, resources, logger);
+  const config = sessionConfig(options, { info, capabilities, handlers, logger, watch });
   const sessions = new ServerSessions(config);
   announceListChanges(registries, sessions);
   const stateless = new LazyStatelessEndpoint(config);
@@ -365,7 +370,7 @@ export function createServer(options: ServerOptions): McpServer {
     logDestination: () =>
       createClientLogDestination((level, data, loggerName) => sessions.log(level, data, loggerName)),
     capabilities,
-    connect: (transport) => sessions.open(transport),
+    connect: (transport, connectOptions) => sessions.open(transport, connectOptions),
     sessions: sessions.all,
     requiredScopes: (method, params) => requiredScopesOf(method, params, registries),
     get stateless() {

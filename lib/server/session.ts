@@ -9,7 +9,13 @@ import type { ListRootsResult } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
 import type { AuthInfo, Transport, TransportClose } from '../transport/transport';
 import { createClientRequests } from './server-context';
-import type { ClientRequests, ElicitFormParams, ElicitUrlParams, ServerSession } from './server-context';
+import type {
+  ClientRequests,
+  ElicitFormParams,
+  ElicitUrlParams,
+  PersistedSession,
+  ServerSession,
+} from './server-context';
 
 /** What a session asks of the server it belongs to. */
 export interface SessionHost {
@@ -34,6 +40,8 @@ export class Session implements ServerSession {
   connection!: Connection;
   /** The transport, for what it verified of the client (`auth`). */
   transport: Transport | undefined;
+  /** Told when the log level or the subscriptions change, or the session starts operating (see `connect`). */
+  onChange: ((session: ServerSession) => void | Promise<void>) | undefined;
 
   constructor(
     private readonly host: SessionHost,
@@ -77,6 +85,21 @@ export class Session implements ServerSession {
   /** Initialized and not closed: notifications may be sent. */
   get operating(): boolean {
     return this.connection.state === 'operating';
+  }
+
+  /** Tells `onChange`; its Promise, when it returns one, so that an answer waits for it. */
+  changed(): Promise<void> | undefined {
+    const recorded = this.onChange?.(this);
+    return recorded instanceof Promise ? recorded : undefined;
+  }
+
+  persist(): PersistedSession {
+    return {
+      lifecycle: this.connection.getPersistedSnapshot(),
+      declared: this.declared,
+      logLevel: this.level,
+      subscriptions: [...(this.watches?.keys() ?? [])],
+    };
   }
 
   log(level: LogLevel, data: unknown, logger?: string): void {

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../jsonrpc/message';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 
 /** What an SSE event of a Streamable HTTP stream carries: a message, a batch, or nothing (a priming event). */
 export type StoredEventPayload = JsonRpcMessage | readonly JsonRpcMessage[] | null;
@@ -31,6 +31,14 @@ export interface EventStore {
    * the session ends: nobody can resume its streams any more). Optional.
    */
   forgetSession?(prefix: string): void | Promise<void>;
+  /**
+   * Records which requests a POST's stream answers, when the stream becomes resumable. Optional:
+   * with {@link requestsOf}, a server that resumes a stream another process served (a cluster)
+   * can answer the requests that process never answered, instead of leaving them waiting.
+   */
+  storeRequests?(streamId: string, ids: readonly RequestId[]): void | Promise<void>;
+  /** What `storeRequests` recorded for a stream; `undefined` when nothing was. */
+  requestsOf?(streamId: string): readonly RequestId[] | undefined | Promise<readonly RequestId[] | undefined>;
 }
 
 /** Options of {@link createInMemoryEventStore}. */

@@ -1,6 +1,9 @@
 import type { HttpResponseLike } from '../http/http-exchange';
 import type { EventStore } from './event-store';
-import { answerError, openSse } from './session-stream';
+import { ErrorCode } from '../../jsonrpc/errors';
+import { errorResponse } from '../../jsonrpc/message';
+import type { RequestId } from '../../jsonrpc/message';
+import { answerError, openSse, responseIds } from './session-stream';
 import type { Payload, SessionStream } from './session-stream';
 import type { SessionStreams } from './session-streams';
 
@@ -21,7 +24,7 @@ export function resumeStream(
   const replay = (streams.options.eventStore as EventStore).replayAfter(lastEventId, (eventId, payload) =>
     replayed.push({ eventId, payload }),
   );
-  const finishResume = (streamId: string | undefined): void => {
+  const finishResume = (streamId: string | undefined): void | Promise<void> => {
     if (session.closed) return;
     if (streamId === undefined || !streamId.startsWith(streams.prefix)) {
       answerError(res, 400, headers, -32000, 'Bad Request: unknown Last-Event-ID');
@@ -41,8 +44,49 @@ export function resumeStream(
     if (target === streams.standalone) streams.held = [];
     for (const { eventId, payload } of replayed) streams.writeEvent(target, eventId, JSON.stringify(payload), true);
     streams.options.logger.debug({ stream: streamId, replayed: replayed.length }, 'stream resumed');
-    // A stream that ended has nothing more to say.
-    if (!live && !res.writableEnded) res.end();
+    if (live) return;
+    // A stream that ended has nothing more to say, but what a gone process left unanswered.
+    const answered = answerAbandoned(streams, target, replayed);
+    const end = (): void => {
+      if (!res.writableEnded) res.end();
+    };
+    if (answered instanceof Promise) return answered.then(end);
+    end();
   };
   return replay instanceof Promise ? replay.then(finishResume) : finishResume(replay);
+}
+
+/**
+ * A POST's stream that no process serves any more (its process died) owes responses to the
+ * requests it carried that its replay did not answer: each gets an error response, stored so that
+ * a later resumption replays it too (and the stream is recorded as owing nothing). Needs an event
+ * store that records a stream's requests.
+ */
+function answerAbandoned(
+  streams: SessionStreams,
+  target: SessionStream,
+  replayed: ReadonlyArray<{ payload: Payload }>,
+): void | Promise<void> {
+  const store = streams.options.eventStore as EventStore;
+  if (!store.requestsOf || target === streams.standalone) return;
+  const answer = (ids: readonly RequestId[] | undefined): void | Promise<void> => {
+    const answered = new Set(replayed.flatMap(({ payload }) => responseIds(payload)));
+    const owed = (ids ?? []).filter((id) => !answered.has(id));
+    if (owed.length === 0) return;
+    streams.options.logger.warn({ stream: target.id, owed }, 'requests of a stopped process answered with an error');
+    return Promise.all(
+      owed.map(async (id) => {
+        const message = errorResponse(id, {
+          code: ErrorCode.InternalError,
+          message: 'Internal error: the server process handling this request stopped; its result is lost',
+        });
+        streams.writeEvent(target, await store.storeEvent(target.id, message), JSON.stringify(message), true);
+      }),
+    ).then(async () => {
+      // Nothing is owed any more: a later resumption replays the errors and adds none.
+      await store.storeRequests?.(target.id, []);
+    });
+  };
+  const ids = store.requestsOf(target.id);
+  return ids instanceof Promise ? ids.then(answer) : answer(ids);
 }

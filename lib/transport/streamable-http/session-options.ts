@@ -18,6 +18,8 @@ export interface SessionOptions {
   readonly logger: pino.Logger;
   /** Responses with this id are swallowed (the synthetic initialize of stateless mode). */
   readonly swallowResponseId?: string;
+  /** The number after which the session's new streams are numbered (a resumed session's). Default 0. */
+  readonly firstStream?: number;
   /** Called once, when the session closes. */
   readonly onClose: (close: TransportClose) => void;
   /** Called when the number of open HTTP responses changes. */

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { encodeSseEvent } from '../framing/sse';
 import type { SessionOptions } from './session-options';
-import { answerError, keyOf, openSse } from './session-stream';
+import { answerError, idOfKey, keyOf, openSse } from './session-stream';
 import type { Payload, SessionStream } from './session-stream';
 import { WriteQueue } from './write-queue';
 
@@ -53,6 +53,7 @@ export class SessionStreams {
     this.standalone = { id: `${prefix}0`, res: undefined, pending: new Set(), requestHeaders: undefined };
     this.byId.set(this.standalone.id, this.standalone);
     this.queue = new WriteQueue(options.logger);
+    this.count = options.firstStream ?? 0;
   }
 
   /**
@@ -228,6 +229,11 @@ export class SessionStreams {
         const res = stream.res;
         if (res && !res.writableEnded) res.write(encodeSseEvent({ id: eventId, retry: retryMs, data: '' }));
       };
+      const requests =
+        eventStore.storeRequests && stream !== this.standalone
+          ? eventStore.storeRequests(stream.id, [...stream.pending].map(idOfKey))
+          : undefined;
+      if (requests instanceof Promise) return Promise.all([stored, requests]).then(([eventId]) => write(eventId));
       return stored instanceof Promise ? stored.then(write) : write(stored);
     });
   }

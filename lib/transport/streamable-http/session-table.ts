@@ -44,9 +44,14 @@ export class SessionTable {
 
   /**
    * Makes a session (stateless without an id), registers it and hands its transport to
-   * `onSession`. Responses with `swallowResponseId` are not sent.
+   * `onSession` (or to `restored.connect`: a session resumed from another process, whose new
+   * streams are numbered from `restored.firstStream`). Responses with `swallowResponseId` are not sent.
    */
-  open(sessionId: string | undefined, swallowResponseId: string | undefined): Session {
+  open(
+    sessionId: string | undefined,
+    swallowResponseId: string | undefined,
+    restored?: { readonly connect: (transport: StreamableHttpServerTransport) => void; readonly firstStream: number },
+  ): Session {
     const { options, eventStore } = this;
     const sessionLog = childLogger(this.log, sessionId === undefined ? { stateless: true } : { sessionId });
     let entry: SessionEntry | undefined;
@@ -59,6 +64,7 @@ export class SessionTable {
       maxHeldMessages: options.maxHeldMessages ?? 1000,
       logger: sessionLog,
       ...(swallowResponseId !== undefined ? { swallowResponseId } : {}),
+      ...(restored ? { firstStream: restored.firstStream } : {}),
       onClose: () => {
         if (entry?.timer) clearTimeout(entry.timer);
         if (sessionId !== undefined) {
@@ -79,7 +85,7 @@ export class SessionTable {
       this.transports.set(sessionId, session.transport);
       sessionLog.info('session opened');
     }
-    this.onSession(session.transport);
+    (restored?.connect ?? this.onSession)(session.transport);
     return session;
   }
 

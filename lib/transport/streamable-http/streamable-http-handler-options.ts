@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LoggerOption } from '../../jsonrpc/logger';
 import type { StatelessReceiver } from '../transport';
 import type { RequestAuthenticator } from '../http/request-auth';
@@ -94,8 +94,11 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    * revision rxmcp speaks (stateless requests go to the `statelessReceiver` whatever this says).
    */
   readonly supportedRevisions?: readonly string[];
-  /** Makes session ids; default `crypto.randomUUID()`. Ids must be visible ASCII (0x21 to 0x7E). */
-  readonly generateSessionId?: () => string;
+  /**
+   * Makes session ids, given the `initialize` request; default `crypto.randomUUID()`. Ids must be
+   * visible ASCII (0x21 to 0x7E).
+   */
+  readonly generateSessionId?: (req: { readonly headers: IncomingHttpHeaders }) => string;
   /** Sessions opened/closed at info, refused requests at warn, messages at trace. Silent by default. */
   readonly logger?: LoggerOption;
   /**
@@ -128,6 +131,18 @@ export interface StreamableHttpHandler {
   readonly sessions: ReadonlyMap<string, StreamableHttpServerTransport>;
   /** Closes every session and refuses later requests with 503. Idempotent. */
   close(): void;
+  /**
+   * Opens a session with a known id without a handshake: one that another process served (a
+   * cluster resumes it), its transport handed to `connect` rather than `onSession` (connect it
+   * with what the session persisted). Its new streams are numbered from `firstStream`, so their
+   * ids differ from those the earlier process gave; its standalone stream keeps its id. Throws
+   * when a session with that id is open.
+   */
+  restoreSession?(
+    sessionId: string,
+    connect: (transport: StreamableHttpServerTransport) => void,
+    firstStream: number,
+  ): StreamableHttpServerTransport;
 }
 
 /** Defaults of {@link createStreamableHttpHandler}. */

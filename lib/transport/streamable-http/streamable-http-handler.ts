@@ -77,6 +77,10 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     close() {
       endpoint.close();
     },
+    restoreSession(sessionId, connect, firstStream) {
+      if (endpoint.sessions.entries.has(sessionId)) throw new Error(`session ${sessionId} is already open`);
+      return endpoint.sessions.open(sessionId, undefined, { connect, firstStream }).transport;
+    },
   };
 }
 
@@ -92,7 +96,7 @@ export class StreamableHttpEndpoint {
   private readonly json: boolean;
   private readonly revisions: RevisionPolicy;
   private readonly maxSessions: number;
-  private readonly generateSessionId: () => string;
+  private readonly generateSessionId: (req: HttpRequestLike) => string;
   private readonly receiver: StatelessReceiver | undefined;
   private readonly statelessOptions: { log: pino.Logger; maxBufferedBytes: number; keepAliveMs: number };
   private closed = false;
@@ -276,7 +280,7 @@ export class StreamableHttpEndpoint {
       );
       return;
     }
-    const sessionId = this.generateSessionId();
+    const sessionId = this.generateSessionId(req);
     const session = this.sessions.open(sessionId, undefined);
     setCaller(session.transport, req);
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);

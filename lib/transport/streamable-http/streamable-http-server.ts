@@ -44,6 +44,11 @@ export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerO
   readonly requestTimeoutMs?: number;
   /** The most TCP connections open at once; more are refused. Default 10 000. */
   readonly maxConnections?: number;
+  /**
+   * Serves this handler at `path` instead of one made from these options (a cluster's handler,
+   * which wraps one it made itself); the options then only say where and how to listen.
+   */
+  readonly handler?: StreamableHttpHandler;
 }
 
 /** Defaults of {@link startStreamableHttpServer}'s limits on slow or numerous clients (#13). */
@@ -81,7 +86,7 @@ export async function startStreamableHttpServer(
   // An authenticator made from the endpoint's URL is bound once the server listens.
   let bound: RequestAuthenticator | undefined = typeof options.auth === 'function' ? undefined : options.auth;
   const auth = options.auth === undefined ? undefined : lateAuthenticator(() => bound);
-  const handler = createStreamableHttpHandler({ ...options, auth });
+  const handler = options.handler ?? createStreamableHttpHandler({ ...options, auth });
   const legacy = legacyEndpoints(options);
   const legacyHandler = legacy?.handler;
   const server = createHttpServer(options, path, handler, legacy, auth);

@@ -1,0 +1,69 @@
+import type pino from 'pino';
+import type { RedisConnection } from './redis-connection';
+
+/** One cluster-wide event as it travels: its topic and JSON payload. */
+interface BusMessage {
+  readonly topic: string;
+  readonly payload: unknown;
+}
+
+/**
+ * Cluster-wide events on one Redis pub/sub channel: what one process publishes, every process
+ * (itself included) receives, in the order it was published. Delivery is at most once: a process
+ * that is not connected when an event is published does not see it.
+ */
+export class ClusterBus {
+  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+
+  private constructor(
+    private readonly publisher: RedisConnection,
+    private readonly subscriber: RedisConnection,
+    private readonly channel: string,
+    private readonly log: pino.Logger,
+  ) {}
+
+  /** Subscribes a second connection of `redis` to `channel`. */
+  static async open(redis: RedisConnection, channel: string, log: pino.Logger): Promise<ClusterBus> {
+    const subscriber = redis.duplicate();
+    const bus = new ClusterBus(redis, subscriber, channel, log);
+    subscriber.on('message', (from, text) => {
+      if (from === channel) bus.receive(text);
+    });
+    await subscriber.subscribe(channel);
+    return bus;
+  }
+
+  async publish(topic: string, payload: unknown): Promise<void> {
+    await this.publisher.call('PUBLISH', [this.channel, JSON.stringify({ topic, payload })]);
+  }
+
+  /** Calls `listener` with the payload of each event of `topic`; returns a function that stops it. */
+  on(topic: string, listener: (payload: unknown) => void): () => void {
+    let set = this.listeners.get(topic);
+    if (!set) this.listeners.set(topic, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.subscriber.quit();
+  }
+
+  private receive(text: string): void {
+    let message: BusMessage;
+    try {
+      message = JSON.parse(text) as BusMessage;
+    } catch (error) {
+      this.log.warn({ err: error }, 'cluster event is not JSON: ignored');
+      return;
+    }
+    for (const listener of this.listeners.get(message.topic) ?? []) {
+      try {
+        listener(message.payload);
+      } catch (error) {
+        this.log.error({ err: error, topic: message.topic }, 'cluster event listener failed');
+      }
+    }
+  }
+}

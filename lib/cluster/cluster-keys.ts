@@ -1,0 +1,40 @@
+/** Where the cluster keeps what in Redis; every key starts with the cluster's `prefix`. */
+export class ClusterKeys {
+  constructor(readonly prefix: string) {}
+
+  /** A session's record (a hash: owner, epoch, persisted state). */
+  session(sessionId: string): string {
+    return `${this.prefix}s:${sessionId}`;
+  }
+
+  /** A session's events: one Redis Stream for all its SSE streams. */
+  events(sessionId: string): string {
+    return `${this.prefix}ev:${sessionId}`;
+  }
+
+  /** A process's heartbeat: its endpoint URL, expiring when it stops beating. */
+  process(processId: string): string {
+    return `${this.prefix}p:${processId}`;
+  }
+
+  /** The prefix of the heartbeat keys (a script appends the process id). */
+  get processPrefix(): string {
+    return `${this.prefix}p:`;
+  }
+
+  /** The key that signs `requestState` in every process. */
+  get requestStateKey(): string {
+    return `${this.prefix}request-state-key`;
+  }
+
+  /** The pub/sub channel of cluster-wide events. */
+  get bus(): string {
+    return `${this.prefix}bus`;
+  }
+}
+
+/** The session a stream belongs to: its id up to the last `~` (`<session>~<n>`), or the stream itself. */
+export function sessionOfStream(streamId: string): string {
+  const cut = streamId.lastIndexOf('~');
+  return cut < 0 ? streamId : streamId.slice(0, cut);
+}

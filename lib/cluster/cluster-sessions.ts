@@ -1,0 +1,44 @@
+import type pino from 'pino';
+import type { McpServer } from '../server/server';
+import type { PersistedSession } from '../server/server-context';
+import type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
+import type { SessionRegistry } from './session-registry';
+
+/**
+ * Connects a process's sessions to its server: new ones, and ones taken over from another process
+ * (resumed from their persisted state). Each session's state is written to Redis when it starts
+ * operating and before the answer to a request that changed it (log level, subscriptions); its
+ * record goes when it ends, unless the process is leaving (then other processes carry it on).
+ */
+export class ClusterSessions {
+  /** Set while the process leaves: sessions that close then are kept in Redis. */
+  leaving = false;
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly registry: SessionRegistry,
+    private readonly log: pino.Logger,
+  ) {}
+
+  connect(transport: StreamableHttpServerTransport, restore: PersistedSession | undefined): void {
+    const sessionId = transport.sessionId;
+    if (sessionId === undefined) {
+      this.server.connect(transport);
+      return;
+    }
+    const { registry, log } = this;
+    this.server.connect(transport, {
+      ...(restore ? { restore } : {}),
+      onChange: (session) =>
+        registry
+          .persist(sessionId, session.persist())
+          .catch((error: unknown) => log.error({ err: error, sessionId }, 'cannot persist a session')),
+    });
+    transport.closed$.subscribe(() => {
+      if (this.leaving) return;
+      registry
+        .forget(sessionId)
+        .catch((error: unknown) => log.error({ err: error, sessionId }, 'cannot forget a session'));
+    });
+  }
+}

@@ -1,0 +1,267 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pino from 'pino';
+import { childLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
+import type { LogLevel } from '../connection/handler-events';
+import type { McpServer } from '../server/server';
+import {
+  createStreamableHttpHandler,
+  DEFAULT_MAX_BODY_BYTES,
+} from '../transport/streamable-http/streamable-http-handler';
+import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
+import type {
+  RunningStreamableHttpServer,
+  StreamableHttpServerOptions,
+} from '../transport/streamable-http/streamable-http-server';
+import { ClusterBus } from './cluster-bus';
+import { ClusterEndpoint } from './cluster-endpoint';
+import { ClusterKeys } from './cluster-keys';
+import { ClusterSessions } from './cluster-sessions';
+import { connectRedis } from './redis-connection';
+import type { RedisConnection, RedisSource } from './redis-connection';
+import { createRedisEventStore } from './redis-event-store';
+import { SessionRegistry } from './session-registry';
+
+/** Defaults of {@link joinRedisCluster}. */
+export const DEFAULT_CLUSTER_PREFIX = 'rxmcp:';
+export const DEFAULT_CLUSTER_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_CLUSTER_MAX_EVENTS_PER_SESSION = 1000;
+export const DEFAULT_HEARTBEAT_MS = 1000;
+
+/** Options of {@link joinRedisCluster}. */
+export interface RedisClusterOptions {
+  /** The Redis server: a URL (`redis://127.0.0.1:6379`, loads the optional `ioredis` package) or a client. */
+  readonly redis: RedisSource;
+  /** Starts every key and channel, so that several clusters can share one Redis. Default `rxmcp:`. */
+  readonly prefix?: string;
+  /**
+   * A session with no request and no open stream for this long ends, in every process and in
+   * Redis (its record and events expire). Default 30 minutes.
+   */
+  readonly sessionIdleMs?: number;
+  /** The most SSE events kept per session for resumption (its Redis Stream's length). Default 1 000. */
+  readonly maxEventsPerSession?: number;
+  /**
+   * How often this process says it is alive; it is taken for gone (and its sessions are taken over
+   * by the processes their requests reach) after three beats are missed, or at once when its port
+   * refuses connections. Default 1 000 ms.
+   */
+  readonly heartbeatMs?: number;
+  readonly logger?: LoggerOption;
+}
+
+/** How {@link RedisCluster.serve} listens: the Streamable HTTP server's options, less what the cluster decides. */
+export type ClusterServeOptions = Omit<
+  StreamableHttpServerOptions,
+  'handler' | 'server' | 'onSession' | 'eventStore' | 'generateSessionId' | 'sessionIdleMs' | 'stateless' | 'auth'
+>;
+
+/**
+ * One process of a cluster that serves one MCP server on Streamable HTTP from many processes,
+ * with its sessions, their state and their events in Redis (see {@link joinRedisCluster}).
+ */
+export interface RedisCluster {
+  /** This process's id in the cluster. */
+  readonly processId: string;
+  /** The key every process signs `requestState` with: give it to `createServer({ requestState: { keys } })`. */
+  readonly requestStateKeys: readonly string[];
+  /**
+   * Serves `server` as this process's share of the cluster's endpoint. Any request may reach any
+   * process: a session's requests are forwarded to the process that owns it, and a session whose
+   * process is gone is taken over. Closing the result hands this process's sessions to the others.
+   */
+  serve(server: McpServer, options?: ClusterServeOptions): Promise<RunningStreamableHttpServer>;
+  /** `server.resourceUpdated(uri)` in every process of the cluster. */
+  resourceUpdated(uri: string): Promise<void>;
+  /** `server.log(level, data)` in every process of the cluster. */
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /** Sends `payload` (JSON) to the listeners of `topic` in every process, this one included. */
+  publish(topic: string, payload: unknown): Promise<void>;
+  /** Listens to `topic`; returns a function that stops listening. */
+  on(topic: string, listener: (payload: unknown) => void): () => void;
+  /** Stops this process's part: its servers close (their sessions go on elsewhere), Redis is let go. */
+  close(): Promise<void>;
+}
+
+const RESOURCE_UPDATED = 'rxmcp.resource-updated';
+const LOG = 'rxmcp.log';
+
+/**
+ * Joins (or starts) a cluster on Redis: connects, shares the `requestState` key, and subscribes to
+ * the cluster's events. Then `serve` a server: every process of the cluster serves the same
+ * definition (the same tools, resources and prompts, so lists and `server/discover` agree).
+ *
+ * Redis holds, per session: a hash with its owner, epoch and persisted state (revision, client
+ * capabilities and info, log level, subscriptions: a few kilobytes at most), and a Redis Stream of
+ * its SSE events, at most `maxEventsPerSession` long; both expire after `sessionIdleMs`. Per process,
+ * a heartbeat key; for the cluster, the `requestState` key and one pub/sub channel.
+ *
+ * @example
+ * const cluster = await joinRedisCluster({ redis: 'redis://127.0.0.1:6379' });
+ * const server = createServer({ name: 'demo', version: '1.0.0', requestState: { keys: cluster.requestStateKeys } });
+ * const running = await cluster.serve(server, { port: 3000 });
+ */
+export async function joinRedisCluster(options: RedisClusterOptions): Promise<RedisCluster> {
+  const owned = typeof options.redis === 'string';
+  const redis = typeof options.redis === 'string' ? await connectRedis(options.redis) : options.redis;
+  const keys = new ClusterKeys(options.prefix ?? DEFAULT_CLUSTER_PREFIX);
+  const log = childLogger(options.logger, { component: 'cluster' });
+  const processId = randomUUID();
+  await redis.call('SET', [keys.requestStateKey, randomBytes(32).toString('base64url'), 'NX']);
+  const stateKey = String(await redis.call('GET', [keys.requestStateKey]));
+  const bus = await ClusterBus.open(redis, keys.bus, log);
+  return new ClusterProcess({ redis, owned, keys, log, processId, bus, stateKey, options });
+}
+
+interface ProcessParts {
+  readonly redis: RedisConnection;
+  readonly owned: boolean;
+  readonly keys: ClusterKeys;
+  readonly log: pino.Logger;
+  readonly processId: string;
+  readonly bus: ClusterBus;
+  readonly stateKey: string;
+  readonly options: RedisClusterOptions;
+}
+
+/** A process of the cluster: its servers, heartbeat and events. */
+class ClusterProcess implements RedisCluster {
+  readonly processId: string;
+  readonly requestStateKeys: readonly string[];
+  private readonly running = new Set<RunningStreamableHttpServer>();
+  private closed = false;
+
+  constructor(private readonly parts: ProcessParts) {
+    this.processId = parts.processId;
+    this.requestStateKeys = [parts.stateKey];
+  }
+
+  async serve(server: McpServer, serveOptions: ClusterServeOptions = {}): Promise<RunningStreamableHttpServer> {
+    const { redis, keys, log, processId, bus, options } = this.parts;
+    const idleMs = options.sessionIdleMs ?? DEFAULT_CLUSTER_SESSION_IDLE_MS;
+    const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    const registry = new SessionRegistry(redis, keys, idleMs);
+    const eventStore = createRedisEventStore({
+      redis,
+      keys,
+      maxEventsPerSession: options.maxEventsPerSession ?? DEFAULT_CLUSTER_MAX_EVENTS_PER_SESSION,
+      ttlMs: idleMs,
+      logger: log,
+    });
+    const sessions = new ClusterSessions(server, registry, log);
+    // The endpoint names the sessions its handler opens; the handler is made first.
+    const named: { endpoint?: ClusterEndpoint } = {};
+    const local = createStreamableHttpHandler({
+      ...serveOptions,
+      server,
+      eventStore,
+      sessionIdleMs: idleMs,
+      generateSessionId: (req) => named.endpoint!.sessionIdFor(req),
+      onSession: (transport) => sessions.connect(transport, undefined),
+    });
+    const endpoint = new ClusterEndpoint({
+      processId,
+      local,
+      registry,
+      maxBodyBytes: serveOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      resume: (transport, state) => sessions.connect(transport, state),
+      log,
+    });
+    named.endpoint = endpoint;
+    const clusterHandler = {
+      handle: endpoint.handle.bind(endpoint),
+      sessions: local.sessions,
+      close: () => local.close(),
+    };
+    const running = await startStreamableHttpServer({ ...serveOptions, handler: clusterHandler });
+    const url = running.url.href;
+    await registry.beat(processId, url, heartbeatMs * 3);
+    const stopBeating = keepAlive({ registry, processId, url, heartbeatMs, idleMs, sessions: local.sessions, log });
+    const stopRelaying = relayEvents(bus, server);
+    const shared: RunningStreamableHttpServer = {
+      ...running,
+      close: async () => {
+        stopBeating();
+        stopRelaying();
+        // The sessions go on in other processes: keep their records and events, and give them up.
+        sessions.leaving = true;
+        eventStore.keepOnClose = true;
+        await registry.leave(processId).catch(() => undefined);
+        await registry.release(local.sessions.keys(), processId).catch(() => undefined);
+        this.running.delete(shared);
+        await running.close();
+      },
+    };
+    this.running.add(shared);
+    return shared;
+  }
+
+  resourceUpdated(uri: string): Promise<void> {
+    return this.parts.bus.publish(RESOURCE_UPDATED, uri);
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
+    return this.parts.bus.publish(LOG, logger === undefined ? { level, data } : { level, data, logger });
+  }
+
+  publish(topic: string, payload: unknown): Promise<void> {
+    return this.parts.bus.publish(topic, payload);
+  }
+
+  on(topic: string, listener: (payload: unknown) => void): () => void {
+    return this.parts.bus.on(topic, listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const running of [...this.running]) await running.close();
+    await this.parts.bus.close();
+    if (this.parts.owned) await this.parts.redis.quit();
+  }
+}
+
+/**
+ * Says every `heartbeatMs` that this process is alive at `url`, and keeps the records of the
+ * sessions it serves from expiring (one served over a long stream makes no lookups). Returns a
+ * function that stops both.
+ */
+function keepAlive(parts: {
+  readonly registry: SessionRegistry;
+  readonly processId: string;
+  readonly url: string;
+  readonly heartbeatMs: number;
+  readonly idleMs: number;
+  readonly sessions: ReadonlyMap<string, unknown>;
+  readonly log: pino.Logger;
+}): () => void {
+  const { registry, processId, url, heartbeatMs, idleMs, sessions, log } = parts;
+  const beat = setInterval(() => {
+    registry
+      .beat(processId, url, heartbeatMs * 3)
+      .catch((error: unknown) => log.error({ err: error }, 'heartbeat failed'));
+  }, heartbeatMs);
+  const touch = setInterval(
+    () => registry.touch(sessions.keys()).catch((error: unknown) => log.error({ err: error }, 'touch failed')),
+    Math.max(1000, Math.min(idleMs / 4, 60_000)),
+  );
+  beat.unref();
+  touch.unref();
+  return () => {
+    clearInterval(beat);
+    clearInterval(touch);
+  };
+}
+
+/** Applies the cluster-wide resource updates and log messages to `server`; returns a function that stops. */
+function relayEvents(bus: ClusterBus, server: McpServer): () => void {
+  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri) => server.resourceUpdated(String(uri)));
+  const stopLogs = bus.on(LOG, (payload) => {
+    const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
+    server.log(level, data, logger);
+  });
+  return () => {
+    stopUpdates();
+    stopLogs();
+  };
+}

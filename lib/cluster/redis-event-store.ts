@@ -1,0 +1,100 @@
+import type pino from 'pino';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
+import type { EventStore, StoredEventPayload } from '../transport/streamable-http/event-store';
+import { sessionOfStream } from './cluster-keys';
+import type { ClusterKeys } from './cluster-keys';
+import type { RedisConnection } from './redis-connection';
+
+/** Options of {@link createRedisEventStore}. */
+export interface RedisEventStoreOptions {
+  readonly redis: RedisConnection;
+  readonly keys: ClusterKeys;
+  /** The most events kept per session (its Redis Stream is trimmed to this length). */
+  readonly maxEventsPerSession: number;
+  /** A session's events expire this long after its last event (its idle time). */
+  readonly ttlMs: number;
+  readonly logger: pino.Logger;
+}
+
+/** The store the cluster uses: an {@link EventStore} whose sessions' events can be kept when a process leaves. */
+export interface RedisEventStore extends EventStore {
+  /** While set, `forgetSession` keeps the events: the process is leaving and others carry its sessions on. */
+  keepOnClose: boolean;
+}
+
+/**
+ * Creates an {@link EventStore} on Redis Streams, one per session (`<prefix>ev:<session>`), shared
+ * by every process of a cluster: any process replays what another stored. Each entry holds its SSE
+ * stream's id and its JSON; event ids are `<streamId>#<entry id>`. A session's stream is trimmed to
+ * `maxEventsPerSession` entries and expires `ttlMs` after its last event; it is deleted when the
+ * session ends. A `Last-Event-ID` whose entry was trimmed answers `undefined` (the client then
+ * cannot resume without loss, and is told so with 400). It also records the requests each POST's
+ * stream carries, so that the process that takes a session over answers those its dead owner
+ * left unanswered.
+ */
+export function createRedisEventStore(options: RedisEventStoreOptions): RedisEventStore {
+  const { redis, keys, maxEventsPerSession, ttlMs, logger } = options;
+  const maxLen = String(maxEventsPerSession);
+  return {
+    keepOnClose: false,
+    async storeEvent(streamId: string, payload: StoredEventPayload): Promise<string> {
+      const key = keys.events(sessionOfStream(streamId));
+      const data = payload === null ? '' : JSON.stringify(payload);
+      const [entryId] = await Promise.all([
+        redis.call('XADD', [key, 'MAXLEN', maxLen, '*', 's', streamId, 'd', data]),
+        redis.call('PEXPIRE', [key, ttlMs]),
+      ]);
+      return `${streamId}#${String(entryId)}`;
+    },
+    async replayAfter(lastEventId, send): Promise<string | undefined> {
+      const cut = lastEventId.lastIndexOf('#');
+      if (cut < 0) return undefined;
+      const streamId = lastEventId.slice(0, cut);
+      const entryId = lastEventId.slice(cut + 1);
+      if (!/^\d+-\d+$/.test(entryId)) return undefined;
+      const entries = (await redis.call('XRANGE', [keys.events(sessionOfStream(streamId)), entryId, '+'])) as Array<
+        [string, string[]]
+      >;
+      // The entry itself comes first; when it is gone (trimmed, expired), what followed it may be too.
+      if (entries.length === 0 || entries[0]![0] !== entryId) return undefined;
+      for (const [id, fields] of entries.slice(1)) {
+        const entry = fieldsOf(fields);
+        if (entry.s !== streamId || !entry.d) continue;
+        try {
+          send(`${streamId}#${id}`, JSON.parse(entry.d) as JsonRpcMessage | JsonRpcMessage[]);
+        } catch (error) {
+          logger.error({ err: error, eventId: id }, 'stored event is not JSON: skipped');
+        }
+      }
+      return streamId;
+    },
+    async storeRequests(streamId: string, ids: readonly RequestId[]): Promise<void> {
+      // An entry without data: replays skip it; it is trimmed and expires with the events.
+      const key = keys.events(sessionOfStream(streamId));
+      await redis.call('XADD', [key, 'MAXLEN', maxLen, '*', 's', streamId, 'r', JSON.stringify(ids)]);
+    },
+    async requestsOf(streamId: string): Promise<readonly RequestId[] | undefined> {
+      const entries = (await redis.call('XRANGE', [keys.events(sessionOfStream(streamId)), '-', '+'])) as Array<
+        [string, string[]]
+      >;
+      // The latest record counts: a stream whose owed requests were answered is recorded again, empty.
+      let ids: RequestId[] | undefined;
+      for (const [, fields] of entries) {
+        const entry = fieldsOf(fields);
+        if (entry.s === streamId && entry.r !== undefined) ids = JSON.parse(entry.r) as RequestId[];
+      }
+      return ids;
+    },
+    async forgetSession(prefix: string): Promise<void> {
+      if (this.keepOnClose) return;
+      await redis.call('DEL', [keys.events(prefix.endsWith('~') ? prefix.slice(0, -1) : prefix)]);
+    },
+  };
+}
+
+/** A stream entry's fields, `[name, value, ...]`, as a record. */
+function fieldsOf(fields: readonly string[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i]!] = fields[i + 1]!;
+  return record;
+}

@@ -1,0 +1,6 @@
+// rxmcp/cluster: one Streamable HTTP server as many processes on Redis (sessions, their state and
+// events in Redis; any request may reach any process). Loads the optional ioredis package only when
+// a cluster connects by URL.
+export { joinRedisCluster } from '../cluster/redis-cluster';
+export type { ClusterServeOptions, RedisCluster, RedisClusterOptions } from '../cluster/redis-cluster';
+export type { RedisConnection, RedisSource } from '../cluster/redis-connection';
