@@ -19,6 +19,7 @@ const FRAGMENTS: Record<string, string> = {
   express: 'listens on a fixed port until stopped, as an application does',
   fastify: 'listens on a fixed port until stopped, as an application does',
   'web-app': 'runs in a web page, against a server that allows its origin',
+  cluster: 'joins a cluster on a redis-server, which the README tests do not start',
 };
 
 const readme = () => parseExamples(readFileSync(join(ROOT, 'README.md'), 'utf8'));
