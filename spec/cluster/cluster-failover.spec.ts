@@ -4,51 +4,18 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { filter, firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startExample, stopExample } from '../support/example-server';
-import type { RunningExample } from '../support/example-server';
-import { startRedis } from '../support/redis-server';
-import type { RunningRedis } from '../support/redis-server';
-import { startRoundRobinFront } from '../support/round-robin-front';
-import type { RoundRobinFront } from '../support/round-robin-front';
+import { useClusterOfThree } from '../support/cluster-fixture';
 import { eventually } from '../support/until';
 
 // Issue #17: kill -9 of a cluster process mid-stream. Every message the server sent is counted at
 // the client: none may be lost, none may arrive twice. Needs the build and redis-server.
 jest.setTimeout(60_000);
 
-let redis: RunningRedis;
-let processes: RunningExample[];
-let front: RoundRobinFront;
-const clients: Array<{ close(): unknown }> = [];
+const cluster = useClusterOfThree();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  processes = await Promise.all([0, 1, 2].map(() => startExample(['--redis', redis.url])));
-  front = await startRoundRobinFront(processes.map((running) => running.url));
-});
+const killAndReplace = (backend: number): Promise<void> => cluster.killAndReplace(backend);
 
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-});
-
-afterAll(async () => {
-  await front?.close();
-  for (const running of processes ?? []) await stopExample(running, 'SIGKILL');
-  await redis?.stop();
-});
-
-/** Kills a process with SIGKILL and starts another in its place behind the front. */
-async function killAndReplace(backend: number): Promise<void> {
-  await stopExample(processes[backend], 'SIGKILL');
-  processes[backend] = await startExample(['--redis', redis.url]);
-  front.replace(backend, processes[backend]!.url);
-}
-
-function ownerOf(sessionId: string | undefined): number {
-  const opened = front.requests.find((entry) => entry.rpcMethod === 'initialize' && entry.sessionId === sessionId);
-  if (!opened) throw new Error(`no initialize seen for ${sessionId}`);
-  return opened.backend;
-}
+const ownerOf = (sessionId: string | undefined): number => cluster.ownerOf(sessionId);
 
 /** What a test does with a client, the same for rxmcp's and the official SDK's. */
 interface Driver {
@@ -64,11 +31,11 @@ interface Driver {
 
 async function ours(): Promise<Driver> {
   const transport = createStreamableHttpClientTransport({
-    url: front.url,
+    url: cluster.front.url,
     reconnect: { initialDelayMs: 20, maxRetries: 20 },
   });
   const client = await connect(transport, { name: 'failover-spec', version: '1.0.0', protocolVersion: '2025-11-25' });
-  clients.push(client);
+  cluster.clients.push(client);
   const updates: string[] = [];
   client.connection.notifications$
     .pipe(filter((n) => n.method === 'notifications/resources/updated'))
@@ -95,7 +62,7 @@ async function ours(): Promise<Driver> {
 
 async function official(): Promise<Driver> {
   const client = new Client({ name: 'sdk-failover-spec', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(front.url), {
+  const transport = new StreamableHTTPClientTransport(new URL(cluster.front.url), {
     reconnectionOptions: {
       initialReconnectionDelay: 20,
       maxReconnectionDelay: 200,
@@ -104,7 +71,7 @@ async function official(): Promise<Driver> {
     },
   });
   await client.connect(transport);
-  clients.push(client);
+  cluster.clients.push(client);
   const updates: string[] = [];
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
   return {
@@ -142,7 +109,7 @@ describe.each([
     const client = await open();
     const owner = ownerOf(client.sessionId);
     const relay = (owner + 1) % 3;
-    front.pin('tools/call', relay);
+    cluster.front.pin('tools/call', relay);
     const progress: number[] = [];
     let killed: Promise<void> | undefined;
     const text = await client.countdown(30, 40, (value) => {
@@ -154,14 +121,16 @@ describe.each([
     expect(count(range(30), progress)).toEqual({ lost: 0, duplicated: 0 });
     expect(progress).toEqual(range(30));
     // The call's own stream was resumed (a GET after one of its events), not the standalone one.
-    const resumed = front.requests.filter((r) => r.sessionId === client.sessionId && r.lastEventId !== undefined);
+    const resumed = cluster.front.requests.filter(
+      (r) => r.sessionId === client.sessionId && r.lastEventId !== undefined,
+    );
     expect(resumed.some((r) => r.method === 'GET' && !/~0#/.test(r.lastEventId!))).toBe(true);
   });
 
   it('a session whose owner dies goes on elsewhere: its subscriptions hold and its stream resumes, nothing lost or repeated', async () => {
     const subscriber = await open();
     const owner = ownerOf(subscriber.sessionId);
-    front.pin('initialize', (owner + 1) % 3);
+    cluster.front.pin('initialize', (owner + 1) % 3);
     const toucher = await open();
     expect(ownerOf(toucher.sessionId)).not.toBe(owner);
     await subscriber.subscribe('test://static-text');
@@ -173,7 +142,7 @@ describe.each([
     // The subscriber's next request (or its stream's resumption) reaches a process that takes the session over.
     await subscriber.ping();
     await eventually(() =>
-      front.requests.some((r) => r.method === 'GET' && r.sessionId === subscriber.sessionId && r.lastEventId),
+      cluster.front.requests.some((r) => r.method === 'GET' && r.sessionId === subscriber.sessionId && r.lastEventId),
     );
     for (let touch = 0; touch < 3; touch++) await toucher.touch('test://static-text');
     await eventually(() => subscriber.updates.length >= 5);

@@ -9,12 +9,7 @@ import { filter, firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { ClientOptions, McpClient } from '../../lib/client/client';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startExample, stopExample } from '../support/example-server';
-import type { RunningExample } from '../support/example-server';
-import { startRedis } from '../support/redis-server';
-import type { RunningRedis } from '../support/redis-server';
-import { startRoundRobinFront } from '../support/round-robin-front';
-import type { RoundRobinFront } from '../support/round-robin-front';
+import { useClusterOfThree } from '../support/cluster-fixture';
 import { eventually } from '../support/until';
 
 // Issue #17: the example server as three processes of a cluster on a real redis-server, behind a
@@ -22,33 +17,14 @@ import { eventually } from '../support/until';
 // official SDK's. Needs the build (dist/examples) and redis-server.
 jest.setTimeout(60_000);
 
-let redis: RunningRedis;
-let processes: RunningExample[];
-let front: RoundRobinFront;
-const clients: Array<{ close(): unknown }> = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  processes = await Promise.all([0, 1, 2].map(() => startExample(['--redis', redis.url])));
-  front = await startRoundRobinFront(processes.map((running) => running.url));
-});
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-});
-
-afterAll(async () => {
-  await front?.close();
-  for (const running of processes ?? []) await stopExample(running, 'SIGKILL');
-  await redis?.stop();
-});
+const cluster = useClusterOfThree();
 
 const answer = {
   action: 'accept' as const,
   content: { username: 'ada', email: 'ada@example.com', name: 'Ada', color: 'teal' },
 };
 
-async function ours(url = front.url, options: Partial<ClientOptions> = {}): Promise<McpClient> {
+async function ours(url = cluster.front.url, options: Partial<ClientOptions> = {}): Promise<McpClient> {
   const transport = createStreamableHttpClientTransport({ url, reconnect: { initialDelayMs: 20, maxRetries: 10 } });
   const client = await connect(transport, {
     name: 'cluster-spec',
@@ -57,7 +33,7 @@ async function ours(url = front.url, options: Partial<ClientOptions> = {}): Prom
     elicitation: () => answer,
     ...options,
   });
-  clients.push(client);
+  cluster.clients.push(client);
   transports.set(client, transport);
   return client;
 }
@@ -67,7 +43,7 @@ const transports = new WeakMap<McpClient, { readonly sessionId: string | undefin
 async function official(): Promise<Client & { readonly sessionId: string | undefined }> {
   const client = new Client({ name: 'sdk-cluster-spec', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, () => answer);
-  const transport = new StreamableHTTPClientTransport(new URL(front.url), {
+  const transport = new StreamableHTTPClientTransport(new URL(cluster.front.url), {
     reconnectionOptions: {
       initialReconnectionDelay: 20,
       maxReconnectionDelay: 200,
@@ -76,7 +52,7 @@ async function official(): Promise<Client & { readonly sessionId: string | undef
     },
   });
   await client.connect(transport);
-  clients.push(client);
+  cluster.clients.push(client);
   return Object.assign(client, {
     get sessionId() {
       return transport.sessionId;
@@ -89,12 +65,7 @@ const textOf = (result: unknown): string =>
     .map((part) => part.text ?? '')
     .join('');
 
-/** The backend the session's initialize reached: the process that owns it. */
-function ownerOf(sessionId: string | undefined): number {
-  const opened = front.requests.find((entry) => entry.rpcMethod === 'initialize' && entry.sessionId === sessionId);
-  if (!opened) throw new Error(`no initialize seen for ${sessionId}`);
-  return opened.backend;
-}
+const ownerOf = (sessionId: string | undefined): number => cluster.ownerOf(sessionId);
 
 function sessionOf(client: McpClient): string {
   return transports.get(client)!.sessionId!;
@@ -103,13 +74,15 @@ function sessionOf(client: McpClient): string {
 describe('a Streamable HTTP server as three processes on Redis', () => {
   it('lists the same tools and discovers the same server on every process', async () => {
     const lists = await Promise.all(
-      processes.map(async ({ url }) => (await (await ours(url)).promises.listTools()).map((tool) => tool.name).sort()),
+      cluster.processes.map(async ({ url }) =>
+        (await (await ours(url)).promises.listTools()).map((tool) => tool.name).sort(),
+      ),
     );
     expect(lists[0]!.length).toBeGreaterThan(10);
     expect(lists[1]).toEqual(lists[0]);
     expect(lists[2]).toEqual(lists[0]);
     const discovered = await Promise.all(
-      processes.map(async ({ url }) => {
+      cluster.processes.map(async ({ url }) => {
         const client = await ours(url, { protocolVersion: '2026-07-28' });
         return { info: client.serverInfo, capabilities: client.serverCapabilities, revision: client.revision };
       }),
@@ -121,7 +94,7 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
 
   it('serves one session from every process: calls with progress arrive whole, in order, once', async () => {
     const client = await ours();
-    const before = front.requests.length;
+    const before = cluster.front.requests.length;
     const progress: number[] = [];
     for (let call = 0; call < 3; call++) {
       const result = await client.promises.callTool(
@@ -133,7 +106,7 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
     }
     expect(progress).toEqual([1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5]);
     const reached = new Set(
-      front.requests
+      cluster.front.requests
         .slice(before)
         .filter((r) => r.sessionId === sessionOf(client))
         .map((r) => r.backend),
@@ -151,11 +124,11 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
   });
 
   it('resumes a multi round-trip request (2026-07-28) whose rounds land on different processes', async () => {
-    const client = await ours(front.url, { protocolVersion: '2026-07-28' });
-    const before = front.requests.length;
+    const client = await ours(cluster.front.url, { protocolVersion: '2026-07-28' });
+    const before = cluster.front.requests.length;
     const result = await client.promises.callTool('test_input_required_result_multi_round', {});
     expect(textOf(result)).toBe('Ada likes teal');
-    const rounds = front.requests.slice(before).filter((r) => r.rpcMethod === 'tools/call');
+    const rounds = cluster.front.requests.slice(before).filter((r) => r.rpcMethod === 'tools/call');
     expect(rounds.length).toBe(3);
     expect(new Set(rounds.map((r) => r.backend)).size).toBe(3);
   });
@@ -163,7 +136,7 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
   it('tells subscribers on every process of resource updates and list changes made on another', async () => {
     const mine = await ours();
     // The other client's session is owned by another process.
-    front.pin('initialize', (ownerOf(sessionOf(mine)) + 1) % 3);
+    cluster.front.pin('initialize', (ownerOf(sessionOf(mine)) + 1) % 3);
     const sdk = await official();
     const updates: string[] = [];
     mine.connection.notifications$
@@ -191,7 +164,7 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
     expect(updates).toEqual(['test://static-text', 'test://static-text', 'test://static-text']);
     expect(sdkUpdates).toEqual(['test://static-text', 'test://static-text', 'test://static-text']);
     expect([listChanges, sdkListChanges]).toEqual([1, 1]);
-    for (const { url } of processes) {
+    for (const { url } of cluster.processes) {
       const names = (await (await ours(url)).promises.listTools()).map((tool) => tool.name);
       expect(names).toContain('added_in_cluster');
     }
@@ -199,19 +172,19 @@ describe('a Streamable HTTP server as three processes on Redis', () => {
 
   it('tells a subscriptions/listen stream (2026-07-28) held by one process of updates made on another', async () => {
     const toucher = await ours();
-    const listener = await ours(front.url, { protocolVersion: '2026-07-28' });
-    front.pin('subscriptions/listen', (ownerOf(sessionOf(toucher)) + 1) % 3);
+    const listener = await ours(cluster.front.url, { protocolVersion: '2026-07-28' });
+    cluster.front.pin('subscriptions/listen', (ownerOf(sessionOf(toucher)) + 1) % 3);
     const reads: unknown[] = [];
     const watching = listener.watchResource('test://static-text').subscribe((read) => reads.push(read));
     try {
       await eventually(() => reads.length === 1);
-      await eventually(() => front.requests.some((r) => r.rpcMethod === 'subscriptions/listen'));
+      await eventually(() => cluster.front.requests.some((r) => r.rpcMethod === 'subscriptions/listen'));
       for (let touch = 0; touch < 2; touch++)
         await toucher.promises.callTool('cluster_touch_resource', { uri: 'test://static-text' });
       await eventually(() => reads.length >= 3);
       await listener.promises.ping();
       expect(reads).toHaveLength(3);
-      const listen = front.requests.filter((r) => r.rpcMethod === 'subscriptions/listen').at(-1)!;
+      const listen = cluster.front.requests.filter((r) => r.rpcMethod === 'subscriptions/listen').at(-1)!;
       expect(listen.backend).not.toBe(ownerOf(sessionOf(toucher)));
     } finally {
       watching.unsubscribe();
