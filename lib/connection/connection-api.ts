@@ -134,8 +134,9 @@ export interface Connection {
   ): Observable<Record<string, unknown>>;
   /**
    * Sends a request as `request` does, delivering its result (or error) to `sink` with no
-   * Observable in between: for code that forwards requests on the hot path. Returns what cancels
-   * it, or undefined when `sink` has already been told it failed.
+   * Observable in between: for code that forwards requests on the hot path (with client
+   * middleware, the sink subscribes through it). Returns what cancels it, or undefined when `sink`
+   * has already been told it failed.
    */
   startRequest(
     method: string,

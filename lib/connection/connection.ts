@@ -225,7 +225,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     requestOptions: RequestOptions,
     sink: RequestSink,
   ): Unsubscribable | undefined {
-    // Client middleware wraps requests as Observables: through it, the sink subscribes.
     if (this.options.outbound) return this.request(method, params, requestOptions).subscribe(sink);
     return startRequest(this, method, params, requestOptions, true, sink);
   }
@@ -336,8 +335,11 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   }
 
   get statelessPolicy(): StatelessPolicy {
-    const [supported, serves] = [this.supportedAll, (method: string) => this.handlerFor(method) !== undefined];
-    return (this.statelessPolicyCache ??= { supported, capabilities: () => this.capabilities(), serves });
+    return (this.statelessPolicyCache ??= {
+      supported: this.supportedAll,
+      capabilities: () => this.capabilities(),
+      serves: (method) => this.handlerFor(method) !== undefined,
+    });
   }
 
   deliverNotification(message: JsonRpcNotification): void {
