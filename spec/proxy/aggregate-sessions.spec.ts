@@ -281,6 +281,48 @@ describe('aggregate with a per-session upstream, bridging a stateless caller’s
   });
 });
 
+describe('aggregate passing on a downstream client’s roots change', () => {
+  it('tells a shared upstream and the session’s own per-session upstream', async () => {
+    const router = createProxyRouter();
+    const upstreamOf = async (server: McpServer) => {
+      const [clientSide, serverSide] = createInMemoryPair();
+      server.connect(serverSide);
+      return connect(clientSide, { ...INFO, protocolVersion: '2025-11-25', ...router.clientOptions });
+    };
+    const shared = labelled('shared');
+    const own = labelled('own');
+    const sharedClient = await upstreamOf(shared);
+    const front = aggregate(
+      { shared: sharedClient, own: { sharing: 'perSession', upstream: () => upstreamOf(own) } },
+      { router },
+    );
+    const told = (server: McpServer) =>
+      new Promise<void>((resolve) => {
+        const session = [...server.sessions][0]!;
+        session.connection.notifications$
+          .pipe(filter((message) => message.method === 'notifications/roots/list_changed'))
+          .subscribe(() => resolve());
+      });
+    const [clientSide, serverSide] = createInMemoryPair();
+    front.connect(serverSide);
+    const downstream = await connect(clientSide, {
+      ...INFO,
+      protocolVersion: '2025-11-25',
+      roots: [{ uri: 'file:///a', name: 'a' }],
+    });
+    // The session's own upstream is connected by its first request that needs it.
+    expect(textOf(await downstream.promises.callTool('own_whoami', {}))).toBe('own');
+    const heard = Promise.all([told(shared), told(own)]);
+    downstream.setRoots([{ uri: 'file:///b', name: 'b' }]);
+    await expect(heard).resolves.toEqual([undefined, undefined]);
+    downstream.close();
+    front.close();
+    sharedClient.close();
+    shared.close();
+    own.close();
+  });
+});
+
 describe('aggregate resource subscriptions', () => {
   it('subscribes upstream once for two downstream sessions, and unsubscribes after the last leaves', async () => {
     const alpha = labelled('alpha');
