@@ -96,26 +96,21 @@ describe('aggregate of a connector that goes away and comes back', () => {
     expect(textOf(await downstream.promises.callTool('alpha_whoami', {}))).toBe('alpha');
   });
 
-  it('subscribes again upstream after reconnecting, and tells the subscriber to read again', async () => {
-    const reads: unknown[] = [];
-    const watching = downstream.watchResource('alpha+mem://doc').subscribe((read) => reads.push(read.contents[0]));
-    await until(() => reads.length === 1 && [...alpha.sessions].some((s) => s.subscriptions.has('mem://doc')));
-    const before = [...alpha.sessions];
-    alphaClient!.close();
-    await nextAttempt(); // at 100: connects again, a new upstream session
-    await until(() => [...alpha.sessions].some((s) => !before.includes(s) && s.subscriptions.has('mem://doc')));
-    await until(() => reads.length === 2);
-    expect(reads[1]).toMatchObject({ uri: 'alpha+mem://doc', text: 'alpha doc' });
-    watching.unsubscribe();
-    await until(() => [...alpha.sessions].every((s) => s.subscriptions.size === 0));
-  });
-
-  it('keeps a 2026-07-28 caller’s listen stream across the reconnection, and tells it to read again', async () => {
+  /** A client of the aggregate speaking `protocolVersion`: the fixture's own for 2025-11-25. */
+  const callerOf = async (protocolVersion: '2025-11-25' | '2026-07-28') => {
+    if (protocolVersion === '2025-11-25') return downstream;
     const [clientSide, serverSide] = createInMemoryPair();
     front.connect(serverSide);
-    const modern = await connect(clientSide, { ...SPEC_CLIENT, protocolVersion: '2026-07-28' });
+    return connect(clientSide, { ...SPEC_CLIENT, protocolVersion });
+  };
+
+  it.each([
+    ['subscribes again upstream after reconnecting, and tells the subscriber to read again', '2025-11-25'],
+    ['keeps a 2026-07-28 caller’s listen stream across the reconnection, and tells it to read again', '2026-07-28'],
+  ] as const)('%s', async (_name, protocolVersion) => {
+    const caller = await callerOf(protocolVersion);
     const reads: unknown[] = [];
-    const watching = modern.watchResource('alpha+mem://doc').subscribe((read) => reads.push(read.contents[0]));
+    const watching = caller.watchResource('alpha+mem://doc').subscribe((read) => reads.push(read.contents[0]));
     await until(() => reads.length === 1 && [...alpha.sessions].some((s) => s.subscriptions.has('mem://doc')));
     const before = [...alpha.sessions];
     alphaClient!.close();
@@ -124,7 +119,7 @@ describe('aggregate of a connector that goes away and comes back', () => {
     await until(() => reads.length === 2);
     expect(reads[1]).toMatchObject({ uri: 'alpha+mem://doc', text: 'alpha doc' });
     watching.unsubscribe();
-    modern.close();
+    if (caller !== downstream) caller.close();
     await until(() => [...alpha.sessions].every((s) => s.subscriptions.size === 0));
   });
 
