@@ -46,9 +46,9 @@ async function main() {
   if (!impl?.idleSessions) throw new Error(`unknown implementation ${String(name)}`);
   const count = Number(countText ?? 1000);
   // One session first, so module-level caches are not counted as per-session cost.
-  const warm = await impl.idleSessions(1);
+  const warm = await impl.idleSessions(1, { server: 'perClient' });
   const before = await settle();
-  const sessions = await impl.idleSessions(count);
+  const sessions = await impl.idleSessions(count, { server: 'perClient' });
   const after = await settle();
   process.stdout.write(`${Math.round((after - before) / count)}\n`);
   await sessions.close();

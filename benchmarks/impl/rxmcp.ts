@@ -98,14 +98,14 @@ export const rxmcp: Implementation = {
       },
     };
   },
-  async idleSessions(count, protocolVersion = '2025-11-25') {
+  async idleSessions(count, { server: serving, protocolVersion = '2025-11-25' }) {
     // A session of the handshake family by default, as the official SDK 1.32 opens; 2026-07-28 holds
     // no session on the server (see the stateless rows).
-    const server = createBenchServer();
+    const shared = serving === 'shared' ? createBenchServer() : undefined;
     const clients: McpClient[] = [];
     for (let i = 0; i < count; i++) {
       const [clientSide, serverSide] = createInMemoryPair();
-      server.connect(serverSide);
+      (shared ?? createBenchServer()).connect(serverSide);
       clients.push(await connect(clientSide, { ...CLIENT_INFO, protocolVersion }));
     }
     return {
