@@ -48,11 +48,12 @@ export class MiddlewareStack {
   readonly handlers: Record<string, RequestHandler>;
   private readonly chain: ServerMiddleware[];
 
-  private readonly base: Record<string, RequestHandler>;
+  /** The handlers without middleware: the same record as `handlers` until there is middleware. */
+  private base: Record<string, RequestHandler>;
 
   constructor(base: Readonly<Record<string, RequestHandler>>, middleware: readonly ServerMiddleware[] = []) {
-    this.base = { ...base };
     this.handlers = { ...base };
+    this.base = this.handlers;
     this.chain = [...middleware];
     if (this.chain.length > 0) this.wrap();
   }
@@ -76,9 +77,11 @@ export class MiddlewareStack {
   }
 
   private wrap(): void {
+    if (this.chain.length === 0) return;
+    if (this.base === this.handlers) this.base = { ...this.handlers };
     const chain = [...this.chain];
     for (const method of Object.keys(this.base)) {
-      this.handlers[method] = chain.length === 0 ? this.base[method]! : withMiddleware(this.base[method]!, chain);
+      this.handlers[method] = withMiddleware(this.base[method]!, chain);
     }
   }
 }

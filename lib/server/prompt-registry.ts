@@ -75,6 +75,8 @@ export interface PromptRegistry {
   add(definition: PromptDefinition): RegisteredPrompt;
   readonly size: number;
   readonly changed$: Observable<void>;
+  /** Called on each change before `changed$` emits. */
+  onChange: (() => void) | undefined;
   list(cursor: string | undefined, pageSize: number, revision: Revision): { prompts: Prompt[]; nextCursor?: string };
   /**
    * Answers `prompts/get`: an unknown prompt or a missing required argument answers -32602; a
@@ -87,84 +89,114 @@ export interface PromptRegistry {
   scopes(name: string): readonly string[];
 }
 
-/** Creates an empty prompt registry. */
-export function createPromptRegistry(options: {
+interface PromptRegistryOptions {
   readonly validateResults: boolean;
   readonly logger: Logger;
   readonly failures: FailurePolicy;
-}): PromptRegistry {
-  const registry = createRegistry<PromptEntry>('prompts');
-  const log = options.logger;
+}
 
-  const lookup = (name: string): PromptEntry => {
-    const entry = registry.get(name)?.definition;
-    if (!entry) throw JsonRpcError.invalidParams([{ path: 'name', message: `unknown prompt ${JSON.stringify(name)}` }]);
-    return entry;
-  };
+/** The prompts of one server definition. */
+class Prompts implements PromptRegistry {
+  private readonly registry = createRegistry<PromptEntry>('prompts');
 
-  function finish(entry: PromptEntry, output: unknown, revision: Revision): GetPromptResult {
-    const produced = output as PromptOutput | undefined;
-    if (!produced || !Array.isArray(produced.messages)) {
-      log.error({ prompt: entry.definition.name }, 'prompt handler returned no messages');
-      throw JsonRpcError.internalError();
-    }
-    const result = completeResult(
-      adaptPromptResult({ ...produced, messages: [...produced.messages] } as GetPromptResult, featuresOf(revision)),
-      revision,
-    );
-    if (options.validateResults) {
-      const parsed = promptSchemas(revision).GetPromptResult.safeParse(result);
-      if (!parsed.success) {
-        const problem = describeIssues(toValidationIssues(parsed.error));
-        log.error({ prompt: entry.definition.name, problem }, 'prompt handler returned an invalid result');
-        throw JsonRpcError.internalError();
-      }
-    }
-    return result;
+  constructor(private readonly options: PromptRegistryOptions) {}
+
+  get size(): number {
+    return this.registry.size;
   }
 
-  return {
-    add(definition) {
-      const listing: Record<string, unknown> = { name: definition.name };
-      if (definition.title !== undefined) listing.title = definition.title;
-      if (definition.description !== undefined) listing.description = definition.description;
-      if (definition.arguments !== undefined) {
-        listing.arguments = definition.arguments.map(({ complete: _completer, ...argument }) => argument);
-      }
-      if (definition.icons !== undefined) listing.icons = definition.icons;
-      if (definition._meta !== undefined) listing._meta = definition._meta;
-      const entry: PromptEntry = {
-        definition,
-        listing: listing as Prompt,
-        arguments: new Map((definition.arguments ?? []).map((argument) => [argument.name, argument])),
-      };
-      return registry.registration(registry.add(definition.name, entry, definition.enabled ?? true));
-    },
-    get size() {
-      return registry.size;
-    },
-    changed$: registry.changed$,
-    list(cursor, pageSize, revision) {
-      const page = registry.page(cursor, pageSize);
-      const features = featuresOf(revision);
-      const prompts = page.entries.map((entry) => adaptListed(entry.definition.listing, 'prompt', features));
-      return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
-    },
-    get(params, context) {
-      const entry = lookup(params.name);
-      const args = params.arguments ?? {};
-      const missing: ValidationIssue[] = [...entry.arguments.values()]
-        .filter((argument) => argument.required && args[argument.name] === undefined)
-        .map((argument) => ({ path: `arguments.${argument.name}`, message: 'required, expected string' }));
-      if (missing.length > 0) throw JsonRpcError.invalidParams(missing);
-      const revision = context.revision as Revision;
-      return runHandler(
-        () => entry.definition.handler(args, context),
-        (value) => finish(entry, value, revision),
-        (error) => requestFailure(options.failures, `Prompt ${params.name}`, error, context, { prompt: params.name }),
-      );
-    },
-    completer: (prompt, argument) => lookup(prompt).arguments.get(argument)?.complete,
-    scopes: (name) => registry.get(name)?.definition.definition.scopes ?? [],
-  };
+  get changed$(): Observable<void> {
+    return this.registry.changed$;
+  }
+
+  set onChange(listener: (() => void) | undefined) {
+    this.registry.onChange = listener;
+  }
+
+  add(definition: PromptDefinition): RegisteredPrompt {
+    const listing: Record<string, unknown> = { name: definition.name };
+    if (definition.title !== undefined) listing.title = definition.title;
+    if (definition.description !== undefined) listing.description = definition.description;
+    if (definition.arguments !== undefined) {
+      listing.arguments = definition.arguments.map(({ complete: _completer, ...argument }) => argument);
+    }
+    if (definition.icons !== undefined) listing.icons = definition.icons;
+    if (definition._meta !== undefined) listing._meta = definition._meta;
+    const entry: PromptEntry = {
+      definition,
+      listing: listing as Prompt,
+      arguments: new Map((definition.arguments ?? []).map((argument) => [argument.name, argument])),
+    };
+    return this.registry.registration(this.registry.add(definition.name, entry, definition.enabled ?? true));
+  }
+
+  list(cursor: string | undefined, pageSize: number, revision: Revision): { prompts: Prompt[]; nextCursor?: string } {
+    const page = this.registry.page(cursor, pageSize);
+    const features = featuresOf(revision);
+    const prompts = page.entries.map((entry) => adaptListed(entry.definition.listing, 'prompt', features));
+    return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
+  }
+
+  get(params: GetPromptRequestParams, context: ServerContext): HandlerOutput<GetPromptResult> {
+    const entry = this.lookup(params.name);
+    const args = params.arguments ?? {};
+    const missing: ValidationIssue[] = [...entry.arguments.values()]
+      .filter((argument) => argument.required && args[argument.name] === undefined)
+      .map((argument) => ({ path: `arguments.${argument.name}`, message: 'required, expected string' }));
+    if (missing.length > 0) throw JsonRpcError.invalidParams(missing);
+    const revision = context.revision as Revision;
+    const { options } = this;
+    return runHandler(
+      () => entry.definition.handler(args, context),
+      (value) => finishPrompt(options, entry, value, revision),
+      (error) => requestFailure(options.failures, `Prompt ${params.name}`, error, context, { prompt: params.name }),
+    );
+  }
+
+  completer(prompt: string, argument: string): Completer | undefined {
+    return this.lookup(prompt).arguments.get(argument)?.complete;
+  }
+
+  scopes(name: string): readonly string[] {
+    return this.registry.get(name)?.definition.definition.scopes ?? [];
+  }
+
+  private lookup(name: string): PromptEntry {
+    const entry = this.registry.get(name)?.definition;
+    if (!entry) throw JsonRpcError.invalidParams([{ path: 'name', message: `unknown prompt ${JSON.stringify(name)}` }]);
+    return entry;
+  }
+}
+
+/** A prompt handler's output as the result of `prompts/get`, checked when the server checks results. */
+function finishPrompt(
+  options: PromptRegistryOptions,
+  entry: PromptEntry,
+  output: unknown,
+  revision: Revision,
+): GetPromptResult {
+  const log = options.logger;
+  const produced = output as PromptOutput | undefined;
+  if (!produced || !Array.isArray(produced.messages)) {
+    log.error({ prompt: entry.definition.name }, 'prompt handler returned no messages');
+    throw JsonRpcError.internalError();
+  }
+  const result = completeResult(
+    adaptPromptResult({ ...produced, messages: [...produced.messages] } as GetPromptResult, featuresOf(revision)),
+    revision,
+  );
+  if (options.validateResults) {
+    const parsed = promptSchemas(revision).GetPromptResult.safeParse(result);
+    if (!parsed.success) {
+      const problem = describeIssues(toValidationIssues(parsed.error));
+      log.error({ prompt: entry.definition.name, problem }, 'prompt handler returned an invalid result');
+      throw JsonRpcError.internalError();
+    }
+  }
+  return result;
+}
+
+/** Creates an empty prompt registry. */
+export function createPromptRegistry(options: PromptRegistryOptions): PromptRegistry {
+  return new Prompts(options);
 }

@@ -40,7 +40,8 @@ export interface RegistryPage<D> {
 
 /**
  * Items of one kind (tools, prompts, resources, resource templates) keyed by name or URI, in
- * registration order, shared by every session of a server.
+ * registration order, shared by every session of a server. A class, so that a server definition
+ * (one per client in some deployments) holds its registries as a few small objects.
  */
 export interface Registry<D> {
   /** Registers an item; throws a `TypeError` naming the key when it is taken. */
@@ -64,81 +65,132 @@ export interface Registry<D> {
   readonly size: number;
   /** Hot: emits each time what a list method answers changes. Completes never. */
   readonly changed$: Observable<void>;
+  /** Called on each change before `changed$` emits: the server's `list_changed` to its sessions. */
+  onChange: (() => void) | undefined;
+}
+
+/** A registered entry's handle. */
+class EntryRegistration<D> implements Registration {
+  constructor(
+    private readonly registry: ItemRegistry<D>,
+    private readonly entry: RegistryEntry<D>,
+  ) {}
+
+  get key(): string {
+    return this.entry.key;
+  }
+
+  get enabled(): boolean {
+    return this.entry.enabled && this.registry.holds(this.entry);
+  }
+
+  enable(): void {
+    if (this.registry.holds(this.entry)) this.registry.setEnabled(this.entry.key, true);
+  }
+
+  disable(): void {
+    if (this.registry.holds(this.entry)) this.registry.setEnabled(this.entry.key, false);
+  }
+
+  remove(): boolean {
+    return this.registry.holds(this.entry) && this.registry.remove(this.entry.key);
+  }
 }
 
 /**
- * Creates an empty registry. Cursors are opaque to clients: they name the registration after which
- * the next page starts, so removing an item does not shift later pages.
+ * Cursors are opaque to clients: they name the registration after which the next page starts, so
+ * removing an item does not shift later pages.
  */
-export function createRegistry<D>(kind: string): Registry<D> {
-  const entries = new Map<string, RegistryEntry<D>>();
-  const changed$ = new Subject<void>();
-  let seq = 0;
+class ItemRegistry<D> implements Registry<D> {
+  private readonly entries = new Map<string, RegistryEntry<D>>();
+  private seq = 0;
+  private subject: Subject<void> | undefined;
+  onChange: (() => void) | undefined = undefined;
 
-  const encodeCursor = (after: number) => Buffer.from(`${kind}:${after}`).toString('base64url');
-  const decodeCursor = (cursor: string): number => {
-    const match = new RegExp(`^${kind}:(\\d+)$`).exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!match)
-      throw JsonRpcError.invalidParams([{ path: 'cursor', message: `not a cursor this server issued for ${kind}` }]);
-    return Number(match[1]);
-  };
+  constructor(private readonly kind: string) {}
 
-  const live = (entry: RegistryEntry<D>) => entries.get(entry.key) === entry;
-  const setEnabled = (key: string, enabled: boolean) => {
-    const entry = entries.get(key);
+  get changed$(): Observable<void> {
+    return (this.subject ??= new Subject<void>()).asObservable();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Whether `entry` is still the one registered under its key. */
+  holds(entry: RegistryEntry<D>): boolean {
+    return this.entries.get(entry.key) === entry;
+  }
+
+  add(key: string, definition: D, enabled = true): RegistryEntry<D> {
+    if (this.entries.has(key)) throw new TypeError(`${this.kind}: ${JSON.stringify(key)} is already registered`);
+    const entry: RegistryEntry<D> = { key, seq: ++this.seq, definition, enabled };
+    this.entries.set(key, entry);
+    if (enabled) this.changed();
+    return entry;
+  }
+
+  remove(key: string): boolean {
+    const entry = this.entries.get(key);
+    if (!entry) return false;
+    this.entries.delete(key);
+    if (entry.enabled) this.changed();
+    return true;
+  }
+
+  registration(entry: RegistryEntry<D>): Registration {
+    return new EntryRegistration(this, entry);
+  }
+
+  get(key: string): RegistryEntry<D> | undefined {
+    const entry = this.entries.get(key);
+    return entry?.enabled ? entry : undefined;
+  }
+
+  setEnabled(key: string, enabled: boolean): void {
+    const entry = this.entries.get(key);
     if (!entry || entry.enabled === enabled) return;
     entry.enabled = enabled;
-    changed$.next();
-  };
-  const remove = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return false;
-    entries.delete(key);
-    if (entry.enabled) changed$.next();
-    return true;
-  };
+    this.changed();
+  }
 
-  return {
-    add(key, definition, enabled = true) {
-      if (entries.has(key)) throw new TypeError(`${kind}: ${JSON.stringify(key)} is already registered`);
-      const entry: RegistryEntry<D> = { key, seq: ++seq, definition, enabled };
-      entries.set(key, entry);
-      if (enabled) changed$.next();
-      return entry;
-    },
-    remove,
-    registration(entry) {
-      return {
-        key: entry.key,
-        get enabled() {
-          return entry.enabled && live(entry);
-        },
-        enable: () => void (live(entry) && setEnabled(entry.key, true)),
-        disable: () => void (live(entry) && setEnabled(entry.key, false)),
-        remove: () => live(entry) && remove(entry.key),
-      };
-    },
-    get(key) {
-      const entry = entries.get(key);
-      return entry?.enabled ? entry : undefined;
-    },
-    setEnabled,
-    *enabled() {
-      for (const entry of entries.values()) if (entry.enabled) yield entry;
-    },
-    page(cursor, pageSize) {
-      const after = cursor === undefined ? 0 : decodeCursor(cursor);
-      const page: RegistryEntry<D>[] = [];
-      for (const entry of entries.values()) {
-        if (!entry.enabled || entry.seq <= after) continue;
-        if (page.length === pageSize) return { entries: page, nextCursor: encodeCursor(page.at(-1)!.seq) };
-        page.push(entry);
-      }
-      return { entries: page };
-    },
-    get size() {
-      return entries.size;
-    },
-    changed$: changed$.asObservable(),
-  };
+  *enabled(): IterableIterator<RegistryEntry<D>> {
+    for (const entry of this.entries.values()) if (entry.enabled) yield entry;
+  }
+
+  page(cursor: string | undefined, pageSize: number): RegistryPage<D> {
+    const after = cursor === undefined ? 0 : this.decodeCursor(cursor);
+    const page: RegistryEntry<D>[] = [];
+    for (const entry of this.entries.values()) {
+      if (!entry.enabled || entry.seq <= after) continue;
+      if (page.length === pageSize) return { entries: page, nextCursor: this.encodeCursor(page.at(-1)!.seq) };
+      page.push(entry);
+    }
+    return { entries: page };
+  }
+
+  private changed(): void {
+    this.onChange?.();
+    this.subject?.next();
+  }
+
+  private encodeCursor(after: number): string {
+    return Buffer.from(`${this.kind}:${after}`).toString('base64url');
+  }
+
+  private decodeCursor(cursor: string): number {
+    const text = Buffer.from(cursor, 'base64url').toString('utf8');
+    const at = text.lastIndexOf(':');
+    const after = text.slice(at + 1);
+    if (at < 0 || text.slice(0, at) !== this.kind || !/^\d+$/.test(after))
+      throw JsonRpcError.invalidParams([
+        { path: 'cursor', message: `not a cursor this server issued for ${this.kind}` },
+      ]);
+    return Number(after);
+  }
+}
+
+/** Creates an empty registry. */
+export function createRegistry<D>(kind: string): Registry<D> {
+  return new ItemRegistry<D>(kind);
 }

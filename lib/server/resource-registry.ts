@@ -3,6 +3,7 @@ import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { HandlerOutput } from '../connection/dispatcher';
 import { createFanOut } from '../operators/ref-count-fan-out';
+import type { FanOut } from '../operators/ref-count-fan-out';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
 import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
@@ -61,6 +62,8 @@ export interface ResourceRegistry {
   readonly resourcesChanged$: Observable<void>;
   /** Emits when `resources/templates/list` changes. */
   readonly templatesChanged$: Observable<void>;
+  /** Called on each change of either list before it emits. */
+  onChange: (() => void) | undefined;
   /**
    * Answers `resources/list`: one page of the fixed resources, then of what the templates' `list`
    * handlers name. At once while only fixed resources are on the page; a Promise once a template
@@ -178,74 +181,127 @@ function readResource(
   );
 }
 
-/** Creates empty resource registries. */
-export function createResourceRegistry(options: {
+interface ResourceRegistryOptions {
   readonly validateResults: boolean;
   readonly logger: Logger;
   /** How a read handler's unexpected failure is answered and logged. */
   readonly failures: FailurePolicy;
   /** The caching hints of a read under a stateless revision when the resource sets none. */
   readonly readCacheHint?: CacheHint;
-}): ResourceRegistry {
-  const resources = createRegistry<StaticEntry>('resources');
-  const templates = createRegistry<TemplateEntry>('resource-templates');
-  const store: ResourceStore = {
-    resources,
-    templates,
-    checks: {
-      logger: options.logger,
-      validateResults: options.validateResults,
-      readCacheHint: options.readCacheHint,
-    },
-    failures: options.failures,
-  };
+}
 
-  const watchers = createFanOut<string, unknown>({
-    open: (uri) => {
-      const found = resources.get(uri)?.definition.definition;
-      if (found) return found.watch?.(uri) ?? NEVER;
-      const matched = matchTemplate(templates, uri);
-      return matched?.entry.definition.watch?.(uri, matched.variables) ?? NEVER;
-    },
-  });
+/** The resources and templates of one server definition. */
+class Resources implements ResourceRegistry {
+  private readonly store: ResourceStore;
+  private watchers: FanOut<string, unknown> | undefined;
 
-  return {
-    addResource(definition) {
-      if (definition.read === undefined && definition.text === undefined && definition.blob === undefined) {
-        throw new TypeError(`resource ${definition.uri} needs text, blob or a read handler`);
-      }
-      const listing = listingOf(definition, { uri: definition.uri }, { size: definition.size }) as Resource;
-      return resources.registration(resources.add(definition.uri, { definition, listing }, definition.enabled ?? true));
-    },
-    addTemplate(definition) {
-      const template = parseUriTemplate(definition.uriTemplate);
-      const listing = listingOf(definition, { uriTemplate: definition.uriTemplate }) as ResourceTemplate;
-      return templates.registration(
-        templates.add(definition.uriTemplate, { definition, template, listing }, definition.enabled ?? true),
-      );
-    },
-    get size() {
-      return resources.size + templates.size;
-    },
-    resourcesChanged$: resources.changed$,
-    templatesChanged$: templates.changed$,
-    listResources: (cursor, pageSize, context) => listResources(store, cursor, pageSize, context),
-    listTemplates(cursor, pageSize, revision) {
-      const page = templates.page(cursor, pageSize);
-      const features = featuresOf(revision);
-      const list = page.entries.map((entry) => adaptListed(entry.definition.listing, 'template', features));
-      return page.nextCursor === undefined
-        ? { resourceTemplates: list }
-        : { resourceTemplates: list, nextCursor: page.nextCursor };
-    },
-    read: (uri, context) => readResource(store, uri, context),
-    exists: (uri) => resources.get(uri) !== undefined || matchTemplate(templates, uri) !== undefined,
-    scopes: (uri) =>
-      resources.get(uri)?.definition.definition.scopes ?? matchTemplate(templates, uri)?.entry.definition.scopes ?? [],
-    template: (uriTemplate) => templates.get(uriTemplate)?.definition.definition,
-    watch: (uri) => watchers.watch(uri),
-    get watched() {
-      return watchers.size();
-    },
-  };
+  constructor(options: ResourceRegistryOptions) {
+    this.store = {
+      resources: createRegistry<StaticEntry>('resources'),
+      templates: createRegistry<TemplateEntry>('resource-templates'),
+      checks: {
+        logger: options.logger,
+        validateResults: options.validateResults,
+        readCacheHint: options.readCacheHint,
+      },
+      failures: options.failures,
+    };
+  }
+
+  get size(): number {
+    return this.store.resources.size + this.store.templates.size;
+  }
+
+  get resourcesChanged$(): Observable<void> {
+    return this.store.resources.changed$;
+  }
+
+  get templatesChanged$(): Observable<void> {
+    return this.store.templates.changed$;
+  }
+
+  set onChange(listener: (() => void) | undefined) {
+    this.store.resources.onChange = listener;
+    this.store.templates.onChange = listener;
+  }
+
+  get watched(): number {
+    return this.watchers?.size() ?? 0;
+  }
+
+  addResource(definition: ResourceDefinition): RegisteredResource {
+    if (definition.read === undefined && definition.text === undefined && definition.blob === undefined) {
+      throw new TypeError(`resource ${definition.uri} needs text, blob or a read handler`);
+    }
+    const listing = listingOf(definition, { uri: definition.uri }, { size: definition.size }) as Resource;
+    const { resources } = this.store;
+    return resources.registration(resources.add(definition.uri, { definition, listing }, definition.enabled ?? true));
+  }
+
+  addTemplate(definition: ResourceTemplateDefinition): RegisteredResource {
+    const template = parseUriTemplate(definition.uriTemplate);
+    const listing = listingOf(definition, { uriTemplate: definition.uriTemplate }) as ResourceTemplate;
+    const { templates } = this.store;
+    return templates.registration(
+      templates.add(definition.uriTemplate, { definition, template, listing }, definition.enabled ?? true),
+    );
+  }
+
+  listResources(
+    cursor: string | undefined,
+    pageSize: number,
+    context: ServerContext,
+  ): ListResourcesPage | Promise<ListResourcesPage> {
+    return listResources(this.store, cursor, pageSize, context);
+  }
+
+  listTemplates(
+    cursor: string | undefined,
+    pageSize: number,
+    revision: Revision,
+  ): { resourceTemplates: ResourceTemplate[]; nextCursor?: string } {
+    const page = this.store.templates.page(cursor, pageSize);
+    const features = featuresOf(revision);
+    const list = page.entries.map((entry) => adaptListed(entry.definition.listing, 'template', features));
+    return page.nextCursor === undefined
+      ? { resourceTemplates: list }
+      : { resourceTemplates: list, nextCursor: page.nextCursor };
+  }
+
+  read(uri: string, context: ServerContext): HandlerOutput<ReadResourceResult> {
+    return readResource(this.store, uri, context);
+  }
+
+  exists(uri: string): boolean {
+    return this.store.resources.get(uri) !== undefined || matchTemplate(this.store.templates, uri) !== undefined;
+  }
+
+  scopes(uri: string): readonly string[] {
+    const { resources, templates } = this.store;
+    return (
+      resources.get(uri)?.definition.definition.scopes ?? matchTemplate(templates, uri)?.entry.definition.scopes ?? []
+    );
+  }
+
+  template(uriTemplate: string): ResourceTemplateDefinition | undefined {
+    return this.store.templates.get(uriTemplate)?.definition.definition;
+  }
+
+  watch(uri: string): Observable<unknown> {
+    const { resources, templates } = this.store;
+    this.watchers ??= createFanOut<string, unknown>({
+      open: (watched) => {
+        const found = resources.get(watched)?.definition.definition;
+        if (found) return found.watch?.(watched) ?? NEVER;
+        const matched = matchTemplate(templates, watched);
+        return matched?.entry.definition.watch?.(watched, matched.variables) ?? NEVER;
+      },
+    });
+    return this.watchers.watch(uri);
+  }
+}
+
+/** Creates empty resource registries. */
+export function createResourceRegistry(options: ResourceRegistryOptions): ResourceRegistry {
+  return new Resources(options);
 }

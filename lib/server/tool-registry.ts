@@ -47,6 +47,8 @@ export interface ToolRegistry {
   readonly size: number;
   /** Emits when the list `tools/list` answers changes. */
   readonly changed$: Observable<void>;
+  /** Called on each change before `changed$` emits. */
+  onChange: (() => void) | undefined;
   /** Answers `tools/list`: one page, adapted to the revision. */
   list(cursor: string | undefined, pageSize: number, revision: Revision): { tools: Tool[]; nextCursor?: string };
   /**
@@ -64,64 +66,87 @@ export interface ToolRegistry {
 /** Whether a tool may run as a task (2025-11-25: `execution.taskSupport`). */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
-export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
-  const registry: Registry<ToolEntry> = createRegistry('tools');
-  const log = options.logger;
+/** The tools of one server definition. */
+class Tools implements ToolRegistry {
+  private readonly registry: Registry<ToolEntry> = createRegistry('tools');
 
-  function listingFor(entry: ToolEntry, revision: Revision): Tool {
-    let adapted = entry.adapted.get(revision);
-    if (!adapted) entry.adapted.set(revision, (adapted = adaptListed(entry.listing, 'tool', featuresOf(revision))));
-    return adapted;
+  constructor(private readonly options: ToolRegistryOptions) {}
+
+  get size(): number {
+    return this.registry.size;
   }
 
-  return {
-    add(definition) {
-      if (!TOOL_NAME.test(definition.name)) {
-        log.warn(
-          { tool: definition.name },
-          'tool name breaks the naming rules (1 to 128 of A-Z a-z 0-9 _ - .): some clients will refuse or mangle it',
-        );
-      }
-      const entry = compileTool(definition as unknown as ToolDefinition<never>, options.jsonSchemaValidator);
-      return registry.registration(registry.add(definition.name, entry, definition.enabled ?? true));
-    },
-    remove: (name) => registry.remove(name),
-    scopes: (name) => registry.get(name)?.definition.definition.scopes ?? [],
-    taskMode(name) {
-      const definition = registry.get(name)?.definition.definition;
-      if (definition === undefined) return undefined;
-      const support = (definition.execution?.taskSupport ?? 'forbidden') as TaskSupport;
-      return { support, start: definition.taskStart ?? 'immediately' };
-    },
-    get size() {
-      return registry.size;
-    },
-    changed$: registry.changed$,
-    list(cursor, pageSize, revision) {
-      const page = registry.page(cursor, pageSize);
-      const tools = page.entries.map((entry) => listingFor(entry.definition, revision));
-      return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
-    },
-    call(params, context) {
-      const entry = registry.get(params.name)?.definition;
-      if (!entry) throw JsonRpcError.invalidParams(`Unknown tool: ${params.name}`);
-      // Over Streamable HTTP, a stateless revision mirrors annotated arguments into headers.
-      const headers = context.peer?.headers;
-      if (headers && entry.paramHeaders.length > 0) checkParamHeaders(entry.paramHeaders, params.arguments, headers);
-      return whenChecked(entry, entry.checkInput(params.arguments ?? {}), (checked) => {
-        if (!checked.ok) {
-          // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.
-          if (revisionAtLeast(context.revision, '2025-11-25')) {
-            return errorResult(`Invalid arguments for tool ${params.name}: ${describeIssues(checked.issues)}`);
-          }
-          throw JsonRpcError.invalidParams(withPrefix(checked.issues, 'arguments'));
+  get changed$(): Observable<void> {
+    return this.registry.changed$;
+  }
+
+  set onChange(listener: (() => void) | undefined) {
+    this.registry.onChange = listener;
+  }
+
+  add<Args>(definition: ToolDefinition<Args>): RegisteredTool {
+    if (!TOOL_NAME.test(definition.name)) {
+      this.options.logger.warn(
+        { tool: definition.name },
+        'tool name breaks the naming rules (1 to 128 of A-Z a-z 0-9 _ - .): some clients will refuse or mangle it',
+      );
+    }
+    const entry = compileTool(definition as unknown as ToolDefinition<never>, this.options.jsonSchemaValidator);
+    return this.registry.registration(this.registry.add(definition.name, entry, definition.enabled ?? true));
+  }
+
+  remove(name: string): boolean {
+    return this.registry.remove(name);
+  }
+
+  scopes(name: string): readonly string[] {
+    return this.registry.get(name)?.definition.definition.scopes ?? [];
+  }
+
+  taskMode(name: string): { readonly support: TaskSupport; readonly start: 'immediately' | 'signalled' } | undefined {
+    const definition = this.registry.get(name)?.definition.definition;
+    if (definition === undefined) return undefined;
+    const support = (definition.execution?.taskSupport ?? 'forbidden') as TaskSupport;
+    return { support, start: definition.taskStart ?? 'immediately' };
+  }
+
+  list(cursor: string | undefined, pageSize: number, revision: Revision): { tools: Tool[]; nextCursor?: string } {
+    const page = this.registry.page(cursor, pageSize);
+    const tools = page.entries.map((entry) => listingFor(entry.definition, revision));
+    return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
+  }
+
+  call(params: CallToolRequestParams, context: ToolContext): HandlerOutput<CallToolResult> {
+    const entry = this.registry.get(params.name)?.definition;
+    if (!entry) throw JsonRpcError.invalidParams(`Unknown tool: ${params.name}`);
+    // Over Streamable HTTP, a stateless revision mirrors annotated arguments into headers.
+    const headers = context.peer?.headers;
+    if (headers && entry.paramHeaders.length > 0) checkParamHeaders(entry.paramHeaders, params.arguments, headers);
+    const { options } = this;
+    return whenChecked(entry, entry.checkInput(params.arguments ?? {}), (checked) => {
+      if (!checked.ok) {
+        // 2025-11-25 (SEP-1303): invalid arguments are a tool execution error the model can fix.
+        if (revisionAtLeast(context.revision, '2025-11-25')) {
+          return errorResult(`Invalid arguments for tool ${params.name}: ${describeIssues(checked.issues)}`);
         }
-        return runHandler(
-          () => entry.definition.handler(checked.value as never, context),
-          (value) => finishToolCall(entry, value, context, options),
-          (error) => toolFailure(options.failures, params.name, error, context),
-        );
-      });
-    },
-  };
+        throw JsonRpcError.invalidParams(withPrefix(checked.issues, 'arguments'));
+      }
+      return runHandler(
+        () => entry.definition.handler(checked.value as never, context),
+        (value) => finishToolCall(entry, value, context, options),
+        (error) => toolFailure(options.failures, params.name, error, context),
+      );
+    });
+  }
+}
+
+/** A tool's listing as `revision` shows it, adapted once per revision. */
+function listingFor(entry: ToolEntry, revision: Revision): Tool {
+  let adapted = entry.adapted.get(revision);
+  if (!adapted) entry.adapted.set(revision, (adapted = adaptListed(entry.listing, 'tool', featuresOf(revision))));
+  return adapted;
+}
+
+export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
+  return new Tools(options);
 }

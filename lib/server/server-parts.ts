@@ -1,0 +1,161 @@
+/**
+ * The parts a server definition is built from: its registries, the request handlers its sessions
+ * share, what each session is started with, and how registry changes reach the sessions.
+ */
+import type { Logger } from 'pino';
+import type { Subject } from '../rx/rxjs';
+import type { RequestHandler } from '../connection/dispatcher';
+import { DEFAULT_CACHE_HINTS } from '../connection/stateless';
+import { stderrWarnLogger } from '../jsonrpc/logger';
+import { compileJsonSchema } from '../schema/json-schema-validator';
+import type { ServerCapabilities } from '../schema/lifecycle';
+import type { FailurePolicy } from './handler-failures';
+import { createListenHandler } from './listen';
+import { createPromptRegistry } from './prompt-registry';
+import { DEFAULT_PAGE_SIZE } from './registry';
+import { contextOf, inputRunner } from './request-contexts';
+import { createRequestHandlers } from './request-handlers';
+import { RequestStateSealer } from './request-state';
+import { createResourceRegistry } from './resource-registry';
+import { handlersWithTasks } from './tasks/tasks-options';
+import type { ServerSessions, SessionConfig } from './server-sessions';
+import type { ServerOptions } from './server-options';
+import { createToolRegistry } from './tool-registry';
+
+/** The default of `maxSubscriptionsPerSession`. */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
+
+/** What a definition's capabilities are derived from. */
+export interface CapabilitySources extends Registries {
+  completers: number;
+  readonly logging: boolean;
+  readonly given: ServerCapabilities | undefined;
+  readonly extensions: Record<string, Record<string, unknown>>;
+}
+
+/** The registries of a server definition. */
+export interface Registries {
+  readonly tools: ReturnType<typeof createToolRegistry>;
+  readonly resources: ReturnType<typeof createResourceRegistry>;
+  readonly prompts: ReturnType<typeof createPromptRegistry>;
+}
+
+export function createRegistries(options: ServerOptions, logger: Logger, failures: FailurePolicy): Registries {
+  const validateResults = options.validateResults ?? true;
+  const tools = createToolRegistry({
+    jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema,
+    validateResults,
+    logger,
+    failures,
+  });
+  const resources = createResourceRegistry({
+    validateResults,
+    logger,
+    failures,
+    readCacheHint: options.cacheHints?.['resources/read'] ?? DEFAULT_CACHE_HINTS['resources/read'],
+  });
+  const prompts = createPromptRegistry({ validateResults, logger, failures });
+  return { tools, resources, prompts };
+}
+
+/** Handler failures go to the server's logger, or to stderr at warn when it has none. */
+export function failurePolicyOf(options: ServerOptions, logger: Logger): FailurePolicy {
+  const hide = options.hideErrorMessages ?? false;
+  return options.logger === undefined ? new StderrFailures(options.name, hide) : { log: logger, hide };
+}
+
+/** Failures logged to stderr: the child logger is made at the first failure, not per definition. */
+class StderrFailures implements FailurePolicy {
+  private logger: Logger | undefined;
+
+  constructor(
+    private readonly server: string,
+    readonly hide: boolean,
+  ) {}
+
+  get log(): Logger {
+    return (this.logger ??= stderrWarnLogger().child({ component: 'server', server: this.server }));
+  }
+}
+
+/** Every registry change becomes the matching `list_changed` notification to the sessions told `listChanged`. */
+export function announceListChanges({ tools, resources, prompts }: Registries, sessions: ServerSessions): void {
+  tools.onChange = () => sessions.broadcast('notifications/tools/list_changed', 'tools.listChanged');
+  prompts.onChange = () => sessions.broadcast('notifications/prompts/list_changed', 'prompts.listChanged');
+  resources.onChange = () => sessions.broadcast('notifications/resources/list_changed', 'resources.listChanged');
+}
+
+/** The request handlers every session shares; each finds its session as the connection's owner. */
+export function sharedHandlers(
+  options: ServerOptions,
+  registries: Registries,
+  streams: {
+    readonly capabilities: () => ServerCapabilities;
+    readonly updates: Subject<string>;
+    readonly closing: Subject<void>;
+    readonly logger: Logger;
+    readonly failures: FailurePolicy;
+  },
+): Readonly<Record<string, RequestHandler>> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
+  const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
+  const { logger, failures } = streams;
+  const sealer = new RequestStateSealer(options.requestState);
+  // Spelled out rather than spread: a spread of these objects gives each definition a map of its own.
+  const { tools, resources, prompts } = registries;
+  const listen = createListenHandler({
+    tools,
+    resources,
+    prompts,
+    capabilities: () => streams.capabilities() as Record<string, unknown>,
+    updates: streams.updates,
+    closing: streams.closing,
+    maxSubscriptions,
+    logger,
+  });
+  const handlers = createRequestHandlers({
+    tools,
+    resources,
+    prompts,
+    pageSize,
+    maxSubscriptions,
+    logger,
+    failures,
+    withSession: contextOf,
+    withInput: inputRunner(sealer, options.scheduler),
+    listen,
+  });
+  if (!options.tasks) return handlers;
+  const tasks = options.tasks === true ? {} : options.tasks;
+  return handlersWithTasks(handlers, tasks, {
+    tools: registries.tools,
+    sealer,
+    scheduler: options.scheduler,
+    logger,
+    pageSize,
+    closing: streams.closing,
+  });
+}
+
+/** What every session of the definition is started with, from the server's options. */
+export function sessionConfig(
+  options: ServerOptions,
+  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'logger' | 'watch'>,
+): SessionConfig {
+  return {
+    info: parts.info,
+    capabilities: parts.capabilities,
+    handlers: parts.handlers,
+    logger: parts.logger,
+    watch: parts.watch,
+    instructions: options.instructions,
+    supportedRevisions: options.supportedRevisions,
+    cacheHints: options.cacheHints,
+    requestTimeoutMs: options.requestTimeoutMs,
+    initializeTimeoutMs: options.initializeTimeoutMs,
+    defaultLogLevel: options.defaultLogLevel ?? 'debug',
+    scheduler: options.scheduler,
+  };
+}
