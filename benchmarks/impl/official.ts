@@ -1,97 +1,112 @@
-/** The official TypeScript SDK under test, configured as its documentation shows. */
+/**
+ * The official TypeScript SDK 1.32 under test, configured as its documentation shows. In memory the
+ * server runs in this process; over every other transport it runs in a child process
+ * (servers/official-server.ts), as users deploy one.
+ */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createOfficialBenchServer } from '../servers/official-server';
-import type { CallHarness, Implementation } from '../workload';
+import { startServerProcess } from '../servers/process';
+import type { CallHarness, CallTransport, Implementation } from '../workload';
 import { createDeliveryCounter } from './fan-out-counter';
 
 const WATCHED_URI = 'bench://watched';
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
 
-function harness(client: Client, stop?: () => Promise<void>): CallHarness {
+const SERVER_SCRIPT = join(__dirname, '../servers/official-server.js');
+
+/** The server script's mode for each HTTP transport. */
+const HTTP_MODES: Partial<Record<CallTransport, string>> = {
+  'http-stateful': '--http=stateful',
+  'http-stateless': '--http=stateless',
+};
+
+/** How many clients of {@link official.sessions} connect at once. */
+const CONNECTING_AT_ONCE = 16;
+
+/** Calls go to each client in turn; closing closes every client, then stops the server (if any). */
+function harness(clients: readonly Client[], stop?: () => Promise<void>): CallHarness {
+  let next = 0;
+  const client = () => clients[next++ % clients.length]!;
   return {
-    call: () => client.callTool({ name: 'echo', arguments: { text: 'hello' } }),
-    callLarge: () => client.callTool({ name: 'large', arguments: {} }),
+    call: () => client().callTool({ name: 'echo', arguments: { text: 'hello' } }),
+    callLarge: () => client().callTool({ name: 'large', arguments: {} }),
     close: async () => {
-      await client.close();
-      await stop?.();
+      try {
+        await Promise.allSettled(clients.map((c) => c.close()));
+      } finally {
+        await stop?.();
+      }
     },
   };
 }
 
-/**
- * The SDK's Streamable HTTP server on node:http, as its documentation shows: stateful with a
- * transport (and server) per session, or stateless with a fresh pair per request.
- */
-async function startOfficialHttp(stateless: boolean): Promise<{ url: string; stop(): Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer((req, res) => {
-    void (async () => {
-      if (stateless) {
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        const server = createOfficialBenchServer();
-        res.on('close', () => {
-          void transport.close();
-          void server.close();
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res);
-        return;
-      }
-      const id = req.headers['mcp-session-id'];
-      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
-      if (!transport) {
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
-        });
-        await createOfficialBenchServer().connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res);
-    })().catch(() => res.writeHead(500).end());
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    stop: async () => {
-      for (const transport of sessions.values()) await transport.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
-  };
+/** A client of the Streamable HTTP endpoint at `url`, connected (a session, if the server keeps them). */
+async function httpClient(url: string): Promise<Client> {
+  const client = new Client(CLIENT_INFO);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** `count` clients of `url`, {@link CONNECTING_AT_ONCE} connecting at a time; none left open on failure. */
+async function httpClients(url: string, count: number): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (let i = 0; i < count; i += CONNECTING_AT_ONCE) {
+    const batch = Array.from({ length: Math.min(CONNECTING_AT_ONCE, count - i) }, () => httpClient(url));
+    const settled = await Promise.allSettled(batch);
+    for (const outcome of settled) if (outcome.status === 'fulfilled') clients.push(outcome.value);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) {
+      await Promise.allSettled(clients.map((c) => c.close()));
+      throw failed.reason;
+    }
+  }
+  return clients;
+}
+
+/** Starts the server script over `transport` (an HTTP one) and connects `count` clients to it. */
+async function serveHttp(transport: CallTransport, count: number, nodeArgs?: readonly string[]): Promise<CallHarness> {
+  const mode = HTTP_MODES[transport];
+  if (!mode) throw new Error(`official: no ${transport} server`);
+  const running = await startServerProcess(SERVER_SCRIPT, [mode], nodeArgs);
+  try {
+    return harness(await httpClients(running.url, count), running.stop);
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
+}
+
+/** One McpServer and client connected in memory (the SDK binds a server object to one transport). */
+async function inMemoryClient(server: McpServer = createOfficialBenchServer()): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client(CLIENT_INFO);
+  await client.connect(clientSide);
+  return client;
 }
 
 export const official: Implementation = {
   name: 'official',
   transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless'],
   async connect(kind, options) {
-    const client = new Client(CLIENT_INFO);
-    if (kind === 'http-stateful' || kind === 'http-stateless') {
-      const running = await startOfficialHttp(kind === 'http-stateless');
-      await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
-      return harness(client, running.stop);
+    if (kind === 'in-memory') return harness([await inMemoryClient()]);
+    if (kind === 'stdio') {
+      const client = new Client(CLIENT_INFO);
+      const args = [...(options?.nodeArgs ?? []), SERVER_SCRIPT, '--stdio'];
+      await client.connect(new StdioClientTransport({ command: process.execPath, args }));
+      return harness([client]);
     }
-    if (kind === 'in-memory') {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await createOfficialBenchServer().connect(serverSide);
-      await client.connect(clientSide);
-    } else if (kind === 'stdio') {
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [...(options?.nodeArgs ?? []), join(__dirname, '../servers/official-server.js')] }));
-    } else {
-      throw new Error(`official: no ${kind} harness yet`);
-    }
-    return harness(client);
+    return serveHttp(kind, 1, options?.nodeArgs);
+  },
+  sessions(kind, count) {
+    return serveHttp(kind, count);
   },
   async fanOut(count) {
     // One McpServer per client (the SDK binds a server object to one transport); the
@@ -101,17 +116,16 @@ export const official: Implementation = {
     const clients: Client[] = [];
     for (let i = 0; i < count; i++) {
       const server = createOfficialBenchServer();
-      server.registerResource('watched', WATCHED_URI, {}, async () => ({ contents: [{ uri: WATCHED_URI, text: 'watched' }] }));
+      server.registerResource('watched', WATCHED_URI, {}, async () => ({
+        contents: [{ uri: WATCHED_URI, text: 'watched' }],
+      }));
       server.server.registerCapabilities({ resources: { subscribe: true } });
       server.server.setRequestHandler(SubscribeRequestSchema, async () => {
         subscribed.add(server);
         return {};
       });
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverSide);
-      const client = new Client(CLIENT_INFO);
+      const client = await inMemoryClient(server);
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => counter.delivered());
-      await client.connect(clientSide);
       await client.subscribeResource({ uri: WATCHED_URI });
       clients.push(client);
     }
@@ -128,16 +142,15 @@ export const official: Implementation = {
       },
     };
   },
-  async idleSessions(count) {
-    // The SDK binds one server object to one transport, so each session has its own McpServer.
-    const clients: Client[] = [];
-    for (let i = 0; i < count; i++) {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await createOfficialBenchServer().connect(serverSide);
-      const client = new Client(CLIENT_INFO);
-      await client.connect(clientSide);
-      clients.push(client);
+  async idleSessions(count, { server: serving, protocolVersion }) {
+    if (serving === 'shared') {
+      // McpServer.connect throws "Already connected to a transport ... use a separate Protocol
+      // instance per connection" on its second transport.
+      throw new Error('official: an McpServer serves one transport, so one server cannot hold many sessions');
     }
+    if (protocolVersion === '2026-07-28') throw new Error('official: SDK 1.32 does not speak 2026-07-28');
+    const clients: Client[] = [];
+    for (let i = 0; i < count; i++) clients.push(await inMemoryClient());
     return {
       close: async () => {
         for (const client of clients) await client.close();
