@@ -10,6 +10,7 @@ import type { Transport } from '../transport/transport';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
 import { handshakeCapabilities, withExtensions } from './extensions';
 import { Client } from './mcp-client';
+import type { ClientSetup } from './mcp-client';
 import { clientOutbound } from './middleware';
 import type { ClientMiddlewareContext } from './middleware';
 import { LegacyServerError, negotiateEra, revisionFamilies } from './negotiation';
@@ -145,14 +146,15 @@ async function handshake(prep: Preparation, offer: string | undefined): Promise<
     connection.close('initialize failed');
     throw error;
   }
-  return new Client({
-    ...common(prep, connection),
-    era: 'legacy',
-    revision: connection.revision as Revision,
-    serverInfo: connection.peerInfo,
-    serverCapabilities: connection.peerCapabilities ?? {},
-    instructions: connection.instructions,
-  });
+  return new Client(
+    setupOf(prep, connection, {
+      era: 'legacy',
+      revision: connection.revision as Revision,
+      serverInfo: connection.peerInfo,
+      serverCapabilities: connection.peerCapabilities ?? {},
+      instructions: connection.instructions,
+    }),
+  );
 }
 
 /** A modern server: no handshake; every request carries the revision and our capabilities. */
@@ -164,24 +166,39 @@ function stateless(prep: Preparation, decision: EraDecision & { era: 'modern' })
     ...(discovered?.serverInfo ? { serverInfo: discovered.serverInfo } : {}),
     ...(discovered?.instructions !== undefined ? { instructions: discovered.instructions } : {}),
   });
-  return new Client({
-    ...common(prep, connection),
-    era: 'modern',
-    revision: decision.revision as ClientRevision,
-    serverInfo: discovered?.serverInfo,
-    serverCapabilities: discovered?.capabilities,
-    instructions: discovered?.instructions,
-  });
+  return new Client(
+    setupOf(prep, connection, {
+      era: 'modern',
+      revision: decision.revision as ClientRevision,
+      serverInfo: discovered?.serverInfo,
+      serverCapabilities: discovered?.capabilities,
+      instructions: discovered?.instructions,
+    }),
+  );
 }
 
-function common(prep: Preparation, connection: Connection) {
+/**
+ * A client's setup, spelled out rather than spread: a spread object holding closures gets a hidden
+ * class of its own, which every idle client would then carry.
+ */
+function setupOf(
+  prep: Preparation,
+  connection: Connection,
+  era: Pick<ClientSetup, 'era' | 'revision' | 'serverInfo' | 'serverCapabilities' | 'instructions'>,
+): ClientSetup {
+  const { serverRequests } = prep;
   return {
     connection,
     options: prep.options,
+    era: era.era,
+    revision: era.revision,
+    serverInfo: era.serverInfo,
+    serverCapabilities: era.serverCapabilities,
+    instructions: era.instructions,
     log: prep.log,
     check: prep.check,
-    inputHandlers: prep.serverRequests.handlers,
-    replaceRoots: (roots: Parameters<ServerRequestHandlers['setRoots']>[0]) => prep.serverRequests.setRoots(roots),
+    inputHandlers: serverRequests.handlers,
+    replaceRoots: (roots: Parameters<ServerRequestHandlers['setRoots']>[0]) => serverRequests.setRoots(roots),
   };
 }
 

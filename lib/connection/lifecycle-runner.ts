@@ -92,6 +92,38 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
 
 let runners = 0;
 
+/** The parts of a snapshot that depend only on the states it is in. */
+interface StateShape {
+  readonly _nodes: unknown;
+  readonly tags: unknown;
+  readonly value: unknown;
+  readonly children: unknown;
+  readonly historyValue: unknown;
+}
+
+const shapes = new WeakMap<AnyStateMachine, Map<string, StateShape>>();
+
+/**
+ * Makes `snapshot` share, with every other snapshot of the same states, the parts that follow from
+ * the states alone (the state nodes, tags, value, and the empty children and history): each
+ * transition builds them anew, and an idle connection would hold its own copies (a `Set` of tags
+ * and its table, about half a kilobyte). Snapshots are immutable, so sharing them is safe.
+ */
+function sharedShape(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): AnyMachineSnapshot {
+  for (const _ in snapshot.children) return snapshot;
+  for (const _ in snapshot.historyValue) return snapshot;
+  let byStates = shapes.get(machine);
+  if (!byStates) shapes.set(machine, (byStates = new Map()));
+  const key = snapshot._nodes.map((node) => node.id).join(' ');
+  let shape = byStates.get(key);
+  if (!shape) {
+    const { _nodes, tags, value, children, historyValue } = snapshot;
+    byStates.set(key, (shape = { _nodes, tags, value, children, historyValue }));
+  }
+  Object.assign(snapshot, shape);
+  return snapshot;
+}
+
 /**
  * Runs one connection's lifecycle machine without an actor, as an XState actor would: the machine's
  * own transition functions compute every snapshot, so the machine stays the single description of
@@ -124,11 +156,12 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
     const stepper = stepperOf(machine);
     const restored = this.options.snapshot !== undefined;
-    this.current = (
-      restored
+    this.current = sharedShape(
+      machine,
+      (restored
         ? machine.restoreSnapshot!(this.options.snapshot as never, stepper.scope)
-        : machine.getInitialSnapshot(stepper.scope, input)
-    ) as AnyMachineSnapshot;
+        : machine.getInitialSnapshot(stepper.scope, input)) as AnyMachineSnapshot,
+    );
     if (this.options.inspect) {
       this.inspect({
         type: '@xstate.actor',
@@ -162,7 +195,10 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
       } as InspectionEvent);
     }
     const stepper = stepperOf(this.machine);
-    this.current = this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot;
+    this.current = sharedShape(
+      this.machine,
+      this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot,
+    );
     const actions = taken(stepper);
     if (this.current.status === 'active') this.execute(actions);
     else this.stop();

@@ -35,62 +35,70 @@ export interface FrameInbox<T> {
  * Synchronous: `push` calls subscribers on its own stack, so a transport decides when to call it.
  */
 export function createFrameInbox<T>(options: FrameInboxOptions = {}): FrameInbox<T> {
-  const maxBuffered = options.maxBuffered ?? Infinity;
-  // Nearly always one subscriber (the connection): a Set is made only for a second one.
-  let first: Subscriber<T> | undefined;
-  let more: Set<Subscriber<T>> | undefined;
-  let held: T[] = [];
-  let completed = false;
-  // Set while held values are handed to a new subscriber: pushes made meanwhile join the queue.
-  let draining = false;
+  return new Inbox<T>(options.maxBuffered ?? Infinity);
+}
 
-  const values$ = new Observable<T>((subscriber) => {
-    if (held.length > 0) {
-      draining = true;
+/** A class, so that each transport's inbox is one small object with no closures. */
+class Inbox<T> implements FrameInbox<T> {
+  readonly values$: Observable<T>;
+  completed = false;
+  // Nearly always one subscriber (the connection): a Set is made only for a second one.
+  private first: Subscriber<T> | undefined = undefined;
+  private more: Set<Subscriber<T>> | undefined = undefined;
+  private held: T[] | undefined = undefined;
+  // Set while held values are handed to a new subscriber: pushes made meanwhile join the queue.
+  private draining = false;
+
+  constructor(private readonly maxBuffered: number) {
+    this.values$ = new Observable<T>((subscriber) => this.subscribe(subscriber));
+  }
+
+  push(value: T): void {
+    if (this.completed) return;
+    const { first, more } = this;
+    if (this.draining || (first === undefined && (more === undefined || more.size === 0))) {
+      const held = (this.held ??= []);
+      held.push(value);
+      if (held.length > this.maxBuffered) held.shift();
+      return;
+    }
+    first?.next(value);
+    if (more !== undefined) for (const subscriber of more) subscriber.next(value);
+  }
+
+  complete(): void {
+    if (this.completed) return;
+    this.completed = true;
+    const only = this.first;
+    this.first = undefined;
+    only?.complete();
+    const more = this.more;
+    this.more = undefined;
+    if (more !== undefined) for (const subscriber of [...more]) subscriber.complete();
+  }
+
+  private subscribe(subscriber: Subscriber<T>): (() => void) | undefined {
+    const held = this.held;
+    if (held !== undefined && held.length > 0) {
+      this.draining = true;
       let i = 0;
       try {
         while (i < held.length && !subscriber.closed) subscriber.next(held[i++] as T);
       } finally {
         // What an early unsubscriber did not take stays for the next subscriber.
-        held = i === held.length ? [] : held.slice(i);
-        draining = false;
+        this.held = i === held.length ? undefined : held.slice(i);
+        this.draining = false;
       }
     }
-    if (completed) {
+    if (this.completed) {
       subscriber.complete();
       return undefined;
     }
-    if (first === undefined) first = subscriber;
-    else (more ??= new Set()).add(subscriber);
+    if (this.first === undefined) this.first = subscriber;
+    else (this.more ??= new Set()).add(subscriber);
     return () => {
-      if (first === subscriber) first = undefined;
-      else more?.delete(subscriber);
+      if (this.first === subscriber) this.first = undefined;
+      else this.more?.delete(subscriber);
     };
-  });
-
-  return {
-    values$,
-    push(value) {
-      if (completed) return;
-      if (draining || (first === undefined && (more === undefined || more.size === 0))) {
-        held.push(value);
-        if (held.length > maxBuffered) held.shift();
-        return;
-      }
-      first?.next(value);
-      if (more !== undefined) for (const subscriber of more) subscriber.next(value);
-    },
-    complete() {
-      if (completed) return;
-      completed = true;
-      const only = first;
-      first = undefined;
-      only?.complete();
-      if (more !== undefined) for (const subscriber of [...more]) subscriber.complete();
-      more = undefined;
-    },
-    get completed() {
-      return completed;
-    },
-  };
+  }
 }
