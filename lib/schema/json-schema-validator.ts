@@ -334,11 +334,12 @@ function checkComposition(
 
 /** Compiles a JSON Schema (the subset described above) into a check. */
 export const compileJsonSchema: JsonSchemaValidatorFactory = (rootSchema) => {
-  const patterns = new Map<string, RegExp>();
+  let patterns: Map<string, RegExp> | undefined;
   const compilation: Compilation = {
     root: rootSchema as Schema,
     // A pattern that could backtrack without bound is not enforced (as an unchecked keyword is not).
     regex: (source) => {
+      patterns ??= new Map();
       let compiled = patterns.get(source);
       if (!compiled) patterns.set(source, (compiled = isBacktrackSafe(source) ? new RegExp(source, 'u') : /(?:)/u));
       return compiled;

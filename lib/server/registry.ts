@@ -69,6 +69,9 @@ export interface Registry<D> {
   onChange: (() => void) | undefined;
 }
 
+/** The entries of every registry nothing was registered in yet; never written to. */
+const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
+
 /** A registered entry's handle. */
 class EntryRegistration<D> implements Registration {
   constructor(
@@ -102,7 +105,8 @@ class EntryRegistration<D> implements Registration {
  * removing an item does not shift later pages.
  */
 class ItemRegistry<D> implements Registry<D> {
-  private readonly entries = new Map<string, RegistryEntry<D>>();
+  /** Made at the first registration: most servers leave some kinds empty. */
+  private entries: ReadonlyMap<string, RegistryEntry<D>> = NO_ENTRIES;
   private seq = 0;
   private subject: Subject<void> | undefined;
   onChange: (() => void) | undefined = undefined;
@@ -125,7 +129,7 @@ class ItemRegistry<D> implements Registry<D> {
   add(key: string, definition: D, enabled = true): RegistryEntry<D> {
     if (this.entries.has(key)) throw new TypeError(`${this.kind}: ${JSON.stringify(key)} is already registered`);
     const entry: RegistryEntry<D> = { key, seq: ++this.seq, definition, enabled };
-    this.entries.set(key, entry);
+    this.writable().set(key, entry);
     if (enabled) this.changed();
     return entry;
   }
@@ -133,7 +137,7 @@ class ItemRegistry<D> implements Registry<D> {
   remove(key: string): boolean {
     const entry = this.entries.get(key);
     if (!entry) return false;
-    this.entries.delete(key);
+    this.writable().delete(key);
     if (entry.enabled) this.changed();
     return true;
   }
@@ -167,6 +171,11 @@ class ItemRegistry<D> implements Registry<D> {
       page.push(entry);
     }
     return { entries: page };
+  }
+
+  private writable(): Map<string, RegistryEntry<D>> {
+    if (this.entries === NO_ENTRIES) this.entries = new Map<string, RegistryEntry<D>>();
+    return this.entries as Map<string, RegistryEntry<D>>;
   }
 
   private changed(): void {

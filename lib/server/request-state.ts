@@ -79,16 +79,20 @@ const refused = (why: string) => JsonRpcError.invalidParams(`requestState ${why}
  * another request or principal is refused with -32602.
  */
 export class RequestStateSealer {
-  private readonly keys: readonly Key[];
+  private given: readonly Key[] | undefined;
   private readonly ttlMs: number;
   private readonly maxBytes: number;
 
   constructor(options: RequestStateOptions = {}) {
-    const keys = options.keys ?? [randomBytes(32)];
-    if (keys.length === 0) throw new RangeError('requestState needs at least one key');
-    this.keys = keys.map(keyOf);
+    if (options.keys?.length === 0) throw new RangeError('requestState needs at least one key');
+    this.given = options.keys?.map(keyOf);
     this.ttlMs = options.ttlMs ?? DEFAULT_REQUEST_STATE_TTL_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_REQUEST_STATE_MAX_BYTES;
+  }
+
+  /** The keys given, or one made at random at the first use: most servers never seal a state. */
+  private get keys(): readonly Key[] {
+    return (this.given ??= [keyOf(randomBytes(32))]);
   }
 
   /** The expiry of a state issued at `now`. */

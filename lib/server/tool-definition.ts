@@ -106,7 +106,7 @@ export interface ToolEntry {
   /** The `Tool` object for the latest revision, built once at registration. */
   readonly listing: Tool;
   /** Listings adapted to older revisions, built on first use. */
-  readonly adapted: Map<Revision, Tool>;
+  adapted: Map<Revision, Tool> | undefined;
   /** Checks the arguments; asynchronous only for schemas that check asynchronously. */
   readonly checkInput: (args: unknown) => Checked | Promise<Checked>;
   readonly checkOutput?: (structured: unknown) => Checked | Promise<Checked>;
@@ -150,7 +150,7 @@ export function compileTool(definition: ToolDefinition<never>, validator: JsonSc
   return {
     definition,
     listing: listing as Tool,
-    adapted: new Map(),
+    adapted: undefined,
     checkInput: input.check,
     checkOutput: output?.check,
     paramHeaders,

@@ -142,8 +142,9 @@ class Tools implements ToolRegistry {
 
 /** A tool's listing as `revision` shows it, adapted once per revision. */
 function listingFor(entry: ToolEntry, revision: Revision): Tool {
-  let adapted = entry.adapted.get(revision);
-  if (!adapted) entry.adapted.set(revision, (adapted = adaptListed(entry.listing, 'tool', featuresOf(revision))));
+  const byRevision = (entry.adapted ??= new Map());
+  let adapted = byRevision.get(revision);
+  if (!adapted) byRevision.set(revision, (adapted = adaptListed(entry.listing, 'tool', featuresOf(revision))));
   return adapted;
 }
 
