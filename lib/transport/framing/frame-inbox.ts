@@ -1,5 +1,6 @@
 import { Observable } from '../../rx/rxjs';
 import type { Subscriber } from '../../rx/rxjs';
+import { SubscriberSlots } from './subscriber-slots';
 
 /** Options for {@link createFrameInbox}. */
 export interface FrameInboxOptions {
@@ -42,9 +43,7 @@ export function createFrameInbox<T>(options: FrameInboxOptions = {}): FrameInbox
 class Inbox<T> implements FrameInbox<T> {
   readonly values$: Observable<T>;
   completed = false;
-  // Nearly always one subscriber (the connection): a Set is made only for a second one.
-  private first: Subscriber<T> | undefined = undefined;
-  private more: Set<Subscriber<T>> | undefined = undefined;
+  private readonly listeners = new SubscriberSlots<T>();
   private held: T[] | undefined = undefined;
   // Set while held values are handed to a new subscriber: pushes made meanwhile join the queue.
   private draining = false;
@@ -55,29 +54,23 @@ class Inbox<T> implements FrameInbox<T> {
 
   push(value: T): void {
     if (this.completed) return;
-    const { first, more } = this;
-    if (this.draining || (first === undefined && (more === undefined || more.size === 0))) {
+    if (this.draining || this.listeners.empty) {
       const held = (this.held ??= []);
       held.push(value);
       if (held.length > this.maxBuffered) held.shift();
       return;
     }
-    first?.next(value);
-    if (more !== undefined) for (const subscriber of more) subscriber.next(value);
+    this.listeners.next(value);
   }
 
   complete(): void {
     if (this.completed) return;
     this.completed = true;
-    const only = this.first;
-    this.first = undefined;
-    only?.complete();
-    const more = this.more;
-    this.more = undefined;
-    if (more !== undefined) for (const subscriber of [...more]) subscriber.complete();
+    this.listeners.complete();
   }
 
-  private subscribe(subscriber: Subscriber<T>): (() => void) | undefined {
+  /** Returns no teardown: see `SubscriberSlots`. */
+  private subscribe(subscriber: Subscriber<T>): void {
     const held = this.held;
     if (held !== undefined && held.length > 0) {
       this.draining = true;
@@ -90,15 +83,7 @@ class Inbox<T> implements FrameInbox<T> {
         this.draining = false;
       }
     }
-    if (this.completed) {
-      subscriber.complete();
-      return undefined;
-    }
-    if (this.first === undefined) this.first = subscriber;
-    else (this.more ??= new Set()).add(subscriber);
-    return () => {
-      if (this.first === subscriber) this.first = undefined;
-      else this.more?.delete(subscriber);
-    };
+    if (this.completed) subscriber.complete();
+    else if (!subscriber.closed) this.listeners.add(subscriber);
   }
 }

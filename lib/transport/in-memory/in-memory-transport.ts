@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
+import { CloseSignal } from '../framing/close-signal';
 import { createFrameInbox } from '../framing/frame-inbox';
 import type { FrameInbox } from '../framing/frame-inbox';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
@@ -23,7 +23,7 @@ export interface InMemoryPairOptions {
 interface Side {
   readonly name: 'a' | 'b';
   readonly inbox: FrameInbox<InboundFrame>;
-  readonly closed$: ReplaySubject<TransportClose>;
+  readonly closed: CloseSignal<TransportClose>;
   readonly log: Logger;
   /** Whether every message is logged (read once: this runs for every message). */
   readonly trace: boolean;
@@ -54,7 +54,7 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
     return {
       name,
       inbox: createFrameInbox<InboundFrame>(),
-      closed$: new ReplaySubject<TransportClose>(1),
+      closed: new CloseSignal<TransportClose>(),
       log: sideLog,
       trace: sideLog.isLevelEnabled('trace'),
     };
@@ -87,7 +87,7 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
 
   const endpoint = (self: Side, peer: Side): Transport => ({
     incoming$: self.inbox.values$,
-    closed$: self.closed$.asObservable(),
+    closed$: self.closed.closed$,
     send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
       if (closing) {
         self.log.debug('send after close ignored');
@@ -101,8 +101,7 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
       closing = true;
       const finish = (side: Side, close: TransportClose): void => {
         side.inbox.complete();
-        side.closed$.next(close);
-        side.closed$.complete();
+        side.closed.emit(close);
         side.log.info({ reason: close.reason }, 'transport closed');
       };
       enqueue({
