@@ -54,7 +54,8 @@ function checkAnswer(key: string, method: string, answer: unknown): unknown {
  * free of effects that must happen once, or do them after the inputs are in.
  */
 export class InputRound {
-  private readonly binding: string;
+  /** What ties a state to this request (a digest of its method and params), made when first needed. */
+  private bound: string | undefined;
   private readonly answers: Record<string, unknown>;
   /** The answers this attempt carries, checked only when the handler asks for their key. */
   private readonly offered: Record<string, unknown>;
@@ -70,12 +71,11 @@ export class InputRound {
    * their keys (-32602 for an answer of the wrong shape); answers to keys never asked are ignored.
    */
   constructor(
-    method: string,
-    params: Record<string, unknown>,
+    private readonly method: string,
+    private readonly params: Record<string, unknown>,
     private readonly options: InputRoundOptions,
   ) {
     this.scheduler = options.scheduler ?? asyncScheduler;
-    this.binding = requestBinding(method, params);
     this.answers = {};
     this.offered = isObject(params.inputResponses) ? params.inputResponses : {};
     if (params.requestState === undefined) return;
@@ -86,6 +86,11 @@ export class InputRound {
       options.principal,
     );
     Object.assign(this.answers, state.answers);
+  }
+
+  /** Most requests never ask for input: their digest is not worth computing until one does. */
+  private get binding(): string {
+    return (this.bound ??= requestBinding(this.method, this.params));
   }
 
   /**
