@@ -4,9 +4,13 @@
  * pooled: each figure is the median of the runs' own medians, with [min – max] of those, and the
  * machine's load as each run started and ended. Writes benchmarks/results/latest.{md,json,svg}.
  *
- * A full `npm run bench` takes about 20 to 25 minutes on 2 cores (one run about 7 to 8 minutes:
- * calls 3, concurrent sessions 2, memory 0.5, the rest 1.5, most of it fixed phases of 1 to 3 s per
- * measurement and server process start-ups).
+ * A full `npm run bench` takes about 23 minutes on an otherwise idle 2-core machine, about 28 with
+ * other work on it (load average 4). Per run, about 7.5 minutes: the call rows 3.5 (76 measurements,
+ * each a warm-up and a measurement of 1 to 2 s, plus starting a server process), the
+ * concurrent sessions 2 (opening 1,000 sessions is most of it), memory and new sessions 1, 1 MB
+ * results, fan-out, load time, proxy and cluster 1.5 together. Estimated from slices of the full
+ * settings (the call rows over stdio, http-stateful and http-2026: 23 to 30 s per row of 6 to 8
+ * measurements with that load) and from a quick run (4 minutes).
  *
  *   node dist/benchmarks/bench.js [--runs=3] [--quick] [--only=...] [--transports=...]
  *

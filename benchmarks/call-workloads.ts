@@ -63,7 +63,7 @@ export async function largeWorkloads(samples: Samples): Promise<void> {
 export async function scaleWorkloads(samples: Samples): Promise<void> {
   for (const transport of SCALE_TRANSPORTS) {
     for (const sessions of SCALE_SESSIONS) {
-      for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+      for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
         for (const impl of inOrder(rep)) {
           if (!impl.sessions || !impl.transports.includes(transport)) continue;
           const h = await impl.sessions(transport, sessions);

@@ -15,8 +15,8 @@ const COLORS: Readonly<Record<string, string>> = {
   floor: '#718096',
 };
 const IMPLEMENTATIONS = Object.keys(COLORS);
-const LABEL_WIDTH = 380;
-const BAR_WIDTH = 420;
+const LABEL_WIDTH = 520;
+const BAR_WIDTH = 400;
 const WIDTH = LABEL_WIDTH + BAR_WIDTH + 120;
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -20,7 +20,7 @@ function measure(...args: string[]): number | undefined {
 const figure = (value: number) => ({ perSecond: value, p50: NaN, p99: NaN });
 
 function idleSessions(samples: Samples): void {
-  for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+  for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
     for (const impl of inOrder(rep)) {
       if (!impl.idleSessions) continue;
       for (const [server, shape] of [
@@ -36,7 +36,7 @@ function idleSessions(samples: Samples): void {
 }
 
 function newSessions(samples: Samples): void {
-  for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+  for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
     for (const impl of inOrder(rep)) {
       if (!impl.idleSessions) continue;
       const perSecond = measure('open', impl.name, String(SETTINGS.opened));
@@ -48,7 +48,7 @@ function newSessions(samples: Samples): void {
 
 function perStatelessRequest(samples: Samples): void {
   if (!CALL_TRANSPORTS.includes('http-2026')) return;
-  for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
+  for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
     for (const impl of inOrder(rep)) {
       if (!impl.transports.includes('http-2026')) continue;
       const bytes = measure('stateless', impl.name, String(Math.max(200, SETTINGS.sessions)));

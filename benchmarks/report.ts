@@ -9,8 +9,8 @@ import type { Target } from './targets';
 export { renderChart } from './chart';
 export type { Measurement, RunReport } from './report-model';
 
-/** How long a full `npm run bench` (three runs) takes on the two-core machine of the published results. */
-export const FULL_BENCH_ESTIMATE = 'about 20 to 25 minutes';
+/** How long a full `npm run bench` (three runs) takes on two cores (estimated: see bench.ts). */
+export const FULL_BENCH_ESTIMATE = 'about 23 minutes (about 28 with a load average of 4 from other work)';
 
 const range = (s: Spread, scale = 1, digits = 0) =>
   `${fmt(s.median / scale, digits)} [${fmt(s.min / scale, digits)} – ${fmt(s.max / scale, digits)}]`;
@@ -33,9 +33,9 @@ function header(report: RunReport): string[] {
     '',
     runs > 1
       ? `Each figure is the median of ${runs} runs' own medians (each run a fresh process measuring every workload, ` +
-          'the implementations interleaved, their order alternating between repetitions), shown with [min – max] of ' +
-          'those run medians.'
-      : 'One run: each figure is the median of its repetitions, shown with [min – max] of them.',
+          'the implementations interleaved, their order alternating between repetitions and between runs), shown with ' +
+          '[min – max] of those run medians.'
+      : 'One run: each figure is the median of its repetitions, shown with [min – max] of them (rows measured once have no spread).',
     '',
   );
   return lines;

@@ -20,7 +20,7 @@ import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import { publish, rawFile, reportName } from './publish';
 import { readRawRun, record, writeRawRun } from './samples';
 import type { Samples } from './samples';
-import { CALL_SCALE, inOrder, log, narrowed, quick, SETTINGS, wanted } from './settings';
+import { alternating, CALL_SCALE, inOrder, log, narrowed, quick, RUN_INDEX, SETTINGS, wanted } from './settings';
 import { timeCalls } from './timing';
 
 const argument = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -50,8 +50,8 @@ async function fanOutWorkloads(samples: Samples) {
 async function proxyWorkloads(samples: Samples) {
   for (const transport of PROXY_TRANSPORTS) {
     for (const inFlight of [1, 64]) {
-      for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
-        for (const proxied of rep % 2 === 0 ? [false, true] : [true, false]) {
+      for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
+        for (const proxied of alternating(rep, [false, true])) {
           const h = await proxyHarness(transport, proxied);
           const scale = transport === 'in-memory' ? 1 : CALL_SCALE['http-stateful'];
           // Across processes, the proxy's and the server's code is compiled as it runs: it takes some
@@ -86,15 +86,15 @@ async function clusterWorkloads(samples: Samples) {
       await h.close();
       return measured;
     };
-    for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
-      for (const processes of rep % 2 === 0 ? [1, 2, 3] : [3, 2, 1]) {
+    for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
+      for (const processes of alternating(rep, [1, 2, 3])) {
         const measured = await measure(await clusterHarness(redis.url, processes), 64);
         record(samples, `cluster|http-stateful|64|${processes} process${processes === 1 ? '' : 'es'}`, measured);
       }
     }
     log('cluster throughput: done');
-    for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
-      for (const shape of rep % 2 === 0 ? (['owner', 'forwarded'] as const) : (['forwarded', 'owner'] as const)) {
+    for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
+      for (const shape of alternating(rep, ['owner', 'forwarded'] as const)) {
         record(samples, `cluster|http-stateful|1|${shape}`, await measure(await routingHarness(redis.url, shape), 1));
       }
     }
@@ -109,7 +109,7 @@ function loadWorkloads(samples: Samples) {
   for (const role of Object.keys(LOAD_ROLES) as LoadRole[]) {
     const { transport, ...modules } = LOAD_ROLES[role];
     for (let run = 0; run < SETTINGS.loadRuns; run++) {
-      const order = run % 2 === 0 ? (['rxmcp', 'official'] as const) : (['official', 'rxmcp'] as const);
+      const order = alternating(run, ['rxmcp', 'official'] as const);
       for (const impl of order) {
         record(samples, `load|${transport}|${role}|${impl}`, {
           perSecond: NaN,
@@ -162,7 +162,7 @@ async function main() {
   writeRawRun(
     file,
     {
-      index: Number(argument('run') ?? 1),
+      index: RUN_INDEX,
       startedAt,
       durationMs: performance.now() - started,
       loadAvgStart,

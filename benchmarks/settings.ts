@@ -10,6 +10,8 @@ const option = (name: string) =>
     .split(',');
 
 export const quick = args.includes('--quick');
+/** Which run of `npm run bench` this is (1 when run alone): the order of the implementations starts from it. */
+export const RUN_INDEX = Number(option('run')?.[0] ?? 1);
 const only = option('only');
 const transports = option('transports');
 /** Only some workloads or transports: the report is `partial`. */
@@ -23,11 +25,15 @@ export const wanted = (workload: string): boolean => !only || only.includes(work
  * server process) spends its first few hundred milliseconds compiling its hot functions and growing
  * its heap; 64 calls in flight over stdio finish 10,000 calls in under 0.1 s, so without a time
  * floor their p99 would measure that start-up rather than the cost of a call. Every implementation
- * gets the same phases. `repetitions` is per run: `npm run bench` pools three runs.
+ * gets the same phases. `repetitions` is per run (`npm run bench` pools three runs) for the call,
+ * 1 MB and fan-out rows; `longRepetitions` for the rows whose measurements take long (1,000
+ * sessions opened, a fresh process each, server processes behind a proxy or a cluster): the scale,
+ * memory, proxy and cluster rows, where the runs' alternating order does the interleaving.
  */
 export const SETTINGS = quick
   ? {
       repetitions: 2,
+      longRepetitions: 1,
       calls: 2_000,
       warmup: 1_000,
       warmupMs: 100,
@@ -43,11 +49,12 @@ export const SETTINGS = quick
     }
   : {
       repetitions: 2,
+      longRepetitions: 1,
       calls: 20_000,
       warmup: 3_000,
       warmupMs: 1_000,
       measureMs: 1_000,
-      maxMs: 3_000,
+      maxMs: 2_000,
       largeCalls: 100,
       sessions: 1_000,
       opened: 1_000,
@@ -78,9 +85,17 @@ export const SCALE_TRANSPORTS: readonly CallTransport[] = (['http-stateful', 'ht
   (transport) => !transports || transports.includes(transport),
 );
 
-/** The implementations, their order alternating between repetitions (so machine noise hits each alike). */
+/**
+ * `items` in order or reversed, alternating between repetitions and between runs (so that machine
+ * noise hits each alike).
+ */
+export function alternating<T>(repetition: number, items: readonly T[]): readonly T[] {
+  return (repetition + RUN_INDEX - 1) % 2 === 0 ? items : [...items].reverse();
+}
+
+/** The implementations in the order of {@link alternating}. */
 export function inOrder(repetition: number): readonly Implementation[] {
-  return repetition % 2 === 0 ? IMPLEMENTATIONS : [...IMPLEMENTATIONS].reverse();
+  return alternating(repetition, IMPLEMENTATIONS);
 }
 
 export function log(line: string): void {
