@@ -1,19 +1,33 @@
 /**
- * Measures memory per idle connected session (client and server, in one process) for one
- * implementation: heap and external memory after garbage collection, before and after opening
- * the sessions, divided by their number. Run with --expose-gc; prints bytes per session.
+ * Memory and connection cost, one measurement per fresh process (run with --expose-gc); prints one
+ * number, or `n/a` when the implementation cannot do what is asked.
  *
- *   node --expose-gc dist/benchmarks/memory.js <rxmcp|official> <count>
+ *   node --expose-gc dist/benchmarks/memory.js idle <implementation> <count> <perClient|shared>
  *
- * With `stateless` first, measures what a 2026-07-28 request leaves behind instead: memory after
- * garbage collection before and after `count` requests over Streamable HTTP (after a warm-up of
- * the same size), divided by their number; a server that keeps no state per request stays near 0.
+ * Bytes per idle connected session (client and server, in this process, in memory): heap, external
+ * and array buffer memory after garbage collection, before and after opening `count` sessions,
+ * divided by their number. `perClient`: a server built for each client; `shared`: one server
+ * definition serving them all (`n/a` where the implementation throws for it).
  *
- *   node --expose-gc dist/benchmarks/memory.js stateless <rxmcp|official-v2> <count>
+ *   node --expose-gc dist/benchmarks/memory.js open <implementation> <count>
+ *
+ * New sessions per second: after a warm-up of `count` sessions (opened, then closed), the time to
+ * open `count` sessions with a server per client, in memory.
+ *
+ *   node --expose-gc dist/benchmarks/memory.js stateless <implementation> <count>
+ *
+ * Bytes kept per 2026-07-28 request over Streamable HTTP, client and server process together: the
+ * memory after garbage collection of this process and of the server process (read by
+ * servers/memory-probe.ts), before and after `count` requests that follow a warm-up of the same
+ * size, divided by their number; a server that keeps no state per request stays near 0. (A server
+ * served in this process is counted with the client.)
  */
-import { official } from './impl/official';
-import { officialV2 } from './impl/official-v2';
-import { rxmcp } from './impl/rxmcp';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { implementationNamed } from './implementations';
+import type { IdleOptions } from './workload';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -26,39 +40,93 @@ async function settle(): Promise<number> {
   return usage.heapUsed + usage.external + usage.arrayBuffers;
 }
 
-async function perRequest(name: string | undefined, count: number): Promise<void> {
-  const impl = name === 'rxmcp' ? rxmcp : name === 'official-v2' ? officialV2 : undefined;
-  if (!impl) throw new Error(`unknown implementation ${String(name)}`);
-  const harness = await impl.connect('http-2026');
-  for (let i = 0; i < count; i++) await harness.call();
+async function idle(name: string | undefined, count: number, server: IdleOptions['server']): Promise<string> {
+  const impl = implementationNamed(name);
+  if (!impl.idleSessions) return 'n/a';
+  let warm: { close(): Promise<void> };
+  try {
+    // One session first, so module-level caches are not counted as per-session cost.
+    warm = await impl.idleSessions(1, { server });
+  } catch (error) {
+    if (server === 'shared') return 'n/a';
+    throw error;
+  }
   const before = await settle();
-  for (let i = 0; i < count; i++) await harness.call();
+  const sessions = await impl.idleSessions(count, { server });
   const after = await settle();
-  process.stdout.write(`${Math.round((after - before) / count)}\n`);
-  await harness.close();
-}
-
-async function main() {
-  if (!gc) throw new Error('run with --expose-gc');
-  if (process.argv[2] === 'stateless') return perRequest(process.argv[3], Number(process.argv[4] ?? 1000));
-  const [name, countText] = process.argv.slice(2);
-  const impl = name === 'rxmcp' ? rxmcp : name === 'official' ? official : undefined;
-  if (!impl?.idleSessions) throw new Error(`unknown implementation ${String(name)}`);
-  const count = Number(countText ?? 1000);
-  // One session first, so module-level caches are not counted as per-session cost.
-  const warm = await impl.idleSessions(1, { server: 'perClient' });
-  const before = await settle();
-  const sessions = await impl.idleSessions(count, { server: 'perClient' });
-  const after = await settle();
-  process.stdout.write(`${Math.round((after - before) / count)}\n`);
   await sessions.close();
   await warm.close();
+  return String(Math.round((after - before) / count));
+}
+
+async function open(name: string | undefined, count: number): Promise<string> {
+  const impl = implementationNamed(name);
+  if (!impl.idleSessions) return 'n/a';
+  const warm = await impl.idleSessions(count, { server: 'perClient' });
+  await warm.close();
+  await settle();
+  const started = performance.now();
+  const sessions = await impl.idleSessions(count, { server: 'perClient' });
+  const elapsedMs = performance.now() - started;
+  await sessions.close();
+  return String((count / elapsedMs) * 1000);
+}
+
+/** Asks the server process's probe for its settled memory. */
+async function serverBytes(dir: string, pid: string, n: number): Promise<number> {
+  process.kill(Number(pid), 'SIGUSR2');
+  const file = `${pid}.${n}.bytes`;
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (readdirSync(dir).includes(file)) return Number(readFileSync(join(dir, file), 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the server process did not report its memory');
+}
+
+async function stateless(name: string | undefined, count: number): Promise<string> {
+  const impl = implementationNamed(name);
+  if (!impl.transports.includes('http-2026')) return 'n/a';
+  const dir = mkdtempSync(join(tmpdir(), 'rxmcp-memory-probe-'));
+  process.env['BENCH_MEMORY_PROBE_DIR'] = dir;
+  try {
+    const probe = join(__dirname, 'servers/memory-probe.js');
+    const harness = await impl.connect('http-2026', { nodeArgs: ['--expose-gc', '--require', probe] });
+    try {
+      // No server process: the implementation serves in this process, measured with the client.
+      const pids = readdirSync(dir).filter((f) => f.endsWith('.pid'));
+      if (pids.length > 1) throw new Error(`expected one server process, found ${pids.length}`);
+      const pid = pids[0]?.slice(0, -'.pid'.length);
+      const server = async (n: number) => (pid === undefined ? 0 : serverBytes(dir, pid, n));
+      for (let i = 0; i < count; i++) await harness.call();
+      const before = (await settle()) + (await server(1));
+      for (let i = 0; i < count; i++) await harness.call();
+      const after = (await settle()) + (await server(2));
+      return String(Math.round((after - before) / count));
+    } finally {
+      await harness.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<string> {
+  if (!gc) throw new Error('run with --expose-gc');
+  const [mode, name, countText, server] = process.argv.slice(2);
+  const count = Number(countText ?? 1000);
+  if (mode === 'idle') return idle(name, count, server === 'shared' ? 'shared' : 'perClient');
+  if (mode === 'open') return open(name, count);
+  if (mode === 'stateless') return stateless(name, count);
+  throw new Error(`unknown mode ${String(mode)}`);
 }
 
 main().then(
-  () => process.exit(0),
+  (out) => {
+    process.stdout.write(`${out}\n`);
+    process.exit(0);
+  },
   (error: unknown) => {
-    process.stderr.write(`${String(error)}\n`);
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   },
 );

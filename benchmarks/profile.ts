@@ -1,9 +1,10 @@
 /**
- * Where the time of a `tools/call` goes, client and server, for rxmcp, the official SDK and the
- * floor: CPU profiles of a steady-state run (after the same warm-up as `run.ts`), summed by self
- * time into categories and per call. The client is this process (profiled through the inspector);
- * a stdio server is started with `--cpu-prof`, and only its samples taken while the measured calls
- * ran are counted (both processes read the same monotonic clock). Writes
+ * Where the time of a `tools/call` goes, client and server, for rxmcp, the official SDK 1.32 and
+ * v2 and the floor: CPU profiles of a steady-state run (after the same warm-up as `run.ts`), summed
+ * by self time into categories and per call. The client is this process (profiled through the
+ * inspector); the server process (every transport but in-memory) is started with `--cpu-prof`, and
+ * only its samples taken while the measured calls ran are counted (both processes read the same
+ * monotonic clock). Writes
  * benchmarks/results/profile-<transport>-<in flight>.md.
  *
  *   node dist/benchmarks/profile.js [--transport=stdio] [--in-flight=1] [--calls=20000]
@@ -12,9 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { Session } from 'node:inspector';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { floor } from './impl/floor';
-import { official } from './impl/official';
-import { rxmcp } from './impl/rxmcp';
+import { IMPLEMENTATIONS } from './implementations';
 import { timeCalls } from './timing';
 import type { CallTransport, Implementation } from './workload';
 
@@ -41,10 +40,26 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-const CATEGORIES = ['SDK and its libraries', 'harness', 'Node and V8 built-ins', 'garbage collection', 'start-up', 'other', 'idle'] as const;
+const CATEGORIES = [
+  'SDK and its libraries',
+  'harness',
+  'Node and V8 built-ins',
+  'garbage collection',
+  'start-up',
+  'other',
+  'idle',
+] as const;
 type Category = (typeof CATEGORIES)[number];
 
-const START_UP = new Set(['wrapSafe', 'compileForInternalLoader', 'readFileUtf8', 'internalModuleStat', 'lstat', 'realpathSync', 'readPackage']);
+const START_UP = new Set([
+  'wrapSafe',
+  'compileForInternalLoader',
+  'readFileUtf8',
+  'internalModuleStat',
+  'lstat',
+  'realpathSync',
+  'readPackage',
+]);
 
 function categorize(frame: CallFrame): Category {
   const { functionName: name, url } = frame;
@@ -72,7 +87,9 @@ function summarize(profile: CpuProfile, from = -Infinity, to = Infinity) {
     const category = categorize(frame);
     byCategory.set(category, byCategory.get(category)! + delta);
     if (category === 'idle') return;
-    const where = frame.url ? `${frame.url.replace(/^.*\/(node_modules|dist)\//, '')}:${frame.lineNumber + 1}` : 'native';
+    const where = frame.url
+      ? `${frame.url.replace(/^.*\/(node_modules|dist)\//, '')}:${frame.lineNumber + 1}`
+      : 'native';
     const key = `${frame.functionName || '(anonymous)'} (${where})`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + delta);
   });
@@ -80,9 +97,10 @@ function summarize(profile: CpuProfile, from = -Infinity, to = Infinity) {
 }
 
 function post<T>(session: Session, method: string, params?: object): Promise<T> {
-  return new Promise((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result as T))));
+  return new Promise((done, fail) =>
+    session.post(method, params, (error, result) => (error ? fail(error) : done(result as T))),
+  );
 }
-
 
 /** The server writes its profile as it exits, which may come a little after the client sees it close. */
 async function serverProfile(dir: string): Promise<CpuProfile | undefined> {
@@ -105,7 +123,9 @@ const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 async function profileOne(impl: Implementation, session: Session) {
   const dir = mkdtempSync(join(tmpdir(), `rxmcp-profile-${impl.name}-`));
   try {
-    const h = await impl.connect(transport, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${SAMPLE_US}`] });
+    const h = await impl.connect(transport, {
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${SAMPLE_US}`],
+    });
     await timeCalls(calls / 10, WARMUP_MS, inFlight, h.call);
     await post(session, 'Profiler.start');
     const from = monotonicMicros();
@@ -114,13 +134,19 @@ async function profileOne(impl: Implementation, session: Session) {
     const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
     await h.close();
     const server = await serverProfile(dir);
-    return { made: measured.calls, perSecond: measured.perSecond, client: summarize(profile), server: server && summarize(server, from, to) };
+    return {
+      made: measured.calls,
+      perSecond: measured.perSecond,
+      client: summarize(profile),
+      server: server && summarize(server, from, to),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 1) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
   const session = new Session();
@@ -139,7 +165,7 @@ async function main() {
     '',
   ];
   const top: string[] = [];
-  for (const impl of [rxmcp, official, floor]) {
+  for (const impl of IMPLEMENTATIONS) {
     if (!impl.transports.includes(transport)) continue;
     const { made, perSecond, client, server } = await profileOne(impl, session);
     lines.push(`## ${impl.name}: ${fmt(perSecond, 0)} calls/s while profiled`, '');
@@ -149,9 +175,17 @@ async function main() {
       lines.push(`| ${category} | ${cell(client)} | ${cell(server)} |`);
     }
     lines.push('');
-    for (const [side, summary] of [['client', client], ['server', server]] as const) {
+    for (const [side, summary] of [
+      ['client', client],
+      ['server', server],
+    ] as const) {
       if (!summary) continue;
-      top.push(`### ${impl.name}, ${side}: the ten functions with the most self time`, '', '| µs per call | function |', '| --- | --- |');
+      top.push(
+        `### ${impl.name}, ${side}: the ten functions with the most self time`,
+        '',
+        '| µs per call | function |',
+        '| --- | --- |',
+      );
       const ranked = [...summary.byFunction].sort((a, b) => b[1] - a[1]).slice(0, 10);
       for (const [name, micros] of ranked) top.push(`| ${fmt(micros / made, 2)} | ${name.replace(/\|/g, '\\|')} |`);
       top.push('');

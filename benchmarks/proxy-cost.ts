@@ -5,7 +5,6 @@
  * its own, as deployed, whether it is called directly or through the proxy. Composition issue
  * target: at least 0.7 of direct throughput.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import {
@@ -16,6 +15,7 @@ import {
   proxy,
 } from '../lib/index';
 import type { McpClient, Transport } from '../lib/index';
+import { startServerProcess } from './servers/process';
 import { createBenchServer } from './servers/rxmcp-server';
 import type { CallHarness } from './workload';
 
@@ -58,7 +58,7 @@ export async function proxyHarness(kind: ProxyTransport, proxied: boolean): Prom
       server.close();
     });
   }
-  const server = await httpServerProcess();
+  const server = await startServerProcess(join(__dirname, 'servers/rxmcp-server.js'), ['--http=stateful']);
   const transport = proxied
     ? createStdioClientTransport({
         command: process.execPath,
@@ -66,25 +66,4 @@ export async function proxyHarness(kind: ProxyTransport, proxied: boolean): Prom
       })
     : createStreamableHttpClientTransport({ url: server.url });
   return harness(await connect(transport, HANDSHAKE), server.stop);
-}
-
-/** The bench server over Streamable HTTP in a child process: its URL, and how to end it. */
-async function httpServerProcess(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(__dirname, 'servers/rxmcp-server.js'), '--http'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    child.once('exit', (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.stdin.end();
-    });
-  return { url, stop };
 }

@@ -8,8 +8,12 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank]!;
 }
 
+/** The middle value; the mean of the two middle ones for an even count. NaN for none. */
 export function median(values: readonly number[]): number {
-  return percentile(values, 50);
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
 }
 
 /** The spread of repeated measurements: min and max around the median. */
@@ -19,6 +23,9 @@ export interface Spread {
   readonly max: number;
 }
 
+/** The spread of the finite values (NaN throughout when there are none). */
 export function spread(values: readonly number[]): Spread {
-  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return { median: NaN, min: NaN, max: NaN };
+  return { median: median(finite), min: Math.min(...finite), max: Math.max(...finite) };
 }

@@ -1,4 +1,8 @@
-/** rxmcp under test: its public API only, configured as a user gets it by default. */
+/**
+ * rxmcp under test: its public API only, configured as a user gets it by default. In memory the
+ * server runs in this process; over stdio and Streamable HTTP in a child process
+ * (servers/rxmcp-server.ts), as users deploy one.
+ */
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import {
@@ -6,70 +10,109 @@ import {
   createInMemoryPair,
   createStdioClientTransport,
   createStreamableHttpClientTransport,
-  startStreamableHttpServer,
 } from '../../lib/index';
-import type { McpClient, Transport } from '../../lib/index';
+import type { McpClient } from '../../lib/index';
+import { startServerProcess } from '../servers/process';
 import { createBenchServer } from '../servers/rxmcp-server';
-import type { CallHarness, Implementation } from '../workload';
+import type { HttpMode } from '../servers/rxmcp-server';
+import type { CallHarness, CallTransport, Implementation } from '../workload';
 import { createDeliveryCounter } from './fan-out-counter';
 
 const WATCHED_URI = 'bench://watched';
+const SERVER_SCRIPT = join(__dirname, '../servers/rxmcp-server.js');
 
 const CLIENT_INFO = { name: 'bench-client', version: '1.0.0' };
+// The official SDK 1.32 opens sessions of a handshake revision: so does rxmcp on the handshake rows,
+// so that both sides of a ratio speak the same protocol (the stateless revision has its own row).
 const HANDSHAKE = { ...CLIENT_INFO, protocolVersion: '2025-11-25' } as const;
+/** A 2026-07-28 client (no session; `_meta` on each request). */
+const PINNED_2026 = { ...CLIENT_INFO, protocolVersion: '2026-07-28' } as const;
 
-function harness(client: McpClient, stop?: () => Promise<void>): CallHarness {
+/** The server script's mode for each HTTP transport. */
+const HTTP_MODES: Partial<Record<CallTransport, HttpMode>> = {
+  'http-stateful': 'stateful',
+  'http-stateless': 'stateless',
+  'http-2026': '2026',
+};
+
+/** How many clients of {@link rxmcp.sessions} connect at once. */
+const CONNECTING_AT_ONCE = 16;
+
+async function closeClient(client: McpClient): Promise<void> {
+  const closed = firstValueFrom(client.connection.closed$);
+  client.close();
+  await closed;
+}
+
+/** Calls go to each client in turn; closing closes every client, then stops the server (if any). */
+function harness(clients: readonly McpClient[], stop?: () => Promise<void>): CallHarness {
+  let next = 0;
+  const client = () => clients[next++ % clients.length]!;
   return {
-    call: () => client.promises.callTool('echo', { text: 'hello' }),
-    callLarge: () => client.promises.callTool('large'),
+    call: () => client().promises.callTool('echo', { text: 'hello' }),
+    callLarge: () => client().promises.callTool('large'),
     close: async () => {
-      const closed = firstValueFrom(client.connection.closed$);
-      client.close();
-      await closed;
-      await stop?.();
+      try {
+        await Promise.allSettled(clients.map(closeClient));
+      } finally {
+        await stop?.();
+      }
     },
   };
+}
+
+/** `count` clients of `url`, a few connecting at a time; none left open on failure. */
+async function httpClients(url: string, transport: CallTransport, count: number): Promise<McpClient[]> {
+  const info = transport === 'http-2026' ? PINNED_2026 : HANDSHAKE;
+  const clients: McpClient[] = [];
+  for (let i = 0; i < count; i += CONNECTING_AT_ONCE) {
+    const batch = Array.from({ length: Math.min(CONNECTING_AT_ONCE, count - i) }, () =>
+      connect(createStreamableHttpClientTransport({ url }), info),
+    );
+    const settled = await Promise.allSettled(batch);
+    for (const outcome of settled) if (outcome.status === 'fulfilled') clients.push(outcome.value);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) {
+      await Promise.allSettled(clients.map(closeClient));
+      throw failed.reason;
+    }
+  }
+  return clients;
+}
+
+/** Starts the server script over `transport` (an HTTP one) and connects `count` clients to it. */
+async function serveHttp(transport: CallTransport, count: number, nodeArgs?: readonly string[]): Promise<CallHarness> {
+  const mode = HTTP_MODES[transport];
+  if (!mode) throw new Error(`rxmcp: no ${transport} server`);
+  const running = await startServerProcess(SERVER_SCRIPT, [`--http=${mode}`], nodeArgs);
+  try {
+    return harness(await httpClients(running.url, transport, count), running.stop);
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
 }
 
 export const rxmcp: Implementation = {
   name: 'rxmcp',
   transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'],
-  // The official SDK 1.32 opens sessions of a handshake revision: so does rxmcp here, so that both
-  // sides of a ratio speak the same protocol (the stateless revision has its own row, http-2026).
   async connect(kind, options) {
-    let transport: Transport;
-    if (kind === 'http-2026') {
-      // One endpoint serving the stateless revision; the client pinned to it (as a 2026 client is).
-      const running = await startStreamableHttpServer({ port: 0, server: createBenchServer() });
-      const client = await connect(createStreamableHttpClientTransport({ url: running.url }), {
-        ...CLIENT_INFO,
-        protocolVersion: '2026-07-28',
-      });
-      return harness(client, () => running.close());
-    }
-    if (kind === 'http-stateful' || kind === 'http-stateless') {
-      const server = createBenchServer();
-      const running = await startStreamableHttpServer({
-        port: 0,
-        stateless: kind === 'http-stateless',
-        onSession: (t) => void server.connect(t),
-      });
-      const client = await connect(createStreamableHttpClientTransport({ url: running.url }), HANDSHAKE);
-      return harness(client, () => running.close());
-    }
     if (kind === 'in-memory') {
       const [clientSide, serverSide] = createInMemoryPair();
       createBenchServer().connect(serverSide);
-      transport = clientSide;
-    } else if (kind === 'stdio') {
-      transport = createStdioClientTransport({
-        command: process.execPath,
-        args: [...(options?.nodeArgs ?? []), join(__dirname, '../servers/rxmcp-server.js')],
-      });
-    } else {
-      throw new Error(`rxmcp: no ${kind} harness yet`);
+      return harness([await connect(clientSide, HANDSHAKE)]);
     }
-    return harness(await connect(transport, HANDSHAKE));
+    if (kind === 'stdio') {
+      const transport = createStdioClientTransport({
+        command: process.execPath,
+        args: [...(options?.nodeArgs ?? []), SERVER_SCRIPT],
+      });
+      return harness([await connect(transport, HANDSHAKE)]);
+    }
+    return serveHttp(kind, 1, options?.nodeArgs);
+  },
+  sessions(kind, count) {
+    return serveHttp(kind, count);
   },
   async fanOut(count) {
     const server = createBenchServer();
@@ -80,7 +123,7 @@ export const rxmcp: Implementation = {
       const [clientSide, serverSide] = createInMemoryPair();
       server.connect(serverSide);
       // Resource subscriptions belong to sessions (2026-07-28 has subscriptions/listen instead).
-      const client = await connect(clientSide, { ...CLIENT_INFO, protocolVersion: '2025-11-25' });
+      const client = await connect(clientSide, HANDSHAKE);
       client.connection.notifications$.subscribe((n) => {
         if (n.method === 'notifications/resources/updated') counter.delivered();
       });

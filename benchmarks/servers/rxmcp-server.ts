@@ -1,11 +1,19 @@
 /**
- * The rxmcp server the benchmarks call: a trivial tool and a 1 MB tool. Served over stdio when
- * run, or over Streamable HTTP on a free loopback port with `--http` (its URL is printed).
+ * The rxmcp server the benchmarks call: a trivial tool and a 1 MB tool. Served over stdio when run,
+ * or over Streamable HTTP on a free loopback port with `--http=stateful|stateless|2026` (its URL is
+ * printed on the first line; it ends when its stdin closes):
+ *
+ * - `stateful` and `2026` (and a bare `--http`): one endpoint made with `{ server }`, as a user
+ *   serves one server definition, serving sessions of the handshake revisions and the stateless
+ *   2026-07-28 requests alike;
+ * - `stateless`: the handshake revisions without sessions (`stateless: true`), each POST handed to
+ *   the server definition as a session of its own.
  */
 import { z } from 'zod';
 import { createServer, createStdioServerTransport, startStreamableHttpServer } from '../../lib/index';
-import type { McpServer } from '../../lib/index';
+import type { McpServer, RunningStreamableHttpServer } from '../../lib/index';
 import { LARGE_TEXT } from '../workload';
+import { endWithStdin } from './process';
 
 export function createBenchServer(): McpServer {
   const server = createServer({ name: 'bench-rxmcp', version: '1.0.0' });
@@ -23,12 +31,26 @@ export function createBenchServer(): McpServer {
   return server;
 }
 
+/** The HTTP modes of the script, one per HTTP call transport. */
+export type HttpMode = 'stateful' | 'stateless' | '2026';
+
+/** Serves the bench server over Streamable HTTP on a free loopback port, in `mode`. */
+export function serveBenchHttp(mode: HttpMode): Promise<RunningStreamableHttpServer> {
+  const server = createBenchServer();
+  if (mode === 'stateless') {
+    return startStreamableHttpServer({ port: 0, stateless: true, onSession: (t) => void server.connect(t) });
+  }
+  return startStreamableHttpServer({ port: 0, server });
+}
+
 if (require.main === module) {
-  if (process.argv.includes('--http')) {
-    void startStreamableHttpServer({ port: 0, host: '127.0.0.1', server: createBenchServer() }).then((running) => {
-      process.stdout.write(`${String(running.url)}\n`);
-      // The parent ends the server by closing its stdin.
-      process.stdin.on('end', () => process.exit(0)).resume();
+  const http = process.argv.find((a) => a === '--http' || a.startsWith('--http='));
+  if (http) {
+    const mode = (http.slice('--http='.length) || 'stateful') as HttpMode;
+    if (!['stateful', 'stateless', '2026'].includes(mode)) throw new Error(`unknown mode ${http}`);
+    void serveBenchHttp(mode).then((running) => {
+      process.stdout.write(`${running.url.href}\n`);
+      endWithStdin();
     });
   } else {
     const session = createBenchServer().connect(createStdioServerTransport());
