@@ -1,6 +1,7 @@
 import { ErrorCode } from '../../jsonrpc/errors';
 import { corsAllowsOrigin } from './cors';
 import type { CorsOptions } from './cors';
+import { endJson } from './http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 
 /**
@@ -166,8 +167,7 @@ export function refuse(
     return;
   }
   const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(body);
+  endJson(res, status, body, headers);
 }
 
 /** What {@link readBody} produced: the text, or the status and reason to refuse with. */

@@ -1,3 +1,4 @@
+import { endJson } from '../http/http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
 import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
@@ -39,7 +40,7 @@ export class RevisionPolicy {
       typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
     if (typeof id === 'string' || typeof id === 'number') {
       const text = JSON.stringify(errorResponse(id, { code: ErrorCode.InvalidRequest, message }));
-      res.writeHead(400, { 'content-type': 'application/json' }).end(text);
+      endJson(res, 400, text);
     } else refuse(res, 400, message);
     return true;
   }
@@ -76,6 +77,6 @@ export class RevisionPolicy {
       message: `Unsupported protocol version: this server keeps no sessions; it serves ${served.join(', ')}`,
       data: { supported: [...served].reverse(), requested },
     };
-    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(errorResponse(id, error)));
+    endJson(res, 400, JSON.stringify(errorResponse(id, error)));
   }
 }

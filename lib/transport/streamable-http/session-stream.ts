@@ -1,3 +1,4 @@
+import { endJson } from '../http/http-exchange';
 import type { HttpResponseLike, TimerHandle } from '../http/http-exchange';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
@@ -72,7 +73,5 @@ export function answerError(
   code: number,
   message: string,
 ): void {
-  res
-    .writeHead(status, { 'content-type': 'application/json', ...headers })
-    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+  endJson(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), headers);
 }

@@ -1,4 +1,4 @@
-import { unrefTimer } from '../http/http-exchange';
+import { endJson, unrefTimer } from '../http/http-exchange';
 import type { HttpResponseLike } from '../http/http-exchange';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
@@ -279,8 +279,7 @@ export class SessionStreams {
       if (!res || res.writableEnded) return;
       if (stream.json) {
         const { batch, responses, headers } = stream.json;
-        res.writeHead(200, { 'content-type': 'application/json', ...headers });
-        res.end(JSON.stringify(batch ? responses : responses[0]));
+        endJson(res, 200, JSON.stringify(batch ? responses : responses[0]), headers);
       } else res.end();
     });
     this.closeWhenAnswered();
@@ -299,8 +298,7 @@ export class SessionStreams {
     this.queue.push(() => {
       const res = stream.res;
       if (!res || res.writableEnded) return;
-      res.writeHead(200, { 'content-type': 'application/json', ...headers });
-      res.end(body);
+      endJson(res, 200, body, headers);
     });
     this.closeWhenAnswered();
   }

@@ -1,4 +1,4 @@
-import { unrefTimer } from '../http/http-exchange';
+import { endJson, unrefTimer } from '../http/http-exchange';
 import type { HttpRequestLike, HttpResponseLike, TimerHandle } from '../http/http-exchange';
 import { verifiedCallers } from '../http/request-auth';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -37,7 +37,6 @@ const SSE_HEADERS = {
 const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 const UTF8 = new TextDecoder();
-const ENCODER = new TextEncoder();
 
 /**
  * Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`) of the stateless
@@ -134,9 +133,7 @@ function statusOf(message: JsonRpcMessage): number {
 
 function writeJson(res: HttpResponseLike, status: number, body: JsonRpcMessage): void {
   const text = JSON.stringify(body);
-  res
-    .writeHead(status, { 'content-type': 'application/json', 'content-length': ENCODER.encode(text).byteLength })
-    .end(text);
+  endJson(res, status, text);
 }
 
 /** The answer to one stateless POST: JSON or an SSE stream, decided by its first message. */

@@ -1,3 +1,4 @@
+import { endJson } from '../http/http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
 import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
@@ -263,7 +264,7 @@ export class StreamableHttpEndpoint {
     if (checked && !checked.success) {
       const error = JsonRpcError.invalidParams(toValidationIssues(checked.error)).toJSON();
       const text = JSON.stringify(errorResponse(message.id, error));
-      res.writeHead(400, { 'content-type': 'application/json' }).end(text);
+      endJson(res, 400, text);
       return;
     }
     const open = this.sessions.entries.size;
