@@ -1,162 +1,393 @@
-import { ratios, renderChart, renderReport } from '../../benchmarks/report';
+import { renderChart, renderReport } from '../../benchmarks/report';
 import type { Measurement, RunReport } from '../../benchmarks/report';
+import type { RunInfo } from '../../benchmarks/samples';
+import type { Spread } from '../../benchmarks/stats';
+import { targets } from '../../benchmarks/targets';
+import type { Target } from '../../benchmarks/targets';
 
-function calls(implementation: string, perSecond: number, p99Ms: number, transport = 'stdio'): Measurement {
-  const at = (n: number) => ({ median: n, min: n, max: n });
+const at = (n: number): Spread => ({ median: n, min: n, max: n });
+
+function row(
+  workload: string,
+  transport: string,
+  shape: string,
+  implementation: string,
+  perSecond: number,
+  p99Ms = NaN,
+  p50Ms = NaN,
+): Measurement {
   return {
-    workload: 'calls',
+    workload,
     transport,
-    shape: '1',
+    shape,
     implementation,
+    runs: 1,
     perSecond: at(perSecond),
-    p50Ms: at(p99Ms / 2),
+    p50Ms: at(p50Ms),
     p99Ms: at(p99Ms),
   };
 }
 
-function run(measurements: Measurement[]): RunReport {
-  return { date: '2026-01-01T00:00:00.000Z', quick: false, machine: 'test', settings: {}, measurements };
+/** A sequential tools/call row over `transport`. */
+const calls = (implementation: string, perSecond: number, p99Ms = 1, transport = 'stdio'): Measurement =>
+  row('calls', transport, '1', implementation, perSecond, p99Ms);
+
+const perClient = (implementation: string, bytes: number) =>
+  row('memory', 'in-memory', 'idle-per-client', implementation, bytes);
+const shared = (implementation: string, bytes: number) =>
+  row('memory', 'in-memory', 'idle-shared', implementation, bytes);
+const opened = (implementation: string, perSecond: number) =>
+  row('open', 'in-memory', '1000', implementation, perSecond);
+
+function report(measurements: Measurement[], extra: Partial<RunReport> = {}): RunReport {
+  return {
+    date: '2026-01-01T00:00:00.000Z',
+    quick: false,
+    partial: false,
+    machine: 'test machine',
+    settings: { repetitions: 2 },
+    runs: [],
+    measurements,
+    ...extra,
+  };
 }
 
-describe('benchmark ratios', () => {
-  it('compares rxmcp with the official SDK v2 where v2 was measured (2026-07-28 calls)', () => {
-    const found = ratios(run([calls('rxmcp', 2500, 2, 'http-2026'), calls('official-v2', 1000, 5, 'http-2026')]));
-    expect(found).toEqual([
+/** The targets of `measurements` as `[measure, value, met, bounded]`. */
+const outcomes = (measurements: Measurement[]) =>
+  targets(report(measurements)).map((t) => [t.measure, t.value, t.met, t.bounded]);
+
+const only = (all: Target[], measure: string): Target => {
+  const found = all.filter((t) => t.measure === measure);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+};
+
+describe('benchmark targets: call and scale rows against the floor', () => {
+  it('meets the floor targets at 0.85 of its throughput and 1.2 times its p99, on every call and scale row', () => {
+    const scale = (implementation: string, perSecond: number, p99Ms: number) =>
+      row('scale', 'http-2026', '100', implementation, perSecond, p99Ms);
+    const all = targets(
+      report([calls('rxmcp', 850, 12), calls('floor', 1000, 10), scale('rxmcp', 900, 11), scale('floor', 1000, 10)]),
+    );
+    expect(all).toEqual([
       expect.objectContaining({
-        label: 'tools/call, http-2026, sequential (vs SDK v2): throughput',
-        value: 2.5,
-        target: 2,
+        row: 'tools/call, stdio, sequential',
+        measure: 'throughput, rxmcp / floor',
+        value: 0.85,
+        target: 0.85,
+        kind: 'min',
         met: true,
       }),
       expect.objectContaining({
-        label: 'tools/call, http-2026, sequential (vs SDK v2): p99 latency',
-        value: 0.4,
-        target: 0.5,
+        row: 'tools/call, stdio, sequential',
+        measure: 'p99, rxmcp / floor',
+        value: 1.2,
+        target: 1.2,
+        kind: 'max',
+        met: true,
+      }),
+      expect.objectContaining({
+        row: 'tools/call, http-2026, 100 sessions, one call each in flight',
+        measure: 'throughput, rxmcp / floor',
+        value: 0.9,
+        met: true,
+      }),
+      expect.objectContaining({
+        row: 'tools/call, http-2026, 100 sessions, one call each in flight',
+        measure: 'p99, rxmcp / floor',
+        value: 1.1,
         met: true,
       }),
     ]);
-    const missed = ratios(run([calls('rxmcp', 1500, 4, 'http-2026'), calls('official-v2', 1000, 5, 'http-2026')]));
-    expect(missed.map((r) => r.met)).toEqual([false, false]);
-    expect(
-      renderReport(run([calls('rxmcp', 2500, 2, 'http-2026'), calls('official-v2', 1000, 5, 'http-2026')])),
-    ).toContain('(vs SDK v2)');
   });
 
-  it('compares rxmcp with the official SDK and the floor with both', () => {
-    const [throughput, p99] = ratios(
-      run([calls('rxmcp', 3000, 1), calls('official', 1000, 4), calls('floor', 6000, 0.5)]),
-    );
-    expect(throughput).toMatchObject({
-      value: 3,
-      target: 2,
-      kind: 'min',
-      met: true,
-      bounded: false,
-      floorValue: 0.5,
-      floorOverOfficial: 6,
-    });
-    expect(p99).toMatchObject({
-      value: 0.25,
-      target: 0.5,
-      kind: 'max',
-      met: true,
-      bounded: false,
-      floorValue: 2,
-      floorOverOfficial: 0.125,
-    });
-  });
-
-  it('calls a missed target bounded only when the floor misses it too', () => {
-    // The floor is 1.5 times the official SDK's throughput and has 0.8 of its p99: neither target is in reach.
-    const bounded = ratios(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]));
-    expect(bounded.map((r) => [r.met, r.bounded])).toEqual([
-      [false, true],
-      [false, true],
+  it('misses them below 0.85 of the floor throughput or above 1.2 times its p99, and never calls that bounded', () => {
+    expect(outcomes([calls('rxmcp', 840, 12.5), calls('floor', 1000, 10)])).toEqual([
+      ['throughput, rxmcp / floor', 0.84, false, false],
+      ['p99, rxmcp / floor', 1.25, false, false],
     ]);
-    expect(
-      renderReport(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)])),
-    ).toContain(
-      '| tools/call, stdio, sequential: throughput | 1.40 | ≥ 2.00 | **no**, bounded by the floor | 0.93 | 1.50 |',
-    );
-
-    // The floor reaches both targets, so rxmcp's misses are its own.
-    const missed = ratios(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 5000, 0.2)]));
-    expect(missed.map((r) => [r.met, r.bounded])).toEqual([
-      [false, false],
-      [false, false],
+    // Each target on its own: a fast rxmcp with a slow tail, a slow one with a short tail.
+    expect(outcomes([calls('rxmcp', 2000, 30), calls('floor', 1000, 10)]).map(([, , met]) => met)).toEqual([
+      true,
+      false,
     ]);
-  });
-
-  it('does not take the floor for a limit in memory, where the SDKs do not serialize', () => {
-    const inMemory = ratios(
-      run([
-        calls('rxmcp', 1400, 0.9, 'in-memory'),
-        calls('official', 1000, 1, 'in-memory'),
-        calls('floor', 1500, 0.8, 'in-memory'),
-      ]),
-    );
-    expect(inMemory.map((r) => [r.met, r.floorIsLimit, r.bounded])).toEqual([
-      [false, false, false],
-      [false, false, false],
-    ]);
-  });
-
-  it('does not take the floor for a limit on 1 MB results, where its line reading is the simplest there is', () => {
-    const large = (implementation: string, perSecond: number): Measurement => ({
-      ...calls(implementation, perSecond, 10),
-      workload: 'large',
-    });
-    const [throughput] = ratios(run([large('rxmcp', 90), large('official', 100), large('floor', 50)]));
-    expect(throughput).toMatchObject({ met: false, floorIsLimit: false, bounded: false });
-  });
-
-  it('draws the chart in colours by outcome, with the floor marked where it is a limit', () => {
-    const bounded = renderChart(
-      run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1), calls('floor', 1500, 0.8)]),
-    );
-    expect(bounded.match(/fill="#e9a23b"/g)).toHaveLength(2);
-    expect(bounded.match(/stroke="#888"/g)).toHaveLength(2);
-    const met = renderChart(
-      run([
-        calls('rxmcp', 3000, 0.2, 'in-memory'),
-        calls('official', 1000, 1, 'in-memory'),
-        calls('floor', 1500, 0.8, 'in-memory'),
-      ]),
-    );
-    expect(met.match(/fill="#3a7"/g)).toHaveLength(2);
-    expect(met).not.toContain('stroke="#888"');
-  });
-
-  it('cannot call a target bounded without a floor measurement', () => {
-    const [throughput] = ratios(run([calls('rxmcp', 1400, 0.9), calls('official', 1000, 1)]));
-    expect(throughput).toMatchObject({ met: false, bounded: false, floorOverOfficial: undefined });
+    expect(outcomes([calls('rxmcp', 500, 5), calls('floor', 1000, 10)]).map(([, , met]) => met)).toEqual([false, true]);
   });
 });
 
-describe('load time ratios', () => {
-  const load = (implementation: string, shape: string, ms: number): Measurement => ({
-    workload: 'load',
-    transport: shape === 'stdio-server' ? 'stdio' : 'http',
-    shape,
-    implementation,
-    perSecond: { median: NaN, min: NaN, max: NaN },
-    p50Ms: { median: ms, min: ms - 5, max: ms + 5 },
-    p99Ms: { median: NaN, min: NaN, max: NaN },
+describe('benchmark targets: call rows against the official SDKs', () => {
+  it('wants at least 2 times the throughput of the official SDK and of v2', () => {
+    expect(outcomes([calls('rxmcp', 1000), calls('official', 400), calls('official-v2', 500)])).toEqual([
+      ['throughput, rxmcp / official', 2.5, true, false],
+      ['throughput, rxmcp / official-v2', 2, true, false],
+    ]);
+    expect(outcomes([calls('rxmcp', 1000), calls('official', 400), calls('official-v2', 550)])).toEqual([
+      ['throughput, rxmcp / official', 2.5, true, false],
+      ['throughput, rxmcp / official-v2', 1000 / 550, false, false],
+    ]);
   });
 
-  it('compares the time to load each role with the official SDK, at most 1', () => {
-    const report = run([
-      load('rxmcp', 'stdio-server', 90),
-      load('official', 'stdio-server', 100),
-      load('rxmcp', 'http-client', 120),
-      load('official', 'http-client', 100),
+  it('calls a miss bounded by the floor when the floor itself is not 2 times that peer over a transport', () => {
+    const all = targets(
+      report([calls('rxmcp', 1400), calls('official', 1000), calls('official-v2', 500), calls('floor', 1500)]),
+    );
+    // Against official the floor reaches 1.5 only: the miss is bounded. Against v2 the floor
+    // reaches 3 and rxmcp 2.8: met, so not bounded either.
+    expect(only(all, 'throughput, rxmcp / official')).toMatchObject({
+      value: 1.4,
+      met: false,
+      bounded: true,
+      note: 'floor / official: 1.50',
+    });
+    expect(only(all, 'throughput, rxmcp / official-v2')).toMatchObject({
+      value: 2.8,
+      met: true,
+      bounded: false,
+      note: 'floor / official-v2: 3.00',
+    });
+  });
+
+  it('does not call a miss bounded when the floor reaches 2 times the peer', () => {
+    const all = targets(
+      report([calls('rxmcp', 1400), calls('official', 1000), calls('official-v2', 1250), calls('floor', 2000)]),
+    );
+    // The floor is exactly 2 times official: rxmcp's miss is its own. It is 1.6 times v2: bounded.
+    expect(only(all, 'throughput, rxmcp / official')).toMatchObject({
+      met: false,
+      bounded: false,
+      note: 'floor / official: 2.00',
+    });
+    expect(only(all, 'throughput, rxmcp / official-v2')).toMatchObject({
+      value: 1.12,
+      met: false,
+      bounded: true,
+      note: 'floor / official-v2: 1.60',
+    });
+  });
+
+  it('does not take the floor for a bound in memory, where the SDKs skip its serializing', () => {
+    const all = targets(
+      report([
+        calls('rxmcp', 1400, 1, 'in-memory'),
+        calls('official', 1000, 1, 'in-memory'),
+        calls('floor', 1500, 1, 'in-memory'),
+      ]),
+    );
+    const official = only(all, 'throughput, rxmcp / official');
+    expect(official).toMatchObject({ met: false, bounded: false });
+    expect(official.note).toBeUndefined();
+  });
+
+  it('leaves out the comparisons whose peer or floor was not measured, rather than inventing them', () => {
+    expect(targets(report([calls('rxmcp', 1400), calls('official', 1000)]))).toEqual([
+      expect.objectContaining({ measure: 'throughput, rxmcp / official', bounded: false, note: undefined }),
     ]);
-    expect(ratios(report)).toEqual([
-      expect.objectContaining({ label: 'load time, stdio server', value: 0.9, target: 1, kind: 'max', met: true }),
-      expect.objectContaining({ label: 'load time, Streamable HTTP client', value: 1.2, target: 1, met: false }),
+    expect(outcomes([calls('rxmcp', 1400), calls('official-v2', 1000), calls('floor', 1500)]).map(([m]) => m)).toEqual([
+      'throughput, rxmcp / floor',
+      'p99, rxmcp / floor',
+      'throughput, rxmcp / official-v2',
     ]);
-    const text = renderReport(report);
-    expect(text).toContain('| load time, stdio server | 0.90 | ≤ 1.00 | yes |');
-    expect(text).toContain('| load time, Streamable HTTP client | rxmcp | 120.0 ms to load [115.0 – 125.0] |');
+    // Without rxmcp there is nothing to compare.
+    expect(targets(report([calls('official', 1000), calls('official-v2', 900), calls('floor', 5000)]))).toEqual([]);
+    // Rows are matched by transport and shape: an official row on another transport is no peer.
+    expect(targets(report([calls('rxmcp', 1400, 1, 'stdio'), calls('official', 100, 1, 'http-stateful')]))).toEqual([]);
+  });
+});
+
+describe('benchmark targets: memory per idle session and new sessions per second', () => {
+  it('compares the bytes per idle session with the lightest peer, below 1 and aiming below 0.5', () => {
+    const all = targets(
+      report([perClient('rxmcp', 3200), perClient('official', 10_000), perClient('official-v2', 8000)]),
+    );
+    expect(all).toEqual([
+      {
+        row: 'memory per idle session, a server per client',
+        measure: 'bytes, rxmcp / official-v2',
+        value: 0.4,
+        target: 1,
+        kind: 'below',
+        met: true,
+        bounded: false,
+        note: 'aim below 0.5: reached',
+      },
+    ]);
+    expect(
+      targets(report([perClient('rxmcp', 6000), perClient('official', 10_000), perClient('official-v2', 8000)])),
+    ).toEqual([expect.objectContaining({ value: 0.75, met: true, note: 'aim below 0.5: not yet' })]);
+    const aim = (bytes: number) =>
+      targets(report([perClient('rxmcp', bytes), perClient('official-v2', 8000)]))[0]?.note;
+    expect(aim(4000)).toBe('aim below 0.5: not yet');
+    expect(aim(3600)).toBe('aim below 0.5: reached');
+  });
+
+  it('misses the memory target at or above the lightest peer', () => {
+    expect(outcomes([perClient('rxmcp', 9000), perClient('official', 6000), perClient('official-v2', 8000)])).toEqual([
+      ['bytes, rxmcp / official', 1.5, false, false],
+    ]);
+    // `below`: equal is not below.
+    expect(outcomes([perClient('rxmcp', 6000), perClient('official', 6000)])).toEqual([
+      ['bytes, rxmcp / official', 1, false, false],
+    ]);
+  });
+
+  it("compares one shared server with a peer's shared server, or its server per client where it cannot share", () => {
+    const sharing = targets(
+      report([
+        perClient('rxmcp', 4000),
+        shared('rxmcp', 1000),
+        perClient('official', 10_000),
+        shared('official', 5000),
+        perClient('official-v2', 8000),
+        shared('official-v2', 4000),
+      ]),
+    );
+    expect(only(sharing, 'bytes, rxmcp / official-v2 (shared)')).toMatchObject({
+      row: 'memory per idle session, one shared server',
+      value: 0.25,
+      met: true,
+    });
+
+    // official has no shared figure: its server per client stands in, and is the lightest here.
+    const notSharing = targets(
+      report([
+        shared('rxmcp', 6000),
+        perClient('official', 5000),
+        perClient('official-v2', 8000),
+        shared('official-v2', 7000),
+      ]),
+    );
+    expect(notSharing).toEqual([
+      expect.objectContaining({
+        row: 'memory per idle session, one shared server',
+        measure: 'bytes, rxmcp / official (a server per client)',
+        value: 1.2,
+        met: false,
+        note: 'aim below 0.5: not yet',
+      }),
+    ]);
+  });
+
+  it('leaves out memory targets when rxmcp or every peer is missing', () => {
+    expect(targets(report([perClient('rxmcp', 3000), shared('rxmcp', 1000)]))).toEqual([]);
+    expect(targets(report([perClient('official', 3000), shared('official-v2', 1000)]))).toEqual([]);
+  });
+
+  it('wants at least 2 times the new sessions per second of the official SDK v2 (and of no other peer)', () => {
+    expect(targets(report([opened('rxmcp', 2000), opened('official', 100), opened('official-v2', 1000)]))).toEqual([
+      expect.objectContaining({
+        row: 'new sessions per second, in memory, 1,000 at a time',
+        measure: 'sessions per second, rxmcp / official-v2',
+        value: 2,
+        target: 2,
+        kind: 'min',
+        met: true,
+      }),
+    ]);
+    expect(outcomes([opened('rxmcp', 1900), opened('official-v2', 1000)])).toEqual([
+      ['sessions per second, rxmcp / official-v2', 1.9, false, false],
+    ]);
+    expect(targets(report([opened('rxmcp', 2000), opened('official', 100)]))).toEqual([]);
+  });
+
+  it('keeps the earlier targets: 1 MB results, fan-out, load time and the proxy', () => {
+    const measurements = [
+      row('large', 'stdio', '1', 'rxmcp', 90),
+      row('large', 'stdio', '1', 'official', 80),
+      row('fanout', 'in-memory', '100', 'rxmcp', 5000),
+      row('fanout', 'in-memory', '100', 'official-v2', 1000),
+      row('load', 'stdio', 'stdio-server', 'rxmcp', NaN, NaN, 120),
+      row('load', 'stdio', 'stdio-server', 'official', NaN, NaN, 100),
+      row('proxy', 'in-memory', '1', 'direct', 1000),
+      row('proxy', 'in-memory', '1', 'proxied', 650),
+    ];
+    expect(targets(report(measurements)).map((t) => [t.row, t.measure, t.value, t.kind, t.met])).toEqual([
+      ['1 MB result, stdio', 'throughput, rxmcp / official', 90 / 80, 'min', true],
+      ['fan-out to 100 clients', 'deliveries per second, rxmcp / official-v2', 5, 'min', true],
+      ['load time, stdio server', 'load time, rxmcp / official', 1.2, 'max', false],
+      [
+        'tools/call through a proxy / direct, in memory, sequential',
+        'throughput, proxied / direct',
+        0.65,
+        'min',
+        false,
+      ],
+    ]);
+  });
+});
+
+describe('benchmark report', () => {
+  const runs: RunInfo[] = [
+    {
+      index: 1,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      durationMs: 450_000,
+      loadAvgStart: [0.5, 1.25, 2],
+      loadAvgEnd: [3.456, 2, 1],
+    },
+    {
+      index: 2,
+      startedAt: '2026-01-01T00:08:00.000Z',
+      durationMs: 462_000,
+      loadAvgStart: [4, 3.5, 3],
+      loadAvgEnd: [0.111, 0.2, 0.3],
+    },
+    {
+      index: 3,
+      startedAt: '2026-01-01T00:16:00.000Z',
+      durationMs: 444_000,
+      loadAvgStart: [1, 1, 1],
+      loadAvgEnd: [2, 2, 2],
+    },
+  ];
+  const measured = [calls('rxmcp', 1400), calls('official', 1000), calls('floor', 1500)];
+
+  it('marks a quick run "quick run: not for claims" in the markdown and in the chart title', () => {
+    const quick = report(measured, { quick: true, partial: true, notice: 'quick run: not for claims', runs });
+    const text = renderReport(quick);
+    expect(text.split('\n')[0]).toBe('# rxmcp benchmarks (quick run: not for claims)');
+    expect(text).toContain('**quick run: not for claims**: short phases and few samples;');
+    expect(renderChart(quick)).toContain('font-weight="bold">rxmcp benchmarks (quick run: not for claims)</text>');
+
+    const full = report(measured, { runs });
+    expect(renderReport(full)).not.toContain('quick run');
+    expect(renderReport(full).split('\n')[0]).toBe('# rxmcp benchmarks');
+    expect(renderChart(full)).not.toContain('quick run');
+    expect(renderChart(full)).toContain('>rxmcp benchmarks, 3 runs, 2026-01-01</text>');
+    expect(renderReport(report(measured, { partial: true, runs })).split('\n')[0]).toBe(
+      '# rxmcp benchmarks (partial run)',
+    );
+  });
+
+  it('prints the load averages recorded as each run started and ended', () => {
+    const lines = renderReport(report(measured, { runs })).split('\n');
+    const section = lines.indexOf('## Machine load');
+    expect(section).toBeGreaterThanOrEqual(0);
+    expect(lines.slice(section + 4, section + 9)).toEqual([
+      '| run | started | duration | load at start | load at end |',
+      '| --- | --- | --- | --- | --- |',
+      '| 1 | 2026-01-01T00:00:00.000Z | 7.5 min | 0.50 / 1.25 / 2.00 | 3.46 / 2.00 / 1.00 |',
+      '| 2 | 2026-01-01T00:08:00.000Z | 7.7 min | 4.00 / 3.50 / 3.00 | 0.11 / 0.20 / 0.30 |',
+      '| 3 | 2026-01-01T00:16:00.000Z | 7.4 min | 1.00 / 1.00 / 1.00 | 2.00 / 2.00 / 2.00 |',
+    ]);
+  });
+
+  it('renders each target as a row of the targets table', () => {
+    const text = renderReport(
+      report([...measured, perClient('rxmcp', 3200), perClient('official', 10_000), perClient('official-v2', 8000)], {
+        runs,
+      }),
+    );
+    expect(text).toContain(
+      '| tools/call, stdio, sequential | throughput, rxmcp / official | 1.40 | ≥ 2.00 | **no**, bounded by the floor | floor / official: 1.50 |',
+    );
+    expect(text).toContain('| tools/call, stdio, sequential | throughput, rxmcp / floor | 0.93 | ≥ 0.85 | yes |  |');
+    expect(text).toContain('| tools/call, stdio, sequential | p99, rxmcp / floor | 1.00 | ≤ 1.20 | yes |  |');
+    expect(text).toContain(
+      '| memory per idle session, a server per client | bytes, rxmcp / official-v2 | 0.40 | < 1.00 | yes | aim below 0.5: reached |',
+    );
+    // A miss that the floor does not excuse is a plain no.
+    expect(renderReport(report([calls('rxmcp', 1400), calls('official', 1000), calls('floor', 5000)]))).toContain(
+      '| tools/call, stdio, sequential | throughput, rxmcp / official | 1.40 | ≥ 2.00 | **no** | floor / official: 5.00 |',
+    );
   });
 });
