@@ -20,34 +20,42 @@ export interface PendingRequest {
 }
 
 /**
- * Matches responses to the requests this side sent, by id. One per connection; its map is made
- * when the first request is sent.
+ * Matches responses to the requests this side sent, by id. One per connection. The oldest waiting
+ * request sits in a slot of its own and only the others in a map, made when a second request
+ * waits: a connection that makes one call at a time (and an idle one) holds no map.
  */
 export class Correlator {
-  private pending: Map<RequestId, PendingRequest> | undefined;
+  private slotId: RequestId | undefined = undefined;
+  private slot: PendingRequest | undefined = undefined;
+  private more: Map<RequestId, PendingRequest> | undefined = undefined;
 
   /** How many requests are waiting. */
   get size(): number {
-    return this.pending?.size ?? 0;
+    return (this.slot === undefined ? 0 : 1) + (this.more?.size ?? 0);
   }
 
   /** Awaits the response to request `id`; a later registration of the same id replaces this one. */
   register(id: RequestId, pending: PendingRequest): void {
-    (this.pending ??= new Map()).set(id, pending);
+    if (this.slot !== undefined && this.slotId === id) this.slot = pending;
+    // The slot stays the oldest: a request waits in it only when no other does.
+    else if (this.slot === undefined && (this.more === undefined || this.more.size === 0)) {
+      this.slotId = id;
+      this.slot = pending;
+    } else (this.more ??= new Map()).set(id, pending);
   }
 
   /** Stops awaiting `id` (the caller gave up); a late response is then dropped by `settle`. */
   forget(id: RequestId, pending: PendingRequest): void {
-    if (this.pending?.get(id) === pending) this.pending.delete(id);
+    if (this.get(id) === pending) this.remove(id);
   }
 
   /** Delivers a response; false when no request with that id is waiting. */
   settle(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
     const id = response.id;
     if (id === null) return false;
-    const entry = this.pending?.get(id);
+    const entry = this.get(id);
     if (!entry) return false;
-    this.pending!.delete(id);
+    this.remove(id);
     if ('error' in response) entry.reject(JsonRpcError.fromObject((response as JsonRpcErrorResponse).error));
     else entry.resolve((response as JsonRpcResultResponse).result);
     return true;
@@ -55,7 +63,7 @@ export class Correlator {
 
   /** Routes a progress notification to the request whose token it carries (tokens are request ids); false if none. */
   progress(token: RequestId, params: ProgressParams): boolean {
-    const entry = this.pending?.get(token);
+    const entry = this.get(token);
     if (!entry) return false;
     entry.progress(params);
     return true;
@@ -63,19 +71,29 @@ export class Correlator {
 
   /** Fails the waiting request `id` (e.g. its response was malformed); false if none is waiting. */
   fail(id: RequestId, makeError: (method: string) => Error): boolean {
-    const entry = this.pending?.get(id);
+    const entry = this.get(id);
     if (!entry) return false;
-    this.pending!.delete(id);
+    this.remove(id);
     entry.reject(makeError(entry.method));
     return true;
   }
 
-  /** Fails every waiting request, e.g. when the connection closes. */
+  /** Fails every waiting request, oldest first, e.g. when the connection closes. */
   failAll(makeError: (method: string, id: RequestId) => Error): void {
-    const pending = this.pending;
-    if (!pending) return;
-    const entries = [...pending];
-    pending.clear();
+    const entries: [RequestId, PendingRequest][] = this.slot === undefined ? [] : [[this.slotId!, this.slot]];
+    if (this.more !== undefined) entries.push(...this.more);
+    this.slot = this.slotId = undefined;
+    this.more?.clear();
     for (const [id, entry] of entries) entry.reject(makeError(entry.method, id));
+  }
+
+  private get(id: RequestId): PendingRequest | undefined {
+    if (this.slot !== undefined && this.slotId === id) return this.slot;
+    return this.more?.get(id);
+  }
+
+  private remove(id: RequestId): void {
+    if (this.slot !== undefined && this.slotId === id) this.slot = this.slotId = undefined;
+    else this.more?.delete(id);
   }
 }

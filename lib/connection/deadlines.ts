@@ -27,8 +27,10 @@ export interface Expiring {
  * time) are used as they are.
  */
 export class Deadlines {
-  /** Made on the first deadline: an idle connection keeps none. */
-  private waiting: Set<Expiring> | undefined;
+  /** The one deadline of a connection making one call at a time: no set is made for it. */
+  private one: Expiring | undefined = undefined;
+  /** The others, made when a second deadline waits: an idle connection keeps none. */
+  private waiting: Set<Expiring> | undefined = undefined;
   private action: Subscription | TimerAction | undefined;
   private armedFor = Infinity;
   private readonly scheduler: SchedulerLike;
@@ -39,22 +41,26 @@ export class Deadlines {
 
   /** How many deadlines are waiting. */
   get size(): number {
-    return this.waiting?.size ?? 0;
+    return (this.one === undefined ? 0 : 1) + (this.waiting?.size ?? 0);
   }
 
   add(entry: Expiring): void {
-    (this.waiting ??= new Set()).add(entry);
+    if (this.one === entry || this.waiting?.has(entry)) return;
+    if (this.one === undefined) this.one = entry;
+    else (this.waiting ??= new Set()).add(entry);
     if (entry.deadline < this.armedFor) this.arm(entry.deadline);
-    else if (this.waiting.size === 1) (this.action as Partial<TimerAction> | undefined)?.ref?.();
+    else if (this.size === 1) (this.action as Partial<TimerAction> | undefined)?.ref?.();
   }
 
   delete(entry: Expiring): void {
-    if (this.waiting?.delete(entry) && this.waiting.size === 0)
-      (this.action as Partial<TimerAction> | undefined)?.unref?.();
+    if (this.one === entry) this.one = undefined;
+    else if (!this.waiting?.delete(entry)) return;
+    if (this.size === 0) (this.action as Partial<TimerAction> | undefined)?.unref?.();
   }
 
   stop(): void {
     this.disarm();
+    this.one = undefined;
     this.waiting?.clear();
   }
 
@@ -79,13 +85,21 @@ export class Deadlines {
     const now = this.scheduler.now();
     const due: Expiring[] = [];
     let next = Infinity;
-    const waiting = this.waiting;
-    if (!waiting) return;
-    for (const entry of waiting) {
-      if (entry.deadline <= now) due.push(entry);
-      else if (entry.deadline < next) next = entry.deadline;
+    const one = this.one;
+    if (one !== undefined) {
+      if (one.deadline <= now) {
+        due.push(one);
+        this.one = undefined;
+      } else next = one.deadline;
     }
-    for (const entry of due) waiting.delete(entry);
+    const waiting = this.waiting;
+    if (waiting !== undefined) {
+      for (const entry of waiting) {
+        if (entry.deadline <= now) due.push(entry);
+        else if (entry.deadline < next) next = entry.deadline;
+      }
+      for (const entry of due) waiting.delete(entry);
+    }
     if (next < Infinity) this.arm(next);
     for (const entry of due) entry.onDeadline();
   }
