@@ -5,6 +5,9 @@ import type { ConnectionOptions } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
 import { LifecycleRunner } from './lifecycle-runner';
 import { serverLifecycle } from './server-lifecycle.machine';
+import type { ServerLifecycleInput } from './server-lifecycle.machine';
+import type { SchedulerLike } from '../rx/rxjs';
+import type { ImpliedInitialize } from '../transport/transport';
 
 function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void {
   (owner as ConnectionCore).onLifecycle(snapshot);
@@ -13,13 +16,53 @@ function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void 
 /** The runner options of every connection that neither inspects nor restores: one object for all. */
 const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition };
 
+/** Persisted lifecycles of sessions initialized as their transport implies, by initialize, then input. */
+const impliedLifecycles = new WeakMap<ImpliedInitialize, Map<string, unknown>>();
+
+/**
+ * The persisted lifecycle of a server session that is operating as if `implied` had been its
+ * initialize (see `Transport.impliedInitialize`): the machine run once through initialize and
+ * initialized, then restored for every such session. A stateless POST of a handshake revision then
+ * costs no handshake: no initialize request is parsed, answered or thrown away.
+ */
+function impliedLifecycle(input: ServerLifecycleInput, implied: ImpliedInitialize, scheduler: SchedulerLike): unknown {
+  let byInput = impliedLifecycles.get(implied);
+  if (byInput === undefined) impliedLifecycles.set(implied, (byInput = new Map()));
+  const key = `${input.initializeTimeoutMs} ${input.supported.join(' ')}`;
+  let persisted = byInput.get(key);
+  if (persisted === undefined) {
+    const runner = new LifecycleRunner(serverLifecycle, input, scheduler);
+    runner.send({ type: 'peer.initialize', ...implied });
+    runner.send({ type: 'peer.initialized' });
+    persisted = runner.getPersistedSnapshot();
+    runner.stop();
+    // Bounded, whatever the inputs a caller makes.
+    if (byInput.size < 16) byInput.set(key, persisted);
+  }
+  return persisted;
+}
+
+/** Whether the connection starts from a given or an implied state rather than the initial one. */
+export function startsRestored(options: ConnectionOptions): boolean {
+  return (
+    options.snapshot !== undefined || (options.role === 'server' && options.transport.impliedInitialize !== undefined)
+  );
+}
+
 /** The lifecycle machine of the connection's role, run on its scheduler. */
 export function createLifecycle(connection: ConnectionCore, options: ConnectionOptions): Lifecycle {
-  const runnerOptions =
-    options.inspect === undefined && options.snapshot === undefined
-      ? PLAIN_RUNNER_OPTIONS
-      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot: options.snapshot };
   const scheduler = connection.scheduler;
+  const input = {
+    supported: connection.supported,
+    initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+  };
+  const implied =
+    options.role === 'server' && options.snapshot === undefined ? options.transport.impliedInitialize : undefined;
+  const snapshot = implied === undefined ? options.snapshot : impliedLifecycle(input, implied, scheduler);
+  const runnerOptions =
+    options.inspect === undefined && snapshot === undefined
+      ? PLAIN_RUNNER_OPTIONS
+      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot };
   if (options.role === 'client') {
     return new LifecycleRunner(
       clientLifecycle,
@@ -29,9 +72,5 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
       connection,
     );
   }
-  const input = {
-    supported: connection.supported,
-    initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
-  };
   return new LifecycleRunner(serverLifecycle, input, scheduler, runnerOptions, connection);
 }

@@ -21,7 +21,7 @@ import { Dispatcher } from './dispatcher';
 import type { DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import { FrameObserver, TransportCloseObserver } from './inbound';
-import { createLifecycle } from './connection-lifecycle';
+import { createLifecycle, startsRestored } from './connection-lifecycle';
 import type { LifecycleRunner } from './lifecycle-runner';
 import { checkedResult, DEFAULT_REQUEST_TIMEOUT_MS, sendRequest, startRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions, RequestSink } from './request-pipeline';
@@ -93,7 +93,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.log = childLogger(options.logger, { component: 'connection', connectionId: this.id, role: options.role });
     this.traceEnabled = this.log.isLevelEnabled('trace');
     this.lifecycle = createLifecycle(this, options);
-    if (options.snapshot !== undefined) adoptRestoredLifecycle(this);
+    if (startsRestored(options)) adoptRestoredLifecycle(this);
     this.onLifecycle(this.lifecycle.snapshot);
     this.transportClosed = options.transport.closed$.subscribe(new TransportCloseObserver(this));
     if (!this.closed) this.incoming = options.transport.incoming$.subscribe(new FrameObserver(this));

@@ -92,6 +92,23 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
 
 let runners = 0;
 
+/** Snapshots restored from persisted ones, by the persisted object: restoring the same one twice gives the same. */
+const restored = new WeakMap<object, AnyMachineSnapshot>();
+
+/**
+ * `persisted` restored: once per persisted object, since snapshots are immutable (many sessions
+ * start from one persisted lifecycle: see `impliedLifecycle`).
+ */
+function restoredSnapshot(machine: AnyStateMachine, persisted: unknown, scope: AnyActorScope): AnyMachineSnapshot {
+  const cacheable = typeof persisted === 'object' && persisted !== null;
+  let snapshot = cacheable ? restored.get(persisted) : undefined;
+  if (snapshot === undefined || snapshot.machine !== machine) {
+    snapshot = sharedShape(machine, machine.restoreSnapshot!(persisted as never, scope) as AnyMachineSnapshot);
+    if (cacheable) restored.set(persisted, snapshot);
+  }
+  return snapshot;
+}
+
 /** The parts of a snapshot that depend only on the states it is in. */
 interface StateShape {
   readonly _nodes: unknown;
@@ -156,12 +173,9 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
     const stepper = stepperOf(machine);
     const restored = this.options.snapshot !== undefined;
-    this.current = sharedShape(
-      machine,
-      (restored
-        ? machine.restoreSnapshot!(this.options.snapshot as never, stepper.scope)
-        : machine.getInitialSnapshot(stepper.scope, input)) as AnyMachineSnapshot,
-    );
+    this.current = restored
+      ? restoredSnapshot(machine, this.options.snapshot, stepper.scope)
+      : sharedShape(machine, machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot);
     if (this.options.inspect) {
       this.inspect({
         type: '@xstate.actor',

@@ -75,6 +75,19 @@ export interface Transport {
   requestHeaders?(requestId: RequestId): Readonly<Record<string, string | string[] | undefined>> | undefined;
   /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
   setProtocolVersion?(revision: string): void;
+  /**
+   * A server-side transport whose session is already initialized (the stateless mode of Streamable
+   * HTTP, where each POST is a session of its own): the session starts operating as if this
+   * `initialize` and its `notifications/initialized` had been exchanged, with no handshake run.
+   */
+  readonly impliedInitialize?: ImpliedInitialize | undefined;
+}
+
+/** The `initialize` a session is taken to have opened with (see `Transport.impliedInitialize`). */
+export interface ImpliedInitialize {
+  readonly protocolVersion: string;
+  readonly capabilities: Record<string, unknown>;
+  readonly clientInfo: Record<string, unknown>;
 }
 
 /**

@@ -191,6 +191,29 @@ describe('LifecycleRunner', () => {
     expect(again.snapshot.context.closeReason).toMatch(/no initialize/);
   });
 
+  it('restores many runners from one persisted snapshot once, and each then moves on its own', () => {
+    const { runner } = run();
+    runner.send(initialize);
+    runner.send({ type: 'peer.initialized' });
+    const persisted = runner.getPersistedSnapshot();
+    const first = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), { snapshot: persisted });
+    const second = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), { snapshot: persisted });
+    // One restore for both: snapshots are immutable.
+    expect(second.snapshot).toBe(first.snapshot);
+    expect(first.snapshot.value).toBe('operating');
+    expect(first.snapshot.context.revision).toBe('2025-06-18');
+    first.send({ type: 'local.close', reason: 'done' });
+    expect(first.snapshot.status).toBe('done');
+    expect(second.snapshot.value).toBe('operating');
+    expect(second.snapshot.status).toBe('active');
+    // A copy of it (as read back from storage) is restored afresh, to an equal state.
+    const copy = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), {
+      snapshot: JSON.parse(JSON.stringify(persisted)),
+    });
+    expect(copy.snapshot).not.toBe(second.snapshot);
+    expect(copy.snapshot.value).toBe('operating');
+  });
+
   describe.each([
     // A short initialize deadline, so that time passing decides as often as events do.
     ['server', serverLifecycle, { ...input, initializeTimeoutMs: 150 }, serverEvents],

@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import type { TransportClose } from '../transport';
+import type { ImpliedInitialize, TransportClose } from '../transport';
 import type { EventStore } from './event-store';
 
 /** What the handler needs to build a session. Internal to the transport layer. */
@@ -16,8 +16,8 @@ export interface SessionOptions {
    */
   readonly jsonWindowMs: number;
   readonly logger: pino.Logger;
-  /** Responses with this id are swallowed (the synthetic initialize of stateless mode). */
-  readonly swallowResponseId?: string;
+  /** The session starts initialized, as if this had been its initialize (stateless mode). */
+  readonly impliedInitialize?: ImpliedInitialize;
   /** The number after which the session's new streams are numbered (a resumed session's). Default 0. */
   readonly firstStream?: number;
   /** Called once, when the session closes. */

@@ -3,6 +3,7 @@ import type { HttpRequestLike, HttpResponseLike, TimerHandle } from '../http/htt
 import type pino from 'pino';
 import { childLogger } from '../../jsonrpc/logger';
 import { headerValue, refuse } from '../http/http-guards';
+import type { ImpliedInitialize } from '../transport';
 import type { EventStore } from './event-store';
 import { DEFAULT_JSON_WINDOW_MS, DEFAULT_RETRY_MS, DEFAULT_SESSION_IDLE_MS } from './streamable-http-handler-options';
 import type { StreamableHttpHandlerOptions } from './streamable-http-handler-options';
@@ -45,12 +46,13 @@ export class SessionTable {
   /**
    * Makes a session (stateless without an id), registers it and hands its transport to
    * `onSession` (or to `restored.connect`: a session resumed from another process, whose new
-   * streams are numbered from `restored.firstStream`). Responses with `swallowResponseId` are not sent.
+   * streams are numbered from `restored.firstStream`). With `impliedInitialize` the session starts
+   * initialized (stateless mode).
    */
   open(
     sessionId: string | undefined,
-    swallowResponseId: string | undefined,
     restored?: { readonly connect: (transport: StreamableHttpServerTransport) => void; readonly firstStream: number },
+    impliedInitialize?: ImpliedInitialize,
   ): Session {
     const { options, eventStore } = this;
     const sessionLog = childLogger(this.log, sessionId === undefined ? { stateless: true } : { sessionId });
@@ -63,8 +65,8 @@ export class SessionTable {
       maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
       maxHeldMessages: options.maxHeldMessages ?? 1000,
       logger: sessionLog,
-      ...(swallowResponseId !== undefined ? { swallowResponseId } : {}),
       ...(restored ? { firstStream: restored.firstStream } : {}),
+      ...(impliedInitialize ? { impliedInitialize } : {}),
       onClose: () => {
         if (entry?.timer) clearTimeout(entry.timer);
         if (sessionId !== undefined) {

@@ -12,7 +12,7 @@ import { LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revis
 import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from '../http/http-guards';
 import { guardRequest } from '../http/request-auth';
 import { applyCors } from '../http/cors';
-import type { StatelessReceiver } from '../transport';
+import type { ImpliedInitialize, StatelessReceiver } from '../transport';
 import { lacksScopes, sameCaller, setCaller } from './endpoint-auth';
 import { createInMemoryEventStore } from './event-store';
 import { RevisionPolicy, VERSION_HEADER } from './revision-policy';
@@ -35,7 +35,19 @@ export type {
   StreamableHttpHandlerOptions,
 } from './streamable-http-handler-options';
 
-const STATELESS_INIT_ID = 'rxmcp:stateless-initialize';
+const STATELESS_CLIENT = { name: 'stateless-client', version: '0.0.0' };
+
+/** What a stateless POST's session is taken to have been initialized with, by the revision it names. */
+const implied = new Map<string, ImpliedInitialize>();
+function impliedInitialize(protocolVersion: string): ImpliedInitialize {
+  let found = implied.get(protocolVersion);
+  if (found === undefined) {
+    found = { protocolVersion, capabilities: {}, clientInfo: STATELESS_CLIENT };
+    // Bounded: the header is the client's word, and only a few revisions exist.
+    if (implied.size < 32) implied.set(protocolVersion, found);
+  }
+  return found;
+}
 /** Spec: Transports → Protocol Version Header: a server that cannot tell SHOULD assume 2025-03-26. */
 const ASSUMED_REVISION = '2025-03-26';
 
@@ -80,7 +92,7 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     },
     restoreSession(sessionId, connect, firstStream) {
       if (endpoint.sessions.entries.has(sessionId)) throw new Error(`session ${sessionId} is already open`);
-      return endpoint.sessions.open(sessionId, undefined, { connect, firstStream }).transport;
+      return endpoint.sessions.open(sessionId, { connect, firstStream }).transport;
     },
   };
 }
@@ -228,8 +240,9 @@ export class StreamableHttpEndpoint {
   }
 
   /**
-   * Stateless mode: the POST gets a transport of its own. One that is not `initialize` is preceded
-   * by a synthetic `initialize` and `notifications/initialized`, whose answer is dropped.
+   * Stateless mode: the POST gets a transport of its own. One that is not `initialize` opens a
+   * session that is already initialized, with the revision its header names (`impliedInitialize`):
+   * no handshake is run for it.
    */
   private serveStateless(
     req: HttpRequestLike,
@@ -237,22 +250,9 @@ export class StreamableHttpEndpoint {
     frame: JsonRpcMessage | JsonRpcMessage[],
     initialize: boolean,
   ): void {
-    const session = this.sessions.open(undefined, initialize ? undefined : STATELESS_INIT_ID);
+    const implied = initialize ? undefined : impliedInitialize(headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION);
+    const session = this.sessions.open(undefined, undefined, implied);
     setCaller(session.transport, req);
-    if (!initialize) {
-      const version = headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION;
-      session.inject({
-        jsonrpc: '2.0',
-        id: STATELESS_INIT_ID,
-        method: 'initialize',
-        params: {
-          protocolVersion: version,
-          capabilities: {},
-          clientInfo: { name: 'stateless-client', version: '0.0.0' },
-        },
-      });
-      session.inject({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    }
     session.post(res, frame, this.json, {}, req.headers);
   }
 
@@ -282,7 +282,7 @@ export class StreamableHttpEndpoint {
       return;
     }
     const sessionId = this.generateSessionId(req);
-    const session = this.sessions.open(sessionId, undefined);
+    const session = this.sessions.open(sessionId);
     setCaller(session.transport, req);
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);
   }

@@ -4,10 +4,10 @@ import { ReplaySubject } from '../../rx/rxjs';
 import type { Observable } from '../../rx/rxjs';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
+import type { ImpliedInitialize, InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
 import { resumeStream } from './resume-stream';
 import type { SessionOptions } from './session-options';
-import { answerError, isResponse, keyOf, responseIds } from './session-stream';
+import { answerError, keyOf, responseIds } from './session-stream';
 import type { Payload } from './session-stream';
 import { SessionStreams } from './session-streams';
 import type { StreamsHost } from './session-streams';
@@ -52,8 +52,6 @@ export interface Session {
     headers: Record<string, string>,
     requestHeaders?: IncomingHttpHeaders,
   ): void;
-  /** Delivers frames that did not come from the client (the synthetic initialize of stateless mode). */
-  inject(frame: JsonRpcMessage): void;
   /** Serves a GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
   get(res: HttpResponseLike, lastEventId: string | undefined, headers: Record<string, string>): void;
   readonly closed: boolean;
@@ -87,10 +85,6 @@ class ServerSession implements Session, StreamsHost {
       log.debug('send after close ignored');
       return;
     }
-    if (this.options.swallowResponseId !== undefined && !Array.isArray(message)) {
-      const single = message as JsonRpcMessage;
-      if (isResponse(single) && (single as { id: unknown }).id === this.options.swallowResponseId) return;
-    }
     if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
     this.streams.dispatch(message, responseIds(message), sendOptions?.relatedRequestId);
   }
@@ -112,10 +106,6 @@ class ServerSession implements Session, StreamsHost {
     this.closedSubject.complete();
     this.inbox.complete();
     this.options.onClose(event);
-  }
-
-  inject(frame: JsonRpcMessage): void {
-    this.inbox.push(frame);
   }
 
   post(
@@ -168,12 +158,14 @@ class SessionTransport implements StreamableHttpServerTransport {
   readonly incoming$: Observable<InboundFrame>;
   readonly closed$: Observable<TransportClose>;
   readonly sessionId: string | undefined;
+  readonly impliedInitialize: ImpliedInitialize | undefined;
   protocolVersion: string | undefined = undefined;
 
   constructor(private readonly session: ServerSession) {
     this.incoming$ = session.inbox.values$;
     this.closed$ = session.closedSubject.asObservable();
     this.sessionId = session.options.sessionId;
+    this.impliedInitialize = session.options.impliedInitialize;
   }
 
   send(message: Payload, sendOptions?: SendOptions): void {

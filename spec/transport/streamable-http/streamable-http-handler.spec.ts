@@ -182,6 +182,13 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect(messages).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'hi' }] } }]);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.sessionId).toBeUndefined();
+    // The session starts initialized with the header's revision: no handshake is run for it.
+    expect(seen[0]!.impliedInitialize).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'stateless-client', version: '0.0.0' },
+    });
+    expect(s.connections[0]!.peerInfo).toEqual({ name: 'stateless-client', version: '0.0.0' });
     await firstValueFrom(seen[0]!.closed$);
     expect(s.connections[0]!.state).toBe('shutdown');
     expect(s.connections[0]!.revision).toBe('2025-06-18');
