@@ -22,6 +22,9 @@ import { receiverCapabilities, taskReceivingHandlers } from './tasks/task-receiv
 import { TASKS_EXTENSION } from './tasks/task-wire';
 import type { ServerRequestHandlers } from './server-requests';
 
+/** The revisions a client speaks unless told otherwise: one array for every client. */
+const ALL_REVISIONS: readonly string[] = [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS];
+
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
 
 /** How long the era probe waits for `server/discover` before deciding the server is legacy. */
@@ -233,7 +236,7 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
       mergeCapabilities(serverRequests.capabilities, options.capabilities ?? {}),
       options.extensions,
     ),
-    revisions: options.supportedRevisions ?? [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
+    revisions: options.supportedRevisions ?? ALL_REVISIONS,
     ready: {},
   };
   let decision: EraDecision;

@@ -17,8 +17,10 @@ export function createSchemaCheck(
   factory: JsonSchemaValidatorFactory = compileJsonSchema,
   logger?: Logger,
 ): SchemaCheck {
-  const compiled = new WeakMap<object, JsonSchemaValidate>();
+  // Made at the first check: most clients never check a structured result.
+  let compiled: WeakMap<object, JsonSchemaValidate> | undefined;
   return (schema, value) => {
+    compiled ??= new WeakMap();
     let validate = compiled.get(schema);
     if (!validate) {
       try {

@@ -12,7 +12,8 @@ import type { ToolHeaderPlan } from './tool-headers';
 export class ToolDirectory {
   private known: ReadonlyMap<string, Tool> | undefined;
   private rejected: Map<string, string> | undefined;
-  private readonly plans = new WeakMap<Tool, ToolHeaderPlan>();
+  /** Made when the first tool's headers are planned. */
+  private plans: WeakMap<Tool, ToolHeaderPlan> | undefined = undefined;
 
   /** `checkHeaders`: apply the `x-mcp-header` rules (stateless revisions). */
   constructor(
@@ -71,8 +72,9 @@ export class ToolDirectory {
   }
 
   private plan(tool: Tool): ToolHeaderPlan {
-    let plan = this.plans.get(tool);
-    if (!plan) this.plans.set(tool, (plan = planToolHeaders(tool.inputSchema)));
+    const plans = (this.plans ??= new WeakMap());
+    let plan = plans.get(tool);
+    if (!plan) plans.set(tool, (plan = planToolHeaders(tool.inputSchema)));
     return plan;
   }
 }
