@@ -21,7 +21,7 @@ import { paramHeadersOf } from './param-headers';
 import type { ParamHeader } from './param-headers';
 import type { ServerContext } from './server-context';
 import { compileToolSchema } from './tool-schema';
-import type { Checked, JsonSchemaObject, ToJsonSchema, ToolSchema } from './tool-schema';
+import type { Checked, CompiledSchema, JsonSchemaObject, ToJsonSchema, ToolSchema } from './tool-schema';
 
 export type { JsonSchemaObject, ToJsonSchema, ToolSchema } from './tool-schema';
 
@@ -116,6 +116,18 @@ export interface ToolEntry {
 
 const EMPTY_OBJECT_SCHEMA: JsonSchemaObject = { type: 'object', properties: {} };
 
+/** The empty input schema compiled once per validator: every tool that takes no arguments shares it. */
+const emptyInputs = new WeakMap<JsonSchemaValidatorFactory, CompiledSchema>();
+
+function compiledEmptyInput(validator: JsonSchemaValidatorFactory, tool: string): CompiledSchema {
+  let compiled = emptyInputs.get(validator);
+  if (compiled === undefined) {
+    compiled = compileToolSchema(EMPTY_OBJECT_SCHEMA, { tool, validator, what: 'inputSchema' });
+    emptyInputs.set(validator, compiled);
+  }
+  return compiled;
+}
+
 export function withPrefix(issues: readonly ValidationIssue[], prefix: string): ValidationIssue[] {
   return issues.map((issue) => ({ ...issue, path: issue.path ? `${prefix}.${issue.path}` : prefix }));
 }
@@ -124,8 +136,6 @@ export function errorResult(text: string, extra: readonly ContentBlock[] = []): 
   return { content: [{ type: 'text', text }, ...extra], isError: true };
 }
 
-/** Creates an empty tool registry. */
-
 /** Compiles a definition once, at registration: its listing, argument and output checks, and `Mcp-Param-*` headers. */
 export function compileTool(definition: ToolDefinition<never>, validator: JsonSchemaValidatorFactory): ToolEntry {
   const { inputSchema, outputSchema, name } = definition;
@@ -133,7 +143,10 @@ export function compileTool(definition: ToolDefinition<never>, validator: JsonSc
   if (definition.title !== undefined) listing.title = definition.title;
   if (definition.description !== undefined) listing.description = definition.description;
   const common = { tool: name, validator, toJsonSchema: definition.toJsonSchema };
-  const input = compileToolSchema(inputSchema ?? EMPTY_OBJECT_SCHEMA, { ...common, what: 'inputSchema' });
+  const input =
+    inputSchema === undefined && definition.toJsonSchema === undefined
+      ? compiledEmptyInput(validator, name)
+      : compileToolSchema(inputSchema ?? EMPTY_OBJECT_SCHEMA, { ...common, what: 'inputSchema' });
   listing.inputSchema = input.json;
   const output = outputSchema && compileToolSchema(outputSchema, { ...common, what: 'outputSchema' });
   if (output) listing.outputSchema = output.json;
