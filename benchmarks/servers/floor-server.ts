@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LARGE_TEXT } from '../workload';
-import { endWithStdin } from './process';
+import { endWithStdin, keepConnections } from './process';
 
 type Message = { id?: number | string; method?: string; params?: { name?: string; arguments?: { text?: string } } };
 
@@ -60,6 +60,7 @@ function serveHttp(): void {
       res.end(out);
     });
   });
+  keepConnections(server);
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
     endWithStdin();

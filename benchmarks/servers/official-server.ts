@@ -13,7 +13,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { LARGE_TEXT } from '../workload';
-import { endWithStdin } from './process';
+import { endWithStdin, keepConnections } from './process';
 
 export function createOfficialBenchServer(): McpServer {
   const server = new McpServer({ name: 'bench-official', version: '1.0.0' });
@@ -69,6 +69,7 @@ export async function serveOfficialHttp(stateless: boolean): Promise<string> {
       res.end();
     });
   });
+  keepConnections(http);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 }

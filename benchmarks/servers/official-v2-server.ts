@@ -18,7 +18,7 @@ import { createMcpHandler, McpServer, WebStandardStreamableHTTPServerTransport }
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { LARGE_TEXT } from '../workload';
-import { endWithStdin } from './process';
+import { endWithStdin, keepConnections } from './process';
 
 type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -92,6 +92,7 @@ export async function serveOfficialV2Http(mode: 'stateful' | 'stateless' | '2026
   const handler: FetchHandler =
     mode === 'stateful' ? statefulHandler() : createMcpHandler(() => createOfficialV2BenchServer()).fetch;
   const http = createServer(toNode(handler));
+  keepConnections(http);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 }

@@ -40,3 +40,13 @@ export async function startServerProcess(
 export function endWithStdin(): void {
   process.stdin.on('end', () => process.exit(0)).resume();
 }
+
+/**
+ * Every bench HTTP server keeps idle connections for a minute rather than Node's 5 s: with 1,000
+ * sessions in flight a call can wait longer than 5 s, and a server closing a keep-alive connection
+ * as the client reuses it fails the call (ECONNRESET). The same setting for every implementation.
+ */
+export function keepConnections(server: { keepAliveTimeout: number; headersTimeout: number }): void {
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 61_000;
+}

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createServer, createStdioServerTransport, startStreamableHttpServer } from '../../lib/index';
 import type { McpServer, RunningStreamableHttpServer } from '../../lib/index';
 import { LARGE_TEXT } from '../workload';
-import { endWithStdin } from './process';
+import { endWithStdin, keepConnections } from './process';
 
 export function createBenchServer(): McpServer {
   const server = createServer({ name: 'bench-rxmcp', version: '1.0.0' });
@@ -35,12 +35,14 @@ export function createBenchServer(): McpServer {
 export type HttpMode = 'stateful' | 'stateless' | '2026';
 
 /** Serves the bench server over Streamable HTTP on a free loopback port, in `mode`. */
-export function serveBenchHttp(mode: HttpMode): Promise<RunningStreamableHttpServer> {
+export async function serveBenchHttp(mode: HttpMode): Promise<RunningStreamableHttpServer> {
   const server = createBenchServer();
-  if (mode === 'stateless') {
-    return startStreamableHttpServer({ port: 0, stateless: true, onSession: (t) => void server.connect(t) });
-  }
-  return startStreamableHttpServer({ port: 0, server });
+  const running =
+    mode === 'stateless'
+      ? await startStreamableHttpServer({ port: 0, stateless: true, onSession: (t) => void server.connect(t) })
+      : await startStreamableHttpServer({ port: 0, server });
+  keepConnections(running.server);
+  return running;
 }
 
 if (require.main === module) {
