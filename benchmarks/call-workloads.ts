@@ -8,8 +8,11 @@ import type { CallHarness, CallTransport } from './workload';
 /** Warms `h` up, then measures it, `inFlight` calls at a time; at least `least` calls each phase. */
 async function warmAndMeasure(h: CallHarness, transport: CallTransport, inFlight: number, least = 0) {
   const scale = CALL_SCALE[transport];
-  const { warmup, calls, warmupMs, measureMs, maxMs } = SETTINGS;
-  await timeCalls(Math.max(least, Math.ceil(warmup * scale)), warmupMs, inFlight, h.call, maxMs);
+  const { warmup, calls, warmupMs, measureMs, maxMs, processWarmup, processWarmupMaxMs } = SETTINGS;
+  // A server process is new for each measurement: see `processWarmup`.
+  const [warmCalls, warmMaxMs] =
+    transport === 'in-memory' ? [Math.ceil(warmup * scale), maxMs] : [processWarmup, processWarmupMaxMs];
+  await timeCalls(Math.max(least, warmCalls), warmupMs, inFlight, h.call, warmMaxMs);
   return timeCalls(Math.max(least, Math.ceil(calls * scale)), measureMs, inFlight, h.call, maxMs);
 }
 

@@ -25,7 +25,11 @@ export const wanted = (workload: string): boolean => !only || only.includes(work
  * server process) spends its first few hundred milliseconds compiling its hot functions and growing
  * its heap; 64 calls in flight over stdio finish 10,000 calls in under 0.1 s, so without a time
  * floor their p99 would measure that start-up rather than the cost of a call. Every implementation
- * gets the same phases. `repetitions` is per run (`npm run bench` pools three runs) for the call,
+ * gets the same phases. A server in a process of its own (every transport but in-memory) is new for
+ * each measurement, and its code is compiled as it runs: over Streamable HTTP rxmcp needs some
+ * thousands of calls to reach the steady state a long-running server is in (after 300 calls its
+ * median call took 0.77 ms, after 20,000 0.125 ms). So there the warm-up lasts `processWarmup`
+ * calls, unscaled, or `processWarmupMaxMs` for an implementation too slow to make them. `repetitions` is per run (`npm run bench` pools three runs) for the call,
  * 1 MB and fan-out rows; `longRepetitions` for the rows whose measurements take long (1,000
  * sessions opened, a fresh process each, server processes behind a proxy or a cluster): the scale,
  * memory, proxy and cluster rows, where the runs' alternating order does the interleaving.
@@ -36,6 +40,8 @@ export const SETTINGS = quick
       longRepetitions: 1,
       calls: 2_000,
       warmup: 1_000,
+      processWarmup: 1_000,
+      processWarmupMaxMs: 1_000,
       warmupMs: 100,
       measureMs: 0,
       maxMs: 1_000,
@@ -52,6 +58,8 @@ export const SETTINGS = quick
       longRepetitions: 1,
       calls: 20_000,
       warmup: 3_000,
+      processWarmup: 5_000,
+      processWarmupMaxMs: 6_000,
       warmupMs: 1_000,
       measureMs: 1_000,
       maxMs: 2_000,
