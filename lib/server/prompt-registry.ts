@@ -13,7 +13,7 @@ import type { Completer } from './completion';
 import { requestFailure } from './handler-failures';
 import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
-import { createRegistry } from './registry';
+import { OverRegistry } from './registry';
 import type { Registration } from './registry';
 import { adaptListed, adaptPromptResult, completeResult } from './revision-adapter';
 import type { ServerContext } from './server-context';
@@ -96,21 +96,9 @@ interface PromptRegistryOptions {
 }
 
 /** The prompts of one server definition. */
-class Prompts implements PromptRegistry {
-  private readonly registry = createRegistry<PromptEntry>('prompts');
-
-  constructor(private readonly options: PromptRegistryOptions) {}
-
-  get size(): number {
-    return this.registry.size;
-  }
-
-  get changed$(): Observable<void> {
-    return this.registry.changed$;
-  }
-
-  set onChange(listener: (() => void) | undefined) {
-    this.registry.onChange = listener;
+class Prompts extends OverRegistry<PromptEntry> implements PromptRegistry {
+  constructor(private readonly options: PromptRegistryOptions) {
+    super('prompts');
   }
 
   add(definition: PromptDefinition): RegisteredPrompt {

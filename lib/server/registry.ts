@@ -199,6 +199,27 @@ class ItemRegistry<D> implements Registry<D> {
   }
 }
 
+/** A registry of one kind of item (tools, prompts), showing its size and changes as its own. */
+export abstract class OverRegistry<D> {
+  protected readonly registry: Registry<D>;
+
+  constructor(kind: string) {
+    this.registry = new ItemRegistry<D>(kind);
+  }
+
+  get size(): number {
+    return this.registry.size;
+  }
+
+  get changed$(): Observable<void> {
+    return this.registry.changed$;
+  }
+
+  set onChange(listener: (() => void) | undefined) {
+    this.registry.onChange = listener;
+  }
+}
+
 /** Creates an empty registry. */
 export function createRegistry<D>(kind: string): Registry<D> {
   return new ItemRegistry<D>(kind);

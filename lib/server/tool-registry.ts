@@ -8,8 +8,7 @@ import type { Revision } from '../schema/revisions';
 import type { CallToolRequestParams, CallToolResult, Tool } from '../schema/tools';
 import { runHandler } from './handler-output';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
-import { createRegistry } from './registry';
-import type { Registry } from './registry';
+import { OverRegistry } from './registry';
 import { adaptListed } from './revision-adapter';
 import { checkParamHeaders } from './param-headers';
 import { compileTool, errorResult, finishToolCall, whenChecked, withPrefix } from './tool-definition';
@@ -67,21 +66,9 @@ export interface ToolRegistry {
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** The tools of one server definition. */
-class Tools implements ToolRegistry {
-  private readonly registry: Registry<ToolEntry> = createRegistry('tools');
-
-  constructor(private readonly options: ToolRegistryOptions) {}
-
-  get size(): number {
-    return this.registry.size;
-  }
-
-  get changed$(): Observable<void> {
-    return this.registry.changed$;
-  }
-
-  set onChange(listener: (() => void) | undefined) {
-    this.registry.onChange = listener;
+class Tools extends OverRegistry<ToolEntry> implements ToolRegistry {
+  constructor(private readonly options: ToolRegistryOptions) {
+    super('tools');
   }
 
   add<Args>(definition: ToolDefinition<Args>): RegisteredTool {
