@@ -4,13 +4,9 @@
  * pooled: each figure is the median of the runs' own medians, with [min – max] of those, and the
  * machine's load as each run started and ended. Writes benchmarks/results/latest.{md,json,svg}.
  *
- * A full `npm run bench` takes about 23 minutes on an otherwise idle 2-core machine, about 28 with
- * other work on it (load average 4). Per run, about 7.5 minutes: the call rows 3.5 (76 measurements,
- * each a warm-up and a measurement of 1 to 2 s, plus starting a server process), the
- * concurrent sessions 2 (opening 1,000 sessions is most of it), memory and new sessions 1, 1 MB
- * results, fan-out, load time, proxy and cluster 1.5 together. Estimated from slices of the full
- * settings (the call rows over stdio, http-stateful and http-2026: 23 to 30 s per row of 6 to 8
- * measurements with that load) and from a quick run (4 minutes).
+ * A full `npm run bench` takes about 30 minutes on a 2-core machine (three runs of about 10 minutes
+ * each on 2026-11-26, load average 1.4 to 2.6): the servers in processes of their own are warmed up
+ * with 5,000 calls (or 6 s) per measurement, which the slow implementations spend in full.
  *
  *   node dist/benchmarks/bench.js [--runs=3] [--quick] [--only=...] [--transports=...]
  *
