@@ -178,7 +178,9 @@ describe('proxy over an in-memory upstream', () => {
     await Promise.all([sees(downstream, 'v1'), sees(second, 'v1')]);
     const firstSees = sees(downstream, 'v2');
     const secondSees = sees(second, 'v2');
+    // The first watches ended with their first value, and these started new ones: one upstream subscription again.
     const session = [...upstreamServer.sessions][0]!;
+    await until(() => session.subscriptions.size > 0);
     expect(session.subscriptions).toEqual(new Set(['demo://doc']));
     version = 'v2';
     upstreamServer.resourceUpdated('demo://doc');

@@ -1,4 +1,4 @@
-import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { config, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import pino from 'pino';
 import { notification, request } from '../../lib/jsonrpc/message';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
@@ -32,6 +32,53 @@ describe('createInMemoryPair', () => {
     expect(seen).toEqual([]);
     await Promise.resolve();
     expect(seen).toEqual([notification('x')]);
+  });
+
+  it('delivers a message sent while another is delivered after it, in the same microtask, across pairs', async () => {
+    const [client, front] = createInMemoryPair();
+    const [back, upstream] = createInMemoryPair();
+    const order: string[] = [];
+    // A relay: what reaches `front` goes on to `upstream`, on the receiving call stack.
+    front.incoming$.subscribe((frame) => {
+      order.push('front');
+      back.send(frame as never);
+      order.push('front done');
+    });
+    upstream.incoming$.subscribe(() => order.push('upstream'));
+    client.send(notification('x'));
+    await Promise.resolve();
+    expect(order).toEqual(['front', 'front done', 'upstream']);
+  });
+
+  it('keeps delivering to the other receivers when one throws, and reports the error', async () => {
+    const [a, b] = createInMemoryPair();
+    const [c, d] = createInMemoryPair();
+    b.incoming$.subscribe(() => {
+      throw new Error('receiver failed');
+    });
+    const seen: InboundFrame[] = [];
+    d.incoming$.subscribe((frame) => seen.push(frame));
+    const reported = new Promise<unknown>((resolve) => (config.onUnhandledError = resolve));
+    try {
+      a.send(notification('x'));
+      c.send(notification('y'));
+      expect(await reported).toEqual(new Error('receiver failed'));
+      expect(seen).toEqual([notification('y')]);
+    } finally {
+      config.onUnhandledError = null;
+    }
+  });
+
+  it('delivers with fake timers installed after a pair was made', async () => {
+    const [a, b] = createInMemoryPair();
+    jest.useFakeTimers();
+    try {
+      const received = nextFrames(b.incoming$, 1);
+      a.send(notification('x'));
+      expect(await received).toEqual([notification('x')]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('delivers the object that was sent, or a copy with clone: true', async () => {

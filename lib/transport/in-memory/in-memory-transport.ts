@@ -7,6 +7,50 @@ import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 import type { LoggerOption } from '../../jsonrpc/logger';
 
+/**
+ * What every in-memory pair has sent and not yet delivered, in the order it was sent: a frame and
+ * the inbox it goes to, or a close (a function, with no frame). One queue for the whole process:
+ * a message sent while another is delivered (a proxy passing a request on, a server answering)
+ * goes out in the same microtask, after the one being delivered, rather than in a microtask of its
+ * own; and a close scheduled after a send is delivered after it.
+ */
+const pending: Array<FrameInbox<InboundFrame> | (() => void) | InboundFrame | undefined> = [];
+let flushScheduled = false;
+/**
+ * The microtask queue as it was when this module loaded: a test's fake timers, installed later,
+ * do not hold back delivery (the queue is shared, so one faked and never-run flush would stall
+ * every pair in the process).
+ */
+const schedule = queueMicrotask;
+
+function flushPending(): void {
+  // Jobs enqueued while flushing are appended and run by this same loop.
+  for (let i = 0; i < pending.length; i += 2) {
+    const target = pending[i] as FrameInbox<InboundFrame> | (() => void);
+    const frame = pending[i + 1] as InboundFrame;
+    pending[i] = pending[i + 1] = undefined;
+    try {
+      if (typeof target === 'function') target();
+      else target.push(frame);
+    } catch (error) {
+      // One receiver's failure is reported as an uncaught error, and the others still get theirs.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+  pending.length = 0;
+  flushScheduled = false;
+}
+
+function enqueue(target: FrameInbox<InboundFrame> | (() => void), frame: InboundFrame | undefined): void {
+  pending.push(target, frame);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    schedule(flushPending);
+  }
+}
+
 /** Options for {@link createInMemoryPair}. */
 export interface InMemoryPairOptions {
   /**
@@ -62,28 +106,7 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
   const a = makeSide('a');
   const b = makeSide('b');
 
-  // One queue for both directions: a close scheduled after a send is delivered after it.
-  type Job = { readonly to: Side; readonly frame: InboundFrame } | { readonly close: () => void };
-  let queue: Job[] = [];
-  let scheduled = false;
   let closing = false;
-
-  const flush = (): void => {
-    scheduled = false;
-    const jobs = queue;
-    queue = [];
-    for (const job of jobs) {
-      if ('close' in job) job.close();
-      else job.to.inbox.push(job.frame);
-    }
-  };
-  const enqueue = (job: Job): void => {
-    queue.push(job);
-    if (!scheduled) {
-      scheduled = true;
-      queueMicrotask(flush);
-    }
-  };
 
   const endpoint = (self: Side, peer: Side): Transport => ({
     incoming$: self.inbox.values$,
@@ -94,7 +117,7 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
         return;
       }
       if (self.trace) self.log.trace({ message }, 'message out');
-      enqueue({ to: peer, frame: clone ? structuredClone(message) : message });
+      enqueue(peer.inbox, clone ? structuredClone(message) : message);
     },
     close(reason?: string) {
       if (closing) return;
@@ -104,12 +127,10 @@ export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transpor
         side.closed.emit(close);
         side.log.info({ reason: close.reason }, 'transport closed');
       };
-      enqueue({
-        close: () => {
-          finish(self, { reason: reason ?? 'closed locally' });
-          finish(peer, { reason: 'peer closed' });
-        },
-      });
+      enqueue(() => {
+        finish(self, { reason: reason ?? 'closed locally' });
+        finish(peer, { reason: 'peer closed' });
+      }, undefined);
     },
   });
 
