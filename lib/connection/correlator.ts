@@ -1,5 +1,6 @@
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from '../jsonrpc/message';
+import { IdTable } from './id-table';
 
 /** A progress notification's payload, as routed to the request that asked for it. */
 export interface ProgressParams {
@@ -21,13 +22,13 @@ export interface PendingRequest {
 
 /**
  * Matches responses to the requests this side sent, by id. One per connection. The oldest waiting
- * request sits in a slot of its own and only the others in a map, made when a second request
- * waits: a connection that makes one call at a time (and an idle one) holds no map.
+ * request sits in a slot of its own and only the others in an `IdTable`, made when a second
+ * request waits: a connection that makes one call at a time (and an idle one) holds no table.
  */
 export class Correlator {
   private slotId: RequestId | undefined = undefined;
   private slot: PendingRequest | undefined = undefined;
-  private more: Map<RequestId, PendingRequest> | undefined = undefined;
+  private more: IdTable<PendingRequest> | undefined = undefined;
 
   /** How many requests are waiting. */
   get size(): number {
@@ -41,7 +42,7 @@ export class Correlator {
     else if (this.slot === undefined && (this.more === undefined || this.more.size === 0)) {
       this.slotId = id;
       this.slot = pending;
-    } else (this.more ??= new Map()).set(id, pending);
+    } else (this.more ??= new IdTable()).set(id, pending);
   }
 
   /** Stops awaiting `id` (the caller gave up); a late response is then dropped by `settle`. */
@@ -81,9 +82,8 @@ export class Correlator {
   /** Fails every waiting request, oldest first, e.g. when the connection closes. */
   failAll(makeError: (method: string, id: RequestId) => Error): void {
     const entries: [RequestId, PendingRequest][] = this.slot === undefined ? [] : [[this.slotId!, this.slot]];
-    if (this.more !== undefined) entries.push(...this.more);
+    if (this.more !== undefined) entries.push(...this.more.drain());
     this.slot = this.slotId = undefined;
-    this.more?.clear();
     for (const [id, entry] of entries) entry.reject(makeError(entry.method, id));
   }
 

@@ -14,6 +14,8 @@ export interface Expiring {
   readonly deadline: number;
   /** Called once when `deadline` has passed; it has been removed by then. */
   onDeadline(): void;
+  /** Where a `Deadlines` holds it (written by the `Deadlines` only): it needs no set to be found. */
+  deadlineIndex?: number;
 }
 
 /**
@@ -29,8 +31,13 @@ export interface Expiring {
 export class Deadlines {
   /** The one deadline of a connection making one call at a time: no set is made for it. */
   private one: Expiring | undefined = undefined;
-  /** The others, made when a second deadline waits: an idle connection keeps none. */
-  private waiting: Set<Expiring> | undefined = undefined;
+  /**
+   * The others, made when a second deadline waits (an idle connection keeps none), each at its
+   * `deadlineIndex`, the first `count` slots in use. The array only grows: a set rebuilt as calls
+   * come and go left old-generation garbage behind on a busy long-lived connection.
+   */
+  private others: Array<Expiring | undefined> | undefined = undefined;
+  private count = 0;
   private action: Subscription | TimerAction | undefined;
   private armedFor = Infinity;
   private readonly scheduler: SchedulerLike;
@@ -41,27 +48,49 @@ export class Deadlines {
 
   /** How many deadlines are waiting. */
   get size(): number {
-    return (this.one === undefined ? 0 : 1) + (this.waiting?.size ?? 0);
+    return (this.one === undefined ? 0 : 1) + this.count;
   }
 
   add(entry: Expiring): void {
-    if (this.one === entry || this.waiting?.has(entry)) return;
+    if (this.one === entry || this.holds(entry)) return;
     if (this.one === undefined) this.one = entry;
-    else (this.waiting ??= new Set()).add(entry);
+    else {
+      const index = this.count++;
+      (this.others ??= [])[index] = entry;
+      entry.deadlineIndex = index;
+    }
     if (entry.deadline < this.armedFor) this.arm(entry.deadline);
     else if (this.size === 1) (this.action as Partial<TimerAction> | undefined)?.ref?.();
   }
 
   delete(entry: Expiring): void {
     if (this.one === entry) this.one = undefined;
-    else if (!this.waiting?.delete(entry)) return;
+    else if (this.holds(entry)) {
+      // The last one moves into the freed slot.
+      const others = this.others!;
+      const index = entry.deadlineIndex!;
+      const last = others[--this.count]!;
+      others[index] = last;
+      last.deadlineIndex = index;
+      others[this.count] = undefined;
+      entry.deadlineIndex = -1;
+    } else return;
     if (this.size === 0) (this.action as Partial<TimerAction> | undefined)?.unref?.();
   }
 
   stop(): void {
     this.disarm();
     this.one = undefined;
-    this.waiting?.clear();
+    for (let i = 0; i < this.count; i++) {
+      this.others![i]!.deadlineIndex = -1;
+      this.others![i] = undefined;
+    }
+    this.count = 0;
+  }
+
+  private holds(entry: Expiring): boolean {
+    const index = entry.deadlineIndex;
+    return index !== undefined && index >= 0 && index < this.count && this.others![index] === entry;
   }
 
   private arm(at: number): void {
@@ -92,14 +121,13 @@ export class Deadlines {
         this.one = undefined;
       } else next = one.deadline;
     }
-    const waiting = this.waiting;
-    if (waiting !== undefined) {
-      for (const entry of waiting) {
-        if (entry.deadline <= now) due.push(entry);
-        else if (entry.deadline < next) next = entry.deadline;
-      }
-      for (const entry of due) waiting.delete(entry);
+    const firstOther = due.length;
+    for (let i = 0; i < this.count; i++) {
+      const entry = this.others![i]!;
+      if (entry.deadline <= now) due.push(entry);
+      else if (entry.deadline < next) next = entry.deadline;
     }
+    for (let i = firstOther; i < due.length; i++) this.delete(due[i]!);
     if (next < Infinity) this.arm(next);
     for (const entry of due) entry.onDeadline();
   }

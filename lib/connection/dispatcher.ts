@@ -5,6 +5,7 @@ import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
 import { LOG_LEVELS, LogUpdate, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
+import { IdTable } from './id-table';
 import { missingClientCapability } from './stateless';
 import type { StatelessPeer } from './stateless';
 
@@ -218,7 +219,7 @@ class HandlerContext implements RequestContext {
  * connection; the map of requests in flight is made when the first request arrives.
  */
 export class Dispatcher {
-  private inflight: Map<RequestId, InFlight> | undefined;
+  private inflight: IdTable<InFlight> | undefined;
 
   constructor(
     private readonly sink: DispatcherSink,
@@ -245,7 +246,7 @@ export class Dispatcher {
     peer?: StatelessPeer,
   ): void {
     const id = request.id;
-    const inflight = (this.inflight ??= new Map());
+    const inflight = (this.inflight ??= new IdTable());
     if (inflight.has(id)) {
       answer({
         error: JsonRpcError.invalidRequest(
@@ -266,27 +267,11 @@ export class Dispatcher {
     }
     const deferred = output instanceof DeferredOutput;
     if (deferred || isObservable(output)) {
-      let last: unknown;
-      let done = false;
-      const observer: OutputSink<unknown> = {
-        next: (value) => {
-          if (value instanceof ProgressUpdate) context.progress(value.progress, value.total, value.message);
-          else if (value instanceof LogUpdate) context.log(value.level, value.data, value.logger);
-          else if (!(value instanceof TaskStart)) last = value;
-        },
-        error: (error: unknown) => {
-          done = true;
-          if (this.finish(id, entry)) answer({ error: this.toError(error, request, peer) });
-        },
-        complete: () => {
-          done = true;
-          if (this.finish(id, entry)) answer(this.toResult(last, request));
-        },
-      };
+      const observer = new OutputObserver(this, request, entry, context, answer, peer);
       const subscription = deferred
         ? (output as DeferredOutput<unknown>).start(observer)
         : (output as Observable<unknown>).subscribe(observer);
-      if (!done) entry.subscription = subscription;
+      if (!observer.done) entry.subscription = subscription;
       return;
     }
     if (isThenable(output)) {
@@ -319,16 +304,15 @@ export class Dispatcher {
   cancelAll(reason: string): void {
     const inflight = this.inflight;
     if (!inflight) return;
-    const entries = [...inflight.values()];
-    inflight.clear();
-    for (const entry of entries) {
+    for (const [, entry] of inflight.drain()) {
       entry.cancelled = true;
       entry.subscription?.unsubscribe();
       entry.abort?.abort(reason);
     }
   }
 
-  private toError(error: unknown, request: JsonRpcRequest, peer: StatelessPeer | undefined): JsonRpcErrorObject {
+  /** @internal */
+  toError(error: unknown, request: JsonRpcRequest, peer: StatelessPeer | undefined): JsonRpcErrorObject {
     if (error instanceof JsonRpcError) return error.toJSON();
     // A stateless request needed what its client did not declare (spec 2026-07-28: Basic → `_meta`).
     if (peer !== undefined && error instanceof CapabilityNotSupportedError && error.peer === 'client') {
@@ -339,7 +323,8 @@ export class Dispatcher {
     return JsonRpcError.internalError().toJSON();
   }
 
-  private toResult(value: unknown, request: JsonRpcRequest): Answer {
+  /** @internal */
+  toResult(value: unknown, request: JsonRpcRequest): Answer {
     if (value === undefined) return { result: {} };
     if (isResultObject(value)) return { result: value };
     this.logger.error(
@@ -349,9 +334,48 @@ export class Dispatcher {
     return { error: JsonRpcError.internalError('Internal error: handler returned an invalid result').toJSON() };
   }
 
-  private finish(id: RequestId, entry: InFlight): boolean {
+  /** @internal */
+  finish(id: RequestId, entry: InFlight): boolean {
     if (entry.cancelled || this.inflight?.get(id) !== entry) return false;
     this.inflight.delete(id);
     return true;
+  }
+}
+
+/**
+ * Reads an Observable's or a `DeferredOutput`'s output for the dispatcher: events go to the
+ * context, the last other value is the result, and the end (complete or error) answers the
+ * request. One object per request rather than an observer literal and its three closures.
+ */
+class OutputObserver implements OutputSink<unknown> {
+  private last: unknown;
+  /** Whether the output ended (on the subscribing call stack, for a synchronous one). */
+  done = false;
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly request: JsonRpcRequest,
+    private readonly entry: InFlight,
+    private readonly context: HandlerContext,
+    private readonly answer: (answer: Answer) => void,
+    private readonly peer: StatelessPeer | undefined,
+  ) {}
+
+  next(value: unknown): void {
+    if (value instanceof ProgressUpdate) this.context.progress(value.progress, value.total, value.message);
+    else if (value instanceof LogUpdate) this.context.log(value.level, value.data, value.logger);
+    else if (!(value instanceof TaskStart)) this.last = value;
+  }
+
+  error(error: unknown): void {
+    this.done = true;
+    if (this.dispatcher.finish(this.request.id, this.entry))
+      this.answer({ error: this.dispatcher.toError(error, this.request, this.peer) });
+  }
+
+  complete(): void {
+    this.done = true;
+    if (this.dispatcher.finish(this.request.id, this.entry))
+      this.answer(this.dispatcher.toResult(this.last, this.request));
   }
 }

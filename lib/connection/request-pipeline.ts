@@ -179,6 +179,8 @@ export function startRequest(
 class Call implements PendingRequest, Unsubscribable, Expiring {
   /** When the idle timeout expires (on the connection's `Deadlines`). */
   deadline = Infinity;
+  /** Where the connection's `Deadlines` holds this call. */
+  deadlineIndex = -1;
   /** When the total timeout expires, if there is one. */
   private totalAt = Infinity;
   private totalMs = Infinity;
