@@ -55,12 +55,17 @@ function callerLogLevel(context: RequestContext, owner: unknown): string | undef
   return (owner as { level?: string } | undefined)?.level;
 }
 
+/** Options of a forwarded request that only skips the result check: the caller checks it. */
+const UNCHECKED: RequestOptions = Object.freeze({ checkResult: false });
+
 /** What the forwarded request may tell its caller while it runs. */
 function upstreamOptions(
   current: () => RequestContext,
   timeoutMs: number | undefined,
   logLevel: string | undefined,
 ): RequestOptions {
+  // The common case (no timeout of its own, no log level, no progress asked for) shares one object.
+  if (timeoutMs === undefined && logLevel === undefined && current().progressToken === undefined) return UNCHECKED;
   // The caller checks the result: the proxy passes it on without checking it again.
   const options: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { checkResult: false };
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
