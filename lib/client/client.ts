@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import { firstValueFrom } from '../rx/rxjs';
 import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
-import { isStatelessRevision, STATELESS_REVISIONS } from '../connection/stateless';
+import { isStatelessRevision } from '../connection/stateless';
 import { childLogger } from '../jsonrpc/logger';
-import { isStatefulRevision, STATEFUL_REVISIONS } from '../schema/revisions';
+import { isStatefulRevision, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { Transport } from '../transport/transport';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
@@ -21,9 +21,6 @@ import { installServerRequestHandlers, serverRequestHandlers } from './server-re
 import { receiverCapabilities, taskReceivingHandlers } from './tasks/task-receiver';
 import { TASKS_EXTENSION } from './tasks/task-wire';
 import type { ServerRequestHandlers } from './server-requests';
-
-/** The revisions a client speaks unless told otherwise: one array for every client. */
-const ALL_REVISIONS: readonly string[] = [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS];
 
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
 
@@ -236,7 +233,7 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
       mergeCapabilities(serverRequests.capabilities, options.capabilities ?? {}),
       options.extensions,
     ),
-    revisions: options.supportedRevisions ?? ALL_REVISIONS,
+    revisions: options.supportedRevisions ?? SUPPORTED_REVISIONS,
     ready: {},
   };
   let decision: EraDecision;

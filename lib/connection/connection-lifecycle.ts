@@ -42,11 +42,14 @@ function impliedLifecycle(input: ServerLifecycleInput, implied: ImpliedInitializ
   return persisted;
 }
 
+/** The initialize a server session is taken to have opened with, when it is not restored from a snapshot. */
+function impliedOf(options: ConnectionOptions): ImpliedInitialize | undefined {
+  return options.role === 'server' && options.snapshot === undefined ? options.transport.impliedInitialize : undefined;
+}
+
 /** Whether the connection starts from a given or an implied state rather than the initial one. */
 export function startsRestored(options: ConnectionOptions): boolean {
-  return (
-    options.snapshot !== undefined || (options.role === 'server' && options.transport.impliedInitialize !== undefined)
-  );
+  return options.snapshot !== undefined || impliedOf(options) !== undefined;
 }
 
 /** The lifecycle machine of the connection's role, run on its scheduler. */
@@ -56,8 +59,7 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
     supported: connection.supported,
     initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
   };
-  const implied =
-    options.role === 'server' && options.snapshot === undefined ? options.transport.impliedInitialize : undefined;
+  const implied = impliedOf(options);
   const snapshot = implied === undefined ? options.snapshot : impliedLifecycle(input, implied, scheduler);
   const runnerOptions =
     options.inspect === undefined && snapshot === undefined
