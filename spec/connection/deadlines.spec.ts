@@ -61,6 +61,38 @@ describe('Deadlines', () => {
     expect(pending()).toBe(0);
   });
 
+  it('keeps the others when entries are deleted from the middle, and takes a deleted one back', () => {
+    const { scheduler, advanceTo } = clock();
+    const deadlines = new Deadlines(scheduler);
+    const fired: string[] = [];
+    const all = ['a', 'b', 'c', 'd', 'e'].map((name, i) => entry(100 + 10 * i, fired, name));
+    for (const each of all) deadlines.add(each);
+    deadlines.add(all[2]!);
+    expect(deadlines.size).toBe(5);
+    deadlines.delete(all[1]!);
+    deadlines.delete(all[0]!);
+    deadlines.delete(all[1]!);
+    expect(deadlines.size).toBe(3);
+    deadlines.add(all[1]!);
+    advanceTo(1000);
+    expect(fired).toEqual(['b@110', 'c@120', 'd@130', 'e@140']);
+    expect(deadlines.size).toBe(0);
+  });
+
+  it('forgets every entry on stop() and takes them again afterwards', () => {
+    const { scheduler, advanceTo } = clock();
+    const deadlines = new Deadlines(scheduler);
+    const fired: string[] = [];
+    const all = ['a', 'b', 'c'].map((name) => entry(100, fired, name));
+    for (const each of all) deadlines.add(each);
+    deadlines.stop();
+    expect(deadlines.size).toBe(0);
+    deadlines.add(all[2]!);
+    deadlines.add(all[1]!);
+    advanceTo(200);
+    expect(fired.sort()).toEqual(['b@100', 'c@100']);
+  });
+
   it('stop() cancels the action and forgets every entry', () => {
     const { scheduler, advanceTo, pending } = clock();
     const deadlines = new Deadlines(scheduler);
