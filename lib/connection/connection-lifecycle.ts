@@ -13,8 +13,11 @@ function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void 
   (owner as ConnectionCore).onLifecycle(snapshot);
 }
 
-/** The runner options of every connection that neither inspects nor restores: one object for all. */
-const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition };
+/**
+ * The runner options of every connection that neither inspects nor restores: one object for all.
+ * Both lifecycle machines are pure, so connections that open alike share their snapshots.
+ */
+const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition, sharesSteps: true };
 
 /** Persisted lifecycles of sessions initialized as their transport implies, by initialize, then input. */
 const impliedLifecycles = new WeakMap<ImpliedInitialize, Map<string, unknown>>();
@@ -64,7 +67,7 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
   const runnerOptions =
     options.inspect === undefined && snapshot === undefined
       ? PLAIN_RUNNER_OPTIONS
-      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot };
+      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot, sharesSteps: true };
   if (options.role === 'client') {
     return new LifecycleRunner(
       clientLifecycle,

@@ -11,6 +11,8 @@ import type {
   SnapshotFrom,
 } from 'xstate';
 import { assertRunnable } from './lifecycle-check';
+import { sharedInitialStep, sharedStep, shareRestored } from './shared-steps';
+import type { Step, StepAction } from './shared-steps';
 
 /** A delayed event as XState's pure transition functions describe it (`xstate.raise` with a delay). */
 interface DelayedRaise {
@@ -20,12 +22,7 @@ interface DelayedRaise {
 }
 
 /** What executing an action needs to know of it: built-in actions are told apart by type. */
-interface LifecycleAction {
-  readonly type: string;
-  readonly info?: unknown;
-  readonly params?: unknown;
-  readonly exec?: (info: unknown, params: unknown) => void;
-}
+type LifecycleAction = StepAction;
 
 /** An inert actor scope of a machine that collects the actions of one step instead of running them. */
 interface Stepper {
@@ -88,6 +85,13 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
    * delayed events of the states it is in are armed again from now.
    */
   readonly snapshot?: unknown;
+  /**
+   * Says that the machine is pure: its guards, assigns and delays read only its context and the
+   * event. Its runners then share snapshots and steps (see `shared-steps.ts`): runners of equal
+   * input start from one snapshot, and a step from a shared snapshot on an event equal to one
+   * taken before reaches the snapshot that step reached, its actions executed again.
+   */
+  readonly sharesSteps?: boolean;
 }
 
 let runners = 0;
@@ -172,10 +176,18 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   ) {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
     const stepper = stepperOf(machine);
-    const restored = this.options.snapshot !== undefined;
-    this.current = restored
-      ? restoredSnapshot(machine, this.options.snapshot, stepper.scope)
-      : sharedShape(machine, machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot);
+    let initial: Step | undefined;
+    if (this.options.snapshot !== undefined) {
+      this.current = restoredSnapshot(machine, this.options.snapshot, stepper.scope);
+      if (this.options.sharesSteps) shareRestored(machine, this.current);
+    } else {
+      const compute = () => ({
+        snapshot: sharedShape(machine, machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot),
+        actions: taken(stepper),
+      });
+      initial = this.options.sharesSteps ? sharedInitialStep(machine, input, compute) : compute();
+      this.current = initial.snapshot;
+    }
     if (this.options.inspect) {
       this.inspect({
         type: '@xstate.actor',
@@ -183,8 +195,8 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
         rootId: this.actorRef.sessionId,
       } as InspectionEvent);
     }
-    if (restored) this.rearm();
-    else this.execute(taken(stepper));
+    if (initial === undefined) this.rearm();
+    else this.execute(initial.actions);
     this.inspectSnapshot({ type: 'xstate.init', input });
   }
 
@@ -208,16 +220,21 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
         rootId: this.actorRef.sessionId,
       } as InspectionEvent);
     }
-    const stepper = stepperOf(this.machine);
-    this.current = sharedShape(
-      this.machine,
-      this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot,
-    );
-    const actions = taken(stepper);
+    const { snapshot, actions } = this.options.sharesSteps
+      ? sharedStep(this.machine, this.current, event, () => this.step(event))
+      : this.step(event);
+    this.current = snapshot;
     if (this.current.status === 'active') this.execute(actions);
     else this.stop();
     this.inspectSnapshot(event);
     this.options.onTransition?.(this.current as SnapshotFrom<TMachine>, this.owner);
+  }
+
+  /** The step from the current snapshot on `event`, computed by the machine. */
+  private step(event: EventFromLogic<TMachine>): Step {
+    const stepper = stepperOf(this.machine);
+    const snapshot = this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot;
+    return { snapshot: sharedShape(this.machine, snapshot), actions: taken(stepper) };
   }
 
   /** Cancels the pending delayed events; the snapshot stays readable. */

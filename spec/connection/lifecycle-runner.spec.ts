@@ -221,10 +221,14 @@ describe('LifecycleRunner', () => {
   ] as const)(
     'against createActor: random event sequences through the %s lifecycle',
     (_name, machine, machineInput, events) => {
-      it.each([1, 2, 3, 4, 5, 6, 7, 8])('gives the same snapshots as an XState actor (seed %i)', (seed) => {
+      const cases = [1, 2, 3, 4, 5, 6, 7, 8].flatMap((seed) => [
+        [seed, false],
+        [seed, true],
+      ]);
+      it.each(cases)('gives the same snapshots as an XState actor (seed %i, shared steps: %s)', (seed, sharesSteps) => {
         const random = seeded(seed);
         const scheduler = new VirtualTimeScheduler();
-        const runner = new LifecycleRunner(machine as AnyStateMachine, machineInput, scheduler);
+        const runner = new LifecycleRunner(machine as AnyStateMachine, machineInput, scheduler, { sharesSteps });
         const clock = new SimulatedClock();
         const actor = createActor(machine as AnyStateMachine, { input: machineInput, clock }).start();
         const same = () => {

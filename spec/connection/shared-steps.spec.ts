@@ -1,0 +1,145 @@
+import { VirtualTimeScheduler } from 'rxjs';
+import { assign, setup } from 'xstate';
+import { LifecycleRunner } from '../../lib/connection/lifecycle-runner';
+import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
+import { dataKey } from '../../lib/connection/shared-steps';
+
+const input = { supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 1000 };
+const initialize = {
+  type: 'peer.initialize',
+  protocolVersion: '2025-06-18',
+  capabilities: { roots: {} },
+  clientInfo: { name: 'c', version: '1' },
+} as const;
+
+function runner(machineInput: object = input, scheduler = new VirtualTimeScheduler()) {
+  return new LifecycleRunner(serverLifecycle, machineInput as typeof input, scheduler, { sharesSteps: true });
+}
+
+describe('dataKey', () => {
+  it('gives equal plain data one key, whatever the objects holding it', () => {
+    const make = () => ({ a: [1, 'two', null, true, { b: undefined }], c: -0, d: Infinity, e: 'x' });
+    expect(dataKey(make())).toBe(dataKey(make()));
+    expect(dataKey(Object.assign(Object.create(null) as object, { a: 1 }))).toBe(dataKey({ a: 1 }));
+  });
+
+  it.each([
+    ['a string and the same text in an array', 'a', ['a']],
+    ['a number and its text', { a: 1 }, { a: '1' }],
+    ['a key set to undefined and a missing key', { a: undefined }, {}],
+    ['zero and negative zero', 0, -0],
+    ['NaN and null', NaN, null],
+    ['true and the string "t"', true, 't'],
+    ['keys in another order', { a: 1, b: 2 }, { b: 2, a: 1 }],
+    ['a string that spells out more keys', { a: 'x", "b": 1' }, { a: 'x', b: 1 }],
+    ['an object and an array of its values', { 0: 'a' }, ['a']],
+  ])('tells apart %s', (_what, one, other) => {
+    expect(dataKey(one)).toEqual(expect.any(String));
+    expect(dataKey(other)).toEqual(expect.any(String));
+    expect(dataKey(one)).not.toBe(dataKey(other));
+  });
+
+  it.each([
+    ['a Date', { at: new Date(0) }],
+    ['a class instance', { value: new (class Point {})() }],
+    ['a function', { f: () => 1 }],
+    ['a bigint', { n: 1n }],
+    ['a symbol', { s: Symbol('s') }],
+    ['a symbol key', { [Symbol('k')]: 1 }],
+    ['a Map', new Map()],
+    ['more than a kilobyte of data', { text: 'x'.repeat(1100) }],
+  ])('gives no key for %s', (_what, value) => {
+    expect(dataKey(value)).toBeUndefined();
+  });
+
+  it('gives no key for a cycle (the budget ends it)', () => {
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(dataKey(cycle)).toBeUndefined();
+  });
+});
+
+describe('LifecycleRunner with shared steps', () => {
+  it('starts runners of equal input from one snapshot, and a different input from another', () => {
+    const one = runner({ supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 1000 });
+    const two = runner({ supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 1000 });
+    const other = runner({ supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 2000 });
+    expect(two.snapshot).toBe(one.snapshot);
+    expect(other.snapshot).not.toBe(one.snapshot);
+    expect(other.snapshot.value).toEqual(one.snapshot.value);
+  });
+
+  it('shares the snapshot reached on an equal event, and not the one reached on another', () => {
+    const one = runner();
+    const two = runner();
+    const three = runner();
+    one.send({ ...initialize, clientInfo: { ...initialize.clientInfo } });
+    two.send({ ...initialize, clientInfo: { ...initialize.clientInfo } });
+    three.send({ ...initialize, clientInfo: { name: 'other', version: '1' } });
+    expect(two.snapshot).toBe(one.snapshot);
+    expect(three.snapshot).not.toBe(one.snapshot);
+    expect(three.snapshot.context.clientInfo).toEqual({ name: 'other', version: '1' });
+    one.send({ type: 'peer.initialized' });
+    two.send({ type: 'peer.initialized' });
+    expect(two.snapshot).toBe(one.snapshot);
+    expect(one.snapshot.value).toBe('operating');
+    // Each runner still moves on its own.
+    one.send({ type: 'transport.closed', reason: 'gone' });
+    expect(one.snapshot.status).toBe('done');
+    expect(two.snapshot.status).toBe('active');
+  });
+
+  it("executes a shared step's actions for every runner: each arms its own deadline", () => {
+    const first = new VirtualTimeScheduler();
+    const second = new VirtualTimeScheduler();
+    const one = runner(input, first);
+    const two = runner(input, second);
+    expect(two.snapshot).toBe(one.snapshot);
+    expect(first.actions).toHaveLength(1);
+    expect(second.actions).toHaveLength(1);
+    second.flush();
+    expect(two.snapshot.status).toBe('done');
+    expect(two.snapshot.context.closeReason).toMatch(/no initialize/);
+    expect(one.snapshot.status).toBe('active');
+    first.flush();
+    expect(one.snapshot).toBe(two.snapshot);
+  });
+
+  it('steps on its own an event that is not plain data', () => {
+    const one = runner();
+    const two = runner();
+    const capabilities = { when: new Date(0) };
+    one.send({ ...initialize, capabilities } as never);
+    two.send({ ...initialize, capabilities } as never);
+    expect(two.snapshot).not.toBe(one.snapshot);
+    expect(two.snapshot.value).toEqual(one.snapshot.value);
+  });
+
+  it('stops sharing below a snapshot once its tree holds its limit of steps, and still steps correctly', () => {
+    const machine = setup({
+      types: { context: {} as { n: number }, events: {} as { type: 'bump'; by: number } },
+      actions: { bump: assign({ n: ({ context, event }) => context.n + event.by }) },
+    }).createMachine({ context: { n: 0 }, on: { bump: { actions: 'bump' } } });
+    const make = () => new LifecycleRunner(machine, undefined, new VirtualTimeScheduler(), { sharesSteps: true });
+    const one = make();
+    const two = make();
+    const shared: boolean[] = [];
+    for (let i = 0; i < 200; i++) {
+      one.send({ type: 'bump', by: 1 });
+      two.send({ type: 'bump', by: 1 });
+      shared.push(one.snapshot === two.snapshot);
+    }
+    expect(one.snapshot.context.n).toBe(200);
+    expect(two.snapshot.context.n).toBe(200);
+    // The same event over and over makes a chain of new snapshots: shared up to the limit only.
+    expect(shared.indexOf(false)).toBeGreaterThan(50);
+    expect(shared.slice(shared.indexOf(false)).every((same) => !same)).toBe(true);
+  });
+
+  it('does not share steps without the option', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const one = new LifecycleRunner(serverLifecycle, input, scheduler);
+    const two = new LifecycleRunner(serverLifecycle, input, scheduler);
+    expect(two.snapshot).not.toBe(one.snapshot);
+  });
+});
