@@ -34,69 +34,57 @@ const INITIAL_LIMIT = 16;
  */
 const TREE_LIMIT = 128;
 
-/** Builds a key of plain data within a budget of characters. */
-class KeyWriter {
-  private parts: string[] = [];
-  private length = 0;
-
-  /** Adds `value`; false when it is not plain data or the key is over budget. */
-  write(value: unknown): boolean {
-    switch (typeof value) {
-      case 'string':
-        return this.put(JSON.stringify(value));
-      case 'number':
-        return this.put(Object.is(value, -0) ? '-0' : String(value));
-      case 'boolean':
-        return this.put(value ? 't' : 'f');
-      case 'undefined':
-        return this.put('u');
-      case 'object':
-        if (value === null) return this.put('n');
-        return Array.isArray(value) ? this.writeArray(value) : this.writeObject(value);
-      default:
-        return false;
-    }
-  }
-
-  toString(): string {
-    return this.parts.join('');
-  }
-
-  private writeArray(value: readonly unknown[]): boolean {
-    if (!this.put('[')) return false;
-    for (const item of value) if (!this.write(item) || !this.put(',')) return false;
-    return this.put(']');
-  }
-
-  private writeObject(value: object): boolean {
-    const prototype: unknown = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) return false;
-    if (!this.put('{')) return false;
-    for (const key of Object.keys(value)) {
-      if (!this.put(JSON.stringify(key)) || !this.write((value as Record<string, unknown>)[key]) || !this.put(','))
-        return false;
-    }
-    // Symbol keys are not plain data.
-    if (Object.getOwnPropertySymbols(value).length > 0) return false;
-    return this.put('}');
-  }
-
-  private put(part: string): boolean {
-    this.length += part.length;
-    if (this.length > KEY_LENGTH_LIMIT) return false;
-    this.parts.push(part);
-    return true;
+/**
+ * Whether `value` is plain data that JSON writes out unambiguously, within `budget` characters:
+ * strings, booleans, null, finite numbers other than -0, arrays of those, and objects with no
+ * prototype but `Object.prototype` (a property set to undefined counts as missing, as in JSON).
+ * Returns what is left of the budget, or -1.
+ */
+function plain(value: unknown, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return budget - value.length - 2;
+    case 'boolean':
+      return budget - 5;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? budget - 24 : -1;
+    case 'object':
+      if (value === null) return budget - 4;
+      return Array.isArray(value) ? plainArray(value, budget - 2) : plainObject(value, budget - 2);
+    default:
+      return -1;
   }
 }
 
+function plainArray(value: readonly unknown[], budget: number): number {
+  for (let i = 0; i < value.length && budget >= 0; i++) {
+    // JSON writes a hole or undefined in an array as null.
+    budget = value[i] === undefined ? -1 : plain(value[i], budget - 1);
+  }
+  return budget;
+}
+
+function plainObject(value: object, budget: number): number {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return -1;
+  for (const key in value) {
+    if (budget < 0) break;
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) budget = plain(item, budget - key.length - 4);
+  }
+  return budget;
+}
+
 /**
- * A string that two values share exactly when they are equal as plain data (strings, numbers,
- * booleans, null, undefined, arrays, and objects with no prototype but `Object.prototype`, keys in
- * the same order); undefined for anything else, and for values with more than about a kilobyte of it.
+ * A string that two values share exactly when they are equal as plain data (see {@link plain}),
+ * their keys in the same order; undefined for anything else, and for values with more than about a
+ * kilobyte of it. It is their JSON: native, and a single string.
  */
 export function dataKey(value: unknown): string | undefined {
-  const writer = new KeyWriter();
-  return writer.write(value) ? writer.toString() : undefined;
+  // No JSON text reads `undefined`: a machine without input has a key of its own.
+  if (value === undefined) return 'undefined';
+  return plain(value, KEY_LENGTH_LIMIT) < 0 ? undefined : JSON.stringify(value);
 }
 
 /** The steps shared from one snapshot, by the key of their event, and the count of its tree. */
