@@ -149,8 +149,43 @@ function compileKind(schema: unknown, io: 'input' | 'output', options: CompileSc
   return undefined;
 }
 
-/** Compiles one of a tool's schemas; every failure names the tool and which schema it is. */
+/** A schema compiled before, with what its compilation depended on. */
+interface Compilation {
+  readonly io: 'input' | 'output';
+  readonly toJsonSchema: ToJsonSchema | undefined;
+  /** The validator a JSON Schema object's check was made with; undefined for schemas that check themselves. */
+  readonly validator: JsonSchemaValidatorFactory | undefined;
+  readonly compiled: CompiledSchema;
+}
+
+/**
+ * Compilations by schema object. A schema defined once and registered with many server definitions
+ * (a definition built per session or per request) is converted to JSON Schema once: zod's
+ * conversion alone costs about 20 µs for a one-field object. Schemas are not changed once made
+ * (zod's are immutable), and a compilation shares nothing that the tool's name decides.
+ */
+const compilations = new WeakMap<object, Compilation[]>();
+
+/** Compiles one of a tool's schemas, once per schema and the options it depends on. */
 export function compileToolSchema(schema: ToolSchema, options: CompileSchemaOptions): CompiledSchema {
+  if (typeof schema !== 'object' || schema === null) return compileAnew(schema, options);
+  const io: Compilation['io'] = options.what === 'inputSchema' ? 'input' : 'output';
+  const { toJsonSchema } = options;
+  const checksItself = isZod4Schema(schema) || isStandardSchema(schema) || isZod3Schema(schema);
+  const validator = checksItself ? undefined : options.validator;
+  const known = compilations.get(schema);
+  const same = known?.find((c) => c.io === io && c.toJsonSchema === toJsonSchema && c.validator === validator);
+  if (same) return same.compiled;
+  const compiled = compileAnew(schema, options);
+  const compilation: Compilation = { io, toJsonSchema, validator, compiled };
+  // A handful per schema at most: input and output, a converter or two, a validator or two.
+  if (!known) compilations.set(schema, [compilation]);
+  else if (known.length < 8) known.push(compilation);
+  return compiled;
+}
+
+/** Compiles one of a tool's schemas; every failure names the tool and which schema it is. */
+function compileAnew(schema: ToolSchema, options: CompileSchemaOptions): CompiledSchema {
   const what = `the ${options.what} of tool ${options.tool}`;
   let compiled: { json: unknown; check: CompiledSchema['check'] } | undefined;
   try {

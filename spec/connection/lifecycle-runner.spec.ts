@@ -221,7 +221,7 @@ describe('LifecycleRunner', () => {
   ] as const)(
     'against createActor: random event sequences through the %s lifecycle',
     (_name, machine, machineInput, events) => {
-      const cases = [1, 2, 3, 4, 5, 6, 7, 8].flatMap((seed) => [
+      const cases = [1, 2, 3, 4, 5, 6, 7, 8].flatMap((seed): [number, boolean][] => [
         [seed, false],
         [seed, true],
       ]);

@@ -7,6 +7,8 @@ import { z as z3v4 } from 'zod3/v4';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import type { ToolDefinition, ToolResult, ToolSchema } from '../../lib/server/tool-registry';
+import { compileJsonSchema } from '../../lib/schema/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../../lib/schema/json-schema-validator';
 import { serve } from './harness';
 
 // One tool, described in each schema language: `city` a string of 2 or more characters, `days` an
@@ -216,6 +218,64 @@ describe('tool schemas that cannot be listed', () => {
     const { call } = await serve(server);
     const { tools } = (await call('tools/list')) as { tools: Array<{ name: string }> };
     expect(tools.map((tool) => tool.name)).toEqual(['fine']);
+  });
+});
+
+describe('one schema registered with many server definitions', () => {
+  const handler = () => ({});
+
+  it('converts it to JSON Schema once, and each definition lists it', async () => {
+    const schema = v.object({ city: v.string() });
+    const convert = jest.fn((s: never) => toJsonSchema(s));
+    const servers = [1, 2, 3].map(() => {
+      const server = createServer({ name: 'many', version: '1.0.0' });
+      server.tool({ name: 'weather', inputSchema: schema, toJsonSchema: convert, handler });
+      return server;
+    });
+    expect(convert).toHaveBeenCalledTimes(1);
+    // Another converter is another compilation.
+    createServer({ name: 'other', version: '1.0.0' }).tool({
+      name: 'weather',
+      inputSchema: schema,
+      toJsonSchema: (s: never) => toJsonSchema(s),
+      handler,
+    });
+    for (const server of servers) {
+      const { call } = await serve(server);
+      const { tools } = (await call('tools/list')) as { tools: Array<{ inputSchema: Record<string, unknown> }> };
+      expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } } });
+      server.close();
+    }
+    expect(convert).toHaveBeenCalledTimes(1);
+  });
+
+  it('compiles a JSON Schema object again for another validator', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } } } as const;
+    const made: string[] = [];
+    const validator =
+      (name: string): JsonSchemaValidatorFactory =>
+      (raw) => {
+        made.push(name);
+        return compileJsonSchema(raw);
+      };
+    const first = validator('first');
+    for (const jsonSchemaValidator of [first, first, validator('second')]) {
+      createServer({ name: 'v', version: '1.0.0', jsonSchemaValidator }).tool({
+        name: 't',
+        inputSchema: schema,
+        handler,
+      });
+    }
+    expect(made).toEqual(['first', 'second']);
+  });
+
+  it('names each tool when the schema cannot be described, every time it is registered', () => {
+    const schema = z.object({ at: z.date() });
+    for (const name of ['first', 'second']) {
+      expect(() => createServer({ name: 's', version: '1.0.0' }).tool({ name, inputSchema: schema, handler })).toThrow(
+        `the inputSchema of tool ${name} cannot be described as JSON Schema`,
+      );
+    }
   });
 });
 
