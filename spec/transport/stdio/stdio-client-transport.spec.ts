@@ -85,7 +85,9 @@ describe('createStdioClientTransport', () => {
   });
 
   it('delivers frames the child writes while it shuts down, then completes incoming$', async () => {
-    const transport = start();
+    // The child ends on its own once stdin closes; deadlines long enough that a child slow to
+    // start under load is not killed before it has read the frame.
+    const transport = start([], { shutdownTimeoutMs: { afterStdinCloseMs: 10_000, afterSigtermMs: 10_000 } });
     const all = lastValueFrom(transport.incoming$.pipe(toArray()));
     transport.send(notification('last words'));
     transport.close();
