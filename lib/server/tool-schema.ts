@@ -164,7 +164,11 @@ interface Compilation {
  * conversion alone costs about 20 µs for a one-field object. Schemas are not changed once made
  * (zod's are immutable), and a compilation shares nothing that the tool's name decides.
  */
-const compilations = new WeakMap<object, Compilation[]>();
+const compilations = new WeakMap<object, Compilation | Compilation[]>();
+
+function sameCompilation(c: Compilation, io: Compilation['io'], toJsonSchema?: ToJsonSchema, validator?: unknown) {
+  return c.io === io && c.toJsonSchema === toJsonSchema && c.validator === validator;
+}
 
 /** Compiles one of a tool's schemas, once per schema and the options it depends on. */
 export function compileToolSchema(schema: ToolSchema, options: CompileSchemaOptions): CompiledSchema {
@@ -174,12 +178,15 @@ export function compileToolSchema(schema: ToolSchema, options: CompileSchemaOpti
   const checksItself = isZod4Schema(schema) || isStandardSchema(schema) || isZod3Schema(schema);
   const validator = checksItself ? undefined : options.validator;
   const known = compilations.get(schema);
-  const same = known?.find((c) => c.io === io && c.toJsonSchema === toJsonSchema && c.validator === validator);
+  const same = Array.isArray(known)
+    ? known.find((c) => sameCompilation(c, io, toJsonSchema, validator))
+    : known && sameCompilation(known, io, toJsonSchema, validator) && known;
   if (same) return same.compiled;
   const compiled = compileAnew(schema, options);
   const compilation: Compilation = { io, toJsonSchema, validator, compiled };
-  // A handful per schema at most: input and output, a converter or two, a validator or two.
-  if (!known) compilations.set(schema, [compilation]);
+  // Most schemas are compiled one way (no array for them); a handful of ways at most for the rest.
+  if (known === undefined) compilations.set(schema, compilation);
+  else if (!Array.isArray(known)) compilations.set(schema, [known, compilation]);
   else if (known.length < 8) known.push(compilation);
   return compiled;
 }

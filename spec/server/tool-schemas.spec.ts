@@ -240,6 +240,14 @@ describe('one schema registered with many server definitions', () => {
       toJsonSchema: (s: never) => toJsonSchema(s),
       handler,
     });
+    // The first compilation is still found beside it.
+    createServer({ name: 'again', version: '1.0.0' }).tool({
+      name: 'w',
+      inputSchema: schema,
+      toJsonSchema: convert,
+      handler,
+    });
+    expect(convert).toHaveBeenCalledTimes(1);
     for (const server of servers) {
       const { call } = await serve(server);
       const { tools } = (await call('tools/list')) as { tools: Array<{ inputSchema: Record<string, unknown> }> };
