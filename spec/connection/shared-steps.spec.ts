@@ -1,4 +1,5 @@
-import { VirtualTimeScheduler } from 'rxjs';
+import { filter, firstValueFrom, VirtualTimeScheduler } from 'rxjs';
+import { connect, createInMemoryPair, createServer } from '../../lib/index';
 import { assign, setup } from 'xstate';
 import { LifecycleRunner } from '../../lib/connection/lifecycle-runner';
 import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
@@ -180,5 +181,29 @@ describe('LifecycleRunner with shared steps', () => {
     const one = new LifecycleRunner(serverLifecycle, input, scheduler);
     const two = new LifecycleRunner(serverLifecycle, input, scheduler);
     expect(two.snapshot).not.toBe(one.snapshot);
+  });
+
+  it('lets connections that open alike hold one lifecycle snapshot on each side, and close on their own', async () => {
+    const server = createServer({ name: 'alike', version: '1.0.0' });
+    const open = async () => {
+      const [clientSide, serverSide] = createInMemoryPair();
+      const session = server.connect(serverSide);
+      const client = await connect(clientSide, { name: 'c', version: '1.0.0', protocolVersion: '2025-11-25' });
+      await firstValueFrom(session.connection.state$.pipe(filter((state) => state === 'operating')));
+      return { client, session };
+    };
+    const lifecycleOf = (connection: unknown) => (connection as { lifecycle: { snapshot: object } }).lifecycle.snapshot;
+    const one = await open();
+    const two = await open();
+    expect(lifecycleOf(two.client.connection)).toBe(lifecycleOf(one.client.connection));
+    expect(lifecycleOf(two.session.connection)).toBe(lifecycleOf(one.session.connection));
+    one.client.close();
+    await firstValueFrom(one.session.closed$);
+    expect(one.session.connection.state).toBe('shutdown');
+    expect(two.client.connection.state).toBe('operating');
+    expect(two.session.connection.state).toBe('operating');
+    await expect(two.client.promises.ping()).resolves.toBeUndefined();
+    two.client.close();
+    server.close();
   });
 });
