@@ -87,9 +87,10 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
   readonly snapshot?: unknown;
   /**
    * Says that the machine is pure: its guards, assigns and delays read only its context and the
-   * event's properties (one set to undefined reads as a missing one). Its runners then share snapshots and steps (see `shared-steps.ts`): runners of equal
-   * input start from one snapshot, and a step from a shared snapshot on an event equal to one
-   * taken before reaches the snapshot that step reached, its actions executed again.
+   * event's properties (one set to undefined reads as a missing one). Its runners then share
+   * snapshots and steps (see `shared-steps.ts`): runners of equal input start from one snapshot,
+   * and a step from a shared snapshot on an event equal to one taken before reaches the snapshot
+   * that step reached, its actions executed again.
    */
   readonly sharesSteps?: boolean;
 }

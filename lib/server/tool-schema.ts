@@ -153,37 +153,36 @@ function compileKind(schema: unknown, io: 'input' | 'output', options: CompileSc
 interface Compilation {
   readonly io: 'input' | 'output';
   readonly toJsonSchema: ToJsonSchema | undefined;
-  /** The validator a JSON Schema object's check was made with; undefined for schemas that check themselves. */
-  readonly validator: JsonSchemaValidatorFactory | undefined;
   readonly compiled: CompiledSchema;
 }
 
 /**
- * Compilations by schema object. A schema defined once and registered with many server definitions
- * (a definition built per session or per request) is converted to JSON Schema once: zod's
- * conversion alone costs about 20 µs for a one-field object. Schemas are not changed once made
- * (zod's are immutable), and a compilation shares nothing that the tool's name decides.
+ * Compilations by schema object, for schemas of a schema library. A schema defined once and
+ * registered with many server definitions (a definition built per session or per request) is
+ * converted to JSON Schema once: zod's conversion alone costs about 20 µs for a one-field object.
+ * Such schemas are not changed once made (zod's are immutable), and a compilation holds nothing
+ * the tool's name decides. A JSON Schema object is compiled at each registration: it is the
+ * caller's own object, which may have changed since.
  */
 const compilations = new WeakMap<object, Compilation | Compilation[]>();
 
-function sameCompilation(c: Compilation, io: Compilation['io'], toJsonSchema?: ToJsonSchema, validator?: unknown) {
-  return c.io === io && c.toJsonSchema === toJsonSchema && c.validator === validator;
+function sameCompilation(compilation: Compilation, io: Compilation['io'], toJsonSchema?: ToJsonSchema): boolean {
+  return compilation.io === io && compilation.toJsonSchema === toJsonSchema;
 }
 
-/** Compiles one of a tool's schemas, once per schema and the options it depends on. */
+/** Compiles one of a tool's schemas, once per schema of a library and the options it depends on. */
 export function compileToolSchema(schema: ToolSchema, options: CompileSchemaOptions): CompiledSchema {
-  if (typeof schema !== 'object' || schema === null) return compileAnew(schema, options);
+  const fromLibrary = isZod4Schema(schema) || isStandardSchema(schema) || isZod3Schema(schema);
+  if (!fromLibrary) return compileAnew(schema, options);
   const io: Compilation['io'] = options.what === 'inputSchema' ? 'input' : 'output';
   const { toJsonSchema } = options;
-  const checksItself = isZod4Schema(schema) || isStandardSchema(schema) || isZod3Schema(schema);
-  const validator = checksItself ? undefined : options.validator;
   const known = compilations.get(schema);
   const same = Array.isArray(known)
-    ? known.find((c) => sameCompilation(c, io, toJsonSchema, validator))
-    : known && sameCompilation(known, io, toJsonSchema, validator) && known;
+    ? known.find((compilation) => sameCompilation(compilation, io, toJsonSchema))
+    : known && sameCompilation(known, io, toJsonSchema) && known;
   if (same) return same.compiled;
   const compiled = compileAnew(schema, options);
-  const compilation: Compilation = { io, toJsonSchema, validator, compiled };
+  const compilation: Compilation = { io, toJsonSchema, compiled };
   // Most schemas are compiled one way (no array for them); a handful of ways at most for the rest.
   if (known === undefined) compilations.set(schema, compilation);
   else if (!Array.isArray(known)) compilations.set(schema, [known, compilation]);

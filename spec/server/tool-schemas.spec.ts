@@ -7,6 +7,7 @@ import { z as z3v4 } from 'zod3/v4';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import type { ToolDefinition, ToolResult, ToolSchema } from '../../lib/server/tool-registry';
+import type { JsonSchemaObject } from '../../lib/server/tool-schema';
 import { compileJsonSchema } from '../../lib/schema/json-schema-validator';
 import type { JsonSchemaValidatorFactory } from '../../lib/schema/json-schema-validator';
 import { serve } from './harness';
@@ -257,24 +258,26 @@ describe('one schema registered with many server definitions', () => {
     expect(convert).toHaveBeenCalledTimes(1);
   });
 
-  it('compiles a JSON Schema object again for another validator', () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' } } } as const;
-    const made: string[] = [];
-    const validator =
-      (name: string): JsonSchemaValidatorFactory =>
-      (raw) => {
-        made.push(name);
-        return compileJsonSchema(raw);
-      };
-    const first = validator('first');
-    for (const jsonSchemaValidator of [first, first, validator('second')]) {
+  it('compiles a JSON Schema object at each registration, as it may have changed since', () => {
+    const schema: Record<string, unknown> = { type: 'object', properties: { city: { type: 'string' } } };
+    const compiled: unknown[] = [];
+    const jsonSchemaValidator: JsonSchemaValidatorFactory = (raw) => {
+      compiled.push(JSON.parse(JSON.stringify(raw)));
+      return compileJsonSchema(raw);
+    };
+    const register = () =>
       createServer({ name: 'v', version: '1.0.0', jsonSchemaValidator }).tool({
         name: 't',
-        inputSchema: schema,
+        inputSchema: schema as JsonSchemaObject,
         handler,
       });
-    }
-    expect(made).toEqual(['first', 'second']);
+    register();
+    schema.required = ['city'];
+    register();
+    expect(compiled).toEqual([
+      { type: 'object', properties: { city: { type: 'string' } } },
+      { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    ]);
   });
 
   it('names each tool when the schema cannot be described, every time it is registered', () => {
