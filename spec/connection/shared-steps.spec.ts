@@ -92,6 +92,17 @@ describe('dataKey', () => {
     expect(same).toBeGreaterThan(50);
   });
 
+  it('gives no key, and does not overflow the stack, for data nested ten thousand deep', () => {
+    let arrays: unknown = 1;
+    let objects: unknown = 1;
+    for (let i = 0; i < 10_000; i++) {
+      arrays = [arrays];
+      objects = { a: objects };
+    }
+    expect(dataKey(arrays)).toBeUndefined();
+    expect(dataKey(objects)).toBeUndefined();
+  });
+
   it('gives no key for a cycle (the budget ends it)', () => {
     const cycle: Record<string, unknown> = { a: 1 };
     cycle.self = cycle;
