@@ -21,13 +21,10 @@ interface DelayedRaise {
   readonly delay?: number;
 }
 
-/** What executing an action needs to know of it: built-in actions are told apart by type. */
-type LifecycleAction = StepAction;
-
 /** An inert actor scope of a machine that collects the actions of one step instead of running them. */
 interface Stepper {
   readonly scope: AnyActorScope;
-  readonly actions: LifecycleAction[];
+  readonly actions: StepAction[];
 }
 
 const steppers = new WeakMap<AnyStateMachine, Stepper>();
@@ -43,7 +40,7 @@ function stepperOf(machine: AnyStateMachine): Stepper {
   if (!stepper) {
     assertRunnable(machine);
     const self = createActor(machine);
-    const actions: LifecycleAction[] = [];
+    const actions: StepAction[] = [];
     const scope = {
       self,
       id: '',
@@ -53,7 +50,7 @@ function stepperOf(machine: AnyStateMachine): Stepper {
       defer: () => undefined,
       emit: () => undefined,
       stopChild: () => undefined,
-      actionExecutor: (action: LifecycleAction) => void actions.push(action),
+      actionExecutor: (action: StepAction) => void actions.push(action),
     } as unknown as AnyActorScope;
     stepper = { scope, actions };
     steppers.set(machine, stepper);
@@ -62,7 +59,7 @@ function stepperOf(machine: AnyStateMachine): Stepper {
 }
 
 /** The actions collected by the last step, taken out of the stepper. */
-function taken(stepper: Stepper): readonly LifecycleAction[] {
+function taken(stepper: Stepper): readonly StepAction[] {
   return stepper.actions.splice(0);
 }
 
@@ -270,7 +267,7 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     } as InspectionEvent);
   }
 
-  private execute(actions: readonly LifecycleAction[]): void {
+  private execute(actions: readonly StepAction[]): void {
     for (const action of actions) {
       if (this.options.inspect) {
         this.inspect({

@@ -8,8 +8,9 @@
  * their own. Equal means equal as plain data (see {@link dataKey}); anything else is not shared.
  */
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
+import { isPlainObject } from '../schema/fast-paths';
 
-/** An action as the runner executes it (see `LifecycleRunner`). */
+/** What `LifecycleRunner` needs to know of an action to execute it: built-ins are told apart by type. */
 export interface StepAction {
   readonly type: string;
   readonly info?: unknown;
@@ -50,7 +51,8 @@ function plain(value: unknown, budget: number): number {
       return Number.isFinite(value) && !Object.is(value, -0) ? budget - 24 : -1;
     case 'object':
       if (value === null) return budget - 4;
-      return Array.isArray(value) ? plainArray(value, budget - 2) : plainObject(value, budget - 2);
+      if (Array.isArray(value)) return plainArray(value, budget - 2);
+      return isPlainObject(value) ? plainObject(value, budget - 2) : -1;
     default:
       return -1;
   }
@@ -64,13 +66,11 @@ function plainArray(value: readonly unknown[], budget: number): number {
   return budget;
 }
 
-function plainObject(value: object, budget: number): number {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return -1;
+function plainObject(value: Record<string, unknown>, budget: number): number {
   for (const key in value) {
     if (budget < 0) break;
     if (!Object.hasOwn(value, key)) continue;
-    const item = (value as Record<string, unknown>)[key];
+    const item = value[key];
     if (item !== undefined) budget = plain(item, budget - key.length - 4);
   }
   return budget;

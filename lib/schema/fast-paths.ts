@@ -13,7 +13,8 @@ import { featuresOf, type Revision } from './revisions';
 
 type Check = (value: unknown, revision: Revision) => boolean;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An object whose prototype is `Object.prototype` or none: what `JSON.parse` makes, not an array or a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
