@@ -34,7 +34,7 @@ function flushPending(): void {
       else target.push(frame);
     } catch (error) {
       // One receiver's failure is reported as an uncaught error, and the others still get theirs.
-      queueMicrotask(() => {
+      schedule(() => {
         throw error;
       });
     }
