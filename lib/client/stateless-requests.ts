@@ -79,16 +79,34 @@ function resultTypeOf(result: Record<string, unknown>): unknown {
 
 /**
  * The fields a result may leave out and a client must assume (spec 2026-07-28: a missing
- * `resultType` is `complete`; Caching: a missing `ttlMs` is 0), filled in for the schema check only.
+ * `resultType` is `complete`; Caching: a missing `ttlMs` is 0), filled in for the schema check
+ * only; undefined when the result left none out.
  */
-function assumed(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  const filled: Record<string, unknown> = {};
-  if (result.resultType === undefined) filled.resultType = 'complete';
+function assumed(method: string, result: Record<string, unknown>): Record<string, unknown> | undefined {
+  let filled: Record<string, unknown> | undefined;
+  if (result.resultType === undefined) filled = { resultType: 'complete' };
   if (CACHEABLE_METHODS.has(method)) {
-    if (result.ttlMs === undefined) filled.ttlMs = 0;
-    if (result.cacheScope === undefined) filled.cacheScope = 'private';
+    if (result.ttlMs === undefined) (filled ??= {}).ttlMs = 0;
+    if (result.cacheScope === undefined) (filled ??= {}).cacheScope = 'private';
   }
   return filled;
+}
+
+/** The result checked against the revision (as the schema gives it back), without the assumed fields. */
+function checkedComplete(deps: StatelessRequesterDeps, method: string, result: Record<string, unknown>) {
+  const filled = assumed(method, result);
+  const input = filled ? { ...result, ...filled } : result;
+  const parsed = checkResult(method, deps.revision as Revision, input);
+  if (!parsed) return result;
+  if (!parsed.success) {
+    throw new ProtocolError(
+      `Invalid result for ${method} from the server: ${describeIssues(toValidationIssues(parsed.error))}`,
+    );
+  }
+  if (parsed.data === result) return result;
+  const checked = { ...(parsed.data as Record<string, unknown>) };
+  if (filled) for (const key of Object.keys(filled)) delete checked[key];
+  return checked;
 }
 
 /**
@@ -101,18 +119,7 @@ function completed(
   method: string,
   result: Record<string, unknown>,
 ): Record<string, unknown> {
-  let checked = result;
-  if (deps.validateResults) {
-    const filled = assumed(method, result);
-    const parsed = checkResult(method, deps.revision as Revision, { ...result, ...filled });
-    if (parsed && !parsed.success) {
-      throw new ProtocolError(
-        `Invalid result for ${method} from the server: ${describeIssues(toValidationIssues(parsed.error))}`,
-      );
-    }
-    checked = { ...((parsed?.data ?? result) as Record<string, unknown>) };
-    for (const key of Object.keys(filled)) delete checked[key];
-  }
+  const checked = deps.validateResults ? checkedComplete(deps, method, result) : result;
   const { resultType: _complete, ...rest } = checked;
   if (!isObject(rest._meta) || !(META.serverInfo in rest._meta)) return rest;
   const { [META.serverInfo]: _identity, ...meta } = rest._meta;

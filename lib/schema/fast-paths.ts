@@ -8,7 +8,9 @@
  * From 2026-07-28 params carry a required `_meta` (the revision and client capabilities), which
  * is checked by its own schema, and results carry `resultType`.
  */
+import { LOGGING_LEVELS } from './base';
 import { metaSchemas } from './meta';
+import { META } from './request-meta';
 import { featuresOf, type Revision } from './revisions';
 
 type Check = (value: unknown, revision: Revision) => boolean;
@@ -25,15 +27,79 @@ function isPlainRequestMeta(meta: unknown): boolean {
   if (!isPlainObject(meta)) return false;
   for (const key in meta) {
     if (key !== 'progressToken') return false;
-    const token = meta[key];
-    if (typeof token !== 'string' && !Number.isSafeInteger(token)) return false;
+    if (!isProgressToken(meta[key])) return false;
   }
+  return true;
+}
+
+const LEVELS: ReadonlySet<unknown> = new Set(LOGGING_LEVELS);
+
+/** A token a requester chose: a string or a safe integer. */
+function isProgressToken(token: unknown): boolean {
+  return typeof token === 'string' || Number.isSafeInteger(token);
+}
+
+/** An `Implementation` with only the fields every peer sends: `name`, `version` and a `title` (strings). */
+function isPlainImplementation(value: unknown): boolean {
+  if (!isPlainObject(value) || typeof value.name !== 'string' || typeof value.version !== 'string') return false;
+  for (const key in value) {
+    if ((key !== 'name' && key !== 'version' && key !== 'title') || typeof value[key] !== 'string') return false;
+  }
+  return true;
+}
+
+/** Capabilities each declared as `{}` ("supported, no options"), which every revision accepts for every key. */
+function isBareCapabilities(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    const entry = value[key];
+    if (!isPlainObject(entry)) return false;
+    for (const _ in entry) return false;
+  }
+  return true;
+}
+
+/** One entry of a stateless request's `_meta` in its common shape; keys the schema does not name are open. */
+function isCommonMetaEntry(key: string, value: unknown): boolean {
+  switch (key) {
+    case META.clientInfo:
+      return isPlainImplementation(value);
+    case META.logLevel:
+      return LEVELS.has(value);
+    case 'progressToken':
+      return isProgressToken(value);
+    default:
+      return true;
+  }
+}
+
+/**
+ * The common shape of a stateless request's `_meta`: the revision, bare capabilities, a plain
+ * client identity, a known log level, a progress token. Checked by hand: it comes with every request.
+ */
+function isCommonStatelessRequestMeta(meta: Record<string, unknown>): boolean {
+  if (typeof meta[META.protocolVersion] !== 'string' || !isBareCapabilities(meta[META.clientCapabilities])) {
+    return false;
+  }
+  for (const key in meta) if (!isCommonMetaEntry(key, meta[key])) return false;
   return true;
 }
 
 /** `_meta` of a stateless request: whatever its schema accepts unchanged (it has no defaults). */
 function isStatelessRequestMeta(meta: unknown, revision: Revision): boolean {
-  return isPlainObject(meta) && metaSchemas(revision).RequestMetaObject.safeParse(meta).success;
+  return (
+    isPlainObject(meta) &&
+    (isCommonStatelessRequestMeta(meta) || metaSchemas(revision).RequestMetaObject.safeParse(meta).success)
+  );
+}
+
+/**
+ * `_meta` of a result: any plain object in the handshake revisions; from 2026-07-28 the server's
+ * identity in it, if there, a plain `Implementation`.
+ */
+function isPlainResultMeta(meta: unknown, stateless: boolean): boolean {
+  if (!isPlainObject(meta)) return false;
+  return !stateless || !(META.serverInfo in meta) || isPlainImplementation(meta[META.serverInfo]);
 }
 
 /**
@@ -63,11 +129,16 @@ function isPlainCallToolParams(value: unknown, revision: Revision): boolean {
  */
 function isPlainTextToolResult(value: unknown, revision: Revision): boolean {
   if (!isPlainObject(value) || !Array.isArray(value.content)) return false;
-  const typed = featuresOf(revision).resultType;
+  const { resultType: typed, stateless } = featuresOf(revision);
   if (typed && typeof value.resultType !== 'string') return false;
   for (const key in value) {
     if (key === 'content' || (typed && key === 'resultType')) continue;
-    if (key !== 'isError' || typeof value.isError !== 'boolean') return false;
+    if (
+      key === '_meta'
+        ? !isPlainResultMeta(value._meta, stateless)
+        : key !== 'isError' || typeof value.isError !== 'boolean'
+    )
+      return false;
   }
   for (const block of value.content as unknown[]) {
     if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;

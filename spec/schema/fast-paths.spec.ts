@@ -1,3 +1,4 @@
+import { seeded } from '../../benchmarks/hostile-frames';
 import { paramsPassUnchanged, resultPassesUnchanged } from '../../lib/schema/fast-paths';
 import { checkParams, checkResult, paramsSchemaFor, resultSchemaFor } from '../../lib/schema/methods';
 import { featuresOf, SUPPORTED_REVISIONS, type Revision } from '../../lib/schema/revisions';
@@ -19,6 +20,8 @@ const plainResults: unknown[] = [
   { content: [text('hello')] },
   { content: [text(''), text('two')], isError: false },
   { content: [text('failed')], isError: true },
+  { content: [text('a')], _meta: { a: 1 } },
+  { content: [text('a')], _meta: {} },
 ];
 
 /** Values they must leave to the schema, valid or not. */
@@ -46,7 +49,8 @@ const otherResults: unknown[] = [
   { content: 'hello' },
   { content: [text('a')], isError: 'no' },
   { content: [text('a')], structuredContent: { a: 1 } },
-  { content: [text('a')], _meta: { a: 1 } },
+  { content: [text('a')], _meta: [] },
+  { content: [text('a')], _meta: null },
   { content: [{ type: 'text', text: 1 }] },
   { content: [{ type: 'text' }] },
   { content: [{ type: 'text', text: 'a', annotations: { priority: 1 } }] },
@@ -62,11 +66,46 @@ const modernMeta = {
   'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
 };
 /** From 2026-07-28: the same plain shapes with the request `_meta` and `resultType` each then requires. */
-const plainModernParams = plainParams.map((params) => {
+const plainModernParams: unknown[] = plainParams.map((params) => {
   const value = params as { _meta?: object };
   return { ...value, _meta: { ...modernMeta, ...value._meta } };
 });
-const plainModernResults = plainResults.map((result) => ({ resultType: 'complete', ...(result as object) }));
+const serverInfo = { 'io.modelcontextprotocol/serverInfo': { name: 'server', version: '1.0.0', title: 'Server' } };
+plainModernParams.push(
+  {
+    name: 'echo',
+    _meta: {
+      ...modernMeta,
+      'io.modelcontextprotocol/clientInfo': { name: 'client', version: '1.0.0' },
+      'io.modelcontextprotocol/logLevel': 'warning',
+      progressToken: 'p',
+      'example.com/trace': [1, { deep: null }],
+    },
+  },
+  {
+    name: 'echo',
+    arguments: {},
+    _meta: {
+      ...modernMeta,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1', title: 'C' },
+    },
+  },
+  // Not of the common shape, valid all the same: the `_meta` schema decides.
+  {
+    name: 'echo',
+    _meta: { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } },
+  },
+  {
+    name: 'echo',
+    _meta: { ...modernMeta, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1', websiteUrl: 'u' } },
+  },
+);
+const plainModernResults = [
+  ...plainResults.map((result) => ({ resultType: 'complete', ...(result as object) })),
+  { resultType: 'complete', content: [text('a')], _meta: serverInfo },
+  { resultType: 'complete', content: [], _meta: { ...serverInfo, other: { any: 'thing' } } },
+];
 const otherModernParams: unknown[] = [
   { name: 'echo' },
   { name: 'echo', arguments: {} },
@@ -77,13 +116,28 @@ const otherModernParams: unknown[] = [
   { name: 'echo', _meta: modernMeta, inputResponses: {} },
   { name: 'echo', _meta: modernMeta, requestState: 'state' },
   { name: 'echo', _meta: modernMeta, arguments: [] },
+  { name: 'echo', _meta: { ...modernMeta, 'io.modelcontextprotocol/protocolVersion': 7 } },
+  {
+    name: 'echo',
+    _meta: { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { sampling: { context: 5 } } },
+  },
+  { name: 'echo', _meta: { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': [] } },
+  { name: 'echo', _meta: { ...modernMeta, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: 1 } } },
+  { name: 'echo', _meta: { ...modernMeta, 'io.modelcontextprotocol/clientInfo': { name: 'c' } } },
+  { name: 'echo', _meta: { ...modernMeta, 'io.modelcontextprotocol/clientInfo': 'c' } },
 ];
 const otherModernResults: unknown[] = [
   { content: [] },
   { content: [text('a')], isError: false },
   { resultType: 1, content: [] },
-  { resultType: 'complete', content: [text('a')], _meta: {} },
   { resultType: 'complete', content: [text('a')], ttlMs: 0 },
+  { resultType: 'complete', content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's' } } },
+  { resultType: 'complete', content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: 1 } } },
+  {
+    resultType: 'complete',
+    content: [],
+    _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1', websiteUrl: 'https://example.com' } },
+  },
 ];
 
 function valuesOf(revision: Revision) {
@@ -136,6 +190,61 @@ describe('fast paths for tools/call', () => {
         if (actual.success) expect(actual.data).toEqual(expected.data);
       }
     });
+  });
+
+  it('agrees with the schema on random 2026-07-28 request metadata (seeded)', () => {
+    const random = seeded(2607);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const absent = Symbol('absent');
+    const pools: Record<string, readonly unknown[]> = {
+      'io.modelcontextprotocol/protocolVersion': ['2026-07-28', 7, absent],
+      'io.modelcontextprotocol/clientCapabilities': [
+        {},
+        { sampling: {} },
+        { sampling: {}, roots: {}, elicitation: {} },
+        { elicitation: { form: {} } },
+        { sampling: { context: 5 } },
+        { experimental: { a: {} } },
+        { extensions: { e: 1 } },
+        { unknown: 1 },
+        [],
+        null,
+        absent,
+      ],
+      'io.modelcontextprotocol/clientInfo': [
+        { name: 'c', version: '1' },
+        { name: 'c', version: '1', title: 'C' },
+        { name: 'c', version: '1', title: 5 },
+        { name: 'c', version: '1', icons: [] },
+        { name: 'c' },
+        { name: 'c', version: 1 },
+        'c',
+        absent,
+      ],
+      'io.modelcontextprotocol/logLevel': ['debug', 'emergency', 'loud', 3, absent],
+      progressToken: ['p', 1, 1.5, null, absent],
+      'example.com/other': [{ any: ['thing'] }, absent],
+    };
+    const schema = paramsSchemaFor('tools/call', '2026-07-28')!;
+    let fast = 0;
+    for (let i = 0; i < 2000; i++) {
+      const meta: Record<string, unknown> = {};
+      for (const [key, values] of Object.entries(pools)) {
+        const value = pick(values);
+        if (value !== absent) meta[key] = value;
+      }
+      const params = { name: 'echo', arguments: { text: 'x' }, _meta: meta };
+      const expected = schema.safeParse(params);
+      const passes = paramsPassUnchanged('tools/call', '2026-07-28', params);
+      expect({ meta, passes }).toEqual({ meta, passes: expected.success });
+      if (passes) {
+        fast++;
+        expect(expected.data).toEqual(params);
+      }
+    }
+    // Both answers came up, so the comparison covered each.
+    expect(fast).toBeGreaterThan(50);
+    expect(fast).toBeLessThan(1950);
   });
 
   it('has no fast path for other methods, and none for a task-augmented answer', () => {
