@@ -14,16 +14,20 @@ export interface StreamableHttpClientTransportOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * A fetch to send the requests with: wrap one to add auth, tracing or a proxy. Without it the
-   * transport uses, on Node, `node:http`/`node:https` with a keep-alive agent of its own (for
-   * `http:` and `https:` URLs), and elsewhere (a browser) `globalThis.fetch`; pass
-   * `fetch: globalThis.fetch` to use the global fetch on Node too.
+   * transport uses, on Node (for `http:` and `https:` URLs), a keep-alive connection pool of its
+   * own from undici, the HTTP client Node's `fetch` is built on, without the `fetch` layer (or,
+   * when an `agent` is given, `node:http`/`node:https`), and elsewhere (a browser)
+   * `globalThis.fetch`; pass `fetch: globalThis.fetch` to use the global fetch on Node too.
    */
   readonly fetch?: typeof fetch;
   /**
-   * The agent to send through when no `fetch` is given: an `https.Agent` with your TLS settings (a
-   * private CA, a client certificate), a proxy agent, or connection limits. It is left open when
-   * the transport closes. Default: a keep-alive agent of the transport's own, closed with it.
-   * (The HTTP+SSE fallback of `createHttpClientTransport` goes through fetch and does not use it.)
+   * An agent to send through with `node:http`/`node:https` when no `fetch` is given: an
+   * `https.Agent` with your TLS settings (a private CA, a client certificate), a proxy agent, or
+   * connection limits. It is left open when the transport closes. Default: none, and the
+   * transport's own undici pool, closed with it. Giving a keep-alive agent is also the way to stay
+   * on `node:http`, for instance under fake timers, which hold back the `queueMicrotask` and
+   * `setImmediate` undici schedules its work with. (The HTTP+SSE fallback of
+   * `createHttpClientTransport` goes through fetch and does not use it.)
    */
   readonly agent?: HttpAgent;
   readonly reconnect?: ReconnectOptions;

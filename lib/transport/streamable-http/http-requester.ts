@@ -54,7 +54,7 @@ export class BodyTooLargeError extends Error {
 }
 
 /** Reads a whole body through `read`, up to `maxLength` characters. */
-async function boundedText(read: HttpAnswer['read'], maxLength = Infinity): Promise<string> {
+export async function boundedText(read: HttpAnswer['read'], maxLength = Infinity): Promise<string> {
   let text = '';
   await read((piece) => {
     text += piece;
@@ -123,7 +123,7 @@ function fetchAnswer(response: Response): HttpAnswer {
  * import would keep this module, and the client transport with it, out of browser bundles. Undefined
  * where there is no Node (a browser) or no `process.getBuiltinModule` (Node before 20.16).
  */
-function nodeHttpModules(): { readonly http: typeof NodeHttp; readonly https: typeof NodeHttps } | undefined {
+export function nodeHttpModules(): { readonly http: typeof NodeHttp; readonly https: typeof NodeHttps } | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   if (typeof runtime?.getBuiltinModule !== 'function') return undefined;
   return {
@@ -132,26 +132,15 @@ function nodeHttpModules(): { readonly http: typeof NodeHttp; readonly https: ty
   };
 }
 
-/**
- * The requester the client transport uses by default: over `node:http`/`node:https` with a
- * keep-alive agent when it runs on Node and the URL is `http:` or `https:`, else over `fetch`
- * (`globalThis.fetch` unless one is given). A given `fetch` always wins.
- */
-export function createDefaultRequester(url: URL, given: { fetch?: typeof fetch; agent?: HttpAgent }): HttpRequester {
-  const node = url.protocol === 'http:' || url.protocol === 'https:' ? nodeHttpModules() : undefined;
-  if (given.fetch === undefined && node) return createNodeRequester(url, given.agent, node);
-  return createFetchRequester(url, given.fetch ?? globalThis.fetch);
-}
-
 /** How often an idempotent request that failed on a reused keep-alive connection is tried again. */
-const MAX_STALE_RETRIES = 4;
+export const MAX_STALE_RETRIES = 4;
 
 /**
  * How long an idle keep-alive connection is kept: under the 5 s a Node server keeps one by default,
  * so that the client, not the server, closes it, and a request is seldom written to a connection the
  * server is closing.
  */
-const IDLE_SOCKET_MS = 4_000;
+export const IDLE_SOCKET_MS = 4_000;
 
 /**
  * A requester over `node:http` or `node:https` (by the URL's scheme). Without `given` it makes a
@@ -235,7 +224,8 @@ export function createNodeRequester(url: URL, given?: HttpAgent, modules = nodeH
   };
 }
 
-function abortError(): Error {
+/** The error a read or an answer rejects with once its call was aborted. */
+export function abortError(): Error {
   const error = new Error('The request was aborted');
   error.name = 'AbortError';
   return error;

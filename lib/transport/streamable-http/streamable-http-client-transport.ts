@@ -4,7 +4,7 @@ import type { Observable } from '../../rx/rxjs';
 import { ErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createDefaultRequester } from './http-requester';
+import { createDefaultRequester } from './default-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, SendOptions, TransportClose } from '../transport';

@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createFetchRequester, createNodeRequester } from '../../../lib/transport/streamable-http/http-requester';
 import type { HttpRequester } from '../../../lib/transport/streamable-http/http-requester';
+import { createUndiciRequester, loadUndici } from '../../../lib/transport/streamable-http/undici-requester';
 
 let server: Server | undefined;
 let requester: HttpRequester | undefined;
@@ -30,6 +31,7 @@ afterEach(async () => {
 });
 
 const STACKS: Array<[string, (url: URL) => HttpRequester]> = [
+  ['undici', (url) => createUndiciRequester(url, loadUndici()!)],
   ['node:http', (url) => createNodeRequester(url)],
   ['fetch', (url) => createFetchRequester(url, fetch)],
 ];
@@ -114,7 +116,10 @@ describe.each(STACKS)('%s requester', (_name, make) => {
   });
 });
 
-describe('node:http requester', () => {
+/** The requesters that hold connections of their own. */
+const POOLED: Array<[string, (url: URL) => HttpRequester]> = STACKS.filter(([name]) => name !== 'fetch');
+
+describe.each(POOLED)('%s requester, its connections', (_name, make) => {
   it('drains a discarded JSON body so the next request reuses the connection, and cuts a discarded event stream', async () => {
     const url = await serve((req, res) => {
       if (req.method === 'GET') {
@@ -125,7 +130,7 @@ describe('node:http requester', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ignored":true}');
     });
-    requester = createNodeRequester(url);
+    requester = make(url);
     (await requester.request({ method: 'POST', headers: {}, body: '{}' }).answer).discard();
     // Let the drained body end and the connection return to the agent.
     for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -142,7 +147,7 @@ describe('node:http requester', () => {
 
   it('closes its idle keep-alive connections on close()', async () => {
     const url = await serve((_req, res) => res.writeHead(204).end());
-    requester = createNodeRequester(url);
+    requester = make(url);
     await (await requester.request({ method: 'DELETE', headers: {} }).answer).text();
     const [socket] = [...sockets];
     const closed = new Promise<void>((resolve) => socket!.once('close', () => resolve()));
@@ -159,7 +164,7 @@ describe('node:http requester', () => {
       // The server read the request, then the connection is cut before any answer.
       req.socket.destroy();
     });
-    requester = createNodeRequester(url);
+    requester = make(url);
     await (await requester.request({ method: 'DELETE', headers: {} }).answer).text();
     await expect(
       requester.request({ method: 'POST', headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/call"}' }).answer,
@@ -174,7 +179,7 @@ describe('node:http requester', () => {
       if (deletes === 2) return void req.socket.destroy();
       res.writeHead(204).end();
     });
-    requester = createNodeRequester(url);
+    requester = make(url);
     await (await requester.request({ method: 'DELETE', headers: {} }).answer).text();
     const second = await requester.request({ method: 'DELETE', headers: {} }).answer;
     expect(second.status).toBe(204);

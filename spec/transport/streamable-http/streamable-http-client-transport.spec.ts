@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { firstValueFrom } from 'rxjs';
@@ -44,10 +44,29 @@ async function startMock(script: Script): Promise<string> {
 
 type ClientOptions = Partial<Parameters<typeof createStreamableHttpClientTransport>[0]>;
 
-/** The HTTP stacks a client may send through: its own node:http agent (no fetch given), or a fetch. */
+/** A keep-alive agent given to the transport, which sends through `node:http` with it (and leaves it open). */
+const AGENT = new Agent({ keepAlive: true });
+afterAll(() => AGENT.destroy());
+
+/**
+ * The HTTP stacks a client may send through: on Node by default undici's pool, `node:http` when
+ * an agent is given, or a fetch.
+ */
 const STACKS: Array<[string, ClientOptions]> = [
-  ['node:http', {}],
+  ['undici', {}],
+  ['node:http', { agent: AGENT }],
   ['fetch', { fetch: (input, init) => fetch(input, init) }],
+];
+
+/**
+ * The stacks that send without a fetch. `connections`: how many a run of requests sent one after
+ * another uses (undici waits one turn of the event loop before it reuses a connection, so a request
+ * sent as soon as the previous answer arrived goes out on a second one). `closesConnections`:
+ * whether closing the transport closes them (a given agent is the caller's, and left open).
+ */
+const NODE_STACKS: Array<[string, ClientOptions, { connections: number; closesConnections: boolean }]> = [
+  ['undici', {}, { connections: 2, closesConnections: true }],
+  ['node:http', { agent: AGENT }, { connections: 1, closesConnections: false }],
 ];
 
 let stack: ClientOptions = {};
@@ -453,7 +472,10 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
   });
 });
 
-describe('createStreamableHttpClientTransport without a fetch (node:http)', () => {
+describe.each(NODE_STACKS)('createStreamableHttpClientTransport without a fetch (%s)', (_name, options, expected) => {
+  beforeEach(() => (stack = options));
+  afterEach(() => (stack = {}));
+
   it('does not use the global fetch', async () => {
     const spy = jest.spyOn(globalThis, 'fetch');
     try {
@@ -476,7 +498,7 @@ describe('createStreamableHttpClientTransport without a fetch (node:http)', () =
     }
   });
 
-  it('[transport.http.client-keep-alive] reuses one connection for consecutive requests and closes it when the transport closes', async () => {
+  it('[transport.http.client-keep-alive] reuses its connections for consecutive requests, and closes them with the transport unless the agent was given', async () => {
     const sockets: Socket[] = [];
     const url = await startMock((entry, res) => {
       if (entry.method === 'DELETE') return void res.writeHead(200).end();
@@ -486,16 +508,21 @@ describe('createStreamableHttpClientTransport without a fetch (node:http)', () =
     });
     mock!.on('connection', (socket: Socket) => sockets.push(socket));
     const client = open(url, { openStandaloneStream: false });
-    for (let id = 1; id <= 3; id++) {
+    for (let id = 1; id <= 6; id++) {
       const answer = nextFrames(client.incoming$, 1);
       client.send(request(id, 'tools/list'));
       await answer;
     }
-    expect(sockets).toHaveLength(1);
+    expect(sockets).toHaveLength(expected.connections);
     client.close();
     await firstValueFrom(client.closed$);
-    await waitFor(() => sockets[0]!.destroyed, 'the connection to close');
-    expect(seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'DELETE']);
+    if (expected.closesConnections) {
+      await waitFor(() => sockets.every((socket) => socket.destroyed), 'the connections to close');
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sockets.some((socket) => socket.destroyed)).toBe(false);
+    }
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'DELETE']);
   });
 
   it('[transport.http.client-stale-socket] fails a request whose reused connection is cut before any answer, without sending it again (#13)', async () => {
