@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import {
+  asyncScheduler,
   catchError,
   defer,
   filter,
@@ -14,7 +15,6 @@ import {
   throwError,
   toArray,
 } from '../rx/rxjs';
-import { asyncScheduler } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
@@ -48,7 +48,7 @@ import type { ListenTopic } from './subscriptions';
 import { callTool } from './tool-call';
 import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
-import { ToolDirectory } from './tool-directory';
+import { ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
 
 /** What `connect` hands the client once the era is settled. */
@@ -226,15 +226,10 @@ export class Client implements McpClient, ToolCallContext {
   ): Observable<Record<string, unknown>> {
     if (!this.stateless) return this.tasks.plainCall(params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
-      defer(() => of(this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>))).pipe(
-        switchMap((headers) =>
-          this.send(
-            'tools/call',
-            params,
-            { ...options, headers: { ...options.headers, ...headers } },
-            { onInputRequired, onTask },
-          ),
-        ),
+      defer(() => {
+        const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
+        return this.send('tools/call', params, withToolHeaders(options, headers), { onInputRequired, onTask });
+      }).pipe(
         catchError((error: unknown) => {
           // Custom Headers → Client Behavior: on HeaderMismatch, look at the tool again and retry once.
           if (refreshed || !(error instanceof JsonRpcError) || error.code !== StatelessErrorCode.HeaderMismatch) {

@@ -11,6 +11,7 @@ import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import { CACHEABLE_METHODS, META } from '../connection/stateless';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
+import { withProperty } from '../jsonrpc/objects';
 import type { LoggingLevel } from '../schema/logging';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkResult } from '../schema/methods';
@@ -153,7 +154,7 @@ function sendReissuing(
 function withClientMeta(deps: StatelessRequesterDeps, options: RequestOptions): RequestOptions {
   const level = deps.logLevel();
   if (level === undefined) return options;
-  return { ...options, meta: { [META.logLevel]: level, ...options.meta } };
+  return withProperty(options, 'meta', { [META.logLevel]: level, ...options.meta });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { EmptyError, filter, map, Observable } from '../rx/rxjs';
 import type { OperatorFunction, Subscription } from '../rx/rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
+import { withProperty } from '../jsonrpc/objects';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';
 import { describeIssues } from '../schema/issues';
@@ -142,39 +143,41 @@ export function callTool(
     };
     const onInputRequired = (round: number, requests: InputRequests) =>
       subscriber.next({ type: 'input_required', round, requests });
-    const call = context.sendToolCall(params, { ...requestOptions, onProgress }, onInputRequired).subscribe({
-      next: (raw) => {
-        responded = true;
-        const result = raw as CallToolResult;
-        // Nothing to check against, and no reason to fetch the definitions: the common case.
-        const nothingToCheck = result.structuredContent === undefined && context.knowsTools?.() === false;
-        if (!validateOutput || result.isError || nothingToCheck) {
-          emit(result);
-          return;
-        }
-        checking = context.toolNamed(name, result.structuredContent !== undefined).subscribe({
-          next: (tool) => {
-            let checked: CallToolResult;
-            try {
-              checked = checkToolOutput(tool, result, context.check);
-            } catch (error) {
-              subscriber.error(error);
-              return;
-            }
-            emit(checked);
-          },
-          error: (error: unknown) => subscriber.error(error),
-          // No definition to be had: nothing to check against.
-          complete: () => {
-            if (!subscriber.closed) emit(result);
-          },
-        });
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => {
-        if (!responded) subscriber.complete();
-      },
-    });
+    const call = context
+      .sendToolCall(params, withProperty(requestOptions, 'onProgress', onProgress), onInputRequired)
+      .subscribe({
+        next: (raw) => {
+          responded = true;
+          const result = raw as CallToolResult;
+          // Nothing to check against, and no reason to fetch the definitions: the common case.
+          const nothingToCheck = result.structuredContent === undefined && context.knowsTools?.() === false;
+          if (!validateOutput || result.isError || nothingToCheck) {
+            emit(result);
+            return;
+          }
+          checking = context.toolNamed(name, result.structuredContent !== undefined).subscribe({
+            next: (tool) => {
+              let checked: CallToolResult;
+              try {
+                checked = checkToolOutput(tool, result, context.check);
+              } catch (error) {
+                subscriber.error(error);
+                return;
+              }
+              emit(checked);
+            },
+            error: (error: unknown) => subscriber.error(error),
+            // No definition to be had: nothing to check against.
+            complete: () => {
+              if (!subscriber.closed) emit(result);
+            },
+          });
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          if (!responded) subscriber.complete();
+        },
+      });
     return () => {
       call.unsubscribe();
       checking?.unsubscribe();

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { RequestOptions } from '../connection/request-pipeline';
 import { ProtocolError } from '../jsonrpc/errors';
+import { withProperty } from '../jsonrpc/objects';
 import type { Tool } from '../schema/tools';
 import { planToolHeaders, toolCallHeaders } from './tool-headers';
 import type { ToolHeaderPlan } from './tool-headers';
@@ -77,4 +79,10 @@ export class ToolDirectory {
     if (!plan) plans.set(tool, (plan = planToolHeaders(tool.inputSchema)));
     return plan;
   }
+}
+
+/** A tool call's options with its `Mcp-Param-*` headers, or the same options when it has none. */
+export function withToolHeaders(options: RequestOptions, headers: Record<string, string>): RequestOptions {
+  for (const _ in headers) return withProperty(options, 'headers', { ...options.headers, ...headers });
+  return options;
 }

@@ -5,6 +5,7 @@ import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkResult } from '../schema/methods';
 import type { Revision } from '../schema/revisions';
 import { request as makeRequest } from '../jsonrpc/message';
+import { withProperty } from '../jsonrpc/objects';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 import type { SendOptions } from '../transport/transport';
 import type { Correlator, PendingRequest, ProgressParams } from './correlator';
@@ -154,7 +155,7 @@ export function startRequest(
       ...requestOptions.meta,
     };
     if (requestOptions.onProgress) meta.progressToken = requestId;
-    outParams = { ...params, _meta: meta };
+    outParams = withProperty(params, '_meta', meta);
   }
   const call = new Call(deps, method, requestId, sink, requestOptions, cancellable, params?.task !== undefined, idleMs);
   deps.correlator.register(requestId, call);

@@ -6,6 +6,7 @@
  */
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcRequest } from '../jsonrpc/message';
+import { withProperty } from '../jsonrpc/objects';
 import { toValidationIssues } from '../schema/issues';
 import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
@@ -212,16 +213,20 @@ export function decorateStatelessResult(
   result: Record<string, unknown>,
   decoration: ResultDecoration,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...result };
+  const { serverInfo } = decoration;
+  // The added keys first: V8 adds a property to a spread copy slowly (see jsonrpc/objects.ts).
+  const out: Record<string, unknown> =
+    serverInfo === undefined
+      ? { resultType: 'complete', ...result }
+      : { resultType: 'complete', _meta: undefined, ...result };
   out.resultType ??= 'complete';
   if (out.resultType === 'complete' && CACHEABLE_METHODS.has(method)) {
     const hint = decoration.cacheHints?.[method] ?? DEFAULT_CACHE_HINTS[method]!;
     out.ttlMs ??= hint.ttlMs;
     out.cacheScope ??= hint.cacheScope;
   }
-  if (decoration.serverInfo !== undefined) {
-    const meta = isObject(result._meta) ? result._meta : undefined;
-    out._meta = { ...meta, [META.serverInfo]: decoration.serverInfo };
+  if (serverInfo !== undefined) {
+    out._meta = withProperty(isObject(result._meta) ? result._meta : undefined, META.serverInfo, serverInfo);
   }
   return out;
 }

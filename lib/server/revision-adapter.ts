@@ -116,7 +116,10 @@ export function adaptPromptResult<T extends { messages: readonly Item[] } & Item
  */
 export function completeResult<T extends object>(result: T, revision: string, hint?: CacheHint): T {
   if (!isStatelessRevision(revision)) return result;
-  const out: Record<string, unknown> = { ...(result as Record<string, unknown>) };
+  // The added keys first: V8 adds a property to a spread copy slowly (see jsonrpc/objects.ts).
+  const out: Record<string, unknown> = hint
+    ? { resultType: 'complete', ttlMs: hint.ttlMs, cacheScope: hint.cacheScope, ...result }
+    : { resultType: 'complete', ...result };
   out.resultType ??= 'complete';
   if (hint) {
     out.ttlMs ??= hint.ttlMs;

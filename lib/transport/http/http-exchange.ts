@@ -90,7 +90,14 @@ export function endJson(
   text: string,
   headers: Record<string, string | number> = {},
 ): void {
-  res
-    .writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': utf8Length(text) })
-    .end(text);
+  const length = utf8Length(text);
+  // The added headers first: V8 adds a property to a spread copy slowly (see jsonrpc/objects.ts).
+  const head: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': length,
+    ...headers,
+  };
+  head['content-type'] = 'application/json';
+  head['content-length'] = length;
+  res.writeHead(status, head).end(text);
 }

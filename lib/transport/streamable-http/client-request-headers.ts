@@ -75,6 +75,18 @@ export function standardHeadersOf(message: JsonRpcMessage): Record<string, strin
   return headers;
 }
 
+/**
+ * Copies `source`'s headers (names already in lower case) onto `target`, and returns it. Headers are
+ * merged this way rather than by spreading: V8 adds a property to a spread copy slowly.
+ */
+export function addHeaders(
+  target: Record<string, string>,
+  source: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  if (source) for (const name of Object.keys(source)) target[name] = source[name]!;
+  return target;
+}
+
 /** Header names in lower case, so that a caller's `Mcp-Param-Region` replaces rather than doubles one. */
 export function lowerCaseHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const lower: Record<string, string> = {};

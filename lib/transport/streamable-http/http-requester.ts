@@ -1,6 +1,7 @@
 import type * as NodeHttp from 'node:http';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type * as NodeHttps from 'node:https';
+import { withProperty } from '../../jsonrpc/objects';
 
 /**
  * The HTTP client the Streamable HTTP client transport talks through: one request at a time,
@@ -180,8 +181,8 @@ export function createNodeRequester(url: URL, given?: HttpAgent, modules = nodeH
           const headers =
             spec.body === undefined
               ? spec.headers
-              : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
-          const req = send({ ...target, method: spec.method, headers });
+              : withProperty(spec.headers, 'content-length', String(Buffer.byteLength(spec.body)));
+          const req = send({ method: spec.method, headers, ...target });
           current = req;
           let answered = false;
           req.on('response', (res: IncomingMessage) => {

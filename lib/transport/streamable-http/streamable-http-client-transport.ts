@@ -10,7 +10,7 @@ import { MalformedFrame } from '../transport';
 import type { InboundFrame, SendOptions, TransportClose } from '../transport';
 import { SessionNotFoundError } from './http-errors';
 import { childLogger } from '../../jsonrpc/logger';
-import { lowerCaseHeaders, standardHeadersOf } from './client-request-headers';
+import { addHeaders, lowerCaseHeaders, standardHeadersOf } from './client-request-headers';
 import { keyOf, SseStreams } from './client-sse-streams';
 import type { SseHost } from './client-sse-streams';
 import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
@@ -151,7 +151,11 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
 
   /** The headers of a handshake-revision request: ours, the session id and the protocol version. */
   headers(extra: Readonly<Record<string, string>>): Record<string, string> {
-    const all: Record<string, string> = { ...lowerCaseHeaders(this.options.headers), ...extra };
+    return this.withSession(addHeaders(lowerCaseHeaders(this.options.headers), extra));
+  }
+
+  /** Adds the session id, the protocol version and the credentials of a handshake-revision request. */
+  private withSession(all: Record<string, string>): Record<string, string> {
     if (this.sessionId !== undefined) all['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion !== undefined) all['mcp-protocol-version'] = this.protocolVersion;
     if (this.authorization?.bearer !== undefined) all.authorization = this.authorization.bearer;
@@ -237,12 +241,10 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     extra: Record<string, string>,
   ): { headers: Record<string, string>; stateless: boolean } {
     const standard = list.length === 1 ? standardHeadersOf(list[0] as JsonRpcMessage) : undefined;
-    if (standard === undefined) return { headers: this.headers({ ...POST_HEADERS, ...extra }), stateless: false };
+    const headers = addHeaders(addHeaders(lowerCaseHeaders(this.options.headers), POST_HEADERS), extra);
+    if (standard === undefined) return { headers: this.withSession(headers), stateless: false };
     // Stateless revisions have no sessions: no session id, and the revision is the request's own.
-    return {
-      headers: { ...lowerCaseHeaders(this.options.headers), ...POST_HEADERS, ...extra, ...standard },
-      stateless: true,
-    };
+    return { headers: addHeaders(headers, standard), stateless: true };
   }
 
   private async post(
