@@ -61,9 +61,10 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  * - An HTTP error to a POST that carried requests fails them with an error response (the server's
  *   JSON-RPC error, its `data` kept, when it sent one, else -32603 naming the status;
  *   `data.httpStatus`). A POST that cannot be made (network failure) closes with a `TransportError`.
- * - Requests go through `node:http`/`node:https` on a keep-alive agent of the transport's own on
- *   Node, through `globalThis.fetch` elsewhere (a browser), or through `options.fetch`. A request
- *   cut before any answer on a reused keep-alive connection is sent again on another one.
+ * - Requests go through a keep-alive undici pool of the transport's own on Node (through
+ *   `node:http`/`node:https` when `options.agent` is given), through `globalThis.fetch` elsewhere
+ *   (a browser), or through `options.fetch`. A GET or DELETE cut before any answer on a reused
+ *   connection is sent again on another one; a POST never is.
  * - A message larger than `maxMessageLength` characters (a JSON body, or one SSE event's data;
  *   default 32 Mi) is not read further: the requests it answered fail with -32000 and
  *   `data.responseTooLarge`, and the transport goes on.
