@@ -105,7 +105,8 @@ function checkedComplete(deps: StatelessRequesterDeps, method: string, result: R
     );
   }
   if (parsed.data === result) return result;
-  const checked = { ...(parsed.data as Record<string, unknown>) };
+  // The schema's own copy, or the one made above for the check: either may lose the assumed fields.
+  const checked = parsed.data === input ? input : { ...(parsed.data as Record<string, unknown>) };
   if (filled) for (const key of Object.keys(filled)) delete checked[key];
   return checked;
 }

@@ -143,41 +143,40 @@ export function callTool(
     };
     const onInputRequired = (round: number, requests: InputRequests) =>
       subscriber.next({ type: 'input_required', round, requests });
-    const call = context
-      .sendToolCall(params, withProperty(requestOptions, 'onProgress', onProgress), onInputRequired)
-      .subscribe({
-        next: (raw) => {
-          responded = true;
-          const result = raw as CallToolResult;
-          // Nothing to check against, and no reason to fetch the definitions: the common case.
-          const nothingToCheck = result.structuredContent === undefined && context.knowsTools?.() === false;
-          if (!validateOutput || result.isError || nothingToCheck) {
-            emit(result);
-            return;
-          }
-          checking = context.toolNamed(name, result.structuredContent !== undefined).subscribe({
-            next: (tool) => {
-              let checked: CallToolResult;
-              try {
-                checked = checkToolOutput(tool, result, context.check);
-              } catch (error) {
-                subscriber.error(error);
-                return;
-              }
-              emit(checked);
-            },
-            error: (error: unknown) => subscriber.error(error),
-            // No definition to be had: nothing to check against.
-            complete: () => {
-              if (!subscriber.closed) emit(result);
-            },
-          });
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => {
-          if (!responded) subscriber.complete();
-        },
-      });
+    const sent = withProperty(requestOptions, 'onProgress', onProgress);
+    const call = context.sendToolCall(params, sent, onInputRequired).subscribe({
+      next: (raw) => {
+        responded = true;
+        const result = raw as CallToolResult;
+        // Nothing to check against, and no reason to fetch the definitions: the common case.
+        const nothingToCheck = result.structuredContent === undefined && context.knowsTools?.() === false;
+        if (!validateOutput || result.isError || nothingToCheck) {
+          emit(result);
+          return;
+        }
+        checking = context.toolNamed(name, result.structuredContent !== undefined).subscribe({
+          next: (tool) => {
+            let checked: CallToolResult;
+            try {
+              checked = checkToolOutput(tool, result, context.check);
+            } catch (error) {
+              subscriber.error(error);
+              return;
+            }
+            emit(checked);
+          },
+          error: (error: unknown) => subscriber.error(error),
+          // No definition to be had: nothing to check against.
+          complete: () => {
+            if (!subscriber.closed) emit(result);
+          },
+        });
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        if (!responded) subscriber.complete();
+      },
+    });
     return () => {
       call.unsubscribe();
       checking?.unsubscribe();

@@ -120,17 +120,20 @@ function fetchAnswer(response: Response): HttpAnswer {
 }
 
 /**
- * `node:http` and `node:https`, loaded when a node requester is made rather than imported: a static
- * import would keep this module, and the client transport with it, out of browser bundles. Undefined
- * where there is no Node (a browser) or no `process.getBuiltinModule` (Node before 20.16).
+ * Node's `process.getBuiltinModule`, through which Node modules are loaded when needed rather than
+ * imported: a static import would keep this module, and the client transport with it, out of
+ * browser bundles. Undefined where there is no Node (a browser) or Node is older than 20.16.
  */
-export function nodeHttpModules(): { readonly http: typeof NodeHttp; readonly https: typeof NodeHttps } | undefined {
+export function builtinModuleLoader(): ((id: string) => unknown) | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  if (typeof runtime?.getBuiltinModule !== 'function') return undefined;
-  return {
-    http: runtime.getBuiltinModule('node:http') as typeof NodeHttp,
-    https: runtime.getBuiltinModule('node:https') as typeof NodeHttps,
-  };
+  return typeof runtime?.getBuiltinModule === 'function' ? runtime.getBuiltinModule.bind(runtime) : undefined;
+}
+
+/** `node:http` and `node:https`, loaded when a node requester is made; undefined where Node is not. */
+export function nodeHttpModules(): { readonly http: typeof NodeHttp; readonly https: typeof NodeHttps } | undefined {
+  const load = builtinModuleLoader();
+  if (!load) return undefined;
+  return { http: load('node:http') as typeof NodeHttp, https: load('node:https') as typeof NodeHttps };
 }
 
 /** How often an idempotent request that failed on a reused keep-alive connection is tried again. */

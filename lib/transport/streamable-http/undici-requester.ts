@@ -5,7 +5,7 @@
  */
 import type * as NodeModule from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
-import { abortError, boundedText, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
+import { abortError, boundedText, builtinModuleLoader, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 
 /** The part of undici this module uses. */
@@ -13,19 +13,25 @@ export interface UndiciModule {
   readonly Pool: typeof Pool;
 }
 
+/** What loading undici gave: the module, or null when it could not be loaded; undefined before the first try. */
+let loaded: UndiciModule | null | undefined;
+
 /**
- * undici, loaded when first asked for and never imported statically, so that bundles made for a
- * browser leave it out. Undefined where there is no Node or it cannot be loaded.
+ * undici, loaded when first asked for (once per process) and never imported statically, so that
+ * bundles made for a browser leave it out. Undefined where there is no Node or it cannot be loaded.
  */
 export function loadUndici(): UndiciModule | undefined {
-  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  if (typeof runtime?.getBuiltinModule !== 'function') return undefined;
-  try {
-    const { createRequire } = runtime.getBuiltinModule('node:module') as typeof NodeModule;
-    return createRequire(__filename)('undici') as UndiciModule;
-  } catch {
-    return undefined;
+  if (loaded === undefined) {
+    const load = builtinModuleLoader();
+    try {
+      loaded = load
+        ? ((load('node:module') as typeof NodeModule).createRequire(__filename)('undici') as UndiciModule)
+        : null;
+    } catch {
+      loaded = null;
+    }
   }
+  return loaded ?? undefined;
 }
 
 /**
