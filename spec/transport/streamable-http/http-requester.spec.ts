@@ -1,9 +1,10 @@
-import { createServer } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createFetchRequester, createNodeRequester } from '../../../lib/transport/streamable-http/http-requester';
 import type { HttpRequester } from '../../../lib/transport/streamable-http/http-requester';
 import { createUndiciRequester, loadUndici } from '../../../lib/transport/streamable-http/undici-requester';
+import { createDefaultRequester } from '../../../lib/transport/streamable-http/default-requester';
 
 let server: Server | undefined;
 let requester: HttpRequester | undefined;
@@ -184,5 +185,58 @@ describe.each(POOLED)('%s requester, its connections', (_name, make) => {
     const second = await requester.request({ method: 'DELETE', headers: {} }).answer;
     expect(second.status).toBe(204);
     expect(deletes).toBe(3);
+  });
+});
+
+describe('the default requester', () => {
+  const seen: IncomingMessage['headers'][] = [];
+  const answer = () =>
+    serve((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  const post = async (made: HttpRequester) =>
+    (await made.request({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).answer).text();
+  afterEach(() => (seen.length = 0));
+
+  it('sends the credentials of a URL that carries them (through node:http, which reads them)', async () => {
+    const url = await answer();
+    url.username = 'ada';
+    url.password = 's%3Acret';
+    requester = createDefaultRequester(url, {});
+    await post(requester);
+    expect(seen[0]?.authorization).toBe(`Basic ${Buffer.from('ada:s:cret').toString('base64')}`);
+  });
+
+  it('sends through a given agent', async () => {
+    const url = await answer();
+    const agent = new Agent({ keepAlive: true });
+    const made = jest.spyOn(agent, 'createConnection');
+    try {
+      requester = createDefaultRequester(url, { agent });
+      await post(requester);
+      expect(made).toHaveBeenCalledTimes(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('sends through a given fetch, and otherwise through neither fetch nor an agent', async () => {
+    const url = await answer();
+    const given = jest.fn((input: string | URL | Request, init?: RequestInit) => fetch(input, init));
+    requester = createDefaultRequester(url, { fetch: given });
+    await post(requester);
+    expect(given).toHaveBeenCalledTimes(1);
+    requester.close();
+    const global = jest.spyOn(globalThis, 'fetch');
+    try {
+      requester = createDefaultRequester(url, {});
+      await post(requester);
+      expect(global).not.toHaveBeenCalled();
+      expect(seen).toHaveLength(2);
+      expect(seen[1]?.authorization).toBeUndefined();
+    } finally {
+      global.mockRestore();
+    }
   });
 });
