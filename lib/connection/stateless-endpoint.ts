@@ -112,7 +112,7 @@ export class StatelessEndpoint implements StatelessReceiver {
       );
       return NOTHING;
     }
-    const outcome = admitStatelessRequest(request, this.policy);
+    const outcome = admitStatelessRequest(request, this.policy, exchange);
     if (isRefusal(outcome)) {
       this.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
       exchange.respond(errorResponse(request.id, outcome.error.toJSON()), outcome.httpStatus);
@@ -152,13 +152,7 @@ export class StatelessEndpoint implements StatelessReceiver {
         else
           exchange.respond(resultResponse(request.id, decorateStatelessResult(method, answer.result, this.decoration)));
       },
-      exchange.headers === undefined && exchange.auth === undefined
-        ? outcome.peer
-        : {
-            ...outcome.peer,
-            ...(exchange.headers !== undefined ? { headers: exchange.headers } : {}),
-            ...(exchange.auth !== undefined ? { auth: exchange.auth } : {}),
-          },
+      outcome.peer,
     );
     return () => {
       if (this.inflight.delete(dispatcher)) dispatcher.cancelAll('the client went away');

@@ -139,9 +139,14 @@ export function missingClientCapability(required: readonly string[], detail?: st
  * Admits one stateless request: its `_meta` must name a supported stateless revision and carry
  * the client's capabilities (-32602, HTTP 400, when a required field is missing or malformed;
  * -32022 for an unsupported revision), the method must exist in that revision and be served here
- * (-32601, HTTP 404), and the params must match the revision's schema (-32602).
+ * (-32601, HTTP 404), and the params must match the revision's schema (-32602). `carrier` gives
+ * what the transport knows of the request (its HTTP headers, a verified caller).
  */
-export function admitStatelessRequest(request: JsonRpcRequest, policy: StatelessPolicy): Admitted | Refusal {
+export function admitStatelessRequest(
+  request: JsonRpcRequest,
+  policy: StatelessPolicy,
+  carrier?: Pick<StatelessPeer, 'headers' | 'auth'>,
+): Admitted | Refusal {
   const params = (request.params ?? {}) as Record<string, unknown>;
   const meta = params._meta;
   if (!isObject(meta)) return badMeta(`is required: ${META.protocolVersion} and ${META.clientCapabilities}`);
@@ -160,11 +165,15 @@ export function admitStatelessRequest(request: JsonRpcRequest, policy: Stateless
   }
   const revision = version as Revision;
   const definition = methodDefinition(request.method, revision);
-  const peer = {
+  // One shape for every peer, the transport's facts included (undefined when it has none): adding
+  // them to a copy afterwards costs more than the whole object.
+  const peer: StatelessPeer = {
     revision: version,
     clientCapabilities,
     clientInfo: clientInfo as Record<string, unknown> | undefined,
     logLevel: logLevel as LogLevel | undefined,
+    headers: carrier?.headers,
+    auth: carrier?.auth,
   };
   // A method the tasks extension adds: its params are checked here, and the server serves it only
   // when it has a handler for it (-32601 otherwise).

@@ -59,8 +59,10 @@ export class InputRound {
   private readonly answers: Record<string, unknown>;
   /** The answers this attempt carries, checked only when the handler asks for their key. */
   private readonly offered: Record<string, unknown>;
-  private readonly asked = new Map<string, { readonly method: string; readonly params: unknown }>();
-  private readonly suspended = new Subject<Record<string, unknown>>();
+  /** The input requests not answered yet, made when the first one is asked. */
+  private asked: Map<string, { readonly method: string; readonly params: unknown }> | undefined;
+  /** Emits the input-required result that ends the attempt; made when the output is not a value. */
+  private suspension: Subject<Record<string, unknown>> | undefined;
   private readonly scheduler: SchedulerLike;
   private count = 0;
   private settling: Subscription | undefined;
@@ -115,7 +117,7 @@ export class InputRound {
         subscriber.complete();
         return undefined;
       }
-      this.asked.set(key, { method, params: params ?? {} });
+      (this.asked ??= new Map()).set(key, { method, params: params ?? {} });
       this.settling ??= this.scheduler.schedule(() => this.suspend());
       return undefined;
     });
@@ -126,9 +128,16 @@ export class InputRound {
    * until the round suspends the attempt; then the input-required result is the last value and the
    * handler is unsubscribed.
    */
-  run(output: unknown): Observable<unknown> {
+  run(output: Observable<unknown>): Observable<unknown>;
+  run(output: unknown): unknown;
+  run(output: unknown): unknown {
+    if (!isObservable(output) && typeof (output as PromiseLike<unknown> | undefined)?.then !== 'function') {
+      // A value: the handler's turn is over and it answered, whatever it asked on the way.
+      this.settling?.unsubscribe();
+      return output;
+    }
     return new Observable<unknown>((subscriber) => {
-      const suspension = this.suspended.subscribe({
+      const suspension = (this.suspension ??= new Subject()).subscribe({
         next: (result) => {
           subscriber.next(result);
           subscriber.complete();
@@ -137,20 +146,15 @@ export class InputRound {
       });
       const source = isObservable(output)
         ? output
-        : typeof (output as PromiseLike<unknown> | undefined)?.then === 'function'
-          ? new Observable<unknown>((inner) => {
-              (output as PromiseLike<unknown>).then(
-                (value) => {
-                  inner.next(value);
-                  inner.complete();
-                },
-                (error: unknown) => inner.error(error),
-              );
-            })
-          : new Observable<unknown>((inner) => {
-              inner.next(output);
-              inner.complete();
-            });
+        : new Observable<unknown>((inner) => {
+            (output as PromiseLike<unknown>).then(
+              (value) => {
+                inner.next(value);
+                inner.complete();
+              },
+              (error: unknown) => inner.error(error),
+            );
+          });
       const work = source.subscribe(subscriber);
       return () => {
         suspension.unsubscribe();
@@ -161,7 +165,7 @@ export class InputRound {
   }
 
   private suspend(): void {
-    if (this.asked.size === 0) return;
+    if (this.asked === undefined) return;
     const inputRequests: Record<string, unknown> = {};
     const asked: Record<string, string> = {};
     for (const [key, request] of this.asked) {
@@ -179,10 +183,10 @@ export class InputRound {
     try {
       requestState = this.options.sealer.seal(payload);
     } catch (error) {
-      this.suspended.error(error);
+      this.suspension?.error(error);
       return;
     }
-    this.suspended.next({ resultType: 'input_required', inputRequests, requestState });
+    this.suspension?.next({ resultType: 'input_required', inputRequests, requestState });
   }
 }
 

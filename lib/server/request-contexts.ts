@@ -1,4 +1,4 @@
-import type { Observable, SchedulerLike } from '../rx/rxjs';
+import type { SchedulerLike } from '../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
 import { InputRound, isMultiRound } from './input-round';
 import type { RequestStateSealer } from './request-state';
@@ -33,6 +33,6 @@ export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike
     if (!isMultiRound(context.method))
       return work(new StatelessContext(context, undefined)) as HandlerOutput<HandlerResult>;
     const round = new InputRound(context.method, params, { sealer, scheduler });
-    return round.run(work(new StatelessContext(context, round))) as Observable<HandlerResult>;
+    return round.run(work(new StatelessContext(context, round))) as HandlerOutput<HandlerResult>;
   };
 }

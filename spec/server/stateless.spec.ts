@@ -60,6 +60,16 @@ function exampleServer(): McpServer {
       return { content: [] };
     },
   });
+  server.tool({
+    name: 'hasty',
+    description: 'asks for a name but answers before any comes',
+    handler: (_args, context) => {
+      context
+        .elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
+        .subscribe();
+      return { content: [{ type: 'text', text: 'no time to wait' }] };
+    },
+  });
   server.resource({ uri: 'test://a', name: 'a', text: 'A' });
   return server;
 }
@@ -167,6 +177,24 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
     })) as { result: { resultType: string; content: Array<{ text: string }> } };
     expect(third.result.resultType).toBe('complete');
     expect(third.result.content[0]!.text).toBe('hi Ada (green)');
+  });
+
+  it('[mrtr] answers with the value a handler returns at once, though it asked for input on the way', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    try {
+      const answer = (await call('tools/call', { name: 'hasty', _meta: meta({}, { elicitation: {} }) })) as {
+        id: number;
+        result: { resultType: string; content: Array<{ text: string }> };
+      };
+      expect(answer.result.resultType).toBe('complete');
+      expect(answer.result.content[0]!.text).toBe('no time to wait');
+      // The round would end the attempt on the scheduler's next task: it must not answer again.
+      jest.advanceTimersByTime(1_000);
+      await Promise.resolve();
+      expect(peer.received.filter((frame) => (frame as { id?: unknown }).id === answer.id)).toHaveLength(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('[mrtr] refuses a tampered requestState and one replayed on another request', async () => {
