@@ -76,7 +76,15 @@ export function adaptContentBlock(block: ContentBlock, features: RevisionFeature
 /** Content blocks as a client of `features.revision` can receive them. */
 export function adaptContent(blocks: readonly ContentBlock[], features: RevisionFeatures): ContentBlock[] {
   if (isLatest(features)) return blocks as ContentBlock[];
-  return blocks.map((block) => adaptContentBlock(block, features));
+  // Copied only from the first block that changes: most content passes every revision as it is.
+  let adapted: ContentBlock[] | undefined;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i] as ContentBlock;
+    const fit = adaptContentBlock(block, features);
+    if (adapted === undefined && fit !== block) adapted = blocks.slice(0, i);
+    adapted?.push(fit);
+  }
+  return adapted ?? (blocks as ContentBlock[]);
 }
 
 /** A `tools/call` result as a client of `features.revision` can receive it. */
@@ -86,7 +94,7 @@ export function adaptToolResult<T extends { content: readonly ContentBlock[] } &
 ): T {
   if (isLatest(features)) return result;
   let content = adaptContent(result.content, features);
-  let adapted: Item = { ...result, content };
+  let adapted: Item = content === result.content ? result : { ...result, content };
   if (!features.structuredContent && 'structuredContent' in adapted) {
     if (content.length === 0) content = [{ type: 'text', text: JSON.stringify(adapted.structuredContent) }];
     adapted = { ...without(adapted, ['structuredContent']), content };

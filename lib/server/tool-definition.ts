@@ -217,7 +217,8 @@ function sendToolResult(
         ? []
         : [{ type: 'text', text: JSON.stringify(produced.structuredContent) }];
   }
-  const adapted = adaptToolResult({ ...produced, content } as CallToolResult, featuresOf(context.revision as Revision));
+  const full = (content === produced.content ? produced : { ...produced, content }) as CallToolResult;
+  const adapted = adaptToolResult(full, featuresOf(context.revision as Revision));
   const result = completeResult(adapted, context.revision);
   if (options.validateResults) {
     const parsed = checkResult('tools/call', context.revision as Revision, result)!;
