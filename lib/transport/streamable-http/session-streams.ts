@@ -50,7 +50,14 @@ export class SessionStreams {
     readonly options: SessionOptions,
     private readonly host: StreamsHost,
   ) {
-    this.standalone = { id: `${prefix}0`, res: undefined, pending: new Set(), requestHeaders: undefined };
+    this.standalone = {
+      id: `${prefix}0`,
+      res: undefined,
+      pending: new Set(),
+      json: undefined,
+      undecided: undefined,
+      requestHeaders: undefined,
+    };
     this.byId.set(this.standalone.id, this.standalone);
     this.queue = new WriteQueue(options.logger);
     this.count = options.firstStream ?? 0;
@@ -68,11 +75,14 @@ export class SessionStreams {
     headers: Record<string, string>,
     requestHeaders: IncomingHttpHeaders | undefined,
   ): SessionStream {
+    // Every field set here, unset ones to undefined: streams share one shape, and a spread in the
+    // literal would make each a slow copy.
     const stream: SessionStream = {
       id: `${this.prefix}${++this.count}`,
       res: undefined,
       pending: new Set(keys),
-      ...(json ? { json: { batch, responses: [], headers } } : {}),
+      json: json ? { batch, responses: [], headers } : undefined,
+      undecided: undefined,
       requestHeaders,
     };
     this.byId.set(stream.id, stream);
@@ -81,7 +91,7 @@ export class SessionStreams {
     if (json) return stream;
     const windowMs = this.options.jsonWindowMs;
     if (windowMs > 0) {
-      stream.undecided = { headers };
+      stream.undecided = { headers, timer: undefined };
       if (Number.isFinite(windowMs)) {
         stream.undecided.timer = unrefTimer(setTimeout(() => this.decideSse(stream), windowMs));
       }
