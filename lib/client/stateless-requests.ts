@@ -176,8 +176,9 @@ export function statelessRequest(
   hooks: RoundHooks = {},
 ): Observable<Record<string, unknown>> {
   const base = params ?? {};
-  const round = (n: number, retry: Record<string, unknown>): Observable<Record<string, unknown>> =>
-    sendReissuing(deps, method, { ...base, ...retry }, withClientMeta(deps, options)).pipe(
+  const round = (n: number, retry?: Record<string, unknown>): Observable<Record<string, unknown>> =>
+    // The first round sends the params as given (the connection copies them to add its _meta).
+    sendReissuing(deps, method, retry ? { ...base, ...retry } : base, withClientMeta(deps, options)).pipe(
       switchMap((result) => {
         const kind = resultTypeOf(result);
         if (kind === 'complete') return of(completed(deps, method, result));
@@ -214,5 +215,5 @@ export function statelessRequest(
       }),
     );
   };
-  return defer(() => round(0, {}));
+  return defer(() => round(0));
 }
