@@ -126,7 +126,8 @@ export class InputRound {
   /**
    * The handler's output, raced against the round: whatever the handler produces passes through
    * until the round suspends the attempt; then the input-required result is the last value and the
-   * handler is unsubscribed.
+   * handler is unsubscribed. A plain value (not an Observable or a promise) is returned as it is:
+   * the handler answered within its turn, so the round never suspends.
    */
   run(output: Observable<unknown>): Observable<unknown>;
   run(output: unknown): unknown;
