@@ -92,6 +92,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   readonly streams: SseStreams;
   private readonly closedSubject = new ReplaySubject<TransportClose>(1);
   private readonly requester: HttpRequester;
+  /** `options.headers` with lower-case names, made once: every request starts from a copy. */
+  private readonly ownHeaders: Readonly<Record<string, string>>;
   /** Calls in flight (and bodies being read), aborted together on close; each has its own abort. */
   private readonly inFlight = new Set<HttpCall>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -111,6 +113,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   constructor(readonly options: StreamableHttpClientTransportOptions) {
     this.url = new URL(options.url);
     this.requester = createDefaultRequester(this.url, options);
+    this.ownHeaders = lowerCaseHeaders(options.headers);
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
     this.sessionId = options.sessionId;
     this.maxMessageLength = options.maxMessageLength ?? DEFAULT_MAX_MESSAGE_LENGTH;
@@ -152,7 +155,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
 
   /** The headers of a handshake-revision request: ours, the session id and the protocol version. */
   headers(extra: Readonly<Record<string, string>>): Record<string, string> {
-    return this.withSession(addHeaders(lowerCaseHeaders(this.options.headers), extra));
+    return this.withSession(addHeaders(addHeaders({}, this.ownHeaders), extra));
   }
 
   /** Adds the session id, the protocol version and the credentials of a handshake-revision request. */
@@ -242,7 +245,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     extra: Record<string, string>,
   ): { headers: Record<string, string>; stateless: boolean } {
     const standard = list.length === 1 ? standardHeadersOf(list[0] as JsonRpcMessage) : undefined;
-    const headers = addHeaders(addHeaders(lowerCaseHeaders(this.options.headers), POST_HEADERS), extra);
+    const headers = addHeaders(addHeaders(addHeaders({}, this.ownHeaders), POST_HEADERS), extra);
     if (standard === undefined) return { headers: this.withSession(headers), stateless: false };
     // Stateless revisions have no sessions: no session id, and the revision is the request's own.
     return { headers: addHeaders(headers, standard), stateless: true };
