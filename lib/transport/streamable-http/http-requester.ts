@@ -55,7 +55,7 @@ export class BodyTooLargeError extends Error {
 }
 
 /** Reads a whole body through `read`, up to `maxLength` characters. */
-export async function boundedText(read: HttpAnswer['read'], maxLength = Infinity): Promise<string> {
+async function boundedText(read: HttpAnswer['read'], maxLength = Infinity): Promise<string> {
   let text = '';
   await read((piece) => {
     text += piece;
@@ -228,6 +228,29 @@ export function createNodeRequester(url: URL, given?: HttpAgent, modules = nodeH
   };
 }
 
+/**
+ * An answer whose head came as Node gives one (lower-case names, a repeated header as an array):
+ * what the `node:http` and undici requesters share.
+ */
+export function answerWithHead(
+  status: number,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  read: HttpAnswer['read'],
+  discard: () => void,
+): HttpAnswer {
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    header(name) {
+      const value = headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    read,
+    text: (maxLength) => boundedText(read, maxLength),
+    discard,
+  };
+}
+
 /** The error a read or an answer rejects with once its call was aborted. */
 export function abortError(): Error {
   const error = new Error('The request was aborted');
@@ -264,22 +287,12 @@ function nodeAnswer(req: ClientRequest, res: IncomingMessage): { answer: HttpAns
       });
     });
   return {
-    answer: {
-      status,
-      ok: status >= 200 && status < 300,
-      header(name) {
-        const value = res.headers[name];
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
-      read: consume,
-      text: (maxLength) => boundedText(consume, maxLength),
-      discard() {
-        // A body is drained so that the connection can be reused, but an event stream may never
-        // end: that connection is cut.
-        if (!res.complete && (res.headers['content-type'] ?? '').includes('text/event-stream')) req.destroy();
-        else res.resume();
-      },
-    },
+    answer: answerWithHead(status, res.headers, consume, () => {
+      // A body is drained so that the connection can be reused, but an event stream may never
+      // end: that connection is cut.
+      if (!res.complete && (res.headers['content-type'] ?? '').includes('text/event-stream')) req.destroy();
+      else res.resume();
+    }),
     abort() {
       aborted = true;
       req.destroy();

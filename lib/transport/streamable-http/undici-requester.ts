@@ -5,7 +5,7 @@
  */
 import type * as NodeModule from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
-import { abortError, boundedText, builtinModuleLoader, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
+import { abortError, answerWithHead, builtinModuleLoader, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 
 /** The part of undici this module uses. */
@@ -122,7 +122,14 @@ class UndiciCall implements Dispatcher.DispatchHandler, HttpCall {
   ): void {
     this.answered = true;
     this.eventStream = String(headers['content-type'] ?? '').includes('text/event-stream');
-    this.resolveAnswer(undiciAnswer(this, status, headers));
+    this.resolveAnswer(
+      answerWithHead(
+        status,
+        headers,
+        (onText) => this.read(onText),
+        () => this.discard(),
+      ),
+    );
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -227,23 +234,4 @@ function dispatch(pool: Pool, path: string, spec: HttpRequestSpec): HttpCall {
   const call = new UndiciCall(pool, options);
   pool.dispatch(options, call);
   return call;
-}
-
-function undiciAnswer(
-  call: UndiciCall,
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-): HttpAnswer {
-  const read = (onText: (text: string) => void): Promise<void> => call.read(onText);
-  return {
-    status,
-    ok: status >= 200 && status < 300,
-    header(name) {
-      const value = headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    read,
-    text: (maxLength) => boundedText(read, maxLength),
-    discard: () => call.discard(),
-  };
 }
