@@ -1,27 +1,10 @@
 import type { Logger } from 'pino';
-import {
-  asyncScheduler,
-  catchError,
-  defer,
-  filter,
-  finalize,
-  firstValueFrom,
-  map,
-  merge,
-  of,
-  switchMap,
-  takeUntil,
-  tap,
-  throwError,
-  toArray,
-} from '../rx/rxjs';
+import { asyncScheduler, filter, finalize, firstValueFrom, map, merge, of, takeUntil, tap, toArray } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
-import { StatelessErrorCode } from '../connection/stateless';
-import { JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { paginate } from '../operators/paginate';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
@@ -48,7 +31,7 @@ import type { ListenTopic } from './subscriptions';
 import { callTool } from './tool-call';
 import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
-import { ToolDirectory, withToolHeaders } from './tool-directory';
+import { retriedOnHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
 
 /** What `connect` hands the client once the era is settled. */
@@ -225,20 +208,12 @@ export class Client implements McpClient, ToolCallContext {
     onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
   ): Observable<Record<string, unknown>> {
     if (!this.stateless) return this.tasks.plainCall(params, options);
-    const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
-      defer(() => {
-        const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
-        return this.send('tools/call', params, withToolHeaders(options, headers), { onInputRequired, onTask });
-      }).pipe(
-        catchError((error: unknown) => {
-          // Custom Headers → Client Behavior: on HeaderMismatch, look at the tool again and retry once.
-          if (refreshed || !(error instanceof JsonRpcError) || error.code !== StatelessErrorCode.HeaderMismatch) {
-            return throwError(() => error);
-          }
-          return this.listTools().pipe(switchMap(() => attempt(true)));
-        }),
-      );
-    return attempt(false);
+    const hooks: RoundHooks = { onInputRequired, onTask };
+    const attempt = () => {
+      const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
+      return this.send('tools/call', params, withToolHeaders(options, headers), hooks);
+    };
+    return retriedOnHeaderMismatch(attempt, () => this.listTools());
   }
 
   get resources$(): Observable<readonly Resource[]> {

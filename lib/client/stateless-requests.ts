@@ -4,11 +4,11 @@
  * → Streamable HTTP: no resumability, a new id), the result's `resultType`, multi round-trip input
  * (spec: Multi Round-Trip Requests), and the check of the final result against the revision.
  */
-import type { Observable } from '../rx/rxjs';
-import { catchError, defer, of, switchMap, throwError } from '../rx/rxjs';
+import { Observable } from '../rx/rxjs';
+import type { Subscriber, Unsubscribable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
-import type { RequestOptions } from '../connection/request-pipeline';
+import type { RequestOptions, RequestSink } from '../connection/request-pipeline';
 import { CACHEABLE_METHODS, META } from '../connection/stateless';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import { withProperty } from '../jsonrpc/objects';
@@ -114,7 +114,7 @@ function checkedComplete(deps: StatelessRequesterDeps, method: string, result: R
 /**
  * A complete result as the client API gives it in every era: checked against the revision, then
  * without the fields only the stateless wire has (`resultType`, the server's identity in `_meta`,
- * which `client.serverInfo` holds).
+ * which `client.serverInfo` holds). Copied key by key: a rest pattern copies on a slower path.
  */
 function completed(
   deps: StatelessRequesterDeps,
@@ -122,33 +122,19 @@ function completed(
   result: Record<string, unknown>,
 ): Record<string, unknown> {
   const checked = deps.validateResults ? checkedComplete(deps, method, result) : result;
-  const { resultType: _complete, ...rest } = checked;
-  if (!isObject(rest._meta) || !(META.serverInfo in rest._meta)) return rest;
-  const { [META.serverInfo]: _identity, ...meta } = rest._meta;
-  if (Object.keys(meta).length > 0) return { ...rest, _meta: meta };
-  const { _meta: _empty, ...bare } = rest;
-  return bare;
-}
-
-/** Sends once, re-issuing (with a new id, as each subscription makes) when the response stream broke. */
-function sendReissuing(
-  deps: StatelessRequesterDeps,
-  method: string,
-  params: Record<string, unknown>,
-  options: RequestOptions,
-  attempt = 0,
-): Observable<Record<string, unknown>> {
-  return deps.connection.request(method, params, options).pipe(
-    catchError((error: unknown) =>
-      // A listen stream is not re-issued here: the subscriptions hub opens it again, and re-listens.
-      isBrokenStream(error) &&
-      attempt < MAX_REISSUES &&
-      method !== 'subscriptions/listen' &&
-      deps.connection.state !== 'shutdown'
-        ? sendReissuing(deps, method, params, options, attempt + 1)
-        : throwError(() => error),
-    ),
-  );
+  const meta = checked._meta;
+  const identified = isObject(meta) && META.serverInfo in meta;
+  if (!identified && !('resultType' in checked)) return checked;
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(checked)) if (key !== 'resultType' && key !== '_meta') rest[key] = checked[key];
+  if (!identified) {
+    if ('_meta' in checked) rest._meta = meta;
+    return rest;
+  }
+  let kept: Record<string, unknown> | undefined;
+  for (const key of Object.keys(meta)) if (key !== META.serverInfo) (kept ??= {})[key] = meta[key];
+  if (kept) rest._meta = kept;
+  return rest;
 }
 
 /** The options of one request with the client's per-request `_meta` added. */
@@ -163,7 +149,8 @@ function withClientMeta(deps: StatelessRequesterDeps, options: RequestOptions): 
  * result and completes. When the server answers `input_required` (only for tools/call, prompts/get
  * and resources/read), the client's handlers answer its `inputRequests` and the request is sent
  * again, with a new id, carrying `inputResponses` and the exact `requestState` (none when the
- * server sent none), at most `maxInputRounds` times (`InputRoundsExceededError`). Errors with
+ * server sent none), at most `maxInputRounds` times (`InputRoundsExceededError`). A request whose
+ * response stream broke is re-issued, with a new id, up to twice per round. Errors with
  * `ProtocolError` for an unknown `resultType`, an `input_required` answer to another method, or an
  * invalid result; with the server's `JsonRpcError`, a timeout or a closed connection otherwise.
  * Unsubscribing cancels the round in flight (and stops handlers still answering).
@@ -175,45 +162,146 @@ export function statelessRequest(
   options: RequestOptions = {},
   hooks: RoundHooks = {},
 ): Observable<Record<string, unknown>> {
-  const base = params ?? {};
-  const round = (n: number, retry?: Record<string, unknown>): Observable<Record<string, unknown>> =>
+  return new Observable<Record<string, unknown>>((subscriber) => {
+    const exchange = new StatelessExchange(deps, method, params ?? {}, options, hooks, subscriber);
+    exchange.send();
+    return () => exchange.stop();
+  });
+}
+
+/**
+ * One subscription of {@link statelessRequest}: its rounds, each sent straight through the
+ * connection (it is the sink of every request it sends), and between rounds what answers the
+ * server's input requests. Hand-wired rather than composed of operators: every call of a stateless
+ * revision runs through it, and almost all of them end with the first answer.
+ */
+class StatelessExchange implements RequestSink {
+  /** The params of the current round: the caller's, then with the round's answers and state. */
+  private params: Record<string, unknown>;
+  /** Input rounds so far (0 for the first request). */
+  private round = 0;
+  private reissues = 0;
+  /** Counts sends, so that a send made while an earlier one starts keeps its own handle. */
+  private sends = 0;
+  /** The request in flight, or what runs between rounds (the input handlers, a task's follower). */
+  private running: Unsubscribable | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: StatelessRequesterDeps,
+    private readonly method: string,
+    private readonly base: Record<string, unknown>,
+    private readonly options: RequestOptions,
+    private readonly hooks: RoundHooks,
+    private readonly subscriber: Subscriber<Record<string, unknown>>,
+  ) {
     // The first round sends the params as given (the connection copies them to add its _meta).
-    sendReissuing(deps, method, retry ? { ...base, ...retry } : base, withClientMeta(deps, options)).pipe(
-      switchMap((result) => {
-        const kind = resultTypeOf(result);
-        if (kind === 'complete') return of(completed(deps, method, result));
-        if (kind === 'task' && hooks.onTask) return hooks.onTask(result);
-        if (kind !== 'input_required') {
-          throw new ProtocolError(
-            `Invalid result for ${method} from the server: unknown resultType ${JSON.stringify(kind)}`,
-          );
-        }
-        if (!INPUT_REQUIRED_METHODS.has(method)) {
-          throw new ProtocolError(`Invalid result for ${method} from the server: ${method} may not ask for input`);
-        }
-        if (n >= deps.maxInputRounds) throw new InputRoundsExceededError(method, n);
-        return nextRound(n + 1, result);
-      }),
+    this.params = base;
+  }
+
+  send(): void {
+    const sent = ++this.sends;
+    const handle = this.deps.connection.startRequest(
+      this.method,
+      this.params,
+      withClientMeta(this.deps, this.options),
+      this,
     );
-  const nextRound = (n: number, result: Record<string, unknown>): Observable<Record<string, unknown>> => {
+    if (sent === this.sends) this.running = handle;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.running?.unsubscribe();
+  }
+
+  next(result: Record<string, unknown>): void {
+    try {
+      this.answered(result);
+    } catch (error) {
+      this.subscriber.error(error);
+    }
+  }
+
+  error(error: unknown): void {
+    const { deps, method } = this;
+    // A listen stream is not re-issued here: the subscriptions hub opens it again, and re-listens.
+    if (
+      isBrokenStream(error) &&
+      this.reissues < MAX_REISSUES &&
+      method !== 'subscriptions/listen' &&
+      deps.connection.state !== 'shutdown' &&
+      !this.stopped
+    ) {
+      this.reissues++;
+      this.send();
+    } else this.subscriber.error(error);
+  }
+
+  /** A request completes after its answer, which has decided what follows. */
+  complete(): void {}
+
+  private answered(result: Record<string, unknown>): void {
+    const { method, hooks, subscriber } = this;
+    const kind = resultTypeOf(result);
+    if (kind === 'complete') {
+      subscriber.next(completed(this.deps, method, result));
+      subscriber.complete();
+      return;
+    }
+    if (kind === 'task' && hooks.onTask) return this.follow(hooks.onTask(result));
+    if (kind !== 'input_required') {
+      throw new ProtocolError(
+        `Invalid result for ${method} from the server: unknown resultType ${JSON.stringify(kind)}`,
+      );
+    }
+    if (!INPUT_REQUIRED_METHODS.has(method)) {
+      throw new ProtocolError(`Invalid result for ${method} from the server: ${method} may not ask for input`);
+    }
+    if (this.round >= this.deps.maxInputRounds) throw new InputRoundsExceededError(method, this.round);
+    this.nextRound(result);
+  }
+
+  /** Answers the server's input requests, then sends the next round with the answers and state. */
+  private nextRound(result: Record<string, unknown>): void {
+    const { method } = this;
     const requests = readInputRequests(result.inputRequests, method);
     const { requestState } = result;
     if (requestState !== undefined && typeof requestState !== 'string') {
       throw new ProtocolError(`Invalid input_required result for ${method}: requestState must be a string`);
     }
-    if (Object.keys(requests).length === 0 && requestState === undefined) {
+    const asked = Object.keys(requests).length > 0;
+    if (!asked && requestState === undefined) {
       throw new ProtocolError(`Invalid input_required result for ${method}: neither inputRequests nor requestState`);
     }
-    hooks.onInputRequired?.(n, requests);
-    return answerInputRequests(requests, deps.inputHandlers, deps.revision).pipe(
-      switchMap((responses) => {
-        const retry: Record<string, unknown> = {};
-        if (Object.keys(requests).length > 0) retry.inputResponses = responses;
-        // MRTR → Client Requirements: echo the exact requestState, and none when there was none.
-        if (requestState !== undefined) retry.requestState = requestState;
-        return round(n, retry);
-      }),
-    );
-  };
-  return defer(() => round(0));
+    const round = ++this.round;
+    this.hooks.onInputRequired?.(round, requests);
+    const answers = answerInputRequests(requests, this.deps.inputHandlers, this.deps.revision);
+    this.follow(answers, (responses) => {
+      const retry: Record<string, unknown> = {};
+      if (asked) retry.inputResponses = responses;
+      // MRTR → Client Requirements: echo the exact requestState, and none when there was none.
+      if (requestState !== undefined) retry.requestState = requestState;
+      this.params = { ...this.base, ...retry };
+      this.reissues = 0;
+      this.send();
+    });
+  }
+
+  /** Runs `source` until it ends: its values go to `onValue`, or to the caller by default. */
+  private follow(
+    source: Observable<Record<string, unknown>>,
+    onValue: (value: Record<string, unknown>) => void = (value) => this.subscriber.next(value),
+  ): void {
+    if (this.stopped) return;
+    const sent = this.sends;
+    const subscription = source.subscribe({
+      next: onValue,
+      error: (error: unknown) => this.subscriber.error(error),
+      complete: () => {
+        if (this.sends === sent) this.subscriber.complete();
+      },
+    });
+    if (this.sends === sent) this.running = subscription;
+  }
 }

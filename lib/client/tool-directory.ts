@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { Observable, Subscription, switchMap } from '../rx/rxjs';
 import type { RequestOptions } from '../connection/request-pipeline';
-import { ProtocolError } from '../jsonrpc/errors';
+import { StatelessErrorCode } from '../connection/stateless';
+import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import { withProperty } from '../jsonrpc/objects';
 import type { Tool } from '../schema/tools';
 import { planToolHeaders, toolCallHeaders } from './tool-headers';
@@ -85,4 +87,29 @@ export class ToolDirectory {
 export function withToolHeaders(options: RequestOptions, headers: Record<string, string>): RequestOptions {
   for (const _ in headers) return withProperty(options, 'headers', { ...options.headers, ...headers });
   return options;
+}
+
+/**
+ * A stateless tool call, `attempt()`, made once more after `refresh()` when the server answers
+ * HeaderMismatch (Custom Headers → Client Behavior: look at the tool again and retry once).
+ */
+export function retriedOnHeaderMismatch(
+  attempt: () => Observable<Record<string, unknown>>,
+  refresh: () => Observable<unknown>,
+): Observable<Record<string, unknown>> {
+  return new Observable<Record<string, unknown>>((subscriber) => {
+    const subscription = new Subscription();
+    subscription.add(
+      attempt().subscribe({
+        next: (value) => subscriber.next(value),
+        error: (error: unknown) => {
+          if (!(error instanceof JsonRpcError) || error.code !== StatelessErrorCode.HeaderMismatch)
+            subscriber.error(error);
+          else subscription.add(refresh().pipe(switchMap(attempt)).subscribe(subscriber));
+        },
+        complete: () => subscriber.complete(),
+      }),
+    );
+    return subscription;
+  });
 }

@@ -239,6 +239,31 @@ describe('stateless requests', () => {
     await expect(call).rejects.toBeInstanceOf(JsonRpcError);
   });
 
+  it('[mrtr.cancel-later] unsubscribing cancels the request in flight, whether a later round or a re-issue', async () => {
+    modern = await modernPeer({ roots: [{ uri: 'file:///work', name: 'work' }] });
+    const { client, nextRequest, reply, fail, peer } = modern;
+    const cancelled = () =>
+      peer.received
+        .filter((frame) => (frame as { method?: string }).method === 'notifications/cancelled')
+        .map((frame) => (frame as { params: { requestId: unknown } }).params.requestId);
+    const rounds = client.callTool('t').subscribe();
+    const first = await nextRequest();
+    // Answered at once by the roots the client holds: the second round goes out in the same turn.
+    reply(first, { resultType: 'input_required', inputRequests: { where: { method: 'roots/list' } } });
+    const second = await nextRequest();
+    expect(second.params).toHaveProperty('inputResponses');
+    rounds.unsubscribe();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cancelled()).toEqual([second.id]);
+
+    const reissued = client.callTool('t').subscribe();
+    fail(await nextRequest(), -32000, 'stream ended', { [STREAM_BROKEN]: true });
+    const again = await nextRequest();
+    reissued.unsubscribe();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cancelled()).toEqual([second.id, again.id]);
+  });
+
   it('[logging.meta] setLoggingLevel sends nothing; later requests carry the level in _meta', async () => {
     modern = await modernPeer();
     const { client, nextRequest, reply, peer } = modern;
