@@ -1,5 +1,18 @@
 import type { Logger } from 'pino';
-import { asyncScheduler, filter, finalize, firstValueFrom, map, merge, of, takeUntil, tap, toArray } from '../rx/rxjs';
+import {
+  asyncScheduler,
+  defer,
+  filter,
+  finalize,
+  firstValueFrom,
+  map,
+  merge,
+  of,
+  switchMap,
+  takeUntil,
+  tap,
+  toArray,
+} from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
@@ -31,7 +44,7 @@ import type { ListenTopic } from './subscriptions';
 import { callTool } from './tool-call';
 import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
-import { retriedOnHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
+import { isHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
 
 /** What `connect` hands the client once the era is settled. */
@@ -208,12 +221,17 @@ export class Client implements McpClient, ToolCallContext {
     onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
   ): Observable<Record<string, unknown>> {
     if (!this.stateless) return this.tasks.plainCall(params, options);
-    const hooks: RoundHooks = { onInputRequired, onTask };
-    const attempt = () => {
-      const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
-      return this.send('tools/call', params, withToolHeaders(options, headers), hooks);
-    };
-    return retriedOnHeaderMismatch(attempt, () => this.listTools());
+    const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
+      defer(() => {
+        const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
+        // Custom Headers → Client Behavior: on HeaderMismatch, look at the tool again and retry once.
+        const recover = refreshed
+          ? undefined
+          : (error: unknown) =>
+              isHeaderMismatch(error) ? this.listTools().pipe(switchMap(() => attempt(true))) : undefined;
+        return this.send('tools/call', params, withToolHeaders(options, headers), { onInputRequired, onTask, recover });
+      });
+    return attempt(false);
   }
 
   get resources$(): Observable<readonly Resource[]> {

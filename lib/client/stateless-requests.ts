@@ -62,6 +62,11 @@ export interface RoundHooks {
    * gives is the request's answer. Without it, a task handle is a `ProtocolError`.
    */
   onTask?(handle: Record<string, unknown>): Observable<Record<string, unknown>>;
+  /**
+   * The request failed (after its re-issues): what answers it instead, or undefined to let the
+   * caller see the error.
+   */
+  recover?(error: unknown): Observable<Record<string, unknown>> | undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -235,7 +240,17 @@ class StatelessExchange implements RequestSink {
     ) {
       this.reissues++;
       this.send();
-    } else this.subscriber.error(error);
+      return;
+    }
+    let instead: Observable<Record<string, unknown>> | undefined;
+    try {
+      instead = this.hooks.recover?.(error);
+    } catch (failure) {
+      this.subscriber.error(failure);
+      return;
+    }
+    if (instead) this.follow(instead);
+    else this.subscriber.error(error);
   }
 
   /** A request completes after its answer, which has decided what follows. */

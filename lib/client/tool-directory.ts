@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { Observable, Subscription, switchMap } from '../rx/rxjs';
 import type { RequestOptions } from '../connection/request-pipeline';
 import { StatelessErrorCode } from '../connection/stateless';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
@@ -89,27 +88,7 @@ export function withToolHeaders(options: RequestOptions, headers: Record<string,
   return options;
 }
 
-/**
- * A stateless tool call, `attempt()`, made once more after `refresh()` when the server answers
- * HeaderMismatch (Custom Headers → Client Behavior: look at the tool again and retry once).
- */
-export function retriedOnHeaderMismatch(
-  attempt: () => Observable<Record<string, unknown>>,
-  refresh: () => Observable<unknown>,
-): Observable<Record<string, unknown>> {
-  return new Observable<Record<string, unknown>>((subscriber) => {
-    const subscription = new Subscription();
-    subscription.add(
-      attempt().subscribe({
-        next: (value) => subscriber.next(value),
-        error: (error: unknown) => {
-          if (!(error instanceof JsonRpcError) || error.code !== StatelessErrorCode.HeaderMismatch)
-            subscriber.error(error);
-          else subscription.add(refresh().pipe(switchMap(attempt)).subscribe(subscriber));
-        },
-        complete: () => subscriber.complete(),
-      }),
-    );
-    return subscription;
-  });
+/** Whether a stateless tool call failed with HeaderMismatch (its `Mcp-Param-*` headers did not match). */
+export function isHeaderMismatch(error: unknown): boolean {
+  return error instanceof JsonRpcError && error.code === StatelessErrorCode.HeaderMismatch;
 }

@@ -180,6 +180,15 @@ describe('x-mcp-header in the client', () => {
     const calls = headers.filter((h) => h.method === 'tools/call').map((h) => h.headers);
     // The first call, made before the tool was listed, has no headers of its own to send.
     expect(calls).toEqual([undefined, { 'Mcp-Param-Region': 'eu' }]);
+
+    // Once only: a second mismatch after the tools were listed again is the caller's error.
+    const again = client.promises.callTool('valid', { region: 'us' });
+    fail(await nextRequest(), -32020, 'Header mismatch: Mcp-Param-Region missing');
+    reply(await nextRequest(), { tools, ttlMs: 0, cacheScope: 'public' });
+    fail(await nextRequest(), -32020, 'Header mismatch: Mcp-Param-Region still wrong');
+    await expect(again).rejects.toMatchObject({ code: -32020, message: expect.stringMatching(/still wrong/) });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(modern.peer.received.filter((frame) => 'id' in frame && 'method' in frame)).toHaveLength(7);
   });
 });
 
