@@ -188,7 +188,11 @@ describe('x-mcp-header in the client', () => {
     fail(await nextRequest(), -32020, 'Header mismatch: Mcp-Param-Region still wrong');
     await expect(again).rejects.toMatchObject({ code: -32020, message: expect.stringMatching(/still wrong/) });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(modern.peer.received.filter((frame) => 'id' in frame && 'method' in frame)).toHaveLength(7);
+    const requests = modern.peer.received.filter((frame) => {
+      const message = frame as Record<string, unknown>;
+      return 'id' in message && 'method' in message;
+    });
+    expect(requests).toHaveLength(7);
   });
 });
 
