@@ -176,11 +176,11 @@ export function statelessRequest(
 
 /**
  * One subscription of {@link statelessRequest}: its rounds, each sent straight through the
- * connection (it is the sink of every request it sends), and between rounds what answers the
- * server's input requests. Hand-wired rather than composed of operators: every call of a stateless
- * revision runs through it, and almost all of them end with the first answer.
+ * connection, and between rounds what answers the server's input requests. Hand-wired rather than
+ * composed of operators: every call of a stateless revision runs through it, and almost all of
+ * them end with the first answer.
  */
-class StatelessExchange implements RequestSink {
+class StatelessExchange {
   /** The params of the current round: the caller's, then with the round's answers and state. */
   private params: Record<string, unknown>;
   /** Input rounds so far (0 for the first request). */
@@ -210,7 +210,7 @@ class StatelessExchange implements RequestSink {
       this.method,
       this.params,
       withClientMeta(this.deps, this.options),
-      this,
+      new RoundSink(this),
     );
     if (sent === this.sends) this.running = handle;
   }
@@ -220,7 +220,8 @@ class StatelessExchange implements RequestSink {
     this.running?.unsubscribe();
   }
 
-  next(result: Record<string, unknown>): void {
+  /** A request's result. */
+  answer(result: Record<string, unknown>): void {
     try {
       this.answered(result);
     } catch (error) {
@@ -228,7 +229,13 @@ class StatelessExchange implements RequestSink {
     }
   }
 
-  error(error: unknown): void {
+  /** A request ended with no result (client middleware can end one so): so does the exchange. */
+  unanswered(): void {
+    this.subscriber.complete();
+  }
+
+  /** A request's failure. */
+  fail(error: unknown): void {
     const { deps, method } = this;
     // A listen stream is not re-issued here: the subscriptions hub opens it again, and re-listens.
     if (
@@ -252,9 +259,6 @@ class StatelessExchange implements RequestSink {
     if (instead) this.follow(instead);
     else this.subscriber.error(error);
   }
-
-  /** A request completes after its answer, which has decided what follows. */
-  complete(): void {}
 
   private answered(result: Record<string, unknown>): void {
     const { method, hooks, subscriber } = this;
@@ -318,5 +322,25 @@ class StatelessExchange implements RequestSink {
       },
     });
     if (this.sends === sent) this.running = subscription;
+  }
+}
+
+/** Where one request of an exchange answers: a request completes after its result, if it has one. */
+class RoundSink implements RequestSink {
+  private answered = false;
+
+  constructor(private readonly exchange: StatelessExchange) {}
+
+  next(result: Record<string, unknown>): void {
+    this.answered = true;
+    this.exchange.answer(result);
+  }
+
+  error(error: unknown): void {
+    this.exchange.fail(error);
+  }
+
+  complete(): void {
+    if (!this.answered) this.exchange.unanswered();
   }
 }

@@ -1,4 +1,5 @@
-import { lastValueFrom, toArray } from 'rxjs';
+import { EmptyError, filter, lastValueFrom, toArray } from 'rxjs';
+import type { ClientMiddleware } from '../../lib/client/middleware';
 import { InputRoundsExceededError } from '../../lib/client/stateless-requests';
 import { JsonRpcError, ProtocolError } from '../../lib/jsonrpc/errors';
 import { STREAM_BROKEN } from '../../lib/transport/streamable-http/streamable-http-client-transport';
@@ -262,6 +263,19 @@ describe('stateless requests', () => {
     reissued.unsubscribe();
     await new Promise((resolve) => setImmediate(resolve));
     expect(cancelled()).toEqual([second.id, again.id]);
+  });
+
+  it('[middleware.empty] a round that client middleware ends without a result ends the request without one', async () => {
+    const swallow: ClientMiddleware = (request, _context, next) =>
+      request.method === 'tools/call' ? next(request).pipe(filter(() => false)) : next(request);
+    modern = await modernPeer({ middleware: [swallow] });
+    const { client, nextRequest, reply } = modern;
+    const call = client.promises.callTool('t');
+    reply(await nextRequest(), { content: [{ type: 'text', text: 'swallowed' }] });
+    await expect(call).rejects.toBeInstanceOf(EmptyError);
+    const read = client.promises.readResource('file:///a');
+    reply(await nextRequest(), { contents: [], ttlMs: 0, cacheScope: 'private' });
+    await expect(read).resolves.toMatchObject({ contents: [] });
   });
 
   it('[logging.meta] setLoggingLevel sends nothing; later requests carry the level in _meta', async () => {
