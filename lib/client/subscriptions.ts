@@ -95,6 +95,8 @@ export class SubscriptionHub {
   /** The stream opened last, until its acknowledgement arrives. */
   private opening: Stream | undefined;
   private scheduled = false;
+  /** The wait before re-opening a stream that ended; cancelled when the connection closes. */
+  private reopen: Subscription | undefined;
   private closed = false;
   /** Set when the server does not know `subscriptions/listen`: nothing is asked again. */
   private unsupported: unknown;
@@ -200,11 +202,18 @@ export class SubscriptionHub {
       return;
     }
     this.deps.logger.debug({ err: error }, 'subscription ended; opening it again');
-    this.deps.scheduler.schedule(() => this.reconcile(), REOPEN_DELAY_MS);
+    // A connection that closes fails its requests before it reports closing: the wait ends with it.
+    this.reopen?.unsubscribe();
+    this.reopen = this.deps.scheduler.schedule(() => {
+      this.reopen = undefined;
+      this.reconcile();
+    }, REOPEN_DELAY_MS);
   }
 
   private shutdown(): void {
     this.closed = true;
+    this.reopen?.unsubscribe();
+    this.reopen = undefined;
     this.opening?.subscription?.unsubscribe();
     this.active?.subscription?.unsubscribe();
     this.events.complete();

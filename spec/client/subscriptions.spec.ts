@@ -144,6 +144,26 @@ describe('stateless revisions: lists and subscriptions', () => {
     ]);
   });
 
+  it('[subscriptions.close] closing the client while a stream listens leaves no re-open waiting', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    modern = await modernPeer({ scheduler }, { tools: { listChanged: true } });
+    const { client, nextRequest, reply } = modern;
+    const watching = client.tools$.subscribe({ error: () => undefined });
+    const requests = [await nextRequest(), await nextRequest()];
+    const listen = requests.find((r) => r.method === 'subscriptions/listen')!;
+    reply(
+      requests.find((r) => r.method === 'tools/list')!,
+      { tools: [tool('a')], ttlMs: 60_000, cacheScope: 'public' },
+    );
+    acknowledge(modern, listen);
+    await flush();
+    // Closing fails the listen request before the client hears of the close.
+    client.close();
+    await flush();
+    expect(scheduler.actions).toHaveLength(0);
+    watching.unsubscribe();
+  });
+
   it('[subscriptions.refused] errors a watcher whose URI the server left out of its acknowledgement', async () => {
     modern = await modernPeer({}, { resources: { subscribe: true } });
     const { client, nextRequest } = modern;
