@@ -23,6 +23,8 @@ let http: Server | undefined;
 let handler: LegacySseHandler | undefined;
 let running: RunningStreamableHttpServer | undefined;
 const clients: Transport[] = [];
+/** Raw streams a test opened; a paused one would otherwise keep its socket after the server dropped it. */
+const streams: IncomingMessage[] = [];
 const sessions: LegacySseServerTransport[] = [];
 
 async function start(extra: Omit<LegacySseHandlerOptions, 'onSession'> = {}): Promise<string> {
@@ -35,6 +37,7 @@ async function start(extra: Omit<LegacySseHandlerOptions, 'onSession'> = {}): Pr
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
+  for (const stream of streams.splice(0)) stream.destroy();
   handler?.close();
   http?.closeAllConnections();
   await new Promise((resolve) => (http ? http.close(resolve) : resolve(undefined)));
@@ -116,7 +119,10 @@ describe('createLegacySseHandler', () => {
 /** Opens the SSE stream with node:http, to read its raw text or to leave it unread. */
 function rawStream(base: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) =>
-    get(`${base}/sse`, { headers: { accept: 'text/event-stream' } }, resolve).on('error', reject),
+    get(`${base}/sse`, { headers: { accept: 'text/event-stream' } }, (stream) => {
+      streams.push(stream);
+      resolve(stream);
+    }).on('error', reject),
   );
 }
 
