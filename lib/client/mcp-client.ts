@@ -154,10 +154,13 @@ export class Client implements McpClient, ToolCallContext {
     })
       .pipe(takeUntil(this.connection.closed$))
       .subscribe({
+        // A connection that closes fails the ping in flight before it reports closing: not a miss.
         next: (missed) => {
-          if (missed > 0) this.log.warn({ missed }, 'keepalive ping unanswered');
+          if (missed > 0 && this.connection.state !== 'shutdown')
+            this.log.warn({ missed }, 'keepalive ping unanswered');
         },
         error: (error: Error) => {
+          if (this.connection.state === 'shutdown') return;
           this.log.warn({ err: error }, 'server unresponsive; closing');
           this.connection.close(error.message);
         },

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { firstValueFrom, lastValueFrom, Subject, take, toArray } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
@@ -457,5 +458,25 @@ describe('McpClient keepalive', () => {
       peer.received.filter((frame) => (frame as { method?: string }).method === 'notifications/cancelled'),
     ).toEqual([]);
     client.close();
+  });
+
+  it('[keepalive.close] closing with a ping in flight is not a missed ping', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+    const warnings: string[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) },
+    );
+    const [a, b] = createInMemoryPair();
+    const peer = rawPeer(b);
+    const connecting = connect(a, { ...legacy, logger, keepalive: { intervalMs: 1000, maxMissed: 1 } });
+    await handshake(peer);
+    const client = await connecting;
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(await peer.next()).toMatchObject({ method: 'ping' });
+    client.close();
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(warnings).toEqual([]);
+    await expect(firstValueFrom(client.closed$)).resolves.toMatchObject({ reason: 'closed locally' });
   });
 });
