@@ -1,4 +1,4 @@
-import { JsonRpcError } from '../jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 
 /** One tool argument mirrored into an `Mcp-Param-*` header (spec 2026-07-28: Tools → `x-mcp-header`). */
 export interface ParamHeader {
@@ -8,8 +8,6 @@ export interface ParamHeader {
   readonly header: string;
 }
 
-/** `HeaderMismatch` (spec 2026-07-28: Transports → Server Validation). */
-const HEADER_MISMATCH = -32020;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
@@ -84,7 +82,7 @@ export function checkParamHeaders(
     if (value === undefined || value === null) continue;
     const raw = headers[header];
     const sent = Array.isArray(raw) ? raw[0] : raw;
-    const fail = (why: string) => new JsonRpcError(HEADER_MISMATCH, `Header mismatch: ${header} ${why}`);
+    const fail = (why: string) => new JsonRpcError(ErrorCode.HeaderMismatch, `Header mismatch: ${header} ${why}`);
     if (sent === undefined) throw fail(`is required: the argument ${path.join('.')} has a value`);
     const decoded = decode(sent);
     if (decoded === undefined) throw fail('has an invalid value');

@@ -3,6 +3,7 @@ import type { HttpRequestLike, HttpResponseLike, TimerHandle } from '../http/htt
 import { verifiedCallers } from '../http/request-auth';
 import type { IncomingHttpHeaders } from 'node:http';
 import type pino from 'pino';
+import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
 import { META } from '../../schema/request-meta';
@@ -10,8 +11,6 @@ import { encodeSseEvent } from '../framing/sse';
 import type { AuthInfo, StatelessExchange, StatelessReceiver } from '../transport';
 import { headerValue } from '../http/http-guards';
 
-/** `HeaderMismatch` (spec 2026-07-28: Transports → Server Validation). */
-const HEADER_MISMATCH = -32020;
 /**
  * Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`, and the tasks extension's
  * methods, where it mirrors `params.taskId` (SEP-2663: Streamable HTTP routing headers).
@@ -114,7 +113,11 @@ export function serveStatelessPost(
       { id: request.id, method: request.method, mismatch },
       'stateless request refused: header mismatch',
     );
-    writeJson(res, 400, errorResponse(request.id, { code: HEADER_MISMATCH, message: `Header mismatch: ${mismatch}` }));
+    writeJson(
+      res,
+      400,
+      errorResponse(request.id, { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${mismatch}` }),
+    );
     return;
   }
   new PostExchange(req, res, request.id, receiver, options).start(request);
@@ -127,8 +130,14 @@ export function serveStatelessPost(
  */
 function statusOf(message: JsonRpcMessage): number {
   const code = (message as { error?: { code?: unknown } }).error?.code;
-  if (code === -32020 || code === -32021 || code === -32022) return 400;
-  return code === -32601 ? 404 : 200;
+  if (
+    code === ErrorCode.HeaderMismatch ||
+    code === ErrorCode.MissingRequiredClientCapability ||
+    code === ErrorCode.UnsupportedProtocolVersion
+  ) {
+    return 400;
+  }
+  return code === ErrorCode.MethodNotFound ? 404 : 200;
 }
 
 function writeJson(res: HttpResponseLike, status: number, body: JsonRpcMessage): void {
