@@ -103,7 +103,7 @@ export type RegisteredTool = Registration;
 /** A registered tool, compiled. */
 export interface ToolEntry {
   readonly definition: ToolDefinition<never>;
-  /** The `Tool` object for the latest revision, built once at registration. */
+  /** The `Tool` object for the latest revision, built once, when first listed. */
   readonly listing: Tool;
   /** Listings adapted to older revisions, built on first use. */
   adapted: Map<Revision, Tool> | undefined;
@@ -136,38 +136,63 @@ export function errorResult(text: string, extra: readonly ContentBlock[] = []): 
   return { content: [{ type: 'text', text }, ...extra], isError: true };
 }
 
-/** Compiles a definition once, at registration: its listing, argument and output checks, and `Mcp-Param-*` headers. */
-export function compileTool(definition: ToolDefinition<never>, validator: JsonSchemaValidatorFactory): ToolEntry {
-  const { inputSchema, outputSchema, name } = definition;
-  const listing: Record<string, unknown> = { name };
+/**
+ * A tool compiled at registration: its argument and output checks and its `Mcp-Param-*` headers.
+ * Its listing is built when first listed, with the JSON Schema of a plain zod object (see
+ * `isPlainZod4Object`): a definition built per session or per request is then not described for
+ * sessions that never list it.
+ */
+class CompiledTool implements ToolEntry {
+  adapted: Map<Revision, Tool> | undefined = undefined;
+  readonly checkInput: ToolEntry['checkInput'];
+  readonly checkOutput: ToolEntry['checkOutput'];
+  private built: Tool | undefined;
+
+  constructor(
+    readonly definition: ToolDefinition<never>,
+    private readonly input: CompiledSchema,
+    private readonly output: CompiledSchema | undefined,
+    readonly paramHeaders: readonly ParamHeader[],
+  ) {
+    this.checkInput = input.check;
+    this.checkOutput = output?.check;
+  }
+
+  get listing(): Tool {
+    return (this.built ??= listingOf(this.definition, this.input, this.output));
+  }
+}
+
+function listingOf(definition: ToolDefinition<never>, input: CompiledSchema, output: CompiledSchema | undefined): Tool {
+  const listing: Record<string, unknown> = { name: definition.name };
   if (definition.title !== undefined) listing.title = definition.title;
   if (definition.description !== undefined) listing.description = definition.description;
-  const common = { tool: name, validator, toJsonSchema: definition.toJsonSchema };
-  const input =
-    inputSchema === undefined && definition.toJsonSchema === undefined
-      ? compiledEmptyInput(validator, name)
-      : compileToolSchema(inputSchema ?? EMPTY_OBJECT_SCHEMA, { ...common, what: 'inputSchema' });
   listing.inputSchema = input.json;
-  const output = outputSchema && compileToolSchema(outputSchema, { ...common, what: 'outputSchema' });
   if (output) listing.outputSchema = output.json;
   if (definition.annotations !== undefined) listing.annotations = definition.annotations;
   if (definition.icons !== undefined) listing.icons = definition.icons;
   if (definition.execution !== undefined) listing.execution = definition.execution;
   if (definition._meta !== undefined) listing._meta = definition._meta;
+  return listing as Tool;
+}
+
+/** Compiles a definition once, at registration: its argument and output checks, and `Mcp-Param-*` headers. */
+export function compileTool(definition: ToolDefinition<never>, validator: JsonSchemaValidatorFactory): ToolEntry {
+  const { inputSchema, outputSchema, name } = definition;
+  const common = { tool: name, validator, toJsonSchema: definition.toJsonSchema };
+  const input =
+    inputSchema === undefined && definition.toJsonSchema === undefined
+      ? compiledEmptyInput(validator, name)
+      : compileToolSchema(inputSchema ?? EMPTY_OBJECT_SCHEMA, { ...common, what: 'inputSchema' });
+  const output = outputSchema && compileToolSchema(outputSchema, { ...common, what: 'outputSchema' });
   let paramHeaders: ParamHeader[];
   try {
-    paramHeaders = paramHeadersOf(listing.inputSchema);
+    // A deferred schema carries no `x-mcp-header` (no annotation but descriptions and titles).
+    paramHeaders = input.deferred ? [] : paramHeadersOf(input.json);
   } catch (error) {
     throw new TypeError(`the inputSchema of tool ${name}: ${(error as Error).message}`);
   }
-  return {
-    definition,
-    listing: listing as Tool,
-    adapted: undefined,
-    checkInput: input.check,
-    checkOutput: output?.check,
-    paramHeaders,
-  };
+  return new CompiledTool(definition, input, output, paramHeaders);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator
 import { fromStandardIssues, isStandardSchema, standardJsonSchemaOf } from '../schema/standard-schema';
 import type { StandardIssue, StandardResult, StandardSchemaV1 } from '../schema/standard-schema';
 import { isZod3Schema, zod3ToJsonSchema } from '../schema/zod3-json-schema';
+import { isPlainZod4Object } from '../schema/zod4-plain';
 import type { Zod3Schema } from '../schema/zod3-json-schema';
 
 /** A JSON Schema object, kept verbatim when a tool is registered with one (`$schema`, `$defs` and all). */
@@ -35,6 +36,11 @@ export type Checked = { ok: true; value: unknown } | { ok: false; issues: Valida
 export interface CompiledSchema {
   readonly json: JsonSchemaObject;
   readonly check: (value: unknown) => Checked | Promise<Checked>;
+  /**
+   * True when `json` is made on first read (see `isPlainZod4Object`): it is sure to be an object
+   * schema, and carries no annotation but descriptions and titles.
+   */
+  readonly deferred?: boolean;
 }
 
 export interface CompileSchemaOptions {
@@ -190,9 +196,48 @@ export function compileToolSchema(schema: ToolSchema, options: CompileSchemaOpti
   return compiled;
 }
 
+/** A plain zod 4 object schema, checked now and described as JSON Schema when first listed. */
+class DeferredZod4 implements CompiledSchema {
+  readonly deferred = true;
+  readonly check: CompiledSchema['check'];
+  private described: JsonSchemaObject | undefined;
+
+  constructor(
+    private readonly schema: Zod4Schema,
+    private readonly io: 'input' | 'output',
+    private readonly what: string,
+  ) {
+    this.check = zod4Check(schema);
+  }
+
+  get json(): JsonSchemaObject {
+    if (this.described === undefined) {
+      try {
+        this.described = withoutDialect(zod4Json(this.schema, this.io)) as JsonSchemaObject;
+      } catch (error) {
+        // Not expected of a plain schema; said as registration would have said it.
+        throw new TypeError(`${this.what} cannot be described as JSON Schema: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }
+    return this.described;
+  }
+}
+
+/** The schema without `$schema`, so that no dialect is claimed to clients whose validators know only draft-07. */
+function withoutDialect(json: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = json;
+  void _dialect;
+  return rest;
+}
+
 /** Compiles one of a tool's schemas; every failure names the tool and which schema it is. */
 function compileAnew(schema: ToolSchema, options: CompileSchemaOptions): CompiledSchema {
   const what = `the ${options.what} of tool ${options.tool}`;
+  if (options.toJsonSchema === undefined && isZod4Schema(schema) && isPlainZod4Object(schema)) {
+    return new DeferredZod4(schema, options.what === 'inputSchema' ? 'input' : 'output', what);
+  }
   let compiled: { json: unknown; check: CompiledSchema['check'] } | undefined;
   try {
     compiled = compileKind(schema, options.what === 'inputSchema' ? 'input' : 'output', options);
@@ -214,9 +259,7 @@ function compileAnew(schema: ToolSchema, options: CompileSchemaOptions): Compile
       },
     };
   }
-  const { $schema: _dialect, ...json } = compiled.json as Record<string, unknown>;
-  // Left out so that no dialect is claimed to clients whose validators know only draft-07.
-  void _dialect;
+  const json = withoutDialect(compiled.json as Record<string, unknown>);
   if (json.type !== 'object') throw new TypeError(`${what} must describe an object, got ${String(json.type)}`);
   return { json: json as JsonSchemaObject, check: compiled.check };
 }
