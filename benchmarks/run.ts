@@ -17,6 +17,7 @@ import { LOAD_ROLES, timeLoad } from './load-time';
 import type { LoadRole } from './load-time';
 import { memoryWorkloads } from './memory-workloads';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
+import type { ProxySide } from './proxy-cost';
 import { publish, rawFile, reportName } from './publish';
 import { readRawRun, record, writeRawRun } from './samples';
 import type { Samples } from './samples';
@@ -56,25 +57,28 @@ const PROXY_ROUNDS = quick ? 3 : 7;
 /** Measurements per side of the stdio-to-HTTP proxy rows, each with processes of its own, alternating. */
 const PROXY_PROCESS_REPETITIONS = quick ? 1 : 3;
 
-/** The same call direct and through a proxy, alternating, in memory and stdio to HTTP. */
+/**
+ * The same call direct and through a proxy, alternating, in memory and stdio to HTTP (there through
+ * the bare relay as well).
+ */
 async function proxyWorkloads(samples: Samples) {
   for (const transport of PROXY_TRANSPORTS) {
     for (const inFlight of [1, 64]) {
-      const key = (proxied: boolean) => `proxy|${transport}|${inFlight}|${proxied ? 'proxied' : 'direct'}`;
+      const key = (side: ProxySide) => `proxy|${transport}|${inFlight}|${side}`;
       if (transport === 'in-memory') {
-        const sides = [await proxyHarness(transport, false), await proxyHarness(transport, true)] as const;
+        const sides = [await proxyHarness(transport, 'direct'), await proxyHarness(transport, 'proxied')] as const;
         for (const h of sides) await timeCalls(SETTINGS.warmup, SETTINGS.warmupMs, inFlight, h.call);
         for (let round = 0; round < PROXY_ROUNDS; round++) {
-          for (const proxied of alternating(round, [false, true])) {
-            const h = sides[proxied ? 1 : 0];
-            record(samples, key(proxied), await timeCalls(SETTINGS.calls, SETTINGS.measureMs / 4, inFlight, h.call));
+          for (const side of alternating(round, ['direct', 'proxied'] as const)) {
+            const h = sides[side === 'proxied' ? 1 : 0];
+            record(samples, key(side), await timeCalls(SETTINGS.calls, SETTINGS.measureMs / 4, inFlight, h.call));
           }
         }
         for (const h of sides) await h.close();
       } else {
         for (let rep = 0; rep < PROXY_PROCESS_REPETITIONS; rep++) {
-          for (const proxied of alternating(rep, [false, true])) {
-            const h = await proxyHarness(transport, proxied);
+          for (const side of alternating(rep, ['direct', 'proxied', 'relay'] as const)) {
+            const h = await proxyHarness(transport, side);
             // Across processes, the proxy's and the server's code is compiled as it runs: it takes some
             // thousand calls (a few seconds) to reach the steady state a long-running proxy is in.
             await timeCalls(SETTINGS.warmup * 2, SETTINGS.warmupMs * 3, inFlight, h.call);
@@ -84,7 +88,7 @@ async function proxyWorkloads(samples: Samples) {
               inFlight,
               h.call,
             );
-            record(samples, key(proxied), measured);
+            record(samples, key(side), measured);
             await h.close();
           }
         }
