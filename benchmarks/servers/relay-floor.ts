@@ -1,39 +1,41 @@
 /**
  * The proxy rows' floor: the least a process between a stdio client and a Streamable HTTP server
  * can do, with nothing of MCP in it. `node relay-floor.js <upstream url>` reads one JSON-RPC
- * message per line on stdin, POSTs it through `node:http` with a keep-alive agent (the session's
- * `Mcp-Session-Id` and protocol version once the server has given them), and writes the messages
- * of the answer (a JSON body, or the `data:` lines of an event stream) to stdout, one per line.
- * Nothing is parsed but the `initialize` result's protocol version; requests from the server, GET
- * streams and cancellation are not relayed. Its calls per second against the direct call's bound
- * what any proxy can keep in this topology on this machine: the same hops, no work of its own.
+ * message per line on stdin, POSTs it through an undici pool of keep-alive connections (the HTTP
+ * client the direct side uses too), with the session's `Mcp-Session-Id` and protocol version once
+ * the server has given them, and writes the messages of the answer (a JSON body, or the `data:`
+ * lines of an event stream, as they arrive) to stdout, one per line. Nothing is parsed but the
+ * `initialize` result's protocol version; requests from the server, GET streams and cancellation
+ * are not relayed. Its calls per second against the direct call's bound what any proxy can keep
+ * in this topology on this machine: the same hops, no work of its own.
  */
-import { Agent, request as httpRequest } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 
 function relay(url: string): void {
   const target = new URL(url);
-  const agent = new Agent({ keepAlive: true });
-  const headers: OutgoingHttpHeaders = {
+  const pool = new Pool(target.origin, { headersTimeout: 0, bodyTimeout: 0 });
+  const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
   };
 
-  /** Writes the messages of an answer as they arrive, one per line; takes the session and version on the way. */
-  const answer = (res: IncomingMessage, initialize: boolean) => {
-    const session = res.headers['mcp-session-id'];
+  const pass = (message: string, initialize: boolean) => {
+    if (initialize) {
+      const version = (JSON.parse(message) as { result?: { protocolVersion?: string } }).result?.protocolVersion;
+      if (version !== undefined) headers['mcp-protocol-version'] = version;
+    }
+    process.stdout.write(`${message}\n`);
+  };
+
+  /** Writes the messages of an answer as they arrive; takes the session id on the way. */
+  const answer = (response: Dispatcher.ResponseData, initialize: boolean) => {
+    const session = response.headers['mcp-session-id'];
     if (typeof session === 'string') headers['mcp-session-id'] = session;
-    const stream = (res.headers['content-type'] ?? '').includes('text/event-stream');
+    const stream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
     let text = '';
-    const pass = (message: string) => {
-      if (initialize) {
-        const version = (JSON.parse(message) as { result?: { protocolVersion?: string } }).result?.protocolVersion;
-        if (version !== undefined) headers['mcp-protocol-version'] = version;
-      }
-      process.stdout.write(`${message}\n`);
-    };
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
+    response.body.setEncoding('utf8');
+    response.body.on('data', (chunk: string) => {
       text += chunk;
       if (!stream) return;
       // An event ends with a blank line; its `data:` line is the message.
@@ -42,29 +44,20 @@ function relay(url: string): void {
         const event = text.slice(0, end);
         text = text.slice(end + 2);
         const data = event.split('\n').find((line) => line.startsWith('data:'));
-        if (data !== undefined) pass(data.slice(5).trim());
+        if (data !== undefined) pass(data.slice(5).trim(), initialize);
       }
     });
-    res.on('end', () => {
-      if (!stream && text.length > 0) pass(text);
+    response.body.on('end', () => {
+      if (!stream && text.length > 0) pass(text, initialize);
     });
   };
 
   const post = (line: string) => {
     const initialize = line.includes('"method":"initialize"');
-    const req = httpRequest(
-      {
-        agent,
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        headers: { ...headers },
-      },
-      (res) => answer(res, initialize),
+    pool.request({ path: target.pathname, method: 'POST', headers: { ...headers }, body: line }).then(
+      (response) => answer(response, initialize),
+      (error: Error) => process.stderr.write(`relay-floor: ${error.message}\n`),
     );
-    req.on('error', (error) => process.stderr.write(`relay-floor: ${error.message}\n`));
-    req.end(line);
   };
 
   let pending = '';
@@ -79,7 +72,7 @@ function relay(url: string): void {
     }
   });
   process.stdin.on('end', () => {
-    agent.destroy();
+    void pool.destroy();
     process.exit(0);
   });
 }
