@@ -1,7 +1,8 @@
 /**
- * A tool's input or output schema, compiled once at registration into the JSON Schema that
- * `tools/list` sends and the check that calls go through. Takes zod 4 (and zod 3.25's `zod/v4`),
- * zod 3, any Standard Schema whose JSON Schema is at hand, or a JSON Schema object.
+ * A tool's input or output schema, compiled once at registration into the check that calls go
+ * through and the JSON Schema that `tools/list` sends (for a plain zod object, made when first
+ * listed: see `isPlainZod4Object`). Takes zod 4 (and zod 3.25's `zod/v4`), zod 3, any Standard
+ * Schema whose JSON Schema is at hand, or a JSON Schema object.
  */
 import { z } from 'zod';
 import type { ValidationIssue } from '../jsonrpc/errors';
@@ -235,12 +236,13 @@ function withoutDialect(json: Record<string, unknown>): Record<string, unknown> 
 /** Compiles one of a tool's schemas; every failure names the tool and which schema it is. */
 function compileAnew(schema: ToolSchema, options: CompileSchemaOptions): CompiledSchema {
   const what = `the ${options.what} of tool ${options.tool}`;
+  const io = options.what === 'inputSchema' ? 'input' : 'output';
   if (options.toJsonSchema === undefined && isZod4Schema(schema) && isPlainZod4Object(schema)) {
-    return new DeferredZod4(schema, options.what === 'inputSchema' ? 'input' : 'output', what);
+    return new DeferredZod4(schema, io, what);
   }
   let compiled: { json: unknown; check: CompiledSchema['check'] } | undefined;
   try {
-    compiled = compileKind(schema, options.what === 'inputSchema' ? 'input' : 'output', options);
+    compiled = compileKind(schema, io, options);
   } catch (error) {
     const message = (error as Error).message;
     if (message.startsWith(what)) throw error;

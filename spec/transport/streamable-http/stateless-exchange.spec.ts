@@ -47,6 +47,12 @@ describe('Streamable HTTP serving stateless requests (2026-07-28) beside session
       inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
       handler: () => ({ content: [] }),
     });
+    server.tool({
+      name: 'zonal',
+      description: 'has a header argument, annotated through zod',
+      inputSchema: z.object({ zone: z.string().meta({ 'x-mcp-header': 'Zone' }) }),
+      handler: () => ({ content: [] }),
+    });
     running = await startStreamableHttpServer({ server });
   });
   afterEach(async () => {
@@ -140,6 +146,18 @@ describe('Streamable HTTP serving stateless requests (2026-07-28) beside session
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: { code: -32020 } });
     expect((await call({ 'mcp-param-region': 'us' })).status).toBe(400);
+  });
+
+  it('finds the Mcp-Param headers of a zod schema when the tool is registered, before any listing', async () => {
+    const call = (headers: Record<string, string>) =>
+      post(
+        { id: 6, method: 'tools/call', params: { name: 'zonal', arguments: { zone: 'a' }, _meta: meta } },
+        { ...standard('tools/call', 'zonal'), ...headers },
+      );
+    const missing = await call({});
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { code: -32020 } });
+    expect((await call({ 'mcp-param-zone': 'a' })).status).toBe(200);
   });
 
   it('streams progress as SSE with no event ids, and cancels the request when the client closes it', async () => {
