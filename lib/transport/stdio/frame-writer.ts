@@ -20,6 +20,10 @@ export interface FrameSink {
  *   callback that sent it, or once the microtask queue is empty when it was sent from a microtask.
  * - Between `hold()` and `release()` (a transport's handler for one chunk of input) frames are
  *   joined and written with one call at `release()`: the answers to a chunk of many requests.
+ * - A batch is written as soon as it holds {@link MAX_BATCH_FRAMES} frames or
+ *   {@link MAX_BATCH_CHARS} characters, and the next one starts: the peer works on the first
+ *   frames while the rest are made. (With 64 calls in flight over stdio, a batch kept to the end
+ *   of the turn left each process waiting for the other: 0.6 of the floor's calls per second.)
  * - When the stream's `write` returns `false`, later frames wait here and go out together on
  *   `'drain'`, so a slow reader does not make the stream's buffer grow one frame at a time.
  * - A process that exits before the turn ends (`process.exit()` right after a send) still writes
@@ -40,6 +44,11 @@ export interface FrameWriter {
   /** Drops every frame still held and stops listening for `'drain'`. For a stream that failed. */
   discard(): void;
 }
+
+/** A batch that reaches this many frames is written at once. */
+export const MAX_BATCH_FRAMES = 16;
+/** A batch that reaches this many characters is written at once. */
+export const MAX_BATCH_CHARS = 64 * 1024;
 
 // Writers that hold frames, by the function that hands their frames to the stream. A process that
 // exits right after a send (`process.exit()` in the same turn) never reaches the end of the turn;
@@ -71,8 +80,9 @@ export function createFrameWriter(sink: FrameSink): FrameWriter {
 }
 
 class BatchingFrameWriter implements FrameWriter {
-  // Frames not yet handed to the stream, in order.
+  // Frames not yet handed to the stream, in order, and their length in characters.
   private held: string[] = [];
+  private heldChars = 0;
   // Set while the stream's buffer is over its mark: everything waits for 'drain'.
   private waitingForDrain = false;
   // Set from a turn's first write until its nextTick: later writes of the turn are batched.
@@ -123,6 +133,7 @@ class BatchingFrameWriter implements FrameWriter {
     this.sink.off('drain', this.onDrain);
     holdingWriters.delete(this.handOver);
     this.held = [];
+    this.heldChars = 0;
   }
 
   // Hands every held frame to the stream, whatever its mark.
@@ -130,6 +141,7 @@ class BatchingFrameWriter implements FrameWriter {
     holdingWriters.delete(this.handOver);
     const text = this.held.join('');
     this.held = [];
+    this.heldChars = 0;
     if (text !== '') this.sink.write(text);
   };
 
@@ -146,6 +158,10 @@ class BatchingFrameWriter implements FrameWriter {
   private holdFrame(text: string): void {
     if (this.held.length === 0) trackHolding(this.handOver);
     this.held.push(text);
+    this.heldChars += text.length;
+    // A full batch goes now, in a hold or a turn alike; frames waiting for 'drain' keep waiting.
+    if (!this.waitingForDrain && (this.held.length >= MAX_BATCH_FRAMES || this.heldChars >= MAX_BATCH_CHARS))
+      this.writeHeld();
   }
 
   private writeHeld(): void {
@@ -153,6 +169,7 @@ class BatchingFrameWriter implements FrameWriter {
     holdingWriters.delete(this.handOver);
     const text = this.held.length === 1 ? (this.held[0] as string) : this.held.join('');
     this.held = [];
+    this.heldChars = 0;
     if (!this.sink.write(text)) this.waitingForDrain = true;
   }
 }

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { createFrameWriter } from '../../../lib/transport/stdio/frame-writer';
+import { createFrameWriter, MAX_BATCH_CHARS, MAX_BATCH_FRAMES } from '../../../lib/transport/stdio/frame-writer';
 
 // A stream double that records each write and answers `full` while its buffer is "over the mark".
 function recordingSink(): {
@@ -116,6 +116,62 @@ describe('createFrameWriter', () => {
     await afterTurn();
     expect(writes).toEqual(['a\n']);
     expect(sink.listenerCount('drain')).toBe(0);
+  });
+
+  // Frames `f<from>` to `f<to - 1>`, one line each.
+  const frames = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `f${from + i}\n`);
+
+  it('writes a batch as soon as it is full, then batches the rest of the turn', async () => {
+    const { sink, writes } = recordingSink();
+    const writer = createFrameWriter(sink);
+    const sent = frames(0, MAX_BATCH_FRAMES + 4);
+    for (const frame of sent) writer.write(frame);
+    // The first frame at once, the next full batch at once, the rest at the end of the turn.
+    expect(writes).toEqual([sent[0], sent.slice(1, MAX_BATCH_FRAMES + 1).join('')]);
+    await afterTurn();
+    expect(writes).toEqual([
+      sent[0],
+      sent.slice(1, MAX_BATCH_FRAMES + 1).join(''),
+      sent.slice(MAX_BATCH_FRAMES + 1).join(''),
+    ]);
+  });
+
+  it('writes a full batch during hold() too, and the rest at release()', () => {
+    const { sink, writes } = recordingSink();
+    const writer = createFrameWriter(sink);
+    const sent = frames(0, 2 * MAX_BATCH_FRAMES + 1);
+    writer.hold();
+    for (const frame of sent) writer.write(frame);
+    expect(writes).toEqual([
+      sent.slice(0, MAX_BATCH_FRAMES).join(''),
+      sent.slice(MAX_BATCH_FRAMES, 2 * MAX_BATCH_FRAMES).join(''),
+    ]);
+    writer.release();
+    expect(writes.join('')).toBe(sent.join(''));
+    expect(writes).toHaveLength(3);
+  });
+
+  it('writes a batch as soon as its characters reach the bound, however few its frames', () => {
+    const { sink, writes } = recordingSink();
+    const writer = createFrameWriter(sink);
+    const big = `${'x'.repeat(MAX_BATCH_CHARS)}\n`;
+    writer.write('a\n');
+    writer.write('b\n');
+    expect(writes).toEqual(['a\n']);
+    writer.write(big);
+    expect(writes).toEqual(['a\n', `b\n${big}`]);
+  });
+
+  it('keeps every frame waiting for drain, however many, and writes them with one call on drain', () => {
+    const { sink, writes, full } = recordingSink();
+    const writer = createFrameWriter(sink);
+    full.value = true;
+    const sent = frames(0, 3 * MAX_BATCH_FRAMES);
+    for (const frame of sent) writer.write(frame);
+    expect(writes).toEqual([sent[0]]);
+    full.value = false;
+    sink.emit('drain');
+    expect(writes).toEqual([sent[0], sent.slice(1).join('')]);
   });
 
   it('keeps the order of frames written from inside the stream’s own write (a peer answering synchronously)', () => {
