@@ -7,6 +7,7 @@ import type * as NodeModule from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
 import { abortError, answerWithHead, builtinModuleLoader, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
+import { Utf8Chunks } from './utf8-chunks';
 
 /** The part of undici this module uses. */
 export interface UndiciModule {
@@ -98,7 +99,7 @@ class UndiciCall implements Dispatcher.DispatchHandler, HttpCall {
   /** Text that arrived before `read`. */
   private kept: string[] = [];
   private sink: BodySink | undefined;
-  private decoder: InstanceType<typeof TextDecoder> | undefined;
+  private decoder: Utf8Chunks | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -133,12 +134,12 @@ class UndiciCall implements Dispatcher.DispatchHandler, HttpCall {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (!this.discarding) this.deliver((this.decoder ??= new TextDecoder()).decode(chunk, { stream: true }));
+    if (!this.discarding) this.deliver((this.decoder ??= new Utf8Chunks()).text(chunk));
   }
 
   onResponseEnd(): void {
     this.ended = true;
-    if (this.decoder && !this.discarding) this.deliver(this.decoder.decode());
+    if (this.decoder && !this.discarding) this.deliver(this.decoder.end());
     this.finish();
   }
 
