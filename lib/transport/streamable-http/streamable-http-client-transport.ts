@@ -169,19 +169,19 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   emit(frame: InboundFrame): void {
     if (this.closing) return;
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message: frame }, 'message in');
-    for (const item of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
-      const id = (item as { id?: unknown } | undefined)?.id;
-      if (
-        item &&
-        typeof item === 'object' &&
-        !('method' in item) &&
-        (typeof id === 'string' || typeof id === 'number')
-      ) {
-        this.pending.delete(keyOf(id));
-        this.stateless.forget(keyOf(id));
-      }
-    }
+    if (Array.isArray(frame)) for (const item of frame as unknown[]) this.answered(item);
+    else this.answered(frame);
     this.inbox.push(frame);
+  }
+
+  /** A response arrived: its request is no longer owed. */
+  private answered(item: unknown): void {
+    if (typeof item !== 'object' || item === null || 'method' in item) return;
+    const id = (item as { id?: unknown }).id;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const key = keyOf(id);
+    this.pending.delete(key);
+    this.stateless.forget(key);
   }
 
   /** Parses and emits one message's text; returns the frame, or undefined when it was not JSON. */
