@@ -7,7 +7,7 @@ import type pino from 'pino';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { BodyTooLargeError } from './http-requester';
 import type { HttpAnswer } from './http-requester';
-import { keyOf } from './client-sse-streams';
+import { keyOf } from './request-keys';
 import type { SseStreams } from './client-sse-streams';
 
 /** The largest message the client reads by default: 32 Mi characters. */

@@ -6,7 +6,7 @@ import type pino from 'pino';
 import type { RequestId } from '../../jsonrpc/message';
 import type { AuthProvider } from '../http/auth-provider';
 import type { HttpAnswer } from './http-requester';
-import { keyOf } from './client-sse-streams';
+import { keyOf } from './request-keys';
 
 /** What authorization needs from the client transport. */
 export interface AuthHost {

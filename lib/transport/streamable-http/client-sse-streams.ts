@@ -2,6 +2,7 @@ import type pino from 'pino';
 import { createSseParser, SseEventTooLargeError } from '../framing/sse';
 import type { HttpAnswer, HttpCall, HttpRequestSpec } from './http-requester';
 import type { InboundFrame } from '../transport';
+import { keyOf } from './request-keys';
 
 /**
  * The SSE side of the Streamable HTTP client in the handshake revisions (up to 2025-11-25):
@@ -52,9 +53,6 @@ export interface SseHost {
    */
   unreachable(cause: unknown, attempts: number): void;
 }
-
-/** A request id as a key that tells `1` from `"1"`. */
-export const keyOf = (id: string | number): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
 
 /** Where a stream stands: what it still owes, and what it said of its events. */
 export interface StreamState {

@@ -30,12 +30,6 @@ export interface SessionStream {
 /** What one SSE event of a session carries: a message or a batch. */
 export type Payload = JsonRpcMessage | readonly JsonRpcMessage[];
 
-/** The key a request id is filed under: numbers and strings never collide. */
-export const keyOf = (id: RequestId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
-
-/** The request id a {@link keyOf} key was made from. */
-export const idOfKey = (key: string): RequestId => (key.startsWith('n') ? Number(key.slice(1)) : key.slice(1));
-
 export function isResponse(message: JsonRpcMessage): boolean {
   return !('method' in message);
 }

@@ -4,7 +4,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { encodeSseEvent } from '../framing/sse';
 import type { SessionOptions } from './session-options';
-import { answerError, idOfKey, keyOf, openSse } from './session-stream';
+import { answerError, openSse } from './session-stream';
+import { idOfKey, keyOf } from './request-keys';
 import type { Payload, SessionStream } from './session-stream';
 import { WriteQueue } from './write-queue';
 

@@ -11,7 +11,8 @@ import type { InboundFrame, SendOptions, TransportClose } from '../transport';
 import { SessionNotFoundError } from './http-errors';
 import { childLogger } from '../../jsonrpc/logger';
 import { addHeaders, lowerCaseHeaders, standardHeadersOf } from './client-request-headers';
-import { keyOf, SseStreams } from './client-sse-streams';
+import { SseStreams } from './client-sse-streams';
+import { idOfKey, keyOf } from './request-keys';
 import type { SseHost } from './client-sse-streams';
 import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
 import { brokenStreamResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
@@ -342,8 +343,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   }
 
   failOwed(keys: ReadonlySet<string>, why: string, data?: Readonly<Record<string, unknown>>): void {
-    for (const key of [...keys])
-      this.failPending(key, key.startsWith('n') ? Number(key.slice(1)) : key.slice(1), `Request failed: ${why}`, data);
+    for (const key of [...keys]) this.failPending(key, idOfKey(key), `Request failed: ${why}`, data);
   }
 
   /** Answers a pending request with a local error (code -32000, `data.connectionCut` unless given), once. */
