@@ -19,7 +19,7 @@ export interface FrameSink {
  *   are joined and written with one call from a `process.nextTick` queued by the first: after the
  *   callback that sent it, or once the microtask queue is empty when it was sent from a microtask.
  * - Between `hold()` and `release()` (a transport's handler for one chunk of input) frames are
- *   joined and written with one call at `release()`: the answers to a chunk of many requests.
+ *   joined and written at `release()`: the answers to a chunk of many requests.
  * - A batch is written as soon as it holds {@link MAX_BATCH_FRAMES} frames or
  *   {@link MAX_BATCH_CHARS} characters, and the next one starts: the peer works on the first
  *   frames while the rest are made. (With 64 calls in flight over stdio, a batch kept to the end

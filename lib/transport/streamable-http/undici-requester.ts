@@ -99,7 +99,8 @@ class UndiciCall implements Dispatcher.DispatchHandler, HttpCall {
   /** Text that arrived before `read`. */
   private kept: string[] = [];
   private sink: BodySink | undefined;
-  private decoder: Utf8Chunks | undefined;
+  /** The body's text so far, made when its first chunk arrives. */
+  private utf8: Utf8Chunks | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -134,12 +135,12 @@ class UndiciCall implements Dispatcher.DispatchHandler, HttpCall {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (!this.discarding) this.deliver((this.decoder ??= new Utf8Chunks()).text(chunk));
+    if (!this.discarding) this.deliver((this.utf8 ??= new Utf8Chunks()).text(chunk));
   }
 
   onResponseEnd(): void {
     this.ended = true;
-    if (this.decoder && !this.discarding) this.deliver(this.decoder.end());
+    if (this.utf8 && !this.discarding) this.deliver(this.utf8.end());
     this.finish();
   }
 

@@ -49,6 +49,22 @@ describe('Utf8Chunks', () => {
     const overlong = Buffer.from([0x61, 0xf8, 0x80, 0x80]);
     expect(read([overlong])).toBe(decoded([overlong]));
   });
+
+  it('reads any bytes, well-formed or not, cut anywhere, as the decoder does', () => {
+    // Lead bytes of every length, stray and overlong ones, continuation bytes and ASCII; a fixed seed.
+    const bytes = [0x61, 0x80, 0x8f, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xf8, 0xff];
+    let seed = 7;
+    const next = (below: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % below;
+    };
+    for (let n = 0; n < 20_000; n++) {
+      const body = Buffer.from(Array.from({ length: 1 + next(8) }, () => bytes[next(bytes.length)] as number));
+      const cut = next(body.length + 1);
+      const chunks = [body.subarray(0, cut), body.subarray(cut)];
+      expect(read(chunks)).toBe(decoded(chunks));
+    }
+  });
 });
 
 describe('endsOnWholeCharacter', () => {
