@@ -1,6 +1,7 @@
 /**
- * Exact-shape checks for the messages of the hottest call, `tools/call`: its params and a result of
- * text content. Each says yes only for values its zod schema accepts unchanged (every key known,
+ * Exact-shape checks for the messages of the hottest call, `tools/call` (its params and a result of
+ * text content), and for those every handshake exchanges once (`initialize`, its result and
+ * `notifications/initialized`), in their common shapes. Each says yes only for values its zod schema accepts unchanged (every key known,
  * no defaults or transforms involved), so a yes lets the value through without building zod's copy
  * of it; anything else, valid or not, goes to the zod schema, which decides and explains.
  * `spec/schema/fast-paths.spec.ts` holds each check to that promise.
@@ -147,8 +148,75 @@ function isPlainTextToolResult(value: unknown, revision: Revision): boolean {
   return true;
 }
 
-const PARAMS: ReadonlyMap<string, Check> = new Map([['tools/call', isPlainCallToolParams]]);
-const RESULTS: ReadonlyMap<string, Check> = new Map([['tools/call', isPlainTextToolResult]]);
+/** The flags a capability may carry as booleans in the common shape; a capability not named here carries none. */
+const CAPABILITY_FLAGS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['tools', ['listChanged']],
+  ['prompts', ['listChanged']],
+  ['resources', ['subscribe', 'listChanged']],
+  ['roots', ['listChanged']],
+]);
+
+/**
+ * Capabilities as peers declare them in a handshake: each an object that is empty or holds its
+ * boolean flags (`listChanged`, `subscribe`). Every handshake revision accepts these unchanged,
+ * for the client's and the server's capabilities alike (a key one side does not define is open).
+ */
+function isFlagCapabilities(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    const entry = value[key];
+    if (!isPlainObject(entry)) return false;
+    for (const flag in entry) {
+      if (typeof entry[flag] !== 'boolean' || !CAPABILITY_FLAGS.get(key)?.includes(flag)) return false;
+    }
+  }
+  return true;
+}
+
+/** `initialize` params: the revision asked for, capabilities with flags only, a plain identity. */
+function isPlainInitializeParams(value: unknown, revision: Revision): boolean {
+  if (featuresOf(revision).stateless || !isPlainObject(value) || typeof value.protocolVersion !== 'string')
+    return false;
+  if (!isFlagCapabilities(value.capabilities) || !isPlainImplementation(value.clientInfo)) return false;
+  for (const key in value) {
+    if (key === '_meta' ? !isPlainRequestMeta(value._meta) : !INITIALIZE_PARAMS_KEYS.has(key)) return false;
+  }
+  return true;
+}
+
+const INITIALIZE_PARAMS_KEYS: ReadonlySet<string> = new Set(['protocolVersion', 'capabilities', 'clientInfo']);
+
+/** An `initialize` result: the revision, capabilities with flags only, a plain identity, instructions. */
+function isPlainInitializeResult(value: unknown, revision: Revision): boolean {
+  if (featuresOf(revision).stateless || !isPlainObject(value) || typeof value.protocolVersion !== 'string')
+    return false;
+  if (!isFlagCapabilities(value.capabilities) || !isPlainImplementation(value.serverInfo)) return false;
+  for (const key in value) {
+    if (key === 'protocolVersion' || key === 'capabilities' || key === 'serverInfo') continue;
+    if (
+      key === 'instructions' ? typeof value.instructions !== 'string' : key !== '_meta' || !isPlainObject(value._meta)
+    )
+      return false;
+  }
+  return true;
+}
+
+/** Params of a handshake notification such as `notifications/initialized`: none, or `_meta` alone. */
+function isPlainNotificationParams(value: unknown, revision: Revision): boolean {
+  if (featuresOf(revision).stateless || !isPlainObject(value)) return false;
+  for (const key in value) if (key !== '_meta' || !isPlainObject(value._meta)) return false;
+  return true;
+}
+
+const PARAMS: ReadonlyMap<string, Check> = new Map([
+  ['tools/call', isPlainCallToolParams],
+  ['initialize', isPlainInitializeParams],
+  ['notifications/initialized', isPlainNotificationParams],
+]);
+const RESULTS: ReadonlyMap<string, Check> = new Map([
+  ['tools/call', isPlainTextToolResult],
+  ['initialize', isPlainInitializeResult],
+]);
 
 /** True when `params` of `method` is certainly valid as it is; false means: ask the schema. */
 export function paramsPassUnchanged(method: string, revision: Revision, params: unknown): boolean {
