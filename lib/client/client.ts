@@ -101,7 +101,8 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     info: prep.info,
     capabilities: () => capabilities,
     protocolVersion: offer as Revision | undefined,
-    supportedRevisions: prep.revisions,
+    // Left out when not given: the connection's own default is the same list, its handshake part made once.
+    supportedRevisions: options.supportedRevisions,
     requestTimeoutMs: options.requestTimeoutMs,
     enforcePeerCapabilities: options.enforceServerCapabilities ?? false,
     // Stateless results may be `input_required`: the client checks them once complete.
@@ -109,7 +110,7 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     scheduler: options.scheduler,
     logger: prep.log,
     onNotification: (message) => prep.ready.client?.onNotification(message),
-    outbound: clientOutbound(options.middleware, middlewareContext(prep)),
+    outbound: options.middleware?.length ? clientOutbound(options.middleware, middlewareContext(prep)) : undefined,
   });
 }
 
