@@ -66,8 +66,8 @@ interface Preparation {
 /** Settles the era: from the pinned revision, or by probing the server. */
 async function decideEra(prep: Preparation): Promise<EraDecision> {
   const choice = prep.options.protocolVersion ?? 'auto';
-  const { stateless, stateful } = revisionFamilies(prep.revisions);
   if (choice !== 'auto' && isStatefulRevision(choice)) return { era: 'legacy', offer: choice, why: 'pinned' };
+  const { stateless, stateful } = revisionFamilies(prep.revisions);
   const pinned = choice !== 'auto';
   if (pinned && !isStatelessRevision(choice))
     throw new RangeError(`protocolVersion ${JSON.stringify(choice)} is no revision rxmcp speaks`);
