@@ -1,10 +1,11 @@
 /**
  * Exact-shape checks for the messages of the hottest call, `tools/call` (its params and a result of
  * text content), and for those every handshake exchanges once (`initialize`, its result and
- * `notifications/initialized`), in their common shapes. Each says yes only for values its zod schema accepts unchanged (every key known,
- * no defaults or transforms involved), so a yes lets the value through without building zod's copy
- * of it; anything else, valid or not, goes to the zod schema, which decides and explains.
- * `spec/schema/fast-paths.spec.ts` holds each check to that promise.
+ * `notifications/initialized`), in their common shapes. Each says yes only for values its zod
+ * schema accepts unchanged (every key known, no defaults or transforms involved), so a yes lets the
+ * value through without building zod's copy of it; anything else, valid or not, goes to the zod
+ * schema, which decides and explains. `spec/schema/fast-paths.spec.ts` and
+ * `spec/schema/fast-paths-handshake.spec.ts` hold each check to that promise.
  *
  * From 2026-07-28 params carry a required `_meta` (the revision and client capabilities), which
  * is checked by its own schema, and results carry `resultType`.
@@ -173,6 +174,9 @@ function isFlagCapabilities(value: unknown): boolean {
   return true;
 }
 
+/** The keys of `initialize` params besides `_meta`. */
+const INITIALIZE_PARAMS_KEYS: ReadonlySet<string> = new Set(['protocolVersion', 'capabilities', 'clientInfo']);
+
 /** `initialize` params: the revision asked for, capabilities with flags only, a plain identity. */
 function isPlainInitializeParams(value: unknown, revision: Revision): boolean {
   if (featuresOf(revision).stateless || !isPlainObject(value) || typeof value.protocolVersion !== 'string')
@@ -183,8 +187,6 @@ function isPlainInitializeParams(value: unknown, revision: Revision): boolean {
   }
   return true;
 }
-
-const INITIALIZE_PARAMS_KEYS: ReadonlySet<string> = new Set(['protocolVersion', 'capabilities', 'clientInfo']);
 
 /** An `initialize` result: the revision, capabilities with flags only, a plain identity, instructions. */
 function isPlainInitializeResult(value: unknown, revision: Revision): boolean {
