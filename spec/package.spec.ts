@@ -47,6 +47,21 @@ describe('the built package', () => {
     expect(out).toBe('0');
   });
 
+  it('requires neither node:crypto nor node:child_process while loading a stdio server, until they are used', () => {
+    const script = (use: string) =>
+      "const Module = require('node:module'); const load = Module._load; const asked = new Set();" +
+      'Module._load = function (request, ...rest) { if (/^(node:)?(crypto|child_process)$/.test(request)) asked.add(request.replace("node:", "")); return load.call(this, request, ...rest); };' +
+      "const server = require('rxmcp/server'); const stdio = require('rxmcp/stdio');" +
+      use +
+      'console.log([...asked].sort().join(" ") || "none")';
+    expect(run(['-e', script('')])).toBe('none');
+    // Spawning a server and signing a request state load each as they need it.
+    const used =
+      "stdio.createStdioClientTransport({ command: process.execPath, args: ['-e', ''] }).close();" +
+      "new (require('./dist/lib/server/request-state').RequestStateSealer)().seal({ request: 'm', expiresAt: 0, answers: {}, asked: {} });";
+    expect(run(['-e', script(used)])).toBe('child_process crypto');
+  });
+
   it('loads only the RxJS modules the runtime uses, not the whole of rxjs, for a stdio server or an HTTP client', () => {
     const loaded = (entries: string[]) =>
       run([

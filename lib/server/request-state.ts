@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from './node-crypto';
 import { JsonRpcError } from '../jsonrpc/errors';
 
 /** Options of {@link RequestStateSealer}. */
@@ -43,7 +43,7 @@ const VERSION = 'r1';
 function keyOf(material: string | Uint8Array): Key {
   const secret = Buffer.from(material);
   if (secret.length < 16) throw new RangeError('a requestState key must be at least 16 bytes long');
-  return { id: createHash('sha256').update(secret).digest('base64url').slice(0, 8), secret };
+  return { id: nodeCrypto().createHash('sha256').update(secret).digest('base64url').slice(0, 8), secret };
 }
 
 /** JSON with object keys in sorted order, so equal values digest alike whatever order a client sent. */
@@ -67,7 +67,7 @@ export function requestBinding(method: string, params: Record<string, unknown>):
   void _meta;
   void inputResponses;
   void requestState;
-  return `${method}#${createHash('sha256').update(canonical(salient)).digest('base64url')}`;
+  return `${method}#${nodeCrypto().createHash('sha256').update(canonical(salient)).digest('base64url')}`;
 }
 
 const refused = (why: string) => JsonRpcError.invalidParams(`requestState ${why}`);
@@ -92,7 +92,7 @@ export class RequestStateSealer {
 
   /** The keys given, or one made at random at the first use: most servers never seal a state. */
   private get keys(): readonly Key[] {
-    return (this.given ??= [keyOf(randomBytes(32))]);
+    return (this.given ??= [keyOf(nodeCrypto().randomBytes(32))]);
   }
 
   /** The expiry of a state issued at `now`. */
@@ -129,7 +129,8 @@ export class RequestStateSealer {
     if (!key) throw refused('was signed with an unknown key');
     const expected = Buffer.from(this.mac(key, `${VERSION}.${keyId}.${body}`));
     const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused('failed verification');
+    if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected))
+      throw refused('failed verification');
     let payload: RequestStatePayload;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as RequestStatePayload;
@@ -144,6 +145,6 @@ export class RequestStateSealer {
   }
 
   private mac(key: Key, signed: string): string {
-    return createHmac('sha256', key.secret).update(signed).digest('base64url');
+    return nodeCrypto().createHmac('sha256', key.secret).update(signed).digest('base64url');
   }
 }

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import { isStatelessRevision } from '../connection/stateless';
 import { hasCapability } from '../connection/capabilities';
+import { nodeCrypto } from './node-crypto';
 import type { NestedRequestOptions, RequestContext } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
@@ -192,7 +192,7 @@ export function createClientRequests(connection: ClientView, send: Send): Client
               mode: 'url',
               message: params.message,
               url: params.url,
-              elicitationId: params.elicitationId ?? randomUUID(),
+              elicitationId: params.elicitationId ?? nodeCrypto().randomUUID(),
             },
         options,
       ),

@@ -3,11 +3,11 @@
  * mime types, its entry for `skills/list`, and the directory tree `resources/directory/read`
  * walks. Skills come from code (`SkillDefinition`) or from a folder on disk (`loadSkillFolder`).
  */
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { parseSkillDocument } from '../../schema/skill-frontmatter';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MANIFEST, SKILL_NAME } from '../../schema/skills';
+import { nodeCrypto } from '../node-crypto';
 import type { SkillEntry, SkillFile } from '../../schema/skills';
 
 /**
@@ -113,7 +113,7 @@ export function catalogSkill(definition: SkillDefinition, base: string): Catalog
         mimeType,
         text: textOf(bytes, mimeType),
         // The same digest as `skillDigest`, computed at once: a server runs on Node.
-        digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+        digest: `sha256:${nodeCrypto().createHash('sha256').update(bytes).digest('hex')}`,
       };
     });
   const total = files.reduce((sum, file) => sum + file.bytes.length, 0);

@@ -3,13 +3,13 @@
  * the last value its result, an error its failure), cancelling it unsubscribes the work, and input
  * it waits on is parked in its record until the client answers.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Observable, Subject } from '../../rx/rxjs';
 import type { Observer, SchedulerLike, Subscriber, Subscription } from '../../rx/rxjs';
 import { LogUpdate, ProgressUpdate, TaskStart } from '../../connection/handler-events';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { toValidationIssues } from '../../schema/issues';
+import { nodeCrypto } from '../node-crypto';
 import { inputResponseSchemaFor } from '../../schema/input-requests';
 import type { TaskStatus } from '../../schema/tasks';
 import { inputCapabilityOf } from '../input-round';
@@ -241,7 +241,7 @@ export class TaskRunner {
     const ttlMs = Math.max(1, Math.floor(Math.min(asked !== undefined && asked > 0 ? asked : defaultTtlMs, maxTtlMs)));
     const now = scheduler.now();
     const record: TaskRecord = {
-      taskId: randomUUID(),
+      taskId: nodeCrypto().randomUUID(),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,

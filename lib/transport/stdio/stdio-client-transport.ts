@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import type * as NodeChildProcess from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Observable, ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
@@ -9,6 +9,18 @@ import { childLogger } from '../../jsonrpc/logger';
 import type { LoggerOption } from '../../jsonrpc/logger';
 
 export type { StdioShutdownTimeouts } from './stdio-client-connection';
+
+let childProcess: typeof NodeChildProcess | undefined;
+
+/**
+ * `node:child_process`, loaded by the first client that starts a server: `rxmcp/stdio` serves
+ * stdio servers as well, which never spawn, and its first load takes about 1 ms.
+ */
+function spawnProcess(...args: Parameters<typeof NodeChildProcess.spawn>): ChildProcess {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  childProcess ??= require('node:child_process') as typeof NodeChildProcess;
+  return childProcess.spawn(...args);
+}
 
 /** The default shutdown timeouts: two seconds for each step. */
 export const DEFAULT_STDIO_SHUTDOWN_TIMEOUTS: StdioShutdownTimeouts = { afterStdinCloseMs: 2000, afterSigtermMs: 2000 };
@@ -123,7 +135,7 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
 
   let proc: ChildProcess;
   try {
-    proc = spawn(command, [...args], {
+    proc = spawnProcess(command, [...args], {
       cwd,
       env: { ...defaultStdioEnvironment(), ...options.env },
       stdio: ['pipe', 'pipe', stderrMode],
