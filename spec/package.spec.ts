@@ -62,6 +62,18 @@ describe('the built package', () => {
     expect(run(['-e', script(used)])).toBe('child_process crypto');
   });
 
+  it('builds a lifecycle machine when the first connection of its role needs it, not at load', () => {
+    const machines =
+      'console.log(Object.keys(require.cache).filter((f) => /lifecycle\\.machine\\.js$/.test(f)).map((f) => f.split(/[\\\\/]/).pop()).join(" ") || "none")';
+    expect(run(['-e', `require('rxmcp/server'); require('rxmcp/stdio'); ${machines}`])).toBe('none');
+    expect(run(['-e', `require('rxmcp/client'); require('rxmcp/http-client'); ${machines}`])).toBe('none');
+    const serving =
+      "const { createServer, createInMemoryPair } = require('rxmcp'); const [, side] = createInMemoryPair();" +
+      "createServer({ name: 's', version: '1' }).connect(side);";
+    // The session's initialize deadline would keep the process alive: it exits once it has said.
+    expect(run(['-e', `${serving} ${machines}; process.exit(0);`])).toBe('server-lifecycle.machine.js');
+  });
+
   it('loads only the RxJS modules the runtime uses, not the whole of rxjs, for a stdio server or an HTTP client', () => {
     const loaded = (entries: string[]) =>
       run([

@@ -1,10 +1,9 @@
 import type { AnyMachineSnapshot } from 'xstate';
-import { clientLifecycle } from './client-lifecycle.machine';
 import { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 import type { ConnectionOptions } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
+import { clientLifecycleMachine, serverLifecycleMachine } from './lifecycle-machines';
 import { LifecycleRunner } from './lifecycle-runner';
-import { serverLifecycle } from './server-lifecycle.machine';
 import type { ServerLifecycleInput } from './server-lifecycle.machine';
 import type { SchedulerLike } from '../rx/rxjs';
 import type { ImpliedInitialize } from '../transport/transport';
@@ -34,7 +33,7 @@ function impliedLifecycle(input: ServerLifecycleInput, implied: ImpliedInitializ
   const key = `${input.initializeTimeoutMs} ${input.supported.join(' ')}`;
   let persisted = byInput.get(key);
   if (persisted === undefined) {
-    const runner = new LifecycleRunner(serverLifecycle, input, scheduler);
+    const runner = new LifecycleRunner(serverLifecycleMachine(), input, scheduler);
     runner.send({ type: 'peer.initialize', ...implied });
     runner.send({ type: 'peer.initialized' });
     persisted = runner.getPersistedSnapshot();
@@ -70,12 +69,12 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
       : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot, sharesSteps: true };
   if (options.role === 'client') {
     return new LifecycleRunner(
-      clientLifecycle,
+      clientLifecycleMachine(),
       { supported: connection.supportedAll },
       scheduler,
       runnerOptions,
       connection,
     );
   }
-  return new LifecycleRunner(serverLifecycle, input, scheduler, runnerOptions, connection);
+  return new LifecycleRunner(serverLifecycleMachine(), input, scheduler, runnerOptions, connection);
 }

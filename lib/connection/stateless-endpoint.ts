@@ -11,7 +11,8 @@ import { Dispatcher } from './dispatcher';
 import type { Answer, DispatcherSink, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import { LifecycleRunner } from './lifecycle-runner';
-import { serverLifecycle } from './server-lifecycle.machine';
+import { serverLifecycleMachine } from './lifecycle-machines';
+import type { ServerLifecycleMachine } from './lifecycle-machines';
 import {
   admitStatelessRequest,
   decorateStatelessResult,
@@ -75,7 +76,7 @@ const NOTHING = (): void => undefined;
  */
 export class StatelessEndpoint implements StatelessReceiver {
   private readonly log: Logger;
-  private readonly lifecycle: LifecycleRunner<typeof serverLifecycle>;
+  private readonly lifecycle: LifecycleRunner<ServerLifecycleMachine>;
   private readonly policy: StatelessPolicy;
   private readonly decoration: ResultDecoration;
   private readonly inflight = new Set<Dispatcher>();
@@ -83,7 +84,7 @@ export class StatelessEndpoint implements StatelessReceiver {
   constructor(private readonly options: StatelessEndpointOptions) {
     this.log = childLogger(options.logger, { component: 'stateless-endpoint' });
     this.lifecycle = new LifecycleRunner(
-      serverLifecycle,
+      serverLifecycleMachine(),
       { supported: options.supportedRevisions, initializeTimeoutMs: Infinity },
       options.scheduler ?? asyncScheduler,
       () => undefined,
