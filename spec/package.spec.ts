@@ -50,7 +50,10 @@ describe('the built package', () => {
   it('requires neither node:crypto nor node:child_process while loading a stdio server, until they are used', () => {
     const script = (use: string) =>
       "const Module = require('node:module'); const load = Module._load; const asked = new Set();" +
-      'Module._load = function (request, ...rest) { if (/^(node:)?(crypto|child_process)$/.test(request)) asked.add(request.replace("node:", "")); return load.call(this, request, ...rest); };' +
+      'const note = (id) => { if (/^(node:)?(crypto|child_process)$/.test(id)) asked.add(id.replace("node:", "")); };' +
+      // Asked for by require() or by process.getBuiltinModule(), either way.
+      'Module._load = function (request, ...rest) { note(request); return load.call(this, request, ...rest); };' +
+      'const builtin = process.getBuiltinModule.bind(process); process.getBuiltinModule = (id) => { note(id); return builtin(id); };' +
       "const server = require('rxmcp/server'); const stdio = require('rxmcp/stdio');" +
       use +
       'console.log([...asked].sort().join(" ") || "none")';

@@ -1,4 +1,4 @@
-import { nodeCrypto } from './node-crypto';
+import { nodeCrypto } from '../jsonrpc/node-builtins';
 import { JsonRpcError } from '../jsonrpc/errors';
 
 /** Options of {@link RequestStateSealer}. */

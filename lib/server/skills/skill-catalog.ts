@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { parseSkillDocument } from '../../schema/skill-frontmatter';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MANIFEST, SKILL_NAME } from '../../schema/skills';
-import { nodeCrypto } from '../node-crypto';
+import { nodeCrypto } from '../../jsonrpc/node-builtins';
 import type { SkillEntry, SkillFile } from '../../schema/skills';
 
 /**

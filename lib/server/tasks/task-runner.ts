@@ -9,7 +9,7 @@ import type { Observer, SchedulerLike, Subscriber, Subscription } from '../../rx
 import { LogUpdate, ProgressUpdate, TaskStart } from '../../connection/handler-events';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { toValidationIssues } from '../../schema/issues';
-import { nodeCrypto } from '../node-crypto';
+import { nodeCrypto } from '../../jsonrpc/node-builtins';
 import { inputResponseSchemaFor } from '../../schema/input-requests';
 import type { TaskStatus } from '../../schema/tasks';
 import { inputCapabilityOf } from '../input-round';

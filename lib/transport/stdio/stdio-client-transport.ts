@@ -1,4 +1,3 @@
-import type * as NodeChildProcess from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Observable, ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
@@ -6,21 +5,10 @@ import { StdioClientConnection } from './stdio-client-connection';
 import type { StdioShutdownTimeouts } from './stdio-client-connection';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
+import { nodeChildProcess } from '../../jsonrpc/node-builtins';
 import type { LoggerOption } from '../../jsonrpc/logger';
 
 export type { StdioShutdownTimeouts } from './stdio-client-connection';
-
-let childProcess: typeof NodeChildProcess | undefined;
-
-/**
- * `node:child_process`, loaded by the first client that starts a server: `rxmcp/stdio` serves
- * stdio servers as well, which never spawn, and its first load takes about 1 ms.
- */
-function spawnProcess(...args: Parameters<typeof NodeChildProcess.spawn>): ChildProcess {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  childProcess ??= require('node:child_process') as typeof NodeChildProcess;
-  return childProcess.spawn(...args);
-}
 
 /** The default shutdown timeouts: two seconds for each step. */
 export const DEFAULT_STDIO_SHUTDOWN_TIMEOUTS: StdioShutdownTimeouts = { afterStdinCloseMs: 2000, afterSigtermMs: 2000 };
@@ -135,7 +123,8 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
 
   let proc: ChildProcess;
   try {
-    proc = spawnProcess(command, [...args], {
+    // Loaded here, not with rxmcp/stdio, which serves stdio servers too: they never spawn.
+    proc = nodeChildProcess().spawn(command, [...args], {
       cwd,
       env: { ...defaultStdioEnvironment(), ...options.env },
       stdio: ['pipe', 'pipe', stderrMode],

@@ -1,6 +1,7 @@
 import type * as NodeHttp from 'node:http';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type * as NodeHttps from 'node:https';
+import { builtinModuleLoader } from '../../jsonrpc/node-builtins';
 import { withProperty } from '../../jsonrpc/objects';
 
 /**
@@ -117,16 +118,6 @@ function fetchAnswer(response: Response): HttpAnswer {
     },
   };
   return answer;
-}
-
-/**
- * Node's `process.getBuiltinModule`, through which Node modules are loaded when needed rather than
- * imported: a static import would keep this module, and the client transport with it, out of
- * browser bundles. Undefined where there is no Node (a browser) or Node is older than 20.16.
- */
-export function builtinModuleLoader(): ((id: string) => unknown) | undefined {
-  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  return typeof runtime?.getBuiltinModule === 'function' ? runtime.getBuiltinModule.bind(runtime) : undefined;
 }
 
 /** `node:http` and `node:https`, loaded when a node requester is made; undefined where Node is not. */

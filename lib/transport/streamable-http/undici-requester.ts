@@ -5,7 +5,8 @@
  */
 import type * as NodeModule from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
-import { abortError, answerWithHead, builtinModuleLoader, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
+import { builtinModuleLoader } from '../../jsonrpc/node-builtins';
+import { abortError, answerWithHead, IDLE_SOCKET_MS, MAX_STALE_RETRIES } from './http-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 import { Utf8Chunks } from './utf8-chunks';
 
