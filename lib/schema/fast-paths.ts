@@ -194,11 +194,20 @@ function isPlainInitializeResult(value: unknown, revision: Revision): boolean {
     return false;
   if (!isFlagCapabilities(value.capabilities) || !isPlainImplementation(value.serverInfo)) return false;
   for (const key in value) {
-    if (key === 'protocolVersion' || key === 'capabilities' || key === 'serverInfo') continue;
-    if (
-      key === 'instructions' ? typeof value.instructions !== 'string' : key !== '_meta' || !isPlainObject(value._meta)
-    )
-      return false;
+    switch (key) {
+      case 'protocolVersion':
+      case 'capabilities':
+      case 'serverInfo':
+        continue;
+      case 'instructions':
+        if (typeof value.instructions !== 'string') return false;
+        continue;
+      case '_meta':
+        if (!isPlainResultMeta(value._meta, false)) return false;
+        continue;
+      default:
+        return false;
+    }
   }
   return true;
 }
