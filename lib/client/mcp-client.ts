@@ -123,6 +123,7 @@ export class Client implements McpClient, ToolCallContext {
             revision: setup.revision,
             inputHandlers: setup.inputHandlers,
             maxInputRounds: setup.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+            scheduler: setup.options.scheduler,
             validateResults: true,
             logLevel: () => this.logLevel,
           }

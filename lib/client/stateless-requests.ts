@@ -4,8 +4,8 @@
  * → Streamable HTTP: no resumability, a new id), the result's `resultType`, multi round-trip input
  * (spec: Multi Round-Trip Requests), and the check of the final result against the revision.
  */
-import { Observable } from '../rx/rxjs';
-import type { Subscriber, Unsubscribable } from '../rx/rxjs';
+import { asyncScheduler, Observable } from '../rx/rxjs';
+import type { SchedulerLike, Subscriber, Unsubscribable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions, RequestSink } from '../connection/request-pipeline';
@@ -25,8 +25,13 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call'
 
 /** The default bound on input rounds of one request. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 10;
-/** How often a request whose response stream broke is re-issued before its caller sees the failure. */
-const MAX_REISSUES = 2;
+/**
+ * How long each re-issue of a request whose response stream broke waits, in order: as many
+ * re-issues as delays, then the caller sees the failure. A stream cut by a server going away is
+ * not sent straight back into it: by the time the delay ends, a server that died refuses the
+ * connection, and the transport reports that instead of a second broken stream.
+ */
+export const REISSUE_DELAYS_MS: readonly number[] = [100, 400];
 
 /** The server asked for input more times than the client allows for one request. */
 export class InputRoundsExceededError extends Error {
@@ -47,6 +52,8 @@ export interface StatelessRequesterDeps {
   /** The client's handlers for sampling, elicitation and roots, by method. */
   readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
   readonly maxInputRounds: number;
+  /** Where re-issues wait (see {@link REISSUE_DELAYS_MS}). Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
   /** Check complete results against the revision's schema. */
   readonly validateResults: boolean;
   /** The log level set with `setLoggingLevel`, sent in each request's `_meta`. */
@@ -155,7 +162,7 @@ function withClientMeta(deps: StatelessRequesterDeps, options: RequestOptions): 
  * and resources/read), the client's handlers answer its `inputRequests` and the request is sent
  * again, with a new id, carrying `inputResponses` and the exact `requestState` (none when the
  * server sent none), at most `maxInputRounds` times (`InputRoundsExceededError`). A request whose
- * response stream broke is re-issued, with a new id, up to twice per round. Errors with
+ * response stream broke is re-issued, with a new id, up to twice per round, after a short delay. Errors with
  * `ProtocolError` for an unknown `resultType`, an `input_required` answer to another method, or an
  * invalid result; with the server's `JsonRpcError`, a timeout or a closed connection otherwise.
  * Unsubscribing cancels the round in flight (and stops handlers still answering).
@@ -240,13 +247,14 @@ class StatelessExchange {
     // A listen stream is not re-issued here: the subscriptions hub opens it again, and re-listens.
     if (
       isBrokenStream(error) &&
-      this.reissues < MAX_REISSUES &&
+      this.reissues < REISSUE_DELAYS_MS.length &&
       method !== 'subscriptions/listen' &&
       deps.connection.state !== 'shutdown' &&
       !this.stopped
     ) {
-      this.reissues++;
-      this.send();
+      const delay = REISSUE_DELAYS_MS[this.reissues++] as number;
+      const scheduler = deps.scheduler ?? asyncScheduler;
+      this.running = scheduler.schedule(() => this.send(), delay);
       return;
     }
     let instead: Observable<Record<string, unknown>> | undefined;

@@ -1,6 +1,6 @@
-import { EmptyError, filter, lastValueFrom, toArray } from 'rxjs';
+import { EmptyError, filter, lastValueFrom, toArray, VirtualTimeScheduler } from 'rxjs';
 import type { ClientMiddleware } from '../../lib/client/middleware';
-import { InputRoundsExceededError } from '../../lib/client/stateless-requests';
+import { InputRoundsExceededError, REISSUE_DELAYS_MS } from '../../lib/client/stateless-requests';
 import { JsonRpcError, ProtocolError } from '../../lib/jsonrpc/errors';
 import { STREAM_BROKEN } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { modernPeer } from './modern-peer';
@@ -12,6 +12,22 @@ const confirmForm = {
   params: { message: 'Confirm?', requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean' } } } },
 };
 const accept = () => ({ action: 'accept' as const, content: { confirmed: true } });
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** How many requests the client has sent the peer. */
+function requestsSent(peer: ModernPeer['peer']): number {
+  return peer.received.filter(
+    (frame) => typeof frame === 'object' && frame !== null && 'id' in frame && 'method' in frame,
+  ).length;
+}
+
+/** Moves the virtual clock to `ms`, running only what is due by then. */
+function advanceTo(scheduler: VirtualTimeScheduler, ms: number): void {
+  scheduler.schedule(() => undefined, ms - scheduler.now());
+  scheduler.maxFrames = ms;
+  scheduler.flush();
+}
 
 describe('stateless requests', () => {
   let modern: ModernPeer | undefined;
@@ -223,25 +239,52 @@ describe('stateless requests', () => {
     expect(peer.received.length).toBe(before);
   });
 
-  it('[http.reissue] re-issues a request whose response stream broke, with a new id, and gives up after two re-issues', async () => {
-    modern = await modernPeer();
-    const { client, nextRequest, fail, reply } = modern;
+  it('[http.reissue] re-issues a request whose response stream broke, with a new id, after a delay, and gives up after two re-issues', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    modern = await modernPeer({ scheduler });
+    const { client, nextRequest, fail, reply, peer } = modern;
     const broken = { [STREAM_BROKEN]: true };
     const listing = client.promises.listTools();
     const r1 = await nextRequest();
     fail(r1, -32000, 'stream ended', broken);
+    await settle();
+    const sent = requestsSent(peer);
+    advanceTo(scheduler, REISSUE_DELAYS_MS[0]! - 1);
+    await settle();
+    expect(requestsSent(peer)).toBe(sent);
+    advanceTo(scheduler, REISSUE_DELAYS_MS[0]!);
     const r2 = await nextRequest();
     expect(r2.id).not.toEqual(r1.id);
     expect(r2.method).toBe('tools/list');
     reply(r2, { tools: [], ttlMs: 0, cacheScope: 'public' });
     await expect(listing).resolves.toEqual([]);
     const call = client.promises.callTool('t');
-    for (let attempt = 0; attempt < 3; attempt++) fail(await nextRequest(), -32000, 'stream ended', broken);
+    fail(await nextRequest(), -32000, 'stream ended', broken);
+    for (const delay of REISSUE_DELAYS_MS) {
+      await settle();
+      advanceTo(scheduler, scheduler.now() + delay);
+      fail(await nextRequest(), -32000, 'stream ended', broken);
+    }
     await expect(call).rejects.toBeInstanceOf(JsonRpcError);
   });
 
+  it('[http.reissue] a request stopped while it waits to be re-issued is not sent again', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    modern = await modernPeer({ scheduler });
+    const { client, nextRequest, fail, peer } = modern;
+    const call = client.callTool('t').subscribe();
+    fail(await nextRequest(), -32000, 'stream ended', { [STREAM_BROKEN]: true });
+    await settle();
+    const sent = requestsSent(peer);
+    call.unsubscribe();
+    advanceTo(scheduler, scheduler.now() + REISSUE_DELAYS_MS[REISSUE_DELAYS_MS.length - 1]!);
+    await settle();
+    expect(requestsSent(peer)).toBe(sent);
+  });
+
   it('[mrtr.cancel-later] unsubscribing cancels the request in flight, whether a later round or a re-issue', async () => {
-    modern = await modernPeer({ roots: [{ uri: 'file:///work', name: 'work' }] });
+    const scheduler = new VirtualTimeScheduler();
+    modern = await modernPeer({ roots: [{ uri: 'file:///work', name: 'work' }], scheduler });
     const { client, nextRequest, reply, fail, peer } = modern;
     const cancelled = () =>
       peer.received
@@ -259,6 +302,8 @@ describe('stateless requests', () => {
 
     const reissued = client.callTool('t').subscribe();
     fail(await nextRequest(), -32000, 'stream ended', { [STREAM_BROKEN]: true });
+    await settle();
+    advanceTo(scheduler, REISSUE_DELAYS_MS[0]!);
     const again = await nextRequest();
     reissued.unsubscribe();
     await new Promise((resolve) => setImmediate(resolve));
