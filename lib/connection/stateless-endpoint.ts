@@ -31,6 +31,8 @@ export interface StatelessEndpointOptions {
   readonly capabilities: () => Record<string, unknown>;
   /** Request handlers by method; read, never copied. */
   readonly handlers: Readonly<Record<string, RequestHandler>>;
+  /** What the handlers are given as their `owner` (a connection's is its session; here there is none). */
+  readonly owner?: unknown;
   /** Every revision the server speaks, oldest first; only the stateless ones are served here. */
   readonly supportedRevisions: readonly string[];
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
@@ -145,7 +147,7 @@ export class StatelessEndpoint implements StatelessReceiver {
       outcome.params,
       handler,
       outcome.peer.revision,
-      undefined,
+      this.options.owner,
       (answer: Answer) => {
         this.inflight.delete(dispatcher);
         if (answer === null) return;

@@ -16,6 +16,8 @@ export class LazyStatelessEndpoint {
       instructions: config.instructions,
       capabilities: () => config.capabilities() as Record<string, unknown>,
       handlers: config.handlers,
+      // The handlers find the definition's parts through their owner; a stateless request has no session.
+      owner: { handlerParts: config.handlerParts },
       supportedRevisions: config.supportedRevisions ?? [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
       cacheHints: config.cacheHints,
       logger: config.logger,

@@ -39,6 +39,8 @@ export function withMiddleware(handler: RequestHandler, chain: readonly ServerMi
     ) as Observable<HandlerResult>;
 }
 
+const NO_MIDDLEWARE: readonly ServerMiddleware[] = Object.freeze([]);
+
 /**
  * The server's request handlers as its sessions and stateless endpoint read them: the record is
  * shared by reference, so `use` wraps its entries in place and open sessions see the new chain
@@ -46,22 +48,24 @@ export function withMiddleware(handler: RequestHandler, chain: readonly ServerMi
  */
 export class MiddlewareStack {
   readonly handlers: Record<string, RequestHandler>;
-  private readonly chain: ServerMiddleware[];
+  /** The middleware, outermost first; the shared empty list until there is some. */
+  private chain: readonly ServerMiddleware[];
 
   /** The handlers without middleware: the same record as `handlers` until there is middleware. */
   private base: Record<string, RequestHandler>;
 
-  constructor(base: Readonly<Record<string, RequestHandler>>, middleware: readonly ServerMiddleware[] = []) {
-    this.handlers = { ...base };
+  /** Takes `base` as its own record: the caller hands over one made for this stack alone. */
+  constructor(base: Record<string, RequestHandler>, middleware: readonly ServerMiddleware[] = []) {
+    this.handlers = base;
     this.base = this.handlers;
-    this.chain = [...middleware];
+    this.chain = middleware.length > 0 ? [...middleware] : NO_MIDDLEWARE;
     if (this.chain.length > 0) this.wrap();
   }
 
   /** Adds `middleware` inside those already there (it runs after them, nearer the handler). */
   use(middleware: ServerMiddleware): void {
     if (typeof middleware !== 'function') throw new TypeError('middleware must be a function');
-    this.chain.push(middleware);
+    this.chain = [...this.chain, middleware];
     this.wrap();
   }
 

@@ -1,9 +1,10 @@
 /**
- * The request handlers of a server, shared by every session and by the stateless endpoint: each
- * finds its session as the connection's owner. And the scopes a request needs by what it uses.
+ * The request handlers of a server, the same functions for every definition, session and stateless
+ * request: each finds its definition's parts, and its session, through its owner. And the scopes a
+ * request needs by what it uses.
  */
 import type { Logger } from 'pino';
-import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
+import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { CompleteRequestParams } from '../schema/completion';
@@ -14,93 +15,143 @@ import type { CallToolRequestParams } from '../schema/tools';
 import { completionContextOf, toCompleteResult } from './completion';
 import type { Completer } from './completion';
 import { requestFailure } from './handler-failures';
-import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
 import type { PromptRegistry } from './prompt-registry';
 import type { ResourceRegistry } from './resource-registry';
-import type { ServerContext } from './server-context';
 import type { Session } from './session';
 import type { ToolRegistry } from './tool-registry';
-
-/** What the handlers work with. */
-export interface HandlerParts {
-  readonly tools: ToolRegistry;
-  readonly resources: ResourceRegistry;
-  readonly prompts: PromptRegistry;
-  readonly pageSize: number;
-  readonly maxSubscriptions: number;
-  readonly logger: Logger;
-  /** How a completion handler's unexpected failure is answered and logged. */
-  readonly failures: FailurePolicy;
-  /** The context of a request that asks its client for nothing. */
-  withSession(context: RequestContext, session: unknown): ServerContext;
-  /** Runs work that may ask its client for input (requests in a session, input rounds when stateless). */
-  withInput(
-    params: Record<string, unknown>,
-    context: RequestContext,
-    session: unknown,
-    work: (context: ServerContext) => unknown,
-  ): HandlerOutput<HandlerResult>;
-  /** Serves `subscriptions/listen`. */
-  listen(params: Record<string, unknown>, context: RequestContext): HandlerOutput<HandlerResult>;
-}
+import type { HandlerOwner } from './handler-parts';
+import { listenTo } from './listen';
 
 const revisionOf = (context: RequestContext) => context.revision as Revision;
 const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
+const partsOf = (owner: unknown) => (owner as HandlerOwner).handlerParts;
 
-/** The handlers of every request method a server answers. */
-export function createRequestHandlers(parts: HandlerParts): Readonly<Record<string, RequestHandler>> {
-  const { tools, resources, prompts, pageSize, withSession, withInput, listen } = parts;
-  const { subscribe, unsubscribe } = subscriptionHandlers(parts);
+/** The session a request came in: none for a request of a stateless revision (its owner is a stand-in). */
+export function sessionOf(context: RequestContext, owner: unknown): Session | undefined {
+  return context.peer === undefined ? (owner as Session | undefined) : undefined;
+}
+
+const listTools: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.tools.list(cursorOf(params), parts.pageSize, revisionOf(context));
+};
+
+const callTool: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.withInput(params, context, owner, (serverContext) =>
+    parts.tools.call(params as CallToolRequestParams, serverContext),
+  );
+};
+
+const listResources: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.resources.listResources(cursorOf(params), parts.pageSize, parts.withSession(context, owner));
+};
+
+const listTemplates: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.resources.listTemplates(cursorOf(params), parts.pageSize, revisionOf(context));
+};
+
+const readResource: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.withInput(params, context, owner, (serverContext) =>
+    parts.resources.read(params.uri as string, serverContext),
+  );
+};
+
+const listPrompts: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.prompts.list(cursorOf(params), parts.pageSize, revisionOf(context));
+};
+
+const getPrompt: RequestHandler = (params, context, owner) => {
+  const parts = partsOf(owner);
+  return parts.withInput(params, context, owner, (serverContext) =>
+    parts.prompts.get(params as GetPromptRequestParams, serverContext),
+  );
+};
+
+const listen: RequestHandler = (params, context, owner) => listenTo(partsOf(owner), params, context);
+
+const complete: RequestHandler = (params, context, owner) => {
+  const { prompts, resources, failures } = partsOf(owner);
+  const { ref, argument, context: given } = params as CompleteRequestParams;
+  let completer: Completer | undefined;
+  if (ref.type === 'ref/prompt') {
+    completer = prompts.completer(ref.name, argument.name);
+  } else {
+    const template = resources.template(ref.uri);
+    if (!template)
+      throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
+    completer = template.complete?.[argument.name];
+  }
+  if (!completer) return { completion: { values: [] } };
+  const completionContext = completionContextOf(context, sessionOf(context, owner), given?.arguments ?? {});
+  const run = completer;
+  return runHandler(
+    () => run(argument.value, completionContext),
+    toCompleteResult,
+    (error) =>
+      requestFailure(failures, `Completing argument ${argument.name}`, error, context, {
+        ref,
+        argument: argument.name,
+      }),
+  );
+};
+
+const setLevel: RequestHandler = (params, _context, owner) => {
+  (owner as Session).level = params.level as LogLevel;
+  return afterChange(owner as Session);
+};
+
+/** `resources/subscribe`: a session's watches, bounded by `maxSubscriptions`. */
+const subscribe: RequestHandler = (params, context, owner) => {
+  const session = owner as Session;
+  const { resources, maxSubscriptions, logger } = partsOf(owner);
+  const uri = params.uri as string;
+  if (!resources.exists(uri)) {
+    throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+  }
+  const watches = session.watches;
+  if (watches && !watches.has(uri) && watches.size >= maxSubscriptions) {
+    throw JsonRpcError.invalidRequest(
+      `this session already has ${maxSubscriptions} resource subscriptions, the most it may hold`,
+    );
+  }
+  watchResource(session, uri, resources, logger);
+  return afterChange(session);
+};
+
+const unsubscribe: RequestHandler = (params, _context, owner) => {
+  const session = owner as Session;
+  const uri = params.uri as string;
+  session.watches?.get(uri)?.unsubscribe();
+  session.watches?.delete(uri);
+  return afterChange(session);
+};
+
+/**
+ * The handlers of every request method a server answers: the same functions for every definition,
+ * each finding its definition's parts through its owner (see {@link HandlerOwner}). A new record
+ * each time, which the definition may add to (extensions) and wrap (middleware).
+ */
+export function createRequestHandlers(): Record<string, RequestHandler> {
   // One literal, no spread: spreading into a record of slashed keys took a definition 12 µs.
   return {
     'resources/subscribe': subscribe,
     'resources/unsubscribe': unsubscribe,
-    'tools/list': (params, context) => tools.list(cursorOf(params), pageSize, revisionOf(context)),
-    'tools/call': (params, context, session) =>
-      withInput(params, context, session, (serverContext) =>
-        tools.call(params as CallToolRequestParams, serverContext),
-      ),
-    'resources/list': (params, context, session) =>
-      resources.listResources(cursorOf(params), pageSize, withSession(context, session)),
-    'resources/templates/list': (params, context) =>
-      resources.listTemplates(cursorOf(params), pageSize, revisionOf(context)),
-    'resources/read': (params, context, session) =>
-      withInput(params, context, session, (serverContext) => resources.read(params.uri as string, serverContext)),
-    'prompts/list': (params, context) => prompts.list(cursorOf(params), pageSize, revisionOf(context)),
-    'prompts/get': (params, context, session) =>
-      withInput(params, context, session, (serverContext) =>
-        prompts.get(params as GetPromptRequestParams, serverContext),
-      ),
-    'subscriptions/listen': (params, context) => listen(params, context),
-    'completion/complete': (params, context, session) => {
-      const { ref, argument, context: given } = params as CompleteRequestParams;
-      let completer: Completer | undefined;
-      if (ref.type === 'ref/prompt') {
-        completer = prompts.completer(ref.name, argument.name);
-      } else {
-        const template = resources.template(ref.uri);
-        if (!template)
-          throw JsonRpcError.invalidParams([{ path: 'ref.uri', message: `unknown resource template ${ref.uri}` }]);
-        completer = template.complete?.[argument.name];
-      }
-      if (!completer) return { completion: { values: [] } };
-      const completionContext = completionContextOf(context, session as Session | undefined, given?.arguments ?? {});
-      const complete = completer;
-      return runHandler(
-        () => complete(argument.value, completionContext),
-        toCompleteResult,
-        (error) =>
-          requestFailure(parts.failures, `Completing argument ${argument.name}`, error, context, {
-            ref,
-            argument: argument.name,
-          }),
-      );
-    },
-    'logging/setLevel': (params, _context, session) => {
-      (session as Session).level = params.level as LogLevel;
-      return afterChange(session as Session);
-    },
+    'tools/list': listTools,
+    'tools/call': callTool,
+    'resources/list': listResources,
+    'resources/templates/list': listTemplates,
+    'resources/read': readResource,
+    'prompts/list': listPrompts,
+    'prompts/get': getPrompt,
+    'subscriptions/listen': listen,
+    'completion/complete': complete,
+    'logging/setLevel': setLevel,
   };
 }
 
@@ -124,40 +175,6 @@ export function watchResource(session: Session, uri: string, resources: Resource
     error: (error: unknown) => logger.error({ err: error, uri }, 'resource watch failed'),
   });
   watches.set(uri, watching);
-}
-
-/** `resources/subscribe` and `resources/unsubscribe`: a session's watches, bounded by `maxSubscriptions`. */
-function subscriptionHandlers(parts: HandlerParts): {
-  readonly subscribe: RequestHandler;
-  readonly unsubscribe: RequestHandler;
-} {
-  const { resources, maxSubscriptions, logger } = parts;
-  return {
-    subscribe: (params, context, owner) => {
-      const session = owner as Session;
-      const uri = params.uri as string;
-      if (!resources.exists(uri)) {
-        throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, {
-          uri,
-        });
-      }
-      const watches = session.watches;
-      if (watches && !watches.has(uri) && watches.size >= maxSubscriptions) {
-        throw JsonRpcError.invalidRequest(
-          `this session already has ${maxSubscriptions} resource subscriptions, the most it may hold`,
-        );
-      }
-      watchResource(session, uri, resources, logger);
-      return afterChange(session);
-    },
-    unsubscribe: (params, _context, owner) => {
-      const session = owner as Session;
-      const uri = params.uri as string;
-      session.watches?.get(uri)?.unsubscribe();
-      session.watches?.delete(uri);
-      return afterChange(session);
-    },
-  };
 }
 
 /** The scopes a request needs: those of the tool it calls, the resource it reads or the prompt it gets. */

@@ -10,11 +10,11 @@ import { stderrWarnLogger } from '../jsonrpc/logger';
 import { compileJsonSchema } from '../schema/json-schema-validator';
 import type { ServerCapabilities } from '../schema/lifecycle';
 import type { FailurePolicy } from './handler-failures';
-import { createListenHandler } from './listen';
 import { createPromptRegistry } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
 import { contextOf, inputRunner } from './request-contexts';
 import { createRequestHandlers } from './request-handlers';
+import type { HandlerParts } from './handler-parts';
 import { RequestStateSealer } from './request-state';
 import { createResourceRegistry } from './resource-registry';
 import { handlersWithTasks } from './tasks/tasks-options';
@@ -30,7 +30,8 @@ export interface CapabilitySources extends Registries {
   completers: number;
   readonly logging: boolean;
   readonly given: ServerCapabilities | undefined;
-  readonly extensions: Record<string, Record<string, unknown>>;
+  /** Made when the first extension is served. */
+  extensions: Record<string, Record<string, unknown>> | undefined;
 }
 
 /** The registries of a server definition. */
@@ -85,7 +86,17 @@ export function announceListChanges({ tools, resources, prompts }: Registries, s
   resources.onChange = () => sessions.broadcast('notifications/resources/list_changed', 'resources.listChanged');
 }
 
-/** The request handlers every session shares; each finds its session as the connection's owner. */
+/** The request handlers of a definition, and the parts they find through their owner. */
+export interface DefinitionHandlers {
+  /** A record made for this definition alone: its middleware stack takes it as its own. */
+  readonly handlers: Record<string, RequestHandler>;
+  readonly parts: HandlerParts;
+}
+
+/**
+ * The request handlers every session shares, and the parts they work with: each handler finds the
+ * parts, and its session, as its owner (a session, or the stateless endpoint's stand-in).
+ */
 export function sharedHandlers(
   options: ServerOptions,
   registries: Registries,
@@ -96,7 +107,7 @@ export function sharedHandlers(
     readonly logger: Logger;
     readonly failures: FailurePolicy;
   },
-): Readonly<Record<string, RequestHandler>> {
+): DefinitionHandlers {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
@@ -105,17 +116,7 @@ export function sharedHandlers(
   const sealer = new RequestStateSealer(options.requestState);
   // Spelled out rather than spread: a spread of these objects gives each definition a map of its own.
   const { tools, resources, prompts } = registries;
-  const listen = createListenHandler({
-    tools,
-    resources,
-    prompts,
-    capabilities: () => streams.capabilities() as Record<string, unknown>,
-    updates: streams.updates,
-    closing: streams.closing,
-    maxSubscriptions,
-    logger,
-  });
-  const handlers = createRequestHandlers({
+  const parts: HandlerParts = {
     tools,
     resources,
     prompts,
@@ -123,13 +124,16 @@ export function sharedHandlers(
     maxSubscriptions,
     logger,
     failures,
+    capabilities: streams.capabilities as () => Record<string, unknown>,
+    updates: streams.updates,
+    closing: streams.closing,
     withSession: contextOf,
     withInput: inputRunner(sealer, options.scheduler),
-    listen,
-  });
-  if (!options.tasks) return handlers;
+  };
+  const handlers = createRequestHandlers();
+  if (!options.tasks) return { handlers, parts };
   const tasks = options.tasks === true ? {} : options.tasks;
-  return handlersWithTasks(handlers, tasks, {
+  const withTasks = handlersWithTasks(handlers, tasks, {
     tools: registries.tools,
     sealer,
     scheduler: options.scheduler,
@@ -137,17 +141,19 @@ export function sharedHandlers(
     pageSize,
     closing: streams.closing,
   });
+  return { handlers: withTasks, parts };
 }
 
 /** What every session of the definition is started with, from the server's options. */
 export function sessionConfig(
   options: ServerOptions,
-  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'logger' | 'watch'>,
+  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'handlerParts' | 'logger' | 'watch'>,
 ): SessionConfig {
   return {
     info: parts.info,
     capabilities: parts.capabilities,
     handlers: parts.handlers,
+    handlerParts: parts.handlerParts,
     logger: parts.logger,
     watch: parts.watch,
     instructions: options.instructions,

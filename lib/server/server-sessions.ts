@@ -14,6 +14,7 @@ import type { PersistedSession, ServerSession } from './server-context';
 import { Session } from './session';
 import { capabilitiesForRevision } from './tasks/tasks-options';
 import type { SessionHost } from './session';
+import type { HandlerParts } from './handler-parts';
 
 /** Options of `connect`: a session resumed from another process, and a hook on its state. */
 export interface ConnectOptions {
@@ -42,6 +43,8 @@ export interface SessionConfig {
   readonly defaultLogLevel: LogLevel;
   /** One set of handlers for every session: each finds its session as the connection's owner. */
   readonly handlers: Readonly<Record<string, RequestHandler>>;
+  /** What the handlers work with, found through their owner (a session, or the stateless stand-in). */
+  readonly handlerParts: HandlerParts;
   readonly scheduler: SchedulerLike | undefined;
   readonly logger: Logger;
   /** Starts a session's watch of a resource (a resumed session's subscriptions). */
@@ -57,6 +60,10 @@ export class ServerSessions implements SessionHost {
   private warnedNoLogging = false;
 
   constructor(private readonly config: SessionConfig) {}
+
+  get handlerParts(): HandlerParts {
+    return this.config.handlerParts;
+  }
 
   /** Starts a session over `transport` (resumed with `restore`); it leaves the set when its connection closes. */
   open(transport: Transport, options: ConnectOptions = {}): Session {

@@ -125,16 +125,21 @@ class ServerDefinition implements McpServer {
       completers: 0,
       logging: options.logging ?? true,
       given: options.tasks ? mergeCapabilities({ ...TASK_CAPABILITIES }, options.capabilities) : options.capabilities,
-      extensions: {},
+      extensions: undefined,
     });
     const capabilities = (): ServerCapabilities => deriveCapabilities(sources);
     const { updates, closing } = this;
-    this.stack = new MiddlewareStack(
-      sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures }),
-      options.middleware,
-    );
+    const shared = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
+    this.stack = new MiddlewareStack(shared.handlers, options.middleware);
     const watch = (session: Session, uri: string) => watchResource(session, uri, registries.resources, logger);
-    const config = sessionConfig(options, { info, capabilities, handlers: this.stack.handlers, logger, watch });
+    const config = sessionConfig(options, {
+      info,
+      capabilities,
+      handlers: this.stack.handlers,
+      handlerParts: shared.parts,
+      logger,
+      watch,
+    });
     this.open = new ServerSessions(config);
     this.sessions = this.open.all;
     announceListChanges(registries, this.open);
@@ -208,9 +213,9 @@ class ServerDefinition implements McpServer {
   extension(extension: ServerExtension): void {
     const { stack, sources } = this;
     const handlers = extensionRequestHandlers(extension);
-    checkExtension(extension, sources.extensions, { has: (method: string) => stack.has(method) });
+    checkExtension(extension, sources.extensions ?? {}, { has: (method: string) => stack.has(method) });
     stack.add(handlers);
     if (extension.middleware !== undefined) stack.use(extension.middleware);
-    sources.extensions[extension.id] = { ...extension.settings };
+    (sources.extensions ??= {})[extension.id] = { ...extension.settings };
   }
 }

@@ -8,6 +8,7 @@ import type { Revision } from '../schema/revisions';
 import type { ListRootsResult } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
 import type { AuthInfo, Transport, TransportClose } from '../transport/transport';
+import type { HandlerParts } from './handler-parts';
 import { createClientRequests } from './server-context';
 import type {
   ClientRequests,
@@ -19,6 +20,8 @@ import type {
 
 /** What a session asks of the server it belongs to. */
 export interface SessionHost {
+  /** What the server's request handlers work with: they find it through the session, their owner. */
+  readonly handlerParts: HandlerParts;
   /** Sends a log message to `session` if the server declared logging and the session's level lets it through. */
   sendLog(session: Session, level: LogLevel, data: unknown, logger?: string): void;
 }
@@ -48,6 +51,10 @@ export class Session implements ServerSession {
     level: LogLevel,
   ) {
     this.level = level;
+  }
+
+  get handlerParts(): HandlerParts {
+    return this.host.handlerParts;
   }
 
   get id(): string {

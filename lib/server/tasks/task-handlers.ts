@@ -11,6 +11,7 @@ import { featuresOf } from '../../schema/revisions';
 import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
 import type { AuthInfo } from '../../transport/transport';
+import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
 import { runToolTask } from './task-call';
 import type { TaskCallDeps } from './task-call';
@@ -58,7 +59,7 @@ function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHand
     if (mode === undefined || (mode.support === 'forbidden' && params.task === undefined)) {
       return original(params, context, owner);
     }
-    const session = owner as Session | undefined;
+    const session = sessionOf(context, owner);
     const base = { method: 'tools/call', owner: principalOf(context, session), session: session?.id };
     if (context.peer === undefined) {
       if (!featuresOf(context.revision as Revision).tasks) return original(params, context, owner);
@@ -162,13 +163,13 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
   return {
     'tasks/get': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/get');
-      const record = await visibleTask(deps, params.taskId as string, context, owner as Session | undefined);
+      const record = await visibleTask(deps, params.taskId as string, context, sessionOf(context, owner));
       return context.peer === undefined ? { ...toCoreTask(record) } : { ...toDetailedTask(record) };
     },
     'tasks/cancel': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/cancel');
       const taskId = params.taskId as string;
-      const record = await visibleTask(deps, taskId, context, owner as Session | undefined);
+      const record = await visibleTask(deps, taskId, context, sessionOf(context, owner));
       const cancelled = isTerminalStatus(record.status) ? undefined : await runner.cancel(taskId);
       // The extension acknowledges with an empty result, even for a final task (SEP-2663).
       if (context.peer !== undefined) return {};
@@ -179,7 +180,7 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
     'tasks/update': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/update');
       const taskId = params.taskId as string;
-      const record = await visibleTask(deps, taskId, context, owner as Session | undefined);
+      const record = await visibleTask(deps, taskId, context, sessionOf(context, owner));
       if (!isTerminalStatus(record.status)) {
         await runner.answer(taskId, params.inputResponses as Record<string, unknown>);
       }
@@ -187,11 +188,11 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
     },
     'tasks/result': (params, context, owner): HandlerOutput<HandlerResult> => {
       gate(context, 'tasks/result');
-      return taskResult(deps, params.taskId as string, context, owner as Session | undefined);
+      return taskResult(deps, params.taskId as string, context, sessionOf(context, owner));
     },
     'tasks/list': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/list');
-      const session = owner as Session | undefined;
+      const session = sessionOf(context, owner);
       const principal = principalOf(context, session);
       const scope: TaskFilter = principal !== undefined ? { owner: principal } : { session: session?.id };
       const page = await runner.store.list(scope, params.cursor as string | undefined, deps.pageSize);
@@ -205,7 +206,7 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
 export function withTasks(
   handlers: Readonly<Record<string, RequestHandler>>,
   deps: TaskHandlerDeps,
-): Readonly<Record<string, RequestHandler>> {
+): Record<string, RequestHandler> {
   const original = handlers['tools/call'];
   if (original === undefined) throw new TypeError('withTasks needs a tools/call handler');
   return { ...handlers, ...taskMethods(deps), 'tools/call': toolsCall(original, deps) };

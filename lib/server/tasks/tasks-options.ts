@@ -83,7 +83,7 @@ export function handlersWithTasks(
   handlers: Readonly<Record<string, RequestHandler>>,
   options: TasksOptions,
   setup: TaskSetup,
-): Readonly<Record<string, RequestHandler>> {
+): Record<string, RequestHandler> {
   const scheduler = setup.scheduler ?? asyncScheduler;
   const runner = new TaskRunner({
     store: options.store ?? createMemoryTaskStore({ scheduler, maxTasks: options.maxTasks }),
