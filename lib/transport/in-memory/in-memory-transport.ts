@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Observable } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { CloseSignal } from '../framing/close-signal';
 import { createFrameInbox } from '../framing/frame-inbox';
@@ -64,13 +65,66 @@ export interface InMemoryPairOptions {
   readonly logger?: LoggerOption;
 }
 
-interface Side {
-  readonly name: 'a' | 'b';
-  readonly inbox: FrameInbox<InboundFrame>;
-  readonly closed: CloseSignal<TransportClose>;
-  readonly log: Logger;
+/** What the two ends of a pair share. */
+interface Pair {
+  readonly clone: boolean;
+  /** Set by the first `close()` on either end: sends on both become no-ops from then on. */
+  closing: boolean;
+}
+
+/**
+ * One end of an in-memory pair. A class, so that an idle pair holds two objects and their inboxes
+ * rather than a closure per method and end.
+ */
+class InMemoryEnd implements Transport {
+  private readonly inbox: FrameInbox<InboundFrame> = createFrameInbox<InboundFrame>();
+  private readonly closedSignal = new CloseSignal<TransportClose>();
+  readonly incoming$: Observable<InboundFrame> = this.inbox.values$;
+  readonly closed$: Observable<TransportClose> = this.closedSignal.closed$;
   /** Whether every message is logged (read once: this runs for every message). */
-  readonly trace: boolean;
+  private readonly trace: boolean;
+  // Set right after construction (see `linked`): the two ends name each other.
+  private peer!: InMemoryEnd;
+
+  private constructor(
+    private readonly pair: Pair,
+    private readonly log: Logger,
+  ) {
+    this.trace = log.isLevelEnabled('trace');
+  }
+
+  /** Two ends, each the other's peer. */
+  static linked(pair: Pair, logA: Logger, logB: Logger): [InMemoryEnd, InMemoryEnd] {
+    const a = new InMemoryEnd(pair, logA);
+    const b = new InMemoryEnd(pair, logB);
+    a.peer = b;
+    b.peer = a;
+    return [a, b];
+  }
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    if (this.pair.closing) {
+      this.log.debug('send after close ignored');
+      return;
+    }
+    if (this.trace) this.log.trace({ message }, 'message out');
+    enqueue(this.peer.inbox, this.pair.clone ? structuredClone(message) : message);
+  }
+
+  close(reason?: string): void {
+    if (this.pair.closing) return;
+    this.pair.closing = true;
+    enqueue(() => {
+      this.finish({ reason: reason ?? 'closed locally' });
+      this.peer.finish({ reason: 'peer closed' });
+    }, undefined);
+  }
+
+  private finish(close: TransportClose): void {
+    this.inbox.complete();
+    this.closedSignal.emit(close);
+    this.log.info({ reason: close.reason }, 'transport closed');
+  }
 }
 
 /**
@@ -91,49 +145,9 @@ interface Side {
  * const [clientTransport, serverTransport] = createInMemoryPair();
  */
 export function createInMemoryPair(options: InMemoryPairOptions = {}): [Transport, Transport] {
-  const clone = options.clone ?? false;
+  const pair: Pair = { clone: options.clone ?? false, closing: false };
   const log = childLogger(options.logger, { component: 'transport', transport: 'in-memory' });
-  const makeSide = (name: 'a' | 'b'): Side => {
-    const sideLog = childLogger(log, { side: name });
-    return {
-      name,
-      inbox: createFrameInbox<InboundFrame>(),
-      closed: new CloseSignal<TransportClose>(),
-      log: sideLog,
-      trace: sideLog.isLevelEnabled('trace'),
-    };
-  };
-  const a = makeSide('a');
-  const b = makeSide('b');
-
-  let closing = false;
-
-  const endpoint = (self: Side, peer: Side): Transport => ({
-    incoming$: self.inbox.values$,
-    closed$: self.closed.closed$,
-    send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
-      if (closing) {
-        self.log.debug('send after close ignored');
-        return;
-      }
-      if (self.trace) self.log.trace({ message }, 'message out');
-      enqueue(peer.inbox, clone ? structuredClone(message) : message);
-    },
-    close(reason?: string) {
-      if (closing) return;
-      closing = true;
-      const finish = (side: Side, close: TransportClose): void => {
-        side.inbox.complete();
-        side.closed.emit(close);
-        side.log.info({ reason: close.reason }, 'transport closed');
-      };
-      enqueue(() => {
-        finish(self, { reason: reason ?? 'closed locally' });
-        finish(peer, { reason: 'peer closed' });
-      }, undefined);
-    },
-  });
-
+  const ends = InMemoryEnd.linked(pair, childLogger(log, { side: 'a' }), childLogger(log, { side: 'b' }));
   log.info('in-memory pair opened');
-  return [endpoint(a, b), endpoint(b, a)];
+  return ends;
 }
