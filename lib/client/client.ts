@@ -6,6 +6,7 @@ import { isStatelessRevision } from '../connection/stateless';
 import { childLogger } from '../jsonrpc/logger';
 import { isStatefulRevision, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
+import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Transport } from '../transport/transport';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
 import { handshakeCapabilities, withExtensions } from './extensions';
@@ -87,6 +88,16 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
   return decision;
 }
 
+// The connection's callbacks are made here, apart from `newConnection`: a closure made there would
+// hold its whole scope, the preparation with it, for the life of every idle client.
+function constant<T>(value: T): () => T {
+  return () => value;
+}
+
+function notifyWhenReady(ready: Preparation['ready']): (message: JsonRpcNotification) => void {
+  return (message) => ready.client?.onNotification(message);
+}
+
 function newConnection(prep: Preparation, stateless: boolean, offer?: string): Connection {
   const { options } = prep;
   const capabilities = stateless
@@ -99,7 +110,7 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     transport: prep.transport,
     role: 'client',
     info: prep.info,
-    capabilities: () => capabilities,
+    capabilities: constant(capabilities),
     protocolVersion: offer as Revision | undefined,
     // Left out when not given: the connection's own default is the same list, its handshake part made once.
     supportedRevisions: options.supportedRevisions,
@@ -109,7 +120,7 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     validateResults: !stateless,
     scheduler: options.scheduler,
     logger: prep.log,
-    onNotification: (message) => prep.ready.client?.onNotification(message),
+    onNotification: notifyWhenReady(prep.ready),
     outbound: options.middleware?.length ? clientOutbound(options.middleware, middlewareContext(prep)) : undefined,
   });
 }
@@ -199,7 +210,8 @@ function setupOf(
     log: prep.log,
     check: prep.check,
     inputHandlers: serverRequests.handlers,
-    replaceRoots: (roots: Parameters<ServerRequestHandlers['setRoots']>[0]) => serverRequests.setRoots(roots),
+    // An arrow of its own (see `serverRequestHandlers`): passed on as it is, with no closure around it.
+    replaceRoots: serverRequests.setRoots,
   };
 }
 

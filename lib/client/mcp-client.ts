@@ -103,7 +103,13 @@ export class Client implements McpClient, ToolCallContext {
     tasks: ReturnType<typeof createClientTasks>;
   }> = {};
 
-  constructor(private readonly setup: ClientSetup) {
+  /** The client's sampling, elicitation and roots handlers, by method (for the tasks API). */
+  private readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
+  private readonly replaceRoots: ClientSetup['replaceRoots'];
+
+  constructor(setup: ClientSetup) {
+    this.inputHandlers = setup.inputHandlers;
+    this.replaceRoots = setup.replaceRoots;
     this.connection = setup.connection;
     this.options = setup.options;
     this.log = setup.log;
@@ -309,7 +315,7 @@ export class Client implements McpClient, ToolCallContext {
   }
 
   setRoots(roots: readonly Root[]): void {
-    this.setup.replaceRoots(roots);
+    this.replaceRoots(roots);
     // A stateless server asks for roots (input requests) whenever it needs them: nothing to tell.
     if (this.stateless) return;
     if (this.options.roots === undefined) {
@@ -320,7 +326,7 @@ export class Client implements McpClient, ToolCallContext {
   }
 
   get tasks(): ReturnType<typeof createClientTasks> {
-    return (this.lazy.tasks ??= createClientTasks(this, this.options, this.setup.inputHandlers, this.log));
+    return (this.lazy.tasks ??= createClientTasks(this, this.options, this.inputHandlers, this.log));
   }
 
   get promises(): McpClientPromises {
