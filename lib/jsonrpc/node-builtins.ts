@@ -28,8 +28,15 @@ function required<T>(id: string): T {
   return runtime.getBuiltinModule(id) as T;
 }
 
-/** `node:crypto`: request-state keys and digests, task and elicitation ids, skill digests. */
-export const nodeCrypto = (): typeof NodeCrypto => required('node:crypto');
+let cryptoModule: typeof NodeCrypto | undefined;
+let childProcessModule: typeof NodeChildProcess | undefined;
 
-/** `node:child_process`: the stdio client transport's server process. */
-export const nodeChildProcess = (): typeof NodeChildProcess => required('node:child_process');
+/**
+ * `node:crypto`, loaded at the first call: request-state keys and digests, task and URL-elicitation
+ * ids, skill digests.
+ */
+export const nodeCrypto = (): typeof NodeCrypto => (cryptoModule ??= required<typeof NodeCrypto>('node:crypto'));
+
+/** `node:child_process`, loaded at the first call: the stdio client transport's server process. */
+export const nodeChildProcess = (): typeof NodeChildProcess =>
+  (childProcessModule ??= required<typeof NodeChildProcess>('node:child_process'));
