@@ -48,7 +48,7 @@ const NO_MIDDLEWARE: readonly ServerMiddleware[] = Object.freeze([]);
  */
 export class MiddlewareStack {
   readonly handlers: Record<string, RequestHandler>;
-  /** The middleware, outermost first; the shared empty list until there is some. */
+  /** The middleware, outermost first; the shared empty list until there is some. Never changed in place. */
   private chain: readonly ServerMiddleware[];
 
   /** The handlers without middleware: the same record as `handlers` until there is middleware. */
@@ -83,9 +83,9 @@ export class MiddlewareStack {
   private wrap(): void {
     if (this.chain.length === 0) return;
     if (this.base === this.handlers) this.base = { ...this.handlers };
-    const chain = [...this.chain];
+    // `use` replaces the list rather than changing it, so handlers wrapped before keep theirs.
     for (const method of Object.keys(this.base)) {
-      this.handlers[method] = withMiddleware(this.base[method]!, chain);
+      this.handlers[method] = withMiddleware(this.base[method]!, this.chain);
     }
   }
 }
