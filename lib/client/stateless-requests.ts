@@ -162,9 +162,10 @@ function withClientMeta(deps: StatelessRequesterDeps, options: RequestOptions): 
  * and resources/read), the client's handlers answer its `inputRequests` and the request is sent
  * again, with a new id, carrying `inputResponses` and the exact `requestState` (none when the
  * server sent none), at most `maxInputRounds` times (`InputRoundsExceededError`). A request whose
- * response stream broke is re-issued, with a new id, up to twice per round, after a short delay. Errors with
- * `ProtocolError` for an unknown `resultType`, an `input_required` answer to another method, or an
- * invalid result; with the server's `JsonRpcError`, a timeout or a closed connection otherwise.
+ * response stream broke is re-issued, with a new id, up to twice per round, each after a short
+ * delay ({@link REISSUE_DELAYS_MS}). Errors with `ProtocolError` for an unknown `resultType`, an
+ * `input_required` answer to another method, or an invalid result; with the server's
+ * `JsonRpcError`, a timeout or a closed connection otherwise.
  * Unsubscribing cancels the round in flight (and stops handlers still answering).
  */
 export function statelessRequest(

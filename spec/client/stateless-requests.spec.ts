@@ -5,6 +5,7 @@ import { JsonRpcError, ProtocolError } from '../../lib/jsonrpc/errors';
 import { STREAM_BROKEN } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { modernPeer } from './modern-peer';
 import type { ModernPeer } from './modern-peer';
+import { advanceTo } from '../support/virtual-time';
 
 const META = 'io.modelcontextprotocol';
 const confirmForm = {
@@ -20,13 +21,6 @@ function requestsSent(peer: ModernPeer['peer']): number {
   return peer.received.filter(
     (frame) => typeof frame === 'object' && frame !== null && 'id' in frame && 'method' in frame,
   ).length;
-}
-
-/** Moves the virtual clock to `ms`, running only what is due by then. */
-function advanceTo(scheduler: VirtualTimeScheduler, ms: number): void {
-  scheduler.schedule(() => undefined, ms - scheduler.now());
-  scheduler.maxFrames = ms;
-  scheduler.flush();
 }
 
 describe('stateless requests', () => {

@@ -5,15 +5,9 @@ import { TaskRunner } from '../../../lib/server/tasks/task-runner';
 import type { TaskSpec } from '../../../lib/server/tasks/task-runner';
 import { createMemoryTaskStore } from '../../../lib/server/tasks/task-store';
 import type { TaskRecord, TaskStore } from '../../../lib/server/tasks/task-store';
+import { advanceTo } from '../../support/virtual-time';
 
 const SPEC: TaskSpec = { design: 'extension', method: 'tools/call' };
-
-/** Moves the virtual clock to `ms`, running only what is due by then. */
-function advanceTo(scheduler: VirtualTimeScheduler, ms: number): void {
-  scheduler.schedule(() => undefined, ms - scheduler.now());
-  scheduler.maxFrames = ms;
-  scheduler.flush();
-}
 
 function runnerOn(scheduler: VirtualTimeScheduler, store: TaskStore = createMemoryTaskStore({ scheduler })) {
   return new TaskRunner({
