@@ -11,11 +11,13 @@ import { CALL_TRANSPORTS, inOrder, log, SETTINGS } from './settings';
 
 const SCRIPT = join(__dirname, 'memory.js');
 
-/** Runs memory.ts with `args`; its number, or undefined for `n/a`. */
-function measure(...args: string[]): number | undefined {
+/** Runs memory.ts with `args`; its numbers, or undefined for `n/a`. */
+function measureAll(...args: string[]): number[] | undefined {
   const out = execFileSync(process.execPath, ['--expose-gc', SCRIPT, ...args], { encoding: 'utf8' }).trim();
-  return out === 'n/a' ? undefined : Number(out);
+  return out === 'n/a' ? undefined : out.split(' ').map(Number);
 }
+
+const measure = (...args: string[]): number | undefined => measureAll(...args)?.[0];
 
 const figure = (value: number) => ({ perSecond: value, p50: NaN, p99: NaN });
 
@@ -39,8 +41,11 @@ function newSessions(samples: Samples): void {
   for (let rep = 0; rep < SETTINGS.longRepetitions; rep++) {
     for (const impl of inOrder(rep)) {
       if (!impl.idleSessions) continue;
-      const perSecond = measure('open', impl.name, String(SETTINGS.opened));
-      if (perSecond !== undefined) record(samples, `open|in-memory|${SETTINGS.opened}|${impl.name}`, figure(perSecond));
+      const rates = measureAll('open', impl.name, String(SETTINGS.opened));
+      if (rates === undefined) continue;
+      const [steady, cold] = rates as [number, number];
+      record(samples, `open|in-memory|${SETTINGS.opened}|${impl.name}`, figure(steady));
+      record(samples, `open-cold|in-memory|${SETTINGS.opened}|${impl.name}`, figure(cold));
     }
   }
   log('new sessions per second: done');

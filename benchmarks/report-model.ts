@@ -87,6 +87,8 @@ export function describe(group: Group): string {
       return `memory per idle session, ${group.shape === 'idle-shared' ? 'one shared server' : 'a server per client'}`;
     case 'open':
       return `new sessions per second, in memory, ${Number(group.shape).toLocaleString('en-US')} at a time`;
+    case 'open-cold':
+      return `new sessions per second, in memory, ${Number(group.shape).toLocaleString('en-US')} at a time, second batch (cold)`;
     case 'load':
       return `load time, ${group.shape === 'stdio-server' ? 'stdio server' : 'Streamable HTTP client'}`;
     case 'proxy':

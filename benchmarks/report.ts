@@ -122,18 +122,20 @@ function memoryTable(report: RunReport): string[] {
     'Heap, external and array buffer bytes per idle connected session (client and server in one process, in',
     'memory, after garbage collection), one fresh process per measurement; "–" where the implementation cannot',
     'serve many sessions from one server. Idle sessions per GiB: 2^30 / the per-client figure. New sessions',
-    `per second: ${openShape ? Number(openShape).toLocaleString('en-US') : 'N'} sessions opened (a server per client) after a warm-up of as many.`,
+    `per second: batches of ${openShape ? Number(openShape).toLocaleString('en-US') : 'N'} sessions (a server per client) opened in one process; steady:`,
+    'batches six to ten together, once the JIT has compiled the code of a connect; cold: the second batch.',
     '',
-    '| implementation | KiB per idle session, a server per client | KiB, one shared server | idle sessions per GiB | new sessions per second |',
-    '| --- | --- | --- | --- | --- |',
+    '| implementation | KiB per idle session, a server per client | KiB, one shared server | idle sessions per GiB | new sessions per second, steady | cold |',
+    '| --- | --- | --- | --- | --- | --- |',
   ];
   for (const name of names) {
     const perClient = figure('memory', 'idle-per-client', name);
     const shared = figure('memory', 'idle-shared', name);
     const opened = openShape ? figure('open', openShape, name) : undefined;
+    const cold = openShape ? figure('open-cold', openShape, name) : undefined;
     const perGiB = perClient ? fmt(2 ** 30 / perClient.perSecond.median) : '–';
     lines.push(
-      `| ${name} | ${perClient ? range(perClient.perSecond, 1024, 1) : '–'} | ${shared ? range(shared.perSecond, 1024, 1) : '–'} | ${perGiB} | ${opened ? range(opened.perSecond) : '–'} |`,
+      `| ${name} | ${perClient ? range(perClient.perSecond, 1024, 1) : '–'} | ${shared ? range(shared.perSecond, 1024, 1) : '–'} | ${perGiB} | ${opened ? range(opened.perSecond) : '–'} | ${cold ? range(cold.perSecond) : '–'} |`,
     );
   }
   return [...lines, ''];
@@ -141,7 +143,9 @@ function memoryTable(report: RunReport): string[] {
 
 function otherTable(report: RunReport): string[] {
   const rows = groups(report).filter(
-    (g) => !['calls', 'scale', 'open'].includes(g.workload) && !(g.workload === 'memory' && g.shape !== 'per-request'),
+    (g) =>
+      !['calls', 'scale', 'open', 'open-cold'].includes(g.workload) &&
+      !(g.workload === 'memory' && g.shape !== 'per-request'),
   );
   if (rows.length === 0) return [];
   const lines = [

@@ -289,6 +289,22 @@ describe('benchmark targets: memory per idle session and new sessions per second
     expect(targets(report([opened('rxmcp', 2000), opened('official', 100)]))).toEqual([]);
   });
 
+  it('sets no target on the cold rate of new sessions, and shows it beside the steady one', () => {
+    const cold = (implementation: string, perSecond: number) =>
+      row('open-cold', 'in-memory', '1000', implementation, perSecond);
+    const measurements = [
+      opened('rxmcp', 2000),
+      cold('rxmcp', 1300),
+      opened('official-v2', 1000),
+      cold('official-v2', 900),
+    ];
+    expect(outcomes(measurements)).toEqual([['sessions per second, rxmcp / official-v2', 2, true, false]]);
+    const markdown = renderReport(report(measurements));
+    expect(markdown).toContain('| new sessions per second, steady | cold |');
+    expect(markdown).toMatch(/\| rxmcp \|[^\n]*\| 2,000 \[2,000 – 2,000\] \| 1,300 \[1,300 – 1,300\] \|/);
+    expect(markdown).not.toContain('second batch (cold)');
+  });
+
   it('keeps the earlier targets: 1 MB results, fan-out, load time and the proxy', () => {
     const measurements = [
       row('large', 'stdio', '1', 'rxmcp', 90),
