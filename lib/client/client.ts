@@ -64,10 +64,16 @@ interface Preparation {
   readonly ready: { client?: Client };
 }
 
-/** Settles the era: from the pinned revision, or by probing the server. */
+/** The era of a pinned handshake revision; undefined when the server must be asked. */
+function pinnedHandshake(choice: ClientOptions['protocolVersion']): EraDecision | undefined {
+  return choice !== undefined && choice !== 'auto' && isStatefulRevision(choice)
+    ? { era: 'legacy', offer: choice, why: 'pinned' }
+    : undefined;
+}
+
+/** Settles the era of an unpinned or stateless choice by probing the server. */
 async function decideEra(prep: Preparation): Promise<EraDecision> {
   const choice = prep.options.protocolVersion ?? 'auto';
-  if (choice !== 'auto' && isStatefulRevision(choice)) return { era: 'legacy', offer: choice, why: 'pinned' };
   const { stateless, stateful } = revisionFamilies(prep.revisions);
   const pinned = choice !== 'auto';
   if (pinned && !isStatelessRevision(choice))
@@ -251,7 +257,9 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
   };
   let decision: EraDecision;
   try {
-    decision = await decideEra(prep);
+    // A pinned handshake revision needs no probe: no promise to wait for either.
+    const pinned = pinnedHandshake(options.protocolVersion);
+    decision = pinned ?? (await decideEra(prep));
   } catch (error) {
     transport.close(`connect failed: ${error instanceof Error ? error.message : String(error)}`);
     throw error;
