@@ -20,7 +20,8 @@ export async function startExample(args: readonly string[] = []): Promise<Runnin
   if (!existsSync(EXAMPLE_SERVER)) throw new Error(`${EXAMPLE_SERVER} is missing: run npm run build first`);
   const child = spawn(process.execPath, [EXAMPLE_SERVER, '--http', '0', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: 'error' },
+    // EXAMPLE_LOG_LEVEL=info shows what the processes did (a cluster's take-overs), on stderr.
+    env: { ...process.env, LOG_LEVEL: process.env.EXAMPLE_LOG_LEVEL ?? 'error' },
   });
   const url = await new Promise<string>((done, fail) => {
     let out = '';

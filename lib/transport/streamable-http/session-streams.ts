@@ -212,6 +212,8 @@ export class SessionStreams {
    */
   closeAll(reason: string): void {
     for (const stream of this.byId.values()) {
+      // A POST answered in full is ended by its finish job, once its last response is written.
+      if (stream !== this.standalone && stream.pending.size === 0 && !stream.undecided) continue;
       if (stream.undecided?.timer) clearTimeout(stream.undecided.timer);
       const res = stream.res;
       stream.res = undefined;
@@ -282,10 +284,15 @@ export class SessionStreams {
     }
   }
 
-  /** Ends a POST's answer after its last response: the SSE stream, or the one JSON body. */
+  /**
+   * Ends a POST's answer after its last response: the SSE stream, or the one JSON body. The stream
+   * stays known until the writes queued before this (its last response's storing) are done: a
+   * resumption already waiting on its replay finds it live and gets that response, where it would
+   * otherwise take it for a stream a stopped process left owing one.
+   */
   private finish(stream: SessionStream): void {
-    this.byId.delete(stream.id);
     this.queue.push(() => {
+      this.byId.delete(stream.id);
       const res = stream.res;
       if (!res || res.writableEnded) return;
       if (stream.json) {
@@ -316,8 +323,10 @@ export class SessionStreams {
 
   /** Stateless: the session closes once its POST is answered (only the standalone stream is left). */
   private closeWhenAnswered(): void {
-    if (this.options.sessionId === undefined && this.byId.size === 1)
-      this.queue.push(() => this.host.close('request complete'));
+    if (this.options.sessionId !== undefined) return;
+    this.queue.push(() => {
+      if (this.byId.size === 1) this.host.close('request complete');
+    });
   }
 
   private route(
