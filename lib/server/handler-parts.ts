@@ -44,3 +44,6 @@ export interface HandlerParts extends ListenSources {
 export interface HandlerOwner {
   readonly handlerParts: HandlerParts;
 }
+
+/** The parts of the definition a handler was called for. */
+export const partsOf = (owner: unknown): HandlerParts => (owner as HandlerOwner).handlerParts;

@@ -20,57 +20,52 @@ import type { PromptRegistry } from './prompt-registry';
 import type { ResourceRegistry } from './resource-registry';
 import type { Session } from './session';
 import type { ToolRegistry } from './tool-registry';
-import type { HandlerOwner } from './handler-parts';
+import { partsOf } from './handler-parts';
+import type { HandlerParts } from './handler-parts';
+import type { ServerContext } from './server-context';
 import { listenTo } from './listen';
 
 const revisionOf = (context: RequestContext) => context.revision as Revision;
 const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
-const partsOf = (owner: unknown) => (owner as HandlerOwner).handlerParts;
 
 /** The session a request came in: none for a request of a stateless revision (its owner is a stand-in). */
 export function sessionOf(context: RequestContext, owner: unknown): Session | undefined {
   return context.peer === undefined ? (owner as Session | undefined) : undefined;
 }
 
-const listTools: RequestHandler = (params, context, owner) => {
-  const parts = partsOf(owner);
-  return parts.tools.list(cursorOf(params), parts.pageSize, revisionOf(context));
-};
+/** A page of one of a definition's lists: tools, prompts or resource templates. */
+function listHandler(
+  list: (parts: HandlerParts, cursor: string | undefined, revision: Revision) => HandlerResult,
+): RequestHandler {
+  return (params, context, owner) => list(partsOf(owner), cursorOf(params), revisionOf(context));
+}
 
-const callTool: RequestHandler = (params, context, owner) => {
-  const parts = partsOf(owner);
-  return parts.withInput(params, context, owner, (serverContext) =>
-    parts.tools.call(params as CallToolRequestParams, serverContext),
-  );
-};
+/** A request whose work may ask its client for input (see {@link HandlerParts.withInput}). */
+function inputHandler(
+  work: (parts: HandlerParts, params: Record<string, unknown>, context: ServerContext) => unknown,
+): RequestHandler {
+  return (params, context, owner) => {
+    const parts = partsOf(owner);
+    return parts.withInput(params, context, owner, (serverContext) => work(parts, params, serverContext));
+  };
+}
 
+const listTools = listHandler((parts, cursor, revision) => parts.tools.list(cursor, parts.pageSize, revision));
+const listPrompts = listHandler((parts, cursor, revision) => parts.prompts.list(cursor, parts.pageSize, revision));
+const listTemplates = listHandler((parts, cursor, revision) =>
+  parts.resources.listTemplates(cursor, parts.pageSize, revision),
+);
+
+const callTool = inputHandler((parts, params, context) => parts.tools.call(params as CallToolRequestParams, context));
+const readResource = inputHandler((parts, params, context) => parts.resources.read(params.uri as string, context));
+const getPrompt = inputHandler((parts, params, context) =>
+  parts.prompts.get(params as GetPromptRequestParams, context),
+);
+
+// `resources/list` takes the request's context: the templates' `list` handlers it calls receive it.
 const listResources: RequestHandler = (params, context, owner) => {
   const parts = partsOf(owner);
   return parts.resources.listResources(cursorOf(params), parts.pageSize, parts.withSession(context, owner));
-};
-
-const listTemplates: RequestHandler = (params, context, owner) => {
-  const parts = partsOf(owner);
-  return parts.resources.listTemplates(cursorOf(params), parts.pageSize, revisionOf(context));
-};
-
-const readResource: RequestHandler = (params, context, owner) => {
-  const parts = partsOf(owner);
-  return parts.withInput(params, context, owner, (serverContext) =>
-    parts.resources.read(params.uri as string, serverContext),
-  );
-};
-
-const listPrompts: RequestHandler = (params, context, owner) => {
-  const parts = partsOf(owner);
-  return parts.prompts.list(cursorOf(params), parts.pageSize, revisionOf(context));
-};
-
-const getPrompt: RequestHandler = (params, context, owner) => {
-  const parts = partsOf(owner);
-  return parts.withInput(params, context, owner, (serverContext) =>
-    parts.prompts.get(params as GetPromptRequestParams, serverContext),
-  );
 };
 
 const listen: RequestHandler = (params, context, owner) => listenTo(partsOf(owner), params, context);
