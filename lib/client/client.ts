@@ -255,14 +255,15 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     revisions: options.supportedRevisions ?? SUPPORTED_REVISIONS,
     ready: {},
   };
-  let decision: EraDecision;
-  try {
-    // A pinned handshake revision needs no probe: no promise to wait for either.
-    const pinned = pinnedHandshake(options.protocolVersion);
-    decision = pinned ?? (await decideEra(prep));
-  } catch (error) {
-    transport.close(`connect failed: ${error instanceof Error ? error.message : String(error)}`);
-    throw error;
+  // A pinned handshake revision needs no probe: no promise to wait for either.
+  let decision = pinnedHandshake(options.protocolVersion);
+  if (decision === undefined) {
+    try {
+      decision = await decideEra(prep);
+    } catch (error) {
+      transport.close(`connect failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
   }
   const client = decision.era === 'legacy' ? await handshake(prep, decision.offer) : stateless(prep, decision);
   prep.ready.client = client;
