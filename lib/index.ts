@@ -320,6 +320,7 @@ export { createFileOAuthStorage, createMemoryOAuthStorage } from './auth/storage
 export type { OAuthClientInformation, OAuthRecord, OAuthStorage, OAuthTokens } from './auth/storage';
 export type { IdentityAssertionExchange, SigningKey } from './auth/assertions';
 export { createResourceServer, introspectionVerifier, InvalidTokenError, jwtVerifier } from './auth/resource-server';
+export { principalOf } from './transport/transport';
 export type {
   IntrospectionVerifierOptions,
   JwtVerifierOptions,

@@ -184,6 +184,8 @@ export function createResourceServer(options: ResourceServerOptions): RequestAut
       } catch (error) {
         return { ok: false, ...refuse('invalid_token', (error as Error).message) };
       }
+      if (info.subject === undefined && info.clientId === undefined)
+        return { ok: false, ...refuse('invalid_token', 'the token names neither a subject nor a client') };
       const missing = required.filter((scope) => !info.scopes.includes(scope));
       if (missing.length > 0) return { ok: false, ...insufficientScope([...new Set([...info.scopes, ...required])]) };
       return { ok: true, info };

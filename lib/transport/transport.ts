@@ -135,3 +135,34 @@ export interface AuthInfo {
   /** Every claim of the token (or of its introspection), for what the fields above leave out. */
   readonly claims: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * The principal a verified caller is known by: its token's issuer with the resource owner (`sub`),
+ * else the issuer with the OAuth client (`client_id`). Everything kept for a caller is bound to it:
+ * sessions on every transport and process, `requestState`, tasks, caches, subscriptions and listen
+ * streams, event replay. Undefined for a request no `auth` checked.
+ *
+ * Two tokens of one user from one issuer share a principal whatever their scopes; the same `sub`
+ * from another issuer is another principal, and so is a client's own token (no `sub`) beside its
+ * user's. A token that names neither is refused by the resource server (`createResourceServer`);
+ * an `AuthInfo` made elsewhere without either gets a principal no token can share.
+ */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  const known = principals.get(auth);
+  if (known !== undefined) return known;
+  const issuer = typeof auth.claims.iss === 'string' ? auth.claims.iss : '';
+  const principal =
+    auth.subject !== undefined
+      ? JSON.stringify([issuer, 'sub', auth.subject])
+      : auth.clientId !== undefined
+        ? JSON.stringify([issuer, 'client', auth.clientId])
+        : JSON.stringify([issuer, 'unnamed', (unnamed += 1)]);
+  principals.set(auth, principal);
+  return principal;
+}
+
+/** Each verified caller's principal, worked out once. */
+const principals = new WeakMap<AuthInfo, string>();
+/** A counter that keeps callers with neither `sub` nor `client_id` apart. */
+let unnamed = 0;
