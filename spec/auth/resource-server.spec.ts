@@ -8,8 +8,9 @@ const ISSUER = 'https://as.example';
 
 async function keys() {
   const { privateKey, publicKey } = await jose().generateKeyPair('ES256');
+  // Every token names its user unless a test says otherwise (`sub: undefined`).
   const sign = (claims: Record<string, unknown>, expires = '5m') =>
-    new (jose().SignJWT)(claims)
+    new (jose().SignJWT)(JSON.parse(JSON.stringify({ sub: 'alice', ...claims })) as Record<string, unknown>)
       .setProtectedHeader({ alg: 'ES256' })
       .setIssuer(ISSUER)
       .setIssuedAt()
@@ -70,6 +71,14 @@ describe('createResourceServer with JWT access tokens', () => {
     const forged = await (await keys()).sign({ aud: RESOURCE });
     expect(await check(`Bearer ${forged}`)).toMatchObject({ ok: false, status: 401, error: 'invalid_token' });
     expect(await check('Basic dXNlcjpwYXNz')).toMatchObject({ ok: false, status: 401, error: 'invalid_request' });
+  });
+
+  it('refuses a token that names neither a subject nor a client: it has no principal to bind a session to', async () => {
+    const { sign, check } = await setup();
+    const outcome = await check(`Bearer ${await sign({ aud: RESOURCE, sub: undefined, scope: 'mcp:read' })}`);
+    expect(outcome).toMatchObject({ ok: false, status: 401, error: 'invalid_token' });
+    const clientOnly = await check(`Bearer ${await sign({ aud: RESOURCE, sub: undefined, client_id: 'app' })}`);
+    expect(clientOnly).toMatchObject({ ok: true, info: { clientId: 'app' } });
   });
 
   it('answers a token without the required scopes 403 insufficient_scope, naming them', async () => {
