@@ -3,7 +3,7 @@
  * mime types, its entry for `skills/list`, and the directory tree `resources/directory/read`
  * walks. Skills come from code (`SkillDefinition`) or from a folder on disk (`loadSkillFolder`).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { parseSkillDocument } from '../../schema/skill-frontmatter';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MANIFEST, SKILL_NAME } from '../../schema/skills';
@@ -126,13 +126,94 @@ export function catalogSkill(definition: SkillDefinition, base: string): Catalog
   return { path: definition.path, entry, files };
 }
 
-/** Every file under `dir`, by path relative to `root` with `/` separators; hidden names are skipped. */
-function filesUnder(root: string, dir: string, out: Record<string, Uint8Array>): void {
+/** Where a skill folder is walked from, with what the walk has taken so far. */
+interface FolderWalk {
+  /** The real path of the folder: nothing whose real path lies outside it is served. */
+  readonly rootReal: string;
+  /** Real paths of the directories entered, so that a symlink loop is entered once. */
+  readonly entered: Set<string>;
+}
+
+/** The real path of `path` when it is `rootReal` or lies inside it; undefined when it leads outside or is gone. */
+function realInside(path: string, rootReal: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return undefined;
+  }
+  const prefix = rootReal.endsWith(sep) ? rootReal : `${rootReal}${sep}`;
+  return real === rootReal || real.startsWith(prefix) ? real : undefined;
+}
+
+/**
+ * The bytes of the regular file at `real` (a path with no symlink in it), read through one
+ * descriptor whose size is checked before reading: a file past `budget` bytes is refused without
+ * being read, and one that grows meanwhile is read only up to the size it had. Undefined for
+ * anything that is not a regular file (a device, a FIFO, a socket is never opened for reading).
+ */
+function readBounded(real: string, budget: number, what: string): Uint8Array | undefined {
+  if (!statSync(real).isFile()) return undefined;
+  const fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    if (stats.size > budget)
+      throw new RangeError(
+        `${what} is ${stats.size} bytes: with the files before it, past the ${MAX_SKILL_BYTES} bytes a skill may serve`,
+      );
+    const bytes = Buffer.alloc(stats.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const read = readSync(fd, bytes, filled, bytes.length - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return bytes.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Skill files read so far, and what is left of a skill's limits. */
+interface SkillBudget {
+  files: number;
+  bytes: number;
+}
+
+/**
+ * Every file under `dir`, by path relative to `skillDir` with `/` separators. Hidden names are
+ * skipped, and so is every entry whose real path leaves the walk's root (a symlink out of it) or
+ * that is neither a regular file nor a directory. Sizes count against the skill's limits before
+ * any byte is read.
+ */
+function filesUnder(
+  walk: FolderWalk,
+  skillDir: string,
+  dir: string,
+  out: Record<string, Uint8Array>,
+  budget: SkillBudget,
+): void {
   for (const name of readdirSync(dir).sort()) {
     if (name.startsWith('.')) continue;
     const full = join(dir, name);
-    if (statSync(full).isDirectory()) filesUnder(root, full, out);
-    else out[relative(root, full).split(sep).join('/')] = readFileSync(full);
+    const real = realInside(full, walk.rootReal);
+    if (real === undefined) continue;
+    const path = relative(skillDir, full).split(sep).join('/');
+    const stats = statSync(real);
+    if (stats.isDirectory()) {
+      if (walk.entered.has(real)) continue;
+      walk.entered.add(real);
+      filesUnder(walk, skillDir, full, out, budget);
+      walk.entered.delete(real);
+    } else if (stats.isFile()) {
+      if (++budget.files > MAX_SKILL_FILES)
+        throw new RangeError(`skill folder ${skillDir} has more than ${MAX_SKILL_FILES} files`);
+      const bytes = readBounded(real, MAX_SKILL_BYTES - budget.bytes, `skill file ${path} of ${skillDir}`);
+      if (bytes === undefined) continue;
+      budget.bytes += bytes.length;
+      out[path] = bytes;
+    }
   }
 }
 
@@ -140,20 +221,32 @@ function filesUnder(root: string, dir: string, out: Record<string, Uint8Array>):
  * Reads the skills in a folder: every folder under `root` that has a `SKILL.md` is a skill whose
  * path is the folder's, relative to `root` (`root/acme/pdf-processing/SKILL.md` is the skill
  * `acme/pdf-processing`), with every file below it. A skill's folder holds no other skill.
+ *
+ * Only what lies inside `root` is read: a symlink whose target (its real path) is inside `root` is
+ * followed, one leading outside it is skipped, and a loop of symlinks is entered once. A file's
+ * size is checked before it is read, so a skill past its limits ({@link MAX_SKILL_FILES} files,
+ * {@link MAX_SKILL_BYTES} bytes) throws a `RangeError` without its files being read whole.
  */
 export function loadSkillFolder(root: string): SkillDefinition[] {
+  const rootReal = realpathSync(root);
+  const walk: FolderWalk = { rootReal, entered: new Set([rootReal]) };
   const skills: SkillDefinition[] = [];
   const visit = (dir: string) => {
     const names = readdirSync(dir);
     if (names.includes(SKILL_MANIFEST) && dir !== root) {
       const files: Record<string, Uint8Array> = {};
-      filesUnder(dir, dir, files);
+      filesUnder(walk, dir, dir, files, { files: 0, bytes: 0 });
       skills.push({ path: relative(root, dir).split(sep).join('/'), files });
       return;
     }
     for (const name of names.sort()) {
+      if (name.startsWith('.')) continue;
       const full = join(dir, name);
-      if (!name.startsWith('.') && statSync(full).isDirectory()) visit(full);
+      const real = realInside(full, rootReal);
+      if (real === undefined || walk.entered.has(real) || !statSync(real).isDirectory()) continue;
+      walk.entered.add(real);
+      visit(full);
+      walk.entered.delete(real);
     }
   };
   visit(root);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import fs, { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { createServer } from '../../../lib/server/server';
@@ -150,5 +151,89 @@ describe('serveSkills', () => {
   it('refuses a skill path served twice', () => {
     const skill = { path: 'x', files: { 'SKILL.md': '---\nname: x\ndescription: d\n---\n' } };
     expect(() => skillsServer({ skills: [skill, skill] })).toThrow(/already served/);
+  });
+});
+
+describe('serveSkills from a folder with symlinks and large files', () => {
+  const skill = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\nBody.\n`;
+  let scratch: string;
+  let folder: string;
+  let outside: string;
+  beforeEach(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'rxmcp-skills-'));
+    folder = join(scratch, 'skills');
+    outside = join(scratch, 'outside');
+    mkdirSync(join(folder, 'notes', 'docs'), { recursive: true });
+    mkdirSync(join(outside, 'secrets'), { recursive: true });
+    writeFileSync(join(folder, 'notes', 'SKILL.md'), skill('notes'));
+    writeFileSync(join(folder, 'notes', 'docs', 'guide.md'), 'inside');
+    writeFileSync(join(outside, 'hostname'), 'secret host');
+    writeFileSync(join(outside, 'secrets', 'key.pem'), 'secret key');
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('serves a symlink to a file inside the folder, and neither a file nor a folder it points to outside', async () => {
+    symlinkSync(join(folder, 'notes', 'docs', 'guide.md'), join(folder, 'notes', 'alias.md'));
+    symlinkSync(join(outside, 'hostname'), join(folder, 'notes', 'hostname.txt'));
+    symlinkSync(join(outside, 'secrets'), join(folder, 'notes', 'ssl'));
+    // A loop back up the folder is walked once, not forever.
+    symlinkSync(join(folder, 'notes'), join(folder, 'notes', 'docs', 'loop'));
+    const { server } = skillsServer({ folder });
+    const client = await connected(server);
+    try {
+      const resources = await client.promises.listResources();
+      expect(resources.map((resource) => resource.uri).sort()).toEqual([
+        'skill://notes/SKILL.md',
+        'skill://notes/alias.md',
+        'skill://notes/docs/guide.md',
+      ]);
+      await expect(client.promises.readResource('skill://notes/hostname.txt')).rejects.toThrow();
+      await expect(client.promises.readResource('skill://notes/ssl/key.pem')).rejects.toThrow();
+      const alias = await client.promises.readResource('skill://notes/alias.md');
+      expect(alias.contents[0]).toMatchObject({ text: 'inside' });
+    } finally {
+      client.close('done');
+    }
+  });
+
+  it('skips a skill folder that is a symlink to a folder outside', () => {
+    mkdirSync(join(outside, 'stolen'));
+    writeFileSync(join(outside, 'stolen', 'SKILL.md'), skill('stolen'));
+    symlinkSync(join(outside, 'stolen'), join(folder, 'stolen'));
+    expect(serveSkills(createServer({ name: 's', version: '1', logging: false }), { folder }).entries()).toEqual([
+      expect.objectContaining({ uri: 'skill://notes/SKILL.md' }),
+    ]);
+  });
+
+  it('refuses a file past the size limit without reading it', () => {
+    // Sparse: 300 MB long, no disk used.
+    const big = join(folder, 'notes', 'big.bin');
+    writeFileSync(big, '');
+    truncateSync(big, 300 * 1024 * 1024);
+    // Counts every byte read through the calls a folder could be read with.
+    let bytesRead = 0;
+    const { readFileSync: wholeFile, readSync: someBytes } = fs;
+    jest.spyOn(fs, 'readFileSync').mockImplementation(((...args: Parameters<typeof wholeFile>) => {
+      const bytes = wholeFile(...args);
+      bytesRead += bytes.length;
+      return bytes;
+    }) as typeof wholeFile);
+    jest.spyOn(fs, 'readSync').mockImplementation(((...args: Parameters<typeof someBytes>) => {
+      const read = someBytes(...args);
+      bytesRead += read;
+      return read;
+    }) as typeof someBytes);
+    let refused: unknown;
+    try {
+      skillsServer({ folder });
+    } catch (error) {
+      refused = error;
+    }
+    expect(bytesRead).toBeLessThan(1024 * 1024);
+    expect(refused).toBeInstanceOf(RangeError);
+    expect((refused as Error).message).toMatch(/skill file big\.bin of .* is 314572800 bytes/);
   });
 });
