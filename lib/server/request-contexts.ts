@@ -1,5 +1,6 @@
 import type { SchedulerLike } from '../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
+import { principalOf } from '../transport/transport';
 import { InputRound, isMultiRound } from './input-round';
 import type { RequestStateSealer } from './request-state';
 import { SessionContext, StatelessContext } from './server-context';
@@ -32,7 +33,12 @@ export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike
       return work(new SessionContext(context, session as Session)) as HandlerOutput<HandlerResult>;
     if (!isMultiRound(context.method))
       return work(new StatelessContext(context, undefined)) as HandlerOutput<HandlerResult>;
-    const round = new InputRound(context.method, params, { sealer, scheduler });
+    // The state is bound to who asked: a retry by anyone else is refused before the handler runs.
+    const round = new InputRound(context.method, params, {
+      sealer,
+      scheduler,
+      principal: principalOf(context.peer.auth),
+    });
     return round.run(work(new StatelessContext(context, round))) as HandlerOutput<HandlerResult>;
   };
 }

@@ -10,6 +10,7 @@ import type { HandlerOutput, HandlerResult, RequestContext } from '../../connect
 import { observeOutput } from '../../connection/dispatcher';
 import { TaskStart } from '../../connection/handler-events';
 import type { CallToolRequestParams } from '../../schema/tools';
+import { principalOf } from '../../transport/transport';
 import { InputRound } from '../input-round';
 import type { RequestStateSealer } from '../request-state';
 import { SessionContext, StatelessContext } from '../server-context';
@@ -53,7 +54,11 @@ export function runToolTask(
   // Before the call becomes a task, a stateless handler asks its client in multi round-trip rounds.
   const round =
     plan.design === 'extension' && plan.start === 'signalled'
-      ? new InputRound(context.method, params, { sealer: deps.sealer, scheduler: deps.scheduler })
+      ? new InputRound(context.method, params, {
+          sealer: deps.sealer,
+          scheduler: deps.scheduler,
+          principal: principalOf(context.peer?.auth),
+        })
       : undefined;
   const asker = new TaskAsker(round);
   const serverContext: ServerContext =
