@@ -137,11 +137,16 @@ export interface StreamableHttpHandler {
    * with what the session persisted). Its new streams are numbered from `firstStream`, so their
    * ids differ from those the earlier process gave; its standalone stream keeps its id. Throws
    * when a session with that id is open.
+   *
+   * @param principal The principal (`principalOf`) of the request that opened the session: only
+   * requests of that principal are served (others get 403). Without it, a restored session is
+   * bound to no principal and serves whoever has its id, so give it whenever the endpoint has `auth`.
    */
   restoreSession?(
     sessionId: string,
     connect: (transport: StreamableHttpServerTransport) => void,
     firstStream: number,
+    principal?: string,
   ): StreamableHttpServerTransport;
 }
 

@@ -13,7 +13,7 @@ import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } fr
 import { guardRequest } from '../http/request-auth';
 import { applyCors } from '../http/cors';
 import type { ImpliedInitialize, StatelessReceiver } from '../transport';
-import { lacksScopes, sameCaller, setCaller } from './endpoint-auth';
+import { bindOwner, lacksScopes, sameCaller, setCaller } from './endpoint-auth';
 import { createInMemoryEventStore } from './event-store';
 import { RevisionPolicy, VERSION_HEADER } from './revision-policy';
 import { SESSION_HEADER, SessionTable } from './session-table';
@@ -90,9 +90,11 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     close() {
       endpoint.close();
     },
-    restoreSession(sessionId, connect, firstStream) {
+    restoreSession(sessionId, connect, firstStream, principal) {
       if (endpoint.sessions.entries.has(sessionId)) throw new Error(`session ${sessionId} is already open`);
-      return endpoint.sessions.open(sessionId, { connect, firstStream }).transport;
+      const transport = endpoint.sessions.open(sessionId, { connect, firstStream }).transport;
+      bindOwner(transport, undefined, principal);
+      return transport;
     },
   };
 }
@@ -252,7 +254,7 @@ export class StreamableHttpEndpoint {
   ): void {
     const implied = initialize ? undefined : impliedInitialize(headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION);
     const session = this.sessions.open(undefined, undefined, implied);
-    setCaller(session.transport, req);
+    bindOwner(session.transport, req);
     session.post(res, frame, this.json, {}, req.headers);
   }
 
@@ -283,7 +285,7 @@ export class StreamableHttpEndpoint {
     }
     const sessionId = this.generateSessionId(req);
     const session = this.sessions.open(sessionId);
-    setCaller(session.transport, req);
+    bindOwner(session.transport, req);
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);
   }
 
