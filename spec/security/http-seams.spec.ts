@@ -1,7 +1,14 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { jose } from '../../lib/auth/jose';
 import { createResourceServer, jwtVerifier } from '../../lib/auth/resource-server';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
+import { createLegacySseHandler } from '../../lib/transport/legacy-sse/legacy-sse-handler';
+import type { OriginPolicy } from '../../lib/transport/http/http-guards';
+import { createStreamableHttpHandler } from '../../lib/transport/streamable-http/streamable-http-handler';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import type {
   RunningStreamableHttpServer,
@@ -134,5 +141,98 @@ describe('a Streamable HTTP session is bound to the principal that opened it', (
     const seen = await whoami(url, await token({ sub: 'alice', scope: 'mcp:read mcp:write' }), sessionId, 2);
     expect(seen.status).toBe(200);
     expect(seen.text).toContain('mcp:read mcp:write');
+  });
+});
+
+/**
+ * The MCP endpoint (`/mcp`) and the legacy HTTP+SSE one (`/sse`) served on 127.0.0.1, each request
+ * seen as if it arrived on the public address 10.0.0.5 (same port): what a server bound to a
+ * non-loopback address sees. Nothing else of the socket is changed.
+ */
+async function startPublic(policy: OriginPolicy = {}) {
+  const server = createServer({ name: 'public', version: '1.0.0' });
+  const mcp = createStreamableHttpHandler({ server, ...policy });
+  const legacy = createLegacySseHandler({ onSession: (transport) => void server.connect(transport), ...policy });
+  const http: Server = createHttpServer((req, res) => {
+    const socket = Object.create(req.socket, {
+      localAddress: { value: '10.0.0.5' },
+      localPort: { value: req.socket.localPort },
+    }) as typeof req.socket;
+    Object.defineProperty(req, 'socket', { value: socket });
+    if (req.url?.startsWith('/sse')) legacy.handle(req, res);
+    else mcp.handle(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const port = (http.address() as AddressInfo).port;
+  const close = async () => {
+    mcp.close();
+    legacy.close();
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  };
+  return { port, close };
+}
+
+/** A raw HTTP request, so that its Host header is exactly `host` (or absent): returns the status line's code. */
+function rawStatus(port: number, method: string, path: string, headers: Record<string, string>, body = '') {
+  return new Promise<number>((resolve, reject) => {
+    const socket = connectTcp(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer);
+      if (status) {
+        socket.destroy();
+        resolve(Number(status[1]));
+      }
+    });
+    socket.on('error', reject);
+    const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)) })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    // HTTP/1.0: node:http lets it through without Host, as a proxy or a scanner may send it.
+    socket.write(`${method} ${path} HTTP/1.0\r\n${head}\r\n${body}`);
+  });
+}
+
+describe('Host checks off loopback', () => {
+  const post = (port: number, headers: Record<string, string>) =>
+    rawStatus(
+      port,
+      'POST',
+      '/mcp',
+      { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+      JSON.stringify(initialize),
+    );
+
+  it('refuses the DNS rebinding pair and a request without Host; serves its own address', async () => {
+    const { port, close } = await startPublic();
+    try {
+      const evil = `evil.example:${port}`;
+      expect(await post(port, { host: evil, origin: `http://${evil}` })).toBe(403);
+      expect(await post(port, { host: evil })).toBe(403);
+      expect(await post(port, {})).toBe(400);
+      expect(await post(port, { host: `10.0.0.5:${port}` })).toBe(200);
+      expect(await post(port, { host: `10.0.0.5:${port}`, origin: `http://10.0.0.5:${port}` })).toBe(200);
+      // The legacy endpoint shares the guard.
+      expect(
+        await rawStatus(port, 'GET', '/sse', { host: evil, origin: `http://${evil}`, accept: 'text/event-stream' }),
+      ).toBe(403);
+      expect(await rawStatus(port, 'GET', '/sse', { accept: 'text/event-stream' })).toBeGreaterThanOrEqual(400);
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers to the names in allowedHosts, and to no other', async () => {
+    const { port, close } = await startPublic({ allowedHosts: ['mcp.example.com'] });
+    try {
+      expect(await post(port, { host: 'mcp.example.com', origin: 'https://mcp.example.com' })).toBe(200);
+      expect(await post(port, { host: `evil.example:${port}`, origin: `http://evil.example:${port}` })).toBe(403);
+      expect(await post(port, { host: 'mcp.example.com', origin: 'https://evil.example' })).toBe(403);
+      expect(await post(port, {})).toBe(400);
+    } finally {
+      await close();
+    }
   });
 });

@@ -13,8 +13,11 @@ export interface HttpRequestLike {
   readonly url?: string | undefined;
   /** Lower-cased names; a repeated header may be an array. */
   readonly headers: IncomingHttpHeaders;
-  /** `localAddress` decides the default Host and Origin checks (loopback or not). */
-  readonly socket: { readonly localAddress?: string | undefined };
+  /**
+   * `localAddress` decides the default Host and Origin checks (loopback or not); off loopback, the
+   * default Host allowed is that address with `localPort`.
+   */
+  readonly socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined };
   /** True once the body was read to its end, by us or by a body parser before us. */
   readonly readableEnded: boolean;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;

@@ -13,9 +13,19 @@ import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 /** Which Host and Origin headers a server accepts (spec: Security Best Practices → DNS rebinding). */
 export interface OriginPolicy {
   /**
-   * Host header values accepted: a host name (`'localhost'`, `'[::1]'`: any port) or
-   * `host:port`. `false` turns the check off. Default: when the request arrived on a loopback
-   * address, only `localhost`, `127.0.0.1` and `[::1]`, with any port; otherwise no check.
+   * The names this server answers to: Host header values accepted, each a host name
+   * (`'mcp.example.com'`, `'[::1]'`: any port) or `host:port` (`'mcp.example.com:8443'`). Give the
+   * public names of a server that listens on a non-loopback address (behind a proxy, the name the
+   * proxy forwards in Host). `false` turns the check off (then a request without Host passes too).
+   *
+   * Default, decided by the address the request arrived on:
+   * - loopback (127.0.0.0/8, `::1`): only `localhost`, `127.0.0.1` and `[::1]`, with any port;
+   * - any other address: only that address with the port it arrived on (`10.0.0.5:3000`,
+   *   `[2001:db8::1]:3000`; the bare address on ports 80 and 443), so a name another site's DNS
+   *   points at the server (DNS rebinding) is refused (403). A web host that does not say which
+   *   address a request arrived on gets no default Host check: give `allowedHosts` there.
+   *
+   * A request without a Host header is refused (400) unless the check is off.
    */
   readonly allowedHosts?: readonly string[] | false;
   /**
@@ -27,6 +37,13 @@ export interface OriginPolicy {
    * call the server here.
    */
   readonly allowedOrigins?: readonly string[] | false;
+}
+
+/** Why {@link guardHostAndOrigin} refused a request: the status to answer with and the reason. */
+export interface HostRefusal {
+  /** 400 for a request without a Host header, 403 for a Host or Origin not allowed. */
+  readonly status: 400 | 403;
+  readonly reason: string;
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -86,35 +103,61 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 }
 
 /**
- * Checks Host and Origin against the policy. Returns why the request is refused, or `undefined`
- * when it may proceed. The caller answers 403. The origins of an endpoint's `cors` option pass the
- * Origin check too (the Host check still applies).
+ * Whether a Host header names the non-loopback address a request arrived on, with its port (or
+ * no port on 80 and 443; any port when the port is not known): the default off loopback.
  */
-export function checkHostAndOrigin(
+function namesBoundAddress(hostHeader: string, address: string, port: number | undefined): boolean {
+  const bare = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+  const bound = bare.includes(':') ? `[${bare.toLowerCase()}]` : bare.toLowerCase();
+  const host = splitHost(hostHeader);
+  if (host.name !== bound || port === undefined) return host.name === bound;
+  return host.port === undefined ? port === 80 || port === 443 : host.port === String(port);
+}
+
+/**
+ * Checks Host and Origin against the policy. Returns why the request is refused and the status to
+ * answer with (400 without Host, 403 for a Host or Origin not allowed), or `undefined` when it may
+ * proceed. The origins of an endpoint's `cors` option pass the Origin check too (the Host check
+ * still applies).
+ */
+export function guardHostAndOrigin(
   req: HttpRequestLike,
   policy: OriginPolicy & { readonly cors?: CorsOptions },
-): string | undefined {
-  const loopback = isLoopbackAddress(req.socket.localAddress);
-  const hosts = policy.allowedHosts ?? (loopback ? LOOPBACK_LIST : false);
-  if (hosts !== false) {
-    const host = req.headers.host;
-    if (host === undefined || !hostAllowed(host, hosts))
-      return `Host header ${JSON.stringify(host ?? '')} is not allowed`;
+): HostRefusal | undefined {
+  const local = req.socket.localAddress;
+  const loopback = isLoopbackAddress(local);
+  if (policy.allowedHosts !== false) {
+    const host = headerValue(req, 'host');
+    if (host === undefined || host.trim() === '') return { status: 400, reason: 'a Host header is required' };
+    const hosts = policy.allowedHosts ?? (loopback ? LOOPBACK_LIST : undefined);
+    const allowed =
+      hosts !== undefined
+        ? hostAllowed(host, hosts)
+        : local === undefined || namesBoundAddress(host, local, req.socket.localPort);
+    if (!allowed) return { status: 403, reason: `Host header ${JSON.stringify(host)} is not allowed` };
   }
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
   const origins = policy.allowedOrigins;
   if (origins === false || (policy.cors && corsAllowsOrigin(policy.cors, origin))) return undefined;
+  const refused: HostRefusal = { status: 403, reason: `Origin ${JSON.stringify(origin)} is not allowed` };
   if (origins === undefined) {
-    if (!loopback)
-      return sameOrigin(origin, req.headers.host) ? undefined : `Origin ${JSON.stringify(origin)} is not allowed`;
+    if (!loopback) return sameOrigin(origin, headerValue(req, 'host')) ? undefined : refused;
     const name = originHost(origin);
-    return name !== undefined && LOOPBACK_NAMES.has(name)
-      ? undefined
-      : `Origin ${JSON.stringify(origin)} is not allowed`;
+    return name !== undefined && LOOPBACK_NAMES.has(name) ? undefined : refused;
   }
-  if (origins.includes('*') || origins.includes(origin)) return undefined;
-  return `Origin ${JSON.stringify(origin)} is not allowed`;
+  return origins.includes('*') || origins.includes(origin) ? undefined : refused;
+}
+
+/**
+ * {@link guardHostAndOrigin}'s reason alone, for callers that answer every refusal 403 (a request
+ * without Host among them).
+ */
+export function checkHostAndOrigin(
+  req: HttpRequestLike,
+  policy: OriginPolicy & { readonly cors?: CorsOptions },
+): string | undefined {
+  return guardHostAndOrigin(req, policy)?.reason;
 }
 
 // A client sends the same Accept header on every request: the last one parsed is kept.

@@ -9,7 +9,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { toValidationIssues } from '../../schema/issues';
 import { checkParams } from '../../schema/methods';
 import { LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revisions';
-import { accepts, checkHostAndOrigin, headerValue, readJsonBodyWith, refuse } from '../http/http-guards';
+import { accepts, guardHostAndOrigin, headerValue, readJsonBodyWith, refuse } from '../http/http-guards';
 import { guardRequest } from '../http/request-auth';
 import { applyCors } from '../http/cors';
 import type { ImpliedInitialize, StatelessReceiver } from '../transport';
@@ -66,7 +66,7 @@ const ASSUMED_REVISION = '2025-03-26';
  *   `enableJsonResponse`, always one JSON body.
  * - GET opens the standalone stream for messages unrelated to a request (held while none is
  *   open), or with `Last-Event-ID` replays a stream after that event and carries on with it.
- * - Refusals: 403 Host/Origin not allowed (on by default for loopback addresses), 405 method,
+ * - Refusals: 400 no Host header, 403 Host/Origin not allowed (see `allowedHosts`), 405 method,
  *   406 Accept lacks `application/json` and `text/event-stream` (GET: the latter), 413 body too
  *   large, 415 not `application/json`, 400 unparsable JSON (-32700), not JSON-RPC (-32600),
  *   unsupported `MCP-Protocol-Version`, or a non-initialize request without a session id, 404
@@ -146,10 +146,10 @@ export class StreamableHttpEndpoint {
       refuse(res, 503, 'Service Unavailable: the server is shutting down');
       return;
     }
-    const refusal = checkHostAndOrigin(req, this.options);
+    const refusal = guardHostAndOrigin(req, this.options);
     if (refusal !== undefined) {
-      this.log.warn({ host: req.headers.host, origin: req.headers.origin }, refusal);
-      refuse(res, 403, `Forbidden: ${refusal}`);
+      this.log.warn({ host: req.headers.host, origin: req.headers.origin }, refusal.reason);
+      refuse(res, refusal.status, `${refusal.status === 400 ? 'Bad Request' : 'Forbidden'}: ${refusal.reason}`);
       return;
     }
     if (this.options.auth) guardRequest(this.options.auth, req, res, () => this.route(req, res, parsedBody));

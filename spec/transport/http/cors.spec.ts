@@ -142,16 +142,18 @@ describe('checkHostAndOrigin with CORS origins', () => {
   const request = (headers: Record<string, string>) =>
     ({ socket: { localAddress: '10.0.0.5' }, headers }) as unknown as IncomingMessage;
   const host = 'mcp.example.com';
+  // Off loopback, the server's public name must be given (see allowedHosts).
+  const named = { allowedHosts: [host] };
 
   it('accepts the CORS origins that the default Origin check refuses, and still checks Host', () => {
-    expect(checkHostAndOrigin(request({ host, origin: APP }), {})).toMatch(/Origin .* is not allowed/);
-    expect(checkHostAndOrigin(request({ host, origin: APP }), { cors: { origins: [APP] } })).toBeUndefined();
-    expect(checkHostAndOrigin(request({ host, origin: 'https://x.example' }), { cors: { origins: '*' } })).toBe(
-      undefined,
-    );
-    expect(checkHostAndOrigin(request({ host, origin: 'https://evil.example' }), { cors: { origins: [APP] } })).toMatch(
-      /Origin .* is not allowed/,
-    );
+    expect(checkHostAndOrigin(request({ host, origin: APP }), named)).toMatch(/Origin .* is not allowed/);
+    expect(checkHostAndOrigin(request({ host, origin: APP }), { ...named, cors: { origins: [APP] } })).toBeUndefined();
+    expect(
+      checkHostAndOrigin(request({ host, origin: 'https://x.example' }), { ...named, cors: { origins: '*' } }),
+    ).toBe(undefined);
+    expect(
+      checkHostAndOrigin(request({ host, origin: 'https://evil.example' }), { ...named, cors: { origins: [APP] } }),
+    ).toMatch(/Origin .* is not allowed/);
     expect(
       checkHostAndOrigin(request({ host: 'evil.example', origin: APP }), {
         allowedHosts: [host],
