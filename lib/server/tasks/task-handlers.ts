@@ -10,7 +10,7 @@ import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
 import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
-import type { AuthInfo } from '../../transport/transport';
+import { principalOf } from '../../transport/transport';
 import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
 import { runToolTask } from './task-call';
@@ -41,10 +41,33 @@ function missingExtension(what: string): JsonRpcError {
   );
 }
 
-/** Who is asking, where the endpoint verified it: tasks are bound to them. */
-function principalOf(context: RequestContext, session: Session | undefined): string | undefined {
-  const auth: AuthInfo | undefined = context.peer?.auth ?? session?.auth;
-  return auth?.subject ?? auth?.clientId;
+/** Who is asking, where the endpoint verified it: tasks are bound to their principal. */
+function callerOf(context: RequestContext, session: Session | undefined): string | undefined {
+  return principalOf(context.peer?.auth ?? session?.auth);
+}
+
+/**
+ * The session a task is bound to when no principal is: undefined where each request is a session
+ * of its own (Streamable HTTP without sessions), which tells no client apart.
+ */
+function sessionKeyOf(session: Session | undefined): string | undefined {
+  return session === undefined || session.transport?.impliedInitialize !== undefined ? undefined : session.id;
+}
+
+/** Whether a caller may see a task: its own principal's, or with no principal, its own session's. */
+function mayAccess(record: TaskRecord, principal: string | undefined, session: string | undefined): boolean {
+  if (record.owner !== principal) return false;
+  return principal !== undefined || record.session === undefined || record.session === session;
+}
+
+/** Sessions whose end the runner is told of (each once). */
+const watched = new WeakSet<Session>();
+
+/** Tells the runner when `session` ends, so the tasks only it could reach free their slots. */
+function watchSession(runner: TaskHandlerDeps['runner'], session: Session, key: string): void {
+  if (watched.has(session)) return;
+  watched.add(session);
+  session.closed$.subscribe(() => void runner.endSession(key));
 }
 
 /** -32602 for a task id we do not know; a long id is cut, so a huge one gets no huge answer (#13). */
@@ -60,7 +83,9 @@ function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHand
       return original(params, context, owner);
     }
     const session = sessionOf(context, owner);
-    const base = { method: 'tools/call', owner: principalOf(context, session), session: session?.id };
+    const sessionKey = sessionKeyOf(session);
+    const base = { method: 'tools/call', owner: callerOf(context, session), session: sessionKey };
+    if (session !== undefined && sessionKey !== undefined) watchSession(deps.runner, session, sessionKey);
     if (context.peer === undefined) {
       if (!featuresOf(context.revision as Revision).tasks) return original(params, context, owner);
       const task = params.task as { ttl?: number } | undefined;
@@ -114,7 +139,8 @@ async function visibleTask(
   const record = await deps.runner.get(taskId);
   const design = context.peer === undefined ? 'core' : 'extension';
   if (record === undefined || record.design !== design) throw unknownTask(taskId);
-  if (record.owner !== undefined && record.owner !== principalOf(context, session)) throw unknownTask(taskId);
+  // Another caller's task is answered as an unknown one: its existence is not disclosed.
+  if (!mayAccess(record, callerOf(context, session), sessionKeyOf(session))) throw unknownTask(taskId);
   return record;
 }
 
@@ -193,8 +219,8 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
     'tasks/list': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/list');
       const session = sessionOf(context, owner);
-      const principal = principalOf(context, session);
-      const scope: TaskFilter = principal !== undefined ? { owner: principal } : { session: session?.id };
+      const principal = callerOf(context, session);
+      const scope: TaskFilter = principal !== undefined ? { owner: principal } : { session: sessionKeyOf(session) };
       const page = await runner.store.list(scope, params.cursor as string | undefined, deps.pageSize);
       const tasks = page.tasks.filter((record) => record.design === 'core').map(toCoreTask);
       return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };

@@ -13,6 +13,7 @@ import { nodeCrypto } from '../../jsonrpc/node-builtins';
 import { inputResponseSchemaFor } from '../../schema/input-requests';
 import type { TaskStatus } from '../../schema/tasks';
 import { inputCapabilityOf } from '../input-round';
+import type { TaskQuota } from './task-quota';
 import { isTerminalStatus } from './task-store';
 import type { TaskInputRequest, TaskRecord, TaskStore } from './task-store';
 
@@ -27,6 +28,8 @@ export interface TaskRunnerOptions {
   /** The polling interval suggested to clients. */
   readonly pollIntervalMs: number;
   readonly logger: Logger;
+  /** How many tasks each session and each principal may run at once; no limit but the store's when absent. */
+  readonly quota?: TaskQuota;
 }
 
 /** What a task to create is. */
@@ -80,6 +83,8 @@ class LiveTask implements TaskHandle {
   writes: Promise<void> = Promise.resolve();
   /** Ends the task when its time to live has passed. */
   expiry: Subscription | undefined;
+  /** Whether the task still holds a slot of its caller's quota. */
+  slot = false;
   private subscription: Subscription | undefined;
   private readonly abort = new AbortController();
   private readonly pending = new Map<string, Pending>();
@@ -240,6 +245,8 @@ export class TaskRunner {
     const asked = spec.requestedTtlMs;
     const ttlMs = Math.max(1, Math.floor(Math.min(asked !== undefined && asked > 0 ? asked : defaultTtlMs, maxTtlMs)));
     const now = scheduler.now();
+    // The slot is taken before the store answers, so concurrent creations cannot pass the quota.
+    this.options.quota?.take(spec.owner, spec.session);
     const record: TaskRecord = {
       taskId: nodeCrypto().randomUUID(),
       status: 'working',
@@ -252,8 +259,14 @@ export class TaskRunner {
       ...(spec.owner === undefined ? {} : { owner: spec.owner }),
       ...(spec.session === undefined ? {} : { session: spec.session }),
     };
-    await this.options.store.put(record);
+    try {
+      await this.options.store.put(record);
+    } catch (error) {
+      this.options.quota?.give(spec.owner, spec.session);
+      throw error;
+    }
     const task = new LiveTask(this, record, spec);
+    task.slot = this.options.quota !== undefined;
     this.live.set(record.taskId, task);
     task.expiry = scheduler.schedule(() => void this.expire(task), ttlMs);
     return task;
@@ -265,7 +278,7 @@ export class TaskRunner {
    */
   private async expire(task: LiveTask): Promise<void> {
     if (this.live.get(task.taskId) === task) {
-      this.live.delete(task.taskId);
+      this.leave(task);
       task.stop();
       this.options.logger.debug({ taskId: task.taskId }, 'task expired while running');
     }
@@ -328,12 +341,43 @@ export class TaskRunner {
     });
     const statusChanged = change.status !== undefined;
     if (isTerminalStatus(status)) {
-      this.live.delete(record.taskId);
+      this.leave(task);
       // A final task stays until its time to live passes: the store forgets it then.
       task.expiry?.unsubscribe();
       void task.writes.then(() => this.settled$.next(record));
     }
     if (statusChanged) task.spec.onChange?.(record);
+  }
+
+  /**
+   * A session ended: the tasks it started with no principal (which nobody else may see) are
+   * cancelled and forgotten, so their slots are free at once; a principal's tasks run on, for
+   * that principal's other sessions. The session's quota ends with it.
+   */
+  async endSession(sessionId: string): Promise<void> {
+    const ended = [...this.live.values()].filter(
+      (task) => task.spec.session === sessionId && task.spec.owner === undefined,
+    );
+    for (const task of ended) {
+      this.change(task, { status: 'cancelled', inputRequests: undefined });
+      task.stop();
+      task.expiry?.unsubscribe();
+    }
+    this.options.quota?.endSession(sessionId);
+    await Promise.all(
+      ended.map(async (task) => {
+        await task.writes;
+        await this.options.store.delete(task.taskId);
+      }),
+    );
+  }
+
+  /** Takes a task out of those running here, giving its quota slot back once. */
+  private leave(task: LiveTask): void {
+    if (this.live.get(task.taskId) === task) this.live.delete(task.taskId);
+    if (!task.slot) return;
+    task.slot = false;
+    this.options.quota?.give(task.spec.owner, task.spec.session);
   }
 
   /** Ends every task this process runs (the server closes): each fails with -32603 and its work is unsubscribed. */

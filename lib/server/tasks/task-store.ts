@@ -5,9 +5,10 @@
  */
 import { asyncScheduler } from '../../rx/rxjs';
 import type { SchedulerLike } from '../../rx/rxjs';
-import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
+import { JsonRpcError } from '../../jsonrpc/errors';
 import type { JsonRpcErrorObject } from '../../jsonrpc/message';
 import type { TaskStatus } from '../../schema/tasks';
+import { taskQuotaError } from './task-quota';
 
 /** One input request a task waits on: what the client is asked (`elicitation/create`, ...). */
 export interface TaskInputRequest {
@@ -71,7 +72,8 @@ export interface TaskStore {
 export interface MemoryTaskStoreOptions {
   /**
    * The most tasks held at once. When a new one would pass it, the oldest finished task is
-   * dropped; when every task is still running, `put` rejects with -32603. Default 1000.
+   * dropped; when every task is still running, `put` rejects with -32029 (`data.quota`
+   * `'server'`). Default 1000.
    */
   readonly maxTasks?: number;
   /** Where the time to live is measured (`scheduler.now()`). Default `asyncScheduler`. */
@@ -129,10 +131,7 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Tas
         return;
       }
     }
-    throw new JsonRpcError(
-      ErrorCode.InternalError,
-      `Internal error: the server already runs ${maxTasks} tasks, the most it holds; try again later`,
-    );
+    throw taskQuotaError('server', maxTasks, 'maxTasks');
   };
 
   return {

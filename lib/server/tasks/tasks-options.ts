@@ -14,6 +14,7 @@ import { TASKS_EXTENSION } from '../../schema/tasks';
 import type { RequestStateSealer } from '../request-state';
 import type { ToolRegistry } from '../tool-registry';
 import { withTasks } from './task-handlers';
+import { DEFAULT_MAX_TASKS_PER_PRINCIPAL, DEFAULT_MAX_TASKS_PER_SESSION, TaskQuota } from './task-quota';
 import { TaskRunner } from './task-runner';
 import { createMemoryTaskStore } from './task-store';
 import type { TaskStore } from './task-store';
@@ -24,6 +25,18 @@ export interface TasksOptions {
   readonly store?: TaskStore;
   /** The most tasks the default in-memory store holds (see `createMemoryTaskStore`). Default 1000. */
   readonly maxTasks?: number;
+  /**
+   * The most tasks one session may run at once (in this process); one more is refused with
+   * -32029, `data.quota` `'session'`. The session's tasks that belong to no principal are
+   * cancelled and forgotten when it ends. Default 100.
+   */
+  readonly maxTasksPerSession?: number;
+  /**
+   * The most tasks one principal (a verified caller, see `principalOf`) may run at once (in this
+   * process), over all its sessions and stateless requests; one more is refused with -32029,
+   * `data.quota` `'principal'`. Default 250.
+   */
+  readonly maxTasksPerPrincipal?: number;
   /** The time to live of a task whose client asked for none. Default 5 minutes. */
   readonly defaultTtlMs?: number;
   /** The longest time to live granted, whatever the client asks for. Default 1 hour. */
@@ -92,6 +105,10 @@ export function handlersWithTasks(
     maxTtlMs: positive('maxTtlMs', options.maxTtlMs ?? MAX_TASK_TTL_MS),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS),
     logger: setup.logger.child({ component: 'tasks' }),
+    quota: new TaskQuota(
+      options.maxTasksPerSession ?? DEFAULT_MAX_TASKS_PER_SESSION,
+      options.maxTasksPerPrincipal ?? DEFAULT_MAX_TASKS_PER_PRINCIPAL,
+    ),
   });
   setup.closing.subscribe(() => runner.stopAll('the server closed while the task ran'));
   return withTasks(handlers, {

@@ -242,7 +242,7 @@ describe('the tasks extension (2026-07-28)', () => {
     expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'hello Alice' }] } });
   });
 
-  it('[ext.bounded] refuses a new task with -32603 once the server runs maxTasks, without losing those it runs', async () => {
+  it('[ext.bounded] refuses a new task with -32029 naming the server quota once the server runs maxTasks, without losing those it runs', async () => {
     const small = createServer({ name: 'small', version: '1.0.0', tasks: { maxTasks: 1 } });
     small.tool({
       name: 'wait',
@@ -254,7 +254,11 @@ describe('the tasks extension (2026-07-28)', () => {
     small.connect(server);
     peer = rawPeer(client);
     const first = await create('wait');
-    expect((await send('tools/call', { name: 'wait', arguments: {} })).error?.code).toBe(-32603);
+    expect((await send('tools/call', { name: 'wait', arguments: {} })).error).toMatchObject({
+      code: -32029,
+      message: expect.stringMatching(/tasks\.maxTasks\b/),
+      data: { quota: 'server', limit: 1 },
+    });
     expect(await get(first)).toMatchObject({ status: 'working' });
     small.close();
   });

@@ -53,12 +53,12 @@ describe('createMemoryTaskStore', () => {
     expect((await store.get('new'))?.status).toBe('working');
   });
 
-  it('refuses a new task with -32603 when maxTasks are all still running, and still updates those it holds', async () => {
+  it('refuses a new task with -32029 (quota server) when maxTasks are all still running, and still updates those it holds', async () => {
     const store = createMemoryTaskStore({ maxTasks: 1, scheduler: new VirtualTimeScheduler() });
     await store.put(record('running'));
     const refused = store.put(record('another'));
     await expect(refused).rejects.toBeInstanceOf(JsonRpcError);
-    await expect(refused).rejects.toMatchObject({ code: -32603 });
+    await expect(refused).rejects.toMatchObject({ code: -32029, data: { quota: 'server', limit: 1 } });
     await store.put(record('running', { status: 'completed' }));
     expect((await store.get('running'))?.status).toBe('completed');
   });
