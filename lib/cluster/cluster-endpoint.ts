@@ -2,10 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pino from 'pino';
 import type { PersistedSession } from '../server/server-context';
 import { headerValue, readJsonBodyWith, refuse } from '../transport/http/http-guards';
+import { guardRequest, verifiedCallers } from '../transport/http/request-auth';
+import type { RequestAuthenticator } from '../transport/http/request-auth';
 import { SESSION_HEADER } from '../transport/streamable-http/session-table';
 import type { StreamableHttpHandler } from '../transport/streamable-http/streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
+import { principalOf } from '../transport/transport';
+import type { AuthInfo } from '../transport/transport';
 import { forward, FORWARDED_HEADER, MISDIRECTED, OWNER_HEADER } from './forward';
+import { forwardedRequestOf, PROOF_HEADER } from './forward-proof';
+import type { ForwardProof } from './forward-proof';
 import type { SessionRecord, SessionRegistry } from './session-registry';
 
 /** Streams of a session taken over for the `epoch`th time are numbered from `epoch * STREAMS_PER_EPOCH`. */
@@ -20,17 +26,34 @@ export interface ClusterEndpointOptions {
   readonly local: StreamableHttpHandler;
   readonly registry: SessionRegistry;
   readonly maxBodyBytes: number;
-  /** Connects a session taken over from another process, resumed from what it persisted. */
-  readonly resume: (transport: StreamableHttpServerTransport, state: PersistedSession) => void;
+  /**
+   * Checks every request's credentials before anything else (the same authenticator as the local
+   * handler's, which reuses the outcome); none: the endpoint is open and sessions belong to nobody.
+   */
+  readonly auth: RequestAuthenticator | undefined;
+  /** Signs the requests this process forwards and checks those it receives. */
+  readonly proof: ForwardProof;
+  /**
+   * Connects a session taken over from another process, resumed from what it persisted, with the
+   * verified caller of the request that took it over.
+   */
+  readonly resume: (
+    transport: StreamableHttpServerTransport,
+    state: PersistedSession,
+    opener: AuthInfo | undefined,
+  ) => void;
   readonly log: pino.Logger;
 }
 
 /**
- * Serves one process's share of a cluster's endpoint: a request for a session this process owns,
- * a request without a session (an `initialize`, which makes this process the new session's owner,
- * or a stateless request) and a forwarded request go to the local handler; a request for a session
- * another process owns is forwarded to it; a request for a session whose owner is gone takes the
- * session over (resumed from its persisted state) and is served here.
+ * Serves one process's share of a cluster's endpoint. Every request's credentials are checked first
+ * (with `auth`), before anything is looked up, claimed, forwarded or written in Redis. Then a
+ * request for a session this process owns, a request without a session (an `initialize`, which
+ * makes this process the new session's owner, or a stateless request) and a forwarded request with
+ * a valid proof go to the local handler; a request for a session another process owns is forwarded
+ * to it; a request for a session whose owner is gone takes the session over (resumed from its
+ * persisted state) and is served here. A session belongs to the principal that opened it: a request
+ * from another is refused with 403 wherever it lands, and takes nothing over.
  */
 export class ClusterEndpoint {
   /** The id each initialize request's session gets, registered before the handler names it. */
@@ -44,36 +67,85 @@ export class ClusterEndpoint {
   }
 
   handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): void {
+    const { auth, local } = this.options;
+    // A CORS preflight carries no credentials; the local handler answers it without Redis.
+    if (req.method === 'OPTIONS') local.handle(req, res, parsedBody);
+    else if (auth === undefined) this.dispatch(req, res, parsedBody);
+    else guardRequest(auth, req, res, () => this.dispatch(req, res, parsedBody));
+  }
+
+  /** Routes a request whose caller was verified. */
+  private dispatch(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): void {
     const { local, maxBodyBytes } = this.options;
     const sessionId = headerValue(req, SESSION_HEADER);
-    const own = sessionId !== undefined && local.sessions.has(sessionId);
-    if (req.headers[FORWARDED_HEADER] !== undefined && !own && req.headers[OWNER_HEADER] !== this.options.processId) {
-      // Meant for a process that was here before this one: its sender takes the session over.
-      refuse(res, MISDIRECTED, 'Misdirected Request: the session’s process is gone', -32000);
-      return;
-    }
-    if (own || req.headers[FORWARDED_HEADER] !== undefined || (sessionId === undefined && req.method !== 'POST')) {
-      local.handle(req, res, parsedBody);
-      return;
+    const claimsForwarded = req.headers[FORWARDED_HEADER] !== undefined || req.headers[PROOF_HEADER] !== undefined;
+    if (!claimsForwarded) {
+      if (sessionId !== undefined && local.sessions.has(sessionId)) {
+        if (this.belongs(req, res, sessionId)) local.handle(req, res, parsedBody);
+        return;
+      }
+      if (sessionId === undefined && req.method !== 'POST') {
+        local.handle(req, res, parsedBody);
+        return;
+      }
     }
     if (req.method !== 'POST') {
-      this.route(req, res, sessionId!, undefined);
+      this.served(req, res, sessionId, undefined);
       return;
     }
     readJsonBodyWith(req, res, parsedBody, maxBodyBytes, (read) => {
-      if (!read.ok) return;
-      if (sessionId !== undefined) this.route(req, res, sessionId, read.body);
-      else if (isInitialize(read.body)) this.initialize(req, res, read.body);
-      else local.handle(req, res, read.body);
+      if (read.ok) this.served(req, res, sessionId, read.body);
     });
   }
 
-  /** Registers the new session's owner before anyone can learn its id, then lets the handler open it. */
+  /** Serves a request whose body (if any) was read: as forwarded when its proof holds, else as any other. */
+  private served(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, body: unknown): void {
+    const { local, processId, proof, log } = this.options;
+    if (req.headers[FORWARDED_HEADER] !== undefined || req.headers[PROOF_HEADER] !== undefined) {
+      const from = headerValue(req, FORWARDED_HEADER) ?? '';
+      const owner = headerValue(req, OWNER_HEADER) ?? '';
+      if (proof.verify(req.headers, forwardedRequestOf(req, sessionId, from, owner, body))) {
+        const own = sessionId !== undefined && local.sessions.has(sessionId);
+        if (!own && owner !== processId) {
+          // Meant for a process that was here before this one: its sender takes the session over.
+          refuse(res, MISDIRECTED, 'Misdirected Request: the session’s process is gone', -32000);
+          return;
+        }
+        if (own && !this.belongs(req, res, sessionId)) return;
+        local.handle(req, res, body);
+        return;
+      }
+      // Anyone who reaches the port can write these headers: without a valid proof the request is
+      // one from outside, routed like any other.
+      log.warn({ sessionId }, 'a request claims to be forwarded without a valid proof: served as any other');
+      delete req.headers[FORWARDED_HEADER];
+      delete req.headers[OWNER_HEADER];
+      delete req.headers[PROOF_HEADER];
+    }
+    if (sessionId !== undefined) this.route(req, res, sessionId, body);
+    else if (req.method === 'POST' && isInitialize(body)) this.initialize(req, res, body);
+    else local.handle(req, res, body);
+  }
+
+  /** Whether the verified caller of `req` may use the session `sessionId` this process owns; else refused 403. */
+  private belongs(req: IncomingMessage, res: ServerResponse, sessionId: string): boolean {
+    const bound = this.options.registry.principalOf(sessionId);
+    if (bound === undefined || bound === callerOf(req)) return true;
+    this.forbid(res, sessionId);
+    return false;
+  }
+
+  private forbid(res: ServerResponse, sessionId: string): void {
+    this.options.log.warn({ sessionId }, 'request refused: the session belongs to another principal');
+    refuse(res, 403, 'Forbidden: this session belongs to another user');
+  }
+
+  /** Registers the new session's owner and principal before anyone can learn its id, then lets the handler open it. */
   private initialize(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const { registry, processId, local, log } = this.options;
     const sessionId = globalThis.crypto.randomUUID();
     this.pendingIds.set(req, sessionId);
-    registry.register(sessionId, processId).then(
+    registry.register(sessionId, processId, callerOf(req)).then(
       () => local.handle(req, res, body),
       (error: unknown) => {
         log.error({ err: error }, 'cannot register a session in Redis');
@@ -97,24 +169,29 @@ export class ClusterEndpoint {
     body: unknown,
     attempt: number,
   ): Promise<void> {
-    const { local, registry, processId } = this.options;
-    if (local.sessions.has(sessionId)) return local.handle(req, res, body);
+    const { local, registry, processId, proof } = this.options;
+    if (local.sessions.has(sessionId)) {
+      if (this.belongs(req, res, sessionId)) local.handle(req, res, body);
+      return;
+    }
     const record = await registry.lookup(sessionId);
     // Unknown here and in Redis: the handler answers 404.
     if (!record) return local.handle(req, res, body);
+    // Another principal's session: refused here, neither forwarded nor taken over.
+    if (record.principal !== callerOf(req)) return this.forbid(res, sessionId);
     if (record.ownerUrl !== undefined && record.owner !== processId) {
       const target = { url: record.ownerUrl, owner: record.owner };
-      let outcome = await forward(req, res, target, processId, body);
+      let outcome = await forward(req, res, target, processId, body, sessionId, proof);
       // A pooled connection the owner closed fails once; a new one tells whether the owner is there.
       if (!outcome.answered && outcome.code !== 'ECONNREFUSED' && outcome.code !== 'MISDIRECTED')
-        outcome = await forward(req, res, target, processId, body);
+        outcome = await forward(req, res, target, processId, body, sessionId, proof);
       if (outcome.answered) return;
       this.options.log.warn({ sessionId, owner: record.owner }, 'session owner unreachable: taking the session over');
     }
     await this.takeOver(req, res, sessionId, body, record, attempt);
   }
 
-  /** The owner is gone: this process resumes the session, unless another did first. */
+  /** The owner is gone: this process resumes the session for its own principal, unless another process did first. */
   private async takeOver(
     req: IncomingMessage,
     res: ServerResponse,
@@ -130,17 +207,24 @@ export class ClusterEndpoint {
       await registry.forget(sessionId);
       return local.handle(req, res, body);
     }
-    const epoch = await registry.claim(sessionId, record.owner, processId);
-    if (epoch === undefined) {
+    const epoch = await registry.claim(sessionId, record.owner, processId, callerOf(req), state);
+    if (epoch === 'forbidden') return this.forbid(res, sessionId);
+    if (epoch === 'taken') {
       if (attempt + 1 >= MAX_ROUTES) throw new Error(`session ${sessionId} keeps changing owner`);
       return this.routeAsync(req, res, sessionId, body, attempt + 1);
     }
     if (!local.sessions.has(sessionId)) {
-      local.restoreSession!(sessionId, (transport) => resume(transport, state), epoch * STREAMS_PER_EPOCH);
+      const opener = verifiedCallers.get(req);
+      local.restoreSession!(sessionId, (transport) => resume(transport, state, opener), epoch * STREAMS_PER_EPOCH);
       log.info({ sessionId, from: record.owner, epoch }, 'session taken over');
     }
     local.handle(req, res, body);
   }
+}
+
+/** The principal of a request's verified caller; '' when no `auth` checked it. */
+function callerOf(req: IncomingMessage): string {
+  return principalOf(verifiedCallers.get(req)) ?? '';
 }
 
 function isInitialize(body: unknown): boolean {

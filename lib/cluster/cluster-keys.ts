@@ -27,6 +27,11 @@ export class ClusterKeys {
     return `${this.prefix}request-state-key`;
   }
 
+  /** The secret that signs the requests processes forward to each other (unless the options give one). */
+  get forwardingSecretKey(): string {
+    return `${this.prefix}forwarding-secret`;
+  }
+
   /** The pub/sub channel of cluster-wide events. */
   get bus(): string {
     return `${this.prefix}bus`;

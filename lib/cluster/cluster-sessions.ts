@@ -2,6 +2,7 @@ import type pino from 'pino';
 import type { McpServer } from '../server/server';
 import type { PersistedSession } from '../server/server-context';
 import type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
+import type { AuthInfo } from '../transport/transport';
 import type { SessionRegistry } from './session-registry';
 
 /**
@@ -20,7 +21,17 @@ export class ClusterSessions {
     private readonly log: pino.Logger,
   ) {}
 
-  connect(transport: StreamableHttpServerTransport, restore: PersistedSession | undefined): void {
+  /**
+   * Connects `transport` to the server: a new session, or one taken over (`restore`). A taken-over
+   * session's transport gets `opener`, the verified caller of the request that took it over (the
+   * same principal as the caller that opened it), as the caller it belongs to.
+   */
+  connect(
+    transport: StreamableHttpServerTransport,
+    restore: PersistedSession | undefined,
+    opener?: AuthInfo | undefined,
+  ): void {
+    if (opener) (transport as { auth?: AuthInfo }).auth = opener;
     const sessionId = transport.sessionId;
     if (sessionId === undefined) {
       this.server.connect(transport);

@@ -1,5 +1,7 @@
 import { Agent, request } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { forwardedRequestOf, PROOF_HEADER } from './forward-proof';
+import type { ForwardProof } from './forward-proof';
 
 /** The header a forwarded request carries: the process that forwarded it (the owner serves it itself). */
 export const FORWARDED_HEADER = 'x-rxmcp-forwarded-by';
@@ -20,6 +22,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 });
  * before it answered (nothing was written then: the caller may try again or take the session
  * over). When the owner goes away mid-answer, the response is destroyed so that the client
  * sees the stream break and resumes it; when the client goes away, the forwarded request is.
+ * The request carries a proof signed with `proof` (see {@link ForwardProof}) and the caller's own
+ * credentials, which the owner checks again.
  */
 export function forward(
   req: IncomingMessage,
@@ -27,10 +31,18 @@ export function forward(
   target: { readonly url: string; readonly owner: string },
   from: string,
   body: unknown,
+  sessionId: string,
+  proof: ForwardProof,
 ): Promise<ForwardOutcome> {
   const url = new URL(target.url);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const headers: OutgoingHttpHeaders = { ...req.headers, [FORWARDED_HEADER]: from, [OWNER_HEADER]: target.owner };
+  const signed = proof.sign(forwardedRequestOf(req, sessionId, from, target.owner, body));
+  const headers: OutgoingHttpHeaders = {
+    ...req.headers,
+    [FORWARDED_HEADER]: from,
+    [OWNER_HEADER]: target.owner,
+    [PROOF_HEADER]: signed,
+  };
   delete headers['transfer-encoding'];
   if (payload) headers['content-length'] = payload.length;
   return new Promise<ForwardOutcome>((resolve) => {

@@ -13,12 +13,14 @@ import type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
 } from '../transport/streamable-http/streamable-http-server';
+import { ClusterAuth } from './cluster-auth';
 import { ClusterBus } from './cluster-bus';
 import { ClusterEndpoint } from './cluster-endpoint';
 import { ClusterKeys } from './cluster-keys';
 import { ClusterSessions } from './cluster-sessions';
 import { connectRedis } from './redis-connection';
 import type { RedisConnection, RedisSource } from './redis-connection';
+import { ForwardProof } from './forward-proof';
 import { createRedisEventStore } from './redis-event-store';
 import { SessionRegistry } from './session-registry';
 
@@ -47,13 +49,27 @@ export interface RedisClusterOptions {
    * refuses connections. Default 1 000 ms.
    */
   readonly heartbeatMs?: number;
+  /**
+   * The secret the processes sign the requests they forward to each other with (HMAC-SHA256 over
+   * the method, path, session id, credentials, a timestamp and the body's digest): a request that
+   * claims to be forwarded without a valid proof is served as one from outside. Give every process
+   * the same one (at least 32 random bytes); default: one made at the cluster's first join and kept
+   * in Redis, readable by whoever can read Redis.
+   */
+  readonly forwardingSecret?: string;
   readonly logger?: LoggerOption;
 }
 
-/** How {@link RedisCluster.serve} listens: the Streamable HTTP server's options, less what the cluster decides. */
+/**
+ * How {@link RedisCluster.serve} listens: the Streamable HTTP server's options, less what the
+ * cluster decides. `auth` protects the endpoint of every process: each request's token is checked by
+ * the process it reaches before anything is looked up, taken over, forwarded or written in Redis,
+ * and again by the owner a request is forwarded to; each session belongs to the principal
+ * (`principalOf`) that opened it, in every process and across takeovers.
+ */
 export type ClusterServeOptions = Omit<
   StreamableHttpServerOptions,
-  'handler' | 'server' | 'onSession' | 'eventStore' | 'generateSessionId' | 'sessionIdleMs' | 'stateless' | 'auth'
+  'handler' | 'server' | 'onSession' | 'eventStore' | 'generateSessionId' | 'sessionIdleMs' | 'stateless'
 >;
 
 /**
@@ -107,10 +123,16 @@ export async function joinRedisCluster(options: RedisClusterOptions): Promise<Re
   const keys = new ClusterKeys(options.prefix ?? DEFAULT_CLUSTER_PREFIX);
   const log = childLogger(options.logger, { component: 'cluster' });
   const processId = randomUUID();
-  await redis.call('SET', [keys.requestStateKey, randomBytes(32).toString('base64url'), 'NX']);
-  const stateKey = String(await redis.call('GET', [keys.requestStateKey]));
+  const stateKey = await sharedSecret(redis, keys.requestStateKey);
+  const forwardingSecret = options.forwardingSecret ?? (await sharedSecret(redis, keys.forwardingSecretKey));
   const bus = await ClusterBus.open(redis, keys.bus, log);
-  return new ClusterProcess({ redis, owned, keys, log, processId, bus, stateKey, options });
+  return new ClusterProcess({ redis, owned, keys, log, processId, bus, stateKey, forwardingSecret, options });
+}
+
+/** The secret kept at `key`, made by the first process that asks for it. */
+async function sharedSecret(redis: RedisConnection, key: string): Promise<string> {
+  await redis.call('SET', [key, randomBytes(32).toString('base64url'), 'NX']);
+  return String(await redis.call('GET', [key]));
 }
 
 interface ProcessParts {
@@ -121,6 +143,7 @@ interface ProcessParts {
   readonly processId: string;
   readonly bus: ClusterBus;
   readonly stateKey: string;
+  readonly forwardingSecret: string;
   readonly options: RedisClusterOptions;
 }
 
@@ -140,7 +163,8 @@ class ClusterProcess implements RedisCluster {
     const { redis, keys, log, processId, bus, options } = this.parts;
     const idleMs = options.sessionIdleMs ?? DEFAULT_CLUSTER_SESSION_IDLE_MS;
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    const registry = new SessionRegistry(redis, keys, idleMs);
+    const registry = new SessionRegistry(redis, keys, idleMs, processId);
+    const auth = serveOptions.auth === undefined ? undefined : new ClusterAuth(serveOptions.auth);
     const eventStore = createRedisEventStore({
       redis,
       keys,
@@ -153,6 +177,7 @@ class ClusterProcess implements RedisCluster {
     const named: { endpoint?: ClusterEndpoint } = {};
     const local = createStreamableHttpHandler({
       ...serveOptions,
+      auth,
       server,
       eventStore,
       sessionIdleMs: idleMs,
@@ -164,7 +189,9 @@ class ClusterProcess implements RedisCluster {
       local,
       registry,
       maxBodyBytes: serveOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      resume: (transport, state) => sessions.connect(transport, state),
+      auth,
+      proof: new ForwardProof(this.parts.forwardingSecret),
+      resume: (transport, state, opener) => sessions.connect(transport, state, opener),
       log,
     });
     named.endpoint = endpoint;
@@ -173,15 +200,27 @@ class ClusterProcess implements RedisCluster {
       sessions: local.sessions,
       close: () => local.close(),
     };
-    const running = await startStreamableHttpServer({ ...serveOptions, handler: clusterHandler });
+    const running = await startStreamableHttpServer({
+      ...serveOptions,
+      ...(auth ? { auth: auth.forServer } : {}),
+      handler: clusterHandler,
+    });
     const url = running.url.href;
     await registry.beat(processId, url, heartbeatMs * 3);
     const stopBeating = keepAlive({ registry, processId, url, heartbeatMs, idleMs, sessions: local.sessions, log });
+    const stopReviving = reviveOnReconnect({
+      parts: this.parts,
+      registry,
+      url,
+      heartbeatMs,
+      sessions: local.sessions,
+    });
     const stopRelaying = relayEvents(bus, server);
     const shared: RunningStreamableHttpServer = {
       ...running,
       close: async () => {
         stopBeating();
+        stopReviving();
         stopRelaying();
         // The sessions go on in other processes: keep their records and events, and give them up.
         sessions.leaving = true;
@@ -251,6 +290,38 @@ function keepAlive(parts: {
     clearInterval(beat);
     clearInterval(touch);
   };
+}
+
+/**
+ * When the connection to Redis is back (ioredis says `ready` after a reconnect), writes again what a
+ * Redis restarted empty lost: this process's heartbeat, the shared secrets, and the records of the
+ * sessions it serves (owner, epoch, principal, state), each only where it is missing. Returns a
+ * function that stops listening.
+ */
+function reviveOnReconnect(parts: {
+  readonly parts: ProcessParts;
+  readonly registry: SessionRegistry;
+  readonly url: string;
+  readonly heartbeatMs: number;
+  readonly sessions: ReadonlyMap<string, unknown>;
+}): () => void {
+  const { registry, url, heartbeatMs, sessions } = parts;
+  const { redis, keys, processId, stateKey, forwardingSecret, options, log } = parts.parts;
+  const revive = () => {
+    const writes = [
+      registry.beat(processId, url, heartbeatMs * 3),
+      redis.call('SET', [keys.requestStateKey, stateKey, 'NX']),
+      options.forwardingSecret === undefined
+        ? redis.call('SET', [keys.forwardingSecretKey, forwardingSecret, 'NX'])
+        : Promise.resolve(),
+      registry.revive(sessions.keys()).then((count) => {
+        if (count > 0) log.warn({ sessions: count }, 'Redis had lost sessions this process serves: registered again');
+      }),
+    ];
+    Promise.all(writes).catch((error: unknown) => log.error({ err: error }, 'cannot register again in Redis'));
+  };
+  redis.on('ready', revive);
+  return () => void redis.off?.('ready', revive);
 }
 
 /** Applies the cluster-wide resource updates and log messages to `server`; returns a function that stops. */

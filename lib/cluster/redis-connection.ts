@@ -9,6 +9,12 @@ export interface RedisConnection {
   /** Subscribes this connection (which then serves only pub/sub) to a channel. */
   subscribe(channel: string): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  /**
+   * `ready`: the connection is usable again after it was lost (ioredis reconnects by itself). The
+   * cluster then writes again what Redis may have lost (a server restarted empty).
+   */
+  on(event: 'ready', listener: () => void): unknown;
+  off?(event: 'ready', listener: () => void): unknown;
   /** A second connection to the same server, for pub/sub. */
   duplicate(): RedisConnection;
   quit(): Promise<unknown>;
