@@ -4,16 +4,19 @@ import { isResultEvent } from '../connection/middleware';
 import type { MiddlewareRequest } from '../connection/middleware';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { ServerMiddleware } from './middleware';
+import { principalOf } from '../transport/transport';
+import { capabilitiesDigest } from './digest';
 import type { ServerContext } from './server-context';
 
-/** Who a request counts against: its session, else its OAuth client or subject, else its client's name. */
+/**
+ * Who a request counts against: its verified principal (see `principalOf`: issuer with `sub`, else
+ * with `client_id`), else its session, else its client's name (which the client chooses).
+ */
 export function callerOf(context: ServerContext): string {
-  return (
-    context.session?.id ??
-    context.auth?.clientId ??
-    context.auth?.subject ??
-    (context.clientInfo === undefined ? 'anonymous' : `client:${context.clientInfo.name}`)
-  );
+  const principal = principalOf(context.auth);
+  if (principal !== undefined) return `principal:${principal}`;
+  if (context.session !== undefined) return `session:${context.session.id}`;
+  return context.clientInfo === undefined ? 'anonymous' : `client:${context.clientInfo.name}`;
 }
 
 /** Options of `rateLimit`. */
@@ -23,7 +26,7 @@ export interface RateLimitOptions {
   readonly windowMs: number;
   /** Which requests count. Default: every request. */
   readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
-  /** Who a request counts against. Default `callerOf` (per session, or per client when stateless). */
+  /** Who a request counts against. Default `callerOf` (per principal, else per session, else per client name). */
   readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
   /** The error code. Default `ErrorCode.RateLimited`. */
   readonly code?: number;
@@ -91,8 +94,9 @@ export interface CacheOptions {
   /** Which requests are cached. Default: the list methods (tools, prompts, resources, templates). */
   readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
   /**
-   * What makes two requests the same. Default: the method and the params without `_meta`, shared
-   * by every caller; add `callerOf(context)` when results differ by caller.
+   * What makes two requests the same. Default `cacheKeyOf`: the method, the params without
+   * `_meta`, the protocol revision, the caller's principal and a digest of what its client
+   * declared, so that no caller is answered with what was made for another.
    */
   readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
   /** The most entries kept; the oldest goes first. Default 1000. */
@@ -107,9 +111,21 @@ export interface CacheMiddleware extends ServerMiddleware {
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 
-function defaultCacheKey(request: MiddlewareRequest): string {
+/**
+ * The default key of `cache`: the method and params (without `_meta`), the revision, the caller's
+ * principal (none without auth) and a digest of the client's declared capabilities and extensions
+ * (what decides, e.g., whether MCP Apps' `_meta.ui` is in a listing). The digest is made once per
+ * capabilities object, so a session's requests do not make it again.
+ */
+export function cacheKeyOf(request: MiddlewareRequest, context: ServerContext): string {
   const { _meta: _ignored, ...params } = request.params;
-  return `${request.method} ${JSON.stringify(params)}`;
+  return JSON.stringify([
+    request.method,
+    context.revision,
+    principalOf(context.auth) ?? null,
+    capabilitiesDigest(context.clientCapabilities),
+    params,
+  ]);
 }
 
 /**
@@ -119,7 +135,7 @@ function defaultCacheKey(request: MiddlewareRequest): string {
  * cache({ ttlMs: 30_000, when: (r) => r.method === 'tools/call' && r.params.name === 'weather' })
  */
 export function cache(options: CacheOptions): CacheMiddleware {
-  const { ttlMs, key = defaultCacheKey, maxEntries = 1000 } = options;
+  const { ttlMs, key = cacheKeyOf, maxEntries = 1000 } = options;
   const when = options.when ?? ((request: MiddlewareRequest) => LIST_METHODS.has(request.method));
   const scheduler = options.scheduler ?? asyncScheduler;
   const entries = new Map<string, { result: Record<string, unknown>; expiresAt: number }>();

@@ -1,5 +1,6 @@
 import { nodeCrypto } from '../jsonrpc/node-builtins';
 import { JsonRpcError } from '../jsonrpc/errors';
+import { digestOf } from './digest';
 
 /** Options of {@link RequestStateSealer}. */
 export interface RequestStateOptions {
@@ -46,18 +47,6 @@ function keyOf(material: string | Uint8Array): Key {
   return { id: nodeCrypto().createHash('sha256').update(secret).digest('base64url').slice(0, 8), secret };
 }
 
-/** JSON with object keys in sorted order, so equal values digest alike whatever order a client sent. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * What binds a state to its request: the method and a digest of its params other than `_meta`,
  * `inputResponses` and `requestState` (the name or URI and the arguments).
@@ -67,7 +56,7 @@ export function requestBinding(method: string, params: Record<string, unknown>):
   void _meta;
   void inputResponses;
   void requestState;
-  return `${method}#${nodeCrypto().createHash('sha256').update(canonical(salient)).digest('base64url')}`;
+  return `${method}#${digestOf(salient)}`;
 }
 
 const refused = (why: string) => JsonRpcError.invalidParams(`requestState ${why}`);

@@ -4,6 +4,12 @@ import { z } from 'zod';
 import { createConnection } from '../../lib/connection/connection';
 import type { Connection } from '../../lib/connection/connection';
 import { META } from '../../lib/connection/stateless';
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { serveApps, UI_EXTENSION } from '../../lib/server/apps';
+import { capabilitiesDigest } from '../../lib/server/digest';
+import { cache, callerOf, rateLimit } from '../../lib/server/middleware-kit';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
@@ -324,5 +330,126 @@ describe('tasks: only their own principal (or, without auth, their own session) 
     await refusedEverything(await sessionWith(server, mallory), taskId);
     expect(await owner.call('tasks/get', { taskId })).toMatchObject({ taskId, status: 'working' });
     expect(made.running.count).toBe(1);
+  });
+});
+
+describe('cache: the default key keeps apart what differs by caller', () => {
+  function appsServer() {
+    let lists = 0;
+    const server = createServer({
+      name: 'apps',
+      version: '1.0.0',
+      middleware: [
+        cache({ ttlMs: 60_000, when: (r) => r.method === 'tools/list' || r.params.name === 'whoami' }),
+        (request, _context, next) => {
+          if (request.method === 'tools/list') lists++;
+          return next();
+        },
+      ],
+    });
+    const apps = serveApps(server);
+    apps.resource({ uri: 'ui://clock/view.html', name: 'clock-view', html: '<!doctype html><p>clock</p>' });
+    apps.tool(
+      { name: 'clock', description: 'the time', handler: () => ({ content: [{ type: 'text', text: 'noon' }] }) },
+      { resourceUri: 'ui://clock/view.html' },
+    );
+    server.tool({
+      name: 'whoami',
+      description: 'names the caller',
+      handler: (_args, context) => ({ content: [{ type: 'text', text: context.auth?.subject ?? 'nobody' }] }),
+    });
+    return { server, lists: () => lists };
+  }
+  const appsClient = { extensions: { [UI_EXTENSION]: { mimeTypes: ['text/html;profile=mcp-app'] } } };
+  const uiOf = async (server: McpServer, capabilities: Record<string, unknown>) => {
+    const listed = await serveStateless(server, 'tools/list', {}, { capabilities });
+    const clock = (listed.result?.tools as { name: string; _meta?: Record<string, unknown> }[]).find(
+      (tool) => tool.name === 'clock',
+    );
+    return clock?._meta?.ui;
+  };
+
+  it('gives a plain client no _meta.ui after an MCP Apps client filled the cache, and the Apps client its own', async () => {
+    const { server, lists } = appsServer();
+    expect(await uiOf(server, appsClient)).toEqual({ resourceUri: 'ui://clock/view.html' });
+    expect(await uiOf(server, {})).toBeUndefined();
+    // The other order, from the cache this time: each still gets its own.
+    expect(await uiOf(server, appsClient)).toEqual({ resourceUri: 'ui://clock/view.html' });
+    expect(await uiOf(server, {})).toBeUndefined();
+    expect(lists()).toBe(2);
+  });
+
+  it('never answers one principal with what was cached for another', async () => {
+    const { server } = appsServer();
+    const call = async (auth: AuthInfo) =>
+      (await serveStateless(server, 'tools/call', { name: 'whoami', arguments: {} }, { auth })).result?.content;
+    expect(await call(alice)).toEqual([{ type: 'text', text: 'alice' }]);
+    expect(await call(mallory)).toEqual([{ type: 'text', text: 'mallory' }]);
+    expect(await call(alice)).toEqual([{ type: 'text', text: 'alice' }]);
+  });
+
+  it('keeps a revision apart from another', async () => {
+    const { server, lists } = appsServer();
+    const clients: McpClient[] = [];
+    for (const protocolVersion of ['2025-06-18', '2025-11-25'] as const) {
+      const { client, server: serverSide } = linkedPair();
+      server.connect(serverSide);
+      const connected = await connect(client, { name: 'plain', version: '1.0.0', protocolVersion });
+      clients.push(connected);
+      await firstValueFrom(connected.listTools());
+    }
+    expect(lists()).toBe(2);
+    for (const client of clients) client.close();
+  });
+
+  it('digests a capabilities object once, and equal declarations alike whatever their key order', () => {
+    const declared = { elicitation: {}, extensions: { [UI_EXTENSION]: {} } };
+    expect(capabilitiesDigest(declared)).toBe(
+      capabilitiesDigest({ extensions: { [UI_EXTENSION]: {} }, elicitation: {} }),
+    );
+    expect(capabilitiesDigest(declared)).not.toBe(capabilitiesDigest({ elicitation: {} }));
+    // The canonical form sorts keys: a digest made again would list them again.
+    const keys = jest.spyOn(Object, 'keys');
+    const before = keys.mock.calls.length;
+    capabilitiesDigest(declared);
+    expect(keys.mock.calls.length).toBe(before);
+    keys.mockRestore();
+  });
+});
+
+describe('callerOf: who a request counts against', () => {
+  it('is the principal first, so two sessions of one user share a rate limit and another user has their own', async () => {
+    const server = createServer({
+      name: 'limited',
+      version: '1.0.0',
+      middleware: [rateLimit({ limit: 2, windowMs: 60_000 })],
+    });
+    server.tool({ name: 'ping2', description: 'answers', handler: () => ({ content: [] }) });
+    const clients: McpClient[] = [];
+    const as = async (auth: AuthInfo) => {
+      const { client, server: serverSide } = linkedPair();
+      server.connect(authenticated(serverSide, auth));
+      const connected = await connect(client, { name: 'c', version: '1.0.0', protocolVersion: '2025-11-25' });
+      clients.push(connected);
+      return connected;
+    };
+    const first = await as(alice);
+    const second = await as(alice);
+    await first.promises.callTool('ping2');
+    await second.promises.callTool('ping2');
+    await expect(first.promises.callTool('ping2')).rejects.toMatchObject({ code: ErrorCode.RateLimited });
+    await expect(second.promises.callTool('ping2')).rejects.toMatchObject({ code: ErrorCode.RateLimited });
+    const other = await as(mallory);
+    await expect(other.promises.callTool('ping2')).resolves.toBeDefined();
+    for (const client of clients) client.close();
+    server.close();
+  });
+
+  it('names a principal apart from a session id or a client name', () => {
+    const context = (auth: AuthInfo | undefined, session?: { id: string }) =>
+      ({ auth, session, clientInfo: { name: 'x', version: '1' } }) as unknown as Parameters<typeof callerOf>[0];
+    expect(callerOf(context(alice, { id: 's1' }))).toBe(callerOf(context(alice, { id: 's2' })));
+    expect(callerOf(context(alice))).not.toBe(callerOf(context(mallory)));
+    expect(callerOf(context(undefined, { id: 's1' }))).not.toBe(callerOf(context(undefined, { id: 's2' })));
   });
 });
