@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../jsonrpc/errors';
 import { corsAllowsOrigin } from './cors';
 import type { CorsOptions } from './cors';
-import { endJson } from './http-exchange';
+import { endJson, unrefTimer, utf8Length } from './http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 
 /**
@@ -298,7 +298,7 @@ export const BODY_CONSUMED =
 
 /**
  * Reads a POSTed JSON-RPC body, or answers the refusal itself: 415 for another content type, 413
- * past `maxBytes` (closing the connection), 400 for a body that cannot be read, and 400 with a
+ * past `maxBytes` (closing the connection once the rest of the body is drained: {@link refuseTooLarge}), 400 for a body that cannot be read, and 400 with a
  * -32700 parse error for text that is not JSON. Calls `done` once, with `{ ok: false }` after it
  * has answered. A body a framework already parsed is taken as it is (and `done` runs at once); a
  * body a framework read but did not hand over is a 500 (-32603) that says so and how to fix it.
@@ -326,14 +326,8 @@ export function readJsonBodyWith(
   }
   readBodyWith(req, maxBytes, (read) => {
     if (!read.ok) {
-      const tooLarge = read.status === 413;
-      refuse(
-        res,
-        read.status,
-        read.reason,
-        tooLarge ? ErrorCode.InvalidRequest : ErrorCode.ParseError,
-        tooLarge ? { connection: 'close' } : {},
-      );
+      if (read.status === 413) refuseTooLarge(req, res, read.reason, maxBytes);
+      else refuse(res, read.status, read.reason, ErrorCode.ParseError);
       done({ ok: false });
       return;
     }
@@ -347,6 +341,50 @@ export function readJsonBodyWith(
     }
     done({ ok: true, body });
   });
+}
+
+/** How much of a refused body is read and discarded, at most, before the connection is closed. */
+export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+/** How long a refused body is read and discarded, at most, before the connection is closed. */
+export const DRAIN_MAX_MS = 5_000;
+
+/**
+ * Answers 413 with `connection: close` and a JSON-RPC error whose `data.maxBodyBytes` names the
+ * limit, then goes on reading the rest of the body and discarding it, and ends the response only
+ * when the body has ended (or after {@link DRAIN_MAX_BYTES} or {@link DRAIN_MAX_MS}). Closing
+ * while the client still writes would reset the connection, and most clients then report a broken
+ * pipe instead of the answer; drained, every client reads the 413.
+ */
+export function refuseTooLarge(req: HttpRequestLike, res: HttpResponseLike, reason: string, maxBytes: number): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const text = JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: ErrorCode.InvalidRequest, message: reason, data: { maxBodyBytes: maxBytes } },
+  });
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': utf8Length(text), connection: 'close' });
+  if (req.readableEnded) {
+    res.end(text);
+    return;
+  }
+  res.write(text);
+  let drained = 0;
+  const finish = (): void => {
+    clearTimeout(timer);
+    if (!res.writableEnded) res.end();
+  };
+  const timer = unrefTimer(setTimeout(finish, DRAIN_MAX_MS));
+  req.on('data', (chunk: Uint8Array) => {
+    drained += chunk.byteLength;
+    if (drained > DRAIN_MAX_BYTES) finish();
+  });
+  req.on('end', finish);
+  req.on('close', finish);
+  req.on('error', finish);
+  req.resume();
 }
 
 /** {@link readJsonBodyWith} as a Promise. Never rejects. */

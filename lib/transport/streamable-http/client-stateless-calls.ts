@@ -83,10 +83,12 @@ export function brokenStreamResponse(id: RequestId): JsonRpcErrorResponse {
 /**
  * The response a request gets whose POST the server refused: the server's JSON-RPC error when
  * the body holds one (its `data` kept), else -32603 naming the status; `data.httpStatus` either way.
+ * A 413 says that the message was too large, with the server's limit when it named one.
  */
 export function refusalResponse(id: RequestId, status: number, body: string): JsonRpcErrorResponse {
   const error = jsonRpcErrorIn(body);
   const data = isObject(error?.data) ? { ...error.data, httpStatus: status } : { httpStatus: status };
+  if (status === 413) return tooLargeResponse(id, error, data);
   return {
     jsonrpc: '2.0',
     id,
@@ -94,6 +96,34 @@ export function refusalResponse(id: RequestId, status: number, body: string): Js
       code: error?.code ?? ErrorCode.InternalError,
       message: `HTTP ${status}${error ? `: ${error.message}` : ''}`,
       data,
+    },
+  };
+}
+
+/** The limit a 413's body names: `data.maxBodyBytes`, else the number in "limit of N bytes". */
+function limitOf(error: { message: string } | undefined, data: Record<string, unknown>): number | undefined {
+  if (typeof data.maxBodyBytes === 'number') return data.maxBodyBytes;
+  const named = error && /limit of (\d+) bytes/.exec(error.message);
+  return named ? Number(named[1]) : undefined;
+}
+
+/** The response to a request whose POST the server refused 413: the message was too large. */
+function tooLargeResponse(
+  id: RequestId,
+  error: { code: number; message: string } | undefined,
+  data: Record<string, unknown>,
+): JsonRpcErrorResponse {
+  const limit = limitOf(error, data);
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: error?.code ?? ErrorCode.InvalidRequest,
+      message:
+        'HTTP 413 Payload Too Large: the message was too large for the server' +
+        (limit === undefined ? '' : ` (its limit is ${limit} bytes)`) +
+        '; send a smaller one',
+      data: limit === undefined ? data : { ...data, maxBodyBytes: limit },
     },
   };
 }

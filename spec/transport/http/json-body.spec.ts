@@ -1,6 +1,9 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EventEmitter } from 'node:events';
 import { endJson, utf8Length } from '../../../lib/transport/http/http-exchange';
+import type { HttpRequestLike, HttpResponseLike } from '../../../lib/transport/http/http-exchange';
+import { DRAIN_MAX_BYTES, DRAIN_MAX_MS, readJsonBodyWith } from '../../../lib/transport/http/http-guards';
 
 describe('utf8Length', () => {
   it.each([
@@ -63,5 +66,89 @@ describe('endJson', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('a body past the limit is drained, within bounds, before the connection closes', () => {
+  /** A request still being received: the test feeds its body. */
+  const pending = (declared: number) => {
+    const req = new EventEmitter() as EventEmitter & HttpRequestLike;
+    Object.assign(req, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(declared) },
+      socket: { localAddress: '127.0.0.1' },
+      readableEnded: false,
+      resume: () => req,
+    });
+    return req;
+  };
+  /** A response that records its head and whether it ended. */
+  const recorder = () => {
+    const seen = { status: 0, headers: {} as Record<string, string | number>, body: '', ended: false };
+    const res = {
+      headersSent: false,
+      writableEnded: false,
+      writableFinished: false,
+      writableLength: 0,
+      setHeader: () => res,
+      writeHead(status: number, headers: Record<string, string | number> = {}) {
+        seen.status = status;
+        seen.headers = headers;
+        res.headersSent = true;
+        return res;
+      },
+      write(chunk: string) {
+        seen.body += chunk;
+        return true;
+      },
+      end(chunk?: string) {
+        if (chunk) seen.body += chunk;
+        seen.ended = res.writableEnded = true;
+        return res;
+      },
+      flushHeaders: () => undefined,
+      destroy: () => undefined,
+      on: () => res,
+    };
+    return { res: res as unknown as HttpResponseLike, seen };
+  };
+
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('answers 413 with connection: close at once, and ends only when the body has ended', () => {
+    const req = pending(1_000_000);
+    const { res, seen } = recorder();
+    const done = jest.fn();
+    readJsonBodyWith(req, res, undefined, 1024, done);
+    expect(done).toHaveBeenCalledWith({ ok: false });
+    expect(seen.status).toBe(413);
+    expect(seen.headers.connection).toBe('close');
+    expect(JSON.parse(seen.body)).toMatchObject({ error: { data: { maxBodyBytes: 1024 } } });
+    req.emit('data', new Uint8Array(500_000));
+    expect(seen.ended).toBe(false);
+    req.emit('end');
+    expect(seen.ended).toBe(true);
+  });
+
+  it(`stops draining after ${DRAIN_MAX_BYTES} bytes`, () => {
+    const req = pending(1e12);
+    const { res, seen } = recorder();
+    readJsonBodyWith(req, res, undefined, 1024, () => undefined);
+    const chunk = new Uint8Array(1024 * 1024);
+    for (let read = 0; read < DRAIN_MAX_BYTES; read += chunk.byteLength) req.emit('data', chunk);
+    expect(seen.ended).toBe(false);
+    req.emit('data', chunk);
+    expect(seen.ended).toBe(true);
+  });
+
+  it(`stops draining after ${DRAIN_MAX_MS} ms`, () => {
+    const req = pending(1e12);
+    const { res, seen } = recorder();
+    readJsonBodyWith(req, res, undefined, 1024, () => undefined);
+    jest.advanceTimersByTime(DRAIN_MAX_MS - 1);
+    expect(seen.ended).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(seen.ended).toBe(true);
   });
 });
