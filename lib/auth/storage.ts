@@ -3,8 +3,12 @@
  * per MCP server and authorization server, so that a change of authorization server never reuses
  * another's credentials.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { OAuthError } from './errors';
 
 /** A client registration (pre-registered, dynamically registered, or a metadata document URL). */
 export interface OAuthClientInformation {
@@ -59,25 +63,70 @@ export function createMemoryOAuthStorage(): OAuthStorage {
   };
 }
 
+/** Refuses `path` when it is a symbolic link: the store neither reads nor writes through one. */
+function symlinkRefused(path: string): OAuthError {
+  return new OAuthError(`the token store ${path} is a symbolic link; it reads and writes only a regular file`);
+}
+
+/** The records in the file at `path`, opened without following a symbolic link; none when it does not exist. */
+async function readRecords(path: string): Promise<Record<string, OAuthRecord>> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    if (code === 'ELOOP') throw symlinkRefused(path);
+    throw error;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw new OAuthError(`the token store ${path} is not a regular file`);
+    return JSON.parse(await handle.readFile('utf8')) as Record<string, OAuthRecord>;
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
- * A store in one JSON file, for command-line tools: written atomically (a temporary file renamed
- * over it) with mode 0600, since it holds tokens and secrets.
+ * Replaces the file at `path` with `text`: written to a new file of an unpredictable name beside
+ * it, created exclusively (it fails on anything already there, a planted symbolic link included)
+ * with mode 0600, flushed to disk, then renamed over `path`. The folder is created 0700. A
+ * symbolic link at `path` is refused; and the rename replaces whatever is at `path` itself, so
+ * nothing is ever written through a link.
+ */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const folder = dirname(path);
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const existing = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing?.isSymbolicLink()) throw symlinkRefused(path);
+  const temporary = join(folder, `.${basename(path)}.${randomBytes(16).toString('hex')}.tmp`);
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * A store in one JSON file, for command-line tools, since it holds tokens and secrets: its folder
+ * is created with mode 0700, and each save writes a new file of an unpredictable name, created
+ * exclusively with mode 0600, then renamed over the old one. A symbolic link at `path` is refused
+ * (an `OAuthError`), for reading and for writing.
  */
 export function createFileOAuthStorage(path: string): OAuthStorage {
-  const read = async (): Promise<Record<string, OAuthRecord>> => {
-    try {
-      return JSON.parse(await readFile(path, 'utf8')) as Record<string, OAuthRecord>;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw error;
-    }
-  };
-  const write = async (records: Record<string, OAuthRecord>): Promise<void> => {
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(records, null, 2), { mode: 0o600 });
-    await rename(temporary, path);
-  };
+  const read = () => readRecords(path);
+  const write = (records: Record<string, OAuthRecord>) => replaceFile(path, JSON.stringify(records, null, 2));
   // Writes one after another, so that two saves never interleave their read-modify-write.
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(job: () => Promise<T>): Promise<T> => {
