@@ -453,3 +453,85 @@ describe('callerOf: who a request counts against', () => {
     expect(callerOf(context(undefined, { id: 's1' }))).not.toBe(callerOf(context(undefined, { id: 's2' })));
   });
 });
+
+describe('subscriptions and listen streams belong to whoever opened them', () => {
+  const URI = 'file:///ledger.txt';
+  function resourceServer(): McpServer {
+    const server = createServer({ name: 'subs', version: '1.0.0' });
+    server.resource({
+      uri: URI,
+      name: 'ledger',
+      read: () => ({ contents: [{ uri: URI, text: 'balance' }] }),
+    });
+    return server;
+  }
+
+  it("lets no one else cancel a principal's listen stream: Mallory's notifications/cancelled for its id has no effect", async () => {
+    const server = resourceServer();
+    const received: JsonRpcMessage[] = [];
+    let answered: JsonRpcMessage | undefined;
+    const listenId = 'listen-1';
+    const goAway = server.stateless.serve(
+      {
+        jsonrpc: '2.0',
+        id: listenId,
+        method: 'subscriptions/listen',
+        params: { notifications: { resourceSubscriptions: [URI] }, _meta: meta() },
+      },
+      { auth: alice, notify: (message) => received.push(message), respond: (message) => (answered = message) },
+    );
+    await flush();
+    const stray: JsonRpcMessage[] = [];
+    for (const method of ['notifications/cancelled', 'notifications/resources/unsubscribe']) {
+      server.stateless.serve(
+        { jsonrpc: '2.0', method, params: { requestId: listenId, uri: URI, _meta: meta() } },
+        { auth: mallory, notify: (message) => stray.push(message), respond: (message) => stray.push(message) },
+      );
+    }
+    await flush();
+    server.resourceUpdated(URI);
+    await flush();
+    const updates = received.filter((m) => 'method' in m && m.method === 'notifications/resources/updated');
+    expect(updates).toHaveLength(1);
+    expect(answered).toBeUndefined();
+    expect(stray).toEqual([]);
+    // Only its own exchange ends it: then no update follows.
+    goAway();
+    server.resourceUpdated(URI);
+    await flush();
+    expect(received.filter((m) => 'method' in m && m.method === 'notifications/resources/updated')).toHaveLength(1);
+    server.close();
+  });
+
+  it("leaves a session's resource subscription alone when another principal unsubscribes from the same resource", async () => {
+    const server = resourceServer();
+    const updated: string[] = [];
+    const connections: Connection[] = [];
+    const as = async (auth: AuthInfo, who: string) => {
+      const { client, server: serverSide } = linkedPair();
+      server.connect(authenticated(serverSide, auth));
+      const connection = createConnection({
+        transport: client,
+        role: 'client',
+        info: { name: who, version: '1.0.0' },
+        capabilities: () => ({}),
+        protocolVersion: '2025-11-25',
+      });
+      connection.notifications$.subscribe((n) => {
+        if (n.method === 'notifications/resources/updated') updated.push(who);
+      });
+      await firstValueFrom(connection.initialize());
+      connections.push(connection);
+      return connection;
+    };
+    const own = await as(alice, 'alice');
+    const other = await as(mallory, 'mallory');
+    await firstValueFrom(own.request('resources/subscribe', { uri: URI }));
+    await firstValueFrom(other.request('resources/unsubscribe', { uri: URI }));
+    server.resourceUpdated(URI);
+    await flush();
+    expect(updated).toEqual(['alice']);
+    for (const connection of connections) connection.close();
+    server.close();
+  });
+});
