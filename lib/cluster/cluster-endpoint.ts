@@ -142,11 +142,27 @@ export class ClusterEndpoint {
 
   /** Registers the new session's owner and principal before anyone can learn its id, then lets the handler open it. */
   private initialize(req: IncomingMessage, res: ServerResponse, body: unknown): void {
-    const { registry, processId, local, log } = this.options;
+    const { registry, local, log } = this.options;
     const sessionId = globalThis.crypto.randomUUID();
     this.pendingIds.set(req, sessionId);
-    registry.register(sessionId, processId, callerOf(req)).then(
-      () => local.handle(req, res, body),
+    registry.register(sessionId, callerOf(req)).then(
+      (registered) => {
+        if (registered) {
+          // An initialize the handler refuses opens no session: its record goes (it counted for the quota).
+          res.once('close', () => {
+            if (!local.sessions.has(sessionId))
+              registry
+                .forget(sessionId)
+                .catch((error: unknown) => log.error({ err: error }, 'cannot forget a session'));
+          });
+          local.handle(req, res, body);
+        } else {
+          log.warn('initialize refused: the caller holds its quota of sessions');
+          refuse(res, 429, 'Too Many Requests: this user holds the most sessions it may', -32000, {
+            'retry-after': '60',
+          });
+        }
+      },
       (error: unknown) => {
         log.error({ err: error }, 'cannot register a session in Redis');
         refuse(res, 503, 'Service Unavailable: the session registry cannot be reached', -32000, { 'retry-after': '1' });

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Where the cluster keeps what in Redis; every key starts with the cluster's `prefix`. */
 export class ClusterKeys {
   constructor(readonly prefix: string) {}
@@ -5,6 +7,11 @@ export class ClusterKeys {
   /** A session's record (a hash: owner, epoch, persisted state). */
   session(sessionId: string): string {
     return `${this.prefix}s:${sessionId}`;
+  }
+
+  /** The ids of a principal's sessions, for its quota (the principal hashed: it may be long). */
+  principalSessions(principal: string): string {
+    return `${this.prefix}ps:${createHash('sha256').update(principal).digest('base64url')}`;
   }
 
   /** A session's events: one Redis Stream for all its SSE streams. */

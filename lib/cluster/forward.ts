@@ -3,7 +3,10 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { forwardedRequestOf, PROOF_HEADER } from './forward-proof';
 import type { ForwardProof } from './forward-proof';
 
-/** The header a forwarded request carries: the process that forwarded it (the owner serves it itself). */
+/**
+ * The header a forwarded request carries: the process that forwarded it. The owner serves such a
+ * request itself only when its proof (`x-rxmcp-forward-proof`) holds; else it is routed as any other.
+ */
 export const FORWARDED_HEADER = 'x-rxmcp-forwarded-by';
 /** The process a forwarded request is for; another process at that address (one started in its place) refuses it. */
 export const OWNER_HEADER = 'x-rxmcp-owner';

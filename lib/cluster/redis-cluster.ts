@@ -57,6 +57,13 @@ export interface RedisClusterOptions {
    * in Redis, readable by whoever can read Redis.
    */
   readonly forwardingSecret?: string;
+  /**
+   * The most sessions one principal (a verified caller: `principalOf`) may hold at once across the
+   * cluster; an `initialize` past it is answered 429 with `Retry-After`. Counted in Redis, so a
+   * caller cannot spread sessions over the processes. Callers of an endpoint without `auth` have no
+   * principal and no quota (each process's `maxSessions` still holds). Default: no quota.
+   */
+  readonly maxSessionsPerPrincipal?: number;
   readonly logger?: LoggerOption;
 }
 
@@ -107,10 +114,19 @@ const LOG = 'rxmcp.log';
  * the cluster's events. Then `serve` a server: every process of the cluster serves the same
  * definition (the same tools, resources and prompts, so lists and `server/discover` agree).
  *
- * Redis holds, per session: a hash with its owner, epoch and persisted state (revision, client
- * capabilities and info, log level, subscriptions: a few kilobytes at most), and a Redis Stream of
- * its SSE events, at most `maxEventsPerSession` long; both expire after `sessionIdleMs`. Per process,
- * a heartbeat key; for the cluster, the `requestState` key and one pub/sub channel.
+ * Redis holds, per session: a hash with its owner, epoch, the principal that opened it and its
+ * persisted state (revision, client capabilities and info, log level, subscriptions: a few kilobytes
+ * at most), and a Redis Stream of its SSE events, at most `maxEventsPerSession` long; both expire
+ * after `sessionIdleMs`. Per process, a heartbeat key; for the cluster, the `requestState` key, the
+ * forwarding secret (unless the options give one) and one pub/sub channel. When Redis comes back
+ * empty (restarted without persistence), each process writes again what it holds: its heartbeat,
+ * the shared keys, and the records of the sessions it serves.
+ *
+ * With `serve(server, { auth })`, a request's token is checked by the process it reaches before
+ * anything is looked up, forwarded, taken over or written in Redis; a request forwarded to a
+ * session's owner carries the caller's token and an HMAC proof that a peer sent it, and the owner
+ * checks the token again (no process takes another's word for who called). A session is served
+ * only to the principal that opened it, on every process and after any takeover: another gets 403.
  *
  * @example
  * const cluster = await joinRedisCluster({ redis: 'redis://127.0.0.1:6379' });
@@ -163,7 +179,7 @@ class ClusterProcess implements RedisCluster {
     const { redis, keys, log, processId, bus, options } = this.parts;
     const idleMs = options.sessionIdleMs ?? DEFAULT_CLUSTER_SESSION_IDLE_MS;
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    const registry = new SessionRegistry(redis, keys, idleMs, processId);
+    const registry = new SessionRegistry(redis, keys, idleMs, processId, options.maxSessionsPerPrincipal ?? 0);
     const auth = serveOptions.auth === undefined ? undefined : new ClusterAuth(serveOptions.auth);
     const eventStore = createRedisEventStore({
       redis,

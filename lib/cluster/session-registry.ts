@@ -54,6 +54,25 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
 
+// Records a new session (KEYS[1]) for the principal ARGV[2]; with a quota (ARGV[4] > 0), first counts
+// the principal's live sessions in its set (KEYS[2], members whose record is gone are dropped) and
+// records nothing (returns 0) when it has ARGV[4] already.
+const REGISTER = `
+local max = tonumber(ARGV[4])
+if max > 0 then
+  local live = 0
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    if redis.call('EXISTS', ARGV[5] .. id) == 1 then live = live + 1 else redis.call('SREM', KEYS[2], id) end
+  end
+  if live >= max then return 0 end
+  redis.call('SADD', KEYS[2], ARGV[6])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', 0, 'principal', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
 // Writes a session's persisted state into its record; 0 when the record is gone (nothing written).
 const PERSIST = `
 if redis.call('HEXISTS', KEYS[1], 'owner') == 0 then return 0 end
@@ -84,19 +103,22 @@ export class SessionRegistry {
     private readonly ttlMs: number,
     /** This process's id: the owner of the records it writes again. */
     private readonly processId: string,
+    /** The most sessions one principal may hold at once in the cluster; 0: no limit. */
+    private readonly maxPerPrincipal = 0,
   ) {}
 
   /**
-   * Records a new session owned by `owner` and opened by `principal` ('' without auth), before its
-   * id is given to the client.
+   * Records a new session owned by this process and opened by `principal` ('' without auth), before
+   * its id is given to the client. False when the principal holds its quota of sessions already
+   * (nothing is recorded then); a caller without a principal has no quota.
    */
-  async register(sessionId: string, owner: string, principal: string): Promise<void> {
-    const key = this.keys.session(sessionId);
+  async register(sessionId: string, principal: string): Promise<boolean> {
+    const max = principal === '' ? 0 : this.maxPerPrincipal;
+    const keys = [this.keys.session(sessionId), this.keys.principalSessions(principal)];
+    const args = [REGISTER, 2, ...keys, this.processId, principal, this.ttlMs, max, this.keys.session(''), sessionId];
+    if (Number(await this.redis.call('EVAL', args)) === 0) return false;
     this.owned.set(sessionId, { principal, epoch: 0, state: '' });
-    await Promise.all([
-      this.redis.call('HSET', [key, 'owner', owner, 'epoch', 0, 'principal', principal]),
-      this.redis.call('PEXPIRE', [key, this.ttlMs]),
-    ]);
+    return true;
   }
 
   /** The principal of a session this process owns ('' without auth); undefined for another session. */
@@ -144,8 +166,12 @@ export class SessionRegistry {
 
   /** Deletes the session and its events (it ended). */
   async forget(sessionId: string): Promise<void> {
+    const principal = this.owned.get(sessionId)?.principal;
     this.owned.delete(sessionId);
-    await this.redis.call('DEL', [this.keys.session(sessionId), this.keys.events(sessionId)]);
+    const calls = [this.redis.call('DEL', [this.keys.session(sessionId), this.keys.events(sessionId)])];
+    if (this.maxPerPrincipal > 0 && principal)
+      calls.push(this.redis.call('SREM', [this.keys.principalSessions(principal), sessionId]));
+    await Promise.all(calls);
   }
 
   /**
@@ -157,6 +183,13 @@ export class SessionRegistry {
     const live = new Set(sessionIds);
     for (const id of this.owned.keys()) if (!live.has(id)) this.owned.delete(id);
     const calls: Promise<unknown>[] = [];
+    if (this.maxPerPrincipal > 0) {
+      // The quota's sets live as long as the sessions they count.
+      const principals = new Set([...live].map((id) => this.owned.get(id)?.principal ?? ''));
+      for (const principal of principals)
+        if (principal !== '')
+          calls.push(this.redis.call('PEXPIRE', [this.keys.principalSessions(principal), this.ttlMs]));
+    }
     for (const id of live) {
       calls.push(
         this.redis.call('PEXPIRE', [this.keys.session(id), this.ttlMs]).then((kept) => {
@@ -184,7 +217,12 @@ export class SessionRegistry {
     if (!mine) return false;
     const key = this.keys.session(sessionId);
     const args = [REVIVE, 1, key, this.processId, mine.epoch, mine.principal, mine.state, this.ttlMs];
-    return Number(await this.redis.call('EVAL', args)) === 1;
+    const written = Number(await this.redis.call('EVAL', args)) === 1;
+    if (written && this.maxPerPrincipal > 0 && mine.principal !== '') {
+      const set = this.keys.principalSessions(mine.principal);
+      await Promise.all([this.redis.call('SADD', [set, sessionId]), this.redis.call('PEXPIRE', [set, this.ttlMs])]);
+    }
+    return written;
   }
 
   /** Gives up the sessions `owner` serves: another process takes each over on its next request. */

@@ -58,8 +58,14 @@ interface Member {
 }
 
 /** A process of a cluster (its own Redis connection) serving one tool, with auth. */
-async function member(prefix: string): Promise<Member> {
-  const cluster = await joinRedisCluster({ redis: redis.url, heartbeatMs: 100, prefix, forwardingSecret: SECRET });
+async function member(prefix: string, maxSessionsPerPrincipal?: number): Promise<Member> {
+  const cluster = await joinRedisCluster({
+    redis: redis.url,
+    heartbeatMs: 100,
+    prefix,
+    forwardingSecret: SECRET,
+    ...(maxSessionsPerPrincipal ? { maxSessionsPerPrincipal } : {}),
+  });
   open.push(cluster);
   const server = createServer({ name: 'seams', version: '1.0.0' });
   server.tool({ name: 'whoami', handler: () => ({ content: [{ type: 'text', text: cluster.processId }] }) });
@@ -68,9 +74,13 @@ async function member(prefix: string): Promise<Member> {
   return { cluster, running };
 }
 
-async function twoMembers(): Promise<{ a: Member; b: Member; prefix: string }> {
+async function twoMembers(maxSessionsPerPrincipal?: number): Promise<{ a: Member; b: Member; prefix: string }> {
   const prefix = `seams${(prefixes += 1)}:`;
-  return { a: await member(prefix), b: await member(prefix), prefix };
+  return {
+    a: await member(prefix, maxSessionsPerPrincipal),
+    b: await member(prefix, maxSessionsPerPrincipal),
+    prefix,
+  };
 }
 
 interface Answer {
@@ -106,6 +116,13 @@ async function post(
   }
   return { status: response.status, sessionId: response.headers.get('mcp-session-id'), body };
 }
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'seams', version: '1' } },
+};
 
 /** Opens a session on `url` as the caller of `token`; its id. */
 async function openSession(url: URL, token: string): Promise<string> {
@@ -270,6 +287,27 @@ describe('forwarding between cluster processes', () => {
     expect((await post(a.running.url, message, { session, headers: signed(undefined) })).status).toBe(401);
     expect((await post(a.running.url, message, { session, headers: signed(bob) })).status).toBe(403);
     expect((await post(a.running.url, message, { session, headers: signed(alice) })).status).toBe(200);
+  });
+});
+
+describe('a per-principal session quota', () => {
+  it('refuses a principal a session past its quota on any process, and not another principal', async () => {
+    const { a, b } = await twoMembers(2);
+    const alice = await sign('alice');
+    await openSession(a.running.url, alice);
+    const second = await openSession(b.running.url, alice);
+    expect((await post(a.running.url, INITIALIZE, { token: alice })).status).toBe(429);
+    expect((await post(b.running.url, INITIALIZE, { token: alice })).status).toBe(429);
+    await openSession(b.running.url, await sign('bob'));
+    // An initialize the handler refuses opens nothing and takes no place in the quota.
+    const deleted = await fetch(b.running.url, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alice}`, 'mcp-session-id': second, 'mcp-protocol-version': '2025-11-25' },
+    });
+    expect(deleted.status).toBe(200);
+    const invalid = { ...INITIALIZE, params: { protocolVersion: 1 } };
+    expect((await post(a.running.url, invalid, { token: alice })).status).toBe(400);
+    await openSession(a.running.url, alice);
   });
 });
 
