@@ -94,6 +94,9 @@ async function openSession(url: URL, token: string): Promise<string> {
   return sessionId;
 }
 
+/** The ids of the SSE events in a stream's text. */
+const eventIds = (text: string): string[] => [...text.matchAll(/^id: ?(.*)$/gm)].map((match) => match[1]!);
+
 /** Calls `whoami` in the session and returns the claims of the caller the session holds. */
 async function whoami(url: URL, token: string, sessionId: string, id: number) {
   const answer = await send(
@@ -108,10 +111,14 @@ async function whoami(url: URL, token: string, sessionId: string, id: number) {
 
 describe('a Streamable HTTP session is bound to the principal that opened it', () => {
   it('refuses every request of another client or user (403), and they take nothing over', async () => {
-    const { url, token } = await start();
+    const { url, token } = await start({ jsonWindowMs: 0 });
     const owner = await token({ client_id: 'app-a' });
     const sessionId = await openSession(url, owner);
     const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    // A stream of the owner's, answered: its priming event is where a resumption would start.
+    const answered = await whoami(url, owner, sessionId, 2);
+    const primingId = eventIds(answered.text)[0]!;
+    expect(answered.text).toContain('app-a');
     const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
     for (const intruder of [await token({ client_id: 'app-b' }), await token({ sub: 'bob' })]) {
       const posted = await send(url, 'POST', intruder, session, ping);
@@ -120,9 +127,9 @@ describe('a Streamable HTTP session is bound to the principal that opened it', (
       const listened = await send(url, 'GET', intruder, session);
       expect(listened.status).toBe(403);
       await listened.text();
-      const resumed = await send(url, 'GET', intruder, { ...session, 'last-event-id': `${sessionId}~0#1` });
+      const resumed = await send(url, 'GET', intruder, { ...session, 'last-event-id': primingId });
       expect(resumed.status).toBe(403);
-      await resumed.text();
+      expect(await resumed.text()).not.toContain('app-a');
       const deleted = await send(url, 'DELETE', intruder, session);
       expect(deleted.status).toBe(403);
       await deleted.text();
@@ -130,6 +137,10 @@ describe('a Streamable HTTP session is bound to the principal that opened it', (
     // The owner still has its session, and the session still holds the owner's token.
     const seen = await whoami(url, owner, sessionId, 3);
     expect(seen.status).toBe(200);
+    // And may resume its own stream: the answer is replayed.
+    const replayed = await send(url, 'GET', owner, { ...session, 'last-event-id': primingId });
+    expect(replayed.status).toBe(200);
+    expect(await replayed.text()).toContain('app-a');
     expect(seen.text).toContain('\\"client_id\\":\\"app-a\\"');
     expect(seen.text).not.toContain('bob');
     expect(running!.handler.sessions.has(sessionId)).toBe(true);
@@ -234,5 +245,27 @@ describe('Host checks off loopback', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe('a resumption replays only its own session’s streams', () => {
+  it('refuses (400) another session’s event id, even one whose session id extends its own', async () => {
+    // Session ids a deployment chose, where one is the other's prefix with a `~`.
+    const ids = ['tenant~1', 'tenant'];
+    const { url, token } = await start({ jsonWindowMs: 0, generateSessionId: () => ids.shift()! });
+    const alice = await token({ sub: 'alice' });
+    const victim = await openSession(url, alice);
+    const answered = await whoami(url, alice, victim, 2);
+    expect(answered.text).toContain('alice');
+    const victimEvent = eventIds(answered.text)[0]!;
+    const own = await openSession(url, alice);
+    expect([victim, own]).toEqual(['tenant~1', 'tenant']);
+    const resumed = await send(url, 'GET', alice, {
+      'mcp-session-id': own,
+      'mcp-protocol-version': '2025-11-25',
+      'last-event-id': victimEvent,
+    });
+    expect(resumed.status).toBe(400);
+    expect(await resumed.text()).not.toContain('alice');
   });
 });

@@ -21,10 +21,16 @@ export interface EventStore {
    * Calls `send` for each event recorded on the stream of `lastEventId` after that event, in
    * order, skipping priming events, and returns that stream's id; `undefined` when the id is
    * unknown (never issued, or already evicted), in which case nothing is sent.
+   *
+   * @param owns When given, whether the stream of `lastEventId` belongs to the session resuming
+   * it: a store should send nothing and answer `undefined` when it does not (another session's
+   * event id). The server checks the stream id it gets back too, and writes nothing of a stream
+   * that is not the resuming session's.
    */
   replayAfter(
     lastEventId: string,
     send: (eventId: string, payload: JsonRpcMessage | readonly JsonRpcMessage[]) => void,
+    owns?: (streamId: string) => boolean,
   ): string | undefined | Promise<string | undefined>;
   /**
    * Drops every event of the session whose stream ids start with `prefix` (the server calls it when
@@ -59,6 +65,7 @@ export interface InMemoryEventStore extends EventStore {
   replayAfter(
     lastEventId: string,
     send: (eventId: string, payload: JsonRpcMessage | readonly JsonRpcMessage[]) => void,
+    owns?: (streamId: string) => boolean,
   ): string | undefined;
   forgetSession(prefix: string): void;
   /** How many events it holds. */
@@ -131,9 +138,9 @@ export function createInMemoryEventStore(options: InMemoryEventStoreOptions = {}
       while (events.size > maxEvents) evict(events.keys().next().value);
       return eventId;
     },
-    replayAfter(lastEventId, send) {
+    replayAfter(lastEventId, send, owns) {
       const entry = events.get(lastEventId);
-      if (!entry) return undefined;
+      if (!entry || (owns && !owns(entry.streamId))) return undefined;
       const ids = byStream.get(entry.streamId) ?? [];
       const after = ids.indexOf(lastEventId);
       for (const eventId of ids.slice(after + 1)) {

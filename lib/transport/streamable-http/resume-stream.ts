@@ -21,12 +21,17 @@ export function resumeStream(
   headers: Record<string, string>,
 ): void | Promise<void> {
   const replayed: Array<{ eventId: string; payload: Payload }> = [];
-  const replay = (streams.options.eventStore as EventStore).replayAfter(lastEventId, (eventId, payload) =>
-    replayed.push({ eventId, payload }),
+  const owns = (streamId: string): boolean => ownsStream(streams.prefix, streamId);
+  // Held until the stream is known to be this session's: nothing of another session is written.
+  const replay = (streams.options.eventStore as EventStore).replayAfter(
+    lastEventId,
+    (eventId, payload) => replayed.push({ eventId, payload }),
+    owns,
   );
   const finishResume = (streamId: string | undefined): void | Promise<void> => {
     if (session.closed) return;
-    if (streamId === undefined || !streamId.startsWith(streams.prefix)) {
+    if (streamId === undefined || !owns(streamId)) {
+      replayed.length = 0;
       answerError(res, 400, headers, -32000, 'Bad Request: unknown Last-Event-ID');
       return;
     }
@@ -54,6 +59,20 @@ export function resumeStream(
     end();
   };
   return replay instanceof Promise ? replay.then(finishResume) : finishResume(replay);
+}
+
+/**
+ * Whether `streamId` is one of the session's own streams: its prefix (`<session id>~`) followed by
+ * a stream number and nothing else. A bare `startsWith` would take the streams of a session whose
+ * id extends this one's (`a~1~0` for session `a`) as its own.
+ */
+export function ownsStream(prefix: string, streamId: string): boolean {
+  if (!streamId.startsWith(prefix) || streamId.length === prefix.length) return false;
+  for (let i = prefix.length; i < streamId.length; i++) {
+    const code = streamId.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { notification } from '../../../lib/jsonrpc/message';
 import type { JsonRpcMessage } from '../../../lib/jsonrpc/message';
 import { createInMemoryEventStore } from '../../../lib/transport/streamable-http/event-store';
+import { ownsStream } from '../../../lib/transport/streamable-http/resume-stream';
 
 const replay = (store: ReturnType<typeof createInMemoryEventStore>, lastEventId: string) => {
   const sent: Array<[string, unknown]> = [];
@@ -84,5 +85,31 @@ describe('createInMemoryEventStore bounds (#13)', () => {
     expect(store.size).toBe(2);
     expect(replay(store, gone).stream).toBeUndefined();
     expect(replay(store, kept).seen).toEqual([2]);
+  });
+});
+
+describe('a resumption of another session’s stream', () => {
+  it('replays nothing when the resuming session does not own the stream', () => {
+    const store = createInMemoryEventStore();
+    const foreign = store.storeEvent('a~1~1', null);
+    store.storeEvent('a~1~1', notification('notifications/message', { n: 1 }));
+    const sent: string[] = [];
+    const owns = (streamId: string) => ownsStream('a~', streamId);
+    expect(store.replayAfter(foreign, (eventId) => sent.push(eventId), owns)).toBeUndefined();
+    expect(sent).toEqual([]);
+    expect(
+      store.replayAfter(
+        foreign,
+        (eventId) => sent.push(eventId),
+        (id) => ownsStream('a~1~', id),
+      ),
+    ).toBe('a~1~1');
+    expect(sent).toHaveLength(1);
+  });
+
+  it('takes as a session’s own only its prefix followed by a stream number', () => {
+    expect(ownsStream('a~', 'a~0')).toBe(true);
+    expect(ownsStream('a~', 'a~12')).toBe(true);
+    for (const id of ['a~', 'a~1~0', 'a~x', 'b~0', 'ba~0', 'a~1#2']) expect(ownsStream('a~', id)).toBe(false);
   });
 });
