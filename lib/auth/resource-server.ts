@@ -7,15 +7,78 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { CryptoKey, JWTPayload, JWTVerifyGetKey, KeyObject } from 'jose' with { 'resolution-mode': 'import' };
 import type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from '../transport/http/request-auth';
+import { childLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
 import { jose } from './jose';
+import { TokenCache } from './token-cache';
 import { basicCredentials } from './token-endpoint';
 
 /** Verifies an access token; rejects with an `InvalidTokenError` (or any error) when it is not good. */
 export type TokenVerifier = (token: string) => Promise<AuthInfo>;
 
-/** A token that is not valid for this resource: expired, forged, revoked, or for another audience. */
+/**
+ * Why a token was refused, each with one fixed description that is all the client is told (the
+ * error's message, which may carry a library's detail, goes to the log only).
+ */
+export type InvalidTokenReason =
+  'expired' | 'not-yet-valid' | 'audience' | 'issuer' | 'signature' | 'malformed' | 'inactive' | 'invalid';
+
+const REASON_DESCRIPTIONS: Readonly<Record<InvalidTokenReason, string>> = {
+  expired: 'the token has expired',
+  'not-yet-valid': 'the token is not valid yet',
+  audience: 'the token was issued for another resource',
+  issuer: 'the token was issued by an authorization server this resource does not trust',
+  signature: 'the token signature does not verify',
+  malformed: 'the token is malformed or lacks a required claim',
+  inactive: 'the token is not active',
+  invalid: 'the token is not valid',
+};
+
+/**
+ * A token that is not valid for this resource: expired, forged, revoked, or for another audience.
+ * The 401 tells the client only the fixed description of its `reason` (default `'invalid'`); the
+ * message is for the log.
+ */
 export class InvalidTokenError extends Error {
   override readonly name: string = 'InvalidTokenError';
+  /** Why the token was refused. */
+  readonly reason: InvalidTokenReason;
+
+  constructor(message: string, options?: { readonly reason?: InvalidTokenReason; readonly cause?: unknown }) {
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.reason = options?.reason ?? 'invalid';
+  }
+
+  /** What the client is told: fixed per reason, never the message. */
+  get description(): string {
+    return REASON_DESCRIPTIONS[this.reason] ?? REASON_DESCRIPTIONS.invalid;
+  }
+}
+
+/** The reason a `jose` verification error stands for. */
+function reasonOfJoseError(error: unknown): InvalidTokenReason {
+  const { code, claim, reason } = error as { code?: unknown; claim?: unknown; reason?: unknown };
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (reason === 'missing') return 'malformed';
+      if (claim === 'aud') return 'audience';
+      if (claim === 'iss') return 'issuer';
+      if (claim === 'nbf') return 'not-yet-valid';
+      return 'malformed';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'signature';
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return 'malformed';
+    default:
+      return 'invalid';
+  }
 }
 
 /** Options of {@link createResourceServer}. */
@@ -31,6 +94,11 @@ export interface ResourceServerOptions {
   readonly requiredScopes?: readonly string[];
   /** More metadata fields (`resource_name`, `resource_documentation`, ...). */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * Where why a token was refused is logged (info; warn when the verifier itself failed). The
+   * client is told only a fixed description. Default silent.
+   */
+  readonly logger?: LoggerOption;
 }
 
 /** Splits a space-separated scope claim, or takes an array of scopes (`scp`). */
@@ -71,7 +139,11 @@ export interface JwtVerifierOptions {
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
-/** Verifies JWT access tokens: signature against the key set, issuer, audience, expiry. */
+/**
+ * Verifies JWT access tokens (RFC 9068): signature against the key set, issuer, audience, and an
+ * expiry, which every token must carry. Rejects with an {@link InvalidTokenError} whose `reason`
+ * says what failed.
+ */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   let keys: JWTVerifyGetKey | CryptoKey | KeyObject | Uint8Array | undefined = options.keys;
   return async (token) => {
@@ -87,10 +159,11 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
         audience: options.audience as string | string[],
         algorithms: [...(options.algorithms ?? ASYMMETRIC)],
         clockTolerance: options.clockTolerance ?? 30,
+        requiredClaims: ['exp'],
       });
       payload = verified.payload;
     } catch (error) {
-      throw new InvalidTokenError((error as Error).message);
+      throw new InvalidTokenError((error as Error).message, { reason: reasonOfJoseError(error), cause: error });
     }
     return authInfoOf(payload as Record<string, unknown>);
   };
@@ -106,12 +179,32 @@ export interface IntrospectionVerifierOptions {
   /** The audience the token must have been issued for: this server's resource URL. */
   readonly audience: string;
   readonly fetch?: typeof fetch;
+  /**
+   * How long an active token's answer is reused, in milliseconds, never past the token's `exp`; a
+   * token revoked meanwhile is accepted until then. 0 asks on every request. Default 60 seconds.
+   */
+  readonly cacheMaxAgeMs?: number;
+  /** How many tokens' answers are kept at most, the least recently used dropped first. Default 1000. */
+  readonly cacheMaxEntries?: number;
 }
 
-/** Verifies opaque tokens by asking the authorization server (RFC 7662), audience included. */
+/** The default of `cacheMaxAgeMs`. */
+const DEFAULT_INTROSPECTION_CACHE_MS = 60_000;
+/** The default of `cacheMaxEntries`. */
+const DEFAULT_INTROSPECTION_CACHE_ENTRIES = 1000;
+
+/**
+ * Verifies opaque tokens by asking the authorization server (RFC 7662), audience included. An
+ * active token's answer is kept for a while (see `cacheMaxAgeMs`), by a digest of the token; an
+ * inactive or failed one is asked again each time.
+ */
 export function introspectionVerifier(options: IntrospectionVerifierOptions): TokenVerifier {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  return async (token) => {
+  const cache = new TokenCache({
+    maxAgeMs: options.cacheMaxAgeMs ?? DEFAULT_INTROSPECTION_CACHE_MS,
+    maxEntries: options.cacheMaxEntries ?? DEFAULT_INTROSPECTION_CACHE_ENTRIES,
+  });
+  const introspect = async (token: string): Promise<AuthInfo> => {
     const response = await doFetch(options.endpoint, {
       method: 'POST',
       headers: {
@@ -123,14 +216,16 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
     });
     if (!response.ok) throw new Error(`token introspection failed with HTTP ${response.status}`);
     const claims = (await response.json()) as Record<string, unknown>;
-    if (claims.active !== true) throw new InvalidTokenError('the token is not active');
+    if (claims.active !== true) throw new InvalidTokenError('the token is not active', { reason: 'inactive' });
     const audience = claims.aud;
     const audiences = Array.isArray(audience) ? audience : [audience];
-    if (!audiences.includes(options.audience)) throw new InvalidTokenError('the token was issued for another resource');
+    if (!audiences.includes(options.audience))
+      throw new InvalidTokenError('the token was issued for another resource', { reason: 'audience' });
     if (typeof claims.exp === 'number' && claims.exp * 1000 < Date.now())
-      throw new InvalidTokenError('the token expired');
+      throw new InvalidTokenError('the token expired', { reason: 'expired' });
     return authInfoOf(claims);
   };
+  return (token) => cache.verify(token, introspect);
 }
 
 /** A `WWW-Authenticate` parameter value, quoted. */
@@ -154,6 +249,7 @@ export function createResourceServer(options: ResourceServerOptions): RequestAut
     ...options.metadata,
   });
   const required = options.requiredScopes ?? [];
+  const logger = childLogger(options.logger, { component: 'resource-server' });
   const challenge = (params: Record<string, string | undefined>): string =>
     `Bearer ${Object.entries({ resource_metadata: metadataUrl.href, ...params })
       .filter((entry): entry is [string, string] => entry[1] !== undefined)
@@ -182,7 +278,12 @@ export function createResourceServer(options: ResourceServerOptions): RequestAut
       try {
         info = await options.verify(match[1] as string);
       } catch (error) {
-        return { ok: false, ...refuse('invalid_token', (error as Error).message) };
+        if (error instanceof InvalidTokenError) {
+          logger.info({ reason: error.reason, err: error }, 'access token refused');
+          return { ok: false, ...refuse('invalid_token', error.description) };
+        }
+        logger.warn({ err: error }, 'access token could not be verified');
+        return { ok: false, ...refuse('invalid_token', 'the token could not be verified') };
       }
       if (info.subject === undefined && info.clientId === undefined)
         return { ok: false, ...refuse('invalid_token', 'the token names neither a subject nor a client') };
