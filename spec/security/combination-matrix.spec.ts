@@ -4,7 +4,9 @@ import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-tran
 import { aggregate } from '../../lib/proxy/aggregate';
 import { proxy } from '../../lib/proxy/proxy';
 import type { McpServer } from '../../lib/server/server';
-import { fetchFront, nodeFront } from './http-fronts';
+import { startRedis } from '../support/redis-server';
+import type { RunningRedis } from '../support/redis-server';
+import { clusterFront, fetchFront, nodeFront } from './http-fronts';
 import type { Front } from './http-fronts';
 import { authority, CELLS, matrixServer, responseTo, statelessMeta } from './matrix-harness';
 import type { Answer, Cell } from './matrix-harness';
@@ -120,8 +122,18 @@ async function sessionRow(
   return { row, ranBy };
 }
 
+let redis: RunningRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis.stop());
+let prefixes = 0;
+/** A 2-process cluster on the suite's redis-server, each test on keys of its own. */
+const clusterKind: FrontKind = (server, auth) => clusterFront(redis.url, `matrix${(prefixes += 1)}:`)(server, auth);
+
 const MODES: ReadonlyArray<[string, FrontKind, 'direct' | 'proxy' | 'aggregate']> = [
   ['Streamable HTTP sessions', nodeFront, 'direct'],
+  ['a 2-process cluster, each request on the process that does not own the session', clusterKind, 'direct'],
   ['the fetch handler', fetchFront, 'direct'],
   ['a proxy() front', nodeFront, 'proxy'],
   ['an aggregate front', nodeFront, 'aggregate'],

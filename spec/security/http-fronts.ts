@@ -5,6 +5,7 @@ import type { McpServer } from '../../lib/server/server';
 import type { RequestAuthenticator } from '../../lib/transport/http/request-auth';
 import { createStreamableHttpFetchHandler } from '../../lib/transport/streamable-http/streamable-http-fetch-handler';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { joinRedisCluster } from '../../lib/cluster/redis-cluster';
 import { readAnswer } from './matrix-harness';
 import type { Answer } from './matrix-harness';
 
@@ -122,6 +123,40 @@ export async function fetchFront(server: McpServer, auth: (endpoint: URL) => Req
       return Promise.resolve();
     },
   );
+}
+
+/**
+ * Two processes of a cluster on `redisUrl` (each its own Redis connection), serving one definition:
+ * `initialize` goes to the first, every other request to the second, which forwards it to the owner.
+ * Both take tokens for one resource, `https://mcp.example/mcp`.
+ */
+export function clusterFront(redisUrl: string, prefix: string) {
+  return async (server: McpServer, auth: (endpoint: URL) => RequestAuthenticator): Promise<Front> => {
+    const resource = 'https://mcp.example/mcp';
+    const members = await Promise.all(
+      [0, 1].map(async () => {
+        const cluster = await joinRedisCluster({ redis: redisUrl, heartbeatMs: 100, prefix });
+        const running = await cluster.serve(server, { auth: auth(new URL(resource)), jsonWindowMs: 0 });
+        return { cluster, running };
+      }),
+    );
+    const [first, second] = members as [(typeof members)[0], (typeof members)[0]];
+    const route = (request: Request): Request => {
+      const isInitialize = request.method === 'POST' && !request.headers.has('mcp-session-id');
+      const target = (isInitialize ? first : second).running.url;
+      return new Request(target, request);
+    };
+    return frontOver(
+      resource,
+      (request) => fetch(route(request)),
+      async () => {
+        for (const { cluster, running } of members) {
+          await running.close();
+          await cluster.close();
+        }
+      },
+    );
+  };
 }
 
 /** A node:http server on a free loopback port, for a handler of one's own. */
