@@ -231,7 +231,13 @@ export class ClusterEndpoint {
     }
     if (!local.sessions.has(sessionId)) {
       const opener = verifiedCallers.get(req);
-      local.restoreSession!(sessionId, (transport) => resume(transport, state, opener), epoch * STREAMS_PER_EPOCH);
+      // Bound again to the principal that opened it, so that the session refuses any other by itself.
+      local.restoreSession!(
+        sessionId,
+        (transport) => resume(transport, state, opener),
+        epoch * STREAMS_PER_EPOCH,
+        record.principal === '' ? undefined : record.principal,
+      );
       log.info({ sessionId, from: record.owner, epoch }, 'session taken over');
     }
     local.handle(req, res, body);
