@@ -1,18 +1,31 @@
 import type { ObservableInput } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
 import type { McpClient } from '../client/client-api';
+import { principalOf } from '../transport/transport';
 import type { AuthInfo, Transport } from '../transport/transport';
 import type { EntryFilter } from './name-filter';
 import type { UpstreamReconnectOptions } from './reconnect';
 import type { PromptPolicy, ToolPolicy } from './upstream-policy';
 
-/** What a connector knows of the downstream client it connects for (`sharing: 'perSession'`). */
+/**
+ * What a connector knows of the downstream client it connects for (`sharing: 'perSession'`): who
+ * it is, never its credentials. The caller's token was issued for this server, not for the
+ * upstream, and passing it on is forbidden (MCP security best practices, "token passthrough"): a
+ * connector obtains its own credentials for the upstream (its own client credentials, a token
+ * exchanged for the caller at the authorization server, a key per tenant), chosen by `principal`.
+ */
 export interface DownstreamInfo {
   /** The downstream session's id, where its transport has sessions (Streamable HTTP). */
   readonly sessionId?: string | undefined;
-  /** Who the downstream client is, as a protected HTTP endpoint verified it. */
+  /** Who the downstream client is, as a protected HTTP endpoint verified it: its token's claims, not the token. */
   readonly auth?: AuthInfo | undefined;
-  /** The HTTP headers of the downstream request that needed the connection, where it came over HTTP. */
+  /** The principal of `auth` (see `principalOf`): the key to choose the upstream credentials by. */
+  readonly principal?: string | undefined;
+  /**
+   * The HTTP headers of the downstream request that needed the connection, where it came over
+   * HTTP, without the ones that carry credentials (`authorization`, `proxy-authorization`,
+   * `cookie`, `dpop`).
+   */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>> | undefined;
   /**
    * What the downstream client declared (`sampling`, `elicitation`, `roots`...): an upstream
@@ -72,6 +85,8 @@ export interface UpstreamConfig {
    * client. `'perSession'`: one connection per downstream session, made on the session's first
    * request that needs the upstream and closed with the session (a stateless downstream request
    * gets one of its own, closed when it ends), for upstreams that hold per-user state or credentials.
+   * The connector is told who the caller is (`downstream.auth`, `downstream.principal`), never the
+   * caller's credentials: it obtains its own for the upstream.
    */
   readonly sharing?: 'shared' | 'perSession';
   /** A shared connector only: how it is reconnected, over the aggregate's `reconnect`. `false`: never. */
@@ -113,7 +128,21 @@ export function normalizeUpstream(key: string, entry: UpstreamEntry): Normalized
   return { ...policies, client: upstream };
 }
 
-/** What a connector is told of the downstream client on `transport` (none for a stateless request) and its request `context`. */
+/** The request headers that carry a caller's credentials, which no connector is given. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'dpop']);
+
+/** `headers` without the ones that carry credentials, whatever their case. */
+function withoutCredentials(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Readonly<Record<string, string | string[] | undefined>> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+}
+
+/**
+ * What a connector is told of the downstream client on `transport` (none for a stateless request)
+ * and its request `context`: its verified identity and principal, and its request headers less
+ * the credential ones.
+ */
 export function downstreamInfo(
   transport: Transport | undefined,
   context: RequestContext | undefined,
@@ -125,12 +154,14 @@ export function downstreamInfo(
   const headers =
     context?.peer?.headers ?? (context !== undefined ? transport?.requestHeaders?.(context.requestId) : undefined);
   const auth = context?.peer?.auth ?? transport?.auth;
+  const principal = principalOf(auth);
   const capabilities = context?.peer?.clientCapabilities ?? connection?.peerCapabilities;
   const clientInfo = context?.peer?.clientInfo ?? connection?.peerInfo;
   return {
     ...(transport?.sessionId !== undefined ? { sessionId: transport.sessionId } : {}),
     ...(auth !== undefined ? { auth } : {}),
-    ...(headers !== undefined ? { headers } : {}),
+    ...(principal !== undefined ? { principal } : {}),
+    ...(headers !== undefined ? { headers: withoutCredentials(headers) } : {}),
     ...(capabilities !== undefined ? { capabilities } : {}),
     ...(clientInfo !== undefined ? { clientInfo } : {}),
   };
