@@ -323,6 +323,7 @@ export { createResourceServer, introspectionVerifier, InvalidTokenError, jwtVeri
 export { principalOf } from './transport/transport';
 export type {
   IntrospectionVerifierOptions,
+  InvalidTokenReason,
   JwtVerifierOptions,
   ResourceServerOptions,
   TokenVerifier,

@@ -10,6 +10,7 @@ export { createResourceServer, introspectionVerifier, InvalidTokenError, jwtVeri
 export { principalOf } from '../transport/transport';
 export type {
   IntrospectionVerifierOptions,
+  InvalidTokenReason,
   JwtVerifierOptions,
   ResourceServerOptions,
   TokenVerifier,
