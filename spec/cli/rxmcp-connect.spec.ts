@@ -178,7 +178,7 @@ describe('rxmcp connect', () => {
             authorizationServers: [authorization.issuer],
             verify: (token) =>
               token === 'token-1'
-                ? Promise.resolve({ scopes: [], claims: {} })
+                ? Promise.resolve({ subject: 'user', scopes: [], claims: {} })
                 : Promise.reject(new InvalidTokenError('unknown token')),
           }),
       });

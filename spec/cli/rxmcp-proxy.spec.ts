@@ -177,7 +177,7 @@ describe('rxmcp proxy with a Streamable HTTP upstream that asks for authorizatio
           authorizationServers: [authorization.issuer],
           verify: (token) =>
             token === 'token-1'
-              ? Promise.resolve({ scopes: [], claims: {} })
+              ? Promise.resolve({ subject: 'user', scopes: [], claims: {} })
               : Promise.reject(new InvalidTokenError('unknown token')),
         }),
     });
