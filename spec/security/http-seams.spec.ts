@@ -206,6 +206,28 @@ function rawStatus(port: number, method: string, path: string, headers: Record<s
   });
 }
 
+describe('sessions per principal', () => {
+  it('refuses a user past maxSessionsPerPrincipal (429, -32029) and not another user; a closed session frees its place', async () => {
+    const { url, token } = await start({ maxSessionsPerPrincipal: 2 });
+    const alice = await token({ sub: 'alice' });
+    const first = await openSession(url, alice);
+    await openSession(url, alice);
+    const third = await send(url, 'POST', alice, {}, initialize);
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(await third.json()).toMatchObject({ error: { code: -32029 } });
+    expect(third.headers.get('mcp-session-id')).toBeNull();
+    // Another user has places of their own; the same user through another client does not.
+    await openSession(url, await token({ sub: 'bob' }));
+    expect(
+      (await send(url, 'POST', await token({ sub: 'alice', client_id: 'other-app' }), {}, initialize)).status,
+    ).toBe(429);
+    const closed = await send(url, 'DELETE', alice, { 'mcp-session-id': first, 'mcp-protocol-version': '2025-11-25' });
+    expect(closed.status).toBe(200);
+    await openSession(url, alice);
+  });
+});
+
 describe('Host checks off loopback', () => {
   const post = (port: number, headers: Record<string, string>) =>
     rawStatus(

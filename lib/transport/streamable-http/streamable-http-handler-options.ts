@@ -87,6 +87,12 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    */
   readonly maxSessions?: number;
   /**
+   * With `auth`, the most sessions one principal (`principalOf`) may hold open at once; its next
+   * initialize is answered 429 (-32029) with `Retry-After` until it closes one (DELETE, or idle
+   * expiry), so that one user cannot take every place of `maxSessions`. Default 100; 0 for no limit.
+   */
+  readonly maxSessionsPerPrincipal?: number;
+  /**
    * Revisions served. Handshake revisions (through 2025-11-25) are the values accepted in
    * `MCP-Protocol-Version` on session requests; another gets 400. Give only stateless ones (for
    * example `['2026-07-28']`) for a deployment that keeps no sessions at all: `initialize` is then
@@ -156,3 +162,4 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_RETRY_MS = 1000;
 export const DEFAULT_JSON_WINDOW_MS = 1000;
 export const DEFAULT_MAX_SESSIONS = 10_000;
+export const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL = 100;

@@ -10,15 +10,20 @@ import { toValidationIssues } from '../../schema/issues';
 import { checkParams } from '../../schema/methods';
 import { LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../schema/revisions';
 import { accepts, guardHostAndOrigin, headerValue, readJsonBodyWith, refuse } from '../http/http-guards';
-import { guardRequest } from '../http/request-auth';
+import { guardRequest, verifiedCallers } from '../http/request-auth';
 import { applyCors } from '../http/cors';
+import { principalOf } from '../transport';
 import type { ImpliedInitialize, StatelessReceiver } from '../transport';
-import { bindOwner, lacksScopes, sameCaller, setCaller } from './endpoint-auth';
+import { bindOwner, lacksScopes, ownerOf, sameCaller, setCaller } from './endpoint-auth';
 import { createInMemoryEventStore } from './event-store';
 import { RevisionPolicy, VERSION_HEADER } from './revision-policy';
 import { SESSION_HEADER, SessionTable } from './session-table';
 import { serveStatelessPost } from './stateless-exchange';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS } from './streamable-http-handler-options';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+} from './streamable-http-handler-options';
 import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
 
@@ -111,6 +116,7 @@ export class StreamableHttpEndpoint {
   private readonly json: boolean;
   private readonly revisions: RevisionPolicy;
   private readonly maxSessions: number;
+  private readonly maxSessionsPerPrincipal: number;
   private readonly generateSessionId: (req: HttpRequestLike) => string;
   private readonly receiver: StatelessReceiver | undefined;
   private readonly statelessOptions: { log: pino.Logger; maxBufferedBytes: number; keepAliveMs: number };
@@ -123,6 +129,7 @@ export class StreamableHttpEndpoint {
     this.json = options.enableJsonResponse ?? false;
     this.revisions = new RevisionPolicy(options.supportedRevisions ?? STATEFUL_REVISIONS);
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.maxSessionsPerPrincipal = options.maxSessionsPerPrincipal ?? DEFAULT_MAX_SESSIONS_PER_PRINCIPAL;
     const eventStore =
       this.stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
     this.generateSessionId = options.generateSessionId ?? (() => globalThis.crypto.randomUUID());
@@ -283,10 +290,29 @@ export class StreamableHttpEndpoint {
       );
       return;
     }
+    if (this.principalHoldsTooMany(req, res)) return;
     const sessionId = this.generateSessionId(req);
     const session = this.sessions.open(sessionId);
     bindOwner(session.transport, req);
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);
+  }
+
+  /** Refuses (429) an initialize of a principal that holds `maxSessionsPerPrincipal` sessions already. */
+  private principalHoldsTooMany(req: HttpRequestLike, res: HttpResponseLike): boolean {
+    const principal = principalOf(verifiedCallers.get(req));
+    if (principal === undefined || this.maxSessionsPerPrincipal <= 0) return false;
+    let held = 0;
+    for (const entry of this.sessions.entries.values()) if (ownerOf(entry.session.transport) === principal) held++;
+    if (held < this.maxSessionsPerPrincipal) return false;
+    this.log.warn({ sessions: held }, 'initialize refused: the caller holds too many sessions');
+    refuse(
+      res,
+      429,
+      `Too Many Requests: this user holds ${held} sessions, the most one user may; close one (DELETE) first`,
+      ErrorCode.RateLimited,
+      { 'retry-after': '5' },
+    );
+    return true;
   }
 
   private get(req: HttpRequestLike, res: HttpResponseLike): void {
