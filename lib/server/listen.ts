@@ -4,6 +4,40 @@ import type { Logger } from 'pino';
 import { hasCapability } from '../connection/capabilities';
 import type { HandlerResult, RequestContext } from '../connection/dispatcher';
 import { META } from '../connection/stateless';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import { principalOf } from '../transport/transport';
+
+/**
+ * How many `subscriptions/listen` streams each principal holds open, against a bound: each stream
+ * is a request the server keeps open, so one user could otherwise hold any number of them.
+ */
+export class ListenQuota {
+  /** Open streams by principal; made with the first one. */
+  private held: Map<string, number> | undefined;
+
+  /** `max`: the most streams one principal may hold at once; 0 for no bound. */
+  constructor(readonly max: number) {}
+
+  /** Takes a place for `principal`; false when it holds `max` already. */
+  take(principal: string): boolean {
+    const held = (this.held ??= new Map()).get(principal) ?? 0;
+    if (this.max > 0 && held >= this.max) return false;
+    this.held.set(principal, held + 1);
+    return true;
+  }
+
+  /** Gives back a place `take` gave. */
+  give(principal: string): void {
+    const held = this.held?.get(principal) ?? 0;
+    if (held <= 1) this.held?.delete(principal);
+    else this.held!.set(principal, held - 1);
+  }
+
+  /** The streams `principal` holds open. */
+  heldBy(principal: string): number {
+    return this.held?.get(principal) ?? 0;
+  }
+}
 
 /** What the `subscriptions/listen` handler follows of its server. */
 export interface ListenSources {
@@ -22,6 +56,8 @@ export interface ListenSources {
   readonly closing: Subject<void>;
   /** The most resources one stream may name. */
   readonly maxSubscriptions: number;
+  /** Bounds the streams each principal holds open (stateless requests with `auth`); none without it. */
+  readonly listenQuota?: ListenQuota;
   readonly logger: Logger;
 }
 
@@ -39,6 +75,18 @@ export function listenTo(
   const wanted = (params.notifications ?? {}) as Record<string, unknown>;
   const meta = { [META.subscriptionId]: context.requestId };
   return new Observable<HandlerResult>((subscriber) => {
+    const quota = deps.listenQuota;
+    const principal = quota === undefined ? undefined : principalOf(context.peer?.auth);
+    if (principal !== undefined && !quota!.take(principal)) {
+      subscriber.error(
+        new JsonRpcError(
+          ErrorCode.RateLimited,
+          `this user already holds ${quota!.max} subscriptions/listen streams, the most one user may; end one first`,
+          { quota: 'listen streams per principal', limit: quota!.max },
+        ),
+      );
+      return undefined;
+    }
     const declared = deps.capabilities();
     const agreed: Record<string, unknown> = {};
     const subscriptions = new Subscription();
@@ -89,6 +137,7 @@ export function listenTo(
         subscriber.complete();
       }),
     );
+    if (principal !== undefined) subscriptions.add(() => quota!.give(principal));
     return subscriptions;
   });
 }

@@ -54,6 +54,13 @@ export interface ServerOptions {
    * first ones. Bounds what one client can make the server hold (#13). Default 1000.
    */
   readonly maxSubscriptionsPerSession?: number;
+  /**
+   * On a protected endpoint, the most `subscriptions/listen` streams (2026-07-28) one principal
+   * (`principalOf`) may hold open at once; past it, a listen request is answered -32029 until one of
+   * its streams ends. Default 100; 0 for no bound. Sessions of the handshake revisions have one
+   * stream each, bounded with the sessions (`maxSessionsPerPrincipal` of the HTTP server).
+   */
+  readonly maxListenStreamsPerPrincipal?: number;
   /** Items per page of every list method. Default 100. */
   readonly pageSize?: number;
   /** The log level of a session until its client sends `logging/setLevel`. Default `debug` (everything). */

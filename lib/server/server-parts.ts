@@ -15,6 +15,7 @@ import { DEFAULT_PAGE_SIZE } from './registry';
 import { contextOf, inputRunner } from './request-contexts';
 import { createRequestHandlers } from './request-handlers';
 import type { HandlerParts } from './handler-parts';
+import { ListenQuota } from './listen';
 import { RequestStateSealer } from './request-state';
 import { createResourceRegistry } from './resource-registry';
 import { handlersWithTasks } from './tasks/tasks-options';
@@ -22,6 +23,8 @@ import type { ServerSessions, SessionConfig } from './server-sessions';
 import type { ServerOptions } from './server-options';
 import { createToolRegistry } from './tool-registry';
 
+/** The default of `maxListenStreamsPerPrincipal`. */
+const DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL = 100;
 /** The default of `maxSubscriptionsPerSession`. */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
 
@@ -112,6 +115,7 @@ export function sharedHandlers(
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
   const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
+  const listenQuota = new ListenQuota(options.maxListenStreamsPerPrincipal ?? DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL);
   const { logger, failures } = streams;
   const sealer = new RequestStateSealer(options.requestState);
   // Spelled out rather than spread: a spread of these objects gives each definition a map of its own.
@@ -122,6 +126,7 @@ export function sharedHandlers(
     prompts,
     pageSize,
     maxSubscriptions,
+    listenQuota,
     logger,
     failures,
     capabilities: streams.capabilities as () => Record<string, unknown>,

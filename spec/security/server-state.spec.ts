@@ -535,3 +535,40 @@ describe('subscriptions and listen streams belong to whoever opened them', () =>
     server.close();
   });
 });
+
+describe('listen streams per principal', () => {
+  it('refuses a principal past maxListenStreamsPerPrincipal with -32029, not another, and gives the place back when a stream ends', async () => {
+    const server = createServer({ name: 'listeners', version: '1.0.0', maxListenStreamsPerPrincipal: 2 });
+    server.resource({ uri: 'file:///a.txt', name: 'a', text: 'a' });
+    let next = 0;
+    const listen = (auth: AuthInfo) => {
+      const answers: JsonRpcMessage[] = [];
+      const stop = server.stateless.serve(
+        {
+          jsonrpc: '2.0',
+          id: `listen-${(next += 1)}`,
+          method: 'subscriptions/listen',
+          params: { notifications: {}, _meta: meta() },
+        },
+        { auth, notify: () => undefined, respond: (message) => answers.push(message) },
+      );
+      return { answers, stop };
+    };
+    const refusal = (answers: JsonRpcMessage[]) =>
+      (answers[0] as { error?: { code: number } } | undefined)?.error?.code;
+    const first = listen(alice);
+    listen(alice);
+    const third = listen(alice);
+    await flush();
+    expect(refusal(first.answers)).toBeUndefined();
+    expect(refusal(third.answers)).toBe(ErrorCode.RateLimited);
+    const bobs = listen(mallory);
+    await flush();
+    expect(bobs.answers).toEqual([]);
+    first.stop();
+    const again = listen(alice);
+    await flush();
+    expect(again.answers).toEqual([]);
+    server.close();
+  });
+});
