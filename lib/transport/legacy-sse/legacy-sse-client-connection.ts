@@ -13,6 +13,8 @@ import { createFrameInbox } from '../framing/frame-inbox';
 import { boundEventStream } from '../framing/bounded-event-stream';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, TransportClose } from '../transport';
+import { AuthorizationFailed } from './legacy-sse-client-auth';
+import type { LegacyClientAuth, SendWith } from './legacy-sse-client-auth';
 
 /** What a {@link LegacySseClientConnection} is set up with. */
 export interface LegacySseClientSettings {
@@ -23,6 +25,8 @@ export interface LegacySseClientSettings {
   readonly log: pino.Logger;
   /** The most bytes one event of the stream may hold. */
   readonly maxMessageBytes: number;
+  /** Credentials for the GET and the POSTs, when the server is protected. */
+  readonly auth: LegacyClientAuth | undefined;
 }
 
 type Outgoing = JsonRpcMessage | readonly JsonRpcMessage[];
@@ -80,11 +84,17 @@ export class LegacySseClientConnection {
     this.inbox.complete();
   }
 
-  // The fetch of the stream: a byte counter on its way to the EventSource's parser, which has no bound.
+  // The fetch of the stream: with credentials when the server is protected, and a byte counter on
+  // its way to the EventSource's parser, which has no bound.
   private boundedFetch(): FetchLike {
-    const { fetch: doFetch, headers, maxMessageBytes } = this.settings;
-    return (input, init) =>
-      doFetch(input, { ...init, headers: { ...headers, ...init.headers } } as RequestInit).then((response) =>
+    const { fetch: doFetch, headers, maxMessageBytes, auth } = this.settings;
+    return (input, init) => {
+      const send: SendWith = (credentials) =>
+        doFetch(input, { ...init, headers: { ...headers, ...init.headers, ...credentials } } as RequestInit);
+      const answered = auth
+        ? auth.send(this.url, 'GET', send).catch((error: unknown) => this.refused(error))
+        : send({});
+      return answered.then((response) =>
         boundEventStream(response, maxMessageBytes, () =>
           queueMicrotask(() =>
             this.finish(
@@ -94,24 +104,40 @@ export class LegacySseClientConnection {
           ),
         ),
       );
+    };
+  }
+
+  // The provider failed to authorize the stream: the transport closes with its error.
+  private refused(error: unknown): never {
+    if (error instanceof AuthorizationFailed) queueMicrotask(() => this.finish('authorization failed', error));
+    throw error;
   }
 
   private async post(message: Outgoing): Promise<void> {
     const { settings } = this;
-    try {
-      const response = await settings.fetch(this.endpoint as URL, {
+    const endpoint = this.endpoint as URL;
+    const send: SendWith = (credentials) =>
+      settings.fetch(endpoint, {
         method: 'POST',
-        headers: { ...settings.headers, 'content-type': 'application/json' },
+        headers: { ...settings.headers, ...credentials, 'content-type': 'application/json' },
         body: JSON.stringify(message),
         signal: this.abort.signal,
       });
+    try {
+      const response = settings.auth ? await settings.auth.send(endpoint, 'POST', send) : await send({});
       await response.body?.cancel().catch(() => undefined);
       if (!response.ok && !this.closing) {
         settings.log.warn({ status: response.status }, 'POST refused');
-        this.failRequests(message, response.status);
+        this.failRequests(message, `HTTP ${response.status}`, { httpStatus: response.status });
       }
     } catch (error) {
       if (this.closing) return;
+      if (error instanceof AuthorizationFailed) {
+        // As the Streamable HTTP client does: the requests fail, the transport goes on.
+        settings.log.warn({ reason: error.message }, 'authorization failed');
+        this.failRequests(message, error.message, { authorization: true });
+        return;
+      }
       this.finish(
         'POST failed',
         new TransportError(`POST to ${String(this.endpoint)} failed: ${(error as Error).message}`, { cause: error }),
@@ -119,15 +145,15 @@ export class LegacySseClientConnection {
     }
   }
 
-  // Answers each request of a refused POST with an error response carrying the HTTP status.
-  private failRequests(message: Outgoing, status: number): void {
+  // Answers each request of a refused POST with an error response saying why (`data`: the HTTP status, ...).
+  private failRequests(message: Outgoing, why: string, data: Readonly<Record<string, unknown>>): void {
     const list = Array.isArray(message) ? (message as JsonRpcMessage[]) : [message as JsonRpcMessage];
     for (const item of list) {
       if (!('method' in item) || !('id' in item)) continue;
       this.inbox.push({
         jsonrpc: '2.0',
         id: item.id as RequestId,
-        error: { code: ErrorCode.InternalError, message: `HTTP ${status}`, data: { httpStatus: status } },
+        error: { code: ErrorCode.InternalError, message: why, data },
       });
     }
   }

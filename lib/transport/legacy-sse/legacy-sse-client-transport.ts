@@ -1,6 +1,8 @@
+import type { AuthProvider } from '../http/auth-provider';
 import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 import type { LoggerOption } from '../../jsonrpc/logger';
+import { LegacyClientAuth } from './legacy-sse-client-auth';
 import { LegacySseClientConnection } from './legacy-sse-client-connection';
 
 /** Options of {@link createLegacySseClientTransport}. */
@@ -9,6 +11,13 @@ export interface LegacySseClientTransportOptions {
   readonly url: string | URL;
   /** Sent with the GET and with every POST. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Credentials for a protected server, as the Streamable HTTP client takes them: the provider's
+   * `Authorization` header (and DPoP proof) on the GET and on every POST, and a 401 or 403 given to
+   * the provider, whose new credentials the refused request is sent again with, once.
+   * `createOAuthClient` makes one.
+   */
+  readonly auth?: AuthProvider;
   /** The fetch to use for the GET and the POSTs; default the global one. */
   readonly fetch?: typeof fetch;
   /** Connection events at debug, peer mistakes at warn, messages at trace. Silent by default. */
@@ -31,16 +40,21 @@ const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
  * - `message` events become frames (`MalformedFrame` when not JSON).
  * - A POST refused with an HTTP error fails the requests it carried with an error response
  *   (`data.httpStatus`); a POST that cannot be made closes the transport with a `TransportError`.
+ * - With `auth`, a 401 or 403 goes to the provider and the request is sent once more when it
+ *   obtained new credentials. A provider that fails fails the POST's requests (`data.authorization`),
+ *   or, for the stream's GET, closes the transport with a `TransportError` saying so.
  * - The stream failing or ending closes the transport (`TransportError`): reconnecting would make a
  *   new session on the server, so it is not attempted.
  * - `close()` closes the stream; `closed$` emits at once.
  */
 export function createLegacySseClientTransport(options: LegacySseClientTransportOptions): Transport {
-  const connection = new LegacySseClientConnection(new URL(options.url), {
+  const url = new URL(options.url);
+  const connection = new LegacySseClientConnection(url, {
     fetch: options.fetch ?? fetch,
     headers: options.headers,
     log: childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-client' }),
     maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    auth: options.auth && new LegacyClientAuth(options.auth, url),
   });
   connection.listen();
 

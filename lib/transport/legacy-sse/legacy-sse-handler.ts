@@ -1,17 +1,37 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type pino from 'pino';
 import { classify } from '../../jsonrpc/classify';
 import { ErrorCode } from '../../jsonrpc/errors';
+import { assertAuthenticator, scopeRuleOf, scopesToChallenge } from '../http/caller';
+import type { ScopeRule, TransportServer } from '../http/caller';
 import { checkHostAndOrigin, readJsonBody, refuse } from '../http/http-guards';
 import type { OriginPolicy } from '../http/http-guards';
+import { answerRefusal, guardRequest, verifiedCallers } from '../http/request-auth';
+import type { RequestAuthenticator } from '../http/request-auth';
 import { childLogger } from '../../jsonrpc/logger';
 import type { LoggerOption } from '../../jsonrpc/logger';
+import { principalOf } from '../transport';
+import type { AuthInfo } from '../transport';
 import { LegacySseSession } from './legacy-sse-session';
 import type { LegacySseServerTransport, LegacySseSessionSettings } from './legacy-sse-session';
 
 /** Options of {@link createLegacySseHandler}. */
 export interface LegacySseHandlerOptions extends OriginPolicy {
-  /** Called with the transport of each new SSE connection (each session). */
-  readonly onSession: (transport: LegacySseServerTransport) => void;
+  /**
+   * The server to serve, as `createServer` makes it: each session goes to its `connect` (unless
+   * `onSession` is given), and under `auth` its `requiredScopes` are checked on every POST.
+   */
+  readonly server?: TransportServer;
+  /** Called with the transport of each new SSE connection (each session). Default: `server.connect`. */
+  readonly onSession?: (transport: LegacySseServerTransport) => void;
+  /**
+   * Protects both endpoints, as `auth` protects the Streamable HTTP one: the GET and every POST
+   * need a valid token (else 401 with the `WWW-Authenticate` challenge), a POST whose message
+   * needs a scope of `server.requiredScopes` that the token lacks gets 403 `insufficient_scope`, and
+   * a session takes POSTs only from the principal who opened it (403 otherwise). The verified
+   * caller is the session transport's `auth`. `createResourceServer` makes one.
+   */
+  readonly auth?: RequestAuthenticator;
   /**
    * The path (or URL) of the POST endpoint, announced in the `endpoint` event with
    * `?sessionId=<id>` appended. Default `/messages`.
@@ -57,12 +77,22 @@ export interface LegacySseHandler {
  * than `maxBufferedBytes` wait unsent on its stream (reason `'slow reader'`). An idle stream gets a
  * comment line every `keepAliveMs`.
  *
- * Refusals: 403 Host/Origin (see {@link OriginPolicy}), 415 not JSON, 413 too large, 400
- * unparsable or not JSON-RPC, 400 no `sessionId`, 404 unknown session, 405 other methods.
+ * Refusals: 403 Host/Origin (see {@link OriginPolicy}), 401 no or bad token and 403 a token without
+ * the scopes a message needs or from another principal than the session's (with `auth`), 415 not
+ * JSON, 413 too large, 400 unparsable or not JSON-RPC, 400 no `sessionId`, 404 unknown session,
+ * 405 other methods. A refused POST delivers nothing to the session.
+ *
+ * Throws a `TypeError` when there is neither `server` nor `onSession`, or when `auth` is not a
+ * `RequestAuthenticator`.
  */
 export function createLegacySseHandler(options: LegacySseHandlerOptions): LegacySseHandler {
+  assertAuthenticator(options.auth, 'createLegacySseHandler');
+  const { server, auth } = options;
+  const given =
+    options.onSession ?? (server ? (transport: LegacySseServerTransport) => void server.connect(transport) : undefined);
+  if (!given) throw new TypeError('createLegacySseHandler needs a server or an onSession callback');
+  const onSession = given;
   const log = childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-server' });
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new Map<string, LegacySseSession>();
   const transports = new Map<string, LegacySseServerTransport>();
   const settings: LegacySseSessionSettings = {
@@ -75,14 +105,32 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
       transports.delete(sessionId);
     },
   };
+  const inbound: Inbound = {
+    sessions,
+    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    auth,
+    rule: scopeRuleOf(server),
+    log,
+  };
 
-  function openStream(res: ServerResponse): void {
-    const session = new LegacySseSession(res, settings);
+  function openStream(req: IncomingMessage, res: ServerResponse): void {
+    const session = new LegacySseSession(res, settings, verifiedCallers.get(req));
     session.open();
     sessions.set(session.sessionId, session);
     transports.set(session.sessionId, session.transport);
     session.log.info('session opened');
-    options.onSession(session.transport);
+    onSession(session.transport);
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): void {
+    if (req.method === 'GET') openStream(req, res);
+    else if (req.method === 'POST') {
+      receive(req, res, parsedBody, inbound).catch((error: unknown) => {
+        log.error({ err: error }, 'POST failed');
+        refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
+      });
+    } else
+      refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, { allow: 'GET, POST' });
   }
 
   return {
@@ -93,14 +141,8 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
         refuse(res, 403, `Forbidden: ${refusal}`);
         return;
       }
-      if (req.method === 'GET') openStream(res);
-      else if (req.method === 'POST') {
-        receive(req, res, parsedBody, sessions, maxBodyBytes).catch((error: unknown) => {
-          log.error({ err: error }, 'POST failed');
-          refuse(res, 500, 'Internal Server Error', ErrorCode.InternalError);
-        });
-      } else
-        refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, { allow: 'GET, POST' });
+      if (auth) guardRequest(auth, req, res, () => route(req, res, parsedBody));
+      else route(req, res, parsedBody);
     },
     sessions: transports,
     close() {
@@ -109,25 +151,40 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
   };
 }
 
+/** What the POST endpoint needs: the open sessions, the body limit, and with `auth` the scope rule. */
+interface Inbound {
+  readonly sessions: ReadonlyMap<string, LegacySseSession>;
+  readonly maxBodyBytes: number;
+  readonly auth: RequestAuthenticator | undefined;
+  readonly rule: ScopeRule | undefined;
+  readonly log: pino.Logger;
+}
+
 // Delivers a POSTed message to the session named by its `sessionId` query parameter.
 async function receive(
   req: IncomingMessage,
   res: ServerResponse,
   parsedBody: unknown,
-  sessions: ReadonlyMap<string, LegacySseSession>,
-  maxBodyBytes: number,
+  inbound: Inbound,
 ): Promise<void> {
   const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
   if (sessionId === null) {
     refuse(res, 400, 'Bad Request: the sessionId query parameter is required');
     return;
   }
-  const session = sessions.get(sessionId);
+  const session = inbound.sessions.get(sessionId);
   if (!session) {
     refuse(res, 404, 'Session not found');
     return;
   }
-  const read = await readJsonBody(req, res, parsedBody, maxBodyBytes);
+  // The session stays with whoever opened it: the principal, whichever of its tokens is used.
+  const caller = verifiedCallers.get(req);
+  if (principalOf(caller) !== session.owner) {
+    session.log.warn('POST refused: the session belongs to another user');
+    refuse(res, 403, 'Forbidden: this session belongs to another user');
+    return;
+  }
+  const read = await readJsonBody(req, res, parsedBody, inbound.maxBodyBytes);
   if (!read.ok) return;
   const body = read.body;
   const kind = classify(body).kind;
@@ -135,6 +192,18 @@ async function receive(
     refuse(res, 400, 'Invalid request: not a JSON-RPC message', ErrorCode.InvalidRequest);
     return;
   }
+  if (lacksScopes(inbound, caller, body, res)) return;
   res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
-  session.push(body);
+  session.push(body, caller);
+}
+
+/** Refuses (403 `insufficient_scope`) a POST whose message needs a scope the caller's token lacks. */
+function lacksScopes(inbound: Inbound, caller: AuthInfo | undefined, body: unknown, res: ServerResponse): boolean {
+  const { auth } = inbound;
+  if (auth === undefined || caller === undefined) return false;
+  const scopes = scopesToChallenge(caller, inbound.rule, Array.isArray(body) ? body : [body]);
+  if (scopes === undefined) return false;
+  inbound.log.warn({ scopes }, 'POST refused: insufficient scope');
+  answerRefusal(res, auth.insufficientScope(scopes));
+  return true;
 }

@@ -5,7 +5,8 @@ import { ReplaySubject } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { encodeSseEvent } from '../framing/sse';
-import type { InboundFrame, Transport, TransportClose } from '../transport';
+import { principalOf } from '../transport';
+import type { AuthInfo, InboundFrame, Transport, TransportClose } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 
 /** The server side of one 2024-11-05 HTTP+SSE session. */
@@ -34,6 +35,10 @@ export class LegacySseSession {
   readonly sessionId = randomUUID();
   readonly transport: LegacySseServerTransport;
   readonly log: pino.Logger;
+  /** The principal of the caller who opened the session (undefined on an open endpoint): it alone may POST to it. */
+  readonly owner: string | undefined;
+  /** The verified caller of the latest request of this session: the GET that opened it, then each POST. */
+  private readonly latest: { caller: AuthInfo | undefined };
   private readonly inbox = createFrameInbox<InboundFrame>();
   private readonly closed$ = new ReplaySubject<TransportClose>(1);
   private closed = false;
@@ -41,18 +46,25 @@ export class LegacySseSession {
   private wrote = true;
   private keepAlive: NodeJS.Timeout | undefined;
 
+  /** @param caller Who opened the session, as the handler's `auth` verified the GET. */
   constructor(
     private readonly res: ServerResponse,
     private readonly settings: LegacySseSessionSettings,
+    caller: AuthInfo | undefined,
   ) {
     const { sessionId } = this;
     this.log = childLogger(settings.log, { sessionId });
+    const latest = (this.latest = { caller });
+    this.owner = principalOf(caller);
     this.transport = {
       sessionId,
       incoming$: this.inbox.values$,
       closed$: this.closed$.asObservable(),
       send: (message) => this.send(message),
       close: (reason = 'closed locally') => this.finish(reason),
+      get auth() {
+        return latest.caller;
+      },
     };
   }
 
@@ -81,9 +93,13 @@ export class LegacySseSession {
     }
   }
 
-  /** Delivers one message POSTed to this session. */
-  push(frame: InboundFrame): void {
+  /**
+   * Delivers one message POSTed to this session by `caller` (the owner's principal, perhaps with a
+   * newer token), who becomes the transport's `auth`.
+   */
+  push(frame: InboundFrame, caller: AuthInfo | undefined): void {
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message: frame }, 'message in');
+    if (caller !== undefined) this.latest.caller = caller;
     this.inbox.push(frame);
   }
 

@@ -33,6 +33,9 @@ export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerO
    * `closeRequestStream` and `closeStandaloneStream` then answer false),
    * origin policy, body and slow-reader limits and logger: `true` for `/sse` and `/messages`, or the paths.
    * Their sessions are independent of the Streamable HTTP ones. Default off.
+   * With `auth` they are protected as the MCP endpoint is (see `createLegacySseHandler`'s `auth`): an
+   * OAuth client discovers the metadata only when its `resource` covers their paths (the origin's
+   * root does; `/mcp` does not cover `/sse`).
    */
   readonly legacySse?: boolean | { readonly ssePath?: string; readonly messagesPath?: string };
   /** A client that has not sent its request headers this long after connecting is cut off. Default 10 s. */
@@ -87,7 +90,7 @@ export async function startStreamableHttpServer(
   let bound: RequestAuthenticator | undefined = typeof options.auth === 'function' ? undefined : options.auth;
   const auth = options.auth === undefined ? undefined : lateAuthenticator(() => bound);
   const handler = options.handler ?? createStreamableHttpHandler({ ...options, auth });
-  const legacy = legacyEndpoints(options);
+  const legacy = legacyEndpoints(options, auth);
   const legacyHandler = legacy?.handler;
   const server = createHttpServer(options, path, handler, legacy, auth);
   await listen(server, options.port ?? 0, host);
@@ -119,8 +122,14 @@ interface LegacyEndpoints {
   readonly messagesPath: string;
 }
 
-/** Makes the legacy HTTP+SSE handler when `legacySse` asks for one, with the server's `onSession` and limits. */
-function legacyEndpoints(options: StreamableHttpServerOptions): LegacyEndpoints | undefined {
+/**
+ * Makes the legacy HTTP+SSE handler when `legacySse` asks for one, with the server's `onSession`,
+ * limits, and `auth` (whose checks, scopes and session owners hold on those endpoints too).
+ */
+function legacyEndpoints(
+  options: StreamableHttpServerOptions,
+  auth: RequestAuthenticator | undefined,
+): LegacyEndpoints | undefined {
   const mcp = options.server;
   const onSession = options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport));
   const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
@@ -134,6 +143,9 @@ function legacyEndpoints(options: StreamableHttpServerOptions): LegacyEndpoints 
         incoming$: transport.incoming$,
         closed$: transport.closed$,
         sessionId: transport.sessionId,
+        get auth() {
+          return transport.auth;
+        },
         send: (message, sendOptions) => transport.send(message, sendOptions),
         close: (reason) => transport.close(reason),
         setProtocolVersion: (revision) => void (protocolVersion = revision),
@@ -145,6 +157,9 @@ function legacyEndpoints(options: StreamableHttpServerOptions): LegacyEndpoints 
       });
     },
     messagesPath,
+    // The server's requiredScopes (its connect is not called: onSession is given).
+    ...(mcp ? { server: mcp } : {}),
+    ...(auth ? { auth } : {}),
     ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
