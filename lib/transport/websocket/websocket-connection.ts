@@ -7,6 +7,11 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, TransportClose } from '../transport';
+import { TOKEN_EXPIRED_CLOSE_CODE } from './websocket-auth';
+import type { ConnectionGuard } from './websocket-auth';
+
+/** The longest delay `setTimeout` takes (about 24.8 days); a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
@@ -34,15 +39,18 @@ export class WebSocketConnection {
   // Whether the peer answered the last ping (RFC 6455: every endpoint answers a ping with a pong).
   private heard = true;
   private pinger: NodeJS.Timeout | undefined;
+  private expiry: NodeJS.Timeout | undefined;
 
+  /** @param guard On the server side of a protected endpoint: what each inbound frame and the token's expiry are checked against. */
   constructor(
     private readonly socket: WebSocket,
     private readonly log: pino.Logger,
     private readonly maxBufferedBytes: number,
     private readonly pingIntervalMs: number,
+    private readonly guard?: ConnectionGuard,
   ) {}
 
-  /** Listens to the socket's events, and starts pinging if it is open already. */
+  /** Listens to the socket's events, and starts pinging (and the expiry timer) if it is open already. */
   attach(): void {
     const { socket } = this;
     socket.on('pong', () => (this.heard = true));
@@ -51,6 +59,7 @@ export class WebSocketConnection {
     socket.on('error', (error) => this.fail('error', error));
     socket.on('close', (code: number, reason: Buffer) => this.onClose(code, reason));
     if (socket.readyState === WebSocket.OPEN) this.startPinging();
+    if (this.guard?.caller.expiresAt !== undefined) this.watchExpiry(this.guard.caller.expiresAt * 1000);
   }
 
   /** Sends one message or batch as a text frame, or queues it while the socket connects. */
@@ -65,15 +74,30 @@ export class WebSocketConnection {
     else if (this.socket.readyState === WebSocket.OPEN) this.write(text);
   }
 
-  /** Closes the socket with code 1000 and `reason`, or drops it while it is still connecting. */
-  close(reason: string): void {
+  /** Closes the socket with `code` (default 1000) and `reason`, or drops it while it is still connecting. */
+  close(reason: string, code = 1000): void {
     if (this.closing) return;
     this.closing = true;
     this.outcome = { reason };
     // A close reason is at most 123 bytes on the wire.
     const wire = Buffer.from(reason).subarray(0, 123).toString('utf8');
     if (this.socket.readyState === WebSocket.CONNECTING) this.socket.terminate();
-    else this.socket.close(1000, wire);
+    else this.socket.close(code, wire);
+  }
+
+  /**
+   * Closes the socket (1008) once the caller's token expires at `atMs`: nothing on a WebSocket
+   * presents it again, so the connection lives no longer than it does.
+   */
+  private watchExpiry(atMs: number): void {
+    const left = atMs - Date.now();
+    if (left <= 0) {
+      this.log.info('access token expired: closing the socket');
+      this.close('the access token expired', TOKEN_EXPIRED_CLOSE_CODE);
+      return;
+    }
+    this.expiry = setTimeout(() => this.watchExpiry(atMs), Math.min(left, MAX_TIMER_MS));
+    this.expiry.unref();
   }
 
   private startPinging(): void {
@@ -136,12 +160,17 @@ export class WebSocketConnection {
       return;
     }
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message: frame }, 'message in');
+    if (this.guard) {
+      frame = this.guard.admit(frame, (refusal) => this.send(refusal));
+      if (frame === undefined) return;
+    }
     this.inbox.push(frame);
   }
 
   private onClose(code: number, reason: Buffer): void {
     this.closing = true;
     if (this.pinger) clearInterval(this.pinger);
+    if (this.expiry) clearTimeout(this.expiry);
     this.waiting = [];
     const close = this.outcome ?? { reason: peerCloseReason(code, reason) };
     this.log.info({ reason: close.reason, code }, 'transport closed');

@@ -3,6 +3,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
 import type { LoggerOption } from '../../jsonrpc/logger';
+import type { ConnectionGuard } from './websocket-auth';
 import { WebSocketConnection } from './websocket-connection';
 
 /** The WebSocket subprotocol MCP uses. */
@@ -32,20 +33,24 @@ export interface WebSocketTransportOptions {
  *   transport (`'peer closed'`, or the error as a `TransportError`). `closed$` emits once the
  *   socket is closed.
  * - While open it pings the peer every `pingIntervalMs` and drops a peer that does not answer.
+ * - With a `guard` (the server side of a protected endpoint): the transport's `auth` is its caller,
+ *   inbound frames pass its `admit`, and the socket closes (1008) when the caller's token expires.
  */
 export function wrapWebSocket(
   socket: WebSocket,
-  options: WebSocketTransportOptions & { readonly side: string },
+  options: WebSocketTransportOptions & { readonly side: string; readonly guard?: ConnectionGuard },
 ): Transport {
   const connection = new WebSocketConnection(
     socket,
     childLogger(options.logger, { component: 'transport', transport: 'websocket', side: options.side }),
     options.maxBufferedBytes ?? 16 * 1024 * 1024,
     options.pingIntervalMs ?? 30_000,
+    options.guard,
   );
   connection.attach();
 
   return {
+    auth: options.guard?.caller,
     incoming$: connection.inbox.values$,
     closed$: connection.closed$.asObservable(),
     send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
