@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { assertAuthenticator } from '../http/caller';
 import { FetchRequest, FetchResponse } from './fetch-exchange';
 import { StreamableHttpEndpoint } from './streamable-http-handler';
 import type { StreamableHttpHandlerOptions } from './streamable-http-handler-options';
@@ -43,6 +45,14 @@ export interface StreamableHttpFetchHandler {
  * `Last-Event-ID` resumption, the stateless revisions, authorization, Host and Origin checks,
  * limits), served through web streams instead of Node's `http` objects.
  *
+ * With `auth`, it also answers a GET for the protected resource metadata at its well-known URL
+ * (`/.well-known/oauth-protected-resource` and the resource's path), as `startStreamableHttpServer`
+ * does: route that path to it too (Hono: `app.get('/.well-known/oauth-protected-resource/*', ...)`).
+ * Every other request goes through `auth` exactly as the Node handler's do (401 with the
+ * challenge, 403 `insufficient_scope` per tool, resource or prompt, sessions kept with the
+ * principal that opened them). Throws a `TypeError` when `auth` is not a `RequestAuthenticator`
+ * (a function of the endpoint URL is for `startStreamableHttpServer` only).
+ *
  * The promise settles once the answer's head is known: an SSE answer's body is a `ReadableStream`
  * that carries each event as it is sent. Cancelling that stream, or the request's `signal`
  * aborting, is the client going away: a stream can then be resumed (with an event store), and a
@@ -54,11 +64,23 @@ export interface StreamableHttpFetchHandler {
  * // Next.js (app/mcp/route.ts): export const GET = mcp.fetch, POST = mcp.fetch, DELETE = mcp.fetch;
  */
 export function createStreamableHttpFetchHandler(options: StreamableHttpHandlerOptions): StreamableHttpFetchHandler {
+  assertAuthenticator(options.auth, 'createStreamableHttpFetchHandler');
+  const { auth } = options;
   const endpoint = new StreamableHttpEndpoint(options);
   const handle = (request: Request, context?: FetchRequestContext): Promise<Response> => {
     const req = new FetchRequest(request, context?.localAddress);
     const res = new FetchResponse(request.signal);
-    endpoint.handle(req, res, context?.parsedBody);
+    // The metadata is public: served before the endpoint's checks. `serveMetadata` reads the
+    // method and writes a head and a body, which the web adapters have as Node's objects do.
+    const metadata =
+      auth !== undefined &&
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      auth.serveMetadata(
+        req as unknown as IncomingMessage,
+        res as unknown as ServerResponse,
+        new URL(request.url, 'http://localhost'),
+      );
+    if (!metadata) endpoint.handle(req, res, context?.parsedBody);
     return res.response;
   };
   return {
