@@ -18,6 +18,7 @@ const MAX_REFUSAL_LENGTH = 64 * 1024;
 /** What answer reading needs from the client transport. */
 export interface AnswerHost {
   readonly log: pino.Logger;
+  readonly url: URL;
   readonly sessionId: string | undefined;
   readonly streams: SseStreams;
   readonly maxMessageLength: number;
@@ -25,6 +26,8 @@ export interface AnswerHost {
   emitText(text: string): unknown;
   sessionGone(): void;
   failRequests(ids: readonly RequestId[], status: number, body: string): void;
+  /** Fails the requests of a POST answered with success in a content type that is not MCP's. */
+  failNotMcp(ids: readonly RequestId[], status: number, type: string): void;
   brokenStream(ids: readonly RequestId[]): void;
 }
 
@@ -72,8 +75,11 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
     if (posted.stateless) host.brokenStream(ids);
     return;
   }
-  host.log.warn({ status: response.status, type }, 'answer is neither JSON nor SSE');
-  host.failRequests(ids, response.status, body);
+  host.log.warn(
+    { url: host.url.href, status: response.status, type, body: body.slice(0, 200) },
+    'the answer is neither JSON nor SSE: is this the MCP endpoint URL?',
+  );
+  host.failNotMcp(ids, response.status, type);
 }
 
 async function readRefusal(

@@ -100,6 +100,28 @@ export function refusalResponse(id: RequestId, status: number, body: string): Js
   };
 }
 
+/**
+ * The response a request gets whose POST the server answered with success but not with MCP: a
+ * content type that is neither `application/json` nor `text/event-stream` (an HTML page, plain
+ * text), which usually means the URL is not the MCP endpoint. Names the URL, the status and the
+ * content type; `data` carries `httpStatus` and `contentType`.
+ */
+export function notMcpResponse(id: RequestId, url: URL, status: number, type: string): JsonRpcErrorResponse {
+  const media = type.split(';')[0]!.trim();
+  const shown = media === '' ? 'no content-type' : `content-type ${media}`;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: ErrorCode.InternalError,
+      message:
+        `The server at ${url.href} answered ${status} with ${shown}, not an MCP response ` +
+        '(application/json or text/event-stream): is this the MCP endpoint URL?',
+      data: { httpStatus: status, contentType: type },
+    },
+  };
+}
+
 /** The limit a 413's body names: `data.maxBodyBytes`, else the number in "limit of N bytes". */
 function limitOf(error: { message: string } | undefined, data: Record<string, unknown>): number | undefined {
   if (typeof data.maxBodyBytes === 'number') return data.maxBodyBytes;

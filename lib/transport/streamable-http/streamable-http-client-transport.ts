@@ -15,7 +15,7 @@ import { SseStreams } from './client-sse-streams';
 import { idOfKey, keyOf } from './request-keys';
 import type { SseHost } from './client-sse-streams';
 import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
-import { brokenStreamResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
+import { brokenStreamResponse, notMcpResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
 import { DEFAULT_MAX_MESSAGE_LENGTH, readAnswer } from './client-answers';
 import type { AnswerHost } from './client-answers';
 import { ClientAuth } from './client-auth';
@@ -367,6 +367,10 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   /** Fails the requests of a POST the server refused, so their callers hear about it at once. */
   failRequests(ids: readonly RequestId[], status: number, body: string): void {
     for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(refusalResponse(id, status, body));
+  }
+
+  failNotMcp(ids: readonly RequestId[], status: number, type: string): void {
+    for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(notMcpResponse(id, this.url, status, type));
   }
 
   finish(reason: string, error: Error | undefined, terminate: boolean): void {
