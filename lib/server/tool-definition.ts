@@ -203,7 +203,7 @@ export function finishToolCall(
   entry: ToolEntry,
   value: unknown,
   context: ToolContext,
-  options: { readonly logger: Logger; readonly validateResults: boolean },
+  options: ToolCallOptions,
 ): CallToolResult | Promise<CallToolResult> {
   const log = options.logger;
   const name = entry.definition.name;
@@ -213,10 +213,7 @@ export function finishToolCall(
   }
   const produced = value as ToolResult;
   if (produced.isError || !entry.checkOutput) return sendToolResult(entry, produced, context, options);
-  const refuse = (issues: readonly ValidationIssue[]) => {
-    log.error({ tool: name, problem: describeIssues(issues) }, 'tool result does not match its outputSchema');
-    return errorResult(`Tool ${name} failed: its result did not match its output schema`);
-  };
+  const refuse = (issues: readonly ValidationIssue[]) => outputMismatch(name, issues, context, options);
   if (produced.structuredContent === undefined) {
     return refuse([{ path: 'structuredContent', message: 'required by the outputSchema' }]);
   }
@@ -228,12 +225,45 @@ export function finishToolCall(
   return checked instanceof Promise ? checked.then(settle) : settle(checked);
 }
 
+/** What finishing a tool call needs from the server. */
+export interface ToolCallOptions {
+  readonly logger: Logger;
+  readonly validateResults: boolean;
+  /**
+   * Where the server's own failures go (at warn) and whether their details are kept from clients:
+   * the server's failure policy. Without it, `logger` is used and details are sent.
+   */
+  readonly failures?: { readonly log: Logger; readonly hide: boolean };
+}
+
+/**
+ * A result whose `structuredContent` breaks the tool's `outputSchema`: the server's own bug, so it
+ * is logged at warn with the tool, the request id and each field that is wrong, and the caller gets
+ * an `isError` result naming those fields and what was expected (only that it failed when the
+ * server hides error messages).
+ */
+function outputMismatch(
+  name: string,
+  issues: readonly ValidationIssue[],
+  context: ToolContext,
+  options: ToolCallOptions,
+): CallToolResult {
+  const problem = describeIssues(issues);
+  const log = options.failures?.log ?? options.logger;
+  log.warn(
+    { tool: name, id: context.requestId, problem, fields: issues.map((issue) => issue.path) },
+    `tool ${name} returned structuredContent that does not match its outputSchema: ${problem}`,
+  );
+  const failed = `Tool ${name} failed: its result did not match its output schema`;
+  return errorResult(options.failures?.hide ? failed : `${failed} (${problem})`);
+}
+
 /** The result as sent: content filled in, adapted to the revision, and checked against it when asked. */
 function sendToolResult(
   entry: ToolEntry,
   produced: ToolResult,
   context: ToolContext,
-  options: { readonly logger: Logger; readonly validateResults: boolean },
+  options: ToolCallOptions,
 ): CallToolResult {
   let content = produced.content as ContentBlock[] | undefined;
   if (content === undefined) {
