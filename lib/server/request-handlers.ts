@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';
-import { JsonRpcError } from '../jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import type { AuthInfo } from '../transport/transport';
 import type { CompleteRequestParams } from '../schema/completion';
 import type { GetPromptRequestParams } from '../schema/prompts';
 import { featuresOf } from '../schema/revisions';
@@ -40,14 +41,34 @@ function listHandler(
   return (params, context, owner) => list(partsOf(owner), cursorOf(params), revisionOf(context));
 }
 
-/** A request whose work may ask its client for input (see {@link HandlerParts.withInput}). */
+/**
+ * A request whose work may ask its client for input (see {@link HandlerParts.withInput}), and that
+ * uses a tool, resource or prompt: one that names scopes runs only for a caller whose verified token
+ * holds them. The HTTP endpoints refuse such a request first (403 `insufficient_scope`); this holds
+ * on every transport that carries a caller, however the server was connected to it.
+ */
 function inputHandler(
+  method: 'tools/call' | 'resources/read' | 'prompts/get',
   work: (parts: HandlerParts, params: Record<string, unknown>, context: ServerContext) => unknown,
 ): RequestHandler {
   return (params, context, owner) => {
     const parts = partsOf(owner);
+    const caller = context.peer === undefined ? (owner as Session | undefined)?.auth : context.peer.auth;
+    if (caller !== undefined) refuseMissingScopes(method, params, caller, parts);
     return parts.withInput(params, context, owner, (serverContext) => work(parts, params, serverContext));
   };
+}
+
+/** Throws -32003 (`insufficient_scope`) when `caller` lacks a scope that what `params` names needs. */
+function refuseMissingScopes(method: string, params: unknown, caller: AuthInfo, parts: HandlerParts): void {
+  const needed = requiredScopesOf(method, params, parts);
+  if (needed.length === 0) return;
+  const lacking = needed.filter((scope) => !caller.scopes.includes(scope));
+  if (lacking.length === 0) return;
+  throw new JsonRpcError(ErrorCode.Forbidden, `Forbidden: ${method} needs the scope ${lacking.join(' ')}`, {
+    error: 'insufficient_scope',
+    scope: [...new Set([...caller.scopes, ...needed])].join(' '),
+  });
 }
 
 const listTools = listHandler((parts, cursor, revision) => parts.tools.list(cursor, parts.pageSize, revision));
@@ -56,9 +77,13 @@ const listTemplates = listHandler((parts, cursor, revision) =>
   parts.resources.listTemplates(cursor, parts.pageSize, revision),
 );
 
-const callTool = inputHandler((parts, params, context) => parts.tools.call(params as CallToolRequestParams, context));
-const readResource = inputHandler((parts, params, context) => parts.resources.read(params.uri as string, context));
-const getPrompt = inputHandler((parts, params, context) =>
+const callTool = inputHandler('tools/call', (parts, params, context) =>
+  parts.tools.call(params as CallToolRequestParams, context),
+);
+const readResource = inputHandler('resources/read', (parts, params, context) =>
+  parts.resources.read(params.uri as string, context),
+);
+const getPrompt = inputHandler('prompts/get', (parts, params, context) =>
   parts.prompts.get(params as GetPromptRequestParams, context),
 );
 

@@ -572,3 +572,57 @@ describe('listen streams per principal', () => {
     server.close();
   });
 });
+
+describe('scopes of a tool, resource or prompt, checked by the server itself', () => {
+  function scopedServer(ran: string[]): McpServer {
+    const server = createServer({ name: 'scoped', version: '1.0.0' });
+    server.tool({ name: 'admin', scopes: ['admin'], handler: () => (ran.push('admin'), { content: [] }) });
+    server.resource({
+      uri: 'file:///admin.txt',
+      name: 'admin',
+      scopes: ['admin'],
+      read: () => (ran.push('read'), { contents: [{ uri: 'file:///admin.txt', text: 'x' }] }),
+    });
+    server.prompt({ name: 'admin', scopes: ['admin'], handler: () => (ran.push('prompt'), { messages: [] }) });
+    return server;
+  }
+  const calls: Array<[string, Record<string, unknown>]> = [
+    ['tools/call', { name: 'admin', arguments: {} }],
+    ['resources/read', { uri: 'file:///admin.txt' }],
+    ['prompts/get', { name: 'admin' }],
+  ];
+
+  it('refuses, on a transport that carries a caller, what needs a scope its token lacks (-32003), and serves it with the scope', async () => {
+    for (const scopes of [['mcp'], ['mcp', 'admin']]) {
+      const ran: string[] = [];
+      const server = scopedServer(ran);
+      const pair = linkedPair();
+      server.connect(authenticated(pair.server, { ...alice, scopes }));
+      const client = await connect(pair.client, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
+      for (const [method, params] of calls) {
+        const outcome = firstValueFrom(client.request(method, params)).then(
+          () => 'served',
+          (error: { code?: number; data?: { error?: string } }) => `${error.code} ${error.data?.error}`,
+        );
+        expect(await outcome).toBe(scopes.includes('admin') ? 'served' : '-32003 insufficient_scope');
+      }
+      expect(ran).toEqual(scopes.includes('admin') ? ['admin', 'read', 'prompt'] : []);
+      client.close();
+      server.close();
+    }
+  });
+
+  it('refuses the same in a stateless request whose caller lacks the scope', async () => {
+    const ran: string[] = [];
+    const server = scopedServer(ran);
+    const answers: JsonRpcMessage[] = [];
+    server.stateless.serve(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'admin', arguments: {}, _meta: meta() } },
+      { auth: alice, notify: () => undefined, respond: (message) => answers.push(message) },
+    );
+    await flush();
+    expect(answers).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: -32003 }) })]);
+    expect(ran).toEqual([]);
+    server.close();
+  });
+});
