@@ -61,6 +61,8 @@ export function createHttpClientTransport(options: HttpClientTransportOptions): 
         url: options.legacyUrl ?? options.url,
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        // The same credentials: a protected server that speaks only HTTP+SSE asks for them too.
+        ...(options.auth ? { auth: options.auth } : {}),
         // As a pino logger, which the HTTP+SSE transport takes (a console-like one is adapted).
         ...(options.logger ? { logger: childLogger(options.logger, {}) } : {}),
       });

@@ -7,6 +7,7 @@ import { createResourceServer, jwtVerifier } from '../../../lib/auth/resource-se
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
 import type { AuthChallengeAnswer, AuthProvider } from '../../../lib/transport/http/auth-provider';
 import { createLegacySseClientTransport } from '../../../lib/transport/legacy-sse/legacy-sse-client-transport';
+import { createHttpClientTransport } from '../../../lib/transport/streamable-http/http-client-transport';
 import { createLegacySseHandler } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
 import type { LegacySseHandler, LegacySseServerTransport } from '../../../lib/transport/legacy-sse/legacy-sse-handler';
 import type { Transport } from '../../../lib/transport/transport';
@@ -273,5 +274,23 @@ describe('createLegacySseClientTransport({ auth })', () => {
     client.send(request(2, 'ping'));
     await eventually(() => sessions.length > 0);
     expect(await nextFrames(sessions[0]!.incoming$, 1)).toEqual([request(2, 'ping')]);
+  });
+});
+
+describe('createHttpClientTransport({ auth }) falling back to HTTP+SSE', () => {
+  it('gives the HTTP+SSE transport the same credentials, so a protected legacy server takes the session', async () => {
+    const { sse, token } = await start();
+    const { auth } = provider(() => token('alice'));
+    const client = createHttpClientTransport({ url: sse, auth });
+    clients.push(client);
+    const initialize = request(1, 'initialize', {
+      protocolVersion: '2024-11-05',
+      capabilities: {},
+      clientInfo: { name: 'fallback', version: '1' },
+    });
+    client.send(initialize);
+    await eventually(() => sessions.length > 0);
+    expect(await nextFrames(sessions[0]!.incoming$, 1)).toEqual([initialize]);
+    expect(sessions[0]!.auth?.subject).toBe('alice');
   });
 });
