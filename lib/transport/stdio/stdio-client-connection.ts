@@ -11,7 +11,9 @@ import { createFrameWriter } from './frame-writer';
 import type { FrameWriter } from './frame-writer';
 import { readStderrLines } from './stderr-line-reader';
 import { TimerSet } from './timer-set';
+import { MalformedFrame } from '../transport';
 import type { InboundFrame, TransportClose } from '../transport';
+import { describeExit, describeProgram, StrayOutputReport, StderrTail } from './stdio-client-diagnostics';
 
 /** How long each step of the stdio shutdown waits for the server process to exit. */
 export interface StdioShutdownTimeouts {
@@ -24,7 +26,11 @@ export interface StdioShutdownTimeouts {
 /** What a {@link StdioClientConnection} is set up with. */
 export interface StdioClientConnectionSettings {
   readonly command: string;
+  /** The program's arguments, to name it in errors. */
+  readonly args?: readonly string[];
   readonly log: pino.Logger;
+  /** Where lines on the server's stdout that are not protocol messages are reported (warn); default `log`. */
+  readonly strayLog?: pino.Logger;
   readonly timeouts: StdioShutdownTimeouts;
   readonly maxLineBytes: number | undefined;
 }
@@ -44,7 +50,12 @@ export class StdioClientConnection {
   readonly stderrInbox = createFrameInbox<string>({ maxBuffered: MAX_HELD_STDERR_LINES });
   readonly closed$ = new ReplaySubject<TransportClose>(1);
   private readonly command: string;
+  /** The command line as errors show it. */
+  private readonly program: string;
   private readonly log: pino.Logger;
+  private readonly stray: StrayOutputReport;
+  /** The last lines of the server's stderr, when it is piped: errors about its exit quote them. */
+  private readonly stderrTail = new StderrTail();
   private readonly timeouts: StdioShutdownTimeouts;
   private readonly decoder: NdjsonDecoder;
   private readonly timers = new TimerSet();
@@ -59,13 +70,16 @@ export class StdioClientConnection {
   constructor(settings: StdioClientConnectionSettings) {
     const { maxLineBytes } = settings;
     this.command = settings.command;
+    this.program = describeProgram(settings.command, settings.args ?? []);
     this.log = settings.log;
+    this.stray = new StrayOutputReport(settings.strayLog ?? settings.log, this.program);
     this.timeouts = settings.timeouts;
     this.decoder = createNdjsonDecoder(maxLineBytes === undefined ? {} : { maxLineBytes });
   }
 
   /** Delivers one inbound frame. */
   readonly emit = (frame: InboundFrame): void => {
+    if (frame instanceof MalformedFrame) this.stray.report(frame);
     if (this.log.isLevelEnabled('trace')) this.log.trace({ frame }, 'message in');
     this.inbox.push(frame);
   };
@@ -105,7 +119,14 @@ export class StdioClientConnection {
     stdout?.on('data', (chunk: Buffer) => this.onStdoutData(chunk));
     stdout?.on('error', (error: Error) => this.log.warn({ err: error }, 'server stdout error'));
     stdin?.on('error', (error: NodeJS.ErrnoException) => this.onStdinError(error));
-    if (stderrMode === 'pipe' && proc.stderr) readStderrLines(proc.stderr, this.stderrInbox);
+    if (stderrMode === 'pipe' && proc.stderr) {
+      readStderrLines(proc.stderr, {
+        push: (line: string) => {
+          this.stderrTail.push(line);
+          this.stderrInbox.push(line);
+        },
+      });
+    }
   }
 
   /** Writes one message to the server's stdin; ignored once a shutdown started. */
@@ -187,7 +208,9 @@ export class StdioClientConnection {
       );
       return;
     }
-    const error = failure ?? (code === 0 ? undefined : new TransportError(`Server process ${this.command} ${how}`));
+    const error =
+      failure ??
+      (code === 0 ? undefined : new TransportError(describeExit(this.program, code, signal, this.stderrTail.lines())));
     this.finish(error ? { reason: how, error } : { reason: how });
   }
 

@@ -4,7 +4,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioClientConnection } from './stdio-client-connection';
 import type { StdioShutdownTimeouts } from './stdio-client-connection';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
-import { childLogger } from '../../jsonrpc/logger';
+import { childLogger, stderrWarnLogger } from '../../jsonrpc/logger';
 import { nodeChildProcess } from '../../jsonrpc/node-builtins';
 import type { LoggerOption } from '../../jsonrpc/logger';
 
@@ -67,7 +67,12 @@ export interface StdioClientTransportOptions {
   readonly shutdownTimeoutMs?: Partial<StdioShutdownTimeouts>;
   /** The longest inbound line accepted, in bytes; see `NdjsonDecoderOptions.maxLineBytes`. */
   readonly maxLineBytes?: number;
-  /** Logs spawn and exit at info, shutdown steps at debug, every message at trace; silent by default. */
+  /**
+   * Logs spawn and exit at info, shutdown steps at debug, every message at trace; silent by
+   * default. Lines the server writes to stdout that are not MCP messages are reported at warn,
+   * quoting the line: through this logger, or on this process's stderr when none is given (the
+   * server has a bug its user needs to see).
+   */
   readonly logger?: LoggerOption;
 }
 
@@ -102,9 +107,14 @@ export interface StdioClientTransport extends Transport {
  *   delivered. `closed$` emits once the process has exited and its output is read, with a reason
  *   naming the exit code or signal (`'closed locally (process exited with code 0)'`).
  * - The process exiting on its own closes the transport too (`'process exited with code 1'`);
- *   a non-zero code or a signal comes with a `TransportError`. A process that cannot be started
+ *   a non-zero code or a signal comes with a `TransportError` whose message names the command
+ *   line, the code or signal and, when stderr is piped, its last lines. A process that cannot be started
  *   (ENOENT, EACCES) closes it with a `TransportError` whose `cause` is the spawn error, and a
  *   failing write to stdin with one whose `cause` is the write error (and then shuts down).
+ * - A line on the server's stdout that is not JSON breaks the rule that stdout carries protocol
+ *   messages only: it is reported at once, at warn, quoting the line (the first ten; later ones
+ *   are counted, not reported), and the connection goes on: the line reaches `incoming$` as a
+ *   `MalformedFrame` like any other bad frame, and is not a reason to drop the server.
  *
  * @example
  * const transport = createStdioClientTransport({ command: 'node', args: ['server.js'], stderr: 'pipe' });
@@ -113,9 +123,12 @@ export interface StdioClientTransport extends Transport {
 export function createStdioClientTransport(options: StdioClientTransportOptions): StdioClientTransport {
   const { command, args = [], cwd } = options;
   const stderrMode = options.stderr ?? 'inherit';
+  const bindings = { component: 'transport', transport: 'stdio-client', command };
   const connection = new StdioClientConnection({
     command,
-    log: childLogger(options.logger, { component: 'transport', transport: 'stdio-client', command }),
+    args,
+    log: childLogger(options.logger, bindings),
+    strayLog: options.logger === undefined ? stderrWarnLogger().child(bindings) : undefined,
     timeouts: { ...DEFAULT_STDIO_SHUTDOWN_TIMEOUTS, ...options.shutdownTimeoutMs },
     maxLineBytes: options.maxLineBytes,
   });
