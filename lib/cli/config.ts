@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { findJsonProblem, lineAndColumn, showLine } from './json-error';
 
 export { ConfigError } from './errors';
 
@@ -133,13 +134,25 @@ export function parseEntry(
   return { kind: parsed.data.type === 'sse' ? 'sse' : 'http', name, url, headers };
 }
 
+/**
+ * Why a servers file is not JSON, as `file:line:column`, what was expected there, and the line
+ * with a caret under the spot (the parser's own message when the scanner finds nothing amiss).
+ */
+function notJson(file: string, text: string, error: Error): string {
+  const problem = findJsonProblem(text);
+  if (!problem) return `${file} is not valid JSON: ${error.message}`;
+  const { line, column } = lineAndColumn(text, problem.offset);
+  return `${file} is not valid JSON: line ${line}, column ${column}: ${problem.message}\n${showLine(text, problem.offset)}`;
+}
+
 /** Parses the text of a servers file (`file` names it in errors). Throws {@link ConfigError}. */
 export function parseConfig(file: string, text: string, env: Readonly<Record<string, string | undefined>>): Upstream[] {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // A byte order mark, as some Windows editors write, is not part of the JSON.
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(notJson(file, text.replace(/^\uFEFF/, ''), error as Error));
   }
   const parsed = ConfigFileSchema.safeParse(json);
   if (!parsed.success) throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
