@@ -3,6 +3,7 @@
  * file or the environment, so every rule is tested on its own.
  */
 import { UsageError } from './errors';
+import type { HelpTopic } from './help';
 
 export { UsageError } from './errors';
 
@@ -11,8 +12,9 @@ export type ServeMode = { readonly kind: 'stdio' } | { readonly kind: 'http'; re
 
 /** A parsed command line. */
 export type CliCommand =
-  | { readonly kind: 'help'; readonly topic: 'rxmcp' | 'proxy' | 'connect' }
+  | { readonly kind: 'help'; readonly topic: HelpTopic }
   | { readonly kind: 'version' }
+  | { readonly kind: 'completion'; readonly shell: CompletionShell }
   | { readonly kind: 'proxy'; readonly config: string; readonly serve: ServeMode }
   | {
       readonly kind: 'connect';
@@ -22,50 +24,71 @@ export type CliCommand =
       readonly callbackPort: number;
     };
 
-export const USAGE = {
-  rxmcp: `Usage: rxmcp <command> [options]
+export { USAGE } from './help';
+export type { HelpTopic } from './help';
 
-Commands:
-  proxy     serve the MCP servers of a config file as one server (stdio or Streamable HTTP)
-  connect   bridge stdio to a remote Streamable HTTP MCP server
+/** The shells `rxmcp completion` writes a script for. */
+export type CompletionShell = 'bash' | 'zsh';
+export const COMPLETION_SHELLS: readonly CompletionShell[] = ['bash', 'zsh'];
 
-Options:
-  -h, --help       show help (also: rxmcp <command> --help)
-  -v, --version    show the version`,
-  proxy: `Usage: rxmcp proxy --config <servers.json> [--http <port> | --stdio]
+/** One option of a command: whether it takes a value (and what kind), its one-letter alias, what it does. */
+export interface Flag {
+  readonly value: boolean;
+  readonly alias?: string;
+  /** What the value is, for completion: a file name, or anything else (nothing to offer). */
+  readonly takes?: 'file' | 'port' | 'url' | 'header';
+  readonly about: string;
+}
+export type Flags = Readonly<Record<string, Flag>>;
 
-Starts every server of the file's "mcpServers" (the format desktop clients use) and serves them as
-one MCP server whose tools and prompts are named <server>_<name>.
-
-Options:
-  -c, --config <file>   the servers file (required)
-  --http <port>         serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port)
-  --stdio               serve on stdin and stdout (the default)
-  -h, --help            show this help
-  -v, --version         show the version`,
-  connect: `Usage: rxmcp connect <url> [--header "Name: value"]...
-
-Bridges an MCP client on stdin and stdout to a Streamable HTTP server. When the server asks for
-authorization, prints the sign-in URL to stderr and takes the redirect on a loopback port.
-
-Options:
-  -H, --header "Name: value"   a header for every request (repeatable)
-  --callback-port <port>       the OAuth redirect's loopback port (default: a free one)
-  -h, --help                   show this help
-  -v, --version                show the version`,
-} as const;
-
-/** One option of a command: whether it takes a value. */
-type Flags = Readonly<Record<string, { readonly value: boolean; readonly alias?: string }>>;
-
-const COMMON: Flags = { help: { value: false, alias: 'h' }, version: { value: false, alias: 'v' } };
+const COMMON: Flags = {
+  help: { value: false, alias: 'h', about: 'show help' },
+  version: { value: false, alias: 'v', about: 'show the version' },
+};
 const PROXY_FLAGS: Flags = {
   ...COMMON,
-  config: { value: true, alias: 'c' },
-  http: { value: true },
-  stdio: { value: false },
+  config: { value: true, alias: 'c', takes: 'file', about: 'the servers file' },
+  http: { value: true, takes: 'port', about: 'serve Streamable HTTP on this port of 127.0.0.1' },
+  stdio: { value: false, about: 'serve on stdin and stdout' },
 };
-const CONNECT_FLAGS: Flags = { ...COMMON, header: { value: true, alias: 'H' }, 'callback-port': { value: true } };
+const CONNECT_FLAGS: Flags = {
+  ...COMMON,
+  header: { value: true, alias: 'H', takes: 'header', about: 'a header for every request' },
+  'callback-port': { value: true, takes: 'port', about: "the OAuth redirect's loopback port" },
+};
+const COMPLETION_FLAGS: Flags = { help: COMMON.help! };
+
+/** Each command: what it does (one line) and its options; completion scripts are made from this. */
+export const COMMAND_TABLE: Readonly<Record<Exclude<HelpTopic, 'rxmcp'>, { about: string; flags: Flags }>> = {
+  proxy: { about: 'serve the MCP servers of a config file as one server', flags: PROXY_FLAGS },
+  connect: { about: 'bridge stdio to a remote Streamable HTTP MCP server', flags: CONNECT_FLAGS },
+  completion: { about: 'print a shell completion script', flags: COMPLETION_FLAGS },
+};
+
+/** The edit distance of two short words (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/** The known word nearest `written` when it is a likely typo of it (` (did you mean --config?)`), else ''. */
+export function didYouMean(written: string, known: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = distance(written, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  const allowed = Math.max(1, Math.floor(written.length / 4));
+  return best !== undefined && bestDistance <= Math.min(2, allowed) ? ` (did you mean ${best}?)` : '';
+}
 
 /** What a command line holds once its options are sorted out. */
 interface Scanned {
@@ -91,12 +114,16 @@ function scan(command: string, argv: readonly string[], flags: Flags): Scanned {
     const [written, inline] = splitInline(arg);
     const name = written.startsWith('--') ? written.slice(2) : byAlias.get(written.slice(1));
     const flag = name === undefined ? undefined : flags[name];
-    if (name === undefined || flag === undefined) throw new UsageError(`rxmcp ${command}: unknown option ${written}`);
+    if (name === undefined || flag === undefined) {
+      const known = Object.keys(flags).map((known) => `--${known}`);
+      throw new UsageError(`rxmcp ${command}: unknown option ${written}${didYouMean(written, known)}`, command);
+    }
     let value = 'true';
     if (flag.value) {
       value = inline ?? argv[++i] ?? '';
-      if (inline === undefined && i >= argv.length) throw new UsageError(`rxmcp ${command}: ${written} needs a value`);
-    } else if (inline !== undefined) throw new UsageError(`rxmcp ${command}: ${written} takes no value`);
+      if (inline === undefined && i >= argv.length)
+        throw new UsageError(`rxmcp ${command}: ${written} needs a value`, command);
+    } else if (inline !== undefined) throw new UsageError(`rxmcp ${command}: ${written} takes no value`, command);
     options.set(name, [...(options.get(name) ?? []), value]);
   }
   return { options, positionals };
@@ -111,7 +138,7 @@ function splitInline(arg: string): [string, string | undefined] {
 /** The one value of an option given at most once. */
 function single(command: string, scanned: Scanned, name: string): string | undefined {
   const values = scanned.options.get(name);
-  if (values && values.length > 1) throw new UsageError(`rxmcp ${command}: --${name} is given more than once`);
+  if (values && values.length > 1) throw new UsageError(`rxmcp ${command}: --${name} is given more than once`, command);
   return values?.[0];
 }
 
@@ -119,7 +146,7 @@ function single(command: string, scanned: Scanned, name: string): string | undef
 export function parsePort(command: string, option: string, text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(port) || port > 65535) {
-    throw new UsageError(`rxmcp ${command}: ${option} wants a port from 0 to 65535, not "${text}"`);
+    throw new UsageError(`rxmcp ${command}: ${option} wants a port from 0 to 65535, not "${text}"`, command);
   }
   return port;
 }
@@ -127,12 +154,13 @@ export function parsePort(command: string, option: string, text: string): number
 function parseProxy(argv: readonly string[]): CliCommand {
   const scanned = scan('proxy', argv, PROXY_FLAGS);
   if (scanned.positionals.length > 0)
-    throw new UsageError(`rxmcp proxy: unexpected argument "${scanned.positionals[0]}"`);
+    throw new UsageError(`rxmcp proxy: unexpected argument "${scanned.positionals[0]}"`, 'proxy');
   const config = single('proxy', scanned, 'config');
   const http = single('proxy', scanned, 'http');
-  if (config === undefined || config === '') throw new UsageError('rxmcp proxy: --config <servers.json> is required');
+  if (config === undefined || config === '')
+    throw new UsageError('rxmcp proxy: --config <servers.json> is required', 'proxy');
   if (http !== undefined && scanned.options.has('stdio')) {
-    throw new UsageError('rxmcp proxy: --http and --stdio are exclusive: pick one');
+    throw new UsageError('rxmcp proxy: --http and --stdio are exclusive: pick one', 'proxy');
   }
   const serve: ServeMode =
     http === undefined ? { kind: 'stdio' } : { kind: 'http', port: parsePort('proxy', '--http', http) };
@@ -144,7 +172,7 @@ export function parseHeader(text: string): [string, string] {
   const at = text.indexOf(':');
   const name = at < 0 ? '' : text.slice(0, at).trim();
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-    throw new UsageError(`rxmcp connect: --header wants "Name: value", not "${text}"`);
+    throw new UsageError(`rxmcp connect: --header wants "Name: value", not "${text}"`, 'connect');
   }
   return [name.toLowerCase(), text.slice(at + 1).trim()];
 }
@@ -152,16 +180,16 @@ export function parseHeader(text: string): [string, string] {
 function parseConnect(argv: readonly string[]): CliCommand {
   const scanned = scan('connect', argv, CONNECT_FLAGS);
   const [target, extra] = scanned.positionals;
-  if (target === undefined) throw new UsageError('rxmcp connect: the server URL is required');
-  if (extra !== undefined) throw new UsageError(`rxmcp connect: unexpected argument "${extra}"`);
+  if (target === undefined) throw new UsageError('rxmcp connect: the server URL is required', 'connect');
+  if (extra !== undefined) throw new UsageError(`rxmcp connect: unexpected argument "${extra}"`, 'connect');
   let url: URL;
   try {
     url = new URL(target);
   } catch {
-    throw new UsageError(`rxmcp connect: "${target}" is not a URL`);
+    throw new UsageError(`rxmcp connect: "${target}" is not a URL`, 'connect');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`rxmcp connect: "${target}" is not an http or https URL`);
+    throw new UsageError(`rxmcp connect: "${target}" is not an http or https URL`, 'connect');
   }
   const headers = Object.fromEntries((scanned.options.get('header') ?? []).map(parseHeader));
   const port = single('connect', scanned, 'callback-port');
@@ -169,9 +197,21 @@ function parseConnect(argv: readonly string[]): CliCommand {
   return { kind: 'connect', url, headers, callbackPort };
 }
 
-const COMMANDS: Readonly<Record<string, (argv: readonly string[]) => CliCommand>> = {
+function parseCompletion(argv: readonly string[]): CliCommand {
+  const scanned = scan('completion', argv, COMPLETION_FLAGS);
+  const [shell, extra] = scanned.positionals;
+  if (shell === undefined) throw new UsageError('rxmcp completion: name the shell: bash or zsh', 'completion');
+  if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) {
+    throw new UsageError(`rxmcp completion: no completion for "${shell}": bash or zsh`, 'completion');
+  }
+  if (extra !== undefined) throw new UsageError(`rxmcp completion: unexpected argument "${extra}"`, 'completion');
+  return { kind: 'completion', shell: shell as CompletionShell };
+}
+
+const COMMANDS: Readonly<Record<Exclude<HelpTopic, 'rxmcp'>, (argv: readonly string[]) => CliCommand>> = {
   proxy: parseProxy,
   connect: parseConnect,
+  completion: parseCompletion,
 };
 
 /**
@@ -184,19 +224,23 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   if (first === '-v' || first === '--version') return { kind: 'version' };
   if (first === 'help') {
     const topic = rest[0] ?? 'rxmcp';
-    if (topic !== 'rxmcp' && !(topic in COMMANDS)) throw new UsageError(`rxmcp: unknown command "${topic}"`);
-    return { kind: 'help', topic: topic as 'rxmcp' | 'proxy' | 'connect' };
+    if (topic !== 'rxmcp' && !Object.hasOwn(COMMANDS, topic)) {
+      throw new UsageError(`rxmcp: unknown command "${topic}"${didYouMean(topic, Object.keys(COMMANDS))}`);
+    }
+    return { kind: 'help', topic: topic as HelpTopic };
   }
-  const parse = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  const parse = Object.hasOwn(COMMANDS, first) ? COMMANDS[first as keyof typeof COMMANDS] : undefined;
   if (!parse) {
     throw new UsageError(
-      first.startsWith('-') ? `rxmcp: unknown option ${first}` : `rxmcp: unknown command "${first}"`,
+      first.startsWith('-')
+        ? `rxmcp: unknown option ${first}${didYouMean(first, ['--help', '--version'])}`
+        : `rxmcp: unknown command "${first}"${didYouMean(first, Object.keys(COMMANDS))}`,
     );
   }
   for (const arg of rest) {
     if (arg === '--') break;
-    if (arg === '-h' || arg === '--help') return { kind: 'help', topic: first as 'proxy' | 'connect' };
-    if (arg === '-v' || arg === '--version') return { kind: 'version' };
+    if (arg === '-h' || arg === '--help') return { kind: 'help', topic: first as HelpTopic };
+    if ((arg === '-v' || arg === '--version') && first !== 'completion') return { kind: 'version' };
   }
   return parse(rest);
 }

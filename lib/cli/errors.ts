@@ -9,6 +9,17 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 /** A command line that cannot be run: the message says what was wrong; the command exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+
+  /**
+   * @param message what was wrong, in one line
+   * @param command the command whose help tells how to write it right (`proxy`), when it is one
+   */
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** A servers file that cannot be used: the message names the file and, where it is one, the entry; exit 2. */

@@ -9,6 +9,7 @@ import { ConfigError, EXIT, UsageError } from './errors';
 import type { CliIo } from './io';
 import type * as ProxyCommand from './proxy-command';
 import type * as ConnectCommand from './connect-command';
+import { completionScript } from './completion';
 import { createProgress } from './progress';
 import { packageVersion } from './version';
 
@@ -37,12 +38,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case 'version':
         io.stdout.write(`rxmcp ${packageVersion()}\n`);
         return EXIT.ok;
+      case 'completion':
+        io.stdout.write(completionScript(command.shell));
+        return EXIT.ok;
       default:
         return await run(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      progress.line(`${error.message} (see rxmcp --help)`);
+      progress.line(`${error.message} (see rxmcp ${error.command === undefined ? '' : `${error.command} `}--help)`);
       return EXIT.usage;
     }
     if (error instanceof ConfigError) {

@@ -223,11 +223,14 @@ describe('rxmcp proxy exit codes', () => {
     expect(cli.stderr()).toBe('rxmcp: cannot read /nonexistent/servers.json: no such file\n');
   });
 
-  it('exits 2 with one line naming the file when it is not JSON', async () => {
+  it('exits 2 naming the file, the line and column where it is not JSON, and showing that line', async () => {
     const { code, stderr, file } = await run('{ "mcpServers": { ');
     expect(code).toBe(2);
-    expect(stderr).toMatch(
-      new RegExp(`^rxmcp: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: [^\\n]+\\n$`),
+    expect(stderr).toBe(
+      `rxmcp: ${file} is not valid JSON: line 1, column 19: expected a property name in double quotes, ` +
+        'found the end of the file\n' +
+        '  1 | { "mcpServers": { \n' +
+        '    |                   ^\n',
     );
   });
 
@@ -266,7 +269,7 @@ describe('rxmcp proxy exit codes', () => {
     expect(unknown.stderr()).toBe('rxmcp: unknown command "serve" (see rxmcp --help)\n');
     const flag = runCli(['proxy', '--config', 'x.json', '--port', '1']);
     expect(await flag.exited).toBe(2);
-    expect(flag.stderr()).toBe('rxmcp proxy: unknown option --port (see rxmcp --help)\n');
+    expect(flag.stderr()).toBe('rxmcp proxy: unknown option --port (see rxmcp proxy --help)\n');
     const help = runCli(['proxy', '--help']);
     expect(await help.exited).toBe(0);
     expect(help.stdout()).toMatch(/^Usage: rxmcp proxy --config <servers.json>/);

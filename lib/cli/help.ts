@@ -1,0 +1,132 @@
+/**
+ * The `rxmcp` command's help: what each command does, its options, examples, the servers file's
+ * format and the environment variables it reads. Printed on stdout by `--help`, `-h` and
+ * `rxmcp help <command>`.
+ */
+
+/** What `rxmcp help` can explain. */
+export type HelpTopic = 'rxmcp' | 'proxy' | 'connect' | 'completion';
+
+const CONFIG_FORMAT = `Servers file (the "mcpServers" format desktop clients use):
+  {
+    "mcpServers": {
+      "files":  { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+                  "env": { "LOG_LEVEL": "warn" }, "cwd": "/tmp" },
+      "search": { "url": "https://search.example.com/mcp",
+                  "headers": { "Authorization": "Bearer \${SEARCH_TOKEN}" } },
+      "old":    { "url": "http://127.0.0.1:8080/sse", "type": "sse" }
+    }
+  }
+  - "command", "args", "env", "cwd": a server started as a process, spoken to over stdio. It gets
+    PATH, HOME, USER, LOGNAME, SHELL and TERM from this environment, plus its "env".
+  - "url", "headers", "type": a remote server; "type" is "http" (Streamable HTTP, the default),
+    "streamable-http", or "sse" (the 2024-11-05 HTTP+SSE transport).
+  - "disabled": true skips an entry; other keys (autoApprove, timeout...) are ignored.
+  - A name is letters, digits, "." and "-", starting with a letter: it prefixes the server's tools
+    and prompts (files_read_file) and resource URIs (files+file:///...).
+  - \${VAR} in any of these strings is read from the environment; \${VAR:-default} has a default.`;
+
+const EXIT_CODES = `Exit codes:
+  0  stopped as asked (Ctrl-C, SIGTERM, the client closed stdin)
+  1  nothing could be served, or the server went away
+  2  a bad command line or servers file`;
+
+/** The help text of each topic, without a final newline. */
+export const USAGE: Readonly<Record<HelpTopic, string>> = {
+  rxmcp: `Usage: rxmcp <command> [options]
+
+Serves many MCP servers as one, and brings a remote MCP server to clients that only speak stdio.
+
+Commands:
+  proxy        serve the MCP servers of a config file as one server (stdio or Streamable HTTP)
+  connect      bridge stdio to a remote Streamable HTTP MCP server
+  completion   print a shell completion script (bash or zsh)
+  help [cmd]   show this help, or a command's
+
+Options:
+  -h, --help       show help (also: rxmcp <command> --help)
+  -v, --version    show the version
+
+Examples:
+  rxmcp proxy --config servers.json              serve the servers of servers.json on stdio
+  rxmcp proxy --config servers.json --http 3000  the same at http://127.0.0.1:3000/mcp
+  rxmcp connect https://mcp.example.com/mcp      reach a remote server from a stdio client
+  source <(rxmcp completion bash)                complete commands and options in bash
+
+Servers file (rxmcp proxy --config; rxmcp proxy --help has the details):
+  { "mcpServers": { "<name>": { "command": "...", "args": [...], "env": {...} },
+                    "<name>": { "url": "https://.../mcp", "headers": {...} } } }
+
+Environment:
+  RXMCP_VERBOSE=1   also show connections opening and closing, on stderr
+  \${VAR}            any variable the servers file names
+
+${EXIT_CODES}`,
+
+  proxy: `Usage: rxmcp proxy --config <servers.json> [--http <port> | --stdio]
+
+Starts every server of the file's "mcpServers" and serves them as one MCP server whose tools and
+prompts are named <server>_<name>. A server that fails to start is left out; one that goes away
+is started again. Progress lines go to stderr: under --stdio, stdout carries protocol messages.
+
+Options:
+  -c, --config <file>   the servers file (required)
+  --http <port>         serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port)
+  --stdio               serve on stdin and stdout (the default)
+  -h, --help            show this help
+  -v, --version         show the version
+
+Examples:
+  rxmcp proxy --config servers.json
+  rxmcp proxy -c servers.json --http 0
+  In a desktop client's config:
+    { "mcpServers": { "all": { "command": "rxmcp", "args": ["proxy", "--config", "/home/me/servers.json"] } } }
+
+${CONFIG_FORMAT}
+
+Environment:
+  RXMCP_VERBOSE=1   also show connections opening and closing, on stderr
+  \${VAR}            any variable the servers file names (one that is not set and has no default
+                    is an error)
+
+${EXIT_CODES}`,
+
+  connect: `Usage: rxmcp connect <url> [--header "Name: value"]... [--callback-port <port>]
+
+Bridges an MCP client on stdin and stdout to a Streamable HTTP server. When the server asks for
+authorization, prints the sign-in URL to stderr and takes the redirect on a loopback port; tokens
+are kept in memory only.
+
+Options:
+  -H, --header "Name: value"   a header for every request (repeatable)
+  --callback-port <port>       the OAuth redirect's loopback port (default: a free one)
+  -h, --help                   show this help
+  -v, --version                show the version
+
+Examples:
+  rxmcp connect https://mcp.example.com/mcp
+  rxmcp connect https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN" -H "X-Team: blue"
+  In a desktop client's config:
+    { "mcpServers": { "remote": { "command": "rxmcp", "args": ["connect", "https://mcp.example.com/mcp"] } } }
+
+Environment:
+  RXMCP_VERBOSE=1   also show connections opening and closing, on stderr
+
+${EXIT_CODES}`,
+
+  completion: `Usage: rxmcp completion <bash | zsh>
+
+Prints a script that completes rxmcp's commands and options (and file names after --config) in
+that shell.
+
+Options:
+  -h, --help   show this help
+
+Examples:
+  source <(rxmcp completion bash)                       in this bash session
+  rxmcp completion bash > ~/.local/share/bash-completion/completions/rxmcp
+  source <(rxmcp completion zsh)                        in this zsh session (after compinit)
+  rxmcp completion zsh > "\${fpath[1]}/_rxmcp"            for every zsh session
+
+Environment: none.`,
+};
