@@ -10,7 +10,8 @@
  * access tokens that authorization server issues for it; `--cors <origin|*>` lets web pages of that
  * origin (several: comma-separated) call it from a browser; `--redis <url>` makes it one process
  * of a cluster on that Redis (start several: any request may reach any of them). Other hosts serve the same definition:
- * `createEverythingServer()`.
+ * `createEverythingServer()`. `--help` lists the options, examples and environment variables; an
+ * unknown option is refused in one line with exit code 2 (see server-command-line.ts).
  */
 import pino from 'pino';
 import { concat, defer, endWith, firstValueFrom, interval, map, of, take, timer } from 'rxjs';
@@ -46,6 +47,8 @@ import { clusterTools } from './cluster-tools';
 import { statelessTools } from './stateless-tools';
 import { taskTools } from './task-tools';
 import { fetchServerMetadata } from '../lib/auth/discovery';
+import { parseServerCommandLine, SERVER_USAGE, ServerUsageError } from './server-command-line';
+import type { ExampleAuth, ServerCommandLine } from './server-command-line';
 
 // Peers' mistakes are logged at warn; a public server would write a line per hostile frame at that
 // level, so the example logs errors only unless LOG_LEVEL asks for more (#13).
@@ -530,13 +533,7 @@ export function exampleSkillsFolder(): string {
   return existsSync(beside) ? beside : join(__dirname, '..', '..', 'examples', 'skills');
 }
 
-/** How `serveHttp` protects the endpoint: the authorization server whose JWT access tokens it takes. */
-export interface ExampleAuth {
-  /** The authorization server's issuer; its key set is found through its metadata. */
-  readonly issuer: string;
-  /** The scopes the endpoint publishes (clients ask for them); none by default. */
-  readonly scopes?: readonly string[];
-}
+export type { ExampleAuth } from './server-command-line';
 
 /** A resource server for the endpoint, trusting `issuer`'s JWT access tokens issued for it. */
 async function protectedBy(auth: ExampleAuth): Promise<(endpoint: URL) => RequestAuthenticator> {
@@ -601,70 +598,27 @@ export async function serveCluster(port: number, redisUrl: string): Promise<Runn
   return { ...running, close: () => cluster.close() };
 }
 
-/** `--redis <url>`: run as one process of a cluster on that Redis. */
-function redisOption(argv: readonly string[]): string | undefined {
-  const at = argv.indexOf('--redis');
-  if (at < 0) return undefined;
-  const url = argv[at + 1];
-  if (url === undefined || !/^rediss?:\/\//.test(url))
-    throw new Error('--redis needs a Redis URL such as redis://127.0.0.1:6379');
-  return url;
-}
-
-/**
- * `--auth <issuer>`: protect the HTTP endpoint with that authorization server's tokens;
- * `--scopes "<a> <b>"` publishes the scopes clients should ask for.
- */
-function authOption(argv: readonly string[]): ExampleAuth | undefined {
-  const at = argv.indexOf('--auth');
-  if (at < 0) return undefined;
-  const issuer = argv[at + 1];
-  if (issuer === undefined || !/^https?:\/\//.test(issuer))
-    throw new Error('--auth needs the issuer URL of an authorization server');
-  const scopes = argv.indexOf('--scopes');
-  return scopes < 0 ? { issuer } : { issuer, scopes: (argv[scopes + 1] ?? '').split(' ').filter((s) => s !== '') };
-}
-
-/** `--cors <origin|*>`: the web origins (comma-separated) allowed to call the HTTP endpoint, or any. */
-function corsOption(argv: readonly string[]): CorsOptions | undefined {
-  const at = argv.indexOf('--cors');
-  if (at < 0) return undefined;
-  const value = argv[at + 1] ?? '';
-  if (value === '*') return { origins: '*' };
-  const origins = value.split(',').filter((origin) => origin !== '');
-  if (origins.length === 0 || !origins.every((origin) => /^https?:\/\/[^/]+$/.test(origin)))
-    throw new Error('--cors needs * or web origins such as http://localhost:5173 (comma-separated)');
-  return { origins };
-}
-
-/**
- * The HTTP port asked for: `--http [port]` or `--port <port>`, else `PORT` when `--http` is given
- * without one, else 3000; undefined without either flag (stdio).
- */
-function httpPort(argv: readonly string[]): number | undefined {
-  const http = argv.indexOf('--http');
-  const at = argv.indexOf('--port');
-  if (http < 0 && at < 0) return undefined;
-  const given = at >= 0 ? argv[at + 1] : argv[http + 1]?.startsWith('--') ? undefined : argv[http + 1];
-  const port = Number(given ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`the port must be a number from 0 to 65535, got ${String(given ?? process.env.PORT)}`);
-  return port;
-}
-
 if (require.main === module) {
-  const port = httpPort(process.argv.slice(2));
-  if (port === undefined) {
+  let command: ServerCommandLine;
+  try {
+    command = parseServerCommandLine(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof ServerUsageError)) throw error;
+    process.stderr.write(`${error.message} (see --help)\n`);
+    process.exit(2);
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(`${SERVER_USAGE}\n`);
+    process.exit(0);
+  } else if (command.kind === 'stdio') {
     const session = createEverythingServer().connect(createStdioServerTransport({ logger }));
     session.closed$.subscribe(({ reason }) => {
       logger.info({ reason }, 'session ended');
       process.exit(0);
     });
   } else {
-    const argv = process.argv.slice(2);
-    const redis = redisOption(argv);
-    const serving =
-      redis === undefined ? serveHttp(port, authOption(argv), corsOption(argv)) : serveCluster(port, redis);
+    const { port, redis } = command;
+    const serving = redis === undefined ? serveHttp(port, command.auth, command.cors) : serveCluster(port, redis);
     serving.then(
       (running) => {
         const legacy = redis === undefined ? ' (legacy HTTP+SSE at /sse)' : ' (one process of a Redis cluster)';

@@ -9,14 +9,39 @@
  * A URL (http: or https:) is reached over Streamable HTTP; anything else is the command line of a
  * server to launch and speak to over stdio, with everything after the command passed to it (so
  * options go before the command). Errors are one line on stderr; the exit code is 1 when the
- * connection or the call fails (a tool's own error, `isError`, included), 2 for a usage error.
- * Ctrl-C cancels a call in flight.
+ * connection or the call fails (a tool's own error, `isError`, included), 2 for a usage error (an
+ * unknown option is one line pointing to `--help`). Ctrl-C cancels a call in flight. `--help`
+ * prints the options, examples and environment.
  */
 import { lastValueFrom, tap } from 'rxjs';
 import { connect, createStdioClientTransport, createStreamableHttpClientTransport, toolResult } from '../lib/index';
 import type { CallToolResult, McpClient, Tool, ToolProgressEvent, Transport } from '../lib/index';
 
 const USAGE = `usage: mcp-client [--call <tool> [--args '<json object>']] <server URL | command [args...]>`;
+
+/** What `--help` prints. */
+export const HELP = `${USAGE}
+
+Connects to an MCP server, lists its tools and, with --call, calls one, showing its progress (a bar
+on a terminal, a line per update otherwise). A URL (http: or https:) is reached over Streamable
+HTTP; anything else is the command line of a server to start and speak to over stdio: every word
+after the command is passed to it, so options go before the command.
+
+Options:
+  --call <tool>               the tool to call
+  --args '<json object>'      its arguments (default {})
+  -h, --help                  show this help
+
+Examples:
+  node dist/examples/mcp-client.js http://127.0.0.1:3000/mcp
+  node dist/examples/mcp-client.js --call countdown --args '{"from":5}' http://127.0.0.1:3000/mcp
+  node dist/examples/mcp-client.js --call add --args '{"a":2,"b":40}' node dist/examples/everything-server.js
+
+Environment: none read. A server started over stdio gets only PATH, HOME, USER, LOGNAME, SHELL and
+TERM from it; its stderr is shown here.
+
+Exit codes: 0 done, 1 the connection or the call failed (a tool's isError included), 2 a bad
+command line. Ctrl-C cancels a call in flight.`;
 
 /** What the command line asks for. */
 export interface ClientCommand {
@@ -28,6 +53,24 @@ export interface ClientCommand {
 /** A mistake on the command line: reported with the usage, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** An option the client does not know: reported in one line that points to `--help`, exit code 2. */
+export class UnknownOptionError extends UsageError {
+  constructor(readonly option: string) {
+    super(`unknown option ${option} (see mcp-client --help)`);
+  }
+}
+
+/** Whether the command line asks for help: `-h` or `--help` among the client's own words (not the server's). */
+export function asksForHelp(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '-h' || word === '--help') return true;
+    if (word === '--call' || word === '--args') i++;
+    else if (!word.startsWith('-') && !isUrl(word)) return false;
+  }
+  return false;
 }
 
 const isUrl = (value: string) => /^https?:\/\//i.test(value);
@@ -59,7 +102,7 @@ export function parseCommandLine(argv: readonly string[]): ClientCommand {
       name = argv[++i];
       if (name === undefined) throw new UsageError('--call needs the name of a tool');
     } else if (word === '--args') args = parseArgsOption(argv[++i]);
-    else if (word.startsWith('--')) throw new UsageError(`unknown option ${word}`);
+    else if (word.startsWith('-')) throw new UnknownOptionError(word);
     else if (url !== undefined) throw new UsageError(`unexpected ${word} after the URL`);
     else if (isUrl(word)) url = word;
     else return build({ command: word, args: argv.slice(i + 1) }, name, args);
@@ -179,7 +222,7 @@ export function oneLine(error: unknown): string {
 if (require.main === module) {
   const fail = (error: unknown) => {
     process.stderr.write(`mcp-client: ${oneLine(error)}\n`);
-    if (error instanceof UsageError) process.stderr.write(`${USAGE}\n`);
+    if (error instanceof UsageError && !(error instanceof UnknownOptionError)) process.stderr.write(`${USAGE}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   };
   // Ctrl-C cancels the call in flight; the connection then closes as after any failure.
@@ -192,7 +235,10 @@ if (require.main === module) {
     ...(process.stdout.columns > 0 ? { columns: process.stdout.columns } : {}),
     signal: interrupt.signal,
   };
-  Promise.resolve()
-    .then(() => runClient(parseCommandLine(process.argv.slice(2)), out))
-    .then(() => (process.exitCode = 0), fail);
+  const argv = process.argv.slice(2);
+  if (asksForHelp(argv)) process.stdout.write(`${HELP}\n`);
+  else
+    void Promise.resolve()
+      .then(() => runClient(parseCommandLine(argv), out))
+      .then(() => (process.exitCode = 0), fail);
 }
