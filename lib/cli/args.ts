@@ -56,7 +56,7 @@ const CONNECT_FLAGS: Flags = {
   header: { value: true, alias: 'H', takes: 'header', about: 'a header for every request' },
   'callback-port': { value: true, takes: 'port', about: "the OAuth redirect's loopback port" },
 };
-const COMPLETION_FLAGS: Flags = { help: COMMON.help! };
+const COMPLETION_FLAGS: Flags = COMMON;
 
 /** Each command: what it does (one line) and its options; completion scripts are made from this. */
 export const COMMAND_TABLE: Readonly<Record<Exclude<HelpTopic, 'rxmcp'>, { about: string; flags: Flags }>> = {
@@ -240,7 +240,7 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   for (const arg of rest) {
     if (arg === '--') break;
     if (arg === '-h' || arg === '--help') return { kind: 'help', topic: first as HelpTopic };
-    if ((arg === '-v' || arg === '--version') && first !== 'completion') return { kind: 'version' };
+    if (arg === '-v' || arg === '--version') return { kind: 'version' };
   }
   return parse(rest);
 }

@@ -120,7 +120,8 @@ Prints a script that completes rxmcp's commands and options (and file names afte
 that shell.
 
 Options:
-  -h, --help   show this help
+  -h, --help      show this help
+  -v, --version   show the version
 
 Examples:
   source <(rxmcp completion bash)                       in this bash session

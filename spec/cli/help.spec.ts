@@ -135,7 +135,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(complete(['rxmcp', 'pr'])).toEqual(['proxy']);
     expect(complete(['rxmcp', 'proxy', '--'])).toEqual(['--help', '--version', '--config', '--http', '--stdio']);
     expect(complete(['rxmcp', 'connect', 'https://x/mcp', '--c'])).toEqual(['--callback-port']);
-    expect(complete(['rxmcp', 'completion', ''])).toEqual(['bash', 'zsh', '--help', '-h']);
+    expect(complete(['rxmcp', 'completion', ''])).toEqual(['bash', 'zsh', '--help', '-h', '--version', '-v']);
     expect(complete(['rxmcp', 'proxy', '--config', 'help.sp'])).toEqual(['help.spec.ts']);
     expect(complete(['rxmcp', 'proxy', '--http', ''])).toEqual([]);
   });
