@@ -24,10 +24,12 @@ export interface AnswerHost {
   readonly maxMessageLength: number;
   readonly onLegacyServer: ((initialize: JsonRpcMessage, status: number) => void) | undefined;
   emitText(text: string): unknown;
+  /** Delivers one parsed message (or batch) as if it had arrived on a stream. */
+  emit(frame: unknown): void;
   sessionGone(): void;
   failRequests(ids: readonly RequestId[], status: number, body: string): void;
   /** Fails the requests of a POST answered with success in a content type that is not MCP's. */
-  failNotMcp(ids: readonly RequestId[], status: number, type: string): void;
+  failNotMcp(ids: readonly RequestId[], status: number, type: string, why?: string): void;
   brokenStream(ids: readonly RequestId[]): void;
 }
 
@@ -71,7 +73,18 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
     return;
   }
   if (type.includes('application/json')) {
-    if (body.trim() !== '') host.emitText(body);
+    if (body.trim() !== '') {
+      const frame = jsonRpcIn(body);
+      if (frame === undefined) {
+        host.log.warn(
+          { url: host.url.href, status: response.status, type, body: body.slice(0, 200) },
+          'the JSON answer is not JSON-RPC: is this the MCP endpoint URL?',
+        );
+        host.failNotMcp(ids, response.status, type, 'its body is not a JSON-RPC message');
+        return;
+      }
+      host.emit(frame);
+    }
     if (posted.stateless) host.brokenStream(ids);
     return;
   }
@@ -80,6 +93,23 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
     'the answer is neither JSON nor SSE: is this the MCP endpoint URL?',
   );
   host.failNotMcp(ids, response.status, type);
+}
+
+/**
+ * The JSON-RPC message (or batch) a JSON answer holds; undefined when the body is not JSON, or is
+ * JSON without the `"jsonrpc": "2.0"` of a JSON-RPC message (a REST API's `{"status":"ok"}`).
+ */
+function jsonRpcIn(body: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const isMessage = (item: unknown) =>
+    typeof item === 'object' && item !== null && (item as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  const ok = Array.isArray(parsed) ? parsed.length > 0 && parsed.every(isMessage) : isMessage(parsed);
+  return ok ? parsed : undefined;
 }
 
 async function readRefusal(

@@ -103,20 +103,26 @@ export function refusalResponse(id: RequestId, status: number, body: string): Js
 /**
  * The response a request gets whose POST the server answered with success but not with MCP: a
  * content type that is neither `application/json` nor `text/event-stream` (an HTML page, plain
- * text), which usually means the URL is not the MCP endpoint. Names the URL, the status and the
- * content type; `data` carries `httpStatus` and `contentType`.
+ * text), or JSON that is not JSON-RPC (`why` says so), which usually means the URL is not the MCP
+ * endpoint. Names the URL, the status and the content type; `data` carries `httpStatus` and
+ * `contentType`.
  */
-export function notMcpResponse(id: RequestId, url: URL, status: number, type: string): JsonRpcErrorResponse {
+export function notMcpResponse(
+  id: RequestId,
+  url: URL,
+  status: number,
+  type: string,
+  why?: string,
+): JsonRpcErrorResponse {
   const media = type.split(';')[0]!.trim();
   const shown = media === '' ? 'no content-type' : `content-type ${media}`;
+  const what = why === undefined ? 'not an MCP response (application/json or text/event-stream)' : `but ${why}`;
   return {
     jsonrpc: '2.0',
     id,
     error: {
       code: ErrorCode.InternalError,
-      message:
-        `The server at ${url.href} answered ${status} with ${shown}, not an MCP response ` +
-        '(application/json or text/event-stream): is this the MCP endpoint URL?',
+      message: `The server at ${url.href} answered ${status} with ${shown}, ${what}: is this the MCP endpoint URL?`,
       data: { httpStatus: status, contentType: type },
     },
   };

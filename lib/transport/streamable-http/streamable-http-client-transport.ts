@@ -369,8 +369,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(refusalResponse(id, status, body));
   }
 
-  failNotMcp(ids: readonly RequestId[], status: number, type: string): void {
-    for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(notMcpResponse(id, this.url, status, type));
+  failNotMcp(ids: readonly RequestId[], status: number, type: string, why?: string): void {
+    for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(notMcpResponse(id, this.url, status, type, why));
   }
 
   finish(reason: string, error: Error | undefined, terminate: boolean): void {

@@ -62,6 +62,23 @@ describe('a 200 answer that is not MCP', () => {
     expect(error.message).toContain(`The server at ${url.href} answered 200 with no content-type, not an MCP response`);
   });
 
+  it('says so, at once, for a JSON answer that is not JSON-RPC (a REST API at that URL)', async () => {
+    const url = await answering('application/json', '{"status":"ok"}');
+    const error = await connectError(url);
+    expect(error.message).toBe(
+      `The server at ${url.href} answered 200 with content-type application/json, but its body is not a ` +
+        'JSON-RPC message: is this the MCP endpoint URL?',
+    );
+  });
+
+  it('says so for a JSON content type whose body is not JSON at all', async () => {
+    const url = await answering('application/json', 'Service Unavailable');
+    const error = await connectError(url);
+    expect(error.message).toMatch(
+      /answered 200 with content-type application\/json, but its body is not a JSON-RPC message/,
+    );
+  });
+
   it('logs a warning with the URL, the content type and the start of the body', async () => {
     const url = await answering('text/plain', 'service is healthy');
     const logged: Array<Record<string, unknown>> = [];
