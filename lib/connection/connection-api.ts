@@ -1,4 +1,5 @@
 import type { Observable, SchedulerLike, Unsubscribable } from '../rx/rxjs';
+import type { LifecycleInspector } from '../jsonrpc/inspection';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';
@@ -7,6 +8,8 @@ import type { RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import type { OutboundHook, RequestOptions, RequestSink } from './request-pipeline';
 import type { CacheHint } from './stateless';
+
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
 
 /** Which end of the protocol a connection is. */
 export type Role = 'client' | 'server';
@@ -17,20 +20,6 @@ export type ConnectionState = 'initializing' | 'operating' | 'shutdown';
 /** How long a server waits for the client's initialize before it gives up on the connection. */
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 60_000;
 
-/**
- * An XState inspection event (xstate's `InspectionEvent`), by the fields every kind has. Declared
- * here so that the public declarations do not load xstate's, which do not type-check under
- * `exactOptionalPropertyTypes`.
- */
-export interface LifecycleInspectionEvent {
-  readonly type: `@xstate.${string}`;
-  readonly rootId: string;
-  readonly actorRef: unknown;
-  /** What `@xstate.event` and `@xstate.snapshot` events carry. */
-  readonly event?: unknown;
-  /** What `@xstate.snapshot` events carry. */
-  readonly snapshot?: unknown;
-}
 /** Options of `createConnection`. */
 export interface ConnectionOptions {
   readonly transport: Transport;
@@ -50,10 +39,17 @@ export interface ConnectionOptions {
   /** Server only: caching hints for results of stateless revisions, by method (see `DEFAULT_CACHE_HINTS`). */
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
   /**
-   * Receives the lifecycle's XState inspection events (see `LifecycleRunner`). A method, so that an
-   * inspector typed with xstate's `InspectionEvent` is accepted as it is.
+   * Receives the lifecycle machine's XState inspection events, as `createActor`'s `inspect` does:
+   * `@xstate.actor` once, then `@xstate.event`, `@xstate.action` and `@xstate.snapshot` as the
+   * lifecycle steps (see `LifecycleRunner`). A function, or an observer whose `next` is called
+   * (`inspector.inspect` of `@statelyai/inspect`). Read once, when the connection is made; without
+   * it, no inspection work is done.
+   * @example
+   * import { createWebSocketInspector } from '@statelyai/inspect';
+   * const inspector = createWebSocketInspector({ url: 'ws://localhost:8080' });
+   * const connection = createConnection({ transport, role: 'client', info, inspect: inspector.inspect });
    */
-  inspect?(event: LifecycleInspectionEvent): void;
+  readonly inspect?: LifecycleInspector;
   /**
    * Resumes a connection from `getPersistedSnapshot()` of an earlier one (in another process, say):
    * its lifecycle state, negotiated revision and what the peer declared. Requests that were in

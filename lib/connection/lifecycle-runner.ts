@@ -8,6 +8,7 @@ import type {
   EventFromLogic,
   InputFrom,
   InspectionEvent,
+  Observer,
   SnapshotFrom,
 } from 'xstate';
 import { assertRunnable } from './lifecycle-check';
@@ -70,9 +71,11 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
   /**
    * Receives XState inspection events, shaped as an actor's inspector gets them: `@xstate.actor`
    * once, `@xstate.event` for each event received, `@xstate.action` for each action executed and
-   * `@xstate.snapshot` after each step (the initial one included).
+   * `@xstate.snapshot` after each step (the initial one included). A function, or an observer whose
+   * `next` is called, as `createActor` takes it (`inspector.inspect` of `@statelyai/inspect` is
+   * one). Read once, by the constructor.
    */
-  readonly inspect?: (event: InspectionEvent) => void;
+  readonly inspect?: ((event: InspectionEvent) => void) | Observer<InspectionEvent>;
   /** Receives the machine's `log` actions. Default: nowhere. */
   readonly log?: (label: string | undefined, value: unknown) => void;
   /** Receives the events of the machine's `emit` actions. */
@@ -93,6 +96,44 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
 }
 
 let runners = 0;
+
+/** Where a runner's inspection events go, and the actor they name. Made only when someone inspects. */
+interface Inspection {
+  readonly next: (event: InspectionEvent) => void;
+  readonly actorRef: AnyActorRef;
+}
+
+/**
+ * `inspect` as one function, as XState's `toObserver` makes it: an observer's `next` called on the
+ * observer. Undefined when nothing would receive the events (no `inspect`, or an observer without
+ * `next`), so that the runner then does no inspection work at all.
+ */
+function inspectorOf(
+  inspect: LifecycleRunnerOptions<AnyStateMachine>['inspect'],
+): ((event: InspectionEvent) => void) | undefined {
+  if (inspect === undefined || inspect === null) return undefined;
+  if (typeof inspect === 'function') return inspect;
+  if (typeof inspect !== 'object')
+    throw new TypeError(`inspect must be a function or an observer with next, not ${typeof inspect}`);
+  const next = inspect.next;
+  if (next === undefined) return undefined;
+  if (typeof next !== 'function') throw new TypeError(`inspect.next must be a function, not ${typeof next}`);
+  return (event) => next.call(inspect, event);
+}
+
+/**
+ * A stand-in actor reference for inspection events, with what inspectors read of one: its id, session
+ * id and snapshot, and its logic (the machine), whose `config` `@statelyai/inspect` sends so that
+ * the inspector draws the machine.
+ */
+function standInActorRef(machine: AnyStateMachine, snapshot: () => AnyMachineSnapshot): AnyActorRef {
+  return {
+    id: machine.id,
+    sessionId: `lifecycle:${++runners}`,
+    logic: machine,
+    getSnapshot: snapshot,
+  } as unknown as AnyActorRef;
+}
 
 /** Snapshots restored from persisted ones, by the persisted object: restoring the same one twice gives the same. */
 const restored = new WeakMap<object, AnyMachineSnapshot>();
@@ -162,7 +203,8 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   /** Pending delayed events by id; created when the first one is armed. */
   private delayed: Map<string, Subscription> | undefined;
   private readonly options: LifecycleRunnerOptions<TMachine>;
-  private inspectedRef: AnyActorRef | undefined;
+  /** Undefined unless someone inspects: every inspection step is behind one check of it. */
+  private readonly inspection: Inspection | undefined;
 
   constructor(
     private readonly machine: TMachine,
@@ -173,6 +215,8 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     private readonly owner?: unknown,
   ) {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
+    const next = inspectorOf(this.options.inspect);
+    this.inspection = next === undefined ? undefined : { next, actorRef: standInActorRef(machine, () => this.current) };
     const stepper = stepperOf(machine);
     let initial: Step | undefined;
     if (this.options.snapshot !== undefined) {
@@ -186,12 +230,9 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
       initial = this.options.sharesSteps ? sharedInitialStep(machine, input, compute) : compute();
       this.current = initial.snapshot;
     }
-    if (this.options.inspect) {
-      this.inspect({
-        type: '@xstate.actor',
-        actorRef: this.actorRef,
-        rootId: this.actorRef.sessionId,
-      } as InspectionEvent);
+    if (this.inspection) {
+      const { actorRef } = this.inspection;
+      this.inspection.next({ type: '@xstate.actor', actorRef, rootId: actorRef.sessionId } as InspectionEvent);
     }
     if (initial === undefined) this.rearm();
     else this.execute(initial.actions);
@@ -209,13 +250,14 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
 
   send(event: EventFromLogic<TMachine>): void {
     if (this.current.status !== 'active') return;
-    if (this.options.inspect) {
-      this.inspect({
+    if (this.inspection) {
+      const { actorRef } = this.inspection;
+      this.inspection.next({
         type: '@xstate.event',
         event,
         sourceRef: undefined,
-        actorRef: this.actorRef,
-        rootId: this.actorRef.sessionId,
+        actorRef,
+        rootId: actorRef.sessionId,
       } as InspectionEvent);
     }
     const { snapshot, actions } = this.options.sharesSteps
@@ -242,39 +284,27 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     if (delayed) for (const timer of delayed.values()) timer.unsubscribe();
   }
 
-  /** A stand-in actor reference for inspection events, made only when someone inspects. */
-  private get actorRef(): AnyActorRef {
-    this.inspectedRef ??= {
-      id: this.machine.id,
-      sessionId: `lifecycle:${++runners}`,
-      getSnapshot: () => this.current,
-    } as unknown as AnyActorRef;
-    return this.inspectedRef;
-  }
-
-  private inspect(event: InspectionEvent): void {
-    this.options.inspect?.(event);
-  }
-
   private inspectSnapshot(event: unknown): void {
-    if (!this.options.inspect) return;
-    this.inspect({
+    if (!this.inspection) return;
+    const { actorRef } = this.inspection;
+    this.inspection.next({
       type: '@xstate.snapshot',
       snapshot: this.current,
       event,
-      actorRef: this.actorRef,
-      rootId: this.actorRef.sessionId,
+      actorRef,
+      rootId: actorRef.sessionId,
     } as InspectionEvent);
   }
 
   private execute(actions: readonly StepAction[]): void {
     for (const action of actions) {
-      if (this.options.inspect) {
-        this.inspect({
+      if (this.inspection) {
+        const { actorRef } = this.inspection;
+        this.inspection.next({
           type: '@xstate.action',
           action: { type: action.type, params: action.params },
-          actorRef: this.actorRef,
-          rootId: this.actorRef.sessionId,
+          actorRef,
+          rootId: actorRef.sessionId,
         } as InspectionEvent);
       }
       switch (action.type) {

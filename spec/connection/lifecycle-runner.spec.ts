@@ -171,6 +171,91 @@ describe('LifecycleRunner', () => {
     expect(new Set(events.map((event) => event.actorRef.sessionId)).size).toBe(1);
   });
 
+  it("reports the same events to an observer's next, called on the observer, as to a function", () => {
+    const called: InspectionEvent[] = [];
+    const byFunction = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), {
+      inspect: (event) => called.push(event),
+    });
+    byFunction.send(initialize);
+    byFunction.send({ type: 'peer.initialized' });
+    const observer = {
+      seen: [] as InspectionEvent[],
+      next(event: InspectionEvent) {
+        this.seen.push(event);
+      },
+    };
+    const byObserver = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), { inspect: observer });
+    byObserver.send(initialize);
+    byObserver.send({ type: 'peer.initialized' });
+    expect(called.length).toBeGreaterThan(0);
+    expect(observer.seen.map((event) => event.type)).toEqual(called.map((event) => event.type));
+    expect(observer.seen.at(-1)).toMatchObject({ type: '@xstate.snapshot', snapshot: { value: 'operating' } });
+  });
+
+  it('names the machine as the logic of the actor its events are about, so that an inspector can draw it', () => {
+    const events: InspectionEvent[] = [];
+    new LifecycleRunner(clientLifecycle, { supported: input.supported }, new VirtualTimeScheduler(), {
+      inspect: { next: (event) => events.push(event) },
+    });
+    const actor = events.find((event) => event.type === '@xstate.actor')!.actorRef as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(actor.id).toBe('clientLifecycle');
+    expect(actor.logic).toBe(clientLifecycle);
+    expect((actor.getSnapshot as () => AnyMachineSnapshot)().value).toEqual({ initializing: 'idle' });
+  });
+
+  it("reads inspect and an observer's next once, when made, never per event", () => {
+    const reads = { inspect: 0, next: 0 };
+    const events: InspectionEvent[] = [];
+    const observer = {
+      get next() {
+        reads.next++;
+        return (event: InspectionEvent) => void events.push(event);
+      },
+    };
+    const options = {
+      get inspect() {
+        reads.inspect++;
+        return observer;
+      },
+    };
+    const runner = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), options);
+    runner.send(initialize);
+    runner.send({ type: 'peer.initialized' });
+    runner.send({ type: 'transport.closed', reason: 'gone' });
+    expect(events.filter((event) => event.type === '@xstate.snapshot')).toHaveLength(4);
+    expect(reads).toEqual({ inspect: 1, next: 1 });
+  });
+
+  it('does no inspection work without inspect: the option is read once, when made, and never again', () => {
+    let reads = 0;
+    const options = {
+      sharesSteps: true,
+      get inspect() {
+        reads++;
+        return undefined;
+      },
+    };
+    const scheduler = new VirtualTimeScheduler();
+    const runner = new LifecycleRunner(serverLifecycle, input, scheduler, options);
+    expect(reads).toBe(1);
+    runner.send(initialize);
+    runner.send({ type: 'peer.initialized' });
+    scheduler.flush();
+    runner.send({ type: 'transport.closed', reason: 'gone' });
+    expect(runner.snapshot.status).toBe('done');
+    expect(reads).toBe(1);
+  });
+
+  it('refuses an inspect that is neither a function nor an observer, naming what it got', () => {
+    const inspect = 'yes' as unknown as () => void;
+    expect(() => new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), { inspect })).toThrow(
+      new TypeError('inspect must be a function or an observer with next, not string'),
+    );
+  });
+
   it('persists a snapshot that survives JSON, and restores it with its deadlines armed again', () => {
     const { runner } = run();
     runner.send({ type: 'peer.statelessRequest', protocolVersion: '2026-07-28' });
