@@ -36,6 +36,7 @@ function upstreamOptions(io: CliIo, progress: Progress, auths: Map<string, CliAu
     info: { name: 'rxmcp', version: packageVersion() },
     logger: progressLogger(progress, verbose(io) ? 'info' : 'error'),
     stderrLine: (name: string, line: string) => void io.stderr.write(`[${name}] ${line}\n`),
+    strayLine: (name: string, warning: string) => progress.note(`${name}: ${warning}`),
     authFor: (upstream) => {
       let auth = auths.get(upstream.name);
       if (!auth) {

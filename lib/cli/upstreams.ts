@@ -6,7 +6,7 @@
 import { firstValueFrom } from '../rx/rxjs';
 import { connect } from '../client/client';
 import type { McpClient } from '../client/client';
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
 import { createLegacySseClientTransport } from '../transport/legacy-sse/legacy-sse-client-transport';
 import { createStdioClientTransport } from '../transport/stdio/stdio-client-transport';
 import type { StdioClientTransport } from '../transport/stdio/stdio-client-transport';
@@ -24,6 +24,12 @@ export interface UpstreamOptions {
   readonly logger: LoggerOption;
   /** Where a spawned server's stderr lines go, prefixed with its name. */
   readonly stderrLine: (name: string, line: string) => void;
+  /**
+   * Where the warning about a line a spawned server wrote to stdout that is not an MCP message
+   * goes, whatever the level of `logger` (that line is the server's bug, and often why it then
+   * misbehaves). Without it, the warning goes to `logger`.
+   */
+  readonly strayLine?: (name: string, warning: string) => void;
   /**
    * An upstream not connected (handshake and tool list) this long after it started has failed,
    * unless its user is signing in. Default 30 s.
@@ -53,6 +59,27 @@ export function describeTransport(upstream: Upstream): string {
   return upstream.kind === 'stdio' ? 'stdio' : upstream.kind === 'sse' ? `sse ${upstream.url}` : `http ${upstream.url}`;
 }
 
+/**
+ * The logger of a spawned server's transport: its warnings about stray stdout lines (the records
+ * that quote a `line`) go to `strayLine`; everything else to the upstreams' logger. A pino logger
+ * is used as it is.
+ */
+function stdioLogger(name: string, options: UpstreamOptions): LoggerOption {
+  const { logger, strayLine } = options;
+  if (strayLine === undefined || typeof (logger as { child?: unknown }).child === 'function') return logger;
+  const target = logger as ConsoleLike;
+  return {
+    error: (...data: unknown[]) => target.error(...data),
+    info: (...data: unknown[]) => target.info(...data),
+    debug: (...data: unknown[]) => (target.debug ?? target.info).apply(target, data),
+    warn: (...data: unknown[]) => {
+      const [message, record] = data as [unknown, { line?: unknown } | undefined];
+      if (typeof record?.line === 'string') strayLine(name, String(message));
+      else target.warn(...data);
+    },
+  };
+}
+
 /** The transport an entry asks for. */
 export function transportFor(upstream: Upstream, options: UpstreamOptions): Transport {
   const logger = options.logger;
@@ -64,7 +91,7 @@ export function transportFor(upstream: Upstream, options: UpstreamOptions): Tran
         env: upstream.env,
         ...(upstream.cwd !== undefined ? { cwd: upstream.cwd } : {}),
         stderr: 'pipe',
-        logger,
+        logger: stdioLogger(upstream.name, options),
       });
       transport.stderr$.subscribe((line) => options.stderrLine(upstream.name, line));
       return transport;

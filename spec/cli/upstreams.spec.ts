@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Subject } from 'rxjs';
+import { firstValueFrom, Subject } from 'rxjs';
 import type { McpClient } from '../../lib/client/client';
 import type { Upstream } from '../../lib/cli/config';
-import { closeUpstreams, describeTransport, startUpstream } from '../../lib/cli/upstreams';
+import { closeUpstreams, describeTransport, startUpstream, transportFor } from '../../lib/cli/upstreams';
 import type { Started } from '../../lib/cli/upstreams';
 import type { Transport, TransportClose } from '../../lib/transport/transport';
 
@@ -147,6 +147,42 @@ describe('startUpstream', () => {
       jest.useRealTimers();
       rmSync(pidFile, { force: true });
     }
+  });
+
+  it("shows a spawned server's stray stdout lines whatever the logger's level, naming the server", async () => {
+    const warned: string[] = [];
+    const logged: unknown[] = [];
+    const transport = transportFor(
+      {
+        kind: 'stdio',
+        name: 'noisy',
+        command: process.execPath,
+        args: ['-e', "console.log('Listening on stdio'); setTimeout(() => {}, 10_000)"],
+        env: {},
+        cwd: undefined,
+      },
+      {
+        ...options,
+        logger: {
+          error: (...data: unknown[]) => logged.push(data),
+          warn: (...data: unknown[]) => logged.push(data),
+          info() {},
+        },
+        strayLine: (name, warning) => warned.push(`${name}: ${warning}`),
+      },
+    );
+    try {
+      await waitFor(() => warned.length > 0);
+    } finally {
+      transport.close();
+      await firstValueFrom(transport.closed$);
+    }
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^noisy: the MCP server \(.+\) wrote a line to stdout that is not an MCP message: "Listening on stdio"\./,
+      ),
+    ]);
+    expect(logged).toEqual([]);
   });
 
   it('describes how each kind of upstream is reached', () => {
