@@ -13,24 +13,14 @@ import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { AuthInfo, Transport } from '../../lib/transport/transport';
+import type { Transport } from '../../lib/transport/transport';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { META } from '../../lib/connection/stateless';
 import { until } from '../support/until';
 import { clientOf, labelled, textOf } from './fixtures';
+import { authenticated } from '../support/authenticated';
 
 const INFO = { name: 'aggregate-sessions-spec', version: '1.0.0' };
-
-/** The same transport, as a protected endpoint would present it: with the verified caller. */
-function authenticated(transport: Transport, auth: AuthInfo): Transport {
-  return {
-    incoming$: transport.incoming$,
-    closed$: transport.closed$,
-    send: (message, options) => transport.send(message, options),
-    close: (reason) => transport.close(reason),
-    auth,
-  };
-}
 
 /** The same transport, recording the method of every request sent over it. */
 function recording(transport: Transport, sent: string[]): Transport {

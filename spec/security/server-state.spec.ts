@@ -17,9 +17,10 @@ import type { ServerSession } from '../../lib/server/server-context';
 import { TaskQuota } from '../../lib/server/tasks/task-quota';
 import { TaskRunner } from '../../lib/server/tasks/task-runner';
 import { createMemoryTaskStore } from '../../lib/server/tasks/task-store';
-import type { AuthInfo, Transport } from '../../lib/transport/transport';
+import type { AuthInfo } from '../../lib/transport/transport';
 import { linkedPair } from '../support/linked-pair';
 import { advanceTo } from '../support/virtual-time';
+import { authenticated } from '../support/authenticated';
 
 // Everything a server keeps for a caller is bound to the caller's principal (issuer + sub, else
 // issuer + client_id): a caller who holds another's handle (a requestState, a task id, a cached
@@ -154,17 +155,6 @@ describe('requestState is bound to the principal it was issued to', () => {
     expect(runs).toEqual(['alice:9']);
   });
 });
-
-/** The server end of an in-memory pair, as a protected endpoint would present it: with `auth`. */
-function authenticated(transport: Transport, auth: AuthInfo): Transport {
-  return {
-    incoming$: transport.incoming$,
-    closed$: transport.closed$,
-    send: (message, options) => transport.send(message, options),
-    close: (reason) => transport.close(reason),
-    auth,
-  };
-}
 
 interface Client {
   readonly connection: Connection;

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { startExample, stopExample } from './example-server';
-import { programPath } from './programs';
 import type { RunningExample } from './example-server';
 import { startRedis } from './redis-server';
 import type { RunningRedis } from './redis-server';
@@ -60,31 +58,5 @@ export function useClusterOfThree(): ClusterOfThree {
  */
 export async function restartRedisEmpty(redis: RunningRedis): Promise<RunningRedis> {
   await redis.stop();
-  const port = new URL(redis.url).port;
-  const child = spawn(
-    programPath('redis-server'),
-    ['--port', port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((done, fail) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('Ready to accept connections')) done();
-    });
-    child.once('error', fail);
-    child.once('exit', (code) => fail(new Error(`redis-server exited with ${code}: ${out}`)));
-  });
-  child.stdout!.resume();
-  return {
-    url: redis.url,
-    child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  return startRedis(Number(new URL(redis.url).port));
 }

@@ -20,9 +20,12 @@ export interface RunningRedis {
   stop(): Promise<void>;
 }
 
-/** Starts `redis-server` on a free loopback port; resolves once it accepts connections. */
-export async function startRedis(): Promise<RunningRedis> {
-  const port = await freePort();
+/**
+ * Starts `redis-server` on a free loopback port, or on `port` (a restart in the place of one that
+ * stopped); resolves once it accepts connections.
+ */
+export async function startRedis(port?: number): Promise<RunningRedis> {
+  port ??= await freePort();
   const child = spawn(
     programPath('redis-server'),
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
