@@ -17,6 +17,8 @@ export {
 export type { ValidationIssue } from './jsonrpc/errors';
 // What every `logger` option takes: a pino logger or a console-like one.
 export type { ConsoleLike, LoggerOption } from './jsonrpc/logger';
+// What every `inspect` option takes: a function or an observer of a lifecycle's XState inspection events.
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from './jsonrpc/inspection';
 export type {
   RequestId,
   JsonRpcMessage,

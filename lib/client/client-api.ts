@@ -1,4 +1,5 @@
 import type { ClientMiddleware } from './middleware';
+import type { LifecycleInspector } from '../jsonrpc/inspection';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Connection, ConnectionState } from '../connection/connection';
@@ -109,6 +110,19 @@ export interface ClientOptions {
    * `ClientMiddleware`). Default: none, and nothing in the request's way.
    */
   readonly middleware?: readonly ClientMiddleware[];
+  /**
+   * Receives the XState inspection events of the client's lifecycle machine (`initializing`, then
+   * `operating` or `stateless`, then `shutdown`), as `createActor`'s `inspect` does: a function, or
+   * an observer whose `next` is called, such as `inspector.inspect` of `@statelyai/inspect`
+   * (installed by you; rxmcp does not depend on it). Nothing is inspected before the era is known:
+   * the connection, and its lifecycle, start after the `server/discover` probe. Default: none, and
+   * no inspection work is done.
+   * @example
+   * import { createWebSocketInspector } from '@statelyai/inspect';
+   * const inspector = createWebSocketInspector({ url: 'ws://localhost:8080' });
+   * const client = await connect(transport, { name: 'demo-client', version: '1.0.0', inspect: inspector.inspect });
+   */
+  readonly inspect?: LifecycleInspector;
 }
 
 /** The Promise forms of the client's calls, for code that wants one answer and no stream. */

@@ -128,6 +128,7 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     logger: prep.log,
     onNotification: notifyWhenReady(prep.ready),
     outbound: options.middleware?.length ? clientOutbound(options.middleware, middlewareContext(prep)) : undefined,
+    inspect: options.inspect,
   });
 }
 

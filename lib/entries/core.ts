@@ -4,6 +4,7 @@
 // A JSON-RPC connection with its lifecycle machine: what `createServer` and `connect` run on.
 export { createConnection } from '../connection/connection';
 export type { Connection, ConnectionOptions, ConnectionState, Role } from '../connection/connection';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
 export { hasCapability } from '../connection/capabilities';
 // What a transport hands the connection when a frame cannot be parsed.
 export { MalformedFrame } from '../transport/transport';

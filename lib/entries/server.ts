@@ -21,6 +21,7 @@ export type { CacheHint, CacheScope, StatelessPeer } from '../connection/statele
 export { createServer } from '../server/server';
 export type { McpServer, ServerOptions } from '../server/server';
 export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
 export type { RequestStateOptions } from '../server/request-state';
 export { createMemoryTaskStore } from '../server/tasks/task-store';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStore } from '../server/tasks/task-store';

@@ -1,6 +1,7 @@
 import type { SchedulerLike } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
 import type { CacheHint } from '../connection/stateless';
+import type { LifecycleInspector } from '../jsonrpc/inspection';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { ServerCapabilities } from '../schema/lifecycle';
@@ -105,4 +106,17 @@ export interface ServerOptions {
   readonly middleware?: readonly ServerMiddleware[];
   /** Extensions to serve (see `ServerExtension`); more can be added with `extension`. */
   readonly extensions?: readonly ServerExtension[];
+  /**
+   * Receives the XState inspection events of the lifecycle machine of every session the server
+   * connects (`initializing`, `operating`, `shutdown`; each session an actor of its own), as
+   * `createActor`'s `inspect` does: a function, or an observer whose `next` is called, such as
+   * `inspector.inspect` of `@statelyai/inspect` (installed by you; rxmcp does not depend on it).
+   * `connect(transport, { inspect })` overrides it for one session. Requests of the stateless
+   * revisions build no session and are not inspected. Default: none, and no inspection work is done.
+   * @example
+   * import { createWebSocketInspector } from '@statelyai/inspect';
+   * const inspector = createWebSocketInspector({ url: 'ws://localhost:8080' });
+   * const server = createServer({ name: 'demo', version: '1.0.0', inspect: inspector.inspect });
+   */
+  readonly inspect?: LifecycleInspector;
 }

@@ -7,6 +7,7 @@ import type { RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import type { CacheHint } from '../connection/stateless';
+import type { LifecycleInspector } from '../jsonrpc/inspection';
 import { placeExtensions } from '../schema/extensions';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
@@ -16,7 +17,7 @@ import { capabilitiesForRevision } from './tasks/tasks-options';
 import type { SessionHost } from './session';
 import type { HandlerParts } from './handler-parts';
 
-/** Options of `connect`: a session resumed from another process, and a hook on its state. */
+/** Options of `connect`: a session resumed from another process, hooks on its state, its inspector. */
 export interface ConnectOptions {
   /** Resumes the session `persist()` returned (in another process, say) instead of awaiting initialize. */
   readonly restore?: PersistedSession;
@@ -26,7 +27,20 @@ export interface ConnectOptions {
    * records the state before the client learns of the change).
    */
   readonly onChange?: (session: ServerSession) => void | Promise<void>;
+  /**
+   * Receives the XState inspection events of this session's lifecycle machine, in place of the
+   * server's `inspect` (see `ServerOptions.inspect`): a function, or an observer whose `next` is
+   * called, such as `inspector.inspect` of `@statelyai/inspect`.
+   * @example
+   * import { createBrowserInspector } from '@statelyai/inspect';
+   * const inspector = createBrowserInspector();
+   * server.connect(transport, { inspect: inspector.inspect });
+   */
+  readonly inspect?: LifecycleInspector;
 }
+
+/** The options of a `connect` called without any: one object for every such session. */
+const NO_CONNECT_OPTIONS: ConnectOptions = {};
 
 const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
@@ -49,6 +63,8 @@ export interface SessionConfig {
   readonly logger: Logger;
   /** Starts a session's watch of a resource (a resumed session's subscriptions). */
   readonly watch: (session: Session, uri: string) => void;
+  /** Inspects the lifecycle of every session whose `connect` names no inspector of its own. */
+  readonly inspect?: LifecycleInspector;
 }
 
 /**
@@ -66,13 +82,13 @@ export class ServerSessions implements SessionHost {
   }
 
   /** Starts a session over `transport` (resumed with `restore`); it leaves the set when its connection closes. */
-  open(transport: Transport, options: ConnectOptions = {}): Session {
+  open(transport: Transport, options: ConnectOptions = NO_CONNECT_OPTIONS): Session {
     const { restore } = options;
     const session = new Session(this, restore?.logLevel ?? this.config.defaultLogLevel);
     session.transport = transport;
     if (restore) session.declared = restore.declared;
     session.onChange = options.onChange;
-    session.connection = createConnection(new SessionConnectionOptions(this, session, transport, restore));
+    session.connection = createConnection(new SessionConnectionOptions(this, session, transport, options));
     if (restore) for (const uri of restore.subscriptions) this.config.watch(session, uri);
     // A transport that was already closed ends the session before it is counted.
     if (session.connection.state !== 'shutdown') this.all.add(session);
@@ -144,7 +160,8 @@ class SessionConnectionOptions implements ConnectionOptions {
     private readonly sessions: ServerSessions,
     private readonly session: Session,
     readonly transport: Transport,
-    private readonly restore: PersistedSession | undefined,
+    /** Those of `connect`: kept rather than what the session needs of them, so that the common case holds one shared object. */
+    private readonly connectOptions: ConnectOptions,
   ) {}
 
   get info(): Implementation {
@@ -189,7 +206,12 @@ class SessionConnectionOptions implements ConnectionOptions {
 
   /** Starts a resumed session from its persisted lifecycle. */
   get snapshot(): unknown {
-    return this.restore?.lifecycle;
+    return this.connectOptions.restore?.lifecycle;
+  }
+
+  /** The session's own inspector, else the server's; read once, when the connection is made. */
+  get inspect(): LifecycleInspector | undefined {
+    return this.connectOptions.inspect ?? this.sessions.shared.inspect;
   }
 
   /** The session starts operating once the client says it is initialized. */

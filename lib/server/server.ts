@@ -15,7 +15,7 @@ import { TASK_CAPABILITIES } from './tasks/tasks-options';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { Session } from './session';
-import type { ConnectOptions } from './server-sessions';
+import type { ConnectOptions, SessionConfig } from './server-sessions';
 import { LazyStatelessEndpoint } from './lazy-stateless-endpoint';
 import { checkExtension, extensionRequestHandlers } from './extensions';
 import type { ServerExtension } from './extensions';
@@ -55,7 +55,8 @@ export interface McpServer {
   capabilities(): ServerCapabilities;
   /**
    * Serves one client over `transport`; any number of sessions may be open at once. With
-   * `restore`, resumes a session another process persisted (see `ServerSession.persist`).
+   * `restore`, resumes a session another process persisted (see `ServerSession.persist`); with
+   * `inspect`, inspects this session's lifecycle instead of with the server's `inspect`.
    */
   connect(transport: Transport, options?: ConnectOptions): ServerSession;
   /** The sessions currently open. */
@@ -132,14 +133,17 @@ class ServerDefinition implements McpServer {
     const shared = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
     this.stack = new MiddlewareStack(shared.handlers, options.middleware);
     const watch = (session: Session, uri: string) => watchResource(session, uri, registries.resources, logger);
-    const config = sessionConfig(options, {
-      info,
-      capabilities,
-      handlers: this.stack.handlers,
-      handlerParts: shared.parts,
-      logger,
-      watch,
-    });
+    const config: SessionConfig = {
+      ...sessionConfig(options, {
+        info,
+        capabilities,
+        handlers: this.stack.handlers,
+        handlerParts: shared.parts,
+        logger,
+        watch,
+      }),
+      inspect: options.inspect,
+    };
     this.open = new ServerSessions(config);
     this.sessions = this.open.all;
     announceListChanges(registries, this.open);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { LifecycleInspector } from '../../jsonrpc/inspection';
 import type { LoggerOption } from '../../jsonrpc/logger';
 import type { StatelessReceiver } from '../transport';
 import type { RequestAuthenticator } from '../http/request-auth';
@@ -23,6 +24,18 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    * Default: `server.connect`.
    */
   readonly onSession?: (transport: StreamableHttpServerTransport) => void;
+  /**
+   * Receives the XState inspection events of the lifecycle machine of every session the endpoint
+   * connects to `server` (each session an actor of its own; stateless requests build none): passed
+   * to `server.connect(transport, { inspect })`, over the server's own `inspect`. A function, or an
+   * observer whose `next` is called, such as `inspector.inspect` of `@statelyai/inspect`. Not used
+   * with `onSession`, which connects sessions itself: pass it to `connect` there.
+   * @example
+   * import { createWebSocketInspector } from '@statelyai/inspect';
+   * const inspector = createWebSocketInspector({ url: 'ws://localhost:8080' });
+   * await startStreamableHttpServer({ port: 3000, server, inspect: inspector.inspect });
+   */
+  readonly inspect?: LifecycleInspector;
   /**
    * Serves POSTs of the stateless revisions (2026-07-28 on: no session; the revision in the
    * `MCP-Protocol-Version` header and in `_meta`), each on its own with no session or transport.
@@ -118,7 +131,7 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
 
 /** What the handler needs of a server: `createServer`'s result fits. */
 export interface McpEndpointServer {
-  connect(transport: StreamableHttpServerTransport): unknown;
+  connect(transport: StreamableHttpServerTransport, options?: { readonly inspect?: LifecycleInspector }): unknown;
   readonly stateless?: StatelessReceiver;
   /** The scopes a request needs beyond the endpoint's own (a tool's, a resource's or a prompt's). */
   requiredScopes?(method: string, params: unknown): readonly string[];

@@ -134,9 +134,12 @@ export class StreamableHttpEndpoint {
       this.stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
     this.generateSessionId = options.generateSessionId ?? (() => globalThis.crypto.randomUUID());
     const server = options.server;
+    const connectOptions = options.inspect ? { inspect: options.inspect } : undefined;
     const onSession =
       options.onSession ??
-      (server ? (transport: StreamableHttpServerTransport) => void server.connect(transport) : undefined);
+      (server
+        ? (transport: StreamableHttpServerTransport) => void server.connect(transport, connectOptions)
+        : undefined);
     if (!onSession) throw new TypeError('createStreamableHttpHandler needs a server or an onSession callback');
     this.sessions = new SessionTable(options, this.log, eventStore, onSession);
     this.receiver = options.statelessReceiver ?? server?.stateless;

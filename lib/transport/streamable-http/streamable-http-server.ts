@@ -131,7 +131,9 @@ function legacyEndpoints(
   auth: RequestAuthenticator | undefined,
 ): LegacyEndpoints | undefined {
   const mcp = options.server;
-  const onSession = options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport));
+  const connectOptions = options.inspect ? { inspect: options.inspect } : undefined;
+  const onSession =
+    options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport, connectOptions));
   const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
   if (!legacy) return undefined;
   const messagesPath = legacy.messagesPath ?? '/messages';
