@@ -77,7 +77,11 @@ async function harness(kind: FrontKind, composition: 'direct' | 'proxy' | 'aggre
 
 /** Opens a 2025-11-25 session as Alice; returns its id. */
 async function aliceSession(h: Harness): Promise<string> {
-  const alice = await h.headersOf('valid', false);
+  return openSession(h, await h.headersOf('valid', false));
+}
+
+/** Opens a 2025-11-25 session with the credentials in `alice`; returns its id. */
+async function openSession(h: Harness, alice: Record<string, string>): Promise<string> {
   const opened = await h.front.post(alice, {
     jsonrpc: '2.0',
     id: 0,
@@ -192,6 +196,38 @@ export function sessionMatrix(modes: readonly Mode[]): void {
               : `${answer.status}`;
       }
       expect(row).toEqual(SESSION_ROW);
+    });
+
+    it('a GET resume with Alice’s Last-Event-ID: only Alice, on her own session, gets her stream again', async () => {
+      const sessionId = await aliceSession(h);
+      const alice = { ...(await h.headersOf('valid', false)), 'mcp-protocol-version': '2025-11-25' };
+      const first = await h.front.get({ ...alice, 'mcp-session-id': sessionId }, () => true, 150);
+      expect(first.status).toBe(200);
+      const [eventId] = first.ids;
+      expect(eventId).toBeDefined();
+      // Bob resumes on a session of his own, naming Alice's event; the others on Alice's session.
+      const bobs = await openSession(h, await h.headersOf('another subject', false));
+      const row = {} as Row;
+      for (const cell of CELLS) {
+        const session = cell === 'another subject' ? bobs : sessionId;
+        const answer = await h.front.get(
+          {
+            ...(await h.headersOf(cell, false)),
+            'mcp-session-id': session,
+            'mcp-protocol-version': '2025-11-25',
+            'last-event-id': eventId!,
+          },
+          () => true,
+          150,
+        );
+        row[cell] =
+          answer.status === 200
+            ? 'served'
+            : answer.error === 'insufficient_scope'
+              ? '403 insufficient_scope'
+              : `${answer.status}`;
+      }
+      expect(row).toEqual({ ...SESSION_ROW, 'another subject': '400' });
     });
   });
 }
