@@ -1,6 +1,6 @@
 import type pino from 'pino';
 import { ReplaySubject } from '../../rx/rxjs';
-import WebSocket from 'ws';
+import { WebSocket } from 'ws';
 import type { RawData } from 'ws';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type pino from 'pino';
 import { WebSocketServer } from 'ws';
-import type WebSocket from 'ws';
+import type { WebSocket } from 'ws';
 import { assertAuthenticator, scopeRuleOf } from '../http/caller';
 import type { TransportServer } from '../http/caller';
 import { checkHostAndOrigin } from '../http/http-guards';

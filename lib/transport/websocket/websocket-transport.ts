@@ -1,4 +1,4 @@
-import WebSocket from 'ws';
+import { WebSocket } from 'ws';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import type { Transport } from '../transport';
 import { childLogger } from '../../jsonrpc/logger';
