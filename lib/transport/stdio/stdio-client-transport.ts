@@ -50,13 +50,28 @@ export function defaultStdioEnvironment(): Record<string, string> {
   return env;
 }
 
+/** `base` with the variables of `env` that have a value set over it. */
+function withVariables(
+  base: Record<string, string>,
+  env: Readonly<Record<string, string | undefined>> | undefined,
+): Record<string, string> {
+  if (env === undefined) return base;
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) base[key] = value;
+  return base;
+}
+
 /** Options for {@link createStdioClientTransport}. */
 export interface StdioClientTransportOptions {
   /** The program to run. Spawned directly, without a shell: no quoting, globbing or `.cmd` lookup. */
   readonly command: string;
   readonly args?: readonly string[];
-  /** Variables set for the server, over {@link defaultStdioEnvironment} (not over all of `process.env`). */
-  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Variables set for the server, over {@link defaultStdioEnvironment} (not over all of
+   * `process.env`). Takes `process.env` as it is (`env: process.env` passes the whole environment
+   * on): a variable whose value is `undefined` is left out, so it neither sets nor unsets one of
+   * the defaults.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   readonly cwd?: string;
   /**
    * The server's stderr: `'inherit'` (default) shares this process's stderr, `'pipe'` delivers
@@ -139,7 +154,7 @@ export function createStdioClientTransport(options: StdioClientTransportOptions)
     // Loaded here, not with rxmcp/stdio, which serves stdio servers too: they never spawn.
     proc = nodeChildProcess().spawn(command, [...args], {
       cwd,
-      env: { ...defaultStdioEnvironment(), ...options.env },
+      env: withVariables(defaultStdioEnvironment(), options.env),
       stdio: ['pipe', 'pipe', stderrMode],
       shell: false,
       windowsHide: true,
