@@ -76,7 +76,7 @@ export interface ServedApps {
   /** Registers a view; throws a `TypeError` unless exactly one of `html` and `read` is given. */
   resource(definition: AppResourceDefinition): RegisteredResource;
   /** Registers a tool linked to a view (`_meta.ui`); its results should still carry text for other hosts. */
-  tool<Args>(definition: ToolDefinition<Args>, ui: UiToolMeta): RegisteredTool;
+  tool<Args, Structured = unknown>(definition: ToolDefinition<Args, Structured>, ui: UiToolMeta): RegisteredTool;
 }
 
 /**

@@ -36,7 +36,7 @@ export type { ServerOptions } from './server-options';
  */
 export interface McpServer {
   /** Registers a tool; throws a `TypeError` if the name is taken or the schema is not an object schema. */
-  tool<Args>(definition: ToolDefinition<Args>): RegisteredTool;
+  tool<Args, Structured = unknown>(definition: ToolDefinition<Args, Structured>): RegisteredTool;
   /** Removes a tool; true if it existed. */
   removeTool(name: string): boolean;
   /** Registers a resource with a fixed URI; throws a `TypeError` if the URI is taken. */
@@ -155,7 +155,7 @@ class ServerDefinition implements McpServer {
     return this.endpoint.endpoint;
   }
 
-  tool<Args>(definition: ToolDefinition<Args>): RegisteredTool {
+  tool<Args, Structured = unknown>(definition: ToolDefinition<Args, Structured>): RegisteredTool {
     return this.registries.tools.add(definition);
   }
 

@@ -28,10 +28,18 @@ export type { JsonSchemaObject, ToJsonSchema, ToolSchema } from './tool-schema';
 /**
  * A tool's result as its handler produces it. `content` may be left out when `structuredContent`
  * is given: its JSON becomes a text block, as the spec recommends for clients that ignore it.
+ *
+ * `Structured` is the type of `structuredContent`: the output type of the tool's `outputSchema`
+ * when its library states one (zod 4, zod 3, a Standard Schema), else (a JSON Schema object, or
+ * no output schema) any object.
  */
-export type ToolResult = Pick<CallToolResult, 'structuredContent' | 'isError' | '_meta'> & {
+export type ToolResult<Structured = unknown> = Pick<CallToolResult, 'isError' | '_meta'> & {
   readonly content?: readonly ContentBlock[];
+  readonly structuredContent?: StructuredContent<Structured>;
 };
+
+/** `structuredContent` as a schema of output type `T` types it; any object when `T` is not known. */
+export type StructuredContent<T> = unknown extends T ? Record<string, unknown> : T;
 
 /** What a tool handler receives besides its arguments: progress, logging, requests to the client, cancellation. */
 export type ToolContext = ServerContext;
@@ -54,8 +62,23 @@ export class ToolError extends Error {
   }
 }
 
-/** Registers one tool: its metadata, its input (and output) schema and the handler that runs it. */
-export interface ToolDefinition<Args = Record<string, unknown>> {
+/**
+ * Registers one tool: its metadata, its input (and output) schema and the handler that runs it.
+ * `Args` is what the handler receives, inferred from `inputSchema`; `Structured` is the
+ * `structuredContent` its results carry, inferred from `outputSchema`.
+ *
+ * @example
+ * ```ts
+ * server.tool({
+ *   name: 'weather',
+ *   inputSchema: z.object({ city: z.string() }),
+ *   outputSchema: z.object({ temperature: z.number() }),
+ *   // `structuredContent` must be `{ temperature: number }`: anything else does not compile.
+ *   handler: async ({ city }) => ({ structuredContent: { temperature: await temperatureIn(city) } }),
+ * });
+ * ```
+ */
+export interface ToolDefinition<Args = Record<string, unknown>, Structured = unknown> {
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
@@ -65,8 +88,13 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * as given and checked with the server's JSON Schema validator. Default: an object with no properties.
    */
   readonly inputSchema?: ToolSchema<Args>;
-  /** The shape of `structuredContent`; a result that does not match is not sent (from 2025-06-18). */
-  readonly outputSchema?: ToolSchema;
+  /**
+   * The shape of `structuredContent`, of the same kinds as `inputSchema`; a result that does not
+   * match is not sent (from 2025-06-18). A schema of a library types the handler's
+   * `structuredContent` with its output type (the type it describes to clients); a JSON Schema
+   * object leaves it any object.
+   */
+  readonly outputSchema?: ToolSchema<Structured>;
   /**
    * Describes a Standard Schema whose library does not implement Standard JSON Schema, e.g.
    * `toJsonSchema: (schema) => toJsonSchema(schema)` from `@valibot/to-json-schema`.
@@ -94,7 +122,7 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** Register it disabled (not listed, not callable) until `enable()`. Default true. */
   readonly enabled?: boolean;
   /** Runs the tool. May return a result, a Promise of one, or an Observable of progress, logs and the result. */
-  readonly handler: (args: Args, context: ToolContext) => HandlerOutput<ToolResult>;
+  readonly handler: (args: Args, context: ToolContext) => HandlerOutput<ToolResult<NoInfer<Structured>>>;
 }
 
 /** A registered tool's handle: enable, disable or remove it at run time. */

@@ -41,7 +41,7 @@ export interface ToolRegistryOptions {
 
 /** The tools a server offers; shared by all of its sessions. */
 export interface ToolRegistry {
-  add<Args>(definition: ToolDefinition<Args>): RegisteredTool;
+  add<Args, Structured = unknown>(definition: ToolDefinition<Args, Structured>): RegisteredTool;
   remove(name: string): boolean;
   readonly size: number;
   /** Emits when the list `tools/list` answers changes. */
@@ -71,7 +71,7 @@ class Tools extends OverRegistry<ToolEntry> implements ToolRegistry {
     super('tools');
   }
 
-  add<Args>(definition: ToolDefinition<Args>): RegisteredTool {
+  add<Args, Structured = unknown>(definition: ToolDefinition<Args, Structured>): RegisteredTool {
     if (!TOOL_NAME.test(definition.name)) {
       this.options.logger.warn(
         { tool: definition.name },

@@ -371,7 +371,7 @@ describe('tool schemas that check asynchronously', () => {
       inputSchema: z.object({ city: z.string().refine(known) }),
       outputSchema: z3.object({ city: z3.string().refine(known) }),
       handler: ({ city }, context) =>
-        new Observable<ToolResult>((subscriber) => {
+        new Observable<ToolResult<{ city: string }>>((subscriber) => {
           context.progress(1, 2);
           subscriber.next({ structuredContent: { city } });
           subscriber.complete();
