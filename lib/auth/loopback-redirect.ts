@@ -36,6 +36,7 @@ export interface LoopbackRedirect {
    * showing anything: for a client that opens the browser itself. Rejects after `timeoutMs`.
    */
   waitFor(state: string): Promise<string>;
+  /** Stops the listener; resolves once it is closed. */
   close(): Promise<void>;
 }
 

@@ -57,6 +57,7 @@ export interface OAuthClientOptions {
   readonly scope?: string;
   /** Where registrations and tokens are kept; default in memory. */
   readonly storage?: OAuthStorage;
+  /** The `fetch` for discovery, registration and token requests; default `globalThis.fetch`. */
   readonly fetch?: typeof fetch;
   /** Authorizations in a row without an accepted request before giving up; default 3. */
   readonly maxAttempts?: number;

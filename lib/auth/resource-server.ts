@@ -178,6 +178,7 @@ export interface IntrospectionVerifierOptions {
   readonly clientSecret: string;
   /** The audience the token must have been issued for: this server's resource URL. */
   readonly audience: string;
+  /** The `fetch` that calls the introspection endpoint; default `globalThis.fetch`. */
   readonly fetch?: typeof fetch;
   /**
    * How long an active token's answer is reused, in milliseconds, never past the token's `exp`; a

@@ -39,7 +39,9 @@ export interface OAuthRecord {
 
 /** A store of records, keyed by the MCP server's resource URL and the issuer. Async, so it can be anything. */
 export interface OAuthStorage {
+  /** The record kept for this resource and issuer, if any. */
   load(resource: string, issuer: string): Promise<OAuthRecord | undefined>;
+  /** Keeps a record (its issuer is in it), replacing the one for the same resource and issuer. */
   save(resource: string, record: OAuthRecord): Promise<void>;
   /** Forgets what is kept for a resource (all issuers). */
   clear(resource: string): Promise<void>;

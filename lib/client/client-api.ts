@@ -129,14 +129,23 @@ export interface ClientOptions {
 export interface McpClientPromises {
   /** Resolves with the tool's result (no progress events; use `onProgress` for those). */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  /** Every tool, across pages, fetched now. */
   listTools(options?: RequestOptions): Promise<Tool[]>;
+  /** Every resource, across pages, fetched now. */
   listResources(options?: RequestOptions): Promise<Resource[]>;
+  /** Every resource template, across pages, fetched now. */
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]>;
+  /** Every prompt, across pages, fetched now. */
   listPrompts(options?: RequestOptions): Promise<Prompt[]>;
+  /** Reads a resource once. */
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>;
+  /** Gets a prompt with its arguments filled in. */
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult>;
+  /** Asks for completions of a prompt or resource-template argument. */
   complete(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult>;
+  /** Sets the least severe level of the log messages the server sends. */
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void>;
+  /** Checks the server answers. */
   ping(options?: RequestOptions): Promise<void>;
 }
 
@@ -205,7 +214,9 @@ export interface McpClient {
   readonly resources$: Observable<readonly Resource[]>;
   /** Like `tools$`, for resource templates (refreshed on `notifications/resources/list_changed`). */
   readonly resourceTemplates$: Observable<readonly ResourceTemplate[]>;
+  /** Every resource, across pages, fetched now. Cold. */
   listResources(options?: RequestOptions): Observable<Resource[]>;
+  /** Every resource template, across pages, fetched now. Cold. */
   listResourceTemplates(options?: RequestOptions): Observable<ResourceTemplate[]>;
   /** Reads a resource once. Cold. */
   readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult>;
@@ -222,7 +233,9 @@ export interface McpClient {
 
   /** Like `tools$`, for prompts (refreshed on `notifications/prompts/list_changed`). */
   readonly prompts$: Observable<readonly Prompt[]>;
+  /** Every prompt, across pages, fetched now. Cold. */
   listPrompts(options?: RequestOptions): Observable<Prompt[]>;
+  /** Gets a prompt with its arguments filled in. Cold. */
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Observable<GetPromptResult>;
 
   /** Asks for completions of a prompt or resource-template argument. Cold. */

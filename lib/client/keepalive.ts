@@ -2,7 +2,7 @@ import { asyncScheduler, catchError, exhaustMap, interval, map, Observable, of, 
 import type { SchedulerLike } from '../rx/rxjs';
 import { timeoutWithReset } from '../operators/timeout-with-reset';
 
-/** Options of {@link keepalive} and of the client's `keepalive` option. */
+/** Options of `keepalive` and of the client's `keepalive` option. */
 export interface KeepaliveOptions {
   /** Time between pings. */
   readonly intervalMs: number;

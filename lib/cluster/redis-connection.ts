@@ -8,15 +8,18 @@ export interface RedisConnection {
   call(command: string, args: (string | number)[]): Promise<unknown>;
   /** Subscribes this connection (which then serves only pub/sub) to a channel. */
   subscribe(channel: string): Promise<unknown>;
+  /** `message`: a message published on a channel this connection subscribed to. */
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
   /**
    * `ready`: the connection is usable again after it was lost (ioredis reconnects by itself). The
    * cluster then writes again what Redis may have lost (a server restarted empty).
    */
   on(event: 'ready', listener: () => void): unknown;
+  /** Removes a `ready` listener added with `on`. */
   off?(event: 'ready', listener: () => void): unknown;
   /** A second connection to the same server, for pub/sub. */
   duplicate(): RedisConnection;
+  /** Closes the connection. */
   quit(): Promise<unknown>;
 }
 

@@ -146,6 +146,7 @@ export interface Connection {
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
   /** Adds or replaces the handler of a request method. */
   setRequestHandler(method: string, handler: RequestHandler): void;
+  /** Removes the handler of a request method. */
   removeRequestHandler(method: string): void;
   /**
    * Client only: speaks the stateless `revision` (2026-07-28 on) from now on, instead of running

@@ -15,6 +15,7 @@ export class ProgressUpdate {
 
 /** Log severities of MCP, from least to most severe (RFC 5424 order). */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+/** One of the log severities of MCP, from `debug` to `emergency`. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A log message a request handler's Observable emits; sent as `notifications/message`. */

@@ -67,10 +67,12 @@ export class JsonRpcError extends Error {
     return new JsonRpcError(error.code, error.message, error.data);
   }
 
+  /** Parse error (-32700): a frame that is not JSON. */
   static parseError(detail: string): JsonRpcError {
     return new JsonRpcError(ErrorCode.ParseError, `Parse error: ${detail}`);
   }
 
+  /** Invalid request (-32600): not a valid request, or not one allowed now. */
   static invalidRequest(detail: string): JsonRpcError {
     return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid request: ${detail}`);
   }

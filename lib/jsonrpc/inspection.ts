@@ -20,8 +20,11 @@ export interface LifecycleInspectionEvent {
  * with xstate's `InspectionEvent` is accepted as it is.
  */
 export interface InspectionObserver {
+  /** Receives each inspection event. */
   next?(event: LifecycleInspectionEvent): void;
+  /** Part of the observer shape of `@statelyai/inspect` and RxJS. */
   error?(error: unknown): void;
+  /** Part of the observer shape of `@statelyai/inspect` and RxJS. */
   complete?(): void;
 }
 

@@ -41,9 +41,13 @@ export type LoggerOption = Logger | ConsoleLike;
 
 /** A logger with console's methods (`console` itself, or many application loggers). */
 export interface ConsoleLike {
+  /** Receives records at error and fatal. */
   error(...data: unknown[]): void;
+  /** Receives records at warn. */
   warn(...data: unknown[]): void;
+  /** Receives records at info. */
   info(...data: unknown[]): void;
+  /** Receives records at debug and trace when the logger's level lets them through; `info` does without it. */
   debug?(...data: unknown[]): void;
 }
 

@@ -5,6 +5,7 @@ export const JSONRPC_VERSION = '2.0';
 
 /** A request id: a string or an integer (MCP forbids null). */
 export const RequestIdSchema = z.union([z.string(), z.number().int()]);
+/** A request id: a string or an integer (MCP forbids null). */
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
 const ParamsSchema = z.record(z.string(), z.unknown());
@@ -16,6 +17,7 @@ export const JsonRpcRequestSchema = z.looseObject({
   method: z.string(),
   params: ParamsSchema.optional(),
 });
+/** A request: expects a response carrying the same id. */
 export type JsonRpcRequest = z.infer<typeof JsonRpcRequestSchema>;
 
 /** A notification: a request without an id, never answered. */
@@ -24,6 +26,7 @@ export const JsonRpcNotificationSchema = z.looseObject({
   method: z.string(),
   params: ParamsSchema.optional(),
 });
+/** A notification: a request without an id, never answered. */
 export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
 
 /** A successful response. */
@@ -32,6 +35,7 @@ export const JsonRpcResultResponseSchema = z.looseObject({
   id: RequestIdSchema,
   result: z.record(z.string(), z.unknown()),
 });
+/** A successful response. */
 export type JsonRpcResultResponse = z.infer<typeof JsonRpcResultResponseSchema>;
 
 /** The error object of an error response. */
@@ -48,6 +52,7 @@ export const JsonRpcErrorResponseSchema = z.looseObject({
   id: z.union([RequestIdSchema, z.null()]),
   error: JsonRpcErrorObjectSchema,
 });
+/** An error response; the id is null only when the request's id could not be read. */
 export type JsonRpcErrorResponse = z.infer<typeof JsonRpcErrorResponseSchema>;
 
 /** Any response: a result or an error. */

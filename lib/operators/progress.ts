@@ -51,7 +51,7 @@ export function readProgress(message: JsonRpcNotification): ProgressParams | und
 /**
  * Picks the progress for one token out of a stream of inbound notifications of any method, as
  * `{ progress, total?, message? }`. Tokens compare strictly: the number `1` and the string `"1"`
- * are different tokens. Malformed progress notifications (see {@link readProgress}) are dropped.
+ * are different tokens. Malformed progress notifications (see `readProgress`) are dropped.
  *
  * As hot or cold as its source, which it subscribes once per subscriber; unsubscribing
  * unsubscribes the source. It never completes on its own: pair it with the request's lifetime

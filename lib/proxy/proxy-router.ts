@@ -28,7 +28,7 @@ const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts
  * A downstream caller of a stateless revision (2026-07-28 on) cannot be sent requests: the
  * upstream's requests during its call end the caller's request with an `input_required` result,
  * and its retry brings the answers back to the upstream call, which stayed open (see
- * {@link BridgedCall}). Either way round, a client of a handshake revision and a server of a
+ * `BridgedCall`). Either way round, a client of a handshake revision and a server of a
  * stateless one (which asks through `input_required` results the upstream client answers with
  * these handlers) or the reverse, the question reaches the person who made the call.
  */

@@ -103,4 +103,5 @@ export type BaseMetadata = z.infer<typeof BaseMetadataSchema>;
 
 /** A log severity, from `debug` to `emergency`. */
 export const LoggingLevelSchema = z.lazy(() => latest().LoggingLevel);
+/** A log severity, from `debug` to `emergency`. */
 export type LoggingLevel = z.infer<typeof LoggingLevelSchema>;

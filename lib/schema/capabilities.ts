@@ -86,12 +86,15 @@ const latest = () => capabilitySchemas(LATEST_STATEFUL_REVISION);
 
 /** The name and version (and, from 2025-06-18, title; from 2025-11-25, icons) of a client or server. */
 export const ImplementationSchema = z.lazy(() => latest().Implementation);
+/** The name and version (and, from 2025-06-18, title; from 2025-11-25, icons) of a client or server. */
 export type Implementation = z.infer<typeof ImplementationSchema>;
 
 /** What a client supports: roots, sampling, elicitation, tasks, extensions, experimental features. */
 export const ClientCapabilitiesSchema = z.lazy(() => latest().ClientCapabilities);
+/** What a client supports: roots, sampling, elicitation, tasks, extensions, experimental features. */
 export type ClientCapabilities = z.infer<typeof ClientCapabilitiesSchema>;
 
 /** What a server supports: tools, resources, prompts, logging, completions, tasks, extensions. */
 export const ServerCapabilitiesSchema = z.lazy(() => latest().ServerCapabilities);
+/** What a server supports: tools, resources, prompts, logging, completions, tasks, extensions. */
 export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;

@@ -55,10 +55,12 @@ export type ResourceTemplateReference = z.infer<typeof ResourceTemplateReference
 
 /** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
 export const CompleteRequestParamsSchema = z.lazy(() => latest().CompleteRequestParams);
+/** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
 export type CompleteRequestParams = z.infer<typeof CompleteRequestParamsSchema>;
 /** `completion/complete`: suggestions for an argument value. */
 export const CompleteRequestSchema = z.lazy(() => latest().CompleteRequest);
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
 /** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
 export const CompleteResultSchema = z.lazy(() => latest().CompleteResult);
+/** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
 export type CompleteResult = z.infer<typeof CompleteResultSchema>;

@@ -251,18 +251,22 @@ export type PrimitiveSchemaDefinition = z.infer<typeof PrimitiveSchemaDefinition
 
 /** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
 export const ElicitRequestFormParamsSchema = z.lazy(() => latest().ElicitRequestFormParams);
+/** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
 export type ElicitRequestFormParams = z.infer<typeof ElicitRequestFormParamsSchema>;
 /** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
 export const ElicitRequestURLParamsSchema = z.lazy(() => latest().ElicitRequestURLParams);
+/** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
 export type ElicitRequestURLParams = z.infer<typeof ElicitRequestURLParamsSchema>;
 /** Params of `elicitation/create`, either mode. */
 export const ElicitRequestParamsSchema = z.lazy(() => latest().ElicitRequestParams);
+/** Params of `elicitation/create`, either mode. */
 export type ElicitRequestParams = z.infer<typeof ElicitRequestParamsSchema>;
 /** `elicitation/create`: the server asks the user for input. */
 export const ElicitRequestSchema = z.lazy(() => latest().ElicitRequest);
 export type ElicitRequest = z.infer<typeof ElicitRequestSchema>;
 /** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
 export const ElicitResultSchema = z.lazy(() => latest().ElicitResult);
+/** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
 export type ElicitResult = z.infer<typeof ElicitResultSchema>;
 /** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
 export const ElicitationCompleteNotificationSchema = z.lazy(() => latest().ElicitationCompleteNotification);

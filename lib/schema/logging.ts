@@ -42,6 +42,7 @@ export type SetLevelRequest = z.infer<typeof SetLevelRequestSchema>;
 
 /** Params of `notifications/message`: level, optional logger name, and any JSON data. */
 export const LoggingMessageNotificationParamsSchema = z.lazy(() => latest().LoggingMessageNotificationParams);
+/** Params of `notifications/message`: level, optional logger name, and any JSON data. */
 export type LoggingMessageNotificationParams = z.infer<typeof LoggingMessageNotificationParamsSchema>;
 /** `notifications/message`: one log message from the server. */
 export const LoggingMessageNotificationSchema = z.lazy(() => latest().LoggingMessageNotification);

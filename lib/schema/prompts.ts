@@ -60,6 +60,7 @@ export type PromptArgument = z.infer<typeof PromptArgumentSchema>;
 
 /** A prompt (template) the server offers. */
 export const PromptSchema = z.lazy(() => latest().Prompt);
+/** A prompt (template) the server offers. */
 export type Prompt = z.infer<typeof PromptSchema>;
 
 /** One message of a rendered prompt. */
@@ -81,6 +82,7 @@ export const GetPromptRequestSchema = z.lazy(() => latest().GetPromptRequest);
 export type GetPromptRequest = z.infer<typeof GetPromptRequestSchema>;
 /** The result of `prompts/get`. */
 export const GetPromptResultSchema = z.lazy(() => latest().GetPromptResult);
+/** The result of `prompts/get`. */
 export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
 
 /** `notifications/prompts/list_changed`: the list of prompts changed. */

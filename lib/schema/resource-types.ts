@@ -49,10 +49,12 @@ const latest = () => resourceTypeSchemas(LATEST_STATEFUL_REVISION);
 
 /** A resource the server offers: a URI with a name and optional metadata. */
 export const ResourceSchema = z.lazy(() => latest().Resource);
+/** A resource the server offers: a URI with a name and optional metadata. */
 export type Resource = z.infer<typeof ResourceSchema>;
 
 /** A family of resources described by an RFC 6570 URI template. */
 export const ResourceTemplateSchema = z.lazy(() => latest().ResourceTemplate);
+/** A family of resources described by an RFC 6570 URI template. */
 export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
 
 /** What every resource contents object has: its URI and MIME type. */

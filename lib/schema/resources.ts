@@ -93,6 +93,7 @@ export const ReadResourceRequestSchema = z.lazy(() => latest().ReadResourceReque
 export type ReadResourceRequest = z.infer<typeof ReadResourceRequestSchema>;
 /** The result of `resources/read` (with caching hints from 2026-07-28). */
 export const ReadResourceResultSchema = z.lazy(() => latest().ReadResourceResult);
+/** The result of `resources/read` (with caching hints from 2026-07-28). */
 export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 
 /** Params of `resources/subscribe` (through 2025-11-25). */

@@ -30,6 +30,7 @@ const latest = () => rootSchemas(LATEST_STATEFUL_REVISION);
 
 /** A root: a `file://` URI the server may work within, with an optional name. */
 export const RootSchema = z.lazy(() => latest().Root);
+/** A root: a `file://` URI the server may work within, with an optional name. */
 export type Root = z.infer<typeof RootSchema>;
 
 /** `roots/list`: the server asks the client for its roots. */

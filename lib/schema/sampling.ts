@@ -89,10 +89,12 @@ export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
 /** Params of `sampling/createMessage`. */
 export const CreateMessageRequestParamsSchema = z.lazy(() => latest().CreateMessageRequestParams);
+/** Params of `sampling/createMessage`. */
 export type CreateMessageRequestParams = z.infer<typeof CreateMessageRequestParamsSchema>;
 /** `sampling/createMessage`: the server asks the client to sample from its model. */
 export const CreateMessageRequestSchema = z.lazy(() => latest().CreateMessageRequest);
 export type CreateMessageRequest = z.infer<typeof CreateMessageRequestSchema>;
 /** The result of `sampling/createMessage`: the model's message and why it stopped. */
 export const CreateMessageResultSchema = z.lazy(() => latest().CreateMessageResult);
+/** The result of `sampling/createMessage`: the model's message and why it stopped. */
 export type CreateMessageResult = z.infer<typeof CreateMessageResultSchema>;

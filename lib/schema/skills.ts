@@ -29,6 +29,7 @@ export const SkillFileSchema = z.looseObject({
   digest: SkillDigestSchema,
   size: z.number().int().nonnegative(),
 });
+/** One file of a skill: its URI, digest and size in bytes. */
 export type SkillFile = z.infer<typeof SkillFileSchema>;
 
 /** A skill as `skills/list` and `skills/get` describe it. */
@@ -40,6 +41,7 @@ export const SkillEntrySchema = z.looseObject({
   /** Every file of the skill (its `SKILL.md` included), or `"dynamic"` when the server cannot list them. */
   resources: z.union([z.array(SkillFileSchema), z.literal('dynamic')]),
 });
+/** A skill as `skills/list` and `skills/get` describe it. */
 export type SkillEntry = z.infer<typeof SkillEntrySchema>;
 
 export const ListSkillsRequestParamsSchema = z.looseObject({ cursor: z.string().optional() });
@@ -47,10 +49,12 @@ export const ListSkillsResultSchema = z.looseObject({
   skills: z.array(SkillEntrySchema),
   nextCursor: z.string().optional(),
 });
+/** The result of `skills/list`: a page of skill entries. */
 export type ListSkillsResult = z.infer<typeof ListSkillsResultSchema>;
 
 export const GetSkillRequestParamsSchema = z.looseObject({ uri: z.string() });
 export const GetSkillResultSchema = z.looseObject({ skill: SkillEntrySchema });
+/** The result of `skills/get`: one skill's entry. */
 export type GetSkillResult = z.infer<typeof GetSkillResultSchema>;
 
 export const DirectoryReadRequestParamsSchema = z.looseObject({ uri: z.string(), cursor: z.string().optional() });

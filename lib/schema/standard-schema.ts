@@ -25,6 +25,7 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
 export type StandardResult<Output> =
   { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly StandardIssue[] };
 
+/** One problem a Standard Schema found: its message, and where in the value (Standard Schema v1). */
 export interface StandardIssue {
   readonly message: string;
   readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;

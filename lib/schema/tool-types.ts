@@ -69,4 +69,5 @@ export type ToolExecution = z.infer<typeof ToolExecutionSchema>;
 
 /** A tool the server offers: its name, input schema and optional output schema. */
 export const ToolSchema = z.lazy(() => latest().Tool);
+/** A tool the server offers: its name, input schema and optional output schema. */
 export type Tool = z.infer<typeof ToolSchema>;

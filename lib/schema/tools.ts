@@ -63,6 +63,7 @@ export const CallToolRequestSchema = z.lazy(() => latest().CallToolRequest);
 export type CallToolRequest = z.infer<typeof CallToolRequestSchema>;
 /** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
 export const CallToolResultSchema = z.lazy(() => latest().CallToolResult);
+/** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
 export type CallToolResult = z.infer<typeof CallToolResultSchema>;
 
 /** `notifications/tools/list_changed`: the list of tools changed. */

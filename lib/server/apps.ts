@@ -67,6 +67,7 @@ export interface UiToolMeta {
 export interface AppResourceDefinition extends Omit<ResourceDefinition, 'mimeType' | 'text' | 'blob' | 'read'> {
   readonly uri: `ui://${string}`;
   readonly html?: string;
+  /** Reads the view's HTML on each `resources/read`, instead of a fixed `html`. */
   readonly read?: (uri: string, context: ServerContext) => string | PromiseLike<string>;
   readonly ui?: UiResourceMeta;
 }

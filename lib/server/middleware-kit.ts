@@ -106,6 +106,7 @@ export interface CacheOptions {
 
 /** A caching middleware; `clear()` forgets every entry (e.g. when the tools change). */
 export interface CacheMiddleware extends ServerMiddleware {
+  /** Forgets every cached entry. */
   clear(): void;
 }
 

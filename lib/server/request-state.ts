@@ -2,7 +2,7 @@ import { nodeCrypto } from '../jsonrpc/node-builtins';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { digestOf } from './digest';
 
-/** Options of {@link RequestStateSealer}. */
+/** Options of `RequestStateSealer`. */
 export interface RequestStateOptions {
   /**
    * Keys that authenticate `requestState` (HMAC-SHA-256). The first signs; all verify, so a key

@@ -59,6 +59,7 @@ export interface ResourceDefinition extends ListedMetadata {
   readonly size?: number;
   readonly text?: string;
   readonly blob?: string;
+  /** Reads the resource on each `resources/read`, instead of a fixed `text` or `blob`. */
   readonly read?: (uri: string, context: ServerContext) => HandlerOutput<ReadResourceOutput>;
   /**
    * Changes of the resource. Subscribed while at least one session is subscribed to the URI, and

@@ -224,8 +224,8 @@ function filesUnder(
  *
  * Only what lies inside `root` is read: a symlink whose target (its real path) is inside `root` is
  * followed, one leading outside it is skipped, and a loop of symlinks is entered once. A file's
- * size is checked before it is read, so a skill past its limits ({@link MAX_SKILL_FILES} files,
- * {@link MAX_SKILL_BYTES} bytes) throws a `RangeError` without its files being read whole.
+ * size is checked before it is read, so a skill past its limits (`MAX_SKILL_FILES` files,
+ * `MAX_SKILL_BYTES` bytes) throws a `RangeError` without its files being read whole.
  */
 export function loadSkillFolder(root: string): SkillDefinition[] {
   const rootReal = realpathSync(root);

@@ -62,9 +62,11 @@ export interface TaskPage {
 export interface TaskStore {
   /** Creates or replaces a task's record. May reject when the store is full. */
   put(record: TaskRecord): Promise<void>;
+  /** A task's record, or undefined when there is none (or it expired). */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /** A page of the tasks `filter` selects; `cursor` is what an earlier page gave as `nextCursor`. */
   list(filter: TaskFilter, cursor: string | undefined, limit: number): Promise<TaskPage>;
+  /** Forgets a task's record. */
   delete(taskId: string): Promise<void>;
 }
 

@@ -15,9 +15,9 @@ export interface CorsOptions {
    * refuse a foreign origin with 403.
    */
   readonly origins: readonly string[] | '*';
-  /** Request headers a page may send beyond the MCP ones (see {@link CORS_REQUEST_HEADERS}). */
+  /** Request headers a page may send beyond the MCP ones (see `CORS_REQUEST_HEADERS`). */
   readonly allowHeaders?: readonly string[];
-  /** Response headers a page may read beyond the MCP ones (see {@link CORS_EXPOSED_HEADERS}). */
+  /** Response headers a page may read beyond the MCP ones (see `CORS_EXPOSED_HEADERS`). */
   readonly exposeHeaders?: readonly string[];
   /** How long a browser may reuse a preflight's answer (`Access-Control-Max-Age`). Default 600 s. */
   readonly maxAgeSeconds?: number;

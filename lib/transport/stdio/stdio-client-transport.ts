@@ -66,7 +66,7 @@ export interface StdioClientTransportOptions {
   readonly command: string;
   readonly args?: readonly string[];
   /**
-   * Variables set for the server, over {@link defaultStdioEnvironment} (not over all of
+   * Variables set for the server, over `defaultStdioEnvironment` (not over all of
    * `process.env`). Takes `process.env` as it is (`env: process.env` passes the whole environment
    * on): a variable whose value is `undefined` is left out, so it neither sets nor unsets one of
    * the defaults.
@@ -78,7 +78,7 @@ export interface StdioClientTransportOptions {
    * it line by line on `stderr$`, `'ignore'` discards it.
    */
   readonly stderr?: 'pipe' | 'inherit' | 'ignore';
-  /** Shutdown timeouts; default {@link DEFAULT_STDIO_SHUTDOWN_TIMEOUTS}. */
+  /** Shutdown timeouts; default `DEFAULT_STDIO_SHUTDOWN_TIMEOUTS`. */
   readonly shutdownTimeoutMs?: Partial<StdioShutdownTimeouts>;
   /** The longest inbound line accepted, in bytes; see `NdjsonDecoderOptions.maxLineBytes`. */
   readonly maxLineBytes?: number;

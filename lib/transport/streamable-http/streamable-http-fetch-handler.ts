@@ -30,7 +30,7 @@ export interface StreamableHttpFetchHandler {
    * Never rejects; failures are answered with an HTTP status.
    */
   readonly fetch: (request: Request) => Promise<Response>;
-  /** {@link fetch} with what the host knows beyond the `Request` (a parsed body, the local address). */
+  /** `fetch`, with what the host knows beyond the `Request` (a parsed body, the local address). */
   readonly handle: (request: Request, context?: FetchRequestContext) => Promise<Response>;
   /** The open sessions by id (always empty in stateless mode). */
   readonly sessions: ReadonlyMap<string, StreamableHttpServerTransport>;

@@ -131,6 +131,7 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
 
 /** What the handler needs of a server: `createServer`'s result fits. */
 export interface McpEndpointServer {
+  /** Serves a session over its transport. */
   connect(transport: StreamableHttpServerTransport, options?: { readonly inspect?: LifecycleInspector }): unknown;
   readonly stateless?: StatelessReceiver;
   /** The scopes a request needs beyond the endpoint's own (a tool's, a resource's or a prompt's). */
