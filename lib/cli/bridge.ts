@@ -38,10 +38,16 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  *   Streamable HTTP the session id and the revision come with that answer, and a request sent
  *   without them would be refused. The revision the server answers with is told to the server
  *   transport (`setProtocolVersion`), which sends it as `MCP-Protocol-Version` from then on.
- * - When either transport closes, the other is closed with the same reason.
+ * - When either transport closes, the other is closed with the same reason. When the client closes
+ *   (its stdin ended) while requests it sent await their answers, the server transport is given up
+ *   to `drainMs` to answer them first: a server that fails meanwhile (unreachable, refusing) ends
+ *   the bridge on its side, with its error, rather than the failure going unseen.
  */
-export function bridge(client: Transport, server: Transport): Bridge {
+export function bridge(client: Transport, server: Transport, drainMs = DRAIN_MS): Bridge {
   const initializing = new Set<RequestId>();
+  /** Requests sent to the server that await their answers. */
+  const pending = new Set<RequestId>();
+  let drained: (() => void) | undefined;
   /** Client frames held while an initialize awaits its answer. */
   const held: unknown[] = [];
   const toServer = (frame: unknown) => {
@@ -50,9 +56,9 @@ export function bridge(client: Transport, server: Transport): Bridge {
       return;
     }
     for (const message of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
-      if (isObject(message) && message.method === 'initialize' && message.id !== undefined) {
-        initializing.add(message.id as RequestId);
-      }
+      if (!isObject(message) || typeof message.method !== 'string' || message.id === undefined) continue;
+      pending.add(message.id as RequestId);
+      if (message.method === 'initialize') initializing.add(message.id as RequestId);
     }
     server.send(frame as JsonRpcMessage | JsonRpcMessage[]);
   };
@@ -65,16 +71,26 @@ export function bridge(client: Transport, server: Transport): Bridge {
     server.incoming$.subscribe((frame) => {
       if (frame instanceof MalformedFrame) return; // the server transport has logged it; the client has nothing to answer
       const answered = initializing.size > 0 && noteRevision(frame, initializing, server);
+      if (pending.size > 0) settle(frame, pending, drained);
       client.send(frame as JsonRpcMessage | JsonRpcMessage[]);
       if (answered) for (const next of held.splice(0)) toServer(next);
     }),
   ];
-  const ended = firstValueFrom(
-    merge(
-      client.closed$.pipe(map((close): BridgeEnd => ({ side: 'client', close }))),
-      server.closed$.pipe(map((close): BridgeEnd => ({ side: 'server', close }))),
-    ),
-  ).then((end) => {
+  const serverEnd = firstValueFrom(server.closed$.pipe(map((close): BridgeEnd => ({ side: 'server', close }))));
+  const clientEnd = firstValueFrom(client.closed$.pipe(map((close): BridgeEnd => ({ side: 'client', close })))).then(
+    async (end) => {
+      if (pending.size === 0 || drainMs <= 0) return end;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settled = new Promise<BridgeEnd>((resolve) => {
+        drained = () => resolve(end);
+        timer = setTimeout(() => resolve(end), drainMs);
+      });
+      const first = await Promise.race([settled, serverEnd]);
+      clearTimeout(timer);
+      return first;
+    },
+  );
+  const ended = Promise.race([clientEnd, serverEnd]).then((end) => {
     const other = end.side === 'client' ? server : client;
     other.close(end.side === 'client' ? `client closed: ${end.close.reason}` : `server closed: ${end.close.reason}`);
     for (const subscription of subscriptions) subscription.unsubscribe();
@@ -87,6 +103,17 @@ export function bridge(client: Transport, server: Transport): Bridge {
       server.close(reason);
     },
   };
+}
+
+/** How long a bridge whose client closed waits for the answers to its requests in flight. */
+const DRAIN_MS = 10_000;
+
+/** Forgets the requests `frame` answers; calls `drained` once none is left. */
+function settle(frame: unknown, pending: Set<RequestId>, drained: (() => void) | undefined): void {
+  for (const message of Array.isArray(frame) ? (frame as unknown[]) : [frame]) {
+    if (isObject(message) && !('method' in message)) pending.delete(message.id as RequestId);
+  }
+  if (pending.size === 0) drained?.();
 }
 
 /**

@@ -21,7 +21,7 @@ function scriptedTransport() {
     },
     setProtocolVersion: (revision) => void revisions.push(revision),
   };
-  return { transport, incoming, sent, revisions };
+  return { transport, incoming, closed, sent, revisions };
 }
 
 describe('bridge', () => {
@@ -96,5 +96,52 @@ describe('bridge', () => {
     client.transport.close('stdin ended');
     await expect(running.ended).resolves.toEqual({ side: 'client', close: { reason: 'stdin ended' } });
     await expect(serverClosed).resolves.toEqual({ reason: 'client closed: stdin ended' });
+  });
+});
+
+describe('bridge, when the client closes with requests in flight', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('ends on the server’s side, with its error, when the server fails before answering', async () => {
+    const client = scriptedTransport();
+    const server = scriptedTransport();
+    const running = bridge(client.transport, server.transport, 1000);
+    client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    client.transport.close('stdin ended');
+    const error = new Error('connect ECONNREFUSED');
+    server.closed.next({ reason: 'POST failed', error });
+    const end = await running.ended;
+    expect(end).toMatchObject({ side: 'server', close: { reason: 'POST failed', error } });
+  });
+
+  it('ends on the client’s side once every request is answered, and waits no longer than the drain', async () => {
+    const client = scriptedTransport();
+    const server = scriptedTransport();
+    const running = bridge(client.transport, server.transport, 1000);
+    let ended = false;
+    void running.ended.then(() => (ended = true));
+    client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    client.transport.close('stdin ended');
+    await jest.advanceTimersByTimeAsync(500);
+    expect(ended).toBe(false);
+    server.incoming.next({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(ended).toBe(true);
+    expect(await running.ended).toMatchObject({ side: 'client' });
+  });
+
+  it('gives up waiting after the drain, ending on the client’s side', async () => {
+    const client = scriptedTransport();
+    const server = scriptedTransport();
+    const running = bridge(client.transport, server.transport, 1000);
+    let ended = false;
+    void running.ended.then(() => (ended = true));
+    client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    client.transport.close('stdin ended');
+    await jest.advanceTimersByTimeAsync(999);
+    expect(ended).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await running.ended).toMatchObject({ side: 'client' });
   });
 });

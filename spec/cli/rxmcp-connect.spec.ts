@@ -119,6 +119,21 @@ describe('rxmcp connect', () => {
     }
   });
 
+  it('exits 1 naming the server when a request piped in cannot reach it, rather than 0 in silence', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const cli = runCli(['connect', url]);
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'piped', version: '1' } },
+    };
+    cli.child.stdin.end(`${JSON.stringify(initialize)}\n`);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toContain(`rxmcp: ${url}: `);
+    expect(cli.stderr()).toMatch(/ECONNREFUSED/);
+  });
+
   it('carries progress before the result, holds what follows initialize until it is answered, and exits 0 when stdin ends', async () => {
     running = await startStreamableHttpServer({ server: remoteServer(), port: 0 });
     const cli = runCli(['connect', running.url.href]);
