@@ -4,7 +4,7 @@
  * the two peers talk as if connected directly. `rxmcp connect` bridges a stdio server transport (the
  * local client) to a Streamable HTTP client transport (the remote server).
  */
-import { firstValueFrom, merge, map } from '../rx/rxjs';
+import { firstValueFrom, map } from '../rx/rxjs';
 import type { Subscription } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { errorResponse } from '../jsonrpc/message';
