@@ -45,6 +45,9 @@ const FRAGMENTS: Record<string, Record<string, string>> = {
   'cluster.md': {
     cluster: 'joins a cluster on a redis-server, which these tests do not start',
   },
+  'middleware-and-telemetry.md': {
+    'stately-inspector': 'opens the Stately inspector in a browser and serves its bridge on a fixed port',
+  },
 };
 
 const guides = () =>
