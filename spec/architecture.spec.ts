@@ -7,6 +7,7 @@ import ts from 'typescript';
 const LAYERS = [
   'rx',
   'jsonrpc',
+  'operations',
   'schema',
   'transport',
   'operators',

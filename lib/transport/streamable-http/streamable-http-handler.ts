@@ -16,6 +16,8 @@ import { principalOf } from '../transport';
 import type { ImpliedInitialize, StatelessReceiver } from '../transport';
 import { bindOwner, lacksScopes, ownerOf, sameCaller, setCaller } from './endpoint-auth';
 import { createInMemoryEventStore } from './event-store';
+import { followSessions, followStateless } from './operations-endpoints';
+import type { FollowedHandlerOptions } from './operations-endpoints';
 import { RevisionPolicy, VERSION_HEADER } from './revision-policy';
 import { SESSION_HEADER, SessionTable } from './session-table';
 import { serveStatelessPost } from './stateless-exchange';
@@ -24,8 +26,9 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
 } from './streamable-http-handler-options';
-import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler-options';
+import type { StreamableHttpHandler } from './streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
+import type { CallTracker } from '../../operations/call-tracker';
 
 export {
   DEFAULT_JSON_WINDOW_MS,
@@ -87,7 +90,7 @@ const ASSUMED_REVISION = '2025-03-26';
  * const mcp = createStreamableHttpHandler({ onSession: (t) => server.connect(t) });
  * http.createServer((req, res) => mcp.handle(req, res)).listen(3000, '127.0.0.1');
  */
-export function createStreamableHttpHandler(options: StreamableHttpHandlerOptions): StreamableHttpHandler {
+export function createStreamableHttpHandler(options: FollowedHandlerOptions): StreamableHttpHandler {
   const endpoint = new StreamableHttpEndpoint(options);
   return {
     handle: (req, res, parsedBody) => endpoint.handle(req, res, parsedBody),
@@ -97,7 +100,8 @@ export function createStreamableHttpHandler(options: StreamableHttpHandlerOption
     },
     restoreSession(sessionId, connect, firstStream, principal) {
       if (endpoint.sessions.entries.has(sessionId)) throw new Error(`session ${sessionId} is already open`);
-      const transport = endpoint.sessions.open(sessionId, { connect, firstStream }).transport;
+      const followed = options.calls ? followSessions(options.calls, connect) : connect;
+      const transport = endpoint.sessions.open(sessionId, { connect: followed, firstStream }).transport;
       bindOwner(transport, undefined, principal);
       return transport;
     },
@@ -120,9 +124,10 @@ export class StreamableHttpEndpoint {
   private readonly generateSessionId: (req: HttpRequestLike) => string;
   private readonly receiver: StatelessReceiver | undefined;
   private readonly statelessOptions: { log: pino.Logger; maxBufferedBytes: number; keepAliveMs: number };
+  private readonly calls: CallTracker | undefined;
   private closed = false;
 
-  constructor(private readonly options: StreamableHttpHandlerOptions) {
+  constructor(private readonly options: FollowedHandlerOptions) {
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-server' });
     this.stateless = options.stateless ?? false;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -141,8 +146,11 @@ export class StreamableHttpEndpoint {
         ? (transport: StreamableHttpServerTransport) => void server.connect(transport, connectOptions)
         : undefined);
     if (!onSession) throw new TypeError('createStreamableHttpHandler needs a server or an onSession callback');
-    this.sessions = new SessionTable(options, this.log, eventStore, onSession);
-    this.receiver = options.statelessReceiver ?? server?.stateless;
+    const calls = (this.calls = options.calls);
+    const followed = calls ? followSessions(calls, onSession) : onSession;
+    this.sessions = new SessionTable(options, this.log, eventStore, followed);
+    const receiver = options.statelessReceiver ?? server?.stateless;
+    this.receiver = calls && receiver ? followStateless(calls, receiver) : receiver;
     this.statelessOptions = {
       log: this.log,
       maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
@@ -247,6 +255,7 @@ export class StreamableHttpEndpoint {
       if (!entry || !sameCaller(entry.session.transport, req, res, this.log)) return;
       const session = entry.session;
       setCaller(session.transport, req);
+      this.calls?.received(session.transport, items);
       session.post(res, frame, this.json, { [SESSION_HEADER]: session.transport.sessionId as string }, req.headers);
     }
   }
@@ -265,6 +274,7 @@ export class StreamableHttpEndpoint {
     const implied = initialize ? undefined : impliedInitialize(headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION);
     const session = this.sessions.open(undefined, undefined, implied);
     bindOwner(session.transport, req);
+    this.calls?.received(session.transport, Array.isArray(frame) ? frame : [frame]);
     session.post(res, frame, this.json, {}, req.headers);
   }
 
@@ -282,6 +292,7 @@ export class StreamableHttpEndpoint {
     const open = this.sessions.entries.size;
     if (open >= this.maxSessions) {
       this.log.warn({ sessions: open }, 'initialize refused: too many sessions');
+      this.calls?.limitHit('sessions');
       refuse(
         res,
         503,
@@ -297,6 +308,7 @@ export class StreamableHttpEndpoint {
     const sessionId = this.generateSessionId(req);
     const session = this.sessions.open(sessionId);
     bindOwner(session.transport, req);
+    this.calls?.received(session.transport, [frame]);
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);
   }
 
@@ -308,6 +320,7 @@ export class StreamableHttpEndpoint {
     for (const entry of this.sessions.entries.values()) if (ownerOf(entry.session.transport) === principal) held++;
     if (held < this.maxSessionsPerPrincipal) return false;
     this.log.warn({ sessions: held }, 'initialize refused: the caller holds too many sessions');
+    this.calls?.limitHit('sessions_per_principal');
     refuse(
       res,
       429,

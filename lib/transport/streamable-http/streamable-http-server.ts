@@ -6,6 +6,9 @@ import { createLegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import type { LegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import { refuse } from '../http/http-guards';
 import { createStreamableHttpHandler } from './streamable-http-handler';
+import { ServerOperations } from '../../operations/server-operations';
+import type { OperationsOptions } from '../../operations/server-operations';
+import { serveOperations } from './operations-endpoints';
 import type { AuthRefusal, RequestAuthenticator } from '../http/request-auth';
 import type { StreamableHttpHandler, StreamableHttpHandlerOptions } from './streamable-http-handler';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
@@ -52,6 +55,12 @@ export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerO
    * which wraps one it made itself); the options then only say where and how to listen.
    */
   readonly handler?: StreamableHttpHandler;
+  /**
+   * `/healthz`, `/readyz`, `/metrics` and a log line per call (see {@link OperationsOptions}). Off
+   * by default: a library server serves only what it is asked to. `{}` turns every part on. A
+   * `ServerOperations` is one a cluster made to count the calls of the `handler` it passes.
+   */
+  readonly operations?: OperationsOptions | ServerOperations;
 }
 
 /** Defaults of {@link startStreamableHttpServer}'s limits on slow or numerous clients (#13). */
@@ -67,6 +76,8 @@ export interface RunningStreamableHttpServer {
   readonly handler: StreamableHttpHandler;
   /** The legacy HTTP+SSE handler, when `legacySse` was asked for. */
   readonly legacyHandler: LegacySseHandler | undefined;
+  /** The state behind `/healthz`, `/readyz` and `/metrics`, when `operations` was given. */
+  readonly operations?: ServerOperations | undefined;
   /** The underlying `node:http` server. */
   readonly server: Server;
   /** Closes every session, drops open connections and stops listening. Resolves when closed. */
@@ -89,10 +100,13 @@ export async function startStreamableHttpServer(
   // An authenticator made from the endpoint's URL is bound once the server listens.
   let bound: RequestAuthenticator | undefined = typeof options.auth === 'function' ? undefined : options.auth;
   const auth = options.auth === undefined ? undefined : lateAuthenticator(() => bound);
-  const handler = options.handler ?? createStreamableHttpHandler({ ...options, auth });
+  const operations = operationsOf(options);
+  const calls = operations?.tracking ? operations.calls : undefined;
+  const handler = options.handler ?? createStreamableHttpHandler({ ...options, auth, calls });
+  if (operations) operations.sessionCount ??= () => handler.sessions.size;
   const legacy = legacyEndpoints(options, auth);
   const legacyHandler = legacy?.handler;
-  const server = createHttpServer(options, path, handler, legacy, auth);
+  const server = createHttpServer(options, path, handler, legacy, auth, operations);
   await listen(server, options.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -103,6 +117,7 @@ export async function startStreamableHttpServer(
     port,
     handler,
     legacyHandler,
+    operations,
     server,
     close: async () => {
       handler.close();
@@ -113,6 +128,13 @@ export async function startStreamableHttpServer(
       await done;
     },
   };
+}
+
+/** The server's operations state: the one given, or one made from `operations` with the server's logger. */
+function operationsOf(options: StreamableHttpServerOptions): ServerOperations | undefined {
+  const given = options.operations;
+  if (given === undefined || given instanceof ServerOperations) return given;
+  return new ServerOperations(given, options.logger);
 }
 
 /** The 2024-11-05 HTTP+SSE endpoints served beside the MCP endpoint. */
@@ -181,6 +203,7 @@ function createHttpServer(
   handler: StreamableHttpHandler,
   legacy: LegacyEndpoints | undefined,
   auth: RequestAuthenticator | undefined,
+  operations: ServerOperations | undefined,
 ): Server {
   const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_BODY_TIMEOUT_MS, headersTimeoutMs);
@@ -201,6 +224,7 @@ function createHttpServer(
     else if (legacy && (url.pathname === legacy.ssePath || url.pathname === legacy.messagesPath))
       legacy.handler.handle(req, res);
     else if (auth?.serveMetadata(req, res, url)) return;
+    else if (operations && serveOperations(operations, req, res, url, options, auth)) return;
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
   });
   server.headersTimeout = headersTimeoutMs;

@@ -1,0 +1,155 @@
+/**
+ * Follows the JSON-RPC requests a server answers, from the message that asks to the response that
+ * answers (or the cancellation or closing that ends it without one), to count them in
+ * {@link ServerMetrics} and write one log line per call. It sees messages only: the transport that
+ * carries them tells it what came in and what went out.
+ */
+import type { Logger } from 'pino';
+import { ErrorCode } from '../jsonrpc/errors';
+import type { CallOutcome, ServerMetrics } from './server-metrics';
+
+/** What the tracker needs of the channel a request came on: a session's transport, or none. */
+export interface CallChannel {
+  readonly sessionId?: string | undefined;
+}
+
+/** A request on its way: what it asked, and since when. */
+export interface PendingCall {
+  readonly method: string;
+  /** The tool or prompt it names (`tools/call`, `prompts/get`). */
+  readonly name: string | undefined;
+  readonly start: number;
+  readonly sessionId: string | undefined;
+}
+
+/** Options of a {@link CallTracker}. */
+export interface CallTrackerOptions {
+  /** Where calls are counted; none: calls are only logged. */
+  readonly metrics?: ServerMetrics | undefined;
+  /** Where each call's line goes, at info; none: no lines. */
+  readonly log?: Logger | undefined;
+  /** The upstream that serves a tool or prompt of this name (a proxy's), for the log line. */
+  readonly upstreamOf?: ((name: string) => string | undefined) | undefined;
+}
+
+interface MessageShape {
+  readonly id?: string | number | null;
+  readonly method?: unknown;
+  readonly params?: { readonly name?: unknown; readonly requestId?: unknown } | undefined;
+  readonly result?: { readonly isError?: unknown } | undefined;
+  readonly error?: { readonly code?: unknown; readonly data?: unknown } | undefined;
+}
+
+/** Follows calls per channel (a session's transport, or a stateless exchange). */
+export class CallTracker {
+  private readonly pending = new WeakMap<CallChannel, Map<unknown, PendingCall>>();
+
+  constructor(private readonly options: CallTrackerOptions) {}
+
+  /** Messages that arrived on `channel` (a request, a batch's items): their requests start. */
+  received(channel: CallChannel, items: readonly unknown[]): void {
+    for (const item of items) {
+      const message = item as MessageShape;
+      if (typeof message.method !== 'string') continue;
+      if (message.id !== undefined && message.id !== null) {
+        let calls = this.pending.get(channel);
+        if (calls === undefined) this.pending.set(channel, (calls = new Map()));
+        // A second request with an id in flight is refused by the transport: the first one goes on.
+        if (!calls.has(message.id)) calls.set(message.id, this.start(message.method, message.params, channel));
+      } else if (message.method === 'notifications/cancelled') {
+        const calls = this.pending.get(channel);
+        const id = message.params?.requestId;
+        const call = calls?.get(id);
+        if (call !== undefined) {
+          calls!.delete(id);
+          this.end(call, 'cancelled');
+        }
+      }
+    }
+  }
+
+  /** A message sent on `channel`: a response ends its request. */
+  sent(channel: CallChannel, message: unknown): void {
+    const calls = this.pending.get(channel);
+    if (calls === undefined || calls.size === 0) return;
+    for (const item of Array.isArray(message) ? (message as unknown[]) : [message]) {
+      const response = item as MessageShape;
+      if (response.method !== undefined || response.id === undefined) continue;
+      const call = calls.get(response.id);
+      if (call === undefined) continue;
+      calls.delete(response.id);
+      this.end(call, this.outcomeOf(response));
+    }
+  }
+
+  /** Counts a refusal by the quota `limit` (the transport's own: `sessions`, `sessions_per_principal`). */
+  limitHit(limit: string): void {
+    this.options.metrics?.limitHit(limit);
+  }
+
+  /** `channel` closed: the requests it still held end unanswered. */
+  closed(channel: CallChannel): void {
+    const calls = this.pending.get(channel);
+    if (calls === undefined) return;
+    this.pending.delete(channel);
+    for (const call of calls.values()) this.end(call, 'closed');
+  }
+
+  /** Starts a call outside any channel (a stateless request); end it with {@link CallTracker.answered} or {@link CallTracker.end}. */
+  start(method: string, params: MessageShape['params'], channel?: CallChannel): PendingCall {
+    if (this.options.metrics) this.options.metrics.inFlight++;
+    const name = method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+    return {
+      method,
+      name: typeof name === 'string' ? name : undefined,
+      start: performance.now(),
+      sessionId: channel?.sessionId,
+    };
+  }
+
+  /** Ends `call` with the response that answered it. */
+  answered(call: PendingCall, response: unknown): void {
+    this.end(call, this.outcomeOf(response as MessageShape));
+  }
+
+  /** Ends `call`: counts it and writes its line. */
+  end(call: PendingCall, outcome: CallOutcome): void {
+    const seconds = (performance.now() - call.start) / 1000;
+    const { metrics, log, upstreamOf } = this.options;
+    if (metrics) {
+      metrics.inFlight--;
+      metrics.observe(call.method, outcome, seconds);
+    }
+    if (log === undefined || !log.isLevelEnabled('info')) return;
+    const upstream = call.name === undefined ? undefined : upstreamOf?.(call.name);
+    log.info(
+      {
+        method: call.method,
+        ...(call.name !== undefined ? { tool: call.name } : {}),
+        ...(upstream !== undefined ? { upstream } : {}),
+        ...(call.sessionId !== undefined ? { sessionId: call.sessionId } : {}),
+        durationMs: Math.round(seconds * 1e6) / 1000,
+        outcome,
+      },
+      'call',
+    );
+  }
+
+  /** How a response ended its call; a refusal by a quota is counted as a limit hit. */
+  private outcomeOf(response: MessageShape): CallOutcome {
+    if (response.error !== undefined) {
+      if (response.error.code === ErrorCode.RateLimited) this.options.metrics?.limitHit(quotaOf(response.error.data));
+      return 'error';
+    }
+    return response.result?.isError === true ? 'tool_error' : 'ok';
+  }
+}
+
+/** The `limit` label of a quota refusal (-32029), from the `data` the server gave it. */
+function quotaOf(data: unknown): string {
+  const quota = (data as { quota?: unknown } | undefined)?.quota;
+  if (quota === 'listen streams per principal') return 'listen_streams';
+  // The task quotas name whose tasks are counted (lib/server/tasks/task-quota.ts).
+  if (quota === 'session' || quota === 'principal' || quota === 'server') return 'tasks';
+  return 'rate';
+}
