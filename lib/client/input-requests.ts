@@ -9,6 +9,7 @@ import type { RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import { ProtocolError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../schema/issues';
+import { inputRequestSchemaFor } from '../schema/input-requests';
 import { checkParams } from '../schema/methods';
 import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
@@ -99,10 +100,12 @@ function answerOne(
       );
     }
     // Where the revision's registry has no such request (input requests are not sent as requests
-    // in the stateless revisions), the newest handshake revision's schema checks the params.
+    // in the stateless revisions), the revision's input request schema checks the params, else the
+    // newest handshake revision's (a URL elicitation of 2026-07-28 has no elicitationId).
     const raw = request.params ?? {};
     const checked =
       checkParams(request.method, revision as Revision, raw) ??
+      inputRequestSchemaFor(request.method, revision as Revision)?.safeParse(raw) ??
       checkParams(request.method, LATEST_STATEFUL_REVISION, raw);
     if (checked && !checked.success) {
       const problem = describeIssues(toValidationIssues(checked.error));

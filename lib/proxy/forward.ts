@@ -8,6 +8,7 @@ import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
 import type { ProxyRouter } from './proxy-router';
+import { callerIsOlder, resultForCaller } from './revision-shapes';
 
 /** `_meta` keys that belong to one hop and are never passed on: the next hop gets its own. */
 const HOP_META_PREFIX = 'io.modelcontextprotocol/';
@@ -105,8 +106,9 @@ export function forwardTo(
   // The upstream checks the params, as it would for a direct caller.
   return passParamsThrough((params, context, owner) => {
     const client = upstream();
-    // A session's upstream without a router: straight to its connection, with no Observable between.
-    if (router === undefined && !isModernRevision(client.revision))
+    // A session's upstream without a router, whose results the caller's revision has every field
+    // of: straight to its connection, with no Observable between.
+    if (router === undefined && !isModernRevision(client.revision) && !callerIsOlder(context.revision, client.revision))
       return new UpstreamCall(
         client,
         method,
@@ -134,9 +136,16 @@ export function forwardRequest(
 ): Observable<HandlerResult> {
   const modern = isModernRevision(upstream.revision);
   const level = modern ? callerLogLevel(context, owner) : undefined;
+  // The result in the caller's revision: without the upstream hop's own fields, nor those the caller's revision lacks.
+  const caller = context.revision;
+  const shape = modern
+    ? (result: HandlerResult) => resultForCaller(forwardedResult(result), caller)
+    : callerIsOlder(caller, upstream.revision)
+      ? (result: HandlerResult) => resultForCaller(result, caller)
+      : undefined;
   const send = (current: () => RequestContext) => {
     const answer = upstream.request(method, params, upstreamOptions(current, timeoutMs, level));
-    return modern ? answer.pipe(map(forwardedResult)) : answer;
+    return shape ? answer.pipe(map(shape)) : answer;
   };
   if (!router) return send(() => context);
   if (router.bridges(method, context)) return router.bridge(downstreamParams, context, send);

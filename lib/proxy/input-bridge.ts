@@ -51,6 +51,11 @@ export class BridgedCall {
     this.context = context;
   }
 
+  /** The revision the caller speaks. */
+  get revision(): string {
+    return this.context.revision;
+  }
+
   /** Starts the upstream call; returns the first round, which the downstream request answers with. */
   start(call: UpstreamCall): Observable<HandlerResult> {
     const round = this.nextRound(this.context);

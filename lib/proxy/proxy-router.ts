@@ -8,6 +8,7 @@ import type { CreateMessageResult } from '../schema/sampling';
 import type { ElicitResult } from '../schema/elicitation';
 import { BridgedCall, BridgedCalls } from './input-bridge';
 import type { UpstreamCall } from './input-bridge';
+import { requestForCaller } from './revision-shapes';
 
 /** A downstream call in flight: a session's request, asked directly, or a stateless one's bridged call. */
 type Caller = RequestContext | BridgedCall;
@@ -94,9 +95,18 @@ export class ProxyRouter {
     this.bridged.close();
   }
 
-  private ask(method: string, params: object): Observable<Record<string, unknown>> {
+  private ask(method: string, asked: object): Observable<Record<string, unknown>> {
     const caller = this.active.at(-1);
-    if (caller instanceof BridgedCall) return caller.ask(method, params as Record<string, unknown>);
+    let params: Record<string, unknown> = asked as Record<string, unknown>;
+    if (caller) {
+      // In the caller's revision's shapes; one it cannot carry is refused to the upstream, saying why.
+      try {
+        params = requestForCaller(method, params, caller.revision);
+      } catch (error) {
+        return throwError(() => error);
+      }
+    }
+    if (caller instanceof BridgedCall) return caller.ask(method, params);
     if (!caller) {
       return throwError(
         () =>
@@ -106,7 +116,7 @@ export class ProxyRouter {
           ),
       );
     }
-    return caller.request(method, params as Record<string, unknown>).pipe(
+    return caller.request(method, params).pipe(
       catchError((error: unknown) => {
         if (error instanceof JsonRpcError) return throwError(() => error);
         // A local refusal (the caller did not declare the capability, its connection closed): say so upstream.
