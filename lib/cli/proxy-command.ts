@@ -3,6 +3,8 @@
  * servers file, serves their aggregate, and closes everything when the user stops it.
  */
 import { aggregate } from '../proxy/aggregate';
+import { createProxyRouter } from '../proxy/proxy-router';
+import type { ProxyRouter } from '../proxy/proxy-router';
 import type { CliCommand } from './args';
 import { readConfig } from './config';
 import { EXIT } from './errors';
@@ -29,11 +31,19 @@ function connected(started: readonly Started[]): Array<Extract<Started, { ok: tr
 /**
  * What the upstreams are started with: their own transports and clients log errors only (a
  * failure gets a line of its own). A Streamable HTTP upstream that asks for authorization gets a
- * sign-in of its own, made when first asked and kept (with its tokens) through restarts.
+ * sign-in of its own, made when first asked and kept (with its tokens) through restarts. Each
+ * upstream client declares sampling, elicitation (form and URL) and roots, and answers them by
+ * asking the downstream caller whose call is running (`router`).
  */
-function upstreamOptions(io: CliIo, progress: Progress, auths: Map<string, CliAuth>): UpstreamOptions {
+function upstreamOptions(
+  io: CliIo,
+  progress: Progress,
+  auths: Map<string, CliAuth>,
+  router: ProxyRouter,
+): UpstreamOptions {
   return {
     info: { name: 'rxmcp', version: packageVersion() },
+    answers: router.clientOptions,
     logger: progressLogger(progress, verbose(io) ? 'info' : 'error'),
     stderrLine: (name: string, line: string) => void io.stderr.write(`[${name}] ${line}\n`),
     strayLine: (name: string, warning: string) => progress.note(`${name}: ${warning}`),
@@ -85,7 +95,8 @@ export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number
   const progress = createProgress(io.stderr);
   const upstreams = await readConfig(command.config, io.env);
   const auths = new Map<string, CliAuth>();
-  const options = upstreamOptions(io, progress, auths);
+  const router = createProxyRouter();
+  const options = upstreamOptions(io, progress, auths, router);
   try {
     const startup = startUpstreams(upstreams, options, progress);
     const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
@@ -99,8 +110,9 @@ export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number
       progress.error(`none of the ${upstreams.length} upstreams of ${command.config} could be started`);
       return EXIT.failed;
     }
-    return await serveUntilStopped(command, io, progress, live, options);
+    return await serveUntilStopped(command, io, progress, live, options, router);
   } finally {
+    router.close();
     await Promise.all([...auths.values()].map((auth) => auth.close()));
   }
 }
@@ -120,6 +132,7 @@ async function serveUntilStopped(
   progress: Progress,
   live: ReadonlyArray<Extract<Started, { ok: true }>>,
   options: UpstreamOptions,
+  router: ProxyRouter,
 ): Promise<number> {
   const logger = progressLogger(progress, verbose(io) ? 'info' : 'warn');
   // Each upstream that started is served through a connector: when it goes away (a server process
@@ -129,7 +142,7 @@ async function serveUntilStopped(
     Object.fromEntries(
       live.map((started) => [started.upstream.name, restartable(started, options, progress, current)]),
     ),
-    { name: 'rxmcp', version: packageVersion(), logger },
+    { name: 'rxmcp', version: packageVersion(), logger, router },
   );
   let serving;
   try {

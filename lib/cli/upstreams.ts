@@ -6,6 +6,7 @@
 import { firstValueFrom } from '../rx/rxjs';
 import { connect } from '../client/client';
 import type { McpClient } from '../client/client';
+import type { ClientOptions } from '../client/client-api';
 import type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
 import { createLegacySseClientTransport } from '../transport/legacy-sse/legacy-sse-client-transport';
 import { createStdioClientTransport } from '../transport/stdio/stdio-client-transport';
@@ -37,6 +38,12 @@ export interface UpstreamOptions {
   readonly startTimeoutMs?: number;
   /** The authorization of a Streamable HTTP upstream, for a server that asks for it. */
   readonly authFor?: (upstream: Upstream) => CliAuth | undefined;
+  /**
+   * How every upstream client answers its server's requests (sampling, elicitation, roots): the
+   * proxy's `ProxyRouter.clientOptions`, which ask the downstream caller. Without it, the upstream
+   * clients declare none of these and their servers cannot ask.
+   */
+  readonly answers?: Pick<ClientOptions, 'sampling' | 'elicitation' | 'roots'>;
 }
 
 /** The default of {@link UpstreamOptions.startTimeoutMs}. */
@@ -133,7 +140,7 @@ export async function startUpstream(upstream: Upstream, options: UpstreamOptions
     // A server that died during the handshake may leave only its transport's close to tell why.
     const closed = firstValueFrom(transport.closed$).then((close) => close.error ?? new Error(close.reason));
     const handshake = async () => {
-      const client = await connect(transport, { ...options.info, logger: options.logger });
+      const client = await connect(transport, { ...options.info, ...options.answers, logger: options.logger });
       const listed = client.serverCapabilities.tools ? await firstValueFrom(client.listTools()) : undefined;
       return { client, tools: listed?.length };
     };
