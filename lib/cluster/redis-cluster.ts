@@ -17,6 +17,7 @@ import { ClusterAuth } from './cluster-auth';
 import { ClusterBus } from './cluster-bus';
 import { ClusterEndpoint } from './cluster-endpoint';
 import { ClusterKeys } from './cluster-keys';
+import { clusterOperations } from './cluster-operations';
 import { ClusterSessions } from './cluster-sessions';
 import { connectRedis } from './redis-connection';
 import type { RedisConnection, RedisSource } from './redis-connection';
@@ -189,6 +190,7 @@ class ClusterProcess implements RedisCluster {
       logger: log,
     });
     const sessions = new ClusterSessions(server, registry, log);
+    const operations = clusterOperations(serveOptions.operations, redis, serveOptions.logger ?? options.logger);
     // The endpoint names the sessions its handler opens; the handler is made first.
     const named: { endpoint?: ClusterEndpoint } = {};
     const local = createStreamableHttpHandler({
@@ -199,6 +201,7 @@ class ClusterProcess implements RedisCluster {
       sessionIdleMs: idleMs,
       generateSessionId: (req) => named.endpoint!.sessionIdFor(req),
       onSession: (transport) => sessions.connect(transport, undefined),
+      calls: operations?.tracking ? operations.calls : undefined,
     });
     const endpoint = new ClusterEndpoint({
       processId,
@@ -220,6 +223,7 @@ class ClusterProcess implements RedisCluster {
       ...serveOptions,
       ...(auth ? { auth: auth.forServer } : {}),
       handler: clusterHandler,
+      operations,
     });
     const url = running.url.href;
     await registry.beat(processId, url, heartbeatMs * 3);
