@@ -3,7 +3,7 @@
  * MCP Apps shows in a small HTML view, and a tool only that view calls (to roll again). A host
  * without MCP Apps sees a plain `roll_dice` tool whose result is text, and no `_meta.ui` anywhere.
  *
- *   node dist/examples/apps-server.js              # stdio
+ *   node dist/examples/apps-server.js              # stdio (a client starts it; it ends with its stdin)
  *   node dist/examples/apps-server.js --http 3001  # Streamable HTTP at http://127.0.0.1:3001/mcp
  */
 import pino from 'pino';
@@ -88,12 +88,18 @@ export function createAppsServer(): McpServer {
 if (require.main === module) {
   const at = process.argv.indexOf('--http');
   if (at < 0) {
-    createAppsServer().connect(createStdioServerTransport({ logger }));
+    // stdio: the client that started this process speaks MCP on its stdin and stdout, and the server
+    // stops when stdin ends. Started with no stdin (`< /dev/null`, in the background of a script, by
+    // a runner that gives none) it ends at once: say so on stderr, which a client shows or ignores,
+    // rather than exit silently (stdout is for protocol messages only).
+    const session = createAppsServer().connect(createStdioServerTransport({ logger }));
+    process.stderr.write('rxmcp apps example: serving MCP on stdin/stdout (--http <port> for HTTP)\n');
+    session.closed$.subscribe(({ reason }) => process.stderr.write(`rxmcp apps example: stopped (${reason})\n`));
   } else {
     const server = createAppsServer();
     void startStreamableHttpServer({
       host: '127.0.0.1',
-      port: Number(process.argv[at + 1] ?? 3001),
+      port: Number(process.argv[at + 1] ?? process.env.PORT ?? 3001),
       logger,
       onSession: (transport) => void server.connect(transport),
       statelessReceiver: server.stateless,
