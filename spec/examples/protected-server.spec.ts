@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { jose } from '../../lib/auth/jose';
 import { connect, createStreamableHttpClientTransport } from '../../lib/index';
 import type { McpClient } from '../../lib/index';
 import { built, killLeftovers, runProgram, startProgram, stopProgram } from './run-example';
@@ -17,8 +17,8 @@ describe('examples/protected-server', () => {
   let client: McpClient | undefined;
 
   beforeAll(async () => {
-    const { publicKey, privateKey } = await generateKeyPair('ES256');
-    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const { publicKey, privateKey } = await jose().generateKeyPair('ES256');
+    const jwk = { ...(await jose().exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
     issuerServer = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ keys: [jwk] }));
@@ -26,7 +26,7 @@ describe('examples/protected-server', () => {
     await new Promise<void>((done) => issuerServer.listen(0, '127.0.0.1', done));
     issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
     sign = (claims) =>
-      new SignJWT(claims)
+      new (jose().SignJWT)(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
         .setIssuer(issuer)
         .setAudience(server!.url)
