@@ -10,12 +10,20 @@ export { UsageError } from './errors';
 /** How `rxmcp proxy` serves the aggregate: on this process's stdin and stdout, or over HTTP. */
 export type ServeMode = { readonly kind: 'stdio' } | { readonly kind: 'http'; readonly port: number };
 
+/** Where `rxmcp proxy` logs its records (a line per call at info): the least level, and how lines look. */
+export interface LogSettings {
+  readonly level: LogLevelName;
+  readonly format: 'json' | 'pretty';
+}
+export type LogLevelName = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
+const LOG_LEVEL_NAMES: readonly LogLevelName[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent'];
+
 /** A parsed command line. */
 export type CliCommand =
   | { readonly kind: 'help'; readonly topic: HelpTopic }
   | { readonly kind: 'version' }
   | { readonly kind: 'completion'; readonly shell: CompletionShell }
-  | { readonly kind: 'proxy'; readonly config: string; readonly serve: ServeMode }
+  | { readonly kind: 'proxy'; readonly config: string; readonly serve: ServeMode; readonly log?: LogSettings }
   | {
       readonly kind: 'connect';
       readonly url: URL;
@@ -50,6 +58,8 @@ const PROXY_FLAGS: Flags = {
   config: { value: true, alias: 'c', takes: 'file', about: 'the servers file' },
   http: { value: true, takes: 'port', about: 'serve Streamable HTTP on this port of 127.0.0.1' },
   stdio: { value: false, about: 'serve on stdin and stdout' },
+  'log-level': { value: true, about: 'log records of this level and above on stderr (info: a line per call)' },
+  'log-format': { value: true, about: 'the log lines: json or pretty' },
 };
 const CONNECT_FLAGS: Flags = {
   ...COMMON,
@@ -164,7 +174,23 @@ function parseProxy(argv: readonly string[]): CliCommand {
   }
   const serve: ServeMode =
     http === undefined ? { kind: 'stdio' } : { kind: 'http', port: parsePort('proxy', '--http', http) };
-  return { kind: 'proxy', config, serve };
+  const log = logSettings(scanned);
+  return { kind: 'proxy', config, serve, ...(log ? { log } : {}) };
+}
+
+/** `--log-level` and `--log-format`, when either is given (the other defaults to info, pretty). */
+function logSettings(scanned: Scanned): LogSettings | undefined {
+  const level = single('proxy', scanned, 'log-level');
+  const format = single('proxy', scanned, 'log-format');
+  if (level === undefined && format === undefined) return undefined;
+  if (level !== undefined && !(LOG_LEVEL_NAMES as readonly string[]).includes(level))
+    throw new UsageError(
+      `rxmcp proxy: --log-level wants one of ${LOG_LEVEL_NAMES.join(', ')}, not "${level}"`,
+      'proxy',
+    );
+  if (format !== undefined && format !== 'json' && format !== 'pretty')
+    throw new UsageError(`rxmcp proxy: --log-format wants json or pretty, not "${format}"`, 'proxy');
+  return { level: (level ?? 'info') as LogLevelName, format: format ?? 'pretty' };
 }
 
 /** One `--header "Name: value"`. */

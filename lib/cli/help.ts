@@ -63,7 +63,7 @@ Environment:
 
 ${EXIT_CODES}`,
 
-  proxy: `Usage: rxmcp proxy --config <servers.json> [--http <port> | --stdio]
+  proxy: `Usage: rxmcp proxy --config <servers.json> [--http <port> | --stdio] [--log-level <level>]
 
 Starts every server of the file's "mcpServers" and serves them as one MCP server whose tools and
 prompts are named <server>_<name>. A server that fails to start is left out; one that goes away
@@ -73,12 +73,17 @@ Options:
   -c, --config <file>   the servers file (required)
   --http <port>         serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port)
   --stdio               serve on stdin and stdout (the default)
+  --log-level <level>   log on stderr from this level: trace, debug, info (a line per call), warn,
+                        error, silent
+  --log-format <f>      the log lines: pretty (the default) or json (one JSON object a line)
   -h, --help            show this help
   -v, --version         show the version
 
 Examples:
   rxmcp proxy --config servers.json
   rxmcp proxy -c servers.json --http 0
+  rxmcp proxy -c servers.json --http 3000 --log-level info --log-format json
+    with --http, GET /healthz, /readyz (503 while an upstream is down) and /metrics (Prometheus)
   In a desktop client's config:
     { "mcpServers": { "all": { "command": "rxmcp", "args": ["proxy", "--config", "/home/me/servers.json"] } } }
 

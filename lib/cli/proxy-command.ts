@@ -146,7 +146,7 @@ async function serveUntilStopped(
   );
   let serving;
   try {
-    serving = await serveProxy(proxy, command.serve, io, logger);
+    serving = await serveProxy(proxy, command.serve, io, logger, { upstreams: current, log: command.log });
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();

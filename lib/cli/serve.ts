@@ -8,7 +8,11 @@ import type { LoggerOption } from '../jsonrpc/logger';
 import type { McpProxy } from '../proxy/front';
 import { createStdioServerTransport } from '../transport/stdio/stdio-server-transport';
 import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
-import type { ServeMode } from './args';
+import type { OperationsOptions } from '../operations/server-operations';
+import type { Logger } from 'pino';
+import type * as Pino from 'pino';
+import type { McpClient } from '../client/client-api';
+import type { LogSettings, ServeMode } from './args';
 
 /** The aggregate being served. */
 export interface Serving {
@@ -24,6 +28,15 @@ export interface Serving {
 export interface StdioStreams {
   readonly stdin: NodeJS.ReadableStream;
   readonly stdout: NodeJS.WritableStream;
+  /** Where `--log-level` records go. */
+  readonly stderr?: { write(text: string): unknown };
+}
+
+/** What the operations endpoints of `--http` know of the upstreams: each one's latest client, by name. */
+export interface ServedUpstreams {
+  readonly upstreams?: ReadonlyMap<string, { readonly client: McpClient }>;
+  /** `--log-level` and `--log-format`: the HTTP server logs there (a line per call at info). */
+  readonly log?: LogSettings | undefined;
 }
 
 /** Serves `proxy` as `mode` asks. Rejects when the HTTP port cannot be bound. */
@@ -32,9 +45,17 @@ export async function serveProxy(
   mode: ServeMode,
   streams: StdioStreams,
   logger: LoggerOption,
+  served: ServedUpstreams = {},
 ): Promise<Serving> {
   if (mode.kind === 'http') {
-    const running = await startStreamableHttpServer({ server: proxy, port: mode.port, host: '127.0.0.1', logger });
+    const running = await startStreamableHttpServer({
+      server: proxy,
+      port: mode.port,
+      host: '127.0.0.1',
+      logger: served.log && streams.stderr ? stderrLogger(served.log, streams.stderr) : logger,
+      // A process run on its own: /healthz, /readyz and /metrics on (127.0.0.1 only, as the endpoint).
+      operations: proxyOperations(served.upstreams ?? new Map()),
+    });
     return {
       where: running.url.href,
       // An HTTP server keeps serving until it is closed.
@@ -52,4 +73,48 @@ export async function serveProxy(
       return Promise.resolve();
     },
   };
+}
+
+/** The operations of the proxy's HTTP front: each upstream ready while its client is not shut down. */
+function proxyOperations(upstreams: ReadonlyMap<string, { readonly client: McpClient }>): OperationsOptions {
+  const up = (name: string) => upstreams.get(name)?.client.state !== 'shutdown';
+  const names = [...upstreams.keys()].sort((a, b) => b.length - a.length);
+  return {
+    readiness: Object.fromEntries(
+      names.map((name) => [`upstream:${name}`, () => up(name) || `upstream ${name} is disconnected`]),
+    ),
+    upstreams: () => Object.fromEntries(names.map((name) => [name, up(name)])),
+    // Tools and prompts are named <upstream>_<name>; the longest upstream name that prefixes one wins.
+    upstreamOf: (tool) => names.find((name) => tool.startsWith(`${name}_`)),
+  };
+}
+
+/** A pino logger writing to `stderr` from `settings.level`, as JSON lines or pretty ones. */
+function stderrLogger(settings: LogSettings, stderr: { write(text: string): unknown }): Logger {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { pino } = require('pino') as typeof Pino;
+  const write =
+    settings.format === 'json'
+      ? (line: string) => void stderr.write(line)
+      : (line: string) => void stderr.write(pretty(line));
+  return pino({ level: settings.level, base: undefined }, { write });
+}
+
+const LEVEL_NAMES: Readonly<Record<number, string>> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/** One JSON record as `12:00:00.000 INFO call method=tools/call tool=files_read outcome=ok`. */
+function pretty(line: string): string {
+  const { time, level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+  const clock = new Date(typeof time === 'number' ? time : Date.now()).toISOString().slice(11, 23);
+  const rest = Object.entries(fields).map(
+    ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  );
+  return `${clock} ${LEVEL_NAMES[level as number] ?? String(level)} ${String(msg ?? '')}${rest.length ? ' ' + rest.join(' ') : ''}\n`;
 }

@@ -133,7 +133,15 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   it("completes commands, then each command's options, and file names after --config (bash)", () => {
     expect(complete(['rxmcp', ''])).toEqual(['proxy', 'connect', 'completion', 'help', '--help', '--version']);
     expect(complete(['rxmcp', 'pr'])).toEqual(['proxy']);
-    expect(complete(['rxmcp', 'proxy', '--'])).toEqual(['--help', '--version', '--config', '--http', '--stdio']);
+    expect(complete(['rxmcp', 'proxy', '--'])).toEqual([
+      '--help',
+      '--version',
+      '--config',
+      '--http',
+      '--stdio',
+      '--log-level',
+      '--log-format',
+    ]);
     expect(complete(['rxmcp', 'connect', 'https://x/mcp', '--c'])).toEqual(['--callback-port']);
     expect(complete(['rxmcp', 'completion', ''])).toEqual(['bash', 'zsh', '--help', '-h', '--version', '-v']);
     expect(complete(['rxmcp', 'proxy', '--config', 'help.sp'])).toEqual(['help.spec.ts']);
