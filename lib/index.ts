@@ -76,8 +76,12 @@ export type {
 } from './transport/streamable-http/event-store';
 export type { OriginPolicy } from './transport/http/http-guards';
 export type { CorsOptions } from './transport/http/cors';
-export { createStreamableHttpClientTransport } from './transport/streamable-http/streamable-http-client-transport';
+export {
+  createStreamableHttpClientTransport,
+  REQUEST_OUTCOME_UNKNOWN,
+} from './transport/streamable-http/streamable-http-client-transport';
 export type {
+  Reconnection,
   ReconnectOptions,
   StreamableHttpClientTransport,
   StreamableHttpClientTransportOptions,

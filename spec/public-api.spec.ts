@@ -49,6 +49,7 @@ const EXPORTS = [
   'createHttpClientTransport',
   'SessionNotFoundError',
   'createStreamableHttpClientTransport',
+  'REQUEST_OUTCOME_UNKNOWN',
   'createInMemoryEventStore',
   'startStreamableHttpServer',
   'createStreamableHttpHandler',
@@ -159,11 +160,16 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
     ],
   ],
   ['rxmcp/websocket', websocket, ['createWebSocketClientTransport', 'createWebSocketHandler', 'startWebSocketServer']],
-  ['rxmcp/http-client', httpClient, ['SessionNotFoundError', 'createStreamableHttpClientTransport']],
+  [
+    'rxmcp/http-client',
+    httpClient,
+    ['REQUEST_OUTCOME_UNKNOWN', 'SessionNotFoundError', 'createStreamableHttpClientTransport'],
+  ],
   [
     'rxmcp/http',
     http,
     [
+      'REQUEST_OUTCOME_UNKNOWN',
       'SessionNotFoundError',
       'createHttpClientTransport',
       'createInMemoryEventStore',

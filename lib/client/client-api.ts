@@ -14,6 +14,7 @@ import type { Root } from '../schema/roots';
 import type { CallToolResult, Tool } from '../schema/tools';
 import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
 import type { TransportClose } from '../transport/transport';
+import type { Reconnection } from '../transport/streamable-http/client-session-renewal';
 import type { KeepaliveOptions } from './keepalive';
 import type { ElicitationHandler, ElicitationOptions, RootsHandler, SamplingHandler } from './server-requests';
 import type { CallToolOptions, ToolCallEvent } from './tool-call';
@@ -173,6 +174,15 @@ export interface McpClient {
   readonly state$: Observable<ConnectionState>;
   /** Emits once when the connection has closed (why, and the error if it failed), then completes. */
   readonly closed$: Observable<TransportClose>;
+  /**
+   * Emits each time the Streamable HTTP transport started a new session in place of one the server
+   * forgot (it restarted; see the transport's `reinitialize`), once the new session is open. By
+   * then the client has asked again for its resource subscriptions (`watchResource`) and its log
+   * level (`setLoggingLevel`). Calls in flight on the lost session fail with
+   * `REQUEST_OUTCOME_UNKNOWN` (they may have run); calls the server refused with the 404 are sent
+   * again. Hot; never emits for the other transports; completes when the transport closes.
+   */
+  readonly reconnected$: Observable<Reconnection>;
   /**
    * Sends any request. Cold. In a stateless revision the request carries the client's `_meta`,
    * and `input_required` answers are handled as for `callTool`.

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { firstValueFrom } from '../rx/rxjs';
+import { EMPTY, firstValueFrom, isObservable } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
 import { isStatelessRevision } from '../connection/stateless';
@@ -8,6 +9,7 @@ import { isStatefulRevision, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Transport } from '../transport/transport';
+import type { Reconnection } from '../transport/streamable-http/client-session-renewal';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
 import { handshakeCapabilities, withExtensions } from './extensions';
 import { Client } from './mcp-client';
@@ -196,6 +198,12 @@ function stateless(prep: Preparation, decision: EraDecision & { era: 'modern' })
   );
 }
 
+/** The new sessions a transport starts in place of lost ones (Streamable HTTP); none for others. */
+function reconnectionsOf(transport: Transport): Observable<Reconnection> {
+  const reconnected$ = (transport as { reconnected$?: unknown }).reconnected$;
+  return isObservable(reconnected$) ? (reconnected$ as Observable<Reconnection>) : EMPTY;
+}
+
 /**
  * A client's setup, spelled out rather than spread: a spread object holding closures gets a hidden
  * class of its own, which every idle client would then carry.
@@ -219,6 +227,7 @@ function setupOf(
     inputHandlers: serverRequests.handlers,
     // An arrow of its own (see `serverRequestHandlers`): passed on as it is, with no closure around it.
     replaceRoots: serverRequests.setRoots,
+    reconnected$: reconnectionsOf(prep.transport),
   };
 }
 

@@ -13,7 +13,7 @@ import {
   tap,
   toArray,
 } from '../rx/rxjs';
-import type { Observable } from '../rx/rxjs';
+import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
@@ -46,23 +46,11 @@ import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
 import { isHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
+import type { ClientSetup } from './client-setup';
+import type { Reconnection } from '../transport/streamable-http/client-session-renewal';
+import { restoreLevel } from './log-level-restore';
 
-/** What `connect` hands the client once the era is settled. */
-export interface ClientSetup {
-  readonly connection: Connection;
-  readonly options: ClientOptions;
-  readonly era: ServerEra;
-  readonly revision: ClientRevision;
-  readonly serverInfo: Record<string, unknown> | undefined;
-  /** What the server declared; undefined when a modern server said nothing (nothing is refused then). */
-  readonly serverCapabilities: Record<string, unknown> | undefined;
-  readonly instructions: string | undefined;
-  readonly log: Logger;
-  readonly check: SchemaCheck;
-  /** The client's sampling, elicitation and roots handlers, by method (they answer input requests). */
-  readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
-  readonly replaceRoots: (roots: readonly Root[]) => void;
-}
+export type { ClientSetup } from './client-setup';
 
 const DEFAULT_MAX_LIST_PAGES = 1000;
 /** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
@@ -101,15 +89,19 @@ export class Client implements McpClient, ToolCallContext {
     resourceWatcher: ResourceWatcher;
     hub: SubscriptionHub;
     tasks: ReturnType<typeof createClientTasks>;
+    /** Sets the log level again on each new session, once a level was set. */
+    levelRestore: Subscription;
   }> = {};
 
   /** The client's sampling, elicitation and roots handlers, by method (for the tasks API). */
   private readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
   private readonly replaceRoots: ClientSetup['replaceRoots'];
+  readonly reconnected$: Observable<Reconnection>;
 
   constructor(setup: ClientSetup) {
     this.inputHandlers = setup.inputHandlers;
     this.replaceRoots = setup.replaceRoots;
+    this.reconnected$ = setup.reconnected$;
     this.connection = setup.connection;
     this.options = setup.options;
     this.log = setup.log;
@@ -273,6 +265,7 @@ export class Client implements McpClient, ToolCallContext {
       connection: this.connection,
       serverCapabilities: this.capabilitiesKnown ? this.serverCapabilities : undefined,
       readResource: (watched) => this.readResource(watched),
+      reconnected$: this.reconnected$,
       ...(this.stateless ? { hub: this.hub } : {}),
       logger: this.log,
     }));
@@ -301,7 +294,16 @@ export class Client implements McpClient, ToolCallContext {
       // Stateless revisions have no logging/setLevel: the level rides in each request's _meta.
       return of(undefined).pipe(tap(() => (this.logLevel = level)));
     }
-    return this.send('logging/setLevel', { level }, options).pipe(map((): void => undefined));
+    return this.send('logging/setLevel', { level }, options).pipe(
+      map((): void => {
+        this.logLevel = level;
+        this.lazy.levelRestore ??= restoreLevel(this.reconnected$.pipe(takeUntil(this.connection.closed$)), {
+          level: () => this.logLevel,
+          send: (params) => this.send('logging/setLevel', params),
+          log: this.log,
+        });
+      }),
+    );
   }
 
   get logMessages$(): Observable<LoggingMessageNotificationParams> {

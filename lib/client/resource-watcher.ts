@@ -1,4 +1,4 @@
-import { filter, merge, Observable, of, switchMap, throwError } from '../rx/rxjs';
+import { concatMap, EMPTY, filter, merge, Observable, of, switchMap, throwError } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';
 import { hasCapability } from '../connection/capabilities';
@@ -18,6 +18,11 @@ export interface ResourceWatcherOptions {
    * sends `resources/subscribe` and `resources/unsubscribe` (handshake revisions).
    */
   readonly hub?: SubscriptionHub;
+  /**
+   * Emits when the transport started a new session in place of a lost one: each URI is subscribed
+   * to again with `resources/subscribe`, then read (it may have changed meanwhile). Default: never.
+   */
+  readonly reconnected$?: Observable<unknown>;
   readonly logger: Logger;
 }
 
@@ -35,7 +40,7 @@ export interface ResourceWatcher {
 
 /** Creates the resource watcher of a client (one upstream subscription per URI). */
 export function createResourceWatcher(options: ResourceWatcherOptions): ResourceWatcher {
-  const { connection, serverCapabilities, readResource, hub, logger } = options;
+  const { connection, serverCapabilities, readResource, hub, logger, reconnected$ = EMPTY } = options;
   const updated$ = connection.notifications$.pipe(
     filter((message) => message.method === 'notifications/resources/updated'),
   );
@@ -44,12 +49,14 @@ export function createResourceWatcher(options: ResourceWatcherOptions): Resource
   /** Subscribes with `resources/subscribe`; unsubscribes with `resources/unsubscribe` when torn down. */
   const bySubscribeRequest = (uri: string, changes$: Observable<unknown>) =>
     new Observable<ReadResourceResult>((subscriber) => {
-      const inner = connection
-        .request('resources/subscribe', { uri })
+      const subscribe = () => connection.request('resources/subscribe', { uri });
+      // A new session knows nothing of the lost one's subscriptions: subscribe again, then read.
+      const resubscribed$ = reconnected$.pipe(concatMap(subscribe));
+      const inner = subscribe()
         .pipe(
           // Listening starts with the acknowledgement; the read that follows it covers any change
           // the server announced before then.
-          switchMap(() => merge(of(undefined), changes$)),
+          switchMap(() => merge(of(undefined), changes$, resubscribed$)),
           switchMap(() => readResource(uri)),
         )
         .subscribe(subscriber);

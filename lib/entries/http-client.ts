@@ -1,8 +1,12 @@
 // rxmcp/http-client: the Streamable HTTP client transport alone, for web apps and other processes
 // that only call servers. Nothing here loads a Node built-in at import: in a browser the transport
 // sends with `fetch` (bundlers take this entry without `node:http`, `ws` or `eventsource`).
-export { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
+export {
+  createStreamableHttpClientTransport,
+  REQUEST_OUTCOME_UNKNOWN,
+} from '../transport/streamable-http/streamable-http-client-transport';
 export type {
+  Reconnection,
   ReconnectOptions,
   StreamableHttpClientTransport,
   StreamableHttpClientTransportOptions,

@@ -26,7 +26,6 @@ export interface AnswerHost {
   emitText(text: string): unknown;
   /** Delivers one parsed message (or batch) as if it had arrived on a stream. */
   emit(frame: unknown): void;
-  sessionGone(): void;
   failRequests(ids: readonly RequestId[], status: number, body: string): void;
   /** Fails the requests of a POST answered with success in a content type that is not MCP's. */
   failNotMcp(ids: readonly RequestId[], status: number, type: string, why?: string): void;
@@ -41,28 +40,31 @@ export interface PostedMessages {
   readonly firstInitialize: boolean;
   /** Sent in a stateless revision: no resumption, a broken stream fails its requests. */
   readonly stateless: boolean;
+  /** The session id the POST carried, if any. */
+  readonly session: string | undefined;
 }
 
-/** Reads the answer to a POST and settles the requests it carried. */
-export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted: PostedMessages): Promise<void> {
+/**
+ * Reads the answer to a POST and settles the requests it carried. Resolves true, with the requests
+ * unsettled, when the server answered 404 to the session the POST carried (it ran none of them).
+ */
+export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted: PostedMessages): Promise<boolean> {
   const type = response.header('content-type') ?? '';
   const ids = posted.requests.map((r) => r.id);
-  if (!response.ok) {
-    await readRefusal(host, response, posted, ids);
-    return;
-  }
+  if (!response.ok) return readRefusal(host, response, posted, ids);
+
   if (ids.length === 0) {
     // Notifications and responses: 202 is the rule, but some servers answer 200 with a body; ignore it.
     response.discard();
-    return;
+    return false;
   }
   if (type.includes('text/event-stream')) {
     const owed = new Set(ids.map(keyOf));
     const seen = await host.streams.read(response, owed);
     if (seen.tooLarge) host.streams.failTooLarge(owed);
     else if (posted.stateless) host.brokenStream(ids);
-    else host.streams.afterStream({ standalone: false, owed, attempt: 0, ...seen });
-    return;
+    else host.streams.afterStream({ standalone: false, owed, attempt: 0, session: posted.session, ...seen });
+    return false;
   }
   let body: string;
   try {
@@ -70,7 +72,7 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
     host.streams.failTooLarge(new Set(ids.map(keyOf)));
-    return;
+    return false;
   }
   if (type.includes('application/json')) {
     if (body.trim() !== '') {
@@ -81,18 +83,19 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
           'the JSON answer is not JSON-RPC: is this the MCP endpoint URL?',
         );
         host.failNotMcp(ids, response.status, type, 'its body is not a JSON-RPC message');
-        return;
+        return false;
       }
       host.emit(frame);
     }
     if (posted.stateless) host.brokenStream(ids);
-    return;
+    return false;
   }
   host.log.warn(
     { url: host.url.href, status: response.status, type, body: body.slice(0, 200) },
     'the answer is neither JSON nor SSE: is this the MCP endpoint URL?',
   );
   host.failNotMcp(ids, response.status, type);
+  return false;
 }
 
 /**
@@ -117,7 +120,7 @@ async function readRefusal(
   response: HttpAnswer,
   posted: PostedMessages,
   ids: readonly RequestId[],
-): Promise<void> {
+): Promise<boolean> {
   const body = await response.text(Math.min(MAX_REFUSAL_LENGTH, host.maxMessageLength)).catch(() => '');
   if (
     posted.firstInitialize &&
@@ -126,12 +129,11 @@ async function readRefusal(
     host.sessionId === undefined
   ) {
     host.onLegacyServer(posted.list[0] as JsonRpcMessage, response.status);
-    return;
+    return false;
   }
-  if (!posted.stateless && response.status === 404 && host.sessionId !== undefined) {
-    host.sessionGone();
-    return;
-  }
+  // A stateless POST carries no session: its 404 is the server's answer to the request itself.
+  if (!posted.stateless && response.status === 404 && posted.session !== undefined) return true;
   host.log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
   host.failRequests(ids, response.status, body);
+  return false;
 }

@@ -39,8 +39,13 @@ export interface SseHost {
   settled(made: HttpCall): void;
   /** The headers of a handshake-revision request. */
   headers(extra: Readonly<Record<string, string>>): Record<string, string>;
-  /** The server answered 404 to our session. */
-  sessionGone(): void;
+  /**
+   * The server answered 404 to session `gone`; `owed` are the requests a stream of it still owed,
+   * which may have run.
+   */
+  sessionGone(gone: string, owed?: ReadonlySet<string>): void;
+  /** Fails the requests in `keys`, owed on a stream of the lost session `gone`: they may have run. */
+  outcomeUnknown(keys: ReadonlySet<string>, gone: string): void;
   /**
    * Fails at once the requests (by `keyOf` their id) whose responses a stream owed and that no
    * stream can bring any more, so their callers do not wait for a timeout (#13).
@@ -57,6 +62,8 @@ export interface SseHost {
 /** Where a stream stands: what it still owes, and what it said of its events. */
 export interface StreamState {
   readonly standalone: boolean;
+  /** The session the stream belongs to: it is not resumed on another. */
+  readonly session: string | undefined;
   readonly owed: Set<string>;
   readonly lastEventId?: string;
   readonly retryMs?: number;
@@ -199,13 +206,20 @@ export class SseStreams {
   openStandalone(waitMs: number): Promise<void> {
     let answered: () => void = () => undefined;
     const opened = new Promise<void>((resolve) => (answered = resolve));
-    void this.get({ standalone: true, owed: new Set(), attempt: 0, first: true, answered });
+    const session = this.client.sessionId;
+    void this.get({ standalone: true, session, owed: new Set(), attempt: 0, first: true, answered });
     const bound = new Promise<void>((resolve) => this.client.later(waitMs, resolve));
     return Promise.race([opened, bound]);
   }
 
   /** A GET: the standalone stream, or the resumption of a stream after `lastEventId`. */
   async get(state: StreamState): Promise<void> {
+    if (state.session !== this.client.sessionId) {
+      // The session was lost (and another one started): what the stream owed may have run.
+      state.answered?.();
+      if (state.session !== undefined) this.client.outcomeUnknown(state.owed, state.session);
+      return;
+    }
     const extra: Record<string, string> = { accept: 'text/event-stream' };
     if (state.lastEventId !== undefined) extra['last-event-id'] = state.lastEventId;
     // Held until the stream is read to its end, so that close aborts the body too.
@@ -234,8 +248,8 @@ export class SseStreams {
     client.log.debug({ status: response.status, lastEventId: state.lastEventId }, 'GET answered');
     if (!response.ok || !(response.header('content-type') ?? '').includes('text/event-stream')) {
       response.discard();
-      if (response.status === 404 && client.sessionId !== undefined) {
-        client.sessionGone();
+      if (response.status === 404 && state.session !== undefined) {
+        client.sessionGone(state.session, state.owed);
         return;
       }
       // The first GET may be refused: the server offers no standalone stream (405; some servers answer 400, or 404 without sessions).

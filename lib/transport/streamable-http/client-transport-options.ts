@@ -2,7 +2,9 @@
 import type { LoggerOption } from '../../jsonrpc/logger';
 import type { Agent as HttpAgent } from 'node:http';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
+import type { Observable } from '../../rx/rxjs';
 import type { Transport } from '../transport';
+import type { Reconnection } from './client-session-renewal';
 import type { ReconnectOptions } from './client-sse-streams';
 import type { AuthProvider } from '../http/auth-provider';
 
@@ -46,6 +48,22 @@ export interface StreamableHttpClientTransportOptions {
   readonly maxMessageLength?: number;
   /** Join an existing session instead of waiting for the initialize answer to name one. */
   readonly sessionId?: string;
+  /**
+   * Start a new session when the server answers 404 to ours (it restarted, or ended the session),
+   * as the spec asks of a client (Transports → Session Management): the transport sends the
+   * connection's `initialize` again without a session id, then `notifications/initialized`,
+   * reopens the standalone stream, sends again the requests the server refused with the 404 (it
+   * did not run them), fails those a stream of the lost session owed with `REQUEST_OUTCOME_UNKNOWN`
+   * (they may have run: they are never sent again), and emits on `reconnected$`, where a client
+   * made by `connect` restores its resource subscriptions and log level. Default true.
+   *
+   * It is an option of this transport rather than of `connect`: sessions, their ids and the 404
+   * are Streamable HTTP's (stdio, WebSocket and the in-memory pair have none to lose), and the
+   * connection above goes on through the change of session as through a reconnected stream.
+   * `false`: the transport closes with `SessionNotFoundError` instead, and reconnecting is the
+   * application's (a new transport, a new `connect`).
+   */
+  readonly reinitialize?: boolean;
   /** Open the standalone GET stream once `notifications/initialized` is accepted. Default true. */
   readonly openStandaloneStream?: boolean;
   /**
@@ -72,4 +90,9 @@ export interface StreamableHttpClientTransport extends Transport {
   readonly sessionId: string | undefined;
   /** The revision sent in `MCP-Protocol-Version`, once the connection set it. */
   readonly protocolVersion: string | undefined;
+  /**
+   * Emits each time the transport started a new session in place of one the server forgot (see
+   * `reinitialize`). Hot; completes when the transport closes.
+   */
+  readonly reconnected$: Observable<Reconnection>;
 }

@@ -1,7 +1,7 @@
 import type pino from 'pino';
 import { ReplaySubject } from '../../rx/rxjs';
 import type { Observable } from '../../rx/rxjs';
-import { ErrorCode, TransportError } from '../../jsonrpc/errors';
+import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createDefaultRequester } from './default-requester';
@@ -12,27 +12,30 @@ import { SessionNotFoundError } from './http-errors';
 import { childLogger } from '../../jsonrpc/logger';
 import { addHeaders, lowerCaseHeaders, standardHeadersOf } from './client-request-headers';
 import { SseStreams } from './client-sse-streams';
-import { idOfKey, keyOf } from './request-keys';
+import { keyOf } from './request-keys';
 import type { SseHost } from './client-sse-streams';
 import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
-import { brokenStreamResponse, notMcpResponse, refusalResponse, StatelessCalls } from './client-stateless-calls';
+import { StatelessCalls } from './client-stateless-calls';
 import { DEFAULT_MAX_MESSAGE_LENGTH, readAnswer } from './client-answers';
 import type { AnswerHost } from './client-answers';
 import { ClientAuth } from './client-auth';
 import { PostAcknowledgements } from './post-acknowledgements';
 import { deleteSession } from './delete-session';
+import { SessionRenewals } from './client-session-renewal';
+import { OwedAnswers, parseEvent, unreachableError } from './client-owed-answers';
+import type { Reconnection, RenewalHost } from './client-session-renewal';
 
 export { encodeHeaderValue } from './client-request-headers';
 export type { ReconnectOptions } from './client-sse-streams';
 export { STREAM_BROKEN } from './client-stateless-calls';
+export { REQUEST_OUTCOME_UNKNOWN } from './client-session-renewal';
+export type { Reconnection } from './client-session-renewal';
 export type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './client-transport-options';
 
 const POST_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 };
-/** The `data` of the error a request fails with when its connection or stream was cut. */
-const CONNECTION_CUT: Readonly<Record<string, unknown>> = { connectionCut: true };
 
 const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; method: string } =>
   'method' in m && 'id' in m;
@@ -51,8 +54,10 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  *   `Last-Event-ID` after the server's `retry:` delay (or the reconnect backoff), up to
  *   `maxRetries` consecutive failures. When the last of them failed before any HTTP answer
  *   (the server is gone), the transport closes with a `TransportError` naming the last failure,
- *   so every call in flight fails at once. 404 to a request that carried a session id closes
- *   with {@link SessionNotFoundError}.
+ *   so every call in flight fails at once.
+ * - 404 to a request that carried a session id: by default (`reinitialize`) a new session starts
+ *   and `reconnected$` emits; the POSTs refused go again, requests a lost stream owed fail with
+ *   {@link REQUEST_OUTCOME_UNKNOWN}. Else, it closes with {@link SessionNotFoundError}.
  * - Stateless revisions (a request whose `_meta` names its revision, 2026-07-28 on): no session
  *   id, no GET, no resumption. The POST carries `MCP-Protocol-Version` from the `_meta`,
  *   `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`. A response
@@ -82,7 +87,7 @@ export function createStreamableHttpClientTransport(
 }
 
 /** The transport; its SSE reading and resumption live in `SseStreams` (client-sse-streams.ts). */
-class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, AnswerHost {
+class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, AnswerHost, RenewalHost {
   readonly incoming$: Observable<InboundFrame>;
   readonly closed$: Observable<TransportClose>;
   sessionId: string | undefined;
@@ -110,6 +115,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   private initializeSent = false;
   /** Acknowledgements of earlier notification/response POSTs, which later POSTs wait for. */
   private readonly acknowledgements = new PostAcknowledgements();
+  private readonly renewals = new SessionRenewals(this);
+  private readonly owed: OwedAnswers;
 
   constructor(readonly options: StreamableHttpClientTransportOptions) {
     this.url = new URL(options.url);
@@ -123,6 +130,11 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     this.incoming$ = this.inbox.values$;
     this.closed$ = this.closedSubject.asObservable();
     this.streams = new SseStreams(this, options.reconnect ?? {});
+    this.owed = new OwedAnswers(this, this.stateless);
+  }
+
+  get reconnected$(): Observable<Reconnection> {
+    return this.renewals.reconnected$;
   }
 
   setProtocolVersion(revision: string): void {
@@ -136,7 +148,9 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     }
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
     if (!Array.isArray(message) && this.absorbCancellation(message as JsonRpcMessage)) return;
-    void this.post(message, lowerCaseHeaders(sendOptions?.headers));
+    const posted = this.post(message, lowerCaseHeaders(sendOptions?.headers));
+    // Sent as a new session opens (restoring what the lost one had): the requests it refused wait for it.
+    if (this.renewals.restoring) this.renewals.restoring.push(posted);
   }
 
   close(reason = 'closed locally'): void {
@@ -157,6 +171,17 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   /** The headers of a handshake-revision request: ours, the session id and the protocol version. */
   headers(extra: Readonly<Record<string, string>>): Record<string, string> {
     return this.withSession(addHeaders(addHeaders({}, this.ownHeaders), extra));
+  }
+
+  plainHeaders(extra: Readonly<Record<string, string>>): Record<string, string> {
+    const all = addHeaders(addHeaders({}, this.ownHeaders), extra);
+    if (this.authorization?.bearer !== undefined) all.authorization = this.authorization.bearer;
+    return all;
+  }
+
+  reopenStandalone(): Promise<void> {
+    if (this.options.openStandaloneStream === false) return Promise.resolve();
+    return this.streams.openStandalone(this.options.standaloneStreamWaitMs ?? 2000);
   }
 
   /** Adds the session id, the protocol version and the credentials of a handshake-revision request. */
@@ -187,16 +212,9 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
 
   /** Parses and emits one message's text; returns the frame, or undefined when it was not JSON. */
   emitText(text: string): InboundFrame | undefined {
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text) as unknown;
-    } catch (error) {
-      this.log.warn({ reason: (error as Error).message }, 'server sent an event that is not JSON');
-      this.emit(new MalformedFrame(text.slice(0, 1000), (error as Error).message));
-      return undefined;
-    }
+    const frame = parseEvent(text, this.log);
     this.emit(frame);
-    return frame;
+    return frame instanceof MalformedFrame ? undefined : frame;
   }
 
   later(ms: number, job: () => void): void {
@@ -208,19 +226,19 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   }
 
   unreachable(cause: unknown, attempts: number): void {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    this.finish(
-      'the server stopped answering',
-      new TransportError(
-        `The server at ${this.url.href} stopped answering: ${attempts} attempts to reconnect failed, the last with ${why}`,
-        { cause },
-      ),
-      false,
-    );
+    this.finish('the server stopped answering', unreachableError(this.url, cause, attempts), false);
   }
 
-  sessionGone(): void {
-    const gone = this.sessionId as string;
+  /** The server answered 404 to `gone`; a stream of it owed `owed` (see `SessionRenewals.lost`). */
+  sessionGone(gone: string, owed?: ReadonlySet<string>): void {
+    if (this.options.reinitialize === false) this.failSession(gone);
+    else this.renewals.lost(gone, owed);
+  }
+  outcomeUnknown(keys: ReadonlySet<string>, gone: string): void {
+    this.renewals.outcomeUnknown(keys, gone);
+  }
+  /** Closes with `SessionNotFoundError`: the session is gone, and no new one is started. */
+  failSession(gone: string): void {
     this.log.warn({ sessionId: gone, status: 404 }, 'the server no longer knows the session: it restarted or ended it');
     this.finish('the server ended or forgot the session (HTTP 404)', new SessionNotFoundError(gone), false);
   }
@@ -256,6 +274,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     message: JsonRpcMessage | readonly JsonRpcMessage[],
     extra: Record<string, string>,
   ): Promise<void> {
+    // A new session is being started: what follows goes on it.
+    if (this.renewals.renewing && !(await this.renewals.renewing)) return;
     const list = Array.isArray(message) ? (message as JsonRpcMessage[]) : [message as JsonRpcMessage];
     const requests = list.filter(isRequest);
     const { headers, stateless } = this.postHeaders(list, extra);
@@ -264,6 +284,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     else if (requests.some((r) => r.method === 'initialize')) {
       this.statelessMode = false;
       this.initializeSent = true;
+      this.renewals.remember(requests.find((r) => r.method === 'initialize') as JsonRpcMessage);
     }
     for (const r of requests) this.pending.add(keyOf(r.id));
     // An earlier acknowledgement still awaited: when none is, the POST goes out at once.
@@ -292,7 +313,11 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
       else done();
       if (this.closing) return;
       this.log.debug({ status: response.status, requests: requests.length }, 'POST answered');
-      await readAnswer(this, response, { list, requests, firstInitialize, stateless });
+      const session = headers['mcp-session-id'];
+      if (await readAnswer(this, response, { list, requests, firstInitialize, stateless, session })) {
+        const again = (messages: JsonRpcMessage | JsonRpcMessage[]) => void this.post(messages, extra);
+        await this.renewals.refused(session as string, requests, again, this.options.reinitialize !== false);
+      }
     } catch (error) {
       done();
       if (this.closing || this.wasCancelled(requests, stateless)) return;
@@ -302,7 +327,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ECONNRESET' || code === 'EPIPE') {
         if (stateless) this.brokenStream(requests.map((r) => r.id));
-        else for (const r of requests) this.cutRequest(r.id, code);
+        else for (const r of requests) this.owed.cutRequest(r.id, code);
         return;
       }
       this.finish(
@@ -333,44 +358,17 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     void this.streams.openStandalone(this.options.standaloneStreamWaitMs ?? 2000).then(done);
   }
 
-  /** A request whose POST's connection was cut before any answer: its caller hears so at once. */
-  private cutRequest(id: RequestId, code: string): void {
-    this.failPending(
-      keyOf(id),
-      id,
-      `The connection was cut (${code}) before the server answered; the server may or may not have received the request, so it was not sent again`,
-    );
-  }
-
   failOwed(keys: ReadonlySet<string>, why: string, data?: Readonly<Record<string, unknown>>): void {
-    for (const key of [...keys]) this.failPending(key, idOfKey(key), `Request failed: ${why}`, data);
+    this.owed.failOwed(keys, why, data);
   }
-
-  /** Answers a pending request with a local error (code -32000, `data.connectionCut` unless given), once. */
-  private failPending(key: string, id: RequestId, message: string, data: unknown = CONNECTION_CUT): void {
-    if (!this.pending.delete(key)) return;
-    this.emit({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message, data } });
-  }
-
-  /** A stateless answer ended without the response it owed: the caller re-issues the request. */
   brokenStream(ids: readonly RequestId[]): void {
-    for (const id of ids) {
-      const key = keyOf(id);
-      if (!this.pending.has(key)) continue;
-      const cancelled = this.stateless.forget(key);
-      if (this.closing || cancelled) continue;
-      this.log.debug({ id }, 'response stream ended before its response');
-      this.emit(brokenStreamResponse(id));
-    }
+    this.owed.brokenStream(ids);
   }
-
-  /** Fails the requests of a POST the server refused, so their callers hear about it at once. */
   failRequests(ids: readonly RequestId[], status: number, body: string): void {
-    for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(refusalResponse(id, status, body));
+    this.owed.failRequests(ids, status, body);
   }
-
   failNotMcp(ids: readonly RequestId[], status: number, type: string, why?: string): void {
-    for (const id of ids) if (this.pending.has(keyOf(id))) this.emit(notMcpResponse(id, this.url, status, type, why));
+    this.owed.failNotMcp(ids, status, type, why);
   }
 
   finish(reason: string, error: Error | undefined, terminate: boolean): void {
@@ -381,6 +379,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     for (const made of this.inFlight) made.abort();
     this.inFlight.clear();
     const done = (): void => {
+      this.renewals.complete();
       this.requester.close();
       this.log.info({ reason }, 'transport closed');
       this.closedSubject.next(error ? { reason, error } : { reason });

@@ -28,7 +28,11 @@ describe('a Streamable HTTP client whose server restarted', () => {
   it('[transport.http.session-gone] fails the call saying the server restarted or ended the session, with the status and what to do', async () => {
     running = await serve(0);
     const { port } = running;
-    const transport = createStreamableHttpClientTransport({ url: running.url, openStandaloneStream: false });
+    const transport = createStreamableHttpClientTransport({
+      url: running.url,
+      openStandaloneStream: false,
+      reinitialize: false,
+    });
     const client = await connect(transport, { name: 'restart-spec', version: '1', protocolVersion: '2025-11-25' });
     expect((await client.promises.callTool('ping')).content).toEqual([{ type: 'text', text: 'pong' }]);
     await running.close();

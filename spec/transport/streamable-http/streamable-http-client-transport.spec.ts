@@ -161,9 +161,9 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against the rxmc
     expect(gets[0]! - cutAt).toBeGreaterThanOrEqual(60);
   });
 
-  it('[transport.http.session-gone] closes with SessionNotFoundError when the server ended the session', async () => {
+  it('[transport.http.session-gone] closes with SessionNotFoundError when the server ended the session, with reinitialize: false', async () => {
     testServer = await startTestServer();
-    const client = open(testServer.url, { openStandaloneStream: false });
+    const client = open(testServer.url, { openStandaloneStream: false, reinitialize: false });
     const init = nextFrames(client.incoming$, 1);
     client.send(
       request(1, 'initialize', {
