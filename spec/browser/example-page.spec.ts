@@ -48,8 +48,10 @@ describe('examples/browser in headless Chromium', () => {
     const tab = await browser!.newPage();
     try {
       await tab.goto(`${origin}/?server=${encodeURIComponent(server!.url)}`, { waitUntil: 'load' });
-      await tab.waitForFunction(() => document.title === 'done' || document.title === 'failed', { timeout: 10_000 });
+      // The page sets its title when it is done (or failed); evaluated in the page, where the DOM is.
+      await tab.waitForFunction("document.title === 'done' || document.title === 'failed'", { timeout: 10_000 });
       const output = await tab.$eval('#output', (element) => element.textContent ?? '');
+      expect(await tab.title()).toBe('done');
       expect(output.split('\n')).toEqual([
         expect.stringMatching(/^connected to browser-example \(\d{4}-\d{2}-\d{2}\)$/),
         '1/3: 2 to go',
