@@ -16,6 +16,7 @@ import type {
   StreamableHttpClientTransportOptions,
 } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createHttpClientTransport } from '../../lib/transport/streamable-http/http-client-transport';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 
 const URI = 'test://note';
@@ -199,5 +200,32 @@ describe('a client whose Streamable HTTP server restarted', () => {
     expect(restarted.runs.slow).toBe(0);
     // The client goes on, on the new session.
     expect((await client!.promises.callTool('ping')).content).toEqual([{ type: 'text', text: 'pong' }]);
+  });
+});
+
+describe('a client over createHttpClientTransport whose server restarted', () => {
+  it('is told of the new session through the wrapper too, and restores its log level there', async () => {
+    let current = await serve(0);
+    const transport = createHttpClientTransport({
+      url: current.running.url,
+      reconnect: { initialDelayMs: 5, maxRetries: 100 },
+    });
+    const client = await connect(transport, { name: 'wrapped', version: '1', protocolVersion: '2025-11-25' });
+    try {
+      const reconnections: Reconnection[] = [];
+      client.reconnected$.subscribe((reconnection) => reconnections.push(reconnection));
+      await client.promises.setLoggingLevel('warning');
+      const { port } = current.running;
+      await current.running.close();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      current = await serve(port);
+      const restored = served(current, 'logging/setLevel');
+      await client.promises.callTool('ping');
+      expect(await restored).toMatchObject({ params: { level: 'warning' } });
+      expect(reconnections).toHaveLength(1);
+    } finally {
+      client.close();
+      await current.running.close();
+    }
   });
 });

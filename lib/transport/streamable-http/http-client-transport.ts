@@ -1,11 +1,12 @@
 import { ReplaySubject } from '../../rx/rxjs';
-import type { Subscription } from '../../rx/rxjs';
+import type { Observable, Subscription } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { createLegacySseClientTransport } from '../legacy-sse/legacy-sse-client-transport';
 import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
 import { createStreamableHttpClientTransport } from './streamable-http-client-transport';
 import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport';
+import type { Reconnection } from './client-session-renewal';
 import { childLogger } from '../../jsonrpc/logger';
 
 /** Options of {@link createHttpClientTransport}. */
@@ -19,6 +20,8 @@ export interface HttpClientTransport extends Transport {
   /** Which transport is in use: `streamable-http` until (and unless) the fallback happens. */
   readonly kind: 'streamable-http' | 'legacy-sse';
   readonly sessionId: string | undefined;
+  /** Each new session the Streamable HTTP transport opened after a 404 (see its `reinitialize`). */
+  readonly reconnected$: Observable<Reconnection>;
 }
 
 /**
@@ -50,7 +53,7 @@ export function createHttpClientTransport(options: HttpClientTransportOptions): 
     ];
   };
 
-  let active: Transport = createStreamableHttpClientTransport({
+  const streamable = createStreamableHttpClientTransport({
     ...options,
     onLegacyServer: (initialize: JsonRpcMessage, status: number) => {
       log.info({ status }, 'server refused Streamable HTTP: falling back to HTTP+SSE');
@@ -70,9 +73,11 @@ export function createHttpClientTransport(options: HttpClientTransportOptions): 
       active.send(initialize);
     },
   });
+  let active: Transport = streamable;
   adopt(active);
 
   return {
+    reconnected$: streamable.reconnected$,
     incoming$: inbox.values$,
     closed$: closed$.asObservable(),
     get kind() {
