@@ -1,20 +1,14 @@
 import type { Logger } from 'pino';
-import type * as Pino from 'pino';
+import { lineSink, recordLogger, stringify } from './line-logger';
 
-// pino is loaded on first use, when the first component makes its logger: loading rxmcp does not
-// load it (newcomer issue, load time).
-let loaded: typeof Pino | undefined;
-function pino(): typeof Pino.pino {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loaded ??= require('pino') as typeof Pino;
-  return loaded.pino;
-}
-
+// rxmcp's own loggers (the silent default, handler failures to stderr, console-like adapters) are
+// made without pino (./line-logger): pino is loaded only by an application that passes a pino
+// logger, so that an ES module bundle of a server or client starts (newcomer issue, bundles).
 let silent: Logger | undefined;
 
 /** The logger of every factory given none: silent, one for all, made on first use. */
 export function silentLogger(): Logger {
-  silent ??= pino()({ level: 'silent' });
+  silent ??= recordLogger('silent', () => undefined);
   return silent;
 }
 
@@ -61,8 +55,9 @@ const adapted = new WeakMap<object, Logger>();
 export function fromConsoleLike(target: ConsoleLike): Logger {
   let logger = adapted.get(target);
   if (logger) return logger;
-  const write = (line: string): void => {
-    const record = JSON.parse(line) as { level: number; msg?: string };
+  const write = (written: { level: number; msg?: string }): void => {
+    // The record as a line would carry it: errors serialized, nothing shared with the caller's objects.
+    const record = JSON.parse(stringify(written)) as { level: number; msg?: string };
     const method =
       record.level >= 50
         ? target.error
@@ -73,7 +68,7 @@ export function fromConsoleLike(target: ConsoleLike): Logger {
             : (target.debug ?? target.info);
     method.call(target, record.msg ?? '', record);
   };
-  logger = pino()({ level: 'info' }, { write });
+  logger = recordLogger('info', write);
   adapted.set(target, logger);
   return logger;
 }
@@ -87,5 +82,8 @@ let stderrWarnings: Logger | undefined;
  * silent without a logger.
  */
 export function stderrWarnLogger(): Logger {
-  return (stderrWarnings ??= pino()({ level: 'warn' }, process.stderr));
+  return (stderrWarnings ??= recordLogger(
+    'warn',
+    lineSink((line) => process.stderr.write(line)),
+  ));
 }
