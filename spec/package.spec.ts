@@ -108,3 +108,65 @@ describe('the built package', () => {
     expect(out).toBe('function true false');
   });
 });
+
+describe('the ES module build, for bundlers', () => {
+  const ENTRIES = [
+    'rxmcp',
+    'rxmcp/server',
+    'rxmcp/client',
+    'rxmcp/stdio',
+    'rxmcp/http',
+    'rxmcp/http-client',
+    'rxmcp/websocket',
+    'rxmcp/auth',
+    'rxmcp/core',
+    'rxmcp/proxy',
+    'rxmcp/cluster',
+  ];
+  const exportsOf = (conditions: string[]) =>
+    JSON.parse(
+      run([
+        ...conditions,
+        '--input-type=module',
+        '-e',
+        `const out = {}; for (const entry of ${JSON.stringify(ENTRIES)}) { const m = await import(entry); out[entry] = { file: import.meta.resolve(entry).replace(/^.*\\/dist\\//, 'dist/'), names: Object.keys(m).sort(), whole: Object.keys(m.default).filter((n) => n !== '__esModule').length }; } console.log(JSON.stringify(out));`,
+      ]),
+    ) as Record<string, { file: string; names: string[]; whole: number }>;
+
+  it('is what the `module` condition gives (set by bundlers, never by Node), with the same exports as the CommonJS build', () => {
+    const node = exportsOf([]);
+    const bundler = exportsOf(['--conditions=module']);
+    for (const entry of ENTRIES) {
+      const name = entry === 'rxmcp' ? 'index' : entry.slice('rxmcp/'.length);
+      expect([entry, node[entry]!.file]).toEqual([entry, `dist/esm/${name}.mjs`]);
+      expect([entry, bundler[entry]!.file]).toEqual([entry, `dist/mjs/${name}.mjs`]);
+      expect([entry, bundler[entry]!.names]).toEqual([entry, node[entry]!.names]);
+      // The default export is the whole API either way.
+      expect([entry, bundler[entry]!.whole]).toEqual([entry, node[entry]!.whole]);
+    }
+  });
+
+  it('runs in Node as it is: a client calls a tool in memory', () => {
+    const out = run([
+      '--conditions=module',
+      '--input-type=module',
+      '-e',
+      "import { createServer, createInMemoryPair, textResult } from 'rxmcp/server'; import { connect } from 'rxmcp/client';" +
+        "const server = createServer({ name: 's', version: '1' }); server.tool({ name: 'hi', handler: () => textResult('hello') });" +
+        "const [a, b] = createInMemoryPair(); server.connect(b); const client = await connect(a, { name: 'c', version: '1' });" +
+        "const result = await client.promises.callTool('hi', {}); await client.close(); server.close(); console.log(result.content[0].text);",
+    ]);
+    expect(out).toBe('hello');
+  });
+
+  it('leaves no require and no CommonJS global in its modules', () => {
+    const out = run([
+      '-e',
+      "const fs = require('node:fs'); const path = require('node:path');" +
+        "const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.mjs') ? [path.join(d, e.name)] : []);" +
+        "const found = walk('dist/mjs').filter((f) => /(^|[^.\\w$])(require\\(|module\\.exports|exports\\.)/.test(fs.readFileSync(f, 'utf8')));" +
+        "console.log(found.join(' ') || 'none')",
+    ]);
+    expect(out).toBe('none');
+  });
+});
