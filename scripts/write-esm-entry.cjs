@@ -21,6 +21,12 @@ const ENTRIES = {
   cluster: 'lib/entries/cluster',
 };
 
+/** Writes `text` to `file` unless it holds it already: a build with nothing new leaves dist/ as it is. */
+function writeIfChanged(file, text) {
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
+  fs.writeFileSync(file, text);
+}
+
 fs.mkdirSync(path.join(root, 'dist/esm'), { recursive: true });
 for (const [name, source] of Object.entries(ENTRIES)) {
   const api = require(path.join(root, `dist/${source}.js`));
@@ -37,6 +43,6 @@ for (const [name, source] of Object.entries(ENTRIES)) {
     'export default api;',
     '',
   ];
-  fs.writeFileSync(path.join(root, `dist/esm/${name}.mjs`), lines.join('\n'));
-  fs.writeFileSync(path.join(root, `dist/esm/${name}.d.mts`), types.join('\n'));
+  writeIfChanged(path.join(root, `dist/esm/${name}.mjs`), lines.join('\n'));
+  writeIfChanged(path.join(root, `dist/esm/${name}.d.mts`), types.join('\n'));
 }

@@ -119,11 +119,16 @@ function writeProject(dir: string, type: 'module' | 'commonjs', main: string, co
 
 /**
  * Packs the package and unpacks it as `<tmp>/node_modules/rxmcp`, beside links to this repository's
- * copies of its dependencies: what an install gives, without the network.
+ * copies of its dependencies: what an install gives, without the network. npm test has built
+ * dist/: the prepare script is not run again while other suites read it (spec/package-pack.spec.ts
+ * packs a fresh clone, prepare and all).
  */
 function install(tmp: string) {
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT, encoding: 'utf8' }),
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }),
   ) as Array<{ filename: string }>;
   const modules = join(tmp, 'node_modules');
   mkdirSync(join(modules, '@types'), { recursive: true });
