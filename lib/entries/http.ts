@@ -13,7 +13,14 @@ export type {
   StreamableHttpFetchHandler,
 } from '../transport/streamable-http/streamable-http-fetch-handler';
 export { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
-export type { MetricsAccess, OperationsOptions, ReadinessCheck } from '../operations/server-operations';
+export type {
+  MetricsAccess,
+  OperationsOptions,
+  OperationsPaths,
+  ReadinessCheck,
+  ReadinessReport,
+  ServerOperations,
+} from '../operations/server-operations';
 export type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
