@@ -1,8 +1,12 @@
-import { asyncScheduler, of, tap, throwError } from '../rx/rxjs';
-import type { SchedulerLike } from '../rx/rxjs';
+import { asyncScheduler, catchError, defer, map, of, switchMap, tap, throwError } from '../rx/rxjs';
+import type { Observable, SchedulerLike } from '../rx/rxjs';
 import { isResultEvent } from '../connection/middleware';
-import type { MiddlewareRequest } from '../connection/middleware';
+import type { MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import { childLogger } from '../jsonrpc/logger';
+import type { LoggerOption } from '../jsonrpc/logger';
+import { createMemoryRateLimitStore } from './rate-limit-store';
+import type { RateLimitHit, RateLimitStore } from './rate-limit-store';
 import type { ServerMiddleware } from './middleware';
 import { principalOf } from '../transport/transport';
 import { capabilitiesDigest } from './digest';
@@ -23,68 +27,105 @@ export function callerOf(context: ServerContext): string {
 export interface RateLimitOptions {
   /** Requests allowed per caller in each window. */
   readonly limit: number;
+  /** The length of a window (fixed windows: a caller's count starts again when its window ends). */
   readonly windowMs: number;
+  /**
+   * The limit's name, in the refusal's `data` and in the store's keys, so that two limits on one
+   * store (say per minute and per day) count apart. Default `requests`.
+   */
+  readonly name?: string;
   /** Which requests count. Default: every request. */
   readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
-  /** Who a request counts against. Default `callerOf` (per principal, else per session, else per client name). */
+  /**
+   * Who a request counts against. Default `callerOf`: the verified principal, so that a user's
+   * sessions (and a new `initialize`) share one count; else the session; else the client's name.
+   */
   readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
-  /** The error code. Default `ErrorCode.RateLimited`. */
+  /**
+   * Where requests are counted. Default: this process's memory (`createMemoryRateLimitStore`). A
+   * server run as many processes passes `redisRateLimitStore` (rxmcp/cluster) so all count together.
+   */
+  readonly store?: RateLimitStore;
+  /**
+   * What a request gets when the store fails (Redis unreachable): `allow` lets it through (fail
+   * open), `refuse` answers the rate-limit error (fail closed). Default `allow`. Either way the
+   * first failure is logged as a warning (once, until the store answers again).
+   */
+  readonly onStoreError?: 'allow' | 'refuse';
+  /** Where a store's failure is logged. Default: silent. */
+  readonly logger?: LoggerOption;
+  /** The error code. Default `ErrorCode.RateLimited` (-32029). */
   readonly code?: number;
+  /** The clock the in-memory store reads (`now()`). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 
-interface Window {
-  start: number;
-  count: number;
+/** The `data` of a rate-limit refusal. */
+export interface RateLimitErrorData {
+  /** How long until a request of this caller may succeed. */
+  readonly retryAfterMs: number;
+  /** The limit's name (`RateLimitOptions.name`). */
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number;
 }
 
 /**
- * A server middleware that lets each caller make `limit` requests per `windowMs` (fixed windows on
- * the scheduler's clock) and answers the rest with a JSON-RPC error whose `data` holds
- * `retryAfterMs`; the handler of a refused request never runs.
+ * A server middleware that lets each caller (by default its principal: a user's sessions count
+ * together, and initializing again does not start a new count) make `limit` requests per
+ * `windowMs`, and refuses the rest with a JSON-RPC error (-32029) whose message says when to retry
+ * and whose `data` is a `RateLimitErrorData`. The handler of a refused request never runs. With an
+ * asynchronous store (Redis), the request waits for the count; with the in-memory store, nothing waits.
+ * @example
+ * rateLimit({ name: 'calls', limit: 60, windowMs: 60_000, when: (r) => r.method === 'tools/call' })
  */
 export function rateLimit(options: RateLimitOptions): ServerMiddleware {
-  const { limit, windowMs, when, key = callerKey, code = ErrorCode.RateLimited } = options;
+  const { limit, windowMs, name = 'requests', when, key = callerKey, code = ErrorCode.RateLimited } = options;
   if (!(limit >= 1) || !(windowMs > 0)) throw new RangeError(`rateLimit needs limit >= 1 and windowMs > 0`);
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const windows = new Map<string, Window>();
+  const { onStoreError = 'allow', scheduler = asyncScheduler } = options;
+  const store = options.store ?? createMemoryRateLimitStore();
+  const log = childLogger(options.logger, { component: 'rate-limit', name });
+  let failing = false;
+  const refusal = (retryAfterMs: number, why: string): Observable<never> => {
+    const data: RateLimitErrorData = { retryAfterMs, name, limit, windowMs };
+    return throwError(() => new JsonRpcError(code, `${why}; retry in ${retryAfterMs} ms`, data));
+  };
+  const decide = (hit: RateLimitHit, next: () => Observable<MiddlewareEvent>): Observable<MiddlewareEvent> => {
+    failing = false;
+    if (hit.count <= limit) return next();
+    const retryAfterMs = Math.max(0, Math.ceil(hit.resetInMs));
+    return refusal(retryAfterMs, `Rate limit exceeded (${name}): ${limit} requests per ${windowMs} ms`);
+  };
+  const failed = (error: unknown, next: () => Observable<MiddlewareEvent>): Observable<MiddlewareEvent> => {
+    if (!failing) log.warn({ err: error, onStoreError }, 'rate limit store failed');
+    failing = true;
+    return onStoreError === 'allow' ? next() : refusal(windowMs, `Rate limit (${name}) cannot be checked`);
+  };
   return (request, context, next) => {
     if (when !== undefined && !when(request, context)) return next();
-    const now = scheduler.now();
-    const caller = key(request, context);
-    let window = windows.get(caller);
-    if (window === undefined || now - window.start >= windowMs) {
-      // Windows of past callers go when the map grows: it holds at most the callers of one window.
-      if (window === undefined && windows.size >= 1024) sweep(windows, now, windowMs);
-      window = { start: now, count: 0 };
-      windows.set(caller, window);
+    const counter = { caller: key(request, context), name, windowMs, now: scheduler.now() };
+    let hit: RateLimitHit | PromiseLike<RateLimitHit>;
+    try {
+      hit = store.hit(counter);
+    } catch (error) {
+      return failed(error, next);
     }
-    if (window.count >= limit) {
-      const retryAfterMs = window.start + windowMs - now;
-      return throwError(
-        () =>
-          new JsonRpcError(
-            code,
-            `Rate limit exceeded: ${limit} requests per ${windowMs} ms; retry in ${retryAfterMs} ms`,
-            {
-              retryAfterMs,
-              limit,
-              windowMs,
-            },
-          ),
-      );
-    }
-    window.count++;
-    return next();
+    if (!isThenable(hit)) return decide(hit, next);
+    const pending = hit;
+    return defer(() => pending).pipe(
+      map((answer) => ({ answer })),
+      catchError((error: unknown) => of({ error })),
+      switchMap((outcome) => ('answer' in outcome ? decide(outcome.answer, next) : failed(outcome.error, next))),
+    );
   };
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown }).then === 'function';
 }
 
 function callerKey(_request: MiddlewareRequest, context: ServerContext): string {
   return callerOf(context);
-}
-
-function sweep(windows: Map<string, Window>, now: number, windowMs: number): void {
-  for (const [caller, window] of windows) if (now - window.start >= windowMs) windows.delete(caller);
 }
 
 /** Options of `cache`. */
