@@ -266,7 +266,22 @@ export { TracingUnavailableError } from './connection/tracing-options';
 export type { TracingOptions } from './connection/tracing-options';
 export type { ServerMiddleware } from './server/middleware';
 export { authorize, cache, callerOf, rateLimit } from './server/middleware-kit';
-export type { AuthorizeOptions, CacheMiddleware, CacheOptions, RateLimitOptions } from './server/middleware-kit';
+export type {
+  AuthorizeOptions,
+  CacheMiddleware,
+  CacheOptions,
+  RateLimitErrorData,
+  RateLimitOptions,
+} from './server/middleware-kit';
+export { createMemoryRateLimitStore } from './server/rate-limit-store';
+export type {
+  MemoryRateLimitStoreOptions,
+  RateLimitCounter,
+  RateLimitHit,
+  RateLimitStore,
+} from './server/rate-limit-store';
+export { toolPolicy } from './server/tool-policy';
+export type { ToolPolicyOptions, ToolRule } from './server/tool-policy';
 export { serverTracing } from './server/telemetry';
 
 // Extensions: skills (SEP-2640) and MCP Apps
@@ -307,6 +322,8 @@ export { clientTracing } from './client/telemetry';
 export { joinRedisCluster } from './cluster/redis-cluster';
 export type { ClusterServeOptions, RedisCluster, RedisClusterOptions } from './cluster/redis-cluster';
 export type { RedisConnection, RedisSource } from './cluster/redis-connection';
+export { redisRateLimitStore } from './cluster/redis-rate-limit-store';
+export type { RedisRateLimitStoreOptions } from './cluster/redis-rate-limit-store';
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';

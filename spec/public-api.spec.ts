@@ -122,6 +122,8 @@ const EXPORTS = [
   'cache',
   'callerOf',
   'rateLimit',
+  'createMemoryRateLimitStore',
+  'toolPolicy',
   'serverTracing',
   'retrying',
   'withMeta',
@@ -130,6 +132,7 @@ const EXPORTS = [
   'TaskStart',
   'createMemoryTaskStore',
   'joinRedisCluster',
+  'redisRateLimitStore',
 ];
 
 describe('public API', () => {
@@ -142,7 +145,7 @@ describe('public API', () => {
 const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
   ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
   ['rxmcp/proxy', proxyEntry, ['aggregate', 'createProxyRouter', 'proxy']],
-  ['rxmcp/cluster', clusterEntry, ['joinRedisCluster']],
+  ['rxmcp/cluster', clusterEntry, ['joinRedisCluster', 'redisRateLimitStore']],
   [
     'rxmcp/auth',
     auth,
@@ -216,6 +219,8 @@ const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]
       'cache',
       'callerOf',
       'rateLimit',
+      'createMemoryRateLimitStore',
+      'toolPolicy',
       'serverTracing',
       'SKILLS_EXTENSION',
       'skillDigest',

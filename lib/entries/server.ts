@@ -88,7 +88,22 @@ export { TracingUnavailableError } from '../connection/tracing-options';
 export type { TracingOptions } from '../connection/tracing-options';
 export type { ServerMiddleware } from '../server/middleware';
 export { authorize, cache, callerOf, rateLimit } from '../server/middleware-kit';
-export type { AuthorizeOptions, CacheMiddleware, CacheOptions, RateLimitOptions } from '../server/middleware-kit';
+export type {
+  AuthorizeOptions,
+  CacheMiddleware,
+  CacheOptions,
+  RateLimitErrorData,
+  RateLimitOptions,
+} from '../server/middleware-kit';
+export { createMemoryRateLimitStore } from '../server/rate-limit-store';
+export type {
+  MemoryRateLimitStoreOptions,
+  RateLimitCounter,
+  RateLimitHit,
+  RateLimitStore,
+} from '../server/rate-limit-store';
+export { toolPolicy } from '../server/tool-policy';
+export type { ToolPolicyOptions, ToolRule } from '../server/tool-policy';
 export { serverTracing } from '../server/telemetry';
 
 // Extensions: skills (SEP-2640) and MCP Apps
