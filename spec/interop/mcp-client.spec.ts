@@ -98,22 +98,22 @@ describe('the example client (examples/mcp-client.ts)', () => {
 });
 
 /**
- * The client's command lines in the README, as argument lists: the words after the script, split
- * as a shell would (single quotes only), without a trailing comment.
+ * The client's command lines in its guide (docs/client.md), as argument lists: the words after the
+ * script, split as a shell would (single quotes only), without a trailing comment.
  */
 function documentedRuns(): string[][] {
-  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(resolve(ROOT, 'docs', 'client.md'), 'utf8');
   return [...readme.matchAll(/^node dist\/examples\/mcp-client\.js (.*?)(?:\s+#.*)?$/gm)].map((match) =>
     [...match[1]!.matchAll(/'([^']*)'|(\S+)/g)].map((word) => word[1] ?? word[2]!),
   );
 }
 
-describe('the example client, as the README runs it', () => {
+describe('the example client, as its guide runs it', () => {
   it('runs each documented command line against the example server: exit 0, nothing on stderr', async () => {
     const runs = documentedRuns();
     expect(runs.length).toBeGreaterThanOrEqual(3);
     for (const args of runs) {
-      // The README's server is `npm start` on port 3000; here it is on a free port, and a stdio
+      // The guide's server is `npm start` on port 3000; here it is on a free port, and a stdio
       // server's command runs from the package's folder.
       const local = args.map((word) =>
         word === 'http://127.0.0.1:3000/mcp' ? url : word.startsWith('dist/') ? resolve(ROOT, word) : word,
