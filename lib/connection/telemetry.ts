@@ -11,6 +11,7 @@ import { JsonRpcError } from '../jsonrpc/errors';
 import { isResultEvent, RequestSent } from './middleware';
 import type { MiddlewareEvent, MiddlewareRequest } from './middleware';
 import { targetOf } from './middleware-kit';
+import { formatTraceparent, parseTraceparent, TRACEPARENT, TRACESTATE, validTracestate } from './trace-context';
 import { TracingUnavailableError } from './tracing-options';
 import type { TracingOptions } from './tracing-options';
 
@@ -34,11 +35,15 @@ export function openTelemetryApi(): OpenTelemetryApi {
   return loaded;
 }
 
-/** What a tracing middleware works with: the API, its tracer, and the propagator given (else the global one). */
+/**
+ * What a tracing middleware works with: the API, its tracer, the propagator given (undefined: the
+ * global one, else the built-in W3C codec), and the `network.transport` the options name.
+ */
 export interface Tracing {
   readonly api: OpenTelemetryApi;
   readonly tracer: OpenTelemetry.Tracer;
   readonly propagator: OpenTelemetry.TextMapPropagator | undefined;
+  readonly networkTransport: string | undefined;
 }
 
 /**
@@ -53,7 +58,74 @@ export function startTracing(options: TracingOptions): Tracing {
     api,
     tracer: provider.getTracer(TRACER_NAME),
     propagator: options.propagator as OpenTelemetry.TextMapPropagator | undefined,
+    networkTransport: options.networkTransport,
   };
+}
+
+/**
+ * Whether a global propagator is registered: the API's no-op one, there until `setGlobalPropagator`
+ * (or an SDK) registers another, names no fields. Asked per request, so that a propagator
+ * registered after the middleware was made is used.
+ */
+function hasGlobalPropagator(api: OpenTelemetryApi): boolean {
+  return api.propagation.fields().length > 0;
+}
+
+/**
+ * Writes the trace context of `active` into `carrier` (a request's `_meta`): with the propagator
+ * given, else the global one, else (none registered) as W3C `traceparent` and `tracestate`, so that
+ * a call is one trace without any propagator set up.
+ */
+export function injectTraceContext(
+  tracing: Tracing,
+  active: OpenTelemetry.Context,
+  carrier: Record<string, string>,
+): void {
+  const { api, propagator } = tracing;
+  if (propagator) propagator.inject(active, carrier, api.defaultTextMapSetter);
+  else if (hasGlobalPropagator(api)) api.propagation.inject(active, carrier);
+  else injectW3c(api, active, carrier);
+}
+
+/**
+ * Reads the trace context a peer sent in `carrier` (a request's `_meta`) into `parent`: with the
+ * propagator given, else the global one, else the built-in W3C codec. Invalid values are ignored:
+ * the context stays `parent`, and the span made under it starts a trace of its own.
+ */
+export function extractTraceContext(
+  tracing: Tracing,
+  parent: OpenTelemetry.Context,
+  carrier: Record<string, unknown>,
+): OpenTelemetry.Context {
+  const { api, propagator } = tracing;
+  if (propagator) return propagator.extract(parent, carrier, metaGetter);
+  if (hasGlobalPropagator(api)) return api.propagation.extract(parent, carrier, metaGetter);
+  return extractW3c(api, parent, carrier);
+}
+
+function injectW3c(api: OpenTelemetryApi, active: OpenTelemetry.Context, carrier: Record<string, string>): void {
+  const spanContext = api.trace.getSpanContext(active);
+  if (spanContext === undefined || !api.isSpanContextValid(spanContext)) return;
+  const traceparent = formatTraceparent(spanContext);
+  if (traceparent === undefined) return;
+  carrier[TRACEPARENT] = traceparent;
+  const tracestate = spanContext.traceState?.serialize();
+  if (tracestate) carrier[TRACESTATE] = tracestate;
+}
+
+function extractW3c(
+  api: OpenTelemetryApi,
+  parent: OpenTelemetry.Context,
+  carrier: Record<string, unknown>,
+): OpenTelemetry.Context {
+  const traceparent = parseTraceparent(metaGetter.get(carrier, TRACEPARENT));
+  if (traceparent === undefined) return parent;
+  const tracestate = validTracestate(metaGetter.get(carrier, TRACESTATE));
+  return api.trace.setSpanContext(parent, {
+    ...traceparent,
+    isRemote: true,
+    ...(tracestate === undefined ? {} : { traceState: api.createTraceState(tracestate) }),
+  });
 }
 
 /** The name of every rxmcp tracer. */
@@ -90,12 +162,14 @@ export function requestAttributes(request: MiddlewareRequest): OpenTelemetry.Att
 
 /**
  * Mirrors `run()`'s events and ends `span` with them: an error sets the span's status and
- * `error.type` (the JSON-RPC code, as `rpc.response.status_code` too, or the error's name), a tool
- * result with `isError` sets `error.type` `tool_error`, a cancellation ends it with an event.
- * `run` is subscribed to inside `active`, so work it starts is a child of the span.
+ * `error.type` (the JSON-RPC code, as `rpc.response.status_code` too, or the error's name; on the
+ * server, the codes of a caller's mistake only as `rpc.response.status_code`), a tool result with
+ * `isError` sets `error.type` `tool_error`, a cancellation ends it with an event. `run` is
+ * subscribed to inside `active`, so work it starts is a child of the span.
  */
 export function spanned(
   api: OpenTelemetryApi,
+  side: 'client' | 'server',
   span: OpenTelemetry.Span,
   active: OpenTelemetry.Context,
   run: () => Observable<MiddlewareEvent>,
@@ -119,7 +193,7 @@ export function spanned(
           subscriber.next(event);
         },
         error: (error: unknown) => {
-          recordError(api, span, error);
+          recordError(api, side, span, error);
           end();
           subscriber.error(error);
         },
@@ -139,9 +213,17 @@ export function spanned(
   });
 }
 
-function recordError(api: OpenTelemetryApi, span: OpenTelemetry.Span, error: unknown): void {
+/**
+ * The JSON-RPC codes of a request the server could not serve through the caller's fault (parse
+ * error, invalid request, method not found, invalid params, resource not found): the conventions
+ * do not count them as errors of the server's span.
+ */
+const CALLER_FAULT_CODES: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602, -32002]);
+
+function recordError(api: OpenTelemetryApi, side: 'client' | 'server', span: OpenTelemetry.Span, error: unknown): void {
   if (error instanceof JsonRpcError) {
     span.setAttribute('rpc.response.status_code', String(error.code));
+    if (side === 'server' && CALLER_FAULT_CODES.has(error.code)) return;
     span.setAttribute('error.type', String(error.code));
   } else {
     span.setAttribute('error.type', error instanceof Error ? error.name : 'unknown');

@@ -33,6 +33,19 @@ export interface TextMapPropagatorLike {
 export interface TracingOptions {
   /** Where tracers come from. Default: the global tracer provider. */
   readonly tracerProvider?: TracerProviderLike;
-  /** How the trace context is written to and read from `_meta`. Default: the global propagator. */
+  /**
+   * How the trace context is written to and read from `_meta`. Default: the global propagator,
+   * and when none is registered, rxmcp's own W3C Trace Context codec (`traceparent` and
+   * `tracestate`; not `baggage`), so that the client's and the server's spans of a call are one
+   * trace without any set-up.
+   */
   readonly propagator?: TextMapPropagatorLike;
+  /**
+   * The span attribute `network.transport`: `'pipe'` for stdio, `'tcp'` (or `'quic'`) for HTTP.
+   * Default: unset, except on a server for a request that came over HTTP, which is `'tcp'` with
+   * `network.protocol.name` `'http'`.
+   * @example
+   * serverTracing({ networkTransport: 'pipe' }) // a server on stdio
+   */
+  readonly networkTransport?: string;
 }
