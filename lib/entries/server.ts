@@ -87,11 +87,12 @@ export type {
 export { TracingUnavailableError } from '../connection/tracing-options';
 export type { TracingOptions } from '../connection/tracing-options';
 export type { ServerMiddleware } from '../server/middleware';
-export { authorize, cache, callerOf, rateLimit } from '../server/middleware-kit';
+export { authorize, cache, callerOf, concurrencyLimit, rateLimit } from '../server/middleware-kit';
 export type {
   AuthorizeOptions,
   CacheMiddleware,
   CacheOptions,
+  ConcurrencyLimitOptions,
   RateLimitErrorData,
   RateLimitOptions,
 } from '../server/middleware-kit';

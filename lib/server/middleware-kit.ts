@@ -1,4 +1,4 @@
-import { asyncScheduler, catchError, defer, map, of, switchMap, tap, throwError } from '../rx/rxjs';
+import { asyncScheduler, catchError, defer, finalize, map, of, switchMap, tap, throwError } from '../rx/rxjs';
 import type { Observable, SchedulerLike } from '../rx/rxjs';
 import { isResultEvent } from '../connection/middleware';
 import type { MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
@@ -117,6 +117,55 @@ export function rateLimit(options: RateLimitOptions): ServerMiddleware {
       catchError((error: unknown) => of({ error })),
       switchMap((outcome) => ('answer' in outcome ? decide(outcome.answer, next) : failed(outcome.error, next))),
     );
+  };
+}
+
+/** Options of `concurrencyLimit`. */
+export interface ConcurrencyLimitOptions {
+  /** Requests a caller may have in flight at once. */
+  readonly limit: number;
+  /** The limit's name, in the refusal's `data`. Default `concurrent`. */
+  readonly name?: string;
+  /** Which requests count. Default: `tools/call`. */
+  readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
+  /** Who a request counts against. Default `callerOf` (the principal, else the session). */
+  readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
+  /** The `retryAfterMs` a refusal suggests (a call's end cannot be known). Default 1000. */
+  readonly retryAfterMs?: number;
+  /** The error code. Default `ErrorCode.RateLimited` (-32029). */
+  readonly code?: number;
+}
+
+/**
+ * A server middleware that lets each caller (by default its principal, across its sessions) have at
+ * most `limit` requests in flight in this process, and refuses one more with a JSON-RPC error
+ * (-32029) whose `data` is a `RateLimitErrorData` (`windowMs` 0). A request stops counting when its
+ * handler completes, fails or is cancelled.
+ */
+export function concurrencyLimit(options: ConcurrencyLimitOptions): ServerMiddleware {
+  const { limit, name = 'concurrent', key = callerKey, retryAfterMs = 1000, code = ErrorCode.RateLimited } = options;
+  if (!(limit >= 1)) throw new RangeError(`concurrencyLimit needs limit >= 1`);
+  const when = options.when ?? ((request: MiddlewareRequest) => request.method === 'tools/call');
+  const inFlight = new Map<string, number>();
+  return (request, context, next) => {
+    if (!when(request, context)) return next();
+    const caller = key(request, context);
+    return defer(() => {
+      const count = inFlight.get(caller) ?? 0;
+      if (count >= limit) {
+        const data: RateLimitErrorData = { retryAfterMs, name, limit, windowMs: 0 };
+        const message = `Too many calls in flight (${name}): at most ${limit}; retry in ${retryAfterMs} ms`;
+        return throwError(() => new JsonRpcError(code, message, data));
+      }
+      inFlight.set(caller, count + 1);
+      return next().pipe(
+        finalize(() => {
+          const left = inFlight.get(caller)! - 1;
+          if (left === 0) inFlight.delete(caller);
+          else inFlight.set(caller, left);
+        }),
+      );
+    });
   };
 }
 
