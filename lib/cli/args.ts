@@ -8,7 +8,17 @@ import type { HelpTopic } from './help';
 export { UsageError } from './errors';
 
 /** How `rxmcp proxy` serves the aggregate: on this process's stdin and stdout, or over HTTP. */
-export type ServeMode = { readonly kind: 'stdio' } | { readonly kind: 'http'; readonly port: number };
+export type ServeMode =
+  | { readonly kind: 'stdio' }
+  | {
+      readonly kind: 'http';
+      readonly port: number;
+      /** The address to listen on (`--host`). Default 127.0.0.1. */
+      readonly host?: string;
+    };
+
+/** The default of `--host`: this machine only. */
+export const DEFAULT_HOST = '127.0.0.1';
 
 /** Where `rxmcp proxy` logs its records (a line per call at info): the least level, and how lines look. */
 export interface LogSettings {
@@ -23,7 +33,17 @@ export type CliCommand =
   | { readonly kind: 'help'; readonly topic: HelpTopic }
   | { readonly kind: 'version' }
   | { readonly kind: 'completion'; readonly shell: CompletionShell }
-  | { readonly kind: 'proxy'; readonly config: string; readonly serve: ServeMode; readonly log?: LogSettings }
+  | {
+      readonly kind: 'proxy';
+      /** The servers file; '' with `printSchema`. */
+      readonly config: string;
+      readonly serve: ServeMode;
+      readonly log?: LogSettings;
+      /** `--watch`: read the servers file again whenever it changes (it is on SIGHUP anyway). */
+      readonly watch?: boolean;
+      /** `--print-schema`: print the servers file's JSON Schema and exit. */
+      readonly printSchema?: boolean;
+    }
   | {
       readonly kind: 'connect';
       readonly url: URL;
@@ -44,7 +64,7 @@ export interface Flag {
   readonly value: boolean;
   readonly alias?: string;
   /** What the value is, for completion: a file name, or anything else (nothing to offer). */
-  readonly takes?: 'file' | 'port' | 'url' | 'header';
+  readonly takes?: 'file' | 'port' | 'url' | 'header' | 'host';
   readonly about: string;
 }
 export type Flags = Readonly<Record<string, Flag>>;
@@ -56,8 +76,11 @@ const COMMON: Flags = {
 const PROXY_FLAGS: Flags = {
   ...COMMON,
   config: { value: true, alias: 'c', takes: 'file', about: 'the servers file' },
-  http: { value: true, takes: 'port', about: 'serve Streamable HTTP on this port of 127.0.0.1' },
+  http: { value: true, takes: 'port', about: 'serve Streamable HTTP on this port (of --host)' },
+  host: { value: true, takes: 'host', about: 'the address --http listens on (default 127.0.0.1)' },
   stdio: { value: false, about: 'serve on stdin and stdout' },
+  watch: { value: false, about: 'read the servers file again when it changes (SIGHUP does too)' },
+  'print-schema': { value: false, about: "print the servers file's JSON Schema" },
   'log-level': { value: true, about: 'log records of this level and above on stderr (info: a line per call)' },
   'log-format': { value: true, about: 'the log lines: json or pretty' },
 };
@@ -167,15 +190,24 @@ function parseProxy(argv: readonly string[]): CliCommand {
     throw new UsageError(`rxmcp proxy: unexpected argument "${scanned.positionals[0]}"`, 'proxy');
   const config = single('proxy', scanned, 'config');
   const http = single('proxy', scanned, 'http');
+  const host = single('proxy', scanned, 'host');
+  if (scanned.options.has('print-schema'))
+    return { kind: 'proxy', config: config ?? '', serve: { kind: 'stdio' }, printSchema: true };
   if (config === undefined || config === '')
     throw new UsageError('rxmcp proxy: --config <servers.json> is required', 'proxy');
   if (http !== undefined && scanned.options.has('stdio')) {
     throw new UsageError('rxmcp proxy: --http and --stdio are exclusive: pick one', 'proxy');
   }
+  if (host !== undefined && http === undefined)
+    throw new UsageError('rxmcp proxy: --host is where --http listens: give --http <port> too', 'proxy');
+  if (host === '') throw new UsageError('rxmcp proxy: --host wants an address (127.0.0.1, ::1, 0.0.0.0...)', 'proxy');
   const serve: ServeMode =
-    http === undefined ? { kind: 'stdio' } : { kind: 'http', port: parsePort('proxy', '--http', http) };
+    http === undefined
+      ? { kind: 'stdio' }
+      : { kind: 'http', port: parsePort('proxy', '--http', http), ...(host !== undefined ? { host } : {}) };
   const log = logSettings(scanned);
-  return { kind: 'proxy', config, serve, ...(log ? { log } : {}) };
+  const watch = scanned.options.has('watch');
+  return { kind: 'proxy', config, serve, ...(log ? { log } : {}), ...(watch ? { watch } : {}) };
 }
 
 /** `--log-level` and `--log-format`, when either is given (the other defaults to info, pretty). */

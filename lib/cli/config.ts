@@ -1,15 +1,36 @@
 /**
- * The servers file of `rxmcp proxy`: the `mcpServers` object desktop clients use, each entry a
- * process to spawn (`command`, `args`, `env`, `cwd`) or a server to reach (`url`, `headers`,
- * `type`). `${VAR}` (or `${VAR:-default}`) in any of these strings reads this process's
+ * The servers file of `rxmcp proxy`: the `mcpServers` object desktop clients use (or `servers`), each
+ * entry a process to spawn (`command`, `args`, `env`, `cwd`) or a server to reach (`url`, `headers`,
+ * `type`), with what `aggregate` does with it (namespace, filters, renames, argument policies,
+ * sharing, reconnection); beside the list, the aggregate's own options. Unknown keys are refused. `${VAR}` (or `${VAR:-default}`) in any of these strings reads this process's
  * environment.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { findJsonProblem, lineAndColumn, showLine } from './json-error';
+import type { CollisionPolicy } from '../proxy/collisions';
+import type { EntryFilter } from '../proxy/name-filter';
+import type { UpstreamReconnectOptions } from '../proxy/reconnect';
+import type { PromptPolicy, ToolPolicy } from '../proxy/upstream-policy';
 
 export { ConfigError } from './errors';
+
+/**
+ * What the aggregate does with one upstream, beside reaching it: the `aggregate` options of its
+ * entry (`UpstreamConfig`) that a file can say, and how long it may take to start.
+ */
+export interface UpstreamPolicy {
+  /** The prefix of its tools, prompts and URIs: its name, with `_` written `-`; `''` for none. */
+  readonly namespace: string;
+  readonly tools?: ToolPolicy;
+  readonly prompts?: PromptPolicy;
+  readonly resources?: EntryFilter;
+  readonly sharing?: 'shared' | 'perSession';
+  readonly reconnect?: UpstreamReconnectOptions | false;
+  /** How long it may take to connect (handshake and tool list). Default 30 s. */
+  readonly startTimeoutMs?: number;
+}
 
 /** A server the proxy spawns and speaks to over stdio. */
 export interface StdioUpstream {
@@ -19,6 +40,8 @@ export interface StdioUpstream {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
+  /** Absent: the defaults (namespace: the name). */
+  readonly policy?: UpstreamPolicy;
 }
 
 /** A server the proxy reaches over HTTP: Streamable HTTP, or the 2024-11-05 HTTP+SSE transport (`sse`). */
@@ -27,32 +50,101 @@ export interface UrlUpstream {
   readonly name: string;
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;
+  readonly policy?: UpstreamPolicy;
 }
 
 export type Upstream = StdioUpstream | UrlUpstream;
 
-const Strings = z.record(z.string(), z.string());
+/** The `aggregate` options a servers file may set for all its upstreams. */
+export interface AggregateSettings {
+  readonly separator?: string;
+  readonly collisions?: CollisionPolicy;
+  readonly requestTimeoutMs?: number;
+  readonly reconnect?: UpstreamReconnectOptions;
+  readonly instructions?: string;
+}
 
-/** Extra keys (`disabled`, `autoApprove`, `timeout`...) that other clients keep in an entry are allowed. */
-const StdioEntrySchema = z.looseObject({
+/** A servers file, read. */
+export interface ProxyConfig {
+  readonly upstreams: readonly Upstream[];
+  readonly settings: AggregateSettings;
+}
+
+const Strings = z.record(z.string(), z.string());
+const Matcher = z.union([z.string(), z.array(z.string())]);
+const Filter = { include: Matcher.optional(), exclude: Matcher.optional() };
+const Rename = z.record(z.string(), z.string().min(1));
+const ArgumentPolicySchema = z.union([z.strictObject({ hidden: z.json() }), z.strictObject({ default: z.json() })]);
+const ReconnectSchema = z.strictObject({
+  initialDelayMs: z.number().int().min(0).optional(),
+  maxDelayMs: z.number().int().min(0).optional(),
+  factor: z.number().min(1).optional(),
+  jitter: z.number().min(0).max(1).optional(),
+  maxAttempts: z.number().int().min(1).optional(),
+});
+
+/** Keys other clients keep in an entry: accepted, and ignored. */
+const FOREIGN = {
+  autoApprove: z.array(z.string()).optional(),
+  alwaysAllow: z.array(z.string()).optional(),
+  timeout: z.number().optional(),
+  description: z.string().optional(),
+};
+
+const COMMON = {
+  disabled: z.boolean().optional(),
+  namespace: z.string().optional(),
+  tools: z
+    .strictObject({
+      ...Filter,
+      rename: Rename.optional(),
+      arguments: z.record(z.string(), z.record(z.string(), ArgumentPolicySchema)).optional(),
+    })
+    .optional(),
+  prompts: z.strictObject({ ...Filter, rename: Rename.optional() }).optional(),
+  resources: z.strictObject(Filter).optional(),
+  sharing: z.enum(['shared', 'perSession']).optional(),
+  reconnect: z.union([ReconnectSchema, z.literal(false)]).optional(),
+  startTimeoutMs: z.number().int().min(1).optional(),
+  ...FOREIGN,
+};
+
+const StdioEntrySchema = z.strictObject({
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: Strings.optional(),
   cwd: z.string().min(1).optional(),
-  disabled: z.boolean().optional(),
+  ...COMMON,
 });
 
-const UrlEntrySchema = z.looseObject({
+const UrlEntrySchema = z.strictObject({
   url: z.string().min(1),
   headers: Strings.optional(),
   type: z.enum(['http', 'streamable-http', 'sse']).optional(),
-  disabled: z.boolean().optional(),
+  ...COMMON,
 });
 
-const ConfigFileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
+const Servers = z.record(z.string(), z.unknown());
+const ConfigFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  mcpServers: Servers.optional(),
+  servers: Servers.optional(),
+  separator: z.string().min(1).optional(),
+  collisions: z.enum(['prefix', 'first', 'error']).optional(),
+  requestTimeoutMs: z.number().int().min(1).optional(),
+  reconnect: ReconnectSchema.optional(),
+  instructions: z.string().optional(),
+});
 
-/** An upstream's name prefixes its tools (`files_read`) and resource URIs (`files+file:///…`). */
-const NAME = /^[A-Za-z][A-Za-z0-9.-]*$/;
+/** A server's name: letters, digits, `.`, `-` and `_`, starting with a letter. */
+const NAME = /^[A-Za-z][A-Za-z0-9._-]*$/;
+/** What a namespace may hold (it starts URI schemes): the separator must hold something else. */
+const NAMESPACE_CHARACTER = /^[A-Za-z0-9.-]$/;
+
+/** The namespace of a server's name: `_`, which a URI scheme cannot hold, becomes `-` (`my_files` → `my-files`). */
+export function namespaceOf(name: string): string {
+  return name.replace(/_/g, '-');
+}
 
 /** `${VAR}` and `${VAR:-default}`. */
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -82,25 +174,69 @@ function expandAll(
   );
 }
 
-/** The first problem zod found, as `"field" must be ...`. */
+/** The first problem zod found, as `"tools.rename": ...`, or `unknown key "tools.foo"`. */
 function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'is not valid';
-  const path = issue.path.map(String).join('.');
-  return path === '' ? issue.message : `"${path}": ${issue.message}`;
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `"${[...path, key].join('.')}"`);
+    return `unknown key${keys.length > 1 ? 's' : ''} ${keys.join(', ')}`;
+  }
+  if (issue.code === 'invalid_union' && path.at(-1) !== undefined) {
+    // An argument policy, a reconnect setting: say what the choices were.
+    return `"${path.join('.')}": ${unionHint(path)}`;
+  }
+  return path.length === 0 ? issue.message : `"${path.join('.')}": ${issue.message}`;
 }
 
-/** One entry of `mcpServers`, checked and with its variables expanded; undefined when disabled. */
+function unionHint(path: readonly string[]): string {
+  if (path[0] === 'tools' && path[1] === 'arguments')
+    return 'an argument policy is { "hidden": value } or { "default": value }';
+  if (path[0] === 'reconnect') return 'false, or { initialDelayMs, maxDelayMs, factor, jitter, maxAttempts }';
+  return 'a name, a glob ("read_*") or a list of them';
+}
+
+type Entry = z.infer<typeof StdioEntrySchema> | z.infer<typeof UrlEntrySchema>;
+
+/** A name list of the file as a `NameMatcher`: a string, or an array of them. */
+function filterOf(filter: { include?: string | string[]; exclude?: string | string[] } | undefined): EntryFilter {
+  return {
+    ...(filter?.include !== undefined ? { include: filter.include } : {}),
+    ...(filter?.exclude !== undefined ? { exclude: filter.exclude } : {}),
+  };
+}
+
+function policyOf(name: string, data: Entry): UpstreamPolicy {
+  return {
+    namespace: data.namespace ?? namespaceOf(name),
+    ...(data.tools
+      ? { tools: { ...filterOf(data.tools), ...pick(data.tools, 'rename', 'arguments') } as ToolPolicy }
+      : {}),
+    ...(data.prompts ? { prompts: { ...filterOf(data.prompts), ...pick(data.prompts, 'rename') } } : {}),
+    ...(data.resources ? { resources: filterOf(data.resources) } : {}),
+    ...pick(data, 'sharing', 'reconnect', 'startTimeoutMs'),
+  };
+}
+
+function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]])) as Partial<
+    Pick<T, K>
+  >;
+}
+
+/** One entry of `mcpServers` (or `servers`), checked and with its variables expanded; undefined when disabled. */
 export function parseEntry(
   file: string,
   name: string,
   entry: unknown,
   env: Readonly<Record<string, string | undefined>>,
+  key = 'mcpServers',
 ): Upstream | undefined {
-  const where = `${file}: mcpServers.${name}`;
+  const where = `${file}: ${key}.${name}`;
   if (!NAME.test(name)) {
     throw new ConfigError(
-      `${where}: the name must be letters, digits, "." and "-", starting with a letter (it prefixes tool names)`,
+      `${where}: the name must be letters, digits, ".", "-" and "_", starting with a letter (it prefixes tool names)`,
     );
   }
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
@@ -120,6 +256,7 @@ export function parseEntry(
       args: (data.args ?? []).map((arg, i) => expandVariables(arg, env, `${where}.args.${i}`)),
       env: expandAll(data.env, env, `${where}.env`),
       cwd: data.cwd === undefined ? undefined : expandVariables(data.cwd, env, `${where}.cwd`),
+      policy: policyOf(name, data),
     };
   }
   const parsed = UrlEntrySchema.safeParse(entry);
@@ -131,7 +268,8 @@ export function parseEntry(
     throw new ConfigError(`${where}: "url" must be an http or https URL, not "${written}"`);
   }
   const headers = expandAll(parsed.data.headers, env, `${where}.headers`);
-  return { kind: parsed.data.type === 'sse' ? 'sse' : 'http', name, url, headers };
+  const kind = parsed.data.type === 'sse' ? 'sse' : 'http';
+  return { kind, name, url, headers, policy: policyOf(name, parsed.data) };
 }
 
 /**
@@ -146,7 +284,11 @@ function notJson(file: string, text: string, error: Error): string {
 }
 
 /** Parses the text of a servers file (`file` names it in errors). Throws {@link ConfigError}. */
-export function parseConfig(file: string, text: string, env: Readonly<Record<string, string | undefined>>): Upstream[] {
+export function parseProxyConfig(
+  file: string,
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): ProxyConfig {
   let json: unknown;
   try {
     // A byte order mark, as some Windows editors write, is not part of the JSON.
@@ -154,18 +296,61 @@ export function parseConfig(file: string, text: string, env: Readonly<Record<str
   } catch (error) {
     throw new ConfigError(notJson(file, text.replace(/^\uFEFF/, ''), error as Error));
   }
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
   const parsed = ConfigFileSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
-  const upstreams = Object.entries(parsed.data.mcpServers).flatMap(([name, entry]) => {
-    const upstream = parseEntry(file, name, entry, env);
+  if (!parsed.success) throw new ConfigError(`${file}: ${describeIssue(parsed.error)}`);
+  const { mcpServers, servers, $schema: _schema, ...settings } = parsed.data;
+  if (mcpServers && servers)
+    throw new ConfigError(`${file}: "mcpServers" and "servers" are two names for one list: keep one`);
+  const key = servers ? 'servers' : 'mcpServers';
+  const list = servers ?? mcpServers;
+  if (!list) throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
+  const upstreams = Object.entries(list).flatMap(([name, entry]) => {
+    const upstream = parseEntry(file, name, entry, env, key);
     return upstream ? [upstream] : [];
   });
-  if (upstreams.length === 0) throw new ConfigError(`${file}: "mcpServers" lists no server to start`);
-  return upstreams;
+  if (upstreams.length === 0) throw new ConfigError(`${file}: "${key}" lists no server to start`);
+  checkNames(file, key, upstreams, settings.separator ?? '_');
+  return { upstreams, settings };
+}
+
+/**
+ * What `aggregate` would refuse, said against the file: a separator a namespace could hold (then
+ * `a-b_x` could be two tools), a namespace that cannot start a URI, two servers with one namespace.
+ */
+function checkNames(file: string, key: string, upstreams: readonly Upstream[], separator: string): void {
+  if ([...separator].every((c) => NAMESPACE_CHARACTER.test(c)))
+    throw new ConfigError(
+      `${file}: "separator": "${separator}" could be part of a namespace; use a character other than letters, digits, "." and "-"`,
+    );
+  const seen = new Map<string, string>();
+  for (const upstream of upstreams) {
+    const namespace = upstream.policy?.namespace ?? namespaceOf(upstream.name);
+    if (namespace === '') continue;
+    if (!/^[A-Za-z][A-Za-z0-9.-]*$/.test(namespace))
+      throw new ConfigError(
+        `${file}: ${key}.${upstream.name}: "namespace": "${namespace}" must be letters, digits, "." and "-", starting with a letter (it prefixes resource URIs)`,
+      );
+    const other = seen.get(namespace);
+    if (other !== undefined)
+      throw new ConfigError(
+        `${file}: ${key}.${other} and ${key}.${upstream.name} have the same namespace "${namespace}"`,
+      );
+    seen.set(namespace, upstream.name);
+  }
+}
+
+/** The upstreams of a servers file's text. Throws {@link ConfigError}. */
+export function parseConfig(file: string, text: string, env: Readonly<Record<string, string | undefined>>): Upstream[] {
+  return [...parseProxyConfig(file, text, env).upstreams];
 }
 
 /** Reads and parses a servers file. Throws {@link ConfigError}, naming the file, when it cannot be read. */
-export async function readConfig(file: string, env: Readonly<Record<string, string | undefined>>): Promise<Upstream[]> {
+export async function readProxyConfig(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ProxyConfig> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -174,5 +359,10 @@ export async function readConfig(file: string, env: Readonly<Record<string, stri
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new ConfigError(`cannot read ${file}: ${why}`);
   }
-  return parseConfig(file, text, env);
+  return parseProxyConfig(file, text, env);
+}
+
+/** The upstreams of a servers file. Throws {@link ConfigError}. */
+export async function readConfig(file: string, env: Readonly<Record<string, string | undefined>>): Promise<Upstream[]> {
+  return [...(await readProxyConfig(file, env)).upstreams];
 }

@@ -21,9 +21,17 @@ const CONFIG_FORMAT = `Servers file (the "mcpServers" format desktop clients use
     PATH, HOME, USER, LOGNAME, SHELL and TERM from this environment, plus its "env".
   - "url", "headers", "type": a remote server; "type" is "http" (Streamable HTTP, the default),
     "streamable-http", or "sse" (the 2024-11-05 HTTP+SSE transport).
-  - "disabled": true skips an entry; other keys (autoApprove, timeout...) are ignored.
-  - A name is letters, digits, "." and "-", starting with a letter: it prefixes the server's tools
-    and prompts (files_read_file) and resource URIs (files+file:///...).
+  - "disabled": true skips an entry; autoApprove, alwaysAllow, timeout and description are ignored;
+    any other key is an error.
+  - Per server: "namespace" (default: the name, "_" written "-"; "": none), "tools" and "prompts"
+    ({ "include", "exclude": names or globs, "rename": { "old": "new" } }), "tools.arguments"
+    ({ "<tool or *>": { "<arg>": { "hidden": v } or { "default": v } } }), "resources" (include,
+    exclude by URI), "sharing" ("shared" or "perSession"), "reconnect" (false or { initialDelayMs,
+    maxDelayMs, factor, jitter, maxAttempts }), "startTimeoutMs".
+  - Beside the list: "separator" (default "_"), "collisions" ("prefix", "first", "error"),
+    "requestTimeoutMs", "reconnect", "instructions". The list may be "servers" instead.
+  - A name is letters, digits, ".", "-" and "_", starting with a letter: its namespace prefixes
+    the server's tools and prompts (files_read_file) and resource URIs (files+file:///...).
   - \${VAR} in any of these strings is read from the environment; \${VAR:-default} has a default.`;
 
 const EXIT_CODES = `Exit codes:
@@ -63,7 +71,9 @@ Environment:
 
 ${EXIT_CODES}`,
 
-  proxy: `Usage: rxmcp proxy --config <servers.json> [--http <port> | --stdio] [--log-level <level>]
+  proxy: `Usage: rxmcp proxy --config <servers.json> [--http <port> [--host <address>] | --stdio] [--watch]
+                   [--log-level <level>]
+       rxmcp proxy --print-schema
 
 Starts every server of the file's "mcpServers" and serves them as one MCP server whose tools and
 prompts are named <server>_<name>. A server that fails to start is left out; one that goes away
@@ -72,7 +82,13 @@ is started again. Progress lines go to stderr: under --stdio, stdout carries pro
 Options:
   -c, --config <file>   the servers file (required)
   --http <port>         serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port)
+  --host <address>      the address --http listens on (default 127.0.0.1; another one is
+                        reachable from other machines: protect it)
   --stdio               serve on stdin and stdout (the default)
+  --watch               read the servers file again when it changes (SIGHUP always does): new
+                        servers join, removed ones leave, changed ones restart; clients stay
+                        connected. A file that is not valid is refused and the old one kept.
+  --print-schema        print the servers file's JSON Schema (draft 2020-12) and exit
   --log-level <level>   log on stderr from this level: trace, debug, info (a line per call), warn,
                         error, silent
   --log-format <f>      the log lines: pretty (the default) or json (one JSON object a line)

@@ -1,12 +1,16 @@
 /**
- * `rxmcp proxy --config <servers.json> [--http <port> | --stdio]`: starts the upstreams of a
- * servers file, serves their aggregate, and closes everything when the user stops it.
+ * `rxmcp proxy --config <servers.json> [--http <port> [--host <address>] | --stdio] [--watch]`:
+ * starts the upstreams of a servers file, serves their aggregate, reads the file again on SIGHUP
+ * (and with `--watch`, when it changes), and closes everything when the user stops it.
  */
 import { aggregate } from '../proxy/aggregate';
 import { createProxyRouter } from '../proxy/proxy-router';
 import type { ProxyRouter } from '../proxy/proxy-router';
 import type { CliCommand } from './args';
-import { readConfig } from './config';
+import { namespaceOf, readProxyConfig } from './config';
+import type { ProxyConfig, Upstream } from './config';
+import { CONFIG_SCHEMA } from './config-schema';
+import { reloadTriggers } from './reload';
 import { EXIT } from './errors';
 import { verbose } from './io';
 import type { CliIo } from './io';
@@ -14,11 +18,13 @@ import { createCliAuth } from './oauth';
 import type { CliAuth } from './oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
-import { serveProxy } from './serve';
-import { closeUpstreams, startUpstreams } from './upstreams';
+import { isLoopback, serveProxy } from './serve';
+import { closeUpstreams, startUpstream, startUpstreams } from './upstreams';
 import type { Closable, Started, UpstreamOptions } from './upstreams';
 import type { McpClient } from '../client/client-api';
-import type { UpstreamConnector } from '../proxy/upstream-source';
+import type { UpstreamConfig, UpstreamConnector } from '../proxy/upstream-source';
+import type { ReconfigurableAggregate } from '../proxy/aggregate';
+import { DEFAULT_HOST } from './args';
 import { packageVersion } from './version';
 
 type ProxyCommand = Extract<CliCommand, { kind: 'proxy' }>;
@@ -62,18 +68,24 @@ function upstreamOptions(
   };
 }
 
+/** The options one upstream is started with: its own start timeout, where the file sets one. */
+function optionsFor(upstream: Upstream, options: UpstreamOptions): UpstreamOptions {
+  const limit = upstream.policy?.startTimeoutMs;
+  return limit === undefined ? options : { ...options, startTimeoutMs: limit };
+}
+
 /**
- * The connector of an upstream that started: its first connection is the one already made; later
- * ones start it again (a progress line each), and the latest is what shutting down closes.
+ * The connector of a shared upstream: its first connection is the one already made (when there is
+ * one); later ones start it again (a progress line each), and the latest is what shutting down closes.
  */
 function restartable(
-  first: Extract<Started, { ok: true }>,
+  upstream: Upstream,
+  first: McpClient | undefined,
   options: UpstreamOptions,
   progress: Progress,
   current: Map<string, Closable>,
 ): UpstreamConnector {
-  let made: McpClient | undefined = first.client;
-  const { upstream } = first;
+  let made: McpClient | undefined = first;
   return {
     connect: async () => {
       if (made) {
@@ -81,7 +93,7 @@ function restartable(
         made = undefined;
         return client;
       }
-      const again = await startUpstreams([upstream], options, progress);
+      const again = await startUpstreams([upstream], optionsFor(upstream, options), progress);
       const started = again[0]!;
       if (!started.ok) throw new Error(started.cause);
       current.set(upstream.name, started);
@@ -90,15 +102,49 @@ function restartable(
   };
 }
 
+/** The connector of a `"sharing": "perSession"` upstream: a new one for each downstream session, closed with it. */
+function perSession(upstream: Upstream, options: UpstreamOptions): UpstreamConnector {
+  return {
+    connect: async () => {
+      const started = await startUpstream(upstream, optionsFor(upstream, options));
+      if (!started.ok) throw new Error(`${upstream.name}: ${started.cause}`);
+      return started.client;
+    },
+  };
+}
+
+/** The aggregate's entry of an upstream: its connector and the policies its entry in the file sets. */
+function entryOf(upstream: Upstream, connector: UpstreamConnector): UpstreamConfig {
+  const { namespace, tools, prompts, resources, sharing, reconnect } = upstream.policy ?? {
+    namespace: namespaceOf(upstream.name),
+  };
+  return {
+    upstream: connector,
+    namespace,
+    ...(tools ? { tools } : {}),
+    ...(prompts ? { prompts } : {}),
+    ...(resources ? { resources } : {}),
+    ...(sharing ? { sharing } : {}),
+    ...(reconnect !== undefined ? { reconnect } : {}),
+  };
+}
+
+const isShared = (upstream: Upstream) => upstream.policy?.sharing !== 'perSession';
+
 /** Runs `rxmcp proxy` until the user stops it; resolves with the exit code. Throws `ConfigError` for a bad file. */
 export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number> {
+  if (command.printSchema) {
+    io.stdout.write(`${JSON.stringify(CONFIG_SCHEMA, null, 2)}\n`);
+    return EXIT.ok;
+  }
   const progress = createProgress(io.stderr);
-  const upstreams = await readConfig(command.config, io.env);
+  const config = await readProxyConfig(command.config, io.env);
   const auths = new Map<string, CliAuth>();
   const router = createProxyRouter();
   const options = upstreamOptions(io, progress, auths, router);
   try {
-    const startup = startUpstreams(upstreams, options, progress);
+    const shared = config.upstreams.filter(isShared);
+    const startup = startUpstreams(shared, options, progress);
     const first = await Promise.race([startup, io.interrupted.then(() => undefined)]);
     if (first === undefined) {
       // Stopped while upstreams were starting: close each as it arrives.
@@ -106,11 +152,11 @@ export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number
       return EXIT.ok;
     }
     const live = connected(first);
-    if (live.length === 0) {
-      progress.error(`none of the ${upstreams.length} upstreams of ${command.config} could be started`);
+    if (live.length === 0 && shared.length === config.upstreams.length) {
+      progress.error(`none of the ${config.upstreams.length} upstreams of ${command.config} could be started`);
       return EXIT.failed;
     }
-    return await serveUntilStopped(command, io, progress, live, options, router);
+    return await serveUntilStopped(command, io, progress, config, live, options, router);
   } finally {
     router.close();
     await Promise.all([...auths.values()].map((auth) => auth.close()));
@@ -121,42 +167,154 @@ export async function runProxy(command: ProxyCommand, io: CliIo): Promise<number
 function servingFailure(command: ProxyCommand, error: unknown): string {
   const { serve } = command;
   if ((error as { code?: unknown }).code === 'EADDRINUSE' && serve.kind === 'http') {
-    return `port ${serve.port} of 127.0.0.1 is in use; choose another with --http <port> (0: any free port)`;
+    return `port ${serve.port} of ${serve.host ?? DEFAULT_HOST} is in use; choose another with --http <port> (0: any free port)`;
   }
   return causeOf(error);
+}
+
+/** The upstreams the aggregate serves, and what each was made from (to tell a changed entry). */
+class Members {
+  readonly entries = new Map<string, UpstreamConfig>();
+  private readonly written = new Map<string, string>();
+
+  set(upstream: Upstream, entry: UpstreamConfig): void {
+    this.entries.set(upstream.name, entry);
+    this.written.set(upstream.name, JSON.stringify(upstream));
+  }
+
+  same(upstream: Upstream): boolean {
+    return this.written.get(upstream.name) === JSON.stringify(upstream);
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+}
+
+/** What a reload needs. */
+interface ReloadContext {
+  readonly command: ProxyCommand;
+  readonly io: CliIo;
+  readonly progress: Progress;
+  readonly proxy: ReconfigurableAggregate;
+  readonly members: Members;
+  readonly current: Map<string, Closable>;
+  readonly options: UpstreamOptions;
+  readonly settings: ProxyConfig['settings'];
+}
+
+/**
+ * Reads the servers file again and applies it: new servers join, removed ones leave, changed ones
+ * start again; the others, and every downstream session, carry on. A file that cannot be read or
+ * is not valid changes nothing: its error goes to stderr.
+ */
+async function reload(context: ReloadContext, why: string): Promise<void> {
+  const { command, progress, proxy, members, current, options } = context;
+  let next: ProxyConfig;
+  try {
+    next = await readProxyConfig(command.config, context.io.env);
+  } catch (error) {
+    progress.error(`${why}: ${command.config} not reloaded, the running servers stay: ${causeOf(error)}`);
+    return;
+  }
+  const before = new Set(members.names());
+  const kept = new Set(
+    next.upstreams.filter((upstream) => before.has(upstream.name) && members.same(upstream)).map((u) => u.name),
+  );
+  const made = new Map<string, UpstreamConfig>();
+  for (const upstream of next.upstreams) {
+    if (kept.has(upstream.name)) continue;
+    const connector = isShared(upstream)
+      ? restartable(upstream, undefined, options, progress, current)
+      : perSession(upstream, options);
+    made.set(upstream.name, entryOf(upstream, connector));
+  }
+  const entries = Object.fromEntries(
+    next.upstreams.map((upstream) => [upstream.name, made.get(upstream.name) ?? members.entries.get(upstream.name)!]),
+  );
+  try {
+    proxy.reconfigure(entries, (key) => kept.has(key));
+  } catch (error) {
+    progress.error(`${why}: ${command.config} not reloaded, the running servers stay: ${causeOf(error)}`);
+    return;
+  }
+  const names = new Set(next.upstreams.map((upstream) => upstream.name));
+  for (const name of before) if (!names.has(name)) members.entries.delete(name);
+  for (const name of before) if (!names.has(name) || made.has(name)) current.delete(name);
+  for (const upstream of next.upstreams) if (made.has(upstream.name)) members.set(upstream, made.get(upstream.name)!);
+  const added = [...made.keys()].filter((name) => !before.has(name));
+  const changed = [...made.keys()].filter((name) => before.has(name));
+  const removed = [...before].filter((name) => !names.has(name));
+  const said = [
+    ...added.map((name) => `+${name}`),
+    ...changed.map((name) => `~${name}`),
+    ...removed.map((name) => `-${name}`),
+  ];
+  progress.note(`${why}: reloaded ${command.config}${said.length > 0 ? ` (${said.join(' ')})` : ', nothing changed'}`);
+  if (JSON.stringify(next.settings) !== JSON.stringify(context.settings))
+    progress.note(`${why}: the options beside the servers list (separator, collisions...) take effect on restart`);
 }
 
 async function serveUntilStopped(
   command: ProxyCommand,
   io: CliIo,
   progress: Progress,
+  config: ProxyConfig,
   live: ReadonlyArray<Extract<Started, { ok: true }>>,
   options: UpstreamOptions,
   router: ProxyRouter,
 ): Promise<number> {
   const logger = progressLogger(progress, verbose(io) ? 'info' : 'warn');
-  // Each upstream that started is served through a connector: when it goes away (a server process
-  // that crashed, a remote that dropped), the aggregate starts it again with backoff.
+  // Each shared upstream that started is served through a connector: when it goes away (a server
+  // process that crashed, a remote that dropped), the aggregate starts it again with backoff.
   const current = new Map(live.map((started) => [started.upstream.name, started as Closable]));
-  const proxy = aggregate(
-    Object.fromEntries(
-      live.map((started) => [started.upstream.name, restartable(started, options, progress, current)]),
-    ),
-    { name: 'rxmcp', version: packageVersion(), logger, router },
-  );
+  const members = new Members();
+  for (const upstream of config.upstreams) {
+    const started = live.find((s) => s.upstream.name === upstream.name);
+    if (isShared(upstream) && !started) continue;
+    const connector = started
+      ? restartable(upstream, started.client, options, progress, current)
+      : perSession(upstream, options);
+    members.set(upstream, entryOf(upstream, connector));
+  }
+  const { settings } = config;
+  const proxy = aggregate(Object.fromEntries(members.entries), {
+    name: 'rxmcp',
+    version: packageVersion(),
+    logger,
+    router,
+    ...settings,
+  });
+  const separator = settings.separator ?? '_';
+  const prefixOf = (name: string) => {
+    const namespace = members.entries.get(name)?.namespace ?? namespaceOf(name);
+    return namespace === '' ? '' : `${namespace}${separator}`;
+  };
   let serving;
   try {
-    serving = await serveProxy(proxy, command.serve, io, logger, { upstreams: current, log: command.log });
+    serving = await serveProxy(proxy, command.serve, io, logger, { upstreams: current, log: command.log, prefixOf });
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
     await closeUpstreams([...current.values()]);
     return EXIT.failed;
   }
-  const count = `${live.length} upstream${live.length === 1 ? '' : 's'}`;
+  const count = `${members.entries.size} upstream${members.entries.size === 1 ? '' : 's'}`;
   progress.note(serving.where === 'stdio' ? `serving ${count} on stdio` : `serving ${count} at ${serving.where}`);
+  const { serve } = command;
+  if (serve.kind === 'http' && !isLoopback(serve.host ?? DEFAULT_HOST))
+    progress.note(
+      `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: protect it (a firewall, a reverse proxy with authentication) or serve on 127.0.0.1`,
+    );
+  const context: ReloadContext = { command, io, progress, proxy, members, current, options, settings };
+  const reloading = reloadTriggers({
+    file: command.config,
+    watch: command.watch === true,
+    reload: (why) => reload(context, why),
+  });
   const reason = await Promise.race([serving.ended, io.interrupted]);
   progress.note(`shutting down (${reason})`);
+  await reloading.close();
   proxy.close();
   await serving.close();
   await closeUpstreams([...current.values()]);

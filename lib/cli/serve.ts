@@ -12,6 +12,7 @@ import type { OperationsOptions } from '../operations/server-operations';
 import type { Logger } from 'pino';
 import type * as Pino from 'pino';
 import type { McpClient } from '../client/client-api';
+import { DEFAULT_HOST } from './args';
 import type { LogSettings, ServeMode } from './args';
 
 /** The aggregate being served. */
@@ -37,6 +38,14 @@ export interface ServedUpstreams {
   readonly upstreams?: ReadonlyMap<string, { readonly client: McpClient }>;
   /** `--log-level` and `--log-format`: the HTTP server logs there (a line per call at info). */
   readonly log?: LogSettings | undefined;
+  /** What an upstream's tools are named with: its namespace and the separator (`files_`). Default `<name>_`. */
+  readonly prefixOf?: (name: string) => string;
+}
+
+/** Whether `host` is this machine only: an endpoint there is reached by local processes alone. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare) || bare === '::ffff:127.0.0.1';
 }
 
 /** Serves `proxy` as `mode` asks. Rejects when the HTTP port cannot be bound. */
@@ -51,10 +60,10 @@ export async function serveProxy(
     const running = await startStreamableHttpServer({
       server: proxy,
       port: mode.port,
-      host: '127.0.0.1',
+      host: mode.host ?? DEFAULT_HOST,
       logger: served.log && streams.stderr ? stderrLogger(served.log, streams.stderr) : logger,
-      // A process run on its own: /healthz, /readyz and /metrics on (127.0.0.1 only, as the endpoint).
-      operations: proxyOperations(served.upstreams ?? new Map()),
+      // A process run on its own: /healthz, /readyz and /metrics on (where the endpoint is).
+      operations: proxyOperations(served.upstreams ?? new Map(), served.prefixOf ?? ((name) => `${name}_`)),
     });
     return {
       where: running.url.href,
@@ -76,16 +85,19 @@ export async function serveProxy(
 }
 
 /** The operations of the proxy's HTTP front: each upstream ready while its client is not shut down. */
-function proxyOperations(upstreams: ReadonlyMap<string, { readonly client: McpClient }>): OperationsOptions {
+function proxyOperations(
+  upstreams: ReadonlyMap<string, { readonly client: McpClient }>,
+  prefixOf: (name: string) => string,
+): OperationsOptions {
   const up = (name: string) => upstreams.get(name)?.client.state !== 'shutdown';
-  const names = [...upstreams.keys()].sort((a, b) => b.length - a.length);
+  const names = [...upstreams.keys()].sort((a, b) => prefixOf(b).length - prefixOf(a).length);
   return {
     readiness: Object.fromEntries(
       names.map((name) => [`upstream:${name}`, () => up(name) || `upstream ${name} is disconnected`]),
     ),
     upstreams: () => Object.fromEntries(names.map((name) => [name, up(name)])),
-    // Tools and prompts are named <upstream>_<name>; the longest upstream name that prefixes one wins.
-    upstreamOf: (tool) => names.find((name) => tool.startsWith(`${name}_`)),
+    // Tools and prompts are named <namespace><separator><name>; the longest prefix that fits wins.
+    upstreamOf: (tool) => names.find((name) => prefixOf(name) !== '' && tool.startsWith(prefixOf(name))),
   };
 }
 

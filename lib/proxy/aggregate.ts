@@ -22,11 +22,22 @@ import { downstreamCapabilities } from './proxy';
 import type { ProxyRouter } from './proxy-router';
 import type { UpstreamReconnectOptions } from './reconnect';
 import { PerSessionLinks } from './per-session-links';
-import { SharedLinks } from './upstream-links';
+import { listsChanged, SharedLinks } from './upstream-links';
 import type { LinkSetup } from './upstream-links';
 import { ArgumentPolicies, NamePolicy } from './upstream-policy';
 import { normalizeUpstream } from './upstream-source';
 import type { NormalizedUpstream, UpstreamEntry } from './upstream-source';
+
+/** An aggregate whose upstreams can change while it serves. */
+export interface ReconfigurableAggregate extends McpProxy {
+  /**
+   * Serves `upstreams` from now on, downstream sessions staying connected: upstreams whose key is
+   * new join, those whose key is gone leave (their connections closed), and the others are made
+   * again from their new entry unless `keep(key)` says the running one stays. Downstream clients
+   * get `list_changed`. Throws a `TypeError`, changing nothing, for what `aggregate` would refuse.
+   */
+  reconfigure(upstreams: Readonly<Record<string, UpstreamEntry>>, keep?: (key: string) => boolean): void;
+}
 
 /** Options of {@link aggregate}. */
 export interface AggregateOptions {
@@ -75,21 +86,18 @@ export interface AggregateOptions {
 export function aggregate(
   upstreams: Readonly<Record<string, UpstreamEntry>>,
   options: AggregateOptions = {},
-): McpProxy {
+): ReconfigurableAggregate {
   const logger = childLogger(options.logger, { component: 'aggregate' });
   const entries = Object.entries(upstreams).map(([key, entry]) => [key, normalizeUpstream(key, entry)] as const);
-  const names = new Namespaces(
-    new Map(entries.map(([key, entry]) => [key, entry.namespace ?? key])),
-    options.separator ?? '_',
-  );
   const members: Member[] = [];
+  const routing: Routing = { members, names: namespacesOf(entries, options), options, logger };
   const transports = new WeakMap<Connection, Transport>();
   const closing = new Subject<void>();
-  const handlers = aggregateHandlers(members, names, options, logger);
+  const handlers = aggregateHandlers(routing);
   handlers['subscriptions/listen'] = listenRelay({
     capabilities: () => unionCapabilities(members),
     changes: () => front.broadcasts,
-    updates: (uri) => updatesOf({ members, names, options, logger }, uri),
+    updates: (uri) => updatesOf(routing, uri),
     closing,
     logger,
   });
@@ -106,21 +114,38 @@ export function aggregate(
       members.forEach((member) => member.links.close());
     },
   });
-  for (const [key, entry] of entries) {
-    const setup: LinkSetup = {
-      key,
-      logger,
-      front,
-      downstreamUri: (uri) => names.uri(key, uri),
-      renameLog: (message) => ({
-        ...message,
-        logger: typeof message.logger === 'string' ? names.name(key, message.logger) : key,
-      }),
-      transportOf: (session) => transports.get(session.connection),
-    };
-    members.push(memberOf(key, entry, setup, options));
-  }
+  const setupOf = (key: string): LinkSetup => ({
+    key,
+    logger,
+    front,
+    downstreamUri: (uri) => routing.names.uri(key, uri),
+    renameLog: (message) => ({
+      ...message,
+      logger: typeof message.logger === 'string' ? routing.names.name(key, message.logger) : key,
+    }),
+    transportOf: (session) => transports.get(session.connection),
+  });
+  for (const [key, entry] of entries) members.push(memberOf(key, entry, setupOf(key), options));
   return {
+    reconfigure: (next, keep = () => false) => {
+      const normalized = Object.entries(next).map(([key, entry]) => [key, normalizeUpstream(key, entry)] as const);
+      const names = namespacesOf(normalized, options);
+      const made = new Map<string, Member>();
+      // Built before anything changes, so that a policy `aggregate` refuses leaves the old members serving.
+      try {
+        for (const [key, entry] of normalized)
+          if (!keep(key) || !members.some((member) => member.key === key))
+            made.set(key, memberOf(key, entry, setupOf(key), options));
+      } catch (error) {
+        for (const member of made.values()) member.links.close();
+        throw error;
+      }
+      const old = new Map(members.map((member) => [member.key, member]));
+      members.splice(0, members.length, ...normalized.map(([key]) => made.get(key) ?? old.get(key)!));
+      routing.names = names;
+      for (const [key, member] of old) if (made.has(key) || !(key in next)) member.links.close();
+      listsChanged(front);
+    },
     connect: (transport) => {
       const connection = front.connect(transport);
       transports.set(connection, transport);
@@ -172,10 +197,21 @@ function unknownTarget(kind: string, value: string): JsonRpcError {
   return JsonRpcError.invalidParams(`no upstream serves the ${kind} "${value}"`);
 }
 
-/** What the handlers share. */
+/** The namespaces of the entries, by their keys. */
+function namespacesOf(
+  entries: ReadonlyArray<readonly [string, NormalizedUpstream]>,
+  options: AggregateOptions,
+): Namespaces {
+  return new Namespaces(
+    new Map(entries.map(([key, entry]) => [key, entry.namespace ?? key])),
+    options.separator ?? '_',
+  );
+}
+
+/** What the handlers share; `names` changes when the aggregate is reconfigured. */
 interface Routing {
   readonly members: readonly Member[];
-  readonly names: Namespaces;
+  names: Namespaces;
   readonly options: AggregateOptions;
   readonly logger: Logger;
 }
@@ -270,13 +306,8 @@ function resourceList(
 }
 
 /** The aggregate's request handlers: merged lists, and each request routed to its upstream. */
-function aggregateHandlers(
-  members: readonly Member[],
-  names: Namespaces,
-  options: AggregateOptions,
-  logger: Logger,
-): Record<string, RequestHandler> {
-  const routing: Routing = { members, names, options, logger };
+function aggregateHandlers(routing: Routing): Record<string, RequestHandler> {
+  const { members, options, logger } = routing;
   // `original` and `owner`: the caller's own params (a stateless retry's answers) and session (its log level).
   const forward = (
     client: McpClient,
@@ -339,7 +370,7 @@ function aggregateHandlers(
     'resources/read': (params, context, owner) =>
       toResource(routing, String(params.uri), asker(context, owner), 'resource', (member, local, client) =>
         forward(client, 'resources/read', { ...forwardedParams(params), uri: local }, context, params, owner).pipe(
-          map((result) => renameContents(result, (uri) => names.uri(member.key, uri))),
+          map((result) => renameContents(result, (uri) => routing.names.uri(member.key, uri))),
         ),
       ),
     'resources/subscribe': (params, context, owner) => {

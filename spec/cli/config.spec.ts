@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, expandVariables, parseConfig, readConfig } from '../../lib/cli/config';
+import { ConfigError, expandVariables, parseConfig, parseProxyConfig, readConfig } from '../../lib/cli/config';
 
 const parse = (config: unknown, env: Record<string, string> = {}) =>
   parseConfig('servers.json', JSON.stringify(config), env);
@@ -34,15 +34,29 @@ describe('parseConfig', () => {
         args: ['-y', 'server-files', '/tmp'],
         env: { A: '1' },
         cwd: '/srv',
+        policy: { namespace: 'files' },
       },
       {
         kind: 'http',
         name: 'search',
         url: new URL('https://search.example/mcp'),
         headers: { authorization: 'Bearer x' },
+        policy: { namespace: 'search' },
       },
-      { kind: 'sse', name: 'legacy', url: new URL('http://127.0.0.1:9/sse'), headers: {} },
-      { kind: 'http', name: 'modern', url: new URL('http://127.0.0.1:9/mcp'), headers: {} },
+      {
+        kind: 'sse',
+        name: 'legacy',
+        url: new URL('http://127.0.0.1:9/sse'),
+        headers: {},
+        policy: { namespace: 'legacy' },
+      },
+      {
+        kind: 'http',
+        name: 'modern',
+        url: new URL('http://127.0.0.1:9/mcp'),
+        headers: {},
+        policy: { namespace: 'modern' },
+      },
     ]);
   });
 
@@ -53,7 +67,9 @@ describe('parseConfig', () => {
         b: { command: 'b', disabled: true },
       },
     });
-    expect(upstreams).toEqual([{ kind: 'stdio', name: 'a', command: 'a', args: [], env: {}, cwd: undefined }]);
+    expect(upstreams).toEqual([
+      { kind: 'stdio', name: 'a', command: 'a', args: [], env: {}, cwd: undefined, policy: { namespace: 'a' } },
+    ]);
   });
 
   it('expands ${VAR} and ${VAR:-default} in env values and headers from the environment', () => {
@@ -97,9 +113,8 @@ describe('parseConfig', () => {
     expect(configError(() => parseConfig('servers.json', '{ "mcpServers": ', {}))).toMatch(
       /^servers\.json is not valid JSON: /,
     );
-    expect(configError(() => parse({ servers: {} }))).toBe(
-      'servers.json: expected an object with "mcpServers": { "<name>": {...} }',
-    );
+    expect(configError(() => parse({ servers: {} }))).toBe('servers.json: "servers" lists no server to start');
+    expect(configError(() => parse({ other: {} }))).toBe('servers.json: unknown key "other"');
     expect(configError(() => parse({ mcpServers: {} }))).toBe('servers.json: "mcpServers" lists no server to start');
   });
 
@@ -128,8 +143,97 @@ describe('parseConfig', () => {
   });
 
   it('refuses a name that cannot prefix tool names and resource URIs', () => {
-    expect(configError(() => parse({ mcpServers: { my_files: { command: 'x' } } }))).toBe(
-      'servers.json: mcpServers.my_files: the name must be letters, digits, "." and "-", starting with a letter (it prefixes tool names)',
+    expect(configError(() => parse({ mcpServers: { '1files': { command: 'x' } } }))).toBe(
+      'servers.json: mcpServers.1files: the name must be letters, digits, ".", "-" and "_", starting with a letter (it prefixes tool names)',
+    );
+  });
+
+  it('namespaces a name with "_" with "-" in its place, and refuses two names that meet there', () => {
+    expect(parse({ servers: { my_files: { command: 'x' } } })[0]!.policy?.namespace).toBe('my-files');
+    expect(configError(() => parse({ servers: { my_files: { command: 'x' }, 'my-files': { command: 'y' } } }))).toBe(
+      'servers.json: servers.my_files and servers.my-files have the same namespace "my-files"',
+    );
+    expect(configError(() => parse({ servers: { a: { command: 'x', namespace: 'a_b' } } }))).toMatch(
+      /^servers\.json: servers\.a: "namespace": "a_b" must be letters/,
+    );
+    expect(configError(() => parse({ separator: '-', servers: { a: { command: 'x' } } }))).toMatch(
+      /^servers\.json: "separator": "-" could be part of a namespace/,
+    );
+    expect(configError(() => parse({ servers: { a: { command: 'x' } }, mcpServers: { b: { command: 'y' } } }))).toMatch(
+      /two names for one list/,
+    );
+  });
+
+  it("reads each entry's aggregate policies and the aggregate's options", () => {
+    const config = parseProxyConfig(
+      'servers.json',
+      JSON.stringify({
+        servers: {
+          files: {
+            command: 'x',
+            namespace: '',
+            tools: {
+              include: 'read_*',
+              exclude: ['read_secret'],
+              rename: { read_file: 'read' },
+              arguments: { '*': { root: { hidden: '/srv' } }, read_file: { encoding: { default: 'utf8' } } },
+            },
+            prompts: { exclude: 'debug' },
+            resources: { include: 'file:///srv/*' },
+            sharing: 'perSession',
+            reconnect: false,
+            startTimeoutMs: 5000,
+          },
+          web: { url: 'http://127.0.0.1:9/mcp', reconnect: { initialDelayMs: 10, maxAttempts: 3 } },
+        },
+        separator: '__',
+        collisions: 'first',
+        requestTimeoutMs: 1000,
+        reconnect: { maxDelayMs: 2000 },
+        instructions: 'two servers',
+      }),
+      {},
+    );
+    expect(config.settings).toEqual({
+      separator: '__',
+      collisions: 'first',
+      requestTimeoutMs: 1000,
+      reconnect: { maxDelayMs: 2000 },
+      instructions: 'two servers',
+    });
+    expect(config.upstreams.map((upstream) => upstream.policy)).toEqual([
+      {
+        namespace: '',
+        tools: {
+          include: 'read_*',
+          exclude: ['read_secret'],
+          rename: { read_file: 'read' },
+          arguments: { '*': { root: { hidden: '/srv' } }, read_file: { encoding: { default: 'utf8' } } },
+        },
+        prompts: { exclude: 'debug' },
+        resources: { include: 'file:///srv/*' },
+        sharing: 'perSession',
+        reconnect: false,
+        startTimeoutMs: 5000,
+      },
+      { namespace: 'web', reconnect: { initialDelayMs: 10, maxAttempts: 3 } },
+    ]);
+  });
+
+  it('refuses unknown keys, naming the server and the key', () => {
+    expect(configError(() => parse({ servers: { a: { command: 'x', tols: {} } } }))).toBe(
+      'servers.json: servers.a: unknown key "tols"',
+    );
+    expect(configError(() => parse({ servers: { a: { command: 'x', tools: { rename: {}, hide: [] } } } }))).toBe(
+      'servers.json: servers.a: unknown key "tools.hide"',
+    );
+    expect(
+      configError(() => parse({ servers: { a: { command: 'x', tools: { arguments: { t: { x: { value: 1 } } } } } } })),
+    ).toBe(
+      'servers.json: servers.a: "tools.arguments.t.x": an argument policy is { "hidden": value } or { "default": value }',
+    );
+    expect(configError(() => parse({ servers: { a: { url: 'http://h/', sharing: 'always' } } }))).toMatch(
+      /^servers\.json: servers\.a: "sharing": /,
     );
   });
 });

@@ -138,7 +138,10 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
       '--version',
       '--config',
       '--http',
+      '--host',
       '--stdio',
+      '--watch',
+      '--print-schema',
       '--log-level',
       '--log-format',
     ]);
@@ -146,6 +149,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(complete(['rxmcp', 'completion', ''])).toEqual(['bash', 'zsh', '--help', '-h', '--version', '-v']);
     expect(complete(['rxmcp', 'proxy', '--config', 'help.sp'])).toEqual(['help.spec.ts']);
     expect(complete(['rxmcp', 'proxy', '--http', ''])).toEqual([]);
+    expect(complete(['rxmcp', 'proxy', '--host', ''])).toEqual([]);
   });
 
   it('prints a zsh script offering every command and option', async () => {
