@@ -1,5 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context as otelContext,
+  createTraceState,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import type { Context, ContextManager } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -117,6 +125,38 @@ describe('tracing middleware', () => {
     }
   });
 
+  it('counts a caller’s mistake (an unknown tool) as an error of the client span, not of the server span', async () => {
+    const { provider, named } = tracing();
+    const { server } = demoServer({ middleware: [serverTracing({ tracerProvider: provider })] });
+    client = await clientOf(server, { middleware: [clientTracing({ tracerProvider: provider })] });
+    const failure = await client.promises.callTool('nope').catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: -32602 });
+    await until(() => named(SpanKind.SERVER).length === 1 && named(SpanKind.CLIENT).length === 1);
+    const [clientSpan] = named(SpanKind.CLIENT) as [ReadableSpan];
+    const [serverSpan] = named(SpanKind.SERVER) as [ReadableSpan];
+    expect(clientSpan.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(clientSpan.status.code).toBe(SpanStatusCode.ERROR);
+    expect(serverSpan.attributes['rpc.response.status_code']).toBe('-32602');
+    expect(serverSpan.attributes['error.type']).toBeUndefined();
+    expect(serverSpan.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('sets network.transport as the options say, off HTTP', async () => {
+    const { provider, named } = tracing();
+    const { server } = demoServer({
+      middleware: [serverTracing({ tracerProvider: provider, networkTransport: 'pipe' })],
+    });
+    client = await clientOf(server, {
+      middleware: [clientTracing({ tracerProvider: provider, networkTransport: 'pipe' })],
+    });
+    await client.promises.callTool('echo', { text: 'hi' }, { progress: false });
+    await until(() => named(SpanKind.SERVER).length === 1 && named(SpanKind.CLIENT).length === 1);
+    for (const span of [...named(SpanKind.CLIENT), ...named(SpanKind.SERVER)]) {
+      expect(span.attributes['network.transport']).toBe('pipe');
+      expect(span.attributes['network.protocol.name']).toBeUndefined();
+    }
+  });
+
   it('carries tracestate and baggage, and traces stateless requests with their revision', async () => {
     const { provider, named } = tracing();
     const metas: Record<string, unknown>[] = [];
@@ -205,6 +245,38 @@ describe('tracing middleware', () => {
       expect(clientSpan.parentSpanContext?.spanId).toBe(find('caller').spanContext().spanId);
       expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
       expect(find('inside the tool').parentSpanContext?.spanId).toBe(serverSpan.spanContext().spanId);
+    } finally {
+      otelContext.disable();
+    }
+  });
+
+  it('with no propagator set up, injects the caller’s trace and tracestate, and the server carries them on', async () => {
+    otelContext.setGlobalContextManager(new LocalContextManager());
+    try {
+      const { provider, named } = tracing();
+      const metas: Record<string, unknown>[] = [];
+      const { server } = demoServer({ middleware: [wireMeta(metas), serverTracing({ tracerProvider: provider })] });
+      client = await clientOf(server, { middleware: [clientTracing({ tracerProvider: provider })] });
+      // The caller's span continues a trace that came from upstream with a tracestate.
+      const upstream = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: 'b7ad6b7169203331',
+        traceFlags: 1,
+        isRemote: true,
+        traceState: createTraceState('vendor=x,other=y'),
+      });
+      await otelContext.with(upstream, () => client!.promises.callTool('echo', { text: 'hi' }, { progress: false }));
+      await until(() => named(SpanKind.SERVER).length === 1 && named(SpanKind.CLIENT).length === 1);
+      const clientSpan = named(SpanKind.CLIENT)[0]!;
+      const serverSpan = named(SpanKind.SERVER)[0]!;
+      expect(clientSpan.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+      expect(metas[0]).toMatchObject({
+        traceparent: `00-0af7651916cd43dd8448eb211c80319c-${clientSpan.spanContext().spanId}-01`,
+        tracestate: 'vendor=x,other=y',
+      });
+      expect(serverSpan.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+      expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+      expect(serverSpan.spanContext().traceState?.serialize()).toBe('vendor=x,other=y');
     } finally {
       otelContext.disable();
     }
