@@ -1,0 +1,66 @@
+import Ajv2020 from 'ajv/dist/2020';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseProxyConfig } from '../../lib/cli/config';
+import { CONFIG_SCHEMA } from '../../lib/cli/config-schema';
+
+const validate = new Ajv2020({ strict: false }).compile(CONFIG_SCHEMA);
+const parses = (config: unknown): boolean => {
+  try {
+    parseProxyConfig('servers.json', JSON.stringify(config), {});
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const GOOD: unknown[] = [
+  { mcpServers: { a: { command: 'x' } } },
+  { servers: { my_files: { command: 'x', args: ['y'], env: { A: '1' }, cwd: '/srv', autoApprove: [] } } },
+  { servers: { a: { url: 'http://h/mcp', type: 'sse', headers: { k: 'v' }, reconnect: false } }, separator: '__' },
+  {
+    servers: {
+      a: {
+        command: 'x',
+        namespace: '',
+        tools: { include: ['read_*'], rename: { r: 's' }, arguments: { '*': { t: { hidden: 1 } } } },
+        prompts: { exclude: 'p' },
+        resources: { include: 'file:*' },
+        sharing: 'perSession',
+        startTimeoutMs: 10,
+      },
+    },
+    collisions: 'error',
+    requestTimeoutMs: 5,
+    reconnect: { initialDelayMs: 0 },
+  },
+];
+const BAD: unknown[] = [
+  { other: {} },
+  { mcpServers: { a: { command: 'x', tols: {} } } },
+  { mcpServers: { '1a': { command: 'x' } } },
+  { mcpServers: { a: { command: 'x', url: 'http://h/' } } },
+  { mcpServers: { a: { url: 'http://h/', sharing: 'always' } } },
+  { mcpServers: { a: { command: 'x', tools: { arguments: { t: { x: { value: 1 } } } } } } },
+  { mcpServers: { a: { command: 'x' } }, collisions: 'last' },
+  { mcpServers: { a: { command: 'x' } }, separator: '-' },
+  [],
+];
+
+describe('the servers file schema', () => {
+  it('is draft 2020-12 and accepts the example configs', () => {
+    expect(CONFIG_SCHEMA.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    const example = JSON.parse(readFileSync(resolve(__dirname, '../../examples/gateway.json'), 'utf8')) as unknown;
+    expect(validate(example)).toBe(true);
+  });
+
+  it.each(GOOD.map((config) => [JSON.stringify(config), config]))('and the parser accept %s', (_text, config) => {
+    expect(validate(config)).toBe(true);
+    expect(parses(config)).toBe(true);
+  });
+
+  it.each(BAD.map((config) => [JSON.stringify(config), config]))('and the parser refuse %s', (_text, config) => {
+    expect(validate(config)).toBe(false);
+    expect(parses(config)).toBe(false);
+  });
+});
