@@ -329,7 +329,7 @@ export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';
 export { aggregate } from './proxy/aggregate';
-export type { AggregateOptions } from './proxy/aggregate';
+export type { AggregateOptions, ReconfigurableAggregate } from './proxy/aggregate';
 export type { ProxyRouter, ProxyRouterOptions } from './proxy/proxy-router';
 export type {
   DownstreamInfo,

@@ -5,7 +5,7 @@ export type { McpProxy, ProxyOptions } from '../proxy/proxy';
 export { createProxyRouter } from '../proxy/proxy-router';
 export type { ProxyRouter, ProxyRouterOptions } from '../proxy/proxy-router';
 export { aggregate } from '../proxy/aggregate';
-export type { AggregateOptions } from '../proxy/aggregate';
+export type { AggregateOptions, ReconfigurableAggregate } from '../proxy/aggregate';
 export type {
   DownstreamInfo,
   UpstreamConfig,
