@@ -25,20 +25,8 @@ const LIB = path.join(ROOT, 'lib');
 const DIST = path.join(ROOT, 'dist/mjs');
 const OUT = path.join(DIST, 'lib');
 
-/** The package's entries (as in scripts/write-esm-entry.cjs): dist/mjs/<name>.mjs over each. */
-const ENTRIES = {
-  index: 'lib/index',
-  server: 'lib/entries/server',
-  client: 'lib/entries/client',
-  stdio: 'lib/entries/stdio',
-  http: 'lib/entries/http',
-  'http-client': 'lib/entries/http-client',
-  websocket: 'lib/entries/websocket',
-  core: 'lib/entries/core',
-  auth: 'lib/entries/auth',
-  proxy: 'lib/entries/proxy',
-  cluster: 'lib/entries/cluster',
-};
+/** The package's entries: dist/mjs/<name>.mjs over each. */
+const ENTRIES = require('./package-entries.cjs');
 
 /** Packages `require`d on first use that the ES module build imports. */
 const STATIC = new Set(['jose', 'eventsource']);

@@ -7,19 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const ENTRIES = {
-  index: 'lib/index',
-  server: 'lib/entries/server',
-  client: 'lib/entries/client',
-  stdio: 'lib/entries/stdio',
-  http: 'lib/entries/http',
-  'http-client': 'lib/entries/http-client',
-  websocket: 'lib/entries/websocket',
-  core: 'lib/entries/core',
-  auth: 'lib/entries/auth',
-  proxy: 'lib/entries/proxy',
-  cluster: 'lib/entries/cluster',
-};
+const ENTRIES = require('./package-entries.cjs');
 
 /** Writes `text` to `file` unless it holds it already: a build with nothing new leaves dist/ as it is. */
 function writeIfChanged(file, text) {

@@ -25,6 +25,14 @@ const SESSION_ROW: Row = {
   valid: 'served',
 };
 
+/** What the answer to a GET amounts to: served, or the status it was refused with. */
+const streamOutcome = (answer: Answer): string =>
+  answer.status === 200
+    ? 'served'
+    : answer.error === 'insufficient_scope'
+      ? '403 insufficient_scope'
+      : `${answer.status}`;
+
 /** What an answer amounts to, in a word or two. */
 function outcome(answer: Answer, id: number): string {
   if (answer.status >= 400)
@@ -188,12 +196,7 @@ export function sessionMatrix(modes: readonly Mode[]): void {
           () => true,
           150,
         );
-        row[cell] =
-          answer.status === 200
-            ? 'served'
-            : answer.error === 'insufficient_scope'
-              ? '403 insufficient_scope'
-              : `${answer.status}`;
+        row[cell] = streamOutcome(answer);
       }
       expect(row).toEqual(SESSION_ROW);
     });
@@ -220,12 +223,7 @@ export function sessionMatrix(modes: readonly Mode[]): void {
           () => true,
           150,
         );
-        row[cell] =
-          answer.status === 200
-            ? 'served'
-            : answer.error === 'insufficient_scope'
-              ? '403 insufficient_scope'
-              : `${answer.status}`;
+        row[cell] = streamOutcome(answer);
       }
       expect(row).toEqual({ ...SESSION_ROW, 'another subject': '400' });
     });
