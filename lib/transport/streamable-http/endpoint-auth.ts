@@ -7,6 +7,8 @@ import type pino from 'pino';
 import { refuse } from '../http/http-guards';
 import { answerRefusal, verifiedCallers } from '../http/request-auth';
 import type { RequestAuthenticator } from '../http/request-auth';
+import { scopesToChallenge } from '../http/caller';
+import type { ScopeRule } from '../http/caller';
 import { principalOf } from '../transport';
 import type { AuthInfo } from '../transport';
 import type { StreamableHttpServerTransport } from './streamable-http-session';
@@ -14,21 +16,15 @@ import type { StreamableHttpServerTransport } from './streamable-http-session';
 /** Refuses (403 `insufficient_scope`) a POST whose token lacks a scope its tool, resource or prompt needs. */
 export function lacksScopes(
   auth: RequestAuthenticator,
-  required: ((method: string, params: unknown) => readonly string[]) | undefined,
+  required: ScopeRule | undefined,
   req: HttpRequestLike,
   res: HttpResponseLike,
   items: readonly unknown[],
 ): boolean {
   const caller = verifiedCallers.get(req);
-  if (!caller || !required) return false;
-  const needed = new Set<string>();
-  for (const item of items) {
-    const message = item as { method?: unknown; params?: unknown };
-    if (typeof message.method !== 'string') continue;
-    for (const scope of required(message.method, message.params)) if (!caller.scopes.includes(scope)) needed.add(scope);
-  }
-  if (needed.size === 0) return false;
-  answerRefusal(res, auth.insufficientScope([...new Set([...caller.scopes, ...needed])]));
+  const scopes = caller === undefined ? undefined : scopesToChallenge(caller, required, items);
+  if (scopes === undefined) return false;
+  answerRefusal(res, auth.insufficientScope(scopes));
   return true;
 }
 
