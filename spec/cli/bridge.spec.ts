@@ -99,6 +99,18 @@ describe('bridge', () => {
   });
 });
 
+/** A bridge (drain 1 s) whose client sent a request, then closed; `ended()` says whether it has ended. */
+function closedWithRequestInFlight() {
+  const client = scriptedTransport();
+  const server = scriptedTransport();
+  const running = bridge(client.transport, server.transport, 1000);
+  let ended = false;
+  void running.ended.then(() => (ended = true));
+  client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  client.transport.close('stdin ended');
+  return { server, running, ended: () => ended };
+}
+
 describe('bridge, when the client closes with requests in flight', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
@@ -116,31 +128,19 @@ describe('bridge, when the client closes with requests in flight', () => {
   });
 
   it('ends on the client’s side once every request is answered, and waits no longer than the drain', async () => {
-    const client = scriptedTransport();
-    const server = scriptedTransport();
-    const running = bridge(client.transport, server.transport, 1000);
-    let ended = false;
-    void running.ended.then(() => (ended = true));
-    client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    client.transport.close('stdin ended');
+    const { server, running, ended } = closedWithRequestInFlight();
     await jest.advanceTimersByTimeAsync(500);
-    expect(ended).toBe(false);
+    expect(ended()).toBe(false);
     server.incoming.next({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
     await jest.advanceTimersByTimeAsync(0);
-    expect(ended).toBe(true);
+    expect(ended()).toBe(true);
     expect(await running.ended).toMatchObject({ side: 'client' });
   });
 
   it('gives up waiting after the drain, ending on the client’s side', async () => {
-    const client = scriptedTransport();
-    const server = scriptedTransport();
-    const running = bridge(client.transport, server.transport, 1000);
-    let ended = false;
-    void running.ended.then(() => (ended = true));
-    client.incoming.next({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    client.transport.close('stdin ended');
+    const { running, ended } = closedWithRequestInFlight();
     await jest.advanceTimersByTimeAsync(999);
-    expect(ended).toBe(false);
+    expect(ended()).toBe(false);
     await jest.advanceTimersByTimeAsync(1);
     expect(await running.ended).toMatchObject({ side: 'client' });
   });
