@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
 import WebSocket from 'ws';
-import { createEverythingServer, serveHttp } from '../examples/everything-server';
+import { createEverythingServer, serveHttp } from '../examples/conformance/everything-server';
 import {
   connect,
   createInMemoryPair,
@@ -26,7 +26,7 @@ import type { McpClient } from '../lib/index';
 import { answerText, hostile, isInternalError, seeded, validCall } from './hostile-frames';
 
 const RESULTS = resolve(__dirname, '../../benchmarks/results');
-const SERVER = resolve(__dirname, '../examples/everything-server.js');
+const SERVER = resolve(__dirname, '../examples/conformance/everything-server.js');
 /** One frame in this many is a valid request. */
 const VALID_EVERY = 10;
 

@@ -183,7 +183,7 @@ function problems(dir, skip = /^$/) {
 
 function startServer() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/examples/everything-server.js'), '--http', '0'], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/examples/conformance/everything-server.js'), '--http', '0'], {
       cwd: ROOT,
       // The suite provokes refusals on purpose (a DNS-rebinding Host); keep the server's log quiet.
       env: { ...process.env, LOG_LEVEL: 'error' },
@@ -299,7 +299,7 @@ async function clientSuite() {
   // Every client scenario of 0.1.16 (`--suite all`). The runner appends the server URL to the command.
   const listed = listClientScenarios(SUITES.current);
   const scenarios = listed.filter((name) => !name.startsWith('auth/'));
-  const command = `${process.execPath} ${path.join(ROOT, 'dist/examples/everything-client.js')}`;
+  const command = `${process.execPath} ${path.join(ROOT, 'dist/examples/conformance/everything-client.js')}`;
   let code = 0;
   for (const scenario of scenarios) {
     code ||= await runCli(['client', '--command', command, '--scenario', scenario, '-o', dir]);

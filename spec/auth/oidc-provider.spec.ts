@@ -14,7 +14,7 @@ import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { createStreamableHttpHandler } from '../../lib/transport/streamable-http/streamable-http-handler';
-import { serveHttp } from '../../examples/everything-server';
+import { serveHttp } from '../../examples/conformance/everything-server';
 
 // End to end against a real authorization server (oidc-provider, in a child process): a client
 // that signs in (authorization code + PKCE, dynamic registration, resource indicator), refreshes,

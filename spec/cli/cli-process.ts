@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 /** The built command (run `npm run build` first). */
 export const CLI = resolve(__dirname, '../../dist/lib/cli/rxmcp.js');
 /** rxmcp's example server, built. */
-export const EXAMPLE_SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+export const EXAMPLE_SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 /** The official reference server; its first argument picks the transport. */
 export const REFERENCE_SERVER = resolve(
   __dirname,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
 import WebSocket from 'ws';
-import { createEverythingServer, serveHttp } from '../../examples/everything-server';
+import { createEverythingServer, serveHttp } from '../../examples/conformance/everything-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
 import { hostile, seeded, validCall } from '../../benchmarks/hostile-frames';
@@ -13,7 +13,7 @@ import { hostile, seeded, validCall } from '../../benchmarks/hostile-frames';
 // never answer -32603 (an internal error means a peer reached a bug), and answer every valid
 // request correctly.
 
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 const FRAMES = 600;
 
 /** A valid request and what its answer must say. */

@@ -7,7 +7,7 @@ import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-clie
 import type { StdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
 
 // rxmcp's own example server, built (npm test builds first).
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 
 const textOf = (content: ReadonlyArray<{ type: string; text?: unknown }>) =>
   content.map((block) => (block.type === 'text' ? String(block.text) : `[${block.type}]`)).join('\n');

@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
-import { readContext, runScenario, SCENARIOS } from '../../examples/everything-client';
+import { readContext, runScenario, SCENARIOS } from '../../examples/conformance/everything-client';
 import { fakeServer, LEGACY_ONLY } from '../client/fake-server';
 import { SEP1034_DEFAULTS_FORM } from '../support/elicitation-forms';
 import { linkedPair } from '../support/linked-pair';
-import { createEverythingServer } from '../../examples/everything-server';
+import { createEverythingServer } from '../../examples/conformance/everything-server';
 
-const CLIENT = resolve(__dirname, '../../dist/examples/everything-client.js');
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const CLIENT = resolve(__dirname, '../../dist/examples/conformance/everything-client.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 const silent = pino({ level: 'silent' });
 
 /** Runs the built example client; resolves with its exit code and stderr. */

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 
 // The example server's command line (`npm start` runs it with `--http`): the port comes from
 // `--port`, `--http <port>` or PORT, and a port that cannot be bound is explained in one line.
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 
 function run(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [SERVER, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });

@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { parseCommandLine, renderProgress, renderResult, UsageError } from '../../examples/mcp-client';
+import { parseCommandLine, renderProgress, renderResult, UsageError } from '../../examples/conformance/mcp-client';
 import { startProgram } from '../support/readme-examples';
 
 // The example command-line client, built (npm test builds first), against the example server over
 // Streamable HTTP and over stdio. Its stdout is a pipe here, so progress comes as plain lines.
 const ROOT = resolve(__dirname, '../..');
-const CLIENT = resolve(__dirname, '../../dist/examples/mcp-client.js');
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const CLIENT = resolve(__dirname, '../../dist/examples/conformance/mcp-client.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 
 const children = new Set<ChildProcess>();
 
@@ -44,7 +44,7 @@ afterAll(async () => {
 const COUNTDOWN = ['--call', 'countdown', '--args', '{"from":3,"intervalMs":20}'];
 const PROGRESS_LINES = 'progress 1/3 2 to go\nprogress 2/3 1 to go\nprogress 3/3 0 to go\n';
 
-describe('the example client (examples/mcp-client.ts)', () => {
+describe('the example client (examples/conformance/mcp-client.ts)', () => {
   it('lists the tools of a Streamable HTTP server, and exits 0', async () => {
     const { code, stdout, stderr } = await runClient([url]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
@@ -103,7 +103,7 @@ describe('the example client (examples/mcp-client.ts)', () => {
  */
 function documentedRuns(): string[][] {
   const readme = readFileSync(resolve(ROOT, 'docs', 'client.md'), 'utf8');
-  return [...readme.matchAll(/^node dist\/examples\/mcp-client\.js (.*?)(?:\s+#.*)?$/gm)].map((match) =>
+  return [...readme.matchAll(/^node dist\/examples\/conformance\/mcp-client\.js (.*?)(?:\s+#.*)?$/gm)].map((match) =>
     [...match[1]!.matchAll(/'([^']*)'|(\S+)/g)].map((word) => word[1] ?? word[2]!),
   );
 }

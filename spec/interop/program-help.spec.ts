@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { parseServerCommandLine, ServerUsageError } from '../../examples/server-command-line';
-import { asksForHelp, parseCommandLine, UnknownOptionError } from '../../examples/mcp-client';
+import { parseServerCommandLine, ServerUsageError } from '../../examples/conformance/server-command-line';
+import { asksForHelp, parseCommandLine, UnknownOptionError } from '../../examples/conformance/mcp-client';
 
 // Every program of the package, built: `--help` and `-h` print usage, options, examples and the
 // environment on stdout and exit 0 without serving; an unknown option is one line on stderr naming
@@ -9,8 +9,8 @@ import { asksForHelp, parseCommandLine, UnknownOptionError } from '../../example
 
 const DIST = resolve(__dirname, '../../dist');
 const RXMCP = resolve(DIST, 'lib/cli/rxmcp.js');
-const SERVER = resolve(DIST, 'examples/everything-server.js');
-const CLIENT = resolve(DIST, 'examples/mcp-client.js');
+const SERVER = resolve(DIST, 'examples/conformance/everything-server.js');
+const CLIENT = resolve(DIST, 'examples/conformance/mcp-client.js');
 
 function run(script: string, args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
@@ -30,7 +30,7 @@ describe('--help on every program', () => {
     ['rxmcp proxy', RXMCP, ['proxy'], 'Usage: rxmcp proxy --config <servers.json>'],
     ['rxmcp connect', RXMCP, ['connect'], 'Usage: rxmcp connect <url>'],
     ['rxmcp completion', RXMCP, ['completion'], 'Usage: rxmcp completion <bash | zsh>'],
-    ['the example server', SERVER, [], 'Usage: node dist/examples/everything-server.js'],
+    ['the example server', SERVER, [], 'Usage: node dist/examples/conformance/everything-server.js'],
     ['the example client', CLIENT, [], 'usage: mcp-client'],
   ])(
     '%s prints its usage, options, examples and environment on stdout, and exits 0',

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 // The built example server (npm test builds first).
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 
 type Content = Array<{ type: string; text?: string }>;
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { serveHttp } from '../../examples/everything-server';
+import { serveHttp } from '../../examples/conformance/everything-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 
 // The official TypeScript SDK v2 client (2.4) against the example server over Streamable HTTP and stdio, in
@@ -94,7 +94,7 @@ describe.each([
       { capabilities: { elicitation: {} }, versionNegotiation: { mode } },
     );
     client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
-    const server = join(__dirname, '../../dist/examples/everything-server.js');
+    const server = join(__dirname, '../../dist/examples/conformance/everything-server.js');
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'ignore' }));
   });
   afterAll(() => client.close());

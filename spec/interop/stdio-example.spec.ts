@@ -7,7 +7,7 @@ import type { McpClient } from '../../lib/client/client';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
 
 // The built example server (npm test builds first).
-const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 
 describe('example server over stdio', () => {
   let client: McpClient;

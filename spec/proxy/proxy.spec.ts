@@ -208,7 +208,7 @@ describe('proxy over an in-memory upstream', () => {
 
 // The example server as a real upstream, launched over stdio; an older revision downstream.
 describe('proxy in front of the example server over stdio', () => {
-  const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+  const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
   let upstream: McpClient;
   let front: McpProxy;
   let downstream: McpClient;

@@ -148,7 +148,7 @@ describe('a 2025-06-18 client through the proxy to a 2026-07-28 server over Stre
 });
 
 describe('a 2026-07-28 client over Streamable HTTP through the proxy to a 2025-06-18 server over stdio', () => {
-  const SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+  const SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
   let upstream: McpClient;
   let front: McpProxy;
   let running: RunningStreamableHttpServer;

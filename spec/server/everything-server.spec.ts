@@ -1,10 +1,10 @@
 import pino from 'pino';
-import { createEverythingServer } from '../../examples/everything-server';
+import { createEverythingServer } from '../../examples/conformance/everything-server';
 import type { McpServer } from '../../lib/server/server';
 import { flush, serve } from './harness';
 
 // The example server's behaviour that the conformance suite's server scenarios check (CONFORMANCE.md (b)).
-describe('examples/everything-server', () => {
+describe('examples/conformance/everything-server', () => {
   let server: McpServer;
   beforeEach(() => {
     server = createEverythingServer({ logger: pino({ level: 'silent' }) });

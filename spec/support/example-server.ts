@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** rxmcp's example server, built (npm test builds first). */
-export const EXAMPLE_SERVER = resolve(__dirname, '../../dist/examples/everything-server.js');
+export const EXAMPLE_SERVER = resolve(__dirname, '../../dist/examples/conformance/everything-server.js');
 
 /** The example server over Streamable HTTP on a free port: the process and the endpoint it printed. */
 export interface RunningExample {

@@ -8,7 +8,7 @@ import { SkillVerificationError, skillsClient } from '../../../lib/client/skills
 import type { McpClient } from '../../../lib/client/client';
 import { connected } from '../../support/connected';
 
-const FOLDER = join(__dirname, '../../../examples/skills');
+const FOLDER = join(__dirname, '../../../examples/conformance/skills');
 const SKILL = 'skill://demo/SKILL.md';
 const NOTES = 'skill://demo/NOTES.md';
 const MANIFEST = '---\nname: demo\ndescription: A demo skill\n---\n\nRead NOTES.md.\n';

@@ -9,7 +9,7 @@ import type { SkillsOptions } from '../../../lib/server/skills/skills-extension'
 import type { McpClient } from '../../../lib/client/client';
 import { connected } from '../../support/connected';
 
-const FOLDER = join(__dirname, '../../../examples/skills');
+const FOLDER = join(__dirname, '../../../examples/conformance/skills');
 const sha256 = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const file = (path: string) => readFileSync(join(FOLDER, path));
 

@@ -4,7 +4,7 @@
  * the reactive style (a countdown that streams progress and stops when cancelled, a ticker
  * resource that emits updates while subscribed).
  *
- * `node dist/examples/everything-server.js` speaks MCP on stdio; logs go to stderr, stdout carries
+ * `node dist/examples/conformance/everything-server.js` speaks MCP on stdio; logs go to stderr, stdout carries
  * protocol messages only. `--http <port>` serves Streamable HTTP at http://127.0.0.1:<port>/mcp
  * instead (and the 2024-11-05 HTTP+SSE endpoints); `--auth <issuer>` protects it, taking the JWT
  * access tokens that authorization server issues for it; `--cors <origin|*>` lets web pages of that
@@ -27,7 +27,7 @@ import {
   serveSkills,
   startStreamableHttpServer,
   ToolError,
-} from '../lib/index';
+} from '../../lib/index';
 import type {
   CorsOptions,
   JsonSchemaObject,
@@ -39,14 +39,14 @@ import type {
   ServerSession,
   StreamableHttpServerTransport,
   ToolResult,
-} from '../lib/index';
+} from '../../lib/index';
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterTools } from './cluster-tools';
 import { statelessTools } from './stateless-tools';
 import { taskTools } from './task-tools';
-import { fetchServerMetadata } from '../lib/auth/discovery';
+import { fetchServerMetadata } from '../../lib/auth/discovery';
 import { parseServerCommandLine, SERVER_USAGE, ServerUsageError } from './server-command-line';
 import type { ExampleAuth, ServerCommandLine } from './server-command-line';
 
@@ -527,10 +527,10 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   return server;
 }
 
-/** examples/skills, whether this runs from examples/ or from its build in dist/examples/. */
+/** examples/conformance/skills, whether this runs from its source folder or from its build in dist/. */
 export function exampleSkillsFolder(): string {
   const beside = join(__dirname, 'skills');
-  return existsSync(beside) ? beside : join(__dirname, '..', '..', 'examples', 'skills');
+  return existsSync(beside) ? beside : join(__dirname, '..', '..', '..', 'examples', 'conformance', 'skills');
 }
 
 export type { ExampleAuth } from './server-command-line';

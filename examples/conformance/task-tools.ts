@@ -6,8 +6,8 @@
  */
 import { concat, defer, forkJoin, interval, map, of, switchMap, take, timer } from 'rxjs';
 import { z } from 'zod';
-import { JsonRpcError, progress, startTask } from '../lib/index';
-import type { McpServer, ServerContext, ToolResult } from '../lib/index';
+import { JsonRpcError, progress, startTask } from '../../lib/index';
+import type { McpServer, ServerContext, ToolResult } from '../../lib/index';
 
 const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
 

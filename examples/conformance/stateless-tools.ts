@@ -5,7 +5,7 @@
  * whose argument is mirrored into an `Mcp-Param-*` header. Every handler works under every revision.
  */
 import { firstValueFrom, forkJoin, timer, map } from 'rxjs';
-import type { McpServer, ServerContext, ToolResult } from '../lib/index';
+import type { McpServer, ServerContext, ToolResult } from '../../lib/index';
 
 const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
 

@@ -2,8 +2,8 @@
  * The example client: what each non-auth client scenario of the MCP conformance suite expects,
  * for the handshake revisions and for 2026-07-28 alike.
  *
- *   MCP_CONFORMANCE_SCENARIO=tools_call node dist/examples/everything-client.js http://127.0.0.1:3000/mcp
- *   MCP_CONFORMANCE_SCENARIO=initialize node dist/examples/everything-client.js node dist/examples/everything-server.js
+ *   MCP_CONFORMANCE_SCENARIO=tools_call node dist/examples/conformance/everything-client.js http://127.0.0.1:3000/mcp
+ *   MCP_CONFORMANCE_SCENARIO=initialize node dist/examples/conformance/everything-client.js node dist/examples/conformance/everything-server.js
  *
  * The last argument is the server's URL; anything else is taken as a command that starts a server
  * speaking MCP on stdio. The era is negotiated (`protocolVersion: 'auto'`): `server/discover` first,
@@ -19,10 +19,10 @@ import {
   createStreamableHttpClientTransport,
   SkillVerificationError,
   skillsClient,
-} from '../lib/index';
-import type { ClientOptions, McpClient, Transport } from '../lib/index';
-import { createOAuthClient } from '../lib/auth/oauth-client';
-import type { OAuthClient } from '../lib/auth/oauth-client';
+} from '../../lib/index';
+import type { ClientOptions, McpClient, Transport } from '../../lib/index';
+import { createOAuthClient } from '../../lib/auth/oauth-client';
+import type { OAuthClient } from '../../lib/auth/oauth-client';
 
 const CLIENT_INFO = { name: 'rxmcp-everything-client', version: '0.1.0' } as const;
 

@@ -2,9 +2,9 @@
  * A small command-line MCP client: connects to a server, lists its tools, and calls one, showing
  * its progress as a bar on a terminal (one line per update otherwise).
  *
- *   node dist/examples/mcp-client.js http://127.0.0.1:3000/mcp
- *   node dist/examples/mcp-client.js --call countdown --args '{"from":5}' http://127.0.0.1:3000/mcp
- *   node dist/examples/mcp-client.js --call add --args '{"a":2,"b":40}' node dist/examples/everything-server.js
+ *   node dist/examples/conformance/mcp-client.js http://127.0.0.1:3000/mcp
+ *   node dist/examples/conformance/mcp-client.js --call countdown --args '{"from":5}' http://127.0.0.1:3000/mcp
+ *   node dist/examples/conformance/mcp-client.js --call add --args '{"a":2,"b":40}' node dist/examples/conformance/everything-server.js
  *
  * A URL (http: or https:) is reached over Streamable HTTP; anything else is the command line of a
  * server to launch and speak to over stdio, with everything after the command passed to it (so
@@ -14,8 +14,8 @@
  * prints the options, examples and environment.
  */
 import { lastValueFrom, tap } from 'rxjs';
-import { connect, createStdioClientTransport, createStreamableHttpClientTransport, toolResult } from '../lib/index';
-import type { CallToolResult, McpClient, Tool, ToolProgressEvent, Transport } from '../lib/index';
+import { connect, createStdioClientTransport, createStreamableHttpClientTransport, toolResult } from '../../lib/index';
+import type { CallToolResult, McpClient, Tool, ToolProgressEvent, Transport } from '../../lib/index';
 
 const USAGE = `usage: mcp-client [--call <tool> [--args '<json object>']] <server URL | command [args...]>`;
 
@@ -33,9 +33,9 @@ Options:
   -h, --help                  show this help
 
 Examples:
-  node dist/examples/mcp-client.js http://127.0.0.1:3000/mcp
-  node dist/examples/mcp-client.js --call countdown --args '{"from":5}' http://127.0.0.1:3000/mcp
-  node dist/examples/mcp-client.js --call add --args '{"a":2,"b":40}' node dist/examples/everything-server.js
+  node dist/examples/conformance/mcp-client.js http://127.0.0.1:3000/mcp
+  node dist/examples/conformance/mcp-client.js --call countdown --args '{"from":5}' http://127.0.0.1:3000/mcp
+  node dist/examples/conformance/mcp-client.js --call add --args '{"a":2,"b":40}' node dist/examples/conformance/everything-server.js
 
 Environment: none read. A server started over stdio gets only PATH, HOME, USER, LOGNAME, SHELL and
 TERM from it; its stderr is shown here.

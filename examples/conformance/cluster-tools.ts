@@ -4,7 +4,7 @@
  * the others.
  */
 import { z } from 'zod';
-import type { McpServer, RedisCluster } from '../lib/index';
+import type { McpServer, RedisCluster } from '../../lib/index';
 
 const ADD_TOOL = 'example.add-tool';
 

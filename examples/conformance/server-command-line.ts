@@ -30,7 +30,7 @@ export class ServerUsageError extends Error {
 
 const PROGRAM = 'rxmcp everything-server';
 
-export const SERVER_USAGE = `Usage: node dist/examples/everything-server.js [--http [port] | --port <port>] [options]
+export const SERVER_USAGE = `Usage: node dist/examples/conformance/everything-server.js [--http [port] | --port <port>] [options]
 
 rxmcp's example server: every server feature in one place, with the tools, resources and prompts
 the official MCP conformance suite expects. Without --http or --port it speaks MCP on stdin and
@@ -47,11 +47,11 @@ Options:
   -h, --help           show this help
 
 Examples:
-  node dist/examples/everything-server.js                 stdio, for a desktop client's config
-  node dist/examples/everything-server.js --http 3000     http://127.0.0.1:3000/mcp
-  PORT=0 node dist/examples/everything-server.js --http   a free port, printed on stdout
-  node dist/examples/everything-server.js --http 3000 --cors http://localhost:5173
-  node dist/examples/everything-server.js --http 3001 --redis redis://127.0.0.1:6379
+  node dist/examples/conformance/everything-server.js                 stdio, for a desktop client's config
+  node dist/examples/conformance/everything-server.js --http 3000     http://127.0.0.1:3000/mcp
+  PORT=0 node dist/examples/conformance/everything-server.js --http   a free port, printed on stdout
+  node dist/examples/conformance/everything-server.js --http 3000 --cors http://localhost:5173
+  node dist/examples/conformance/everything-server.js --http 3001 --redis redis://127.0.0.1:6379
 
 Environment:
   PORT        the HTTP port when --http names none (default 3000)
