@@ -80,6 +80,57 @@ const common = {
 
 const strings = { type: 'object', additionalProperties: { type: 'string' } };
 
+const scopes = { type: 'array', items: { type: 'string', minLength: 1 } };
+const resourceServer = {
+  resource: { type: 'string', minLength: 1, description: "The gateway's public URL: the tokens' audience." },
+  issuer: { type: 'string', minLength: 1, description: 'The authorization server that issues the tokens.' },
+  requiredScopes: { ...scopes, description: 'Scopes every request needs.' },
+  scopesSupported: { ...scopes, description: 'Scopes published in the protected resource metadata.' },
+};
+
+/** The `auth` key: who may call the gateway's HTTP endpoint. */
+const auth = {
+  description: 'Who may call `--http`: one of an API key (from the environment), JWTs, or introspected tokens.',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  properties: {
+    apiKey: {
+      type: 'object',
+      required: ['env'],
+      additionalProperties: false,
+      properties: {
+        env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'The variable holding the key.' },
+        subject: { type: 'string', minLength: 1, description: 'Who a caller with the key is. Default api-key.' },
+        scopes: { ...scopes, description: 'The scopes a caller with the key holds.' },
+      },
+    },
+    jwt: {
+      type: 'object',
+      required: ['resource', 'issuer', 'jwksUri'],
+      additionalProperties: false,
+      properties: {
+        ...resourceServer,
+        jwksUri: { type: 'string', minLength: 1, description: "The authorization server's key set." },
+        audience: { type: 'string', minLength: 1, description: 'The audience tokens name. Default: resource.' },
+        algorithms: { type: 'array', items: { type: 'string', minLength: 1 } },
+      },
+    },
+    introspection: {
+      type: 'object',
+      required: ['resource', 'issuer', 'endpoint', 'clientId', 'clientSecret'],
+      additionalProperties: false,
+      properties: {
+        ...resourceServer,
+        endpoint: { type: 'string', minLength: 1, description: 'The introspection endpoint (RFC 7662).' },
+        clientId: { type: 'string', minLength: 1 },
+        clientSecret: { type: 'string', minLength: 1, description: 'Write it as ${VAR} to keep it out of the file.' },
+      },
+    },
+  },
+};
+
 const servers = {
   type: 'object',
   propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9._-]*$' },
@@ -107,6 +158,7 @@ export const CONFIG_SCHEMA = {
     requestTimeoutMs: { type: 'integer', minimum: 1, description: 'A forwarded request without answer or progress.' },
     reconnect: { $ref: '#/$defs/reconnect' },
     instructions: { type: 'string', description: "The aggregate's instructions to clients." },
+    auth,
   },
   oneOf: [{ required: ['mcpServers'] }, { required: ['servers'] }],
   $defs: {

@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { findJsonProblem, lineAndColumn, showLine } from './json-error';
+import { GatewayAuthSchema, parseGatewayAuth } from './gateway-auth';
+import type { GatewayAuth } from './gateway-auth';
 import type { CollisionPolicy } from '../proxy/collisions';
 import type { EntryFilter } from '../proxy/name-filter';
 import type { UpstreamReconnectOptions } from '../proxy/reconnect';
@@ -68,6 +70,8 @@ export interface AggregateSettings {
 export interface ProxyConfig {
   readonly upstreams: readonly Upstream[];
   readonly settings: AggregateSettings;
+  /** Who may call the gateway's HTTP endpoint (`auth`); absent: anyone who reaches it. */
+  readonly auth?: GatewayAuth;
 }
 
 const Strings = z.record(z.string(), z.string());
@@ -134,6 +138,7 @@ const ConfigFileSchema = z.strictObject({
   requestTimeoutMs: z.number().int().min(1).optional(),
   reconnect: ReconnectSchema.optional(),
   instructions: z.string().optional(),
+  auth: GatewayAuthSchema.optional(),
 });
 
 /** A server's name: letters, digits, `.`, `-` and `_`, starting with a letter. */
@@ -300,7 +305,7 @@ export function parseProxyConfig(
     throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
   const parsed = ConfigFileSchema.safeParse(json);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssue(parsed.error)}`);
-  const { mcpServers, servers, $schema: _schema, ...settings } = parsed.data;
+  const { mcpServers, servers, $schema: _schema, auth: authEntry, ...settings } = parsed.data;
   if (mcpServers && servers)
     throw new ConfigError(`${file}: "mcpServers" and "servers" are two names for one list: keep one`);
   const key = servers ? 'servers' : 'mcpServers';
@@ -312,7 +317,9 @@ export function parseProxyConfig(
   });
   if (upstreams.length === 0) throw new ConfigError(`${file}: "${key}" lists no server to start`);
   checkNames(file, key, upstreams, settings.separator ?? '_');
-  return { upstreams, settings };
+  const expand = (value: string, where: string) => expandVariables(value, env, `${file}: ${where}`);
+  const auth = authEntry ? parseGatewayAuth(file, authEntry, env, expand) : undefined;
+  return { upstreams, settings, ...(auth ? { auth } : {}) };
 }
 
 /**

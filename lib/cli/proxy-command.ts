@@ -19,6 +19,7 @@ import type { CliAuth } from './oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
 import { isLoopback, serveProxy } from './serve';
+import { describeGatewayAuth, gatewayAuthenticator } from './gateway-auth';
 import { closeUpstreams, startUpstream, startUpstreams } from './upstreams';
 import type { Closable, Started, UpstreamOptions } from './upstreams';
 import type { McpClient } from '../client/client-api';
@@ -290,9 +291,15 @@ async function serveUntilStopped(
     const namespace = members.entries.get(name)?.namespace ?? namespaceOf(name);
     return namespace === '' ? '' : `${namespace}${separator}`;
   };
+  const auth = config.auth && gatewayAuthenticator(config.auth, logger);
   let serving;
   try {
-    serving = await serveProxy(proxy, command.serve, io, logger, { upstreams: current, log: command.log, prefixOf });
+    serving = await serveProxy(proxy, command.serve, io, logger, {
+      upstreams: current,
+      log: command.log,
+      prefixOf,
+      auth,
+    });
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
@@ -302,7 +309,10 @@ async function serveUntilStopped(
   const count = `${members.entries.size} upstream${members.entries.size === 1 ? '' : 's'}`;
   progress.note(serving.where === 'stdio' ? `serving ${count} on stdio` : `serving ${count} at ${serving.where}`);
   const { serve } = command;
-  if (serve.kind === 'http' && !isLoopback(serve.host ?? DEFAULT_HOST))
+  if (config.auth && serve.kind === 'http') progress.note(`callers need ${describeGatewayAuth(config.auth)}`);
+  if (config.auth && serve.kind === 'stdio')
+    progress.note('"auth" protects --http only: on stdio the caller is the parent process');
+  if (serve.kind === 'http' && !config.auth && !isLoopback(serve.host ?? DEFAULT_HOST))
     progress.note(
       `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: protect it (a firewall, a reverse proxy with authentication) or serve on 127.0.0.1`,
     );

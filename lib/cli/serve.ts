@@ -9,6 +9,7 @@ import type { McpProxy } from '../proxy/front';
 import { createStdioServerTransport } from '../transport/stdio/stdio-server-transport';
 import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
 import type { OperationsOptions } from '../operations/server-operations';
+import type { RequestAuthenticator } from '../transport/http/request-auth';
 import type { Logger } from 'pino';
 import type * as Pino from 'pino';
 import type { McpClient } from '../client/client-api';
@@ -40,6 +41,11 @@ export interface ServedUpstreams {
   readonly log?: LogSettings | undefined;
   /** What an upstream's tools are named with: its namespace and the separator (`files_`). Default `<name>_`. */
   readonly prefixOf?: (name: string) => string;
+  /**
+   * Who may call the HTTP endpoint (the servers file's `auth`). The verified caller is the
+   * principal of limits and policies; its token stays here (upstreams never see it).
+   */
+  readonly auth?: RequestAuthenticator | undefined;
 }
 
 /** Whether `host` is this machine only: an endpoint there is reached by local processes alone. */
@@ -61,6 +67,7 @@ export async function serveProxy(
       server: proxy,
       port: mode.port,
       host: mode.host ?? DEFAULT_HOST,
+      ...(served.auth ? { auth: served.auth } : {}),
       logger: served.log && streams.stderr ? stderrLogger(served.log, streams.stderr) : logger,
       // A process run on its own: /healthz, /readyz and /metrics on (where the endpoint is).
       operations: proxyOperations(served.upstreams ?? new Map(), served.prefixOf ?? ((name) => `${name}_`)),

@@ -7,7 +7,7 @@ import { CONFIG_SCHEMA } from '../../lib/cli/config-schema';
 const validate = new Ajv2020({ strict: false }).compile(CONFIG_SCHEMA);
 const parses = (config: unknown): boolean => {
   try {
-    parseProxyConfig('servers.json', JSON.stringify(config), {});
+    parseProxyConfig('servers.json', JSON.stringify(config), { GATEWAY_KEY: 'a-key-of-32-characters-or-so-000' });
     return true;
   } catch {
     return false;
@@ -34,6 +34,25 @@ const GOOD: unknown[] = [
     requestTimeoutMs: 5,
     reconnect: { initialDelayMs: 0 },
   },
+  { servers: { a: { command: 'x' } }, auth: { apiKey: { env: 'GATEWAY_KEY', subject: 'ci', scopes: ['read'] } } },
+  {
+    servers: { a: { command: 'x' } },
+    auth: {
+      jwt: { resource: 'https://g/mcp', issuer: 'https://as', jwksUri: 'https://as/jwks', requiredScopes: ['mcp'] },
+    },
+  },
+  {
+    servers: { a: { command: 'x' } },
+    auth: {
+      introspection: {
+        resource: 'https://g/mcp',
+        issuer: 'https://as',
+        endpoint: 'https://as/i',
+        clientId: 'g',
+        clientSecret: 's',
+      },
+    },
+  },
 ];
 const BAD: unknown[] = [
   { other: {} },
@@ -44,6 +63,13 @@ const BAD: unknown[] = [
   { mcpServers: { a: { command: 'x', tools: { arguments: { t: { x: { value: 1 } } } } } } },
   { mcpServers: { a: { command: 'x' } }, collisions: 'last' },
   { mcpServers: { a: { command: 'x' } }, separator: '-' },
+  { mcpServers: { a: { command: 'x' } }, auth: {} },
+  {
+    mcpServers: { a: { command: 'x' } },
+    auth: { apiKey: { env: 'GATEWAY_KEY' }, jwt: { resource: 'r', issuer: 'i', jwksUri: 'j' } },
+  },
+  { mcpServers: { a: { command: 'x' } }, auth: { jwt: { resource: 'https://g/mcp', issuer: 'https://as' } } },
+  { mcpServers: { a: { command: 'x' } }, auth: { apiKey: { env: 'GATEWAY-KEY' } } },
   [],
 ];
 
