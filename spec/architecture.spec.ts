@@ -17,6 +17,7 @@ const LAYERS = [
   'proxy',
   'auth',
   'cluster',
+  'bench',
   'cli',
 ];
 const LIB = resolve(__dirname, '..', 'lib');
@@ -185,5 +186,28 @@ describe('lib/ architecture', () => {
       /\bconsole\.(log|error|warn|info|debug)\(/.test(readFileSync(join(LIB, f), 'utf8')),
     );
     expect(offenders).toEqual([]);
+  });
+
+  // DESIGN.md → lib/operators: one implementation per semantic. The request path runs the objects
+  // the public operators are made of, so breaking an operator breaks the runtime's tests too.
+  it("runs requests on the operators' own parts: the request clock, the cancellation reasons, the abort listener", () => {
+    const imports = (file: string) => graph.get(file) ?? [];
+    expect(imports('connection/request-pipeline.ts')).toEqual(
+      expect.arrayContaining([
+        'operators/request-clock.ts',
+        'operators/cancel-on-unsubscribe.ts',
+        'operators/abort-on-signal.ts',
+        'operators/deadlines.ts',
+      ]),
+    );
+    expect(imports('operators/timeout-with-reset.ts')).toEqual(
+      expect.arrayContaining(['operators/request-clock.ts', 'operators/deadlines.ts']),
+    );
+    expect(imports('operators/deadlines.ts')).toContain('operators/timer-scheduler.ts');
+    expect(imports('connection/correlator.ts')).toContain('operators/progress.ts');
+    expect(imports('transport/stdio/stdio-server-connection.ts')).toContain('transport/framing/ndjson.ts');
+    // Nothing else makes a request's timeout error: the clock is the one place deadlines are decided.
+    const makers = files.filter((f) => /new RequestTimeoutError\(/.test(readFileSync(join(LIB, f), 'utf8')));
+    expect(makers).toEqual(['operators/request-clock.ts']);
   });
 });

@@ -16,7 +16,7 @@ import type { DiscoveredServer } from './client-handshake';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
 import { Correlator } from './correlator';
-import { Deadlines } from './deadlines';
+import { Deadlines } from '../operators/deadlines';
 import { Dispatcher } from './dispatcher';
 import type { DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';

@@ -1,13 +1,7 @@
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from '../jsonrpc/message';
+import type { ProgressEvent } from '../operators/progress';
 import { IdTable } from './id-table';
-
-/** A progress notification's payload, as routed to the request that asked for it. */
-export interface ProgressParams {
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
-}
 
 /** A request awaiting its response; the request pipeline implements it. */
 export interface PendingRequest {
@@ -17,7 +11,7 @@ export interface PendingRequest {
   /** The peer answered with an error, the answer was malformed, or the connection closed. */
   reject(error: unknown): void;
   /** A progress notification for this request arrived. */
-  progress(params: ProgressParams): void;
+  progress(params: ProgressEvent): void;
 }
 
 /**
@@ -63,7 +57,7 @@ export class Correlator {
   }
 
   /** Routes a progress notification to the request whose token it carries (tokens are request ids); false if none. */
-  progress(token: RequestId, params: ProgressParams): boolean {
+  progress(token: RequestId, params: ProgressEvent): boolean {
     const entry = this.get(token);
     if (!entry) return false;
     entry.progress(params);

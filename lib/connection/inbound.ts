@@ -11,7 +11,7 @@ import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import type { TransportClose } from '../transport/transport';
 import type { ConnectionCore, Replier } from './connection-core';
-import type { ProgressParams } from './correlator';
+import type { ProgressEvent } from '../operators/progress';
 import { passesParamsThrough } from './dispatcher';
 import type { Answer } from './dispatcher';
 import {
@@ -290,7 +290,7 @@ function onNotification(conn: ConnectionCore, message: JsonRpcNotification): voi
       conn.dispatcher.cancel(params.requestId as RequestId, params.reason as string | undefined);
       break;
     case 'notifications/progress':
-      conn.correlator.progress(params.progressToken as RequestId, params as unknown as ProgressParams);
+      conn.correlator.progress(params.progressToken as RequestId, params as unknown as ProgressEvent);
       break;
   }
   const delivered = params === message.params ? message : { ...message, params };

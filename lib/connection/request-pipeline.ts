@@ -1,6 +1,7 @@
 import { Observable } from '../rx/rxjs';
-import type { SchedulerLike, Subscription, Unsubscribable } from '../rx/rxjs';
-import { ProtocolError, RequestTimeoutError } from '../jsonrpc/errors';
+import type { SchedulerLike, Unsubscribable } from '../rx/rxjs';
+import { ProtocolError } from '../jsonrpc/errors';
+import type { RequestContext, RequestTimeoutError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkResult } from '../schema/methods';
 import type { Revision } from '../schema/revisions';
@@ -8,8 +9,12 @@ import { request as makeRequest } from '../jsonrpc/message';
 import { withProperty } from '../jsonrpc/objects';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 import type { SendOptions } from '../transport/transport';
-import type { Correlator, PendingRequest, ProgressParams } from './correlator';
-import type { Deadlines, Expiring } from './deadlines';
+import { abortReasonText, whenAborted } from '../operators/abort-on-signal';
+import { cancelledNotification, DEFAULT_CANCEL_REASON, timeoutCancelReason } from '../operators/cancel-on-unsubscribe';
+import type { Deadlines } from '../operators/deadlines';
+import type { ProgressEvent } from '../operators/progress';
+import { RequestClock } from '../operators/request-clock';
+import type { Correlator, PendingRequest } from './correlator';
 
 /** How long a request may wait without a response or progress, unless the caller says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -23,7 +28,7 @@ export interface RequestOptions {
   /** Fail when this long passes in all, progress or not. Default: no maximum. */
   readonly maxTotalTimeoutMs?: number;
   /** Asks the peer for progress (a progress token is added to `_meta`) and receives it here. */
-  readonly onProgress?: (progress: ProgressParams) => void;
+  readonly onProgress?: (progress: ProgressEvent) => void;
   /** Aborting it cancels the request (the peer gets `notifications/cancelled`). */
   readonly signal?: AbortSignal;
   /** Extra `_meta` fields to send with the request. */
@@ -94,9 +99,9 @@ export interface RequestSink {
 /**
  * A request as a cold Observable: subscribing checks `deps.refusal` (when `cancellable`), sends the
  * request with a fresh id, and emits its validated result; unsubscribing before the answer sends
- * `notifications/cancelled` (when `cancellable`: initialize may not be cancelled). The timeouts
- * and the cancellation are those of `timeoutWithReset` and `cancelOnUnsubscribe`, fused into one
- * object per request (`Call`): this runs for every request.
+ * `notifications/cancelled` (when `cancellable`: initialize may not be cancelled). One object per
+ * request (`Call`) runs the `RequestClock` that `timeoutWithReset` runs, and cancels with the
+ * reasons and message of `cancelOnUnsubscribe` and `abortOnSignal`: this runs for every request.
  */
 export function sendRequest(
   deps: RequesterDeps,
@@ -159,9 +164,7 @@ export function startRequest(
   }
   const call = new Call(deps, method, requestId, sink, requestOptions, cancellable, params?.task !== undefined, idleMs);
   deps.correlator.register(requestId, call);
-  // The total deadline is armed first so that it wins a tie with the idle one.
-  if (Number.isFinite(totalMs)) call.limitTotal(totalMs);
-  call.armIdle();
+  call.startClock(totalMs);
   try {
     deps.send(makeRequest(requestId, method, outParams), sendOptionsOf(requestOptions));
   } catch (error) {
@@ -174,18 +177,11 @@ export function startRequest(
 }
 
 /**
- * One request in flight: what the correlator delivers to, its timers, and its teardown. Settled
- * once it has a result, an error or a timeout; a teardown before that is a cancellation.
+ * One request in flight: what the correlator delivers to, and its teardown, on the request clock
+ * of `timeoutWithReset` (progress resets it). Settled once it has a result, an error or a
+ * timeout; a teardown before that is a cancellation, with the reasons `cancelOnUnsubscribe` gives.
  */
-class Call implements PendingRequest, Unsubscribable, Expiring {
-  /** When the idle timeout expires (on the connection's `Deadlines`). */
-  deadline = Infinity;
-  /** Where the connection's `Deadlines` holds this call. */
-  deadlineIndex = -1;
-  /** When the total timeout expires, if there is one. */
-  private totalAt = Infinity;
-  private totalMs = Infinity;
-  private totalTimer: Subscription | undefined;
+class Call extends RequestClock implements PendingRequest, Unsubscribable {
   private settled = false;
   private abortedBy: AbortSignal | undefined;
   /** Stops listening to the caller's abort signal. */
@@ -199,8 +195,10 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
     private readonly options: RequestOptions,
     private readonly cancellable: boolean,
     private readonly taskAugmented: boolean,
-    private readonly idleMs: number,
-  ) {}
+    idleMs: number,
+  ) {
+    super(idleMs, deps.scheduler, deps.deadlines);
+  }
 
   resolve(raw: Record<string, unknown>): void {
     if (this.settled) return;
@@ -228,71 +226,52 @@ class Call implements PendingRequest, Unsubscribable, Expiring {
     this.subscriber.error(error);
   }
 
-  progress(params: ProgressParams): void {
+  progress(params: ProgressEvent): void {
     if (this.settled) return;
     this.options.onProgress?.(params);
     // Progress keeps the request alive when asked (the default when there is an onProgress).
-    if (this.options.resetTimeoutOnProgress ?? this.options.onProgress !== undefined) this.armIdle();
+    if (this.options.resetTimeoutOnProgress ?? this.options.onProgress !== undefined) this.resetIdle();
   }
 
-  armIdle(): void {
-    if (this.settled || !Number.isFinite(this.idleMs)) return;
-    const first = this.deadline === Infinity;
-    this.deadline = this.deps.scheduler.now() + this.idleMs;
-    if (first) this.deps.deadlines.add(this);
+  protected timeoutContext(): RequestContext {
+    return { method: this.method, id: this.requestId };
   }
 
-  limitTotal(totalMs: number): void {
-    this.totalMs = totalMs;
-    this.totalAt = this.deps.scheduler.now() + totalMs;
-    this.totalTimer = this.deps.scheduler.schedule(() => this.expire('total', totalMs), totalMs);
-  }
-
-  onDeadline(): void {
-    // The total deadline wins a tie with the idle one.
-    if (this.totalAt <= this.deadline) this.expire('total', this.totalMs);
-    else this.expire('idle', this.idleMs);
-  }
-
-  expire(deadline: 'idle' | 'total', afterMs: number): void {
+  protected timedOut(error: RequestTimeoutError): void {
     if (this.settled) return;
     this.settle();
-    const error = new RequestTimeoutError(deadline, afterMs, { method: this.method, id: this.requestId });
     // The peer hears of the cancellation before the caller hears of the timeout.
-    if (this.cancellable) this.cancel(error.message);
+    if (this.cancellable) this.cancel(timeoutCancelReason(error) ?? error.message);
     this.subscriber.error(error);
   }
 
   /** Cancels the request when `signal` aborts: the caller hears of it first, then the peer. */
   watch(signal: AbortSignal): void {
-    const onAbort = () => {
+    this.unwatch = whenAborted(signal, () => {
       this.abortedBy = signal;
       // Error first: the teardown that follows finds the call unsettled and cancels it.
       if (!this.settled) this.subscriber.error(signal.reason);
       this.unsubscribe();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    this.unwatch = () => signal.removeEventListener('abort', onAbort);
+    });
   }
 
   /** The teardown: the caller unsubscribed, or the subscriber ended (then the call is settled). */
   unsubscribe(): void {
     if (this.settled) return;
     this.settle();
-    if (this.cancellable)
-      this.cancel(this.abortedBy ? describeAbort(this.abortedBy) : 'The caller cancelled the request');
+    if (this.cancellable) this.cancel(this.abortedBy ? abortReasonText(this.abortedBy) : DEFAULT_CANCEL_REASON);
   }
 
   private settle(): void {
     this.settled = true;
     this.unwatch?.();
-    if (this.deadline !== Infinity) this.deps.deadlines.delete(this);
-    this.totalTimer?.unsubscribe();
+    this.stopClock();
     this.deps.correlator.forget(this.requestId, this);
   }
 
   private cancel(reason: string): void {
-    this.deps.notify('notifications/cancelled', { requestId: this.requestId, reason }, sendOptionsOf(this.options));
+    const { method, params } = cancelledNotification(this.requestId, reason);
+    this.deps.notify(method, params!, sendOptionsOf(this.options));
   }
 }
 
@@ -300,12 +279,6 @@ function sendOptionsOf(requestOptions: RequestOptions): SendOptions | undefined 
   const { relatedRequestId, headers } = requestOptions;
   if (headers !== undefined) return relatedRequestId === undefined ? { headers } : { relatedRequestId, headers };
   return relatedRequestId === undefined ? undefined : { relatedRequestId };
-}
-
-function describeAbort(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason.message;
-  return typeof reason === 'string' ? reason : 'The request was aborted';
 }
 
 /**

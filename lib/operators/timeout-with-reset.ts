@@ -1,7 +1,9 @@
 import { asyncScheduler, from, Observable } from '../rx/rxjs';
-import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscription } from '../rx/rxjs';
-import { RequestTimeoutError } from '../jsonrpc/errors';
+import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscriber, Subscription } from '../rx/rxjs';
+import type { RequestTimeoutError } from '../jsonrpc/errors';
 import type { RequestContext } from '../jsonrpc/errors';
+import { Deadlines } from './deadlines';
+import { RequestClock } from './request-clock';
 
 /** Options of {@link timeoutWithReset}. */
 export interface TimeoutWithResetOptions {
@@ -57,59 +59,67 @@ export function timeoutWithReset<T>(options: TimeoutWithResetOptions): MonoTypeO
 
   return (source) =>
     new Observable<T>((subscriber) => {
-      let idleTimer: Subscription | undefined;
-      let totalTimer: Subscription | undefined;
-      let resetsSubscription: Subscription | undefined;
-      let sourceSubscription: Subscription | undefined;
-      let done = false;
-
-      const release = (): void => {
-        done = true;
-        idleTimer?.unsubscribe();
-        totalTimer?.unsubscribe();
-        resetsSubscription?.unsubscribe();
-        sourceSubscription?.unsubscribe();
-      };
-      const expire = (deadline: 'idle' | 'total', afterMs: number): void => {
-        // Release the source first: the request is cancelled before anyone hears of the timeout.
-        release();
-        subscriber.error(new RequestTimeoutError(deadline, afterMs, context));
-      };
-      const armIdle = (): void => {
-        if (done) return;
-        idleTimer?.unsubscribe();
-        // scheduler.schedule rather than timer(): this runs for every request, and the action is all we need.
-        if (Number.isFinite(idleMs)) idleTimer = scheduler.schedule(() => expire('idle', idleMs), idleMs);
-      };
-
-      // The total deadline is armed first so that it wins a tie with the idle one.
-      if (Number.isFinite(totalMs)) totalTimer = scheduler.schedule(() => expire('total', totalMs), totalMs);
-      armIdle();
+      const watch = new TimeoutWatch(subscriber, idleMs, scheduler, context);
+      watch.startClock(totalMs);
       if (resets !== undefined) {
-        resetsSubscription = from(resets).subscribe({
-          next: armIdle,
-          error: (error: unknown) => {
-            release();
-            subscriber.error(error);
-          },
-        });
+        watch.resets = from(resets).subscribe({ next: () => watch.resetIdle(), error: (error) => watch.fail(error) });
       }
-      if (!done) {
-        sourceSubscription = source.subscribe({
+      if (!watch.done) {
+        watch.source = source.subscribe({
           next: (value) => {
-            if (resetOnValue) armIdle();
+            if (resetOnValue) watch.resetIdle();
             subscriber.next(value);
           },
-          error: (error: unknown) => {
-            release();
-            subscriber.error(error);
-          },
+          error: (error: unknown) => watch.fail(error),
           complete: () => {
-            release();
+            watch.release();
             subscriber.complete();
           },
         });
       }
-      return release;
+      return () => watch.release();
     });
+}
+
+/**
+ * One subscription of {@link timeoutWithReset}: the request clock the connection's requests run,
+ * on a `Deadlines` of its own, with the source and `resets` it releases.
+ */
+class TimeoutWatch<T> extends RequestClock {
+  source: Subscription | undefined = undefined;
+  resets: Subscription | undefined = undefined;
+  done = false;
+
+  constructor(
+    private readonly subscriber: Subscriber<T>,
+    idleMs: number,
+    scheduler: SchedulerLike,
+    private readonly context: RequestContext | undefined,
+  ) {
+    super(idleMs, scheduler, new Deadlines(scheduler, false));
+  }
+
+  protected timeoutContext(): RequestContext | undefined {
+    return this.context;
+  }
+
+  protected timedOut(error: RequestTimeoutError): void {
+    // Release the source first: the request is cancelled before anyone hears of the timeout.
+    this.release();
+    this.subscriber.error(error);
+  }
+
+  fail(error: unknown): void {
+    this.release();
+    this.subscriber.error(error);
+  }
+
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    this.stopClock();
+    this.deadlines.stop();
+    this.resets?.unsubscribe();
+    this.source?.unsubscribe();
+  }
 }

@@ -1,6 +1,6 @@
 import { asyncScheduler, VirtualTimeScheduler } from 'rxjs';
-import { Deadlines } from '../../lib/connection/deadlines';
-import type { Expiring } from '../../lib/connection/deadlines';
+import { Deadlines } from '../../lib/operators/deadlines';
+import type { Expiring } from '../../lib/operators/deadlines';
 
 function clock() {
   const scheduler = new VirtualTimeScheduler();

@@ -1,7 +1,7 @@
 import { asyncScheduler } from '../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
-import { timerScheduler } from '../operators/timer-scheduler';
-import type { TimerAction } from '../operators/timer-scheduler';
+import { timerScheduler } from './timer-scheduler';
+import type { TimerAction } from './timer-scheduler';
 
 /** The work of a `Deadlines` action, with the deadlines as its state: no closure per arming. */
 function fireDeadlines(deadlines?: Deadlines): void {
@@ -42,8 +42,14 @@ export class Deadlines {
   private armedFor = Infinity;
   private readonly scheduler: SchedulerLike;
 
-  constructor(scheduler: SchedulerLike) {
-    this.scheduler = scheduler === asyncScheduler ? timerScheduler : scheduler;
+  /**
+   * @param scheduler where the deadlines are timed.
+   * @param releasesProcess whether, on the default scheduler, the timer stops keeping the process
+   *   alive while no deadline waits (it runs on `timerScheduler` then). Default true; `false` runs
+   *   on `scheduler` as it is (an operator's own deadlines, which its subscriber releases).
+   */
+  constructor(scheduler: SchedulerLike, releasesProcess = true) {
+    this.scheduler = releasesProcess && scheduler === asyncScheduler ? timerScheduler : scheduler;
   }
 
   /** How many deadlines are waiting. */
