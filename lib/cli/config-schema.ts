@@ -6,6 +6,8 @@
  * servers with one namespace.
  */
 
+import { UPSTREAM_OAUTH_JSON_SCHEMA } from './upstream-oauth';
+
 const matcher = {
   description: 'A name, a glob (`*` any run of characters, `?` any one), or a list of them (any may match).',
   oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
@@ -185,6 +187,7 @@ export const CONFIG_SCHEMA = {
             url: { type: 'string', minLength: 1 },
             headers: strings,
             type: { enum: ['http', 'streamable-http', 'sse'] },
+            oauth: UPSTREAM_OAUTH_JSON_SCHEMA,
             ...common,
           },
         },

@@ -9,8 +9,10 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { findJsonProblem, lineAndColumn, showLine } from './json-error';
-import { GatewayAuthSchema, parseGatewayAuth } from './gateway-auth';
+import { expandDeep, GatewayAuthSchema, parseGatewayAuth } from './gateway-auth';
 import type { GatewayAuth } from './gateway-auth';
+import { parseUpstreamOAuth, UpstreamOAuthSchema } from './upstream-oauth';
+import type { UpstreamOAuth } from './upstream-oauth';
 import type { CollisionPolicy } from '../proxy/collisions';
 import type { EntryFilter } from '../proxy/name-filter';
 import type { UpstreamReconnectOptions } from '../proxy/reconnect';
@@ -52,6 +54,8 @@ export interface UrlUpstream {
   readonly name: string;
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;
+  /** How the gateway signs in when the server asks (`oauth`); absent: a sign-in kept in memory. */
+  readonly oauth?: UpstreamOAuth;
   readonly policy?: UpstreamPolicy;
 }
 
@@ -125,6 +129,7 @@ const UrlEntrySchema = z.strictObject({
   url: z.string().min(1),
   headers: Strings.optional(),
   type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+  oauth: UpstreamOAuthSchema.optional(),
   ...COMMON,
 });
 
@@ -274,7 +279,11 @@ export function parseEntry(
   }
   const headers = expandAll(parsed.data.headers, env, `${where}.headers`);
   const kind = parsed.data.type === 'sse' ? 'sse' : 'http';
-  return { kind, name, url, headers, policy: policyOf(name, parsed.data) };
+  const signIn = parsed.data.oauth;
+  if (signIn && kind === 'sse') throw new ConfigError(`${where}: "oauth" needs Streamable HTTP, not "type": "sse"`);
+  const expand = (value: string, at: string) => expandVariables(value, env, `${where}.${at}`);
+  const oauth = signIn && parseUpstreamOAuth(where, file, expandDeep(signIn, expand, 'oauth'), env);
+  return { kind, name, url, headers, ...(oauth ? { oauth } : {}), policy: policyOf(name, parsed.data) };
 }
 
 /**

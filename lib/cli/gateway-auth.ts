@@ -69,8 +69,8 @@ export type GatewayAuth =
 
 type Expand = (value: string, where: string) => string;
 
-/** Expands `${VAR}` in every string of `value` (arrays and objects too). */
-function expandDeep<T>(value: T, expand: Expand, where: string): T {
+/** Expands `${VAR}` in every string of `value` (arrays and objects too) with `expand`, told where each is. */
+export function expandDeep<T>(value: T, expand: Expand, where: string): T {
   if (typeof value === 'string') return expand(value, where) as T;
   if (Array.isArray(value)) return value.map((item, i) => expandDeep(item, expand, `${where}.${i}`)) as T;
   if (typeof value === 'object' && value !== null)

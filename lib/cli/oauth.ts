@@ -2,10 +2,12 @@
  * Authorization for `rxmcp connect` and the HTTP upstreams of `rxmcp proxy`: an `AuthProvider` that, only once the server first answers
  * 401, opens a loopback redirect listener (http://127.0.0.1:<port>/callback), prints the
  * authorization URL for the user to open, and runs the OAuth client's authorization code flow with
- * PKCE. Tokens stay in memory, for this process only.
+ * PKCE; or, with `grant: 'client_credentials'`, obtains a token for the client itself, no user
+ * and no listener. Tokens stay in memory, for this process only, unless `storage` keeps them.
  */
 import { createOAuthClient } from '../auth/oauth-client';
 import type { OAuthClient, OAuthClientOptions } from '../auth/oauth-client';
+import type { OAuthClientInformation, OAuthStorage } from '../auth/storage';
 import { startLoopbackRedirect } from '../auth/loopback-redirect';
 import type { LoopbackRedirect, LoopbackRedirectOptions } from '../auth/loopback-redirect';
 import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http/auth-provider';
@@ -22,6 +24,14 @@ export interface CliAuthOptions {
   readonly clientName?: string;
   /** For tests: the fetch the OAuth client talks to the authorization server with. */
   readonly fetch?: typeof fetch;
+  /** `client_credentials`: the client's own token, with `client`; no user signs in. Default the authorization code. */
+  readonly grant?: 'authorization_code' | 'client_credentials';
+  /** A client registered beforehand. Default: registered dynamically. */
+  readonly client?: OAuthClientInformation;
+  /** The scopes to ask for. Default: those the server's challenge names. */
+  readonly scope?: string;
+  /** Where tokens and registrations are kept (a file, to survive restarts). Default: in memory. */
+  readonly storage?: OAuthStorage;
 }
 
 /** The provider, with what it opened to close. */
@@ -34,9 +44,19 @@ export interface CliAuth extends AuthProvider {
 
 /** A provider that starts signing in only when a server asks for it. */
 export function createCliAuth(options: CliAuthOptions): CliAuth {
-  let started: Promise<{ client: OAuthClient; redirect: LoopbackRedirect }> | undefined;
+  let started: Promise<{ client: OAuthClient; redirect?: LoopbackRedirect }> | undefined;
   let client: OAuthClient | undefined;
+  const common: OAuthClientOptions = {
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.client ? { client: options.client } : {}),
+    ...(options.scope !== undefined ? { scope: options.scope } : {}),
+    ...(options.storage ? { storage: options.storage } : {}),
+  };
   const start = async () => {
+    if (options.grant === 'client_credentials') {
+      client = createOAuthClient({ ...common, grant: 'client_credentials' });
+      return { client };
+    }
     const redirectOptions: LoopbackRedirectOptions = {
       port: options.callbackPort,
       open: (url) => options.show(url),
@@ -47,7 +67,7 @@ export function createCliAuth(options: CliAuthOptions): CliAuth {
       redirectUrl: redirect.redirectUrl,
       authorize: (url) => redirect.authorize(url),
       clientMetadata: { client_name: options.clientName ?? 'rxmcp connect' },
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...common,
     };
     client = createOAuthClient(clientOptions);
     return { client, redirect };
@@ -74,7 +94,7 @@ export function createCliAuth(options: CliAuthOptions): CliAuth {
     accepted: () => client?.accepted?.(),
     async close() {
       const running = await started?.catch(() => undefined);
-      await running?.redirect.close();
+      await running?.redirect?.close();
     },
   };
 }

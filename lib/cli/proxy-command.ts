@@ -15,7 +15,9 @@ import { EXIT } from './errors';
 import { verbose } from './io';
 import type { CliIo } from './io';
 import { createCliAuth } from './oauth';
-import type { CliAuth } from './oauth';
+import type { CliAuth, CliAuthOptions } from './oauth';
+import { createFileOAuthStorage } from '../auth/storage';
+import type { UpstreamOAuth } from './upstream-oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
 import { isLoopback, serveProxy } from './serve';
@@ -57,15 +59,27 @@ function upstreamOptions(
     authFor: (upstream) => {
       let auth = auths.get(upstream.name);
       if (!auth) {
+        const oauth = upstream.kind === 'stdio' ? undefined : upstream.oauth;
         auth = createCliAuth({
-          callbackPort: 0,
+          callbackPort: oauth?.callbackPort ?? 0,
           clientName: 'rxmcp proxy',
           show: (url) => progress.note(`${upstream.name} asks you to sign in: open ${url.href}`),
+          ...(oauth ? signInOptions(oauth) : {}),
         });
         auths.set(upstream.name, auth);
       }
       return auth;
     },
+  };
+}
+
+/** What an upstream's `oauth` asks of its sign-in: the grant, the client, the scopes, the token file. */
+function signInOptions(oauth: UpstreamOAuth): Partial<CliAuthOptions> {
+  return {
+    grant: oauth.grant,
+    storage: createFileOAuthStorage(oauth.tokenFile),
+    ...(oauth.client ? { client: oauth.client } : {}),
+    ...(oauth.scope !== undefined ? { scope: oauth.scope } : {}),
   };
 }
 

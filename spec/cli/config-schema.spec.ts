@@ -36,6 +36,12 @@ const GOOD: unknown[] = [
   },
   { servers: { a: { command: 'x' } }, auth: { apiKey: { env: 'GATEWAY_KEY', subject: 'ci', scopes: ['read'] } } },
   {
+    servers: {
+      a: { url: 'http://h/mcp', oauth: { clientId: 'c', scopes: 'a b', tokenFile: 't.json', callbackPort: 0 } },
+    },
+  },
+  { servers: { a: { url: 'http://h/mcp', oauth: { grant: 'client_credentials', clientId: 'c', clientSecret: 's' } } } },
+  {
     servers: { a: { command: 'x' } },
     auth: {
       jwt: { resource: 'https://g/mcp', issuer: 'https://as', jwksUri: 'https://as/jwks', requiredScopes: ['mcp'] },
@@ -64,6 +70,8 @@ const BAD: unknown[] = [
   { mcpServers: { a: { command: 'x' } }, collisions: 'last' },
   { mcpServers: { a: { command: 'x' } }, separator: '-' },
   { mcpServers: { a: { command: 'x' } }, auth: {} },
+  { mcpServers: { a: { command: 'x', oauth: {} } } },
+  { mcpServers: { a: { url: 'http://h/mcp', oauth: { grant: 'device' } } } },
   {
     mcpServers: { a: { command: 'x' } },
     auth: { apiKey: { env: 'GATEWAY_KEY' }, jwt: { resource: 'r', issuer: 'i', jwksUri: 'j' } },

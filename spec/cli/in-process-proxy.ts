@@ -17,12 +17,32 @@ export interface InProcessProxy {
   stop(): Promise<number>;
 }
 
+/** A proxy launched in-process that may not serve yet: `serving` resolves with its endpoint once it does. */
+export interface LaunchedProxy extends Omit<InProcessProxy, 'url'> {
+  readonly serving: Promise<URL>;
+}
+
 /** Starts `rxmcp proxy --config <file> --http 0` in-process with `env`; resolves once it serves. */
 export async function startInProcessProxy(
   config: unknown,
   env: Record<string, string> = {},
   extra: readonly string[] = [],
 ): Promise<InProcessProxy> {
+  const launched = launchInProcessProxy(config, env, extra);
+  try {
+    return { ...launched, url: await launched.serving };
+  } catch (error) {
+    await launched.stop();
+    throw error;
+  }
+}
+
+/** Starts `rxmcp proxy --config <file> --http 0` in-process with `env`, without waiting for it to serve. */
+export function launchInProcessProxy(
+  config: unknown,
+  env: Record<string, string> = {},
+  extra: readonly string[] = [],
+): LaunchedProxy {
   const servers = writeServers(config);
   let err = '';
   let interrupt!: (signal: string) => void;
@@ -53,11 +73,7 @@ export async function startInProcessProxy(
     servers.remove();
     return code;
   };
-  try {
-    const [, url] = await stderrMatch(/serving \d+ upstreams? at (\S+)\n/);
-    return { url: new URL(url!), file: servers.file, stderr: () => err, stderrMatch, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const serving = stderrMatch(/serving \d+ upstreams? at (\S+)\n/, 30_000).then(([, url]) => new URL(url!));
+  serving.catch(() => undefined);
+  return { serving, file: servers.file, stderr: () => err, stderrMatch, stop };
 }
