@@ -5,7 +5,7 @@
  * alternates between repetitions, so that the machine's moods fall on each alike.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { asyncScheduler, Observable } from '../rx/rxjs';
+import { asyncScheduler, catchError, concatMap, from, last, Observable, throwError } from '../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import type { McpClient } from '../client/client';
 import { closedLoop, openLoop } from './load';
@@ -55,6 +55,11 @@ export interface BenchOptions {
   readonly warmUp?: WarmUpOptions;
   /** Connections per target and repetition; calls go to each in turn. Default 1. */
   readonly sessions?: number;
+  /**
+   * Connect/disconnect churn: each call opens a connection of its own (for a command, a process),
+   * makes the workload's call and closes it. Default false.
+   */
+  readonly churn?: boolean;
   /** See {@link BenchSettings.noiseThreshold}. Default 0.15. */
   readonly noiseThreshold?: number;
   readonly scheduler?: SchedulerLike;
@@ -116,6 +121,20 @@ async function openAll(target: BenchTarget, count: number): Promise<BenchConnect
   }
 }
 
+/** A call that opens a connection of its own, makes the workload's call on it and closes it. */
+function churnCall(target: BenchTarget, workload: BenchWorkload): BenchCall {
+  return () =>
+    from(target.open()).pipe(
+      concatMap((connection) =>
+        from(workloadCall(connection.client, workload)()).pipe(
+          last(undefined, undefined),
+          concatMap((answer) => from(connection.close().then(() => answer))),
+          catchError((error: unknown) => from(connection.close()).pipe(concatMap(() => throwError(() => error)))),
+        ),
+      ),
+    );
+}
+
 /** The run: one repetition of one target at a time. */
 class Run {
   private readonly scheduler: SchedulerLike;
@@ -163,7 +182,7 @@ class Run {
       checkServed(target.name, workload, this.served.get(target.name)!);
       const calls = connections.map((c, i) => workloadCall(c.client, workload, i + 1));
       let next = 0;
-      const call: BenchCall = () => calls[next++ % calls.length]!();
+      const call: BenchCall = this.options.churn ? churnCall(target, workload) : () => calls[next++ % calls.length]!();
       step('cold');
       const cold = await this.phase(
         closedLoop({

@@ -50,6 +50,13 @@ export type CliCommand =
       readonly headers: Readonly<Record<string, string>>;
       /** The loopback port of the OAuth redirect; 0 picks a free one. */
       readonly callbackPort: number;
+    }
+  | {
+      readonly kind: 'bench';
+      /** Each target as written: `[name=]<command line or URL>`. */
+      readonly targets: readonly string[];
+      /** The options as given (each name's values in order), checked by the command (bench-command.ts). */
+      readonly options: Readonly<Record<string, readonly string[]>>;
     };
 
 export { USAGE } from './help';
@@ -64,7 +71,7 @@ export interface Flag {
   readonly value: boolean;
   readonly alias?: string;
   /** What the value is, for completion: a file name, or anything else (nothing to offer). */
-  readonly takes?: 'file' | 'port' | 'url' | 'header' | 'host';
+  readonly takes?: 'file' | 'port' | 'url' | 'header' | 'host' | 'number';
   readonly about: string;
 }
 export type Flags = Readonly<Record<string, Flag>>;
@@ -89,12 +96,34 @@ const CONNECT_FLAGS: Flags = {
   header: { value: true, alias: 'H', takes: 'header', about: 'a header for every request' },
   'callback-port': { value: true, takes: 'port', about: "the OAuth redirect's loopback port" },
 };
+const BENCH_FLAGS: Flags = {
+  ...COMMON,
+  tool: { value: true, alias: 't', about: 'call this tool (default: ping)' },
+  args: { value: true, about: "the tool's arguments, a JSON object" },
+  mix: { value: true, takes: 'file', about: 'a weights file: a mix of calls, lists, reads and prompts' },
+  concurrency: { value: true, alias: 'c', takes: 'number', about: 'calls in flight (closed loop; default 1)' },
+  rate: { value: true, alias: 'r', takes: 'number', about: 'calls started per second (open loop)' },
+  sweep: { value: true, about: 'closed loops at each of these concurrencies (1,2,4,...): find the knee' },
+  sessions: { value: true, takes: 'number', about: 'connections per target, calls going to each in turn' },
+  churn: { value: false, about: 'each call opens a connection, makes one call and closes it' },
+  duration: { value: true, alias: 'd', about: 'the steady phase of each repetition (5s, 500ms)' },
+  reps: { value: true, takes: 'number', about: 'repetitions per target, interleaved (default 3)' },
+  cold: { value: true, takes: 'number', about: "calls of each fresh connection's cold phase (default 100)" },
+  'warmup-max': { value: true, about: 'the longest a warm-up lasts before it is reported unsettled (15s)' },
+  timeout: { value: true, about: 'a call not answered in this long fails as timeout (10s)' },
+  json: { value: true, takes: 'file', about: 'write the report as JSON to this file (- for stdout)' },
+  html: { value: true, takes: 'file', about: 'write a self-contained HTML report to this file' },
+  compare: { value: true, takes: 'file', about: 'fail (exit 1) where a figure is worse than this JSON report' },
+  header: { value: true, alias: 'H', takes: 'header', about: 'a header for every HTTP request' },
+  'callback-port': { value: true, takes: 'port', about: "the OAuth redirect's loopback port" },
+};
 const COMPLETION_FLAGS: Flags = COMMON;
 
 /** Each command: what it does (one line) and its options; completion scripts are made from this. */
 export const COMMAND_TABLE: Readonly<Record<Exclude<HelpTopic, 'rxmcp'>, { about: string; flags: Flags }>> = {
   proxy: { about: 'serve the MCP servers of a config file as one server', flags: PROXY_FLAGS },
   connect: { about: 'bridge stdio to a remote Streamable HTTP MCP server', flags: CONNECT_FLAGS },
+  bench: { about: 'measure MCP servers side by side: latency, throughput, cost', flags: BENCH_FLAGS },
   completion: { about: 'print a shell completion script', flags: COMPLETION_FLAGS },
 };
 
@@ -266,9 +295,18 @@ function parseCompletion(argv: readonly string[]): CliCommand {
   return { kind: 'completion', shell: shell as CompletionShell };
 }
 
+/** `rxmcp bench`: the targets and the options as given; the command checks their values. */
+function parseBench(argv: readonly string[]): CliCommand {
+  const scanned = scan('bench', argv, BENCH_FLAGS);
+  if (scanned.positionals.length === 0)
+    throw new UsageError('rxmcp bench: name a target: a command line or a URL (see the examples)', 'bench');
+  return { kind: 'bench', targets: scanned.positionals, options: Object.fromEntries(scanned.options) };
+}
+
 const COMMANDS: Readonly<Record<Exclude<HelpTopic, 'rxmcp'>, (argv: readonly string[]) => CliCommand>> = {
   proxy: parseProxy,
   connect: parseConnect,
+  bench: parseBench,
   completion: parseCompletion,
 };
 

@@ -66,7 +66,13 @@ function zsh(): string {
   const cases = COMMANDS.map((command) => {
     const options = Object.entries(COMMAND_TABLE[command].flags).map(([name, flag]) => zshOption(name, flag));
     const positional =
-      command === 'completion' ? [`'1:shell:(bash zsh)'`] : command === 'connect' ? [`'1:server URL:_urls'`] : [];
+      command === 'completion'
+        ? [`'1:shell:(bash zsh)'`]
+        : command === 'connect'
+          ? [`'1:server URL:_urls'`]
+          : command === 'bench'
+            ? [`'*:target (a command line or URL):_urls'`]
+            : [];
     return [
       `    ${command})`,
       `      _arguments -s \\`,

@@ -5,7 +5,7 @@
  */
 
 /** What `rxmcp help` can explain. */
-export type HelpTopic = 'rxmcp' | 'proxy' | 'connect' | 'completion';
+export type HelpTopic = 'rxmcp' | 'proxy' | 'connect' | 'bench' | 'completion';
 
 const CONFIG_FORMAT = `Servers file (the "mcpServers" format desktop clients use):
   {
@@ -43,11 +43,13 @@ const EXIT_CODES = `Exit codes:
 export const USAGE: Readonly<Record<HelpTopic, string>> = {
   rxmcp: `Usage: rxmcp <command> [options]
 
-Serves many MCP servers as one, and brings a remote MCP server to clients that only speak stdio.
+Serves many MCP servers as one, brings a remote MCP server to clients that only speak stdio, and
+measures MCP servers side by side.
 
 Commands:
   proxy        serve the MCP servers of a config file as one server (stdio or Streamable HTTP)
   connect      bridge stdio to a remote Streamable HTTP MCP server
+  bench        measure MCP servers side by side: latency, throughput, cost
   completion   print a shell completion script (bash or zsh)
   help [cmd]   show this help, or a command's
 
@@ -59,6 +61,7 @@ Examples:
   rxmcp proxy --config servers.json              serve the servers of servers.json on stdio
   rxmcp proxy --config servers.json --http 3000  the same at http://127.0.0.1:3000/mcp
   rxmcp connect https://mcp.example.com/mcp      reach a remote server from a stdio client
+  rxmcp bench "node server.js" -t echo -c 8      measure a stdio server, 8 calls in flight
   source <(rxmcp completion bash)                complete commands and options in bash
 
 Servers file (rxmcp proxy --config; rxmcp proxy --help has the details):
@@ -134,6 +137,64 @@ Environment:
   RXMCP_VERBOSE=1   also show connections opening and closing, on stderr
 
 ${EXIT_CODES}`,
+
+  bench: `Usage: rxmcp bench <target>... [--tool <name> [--args <json>] | --mix <file>]
+                   [--concurrency <n> | --rate <calls/s> | --sweep <n,n,...>] [--sessions <n> | --churn]
+                   [--duration <time>] [--reps <n>] [--json <file>] [--html <file>] [--compare <file>]
+
+Measures one or more MCP servers under the same load, side by side. Each repetition opens each
+target afresh (a command is a fresh process), asks what it serves, times its first calls apart
+(the cold regime), warms it up until its rate settles, then measures it; the targets take turns,
+in an order that alternates between repetitions. Each figure is the median [min - max] of the
+repetitions; a target whose repetitions spread too wide, or that never settled, is flagged "not
+for quoting". The load average at the start and the end is printed beside the table.
+
+Targets ([name=] gives a name; the default is the target as written):
+  "node server.js --flag"     a command: spawned and spoken to over stdio (its CPU and memory are read)
+  http://127.0.0.1:3000/mcp   a Streamable HTTP server (https too)
+  sse+http://host/sse         a 2024-11-05 HTTP+SSE server
+
+Options:
+  -t, --tool <name>           call this tool (default: ping)
+  --args <json>               the tool's arguments, a JSON object
+  --mix <file>                a weights file: [{ "weight": 3, "method": "tools/call", "name": "echo",
+                              "arguments": {...} }, { "weight": 1, "method": "resources/read", "uri":
+                              "..." }, { "method": "tools/list" }, { "method": "prompts/get", ... }]
+  -c, --concurrency <n>       calls in flight: a closed loop (the default, 1)
+  -r, --rate <calls/s>        calls started per second whatever the answers: an open loop, whose
+                              latency counts from when a call was due (queueing shows in p99)
+  --sweep <n,n,...>           a closed loop at each concurrency in turn; reports where the
+                              throughput stops growing (the knee)
+  --sessions <n>              connections per target, calls going to each in turn
+  --churn                     each call opens a connection, makes the call and closes it
+  -d, --duration <time>       the steady phase of each repetition (default 5s; 500ms, 1m)
+  --reps <n>                  repetitions per target (default 3; fewer are not for quoting)
+  --cold <n>                  calls of each fresh connection's cold phase (default 100)
+  --warmup-max <time>         the longest a warm-up lasts before it is reported unsettled (15s)
+  --timeout <time>            a call not answered in this long fails as "timeout" (default 10s)
+  --json <file>               write the report as JSON (- : stdout, the table then goes to stderr)
+  --html <file>               write a self-contained HTML report: latency over time, percentiles
+  --compare <file>            a JSON report to compare with: exit 1 where a figure is worse than
+                              the baseline's beyond its spread
+  -H, --header "Name: value"  a header for every HTTP request (repeatable)
+  --callback-port <port>      the OAuth redirect's loopback port, for a server that asks to sign in
+  -h, --help                  show this help
+  -v, --version               show the version
+
+Examples:
+  rxmcp bench "node dist/server.js" -t echo --args '{"text":"hi"}' -c 8
+  rxmcp bench a="node a.js" b="node b.js" -t add --args '{"a":1,"b":2}' --html report.html
+  rxmcp bench http://127.0.0.1:3000/mcp --rate 500 -d 10s
+  rxmcp bench "node server.js" -t echo --json baseline.json         once, on the main branch
+  rxmcp bench "node server.js" -t echo --compare baseline.json      in CI: exit 1 on a regression
+
+Environment:
+  RXMCP_VERBOSE=1   also show connections opening and closing, on stderr
+
+Exit codes:
+  0  measured (and, with --compare, no figure worse than the baseline)
+  1  a target could not be reached or does not serve the workload, or a figure is worse
+  2  a bad command line, --args or --mix file`,
 
   completion: `Usage: rxmcp completion <bash | zsh>
 

@@ -9,6 +9,7 @@ import { ConfigError, EXIT, UsageError } from './errors';
 import type { CliIo } from './io';
 import type * as ProxyCommand from './proxy-command';
 import type * as ConnectCommand from './connect-command';
+import type * as BenchCommand from './bench-command';
 import { completionScript } from './completion';
 import { createProgress } from './progress';
 import { packageVersion } from './version';
@@ -17,10 +18,13 @@ import { packageVersion } from './version';
  * Runs a command. The commands load the runtime (client, server, transports) only when they run, so
  * `--help`, `--version` and a mistyped command line answer at once.
  */
-function run(command: Extract<CliCommand, { kind: 'proxy' | 'connect' }>, io: CliIo): Promise<number> {
+function run(command: Extract<CliCommand, { kind: 'proxy' | 'connect' | 'bench' }>, io: CliIo): Promise<number> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   if (command.kind === 'proxy') {
     return (require('./proxy-command') as typeof ProxyCommand).runProxy(command, io);
+  }
+  if (command.kind === 'bench') {
+    return (require('./bench-command') as typeof BenchCommand).runBenchCommand(command, io);
   }
   return (require('./connect-command') as typeof ConnectCommand).runConnect(command, io);
   /* eslint-enable @typescript-eslint/no-require-imports */

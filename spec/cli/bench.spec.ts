@@ -1,0 +1,182 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { parseArgs } from '../../lib/cli/args';
+import { benchOptions, parseDuration, splitCommandLine, targetUpstream } from '../../lib/cli/bench-command';
+import type { CliIo } from '../../lib/cli/io';
+import { main } from '../../lib/cli/main';
+import type { BenchReport } from '../../lib/bench/report';
+import { EXAMPLE_SERVER, startExample, stopExample } from '../support/example-server';
+import type { RunningExample } from '../support/example-server';
+
+// rxmcp bench measures servers given as a command line or a URL, side by side, and writes the table,
+// JSON and HTML it is asked for; its command line is checked before any server is started.
+
+function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  let err = '';
+  const io: CliIo = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr: { isTTY: false, write: (text: string) => (err += text) },
+    env: {},
+    interrupted: new Promise<string>(() => undefined),
+  };
+  return main(argv, io).then((code) => ({ code, stdout: out, stderr: err }));
+}
+
+const bench = (...argv: string[]) => parseArgs(['bench', ...argv]);
+const options = (...argv: string[]) => {
+  const command = bench('x', ...argv);
+  if (command.kind !== 'bench') throw new Error('not bench');
+  return benchOptions(command);
+};
+/** Short runs: one repetition of 200 ms after a warm-up of at most 300 ms. */
+const SHORT = ['-d', '200ms', '--reps', '1', '--cold', '10', '--warmup-max', '300ms'];
+const STDIO_EXAMPLE = `example=${process.execPath} ${EXAMPLE_SERVER}`;
+
+describe('rxmcp bench: the command line', () => {
+  it('reads targets as command lines or URLs, named with name=', () => {
+    expect(targetUpstream('a=node "my server.js" --flag', {})).toEqual({
+      kind: 'stdio',
+      name: 'a',
+      command: 'node',
+      args: ['my server.js', '--flag'],
+      env: {},
+      cwd: undefined,
+    });
+    expect(targetUpstream('http://127.0.0.1:3000/mcp', { 'x-team': 'blue' })).toEqual({
+      kind: 'http',
+      name: 'http://127.0.0.1:3000/mcp',
+      url: new URL('http://127.0.0.1:3000/mcp'),
+      headers: { 'x-team': 'blue' },
+    });
+    expect(targetUpstream('old=sse+http://127.0.0.1:3000/sse', {})).toMatchObject({ kind: 'sse', name: 'old' });
+    expect(splitCommandLine(`node -e 'a b' "c \\"d\\"" e\\ f`)).toEqual(['node', '-e', 'a b', 'c "d"', 'e f']);
+  });
+
+  it('makes the engine options: a tool with arguments, a closed or an open loop, durations', () => {
+    expect(options('-t', 'echo', '--args', '{"text":"hi"}', '-c', '8', '-d', '2s', '--timeout', '500ms')).toEqual({
+      workload: { kind: 'tool', name: 'echo', arguments: { text: 'hi' } },
+      load: { kind: 'closed', concurrency: 8 },
+      durationMs: 2000,
+      timeoutMs: 500,
+    });
+    expect(options('--rate', '250')).toEqual({
+      workload: { kind: 'ping' },
+      load: { kind: 'open', ratePerSecond: 250 },
+    });
+    expect(parseDuration('--duration', '1.5m')).toBe(90_000);
+  });
+
+  it.each([
+    [['-c', '2', '--rate', '10'], '--concurrency (closed loop) and --rate (open loop) are exclusive'],
+    [['--args', '{}'], '--args are the arguments of --tool'],
+    [['-t', 'echo', '--args', '[1]'], '--args wants a JSON object'],
+    [['-t', 'echo', '--args', '{'], '--args is not JSON'],
+    [['-d', 'soon'], '--duration wants a time such as 5s, 500ms or 1m, not "soon"'],
+    [['--reps', '0'], '--reps wants a whole number from 1, not "0"'],
+    [['--rate', '-3'], '--rate wants calls per second'],
+  ])('refuses %j: %s', (argv, message) => {
+    expect(() => options(...argv)).toThrow(message);
+  });
+
+  it('ends with exit code 2 and one line for a bad command line, starting nothing', async () => {
+    await expect(run(['bench'])).resolves.toMatchObject({ code: 2, stderr: expect.stringMatching(/name a target/) });
+    const { code, stderr } = await run(['bench', 'node nothing.js', '--rate', 'x']);
+    expect(code).toBe(2);
+    expect(stderr).toBe('rxmcp bench: --rate wants calls per second, not "x" (see rxmcp bench --help)\n');
+  });
+});
+
+describe('rxmcp bench: measuring', () => {
+  let http: RunningExample | undefined;
+  let dir: string;
+  beforeAll(async () => {
+    http = await startExample();
+  });
+  afterAll(() => stopExample(http));
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'rxmcp-bench-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('measures a stdio command and a Streamable HTTP URL side by side: table, JSON, server CPU and memory', async () => {
+    const json = join(dir, 'report.json');
+    const { code, stdout, stderr } = await run([
+      'bench',
+      STDIO_EXAMPLE,
+      `http=${http!.url}`,
+      '-t',
+      'echo',
+      '--args',
+      '{"text":"hi"}',
+      '-c',
+      '4',
+      ...SHORT,
+      '--json',
+      json,
+    ]);
+    expect(stderr).toMatch(/^rxmcp: example, repetition 1: [\d,.]+ calls\/s, p99/m);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^tools\/call echo, closed loop, 4 in flight: 1 repetition of 0.2 s per target/);
+    expect(stdout).toMatch(/^example\s+[\d,]+/m);
+    expect(stdout).toMatch(/^http\s+[\d,]+/m);
+    expect(stdout).toMatch(/not for quoting: 1 repetition/);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    expect(report.targets.map((t) => [t.name, t.how])).toEqual([
+      ['example', `stdio: ${process.execPath} ${EXAMPLE_SERVER}`],
+      ['http', `http ${http!.url}`],
+    ]);
+    for (const target of report.targets) {
+      expect(target.served.tools).toContain('echo');
+      expect(target.summary.calls).toBeGreaterThan(0);
+      expect(target.summary.errors).toEqual({});
+      expect(target.reps[0]!.cold.calls).toBe(10);
+    }
+    // The stdio server is a child of this process: its CPU time and resident set are read.
+    expect(report.targets[0]!.summary.cpuMsPerCall!.median).toBeGreaterThan(0);
+    expect(report.targets[0]!.summary.rssMiB!.median).toBeGreaterThan(10);
+    expect(report.targets[1]!.summary.cpuMsPerCall).toBeUndefined();
+  });
+
+  it('fails with exit code 1 when a target does not serve the tool, naming what it does', async () => {
+    const { code, stderr } = await run(['bench', STDIO_EXAMPLE, '-t', 'nope', ...SHORT]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/rxmcp: example serves no tool "nope" \(it serves: .*echo/);
+  });
+
+  it('fails with exit code 1 when a command cannot be started', async () => {
+    const { code, stderr } = await run(['bench', 'missing=/nonexistent/server', ...SHORT]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/rxmcp: missing: .*ENOENT/);
+  });
+
+  it('--compare exits 1 naming each figure worse than the baseline beyond its spread, 0 against itself', async () => {
+    const json = join(dir, 'now.json');
+    const argv = ['bench', `http=${http!.url}`, ...SHORT, '--json', json];
+    expect((await run(argv)).code).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    const same = join(dir, 'same.json');
+    writeFileSync(same, JSON.stringify(report));
+    const faster = join(dir, 'faster.json');
+    const t = report.targets[0]!;
+    const tenfold = {
+      median: t.summary.perSecond.median * 10,
+      min: t.summary.perSecond.min * 10,
+      max: t.summary.perSecond.max * 10,
+    };
+    writeFileSync(
+      faster,
+      JSON.stringify({ ...report, targets: [{ ...t, summary: { ...t.summary, perSecond: tenfold } }] }),
+    );
+    const worse = await run([...argv.slice(0, -2), '--compare', faster]);
+    expect(worse.code).toBe(1);
+    expect(worse.stderr).toMatch(/rxmcp: http: calls\/s [\d,]+ is worse than the baseline's [\d,]+/);
+    // Against a baseline of the same figures, its spread is this run's own: nothing is worse.
+    const itself = await run([...argv.slice(0, -2), '--compare', same]);
+    expect(itself.stderr).toMatch(/^rxmcp: no figure is worse than .*same\.json beyond its spread$/m);
+    expect(itself.code).toBe(0);
+  });
+});
