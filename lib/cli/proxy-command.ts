@@ -204,6 +204,11 @@ class Members {
   names(): string[] {
     return [...this.entries.keys()];
   }
+
+  /** The members one connection serves for every client: those `/readyz` waits for. */
+  shared(): string[] {
+    return [...this.entries].filter(([, entry]) => entry.sharing !== 'perSession').map(([name]) => name);
+  }
 }
 
 /** What a reload needs. */
@@ -216,6 +221,8 @@ interface ReloadContext {
   readonly current: Map<string, Closable>;
   readonly options: UpstreamOptions;
   readonly settings: ProxyConfig['settings'];
+  /** Tells the operations endpoints that the members changed. */
+  readonly changed: () => void;
 }
 
 /**
@@ -257,6 +264,7 @@ async function reload(context: ReloadContext, why: string): Promise<void> {
   for (const name of before) if (!names.has(name)) members.entries.delete(name);
   for (const name of before) if (!names.has(name) || made.has(name)) current.delete(name);
   for (const upstream of next.upstreams) if (made.has(upstream.name)) members.set(upstream, made.get(upstream.name)!);
+  context.changed();
   const added = [...made.keys()].filter((name) => !before.has(name));
   const changed = [...made.keys()].filter((name) => before.has(name));
   const removed = [...before].filter((name) => !names.has(name));
@@ -310,6 +318,7 @@ async function serveUntilStopped(
   try {
     serving = await serveProxy(proxy, command.serve, io, logger, {
       upstreams: current,
+      members: () => members.shared(),
       log: command.log,
       prefixOf,
       auth,
@@ -330,7 +339,8 @@ async function serveUntilStopped(
     progress.note(
       `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: protect it (a firewall, a reverse proxy with authentication) or serve on 127.0.0.1`,
     );
-  const context: ReloadContext = { command, io, progress, proxy, members, current, options, settings };
+  const changed = () => serving.upstreamsChanged();
+  const context: ReloadContext = { command, io, progress, proxy, members, current, options, settings, changed };
   const reloading = reloadTriggers({
     file: command.config,
     watch: command.watch === true,

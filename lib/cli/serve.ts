@@ -8,7 +8,7 @@ import type { LoggerOption } from '../jsonrpc/logger';
 import type { McpProxy } from '../proxy/front';
 import { createStdioServerTransport } from '../transport/stdio/stdio-server-transport';
 import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
-import type { OperationsOptions } from '../operations/server-operations';
+import type { OperationsOptions, ReadinessCheck } from '../operations/server-operations';
 import type { RequestAuthenticator } from '../transport/http/request-auth';
 import type { Logger } from 'pino';
 import type * as Pino from 'pino';
@@ -24,6 +24,8 @@ export interface Serving {
   readonly ended: Promise<string>;
   /** Stops serving; resolves once every listener is closed. */
   close(): Promise<void>;
+  /** Reads `ServedUpstreams.members` again (after a reload): `/readyz` and the metrics follow it. */
+  upstreamsChanged(): void;
 }
 
 /** The streams `--stdio` serves on. */
@@ -37,6 +39,11 @@ export interface StdioStreams {
 /** What the operations endpoints of `--http` know of the upstreams: each one's latest client, by name. */
 export interface ServedUpstreams {
   readonly upstreams?: ReadonlyMap<string, { readonly client: McpClient }>;
+  /**
+   * The upstreams that should be connected, by name (the shared ones of the servers file): one
+   * without a client in `upstreams` yet is not ready. Default: the names in `upstreams`.
+   */
+  readonly members?: () => readonly string[];
   /** `--log-level` and `--log-format`: the HTTP server logs there (a line per call at info). */
   readonly log?: LogSettings | undefined;
   /** What an upstream's tools are named with: its namespace and the separator (`files_`). Default `<name>_`. */
@@ -63,6 +70,11 @@ export async function serveProxy(
   served: ServedUpstreams = {},
 ): Promise<Serving> {
   if (mode.kind === 'http') {
+    const upstreams = new UpstreamStates(
+      served.upstreams ?? new Map(),
+      served.members,
+      served.prefixOf ?? ((name) => `${name}_`),
+    );
     const running = await startStreamableHttpServer({
       server: proxy,
       port: mode.port,
@@ -70,13 +82,14 @@ export async function serveProxy(
       ...(served.auth ? { auth: served.auth } : {}),
       logger: served.log && streams.stderr ? stderrLogger(served.log, streams.stderr) : logger,
       // A process run on its own: /healthz, /readyz and /metrics on (where the endpoint is).
-      operations: proxyOperations(served.upstreams ?? new Map(), served.prefixOf ?? ((name) => `${name}_`)),
+      operations: upstreams.operations(),
     });
     return {
       where: running.url.href,
       // An HTTP server keeps serving until it is closed.
       ended: new Promise<string>(() => undefined),
       close: () => running.close(),
+      upstreamsChanged: () => upstreams.refresh(),
     };
   }
   const transport = createStdioServerTransport({ stdin: streams.stdin, stdout: streams.stdout, logger });
@@ -88,24 +101,52 @@ export async function serveProxy(
       transport.close('rxmcp is shutting down');
       return Promise.resolve();
     },
+    upstreamsChanged: () => undefined,
   };
 }
 
-/** The operations of the proxy's HTTP front: each upstream ready while its client is not shut down. */
-function proxyOperations(
-  upstreams: ReadonlyMap<string, { readonly client: McpClient }>,
-  prefixOf: (name: string) => string,
-): OperationsOptions {
-  const up = (name: string) => upstreams.get(name)?.client.state !== 'shutdown';
-  const names = [...upstreams.keys()].sort((a, b) => prefixOf(b).length - prefixOf(a).length);
-  return {
-    readiness: Object.fromEntries(
-      names.map((name) => [`upstream:${name}`, () => up(name) || `upstream ${name} is disconnected`]),
-    ),
-    upstreams: () => Object.fromEntries(names.map((name) => [name, up(name)])),
-    // Tools and prompts are named <namespace><separator><name>; the longest prefix that fits wins.
-    upstreamOf: (tool) => names.find((name) => prefixOf(name) !== '' && tool.startsWith(prefixOf(name))),
-  };
+/**
+ * The operations of the proxy's HTTP front: each upstream that should be connected is ready while
+ * its client is there and not shut down. The readiness checks are one record, rewritten when the
+ * members change (`/readyz` reads it at each request).
+ */
+class UpstreamStates {
+  private readonly checks: Record<string, ReadinessCheck> = {};
+  /** The members, longest prefix first (a tool is named by the longest prefix that fits). */
+  private names: readonly string[] = [];
+
+  constructor(
+    private readonly upstreams: ReadonlyMap<string, { readonly client: McpClient }>,
+    private readonly members: (() => readonly string[]) | undefined,
+    private readonly prefixOf: (name: string) => string,
+  ) {
+    this.refresh();
+  }
+
+  /** Reads the members again. */
+  refresh(): void {
+    const names = this.members?.() ?? [...this.upstreams.keys()];
+    this.names = [...names].sort((a, b) => this.prefixOf(b).length - this.prefixOf(a).length);
+    for (const key of Object.keys(this.checks)) delete this.checks[key];
+    for (const name of this.names) this.checks[`upstream:${name}`] = () => this.state(name);
+  }
+
+  /** `true`, or what is wrong with the upstream `name`. */
+  private state(name: string): true | string {
+    const client = this.upstreams.get(name)?.client;
+    if (client === undefined) return `upstream ${name} is not connected yet`;
+    return client.state !== 'shutdown' || `upstream ${name} is disconnected`;
+  }
+
+  operations(): OperationsOptions {
+    return {
+      readiness: this.checks,
+      upstreams: () => Object.fromEntries(this.names.map((name) => [name, this.state(name) === true])),
+      // Tools and prompts are named <namespace><separator><name>; the longest prefix that fits wins.
+      upstreamOf: (tool) =>
+        this.names.find((name) => this.prefixOf(name) !== '' && tool.startsWith(this.prefixOf(name))),
+    };
+  }
 }
 
 /** A pino logger writing to `stderr` from `settings.level`, as JSON lines or pretty ones. */

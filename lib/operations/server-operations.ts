@@ -47,7 +47,11 @@ export interface OperationsOptions {
    * dependencies are ready.
    */
   readonly health?: boolean | { readonly livePath?: string; readonly readyPath?: string };
-  /** What must be ready for `/readyz` to answer 200, by name (`redis`, `upstream:files`). */
+  /**
+   * What must be ready for `/readyz` to answer 200, by name (`redis`, `upstream:files`). The record
+   * is read at each request: entries its owner adds or removes later (a proxy's upstreams after a
+   * reload) are followed.
+   */
   readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
   /** How long a readiness check may take before it counts as not ready. Default 2 s. */
   readonly readinessTimeoutMs?: number;
