@@ -134,6 +134,11 @@ export interface BenchReport {
   readonly loadAvgEnd: readonly number[];
   readonly settings: BenchSettings;
   readonly targets: readonly TargetResult[];
+  /**
+   * A concurrency sweep's knee per target: the concurrency past which throughput stops growing
+   * (null: it still grew at the last level). Absent for a run that is no sweep.
+   */
+  readonly knees?: Readonly<Record<string, number | null>>;
 }
 
 /** Why a target's repetitions are not to be quoted, if they are not. */

@@ -69,5 +69,10 @@ export function formatTable(report: BenchReport): string {
     );
     return out;
   });
-  return `${[...head, '', ...lines, '', ...notes].join('\n')}\n`;
+  const knees = Object.entries(report.knees ?? {}).map(([name, knee]) =>
+    knee === null
+      ? `${name}: throughput still grew at the last concurrency: no knee within the sweep`
+      : `${name}: the knee is at ${knee} in flight (more calls in flight gain less than 10 % per doubling)`,
+  );
+  return `${[...head, '', ...lines, '', ...knees, ...notes].join('\n')}\n`;
 }

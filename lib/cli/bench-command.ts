@@ -9,6 +9,7 @@ import { compareReports } from '../bench/compare';
 import { runBench } from '../bench/engine';
 import type { BenchConnection, BenchEvent, BenchLoad, BenchOptions, BenchTarget } from '../bench/engine';
 import { renderHtml } from '../bench/html';
+import { runSweep } from '../bench/sweep';
 import { parseMix } from '../bench/mix';
 import type { BenchReport } from '../bench/report';
 import { formatNumber, formatTable } from '../bench/table';
@@ -125,6 +126,8 @@ export function benchOptions(command: BenchCommand, mixText?: string): Omit<Benc
   const rate = one('rate');
   if (concurrency !== undefined && rate !== undefined)
     throw usage('--concurrency (closed loop) and --rate (open loop) are exclusive: pick one');
+  if (one('sweep') !== undefined && (concurrency !== undefined || rate !== undefined))
+    throw usage('--sweep sets the concurrencies itself: leave out --concurrency and --rate');
   const rateValue = rate === undefined ? NaN : Number(rate);
   if (rate !== undefined && !(rateValue > 0)) throw usage(`--rate wants calls per second, not "${rate}"`);
   const load: BenchLoad =
@@ -157,6 +160,16 @@ export function benchOptions(command: BenchCommand, mixText?: string): Omit<Benc
       warmUp: warmupMaxMs === undefined ? undefined : { maxMs: warmupMaxMs },
     }),
   };
+}
+
+/** The concurrencies of `--sweep 1,2,4,8`, growing; undefined without it. */
+export function sweepLevels(command: BenchCommand): number[] | undefined {
+  const text = command.options.sweep?.[0];
+  if (text === undefined) return undefined;
+  const levels = text.split(',').map((part) => parseCount('--sweep', part.trim()));
+  if (levels.length < 2 || levels.some((n, i) => i > 0 && n <= levels[i - 1]!))
+    throw usage(`--sweep wants two or more growing concurrencies (1,2,4,8), not "${text}"`);
+  return levels;
 }
 
 /** A target reached as `rxmcp proxy` reaches an upstream; each `open` a fresh client (and process). */
@@ -234,6 +247,7 @@ export async function runBenchCommand(command: BenchCommand, io: CliIo): Promise
           throw usage(`cannot read the weights file ${mix}`);
         });
   const options = benchOptions(command, mixText);
+  const levels = sweepLevels(command);
   const headers = Object.fromEntries((command.options.header ?? []).map(parseHeader));
   const port = command.options['callback-port']?.[0];
   const callbackPort = port === undefined ? 0 : parsePort('bench', '--callback-port', port);
@@ -254,7 +268,8 @@ export async function runBenchCommand(command: BenchCommand, io: CliIo): Promise
   try {
     const report = await new Promise<BenchReport | undefined>((resolve, reject) => {
       const show = progressLine(io);
-      const running = runBench({ ...options, targets }).subscribe({
+      const run$ = levels ? runSweep({ ...options, targets }, levels) : runBench({ ...options, targets });
+      const running = run$.subscribe({
         next: (event) => {
           show(event);
           if (event.type === 'report') resolve(event.report);
