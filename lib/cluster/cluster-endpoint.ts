@@ -12,6 +12,7 @@ import type { AuthInfo } from '../transport/transport';
 import { forward, FORWARDED_HEADER, MISDIRECTED, OWNER_HEADER } from './forward';
 import { forwardedRequestOf, PROOF_HEADER } from './forward-proof';
 import type { ForwardProof } from './forward-proof';
+import type { OwnershipLease } from './ownership-lease';
 import type { SessionRecord, SessionRegistry } from './session-registry';
 
 /** Streams of a session taken over for the `epoch`th time are numbered from `epoch * STREAMS_PER_EPOCH`. */
@@ -25,6 +26,8 @@ export interface ClusterEndpointOptions {
   /** The handler of this process's own sessions. */
   readonly local: StreamableHttpHandler;
   readonly registry: SessionRegistry;
+  /** While valid, this process serves its own sessions without asking Redis whether they are still its own. */
+  readonly lease: OwnershipLease;
   readonly maxBodyBytes: number;
   /**
    * Checks every request's credentials before anything else (the same authenticator as the local
@@ -58,8 +61,35 @@ export interface ClusterEndpointOptions {
 export class ClusterEndpoint {
   /** The id each initialize request's session gets, registered before the handler names it. */
   private readonly pendingIds = new WeakMap<object, string>();
+  /** The responses the local handler is writing, by session: cut when another process takes it over. */
+  private readonly answering = new Map<string, Set<ServerResponse>>();
 
   constructor(private readonly options: ClusterEndpointOptions) {}
+
+  /**
+   * Another process took `sessionId` over: the answers this process is writing for it are cut (the
+   * clients resume them from the new owner, which answers what this one left owing), and the
+   * session is closed here.
+   */
+  drop(sessionId: string): void {
+    const responses = this.answering.get(sessionId);
+    this.answering.delete(sessionId);
+    for (const res of responses ?? []) res.destroy();
+    this.options.local.sessions.get(sessionId)?.close('taken over by another process');
+  }
+
+  /** Lets the local handler answer a request of a session this process owns, keeping its response to cut it. */
+  private serveOwn(req: IncomingMessage, res: ServerResponse, sessionId: string, body: unknown): void {
+    let responses = this.answering.get(sessionId);
+    if (!responses) this.answering.set(sessionId, (responses = new Set()));
+    responses.add(res);
+    res.once('close', () => {
+      const set = this.answering.get(sessionId);
+      set?.delete(res);
+      if (set?.size === 0) this.answering.delete(sessionId);
+    });
+    this.options.local.handle(req, res, body);
+  }
 
   /** For the local handler's `generateSessionId`. */
   sessionIdFor(req: object): string {
@@ -80,8 +110,9 @@ export class ClusterEndpoint {
     const sessionId = headerValue(req, SESSION_HEADER);
     const claimsForwarded = req.headers[FORWARDED_HEADER] !== undefined || req.headers[PROOF_HEADER] !== undefined;
     if (!claimsForwarded) {
-      if (sessionId !== undefined && local.sessions.has(sessionId)) {
-        if (this.belongs(req, res, sessionId)) local.handle(req, res, parsedBody);
+      // Past the lease, whether the session is still this process's own is asked in Redis first (route).
+      if (sessionId !== undefined && local.sessions.has(sessionId) && this.options.lease.valid) {
+        if (this.belongs(req, res, sessionId)) this.serveOwn(req, res, sessionId, parsedBody);
         return;
       }
       if (sessionId === undefined && req.method !== 'POST') {
@@ -100,19 +131,16 @@ export class ClusterEndpoint {
 
   /** Serves a request whose body (if any) was read: as forwarded when its proof holds, else as any other. */
   private served(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, body: unknown): void {
-    const { local, processId, proof, log } = this.options;
+    const { local, proof, log } = this.options;
     if (req.headers[FORWARDED_HEADER] !== undefined || req.headers[PROOF_HEADER] !== undefined) {
       const from = headerValue(req, FORWARDED_HEADER) ?? '';
       const owner = headerValue(req, OWNER_HEADER) ?? '';
       if (proof.verify(req.headers, forwardedRequestOf(req, sessionId, from, owner, body))) {
-        const own = sessionId !== undefined && local.sessions.has(sessionId);
-        if (!own && owner !== processId) {
-          // Meant for a process that was here before this one: its sender takes the session over.
-          refuse(res, MISDIRECTED, 'Misdirected Request: the session’s process is gone', -32000);
-          return;
-        }
-        if (own && !this.belongs(req, res, sessionId)) return;
-        local.handle(req, res, body);
+        this.servedForwarded(req, res, sessionId, owner, body).catch((error: unknown) => {
+          log.error({ err: error, sessionId }, 'cannot serve a forwarded request');
+          if (!res.headersSent)
+            refuse(res, 503, 'Service Unavailable: the cluster cannot serve this session now', -32000);
+        });
         return;
       }
       // Anyone who reaches the port can write these headers: without a valid proof the request is
@@ -125,6 +153,38 @@ export class ClusterEndpoint {
     if (sessionId !== undefined) this.route(req, res, sessionId, body);
     else if (req.method === 'POST' && isInitialize(body)) this.initialize(req, res, body);
     else local.handle(req, res, body);
+  }
+
+  /** Serves a request another process forwarded here (its proof holds), if this process still owns its session. */
+  private async servedForwarded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | undefined,
+    owner: string,
+    body: unknown,
+  ): Promise<void> {
+    const { local, processId } = this.options;
+    const here = sessionId !== undefined && local.sessions.has(sessionId);
+    const own = here && (await this.stillOwn(sessionId));
+    if (!own && (here || owner !== processId)) {
+      // Meant for a process that was here before this one, or for a session another took over since:
+      // its sender looks the session up again (and takes it over when its owner is gone).
+      refuse(res, MISDIRECTED, 'Misdirected Request: the session’s process is gone', -32000);
+      return;
+    }
+    if (!own) return local.handle(req, res, body);
+    if (this.belongs(req, res, sessionId!)) this.serveOwn(req, res, sessionId!, body);
+  }
+
+  /**
+   * Whether this process still owns a session it serves: at once while the lease holds, else asked
+   * in Redis (a session another process took over meanwhile is dropped here then).
+   */
+  private async stillOwn(sessionId: string): Promise<boolean> {
+    if (this.options.lease.valid) return true;
+    if (await this.options.registry.verify(sessionId)) return true;
+    this.drop(sessionId);
+    return false;
   }
 
   /** Whether the verified caller of `req` may use the session `sessionId` this process owns; else refused 403. */
@@ -186,8 +246,8 @@ export class ClusterEndpoint {
     attempt: number,
   ): Promise<void> {
     const { local, registry, processId, proof } = this.options;
-    if (local.sessions.has(sessionId)) {
-      if (this.belongs(req, res, sessionId)) local.handle(req, res, body);
+    if (local.sessions.has(sessionId) && (await this.stillOwn(sessionId))) {
+      if (this.belongs(req, res, sessionId)) this.serveOwn(req, res, sessionId, body);
       return;
     }
     const record = await registry.lookup(sessionId);
@@ -216,14 +276,14 @@ export class ClusterEndpoint {
     record: SessionRecord,
     attempt: number,
   ): Promise<void> {
-    const { local, registry, processId, resume, log } = this.options;
+    const { local, registry, resume, log } = this.options;
     const state = record.state;
     if (!state) {
       // Never initialized: there is nothing to resume.
-      await registry.forget(sessionId);
+      await registry.forget(sessionId, { owner: record.owner, epoch: record.epoch });
       return local.handle(req, res, body);
     }
-    const epoch = await registry.claim(sessionId, record.owner, processId, callerOf(req), state);
+    const epoch = await registry.claim(sessionId, record.owner, callerOf(req), state);
     if (epoch === 'forbidden') return this.forbid(res, sessionId);
     if (epoch === 'taken') {
       if (attempt + 1 >= MAX_ROUTES) throw new Error(`session ${sessionId} keeps changing owner`);
@@ -240,7 +300,7 @@ export class ClusterEndpoint {
       );
       log.info({ sessionId, from: record.owner, epoch }, 'session taken over');
     }
-    local.handle(req, res, body);
+    this.serveOwn(req, res, sessionId, body);
   }
 }
 

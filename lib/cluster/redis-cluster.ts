@@ -3,6 +3,7 @@ import type pino from 'pino';
 import { childLogger } from '../jsonrpc/logger';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { LogLevel } from '../connection/handler-events';
+import { LOG, RESOURCE_UPDATED } from './cluster-upkeep';
 import type { McpServer } from '../server/server';
 import {
   createStreamableHttpHandler,
@@ -22,7 +23,11 @@ import { ClusterSessions } from './cluster-sessions';
 import { connectRedis } from './redis-connection';
 import type { RedisConnection, RedisSource } from './redis-connection';
 import { ForwardProof } from './forward-proof';
+import { keepAlive, relayEvents, reviveOnReconnect } from './cluster-upkeep';
+import { OwnershipLease } from './ownership-lease';
 import { createRedisEventStore } from './redis-event-store';
+import { createRedisTaskStore } from './redis-task-store';
+import type { TaskStore } from '../server/tasks/task-store';
 import { SessionRegistry } from './session-registry';
 
 /** Defaults of {@link joinRedisCluster}. */
@@ -95,6 +100,12 @@ export interface RedisCluster {
    * process is gone is taken over. Closing the result hands this process's sessions to the others.
    */
   serve(server: McpServer, options?: ClusterServeOptions): Promise<RunningStreamableHttpServer>;
+  /**
+   * A task store in this cluster's Redis, for `createServer({ tasks: { store } })` in every process:
+   * a task can then be read, listed and cancelled from any process, and one whose process died
+   * reads as failed, with an error that says so (see {@link createRedisTaskStore}).
+   */
+  taskStore(): TaskStore;
   /** `server.resourceUpdated(uri)` in every process of the cluster. */
   resourceUpdated(uri: string): Promise<void>;
   /** `server.log(level, data)` in every process of the cluster. */
@@ -106,9 +117,6 @@ export interface RedisCluster {
   /** Stops this process's part: its servers close (their sessions go on elsewhere), Redis is let go. */
   close(): Promise<void>;
 }
-
-const RESOURCE_UPDATED = 'rxmcp.resource-updated';
-const LOG = 'rxmcp.log';
 
 /**
  * Joins (or starts) a cluster on Redis: connects, shares the `requestState` key, and subscribes to
@@ -177,7 +185,7 @@ class ClusterProcess implements RedisCluster {
   }
 
   async serve(server: McpServer, serveOptions: ClusterServeOptions = {}): Promise<RunningStreamableHttpServer> {
-    const { redis, keys, log, processId, bus, options } = this.parts;
+    const { redis, keys, log, processId, options } = this.parts;
     const idleMs = options.sessionIdleMs ?? DEFAULT_CLUSTER_SESSION_IDLE_MS;
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     const registry = new SessionRegistry(redis, keys, idleMs, processId, options.maxSessionsPerPrincipal ?? 0);
@@ -188,7 +196,10 @@ class ClusterProcess implements RedisCluster {
       maxEventsPerSession: options.maxEventsPerSession ?? DEFAULT_CLUSTER_MAX_EVENTS_PER_SESSION,
       ttlMs: idleMs,
       logger: log,
+      registry,
     });
+    // The heartbeat lives 3 beats; a beat that reached Redis vouches for this process's ownership for 2.
+    const lease = new OwnershipLease(heartbeatMs * 3, heartbeatMs);
     const sessions = new ClusterSessions(server, registry, log);
     const operations = clusterOperations(serveOptions.operations, redis, serveOptions.logger ?? options.logger);
     // The endpoint names the sessions its handler opens; the handler is made first.
@@ -207,6 +218,7 @@ class ClusterProcess implements RedisCluster {
       processId,
       local,
       registry,
+      lease,
       maxBodyBytes: serveOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       auth,
       proof: new ForwardProof(this.parts.forwardingSecret),
@@ -225,34 +237,71 @@ class ClusterProcess implements RedisCluster {
       handler: clusterHandler,
       operations,
     });
-    const url = running.url.href;
-    await registry.beat(processId, url, heartbeatMs * 3);
-    const stopBeating = keepAlive({ registry, processId, url, heartbeatMs, idleMs, sessions: local.sessions, log });
-    const stopReviving = reviveOnReconnect({
-      parts: this.parts,
+    const stopUpkeep = await this.upkeep({
       registry,
-      url,
-      heartbeatMs,
+      lease,
+      endpoint,
+      server,
+      url: running.url.href,
       sessions: local.sessions,
     });
-    const stopRelaying = relayEvents(bus, server);
     const shared: RunningStreamableHttpServer = {
       ...running,
       close: async () => {
-        stopBeating();
-        stopReviving();
-        stopRelaying();
+        stopUpkeep();
         // The sessions go on in other processes: keep their records and events, and give them up.
         sessions.leaving = true;
         eventStore.keepOnClose = true;
         await registry.leave(processId).catch(() => undefined);
-        await registry.release(local.sessions.keys(), processId).catch(() => undefined);
+        await registry.release(local.sessions.keys()).catch(() => undefined);
         this.running.delete(shared);
         await running.close();
       },
     };
     this.running.add(shared);
     return shared;
+  }
+
+  /**
+   * Starts what the process does beside serving: its heartbeat (the first written before this
+   * resolves), the upkeep of its sessions' records, writing again what a Redis restarted empty
+   * lost, relaying the cluster's events, and dropping the sessions another process took over.
+   * Resolves with a function that stops it all.
+   */
+  private async upkeep(parts: {
+    readonly registry: SessionRegistry;
+    readonly lease: OwnershipLease;
+    readonly endpoint: ClusterEndpoint;
+    readonly server: McpServer;
+    readonly url: string;
+    readonly sessions: ReadonlyMap<string, unknown>;
+  }): Promise<() => void> {
+    const { registry, lease, endpoint, server, url, sessions } = parts;
+    const { log, processId, bus, options } = this.parts;
+    const idleMs = options.sessionIdleMs ?? DEFAULT_CLUSTER_SESSION_IDLE_MS;
+    const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    // A fenced write refused: another process took the session over, this one stops serving it.
+    const dropping = registry.replaced$.subscribe((sessionId) => {
+      log.warn({ sessionId }, 'session taken over by another process: no longer served here');
+      endpoint.drop(sessionId);
+    });
+    const sentAt = Date.now();
+    await registry.beat(processId, url, heartbeatMs * 3);
+    lease.restart(sentAt);
+    const stopBeating = keepAlive({ registry, lease, url, heartbeatMs, idleMs, sessions, log });
+    const stopReviving = reviveOnReconnect({ parts: this.parts, registry, url, heartbeatMs, sessions });
+    const stopRelaying = relayEvents(bus, server);
+    return () => {
+      stopBeating();
+      stopReviving();
+      stopRelaying();
+      dropping.unsubscribe();
+    };
+  }
+
+  taskStore(): TaskStore {
+    const { redis, keys, processId } = this.parts;
+    return createRedisTaskStore({ redis, keys, processId });
   }
 
   resourceUpdated(uri: string): Promise<void> {
@@ -278,81 +327,4 @@ class ClusterProcess implements RedisCluster {
     await this.parts.bus.close();
     if (this.parts.owned) await this.parts.redis.quit();
   }
-}
-
-/**
- * Says every `heartbeatMs` that this process is alive at `url`, and keeps the records of the
- * sessions it serves from expiring (one served over a long stream makes no lookups). Returns a
- * function that stops both.
- */
-function keepAlive(parts: {
-  readonly registry: SessionRegistry;
-  readonly processId: string;
-  readonly url: string;
-  readonly heartbeatMs: number;
-  readonly idleMs: number;
-  readonly sessions: ReadonlyMap<string, unknown>;
-  readonly log: pino.Logger;
-}): () => void {
-  const { registry, processId, url, heartbeatMs, idleMs, sessions, log } = parts;
-  const beat = setInterval(() => {
-    registry
-      .beat(processId, url, heartbeatMs * 3)
-      .catch((error: unknown) => log.error({ err: error }, 'heartbeat failed'));
-  }, heartbeatMs);
-  const touch = setInterval(
-    () => registry.touch(sessions.keys()).catch((error: unknown) => log.error({ err: error }, 'touch failed')),
-    Math.max(1000, Math.min(idleMs / 4, 60_000)),
-  );
-  beat.unref();
-  touch.unref();
-  return () => {
-    clearInterval(beat);
-    clearInterval(touch);
-  };
-}
-
-/**
- * When the connection to Redis is back (ioredis says `ready` after a reconnect), writes again what a
- * Redis restarted empty lost: this process's heartbeat, the shared secrets, and the records of the
- * sessions it serves (owner, epoch, principal, state), each only where it is missing. Returns a
- * function that stops listening.
- */
-function reviveOnReconnect(parts: {
-  readonly parts: ProcessParts;
-  readonly registry: SessionRegistry;
-  readonly url: string;
-  readonly heartbeatMs: number;
-  readonly sessions: ReadonlyMap<string, unknown>;
-}): () => void {
-  const { registry, url, heartbeatMs, sessions } = parts;
-  const { redis, keys, processId, stateKey, forwardingSecret, options, log } = parts.parts;
-  const revive = () => {
-    const writes = [
-      registry.beat(processId, url, heartbeatMs * 3),
-      redis.call('SET', [keys.requestStateKey, stateKey, 'NX']),
-      options.forwardingSecret === undefined
-        ? redis.call('SET', [keys.forwardingSecretKey, forwardingSecret, 'NX'])
-        : Promise.resolve(),
-      registry.revive(sessions.keys()).then((count) => {
-        if (count > 0) log.warn({ sessions: count }, 'Redis had lost sessions this process serves: registered again');
-      }),
-    ];
-    Promise.all(writes).catch((error: unknown) => log.error({ err: error }, 'cannot register again in Redis'));
-  };
-  redis.on('ready', revive);
-  return () => void redis.off?.('ready', revive);
-}
-
-/** Applies the cluster-wide resource updates and log messages to `server`; returns a function that stops. */
-function relayEvents(bus: ClusterBus, server: McpServer): () => void {
-  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri) => server.resourceUpdated(String(uri)));
-  const stopLogs = bus.on(LOG, (payload) => {
-    const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
-    server.log(level, data, logger);
-  });
-  return () => {
-    stopUpdates();
-    stopLogs();
-  };
 }

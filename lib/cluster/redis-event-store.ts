@@ -4,6 +4,7 @@ import type { EventStore, StoredEventPayload } from '../transport/streamable-htt
 import { sessionOfStream } from './cluster-keys';
 import type { ClusterKeys } from './cluster-keys';
 import type { RedisConnection } from './redis-connection';
+import type { SessionRegistry } from './session-registry';
 
 /** Options of {@link createRedisEventStore}. */
 export interface RedisEventStoreOptions {
@@ -14,6 +15,20 @@ export interface RedisEventStoreOptions {
   /** A session's events expire this long after its last event (its idle time). */
   readonly ttlMs: number;
   readonly logger: pino.Logger;
+  /**
+   * The registry of the process's sessions: with it, each event of a session this process owns is
+   * appended only while it still owns the session at the epoch it claimed (fenced); an event
+   * refused so is not delivered either (the store rejects with {@link SessionTakenOverError}).
+   */
+  readonly registry?: SessionRegistry;
+}
+
+/** An owner's write was refused: another process took the session over. */
+export class SessionTakenOverError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} was taken over by another process: this one no longer writes for it`);
+    this.name = 'SessionTakenOverError';
+  }
 }
 
 /** The store the cluster uses: an {@link EventStore} whose sessions' events can be kept when a process leaves. */
@@ -33,18 +48,28 @@ export interface RedisEventStore extends EventStore {
  * left unanswered.
  */
 export function createRedisEventStore(options: RedisEventStoreOptions): RedisEventStore {
-  const { redis, keys, maxEventsPerSession, ttlMs, logger } = options;
+  const { redis, keys, maxEventsPerSession, ttlMs, logger, registry } = options;
   const maxLen = String(maxEventsPerSession);
+  /** Appends one entry to the stream's session: fenced with a registry, its entry id. */
+  const append = async (streamId: string, fields: string[]): Promise<string> => {
+    const sessionId = sessionOfStream(streamId);
+    if (registry) {
+      const id = await registry.append(sessionId, fields, maxEventsPerSession);
+      if (id === undefined) throw new SessionTakenOverError(sessionId);
+      return id;
+    }
+    const key = keys.events(sessionId);
+    const [entryId] = await Promise.all([
+      redis.call('XADD', [key, 'MAXLEN', maxLen, '*', ...fields]),
+      redis.call('PEXPIRE', [key, ttlMs]),
+    ]);
+    return String(entryId);
+  };
   return {
     keepOnClose: false,
     async storeEvent(streamId: string, payload: StoredEventPayload): Promise<string> {
-      const key = keys.events(sessionOfStream(streamId));
       const data = payload === null ? '' : JSON.stringify(payload);
-      const [entryId] = await Promise.all([
-        redis.call('XADD', [key, 'MAXLEN', maxLen, '*', 's', streamId, 'd', data]),
-        redis.call('PEXPIRE', [key, ttlMs]),
-      ]);
-      return `${streamId}#${String(entryId)}`;
+      return `${streamId}#${await append(streamId, ['s', streamId, 'd', data])}`;
     },
     async replayAfter(lastEventId, send): Promise<string | undefined> {
       const cut = lastEventId.lastIndexOf('#');
@@ -70,8 +95,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): RedisEve
     },
     async storeRequests(streamId: string, ids: readonly RequestId[]): Promise<void> {
       // An entry without data: replays skip it; it is trimmed and expires with the events.
-      const key = keys.events(sessionOfStream(streamId));
-      await redis.call('XADD', [key, 'MAXLEN', maxLen, '*', 's', streamId, 'r', JSON.stringify(ids)]);
+      await append(streamId, ['s', streamId, 'r', JSON.stringify(ids)]);
     },
     async requestsOf(streamId: string): Promise<readonly RequestId[] | undefined> {
       const entries = (await redis.call('XRANGE', [keys.events(sessionOfStream(streamId)), '-', '+'])) as Array<
@@ -87,7 +111,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): RedisEve
     },
     async forgetSession(prefix: string): Promise<void> {
       if (this.keepOnClose) return;
-      await redis.call('DEL', [keys.events(prefix.endsWith('~') ? prefix.slice(0, -1) : prefix)]);
+      const sessionId = prefix.endsWith('~') ? prefix.slice(0, -1) : prefix;
+      // With a registry, a session's events go with its record (a fenced write): only those of no session go here.
+      if (registry) await registry.forgetUnownedEvents(sessionId);
+      else await redis.call('DEL', [keys.events(sessionId)]);
     },
   };
 }

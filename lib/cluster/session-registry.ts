@@ -1,6 +1,23 @@
+import { Subject } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import type { PersistedSession } from '../server/server-context';
 import type { ClusterKeys } from './cluster-keys';
 import type { RedisConnection } from './redis-connection';
+import {
+  APPEND,
+  CLAIM,
+  FORGET,
+  FORGET_UNOWNED_EVENTS,
+  KEEP_QUOTA,
+  LOOKUP,
+  PERSIST,
+  REGISTER,
+  RELEASE,
+  REVIVE,
+  TAKE_QUOTA,
+  TOUCH,
+  VERIFY,
+} from './session-scripts';
 
 /** A session's record in Redis, as a process looking it up sees it. */
 export interface SessionRecord {
@@ -12,97 +29,40 @@ export interface SessionRecord {
   readonly state: PersistedSession | undefined;
   /** The principal of the caller that opened it (`principalOf`); '' when no `auth` checked it. */
   readonly principal: string;
+  /** How many times it was taken over: each claim makes it one more, and fences the owners before. */
+  readonly epoch: number;
 }
 
 /** What a process keeps of each session it owns, to write its record again when Redis lost it. */
 interface OwnedRecord {
   readonly principal: string;
-  epoch: number;
+  readonly epoch: number;
   /** The persisted state's JSON; '' before the session persisted any. */
   state: string;
 }
 
-// Reads a session's record, refreshes its expiry (and its events'), and reads its owner's heartbeat.
-const LOOKUP = `
-local h = redis.call('HMGET', KEYS[1], 'owner', 'state', 'principal')
-if not h[1] then return false end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-local url = false
-if h[1] ~= '' then url = redis.call('GET', ARGV[2] .. h[1]) end
-return {h[1], url or '', h[2] or '', h[3] or ''}
-`;
-
-// Takes a session over from `expected` (its owner, gone) for the caller whose principal is ARGV[3]:
-// the new epoch numbers its streams; -1 when another process took it first, -2 when the session
-// belongs to another principal (nothing is changed then).
-const CLAIM = `
-local h = redis.call('HMGET', KEYS[1], 'owner', 'principal')
-if h[1] ~= ARGV[1] then return -1 end
-if (h[2] or '') ~= ARGV[3] then return -2 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[2])
-return redis.call('HINCRBY', KEYS[1], 'epoch', 1)
-`;
-
-// Writes again the record of a session this process serves, when Redis lost it (restarted empty):
-// only when no record is there (another process may have taken it over since). 1 when written.
-const REVIVE = `
-if redis.call('HEXISTS', KEYS[1], 'owner') == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[2], 'principal', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1
-`;
-
-// Records a new session (KEYS[1]) for the principal ARGV[2]; with a quota (ARGV[4] > 0), first counts
-// the principal's live sessions in its set (KEYS[2], members whose record is gone are dropped) and
-// records nothing (returns 0) when it has ARGV[4] already.
-const REGISTER = `
-local max = tonumber(ARGV[4])
-if max > 0 then
-  local live = 0
-  for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-    if redis.call('EXISTS', ARGV[5] .. id) == 1 then live = live + 1 else redis.call('SREM', KEYS[2], id) end
-  end
-  if live >= max then return 0 end
-  redis.call('SADD', KEYS[2], ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', 0, 'principal', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`;
-
-// Writes a session's persisted state into its record; 0 when the record is gone (nothing written).
-const PERSIST = `
-if redis.call('HEXISTS', KEYS[1], 'owner') == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'state', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
-// Gives up a session this process owns, so that another takes it over at once.
-const RELEASE = `
-if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then redis.call('HSET', KEYS[1], 'owner', '') end
-return 1
-`;
-
 /**
- * The sessions of a cluster in Redis: each a hash (`<prefix>s:<id>`) with its owner process, its
+ * The sessions of a cluster in Redis: each a hash (`<prefix>s:{<id>}`) with its owner process, its
  * epoch (how many times it was taken over), the principal of the caller that opened it and its
  * persisted state, expiring after `ttlMs` without a request; and the heartbeats that say which
- * processes are alive. A registry also remembers the records of the sessions its process owns, so
- * that it can write them again when Redis comes back without them ({@link SessionRegistry.revive}).
+ * processes are alive. Every write an owner makes is fenced: it is refused when the record names
+ * another owner or another epoch (another process took the session over), and the registry then
+ * says so on {@link SessionRegistry.replaced$}, so that the process stops serving the session.
+ * A registry also remembers the records of the sessions its process owns, so that it can write
+ * them again when Redis comes back without them ({@link SessionRegistry.revive}).
  */
 export class SessionRegistry {
   private readonly owned = new Map<string, OwnedRecord>();
+  private readonly replaced = new Subject<string>();
+  /** The ids of sessions this process owned until another took them over. Hot; never completes. */
+  readonly replaced$: Observable<string> = this.replaced.asObservable();
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly keys: ClusterKeys,
     private readonly ttlMs: number,
-    /** This process's id: the owner of the records it writes again. */
-    private readonly processId: string,
+    /** This process's id: the owner of the records it writes. */
+    readonly processId: string,
     /** The most sessions one principal may hold at once in the cluster; 0: no limit. */
     private readonly maxPerPrincipal = 0,
   ) {}
@@ -113,10 +73,13 @@ export class SessionRegistry {
    * (nothing is recorded then); a caller without a principal has no quota.
    */
   async register(sessionId: string, principal: string): Promise<boolean> {
-    const max = principal === '' ? 0 : this.maxPerPrincipal;
-    const keys = [this.keys.session(sessionId), this.keys.principalSessions(principal)];
-    const args = [REGISTER, 2, ...keys, this.processId, principal, this.ttlMs, max, this.keys.session(''), sessionId];
-    if (Number(await this.redis.call('EVAL', args)) === 0) return false;
+    if (principal !== '' && this.maxPerPrincipal > 0) {
+      const set = this.keys.principalSessions(principal);
+      const taken = await this.redis.call('EVAL', [TAKE_QUOTA, 1, set, this.maxPerPrincipal, this.ttlMs, sessionId]);
+      if (Number(taken) === 0) return false;
+    }
+    const key = this.keys.session(sessionId);
+    await this.redis.call('EVAL', [REGISTER, 1, key, this.processId, principal, this.ttlMs]);
     this.owned.set(sessionId, { principal, epoch: 0, state: '' });
     return true;
   }
@@ -126,13 +89,26 @@ export class SessionRegistry {
     return this.owned.get(sessionId)?.principal;
   }
 
+  /** The epoch at which this process owns a session; undefined when it does not. */
+  epochOf(sessionId: string): number | undefined {
+    return this.owned.get(sessionId)?.epoch;
+  }
+
   async lookup(sessionId: string): Promise<SessionRecord | undefined> {
     const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
-    const found = (await this.redis.call('EVAL', [LOOKUP, 2, ...keys, this.ttlMs, this.keys.processPrefix])) as
-      [string, string, string, string?] | null;
+    const found = (await this.redis.call('EVAL', [LOOKUP, 2, ...keys, this.ttlMs])) as
+      [string, string, string, string] | null;
     if (!found) return undefined;
-    const [owner, url, state, principal] = found;
-    return { owner, ownerUrl: url === '' ? undefined : url, state: parseState(state), principal: principal ?? '' };
+    const [owner, state, principal, epoch] = found;
+    // The heartbeat is another key (another slot of a Redis Cluster): read apart.
+    const url = owner === '' ? null : await this.redis.call('GET', [this.keys.process(owner)]);
+    return {
+      owner,
+      ownerUrl: typeof url === 'string' && url !== '' ? url : undefined,
+      state: parseState(state),
+      principal,
+      epoch: Number(epoch),
+    };
   }
 
   /**
@@ -143,12 +119,11 @@ export class SessionRegistry {
   async claim(
     sessionId: string,
     expected: string,
-    owner: string,
     principal: string,
     state: PersistedSession,
   ): Promise<number | 'taken' | 'forbidden'> {
     const key = this.keys.session(sessionId);
-    const epoch = Number(await this.redis.call('EVAL', [CLAIM, 1, key, expected, owner, principal]));
+    const epoch = Number(await this.redis.call('EVAL', [CLAIM, 1, key, expected, this.processId, principal]));
     if (epoch === -2) return 'forbidden';
     if (epoch < 0) return 'taken';
     this.owned.set(sessionId, { principal, epoch, state: JSON.stringify(state) });
@@ -159,47 +134,118 @@ export class SessionRegistry {
   async persist(sessionId: string, state: PersistedSession): Promise<void> {
     const text = JSON.stringify(state);
     const mine = this.owned.get(sessionId);
-    if (mine) mine.state = text;
-    const written = await this.redis.call('EVAL', [PERSIST, 1, this.keys.session(sessionId), text, this.ttlMs]);
-    if (Number(written) === 0) await this.reviveOne(sessionId);
+    if (!mine) return;
+    mine.state = text;
+    const written = await this.fenced(
+      PERSIST,
+      sessionId,
+      mine.epoch,
+      [this.keys.session(sessionId)],
+      [text, this.ttlMs],
+    );
+    if (written === 0) await this.reviveOne(sessionId);
   }
 
-  /** Deletes the session and its events (it ended). */
-  async forget(sessionId: string): Promise<void> {
-    const principal = this.owned.get(sessionId)?.principal;
+  /**
+   * Appends an event to the session's stream (`fields`: the entry's), fenced like every owner's
+   * write when this process owns the session: its entry id, or undefined when another process took
+   * the session over (nothing appended). A stream of no session this process owns (a stateless
+   * request's) is written as it is.
+   */
+  async append(sessionId: string, fields: readonly string[], maxLen: number): Promise<string | undefined> {
+    const epoch = this.epochOf(sessionId);
+    const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
+    const args = [APPEND, 2, ...keys, this.processId, epoch ?? -1, maxLen, this.ttlMs, ...fields];
+    if (epoch === undefined) {
+      const key = keys[1]!;
+      const [id] = await Promise.all([
+        this.redis.call('XADD', [key, 'MAXLEN', maxLen, '*', ...fields]),
+        this.redis.call('PEXPIRE', [key, this.ttlMs]),
+      ]);
+      return String(id);
+    }
+    const id = await this.redis.call('EVAL', args);
+    if (id === null || id === undefined) {
+      this.lost(sessionId, epoch);
+      return undefined;
+    }
+    return String(id);
+  }
+
+  /**
+   * Checks in Redis that this process still owns the session (after a pause that may have let
+   * another take it over): false, and the session is given up here, when another did.
+   */
+  async verify(sessionId: string): Promise<boolean> {
+    const mine = this.owned.get(sessionId);
+    if (!mine) return false;
+    return (await this.fenced(VERIFY, sessionId, mine.epoch, [this.keys.session(sessionId)], [])) !== -1;
+  }
+
+  /** {@link SessionRegistry.verify} for each session: how many are still this process's own. */
+  async verifyAll(sessionIds: Iterable<string>): Promise<number> {
+    const kept = await Promise.all([...sessionIds].map((id) => this.verify(id)));
+    return kept.filter(Boolean).length;
+  }
+
+  /**
+   * Deletes the session and its events (it ended), unless another process owns it now. `abandoned`:
+   * a session never initialized whose owner is gone, deleted while that owner still holds it.
+   */
+  async forget(sessionId: string, abandoned?: { readonly owner: string; readonly epoch: number }): Promise<void> {
+    const mine = this.owned.get(sessionId);
     this.owned.delete(sessionId);
-    const calls = [this.redis.call('DEL', [this.keys.session(sessionId), this.keys.events(sessionId)])];
-    if (this.maxPerPrincipal > 0 && principal)
-      calls.push(this.redis.call('SREM', [this.keys.principalSessions(principal), sessionId]));
+    const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
+    const owner = abandoned?.owner ?? this.processId;
+    const calls = [this.redis.call('EVAL', [FORGET, 2, ...keys, owner, abandoned?.epoch ?? mine?.epoch ?? 0])];
+    if (this.maxPerPrincipal > 0 && mine?.principal)
+      calls.push(this.redis.call('ZREM', [this.keys.principalSessions(mine.principal), sessionId]));
     await Promise.all(calls);
+  }
+
+  /** Deletes the events of a stream of no session (a stateless request's); a session's stay with its record. */
+  async forgetUnownedEvents(sessionId: string): Promise<void> {
+    const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
+    await this.redis.call('EVAL', [FORGET_UNOWNED_EVENTS, 2, ...keys]);
   }
 
   /**
    * Keeps the records of sessions alive (their owner serves them, maybe on a long stream); a record
-   * that is gone (Redis restarted empty) is written again. Forgets what it kept of sessions this
-   * process no longer serves.
+   * that is gone (Redis restarted empty) is written again, one another process took is given up.
+   * Forgets what it kept of sessions this process no longer serves.
    */
   async touch(sessionIds: Iterable<string>): Promise<void> {
     const live = new Set(sessionIds);
     for (const id of this.owned.keys()) if (!live.has(id)) this.owned.delete(id);
     const calls: Promise<unknown>[] = [];
-    if (this.maxPerPrincipal > 0) {
-      // The quota's sets live as long as the sessions they count.
-      const principals = new Set([...live].map((id) => this.owned.get(id)?.principal ?? ''));
-      for (const principal of principals)
-        if (principal !== '')
-          calls.push(this.redis.call('PEXPIRE', [this.keys.principalSessions(principal), this.ttlMs]));
-    }
+    if (this.maxPerPrincipal > 0) calls.push(...this.keepQuotas(live));
     for (const id of live) {
+      const mine = this.owned.get(id);
+      if (!mine) continue;
+      const keys = [this.keys.session(id), this.keys.events(id)];
       calls.push(
-        this.redis.call('PEXPIRE', [this.keys.session(id), this.ttlMs]).then((kept) => {
-          if (Number(kept) === 0) return this.reviveOne(id);
+        this.fenced(TOUCH, id, mine.epoch, keys, [this.ttlMs]).then((kept) => {
+          if (kept === 0) return this.reviveOne(id);
           return undefined;
         }),
       );
-      calls.push(this.redis.call('PEXPIRE', [this.keys.events(id), this.ttlMs]));
     }
     await Promise.all(calls);
+  }
+
+  /** The quota's sets count their sessions as long as those live. */
+  private keepQuotas(live: ReadonlySet<string>): Promise<unknown>[] {
+    const byPrincipal = new Map<string, string[]>();
+    for (const id of live) {
+      const principal = this.owned.get(id)?.principal ?? '';
+      if (principal === '') continue;
+      let ids = byPrincipal.get(principal);
+      if (!ids) byPrincipal.set(principal, (ids = []));
+      ids.push(id);
+    }
+    return [...byPrincipal].map(([principal, ids]) =>
+      this.redis.call('EVAL', [KEEP_QUOTA, 1, this.keys.principalSessions(principal), this.ttlMs, ...ids]),
+    );
   }
 
   /**
@@ -220,16 +266,19 @@ export class SessionRegistry {
     const written = Number(await this.redis.call('EVAL', args)) === 1;
     if (written && this.maxPerPrincipal > 0 && mine.principal !== '') {
       const set = this.keys.principalSessions(mine.principal);
-      await Promise.all([this.redis.call('SADD', [set, sessionId]), this.redis.call('PEXPIRE', [set, this.ttlMs])]);
+      await this.redis.call('EVAL', [KEEP_QUOTA, 1, set, this.ttlMs, sessionId]);
     }
     return written;
   }
 
-  /** Gives up the sessions `owner` serves: another process takes each over on its next request. */
-  async release(sessionIds: Iterable<string>, owner: string): Promise<void> {
+  /** Gives up the sessions this process serves: another process takes each over on its next request. */
+  async release(sessionIds: Iterable<string>): Promise<void> {
     const ids = [...sessionIds];
+    const epochs = ids.map((id) => this.owned.get(id)?.epoch ?? 0);
     for (const id of ids) this.owned.delete(id);
-    await Promise.all(ids.map((id) => this.redis.call('EVAL', [RELEASE, 1, this.keys.session(id), owner])));
+    await Promise.all(
+      ids.map((id, i) => this.redis.call('EVAL', [RELEASE, 1, this.keys.session(id), this.processId, epochs[i]!])),
+    );
   }
 
   /** Says `processId` is alive at `url` for `ttlMs`. */
@@ -239,6 +288,28 @@ export class SessionRegistry {
 
   async leave(processId: string): Promise<void> {
     await this.redis.call('DEL', [this.keys.process(processId)]);
+  }
+
+  /** Runs an owner's fenced script: 1 written, 0 no record, -1 replaced (then the session is given up). */
+  private async fenced(
+    script: string,
+    sessionId: string,
+    epoch: number,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<number> {
+    const outcome = Number(
+      await this.redis.call('EVAL', [script, keys.length, ...keys, this.processId, epoch, ...args]),
+    );
+    if (outcome === -1) this.lost(sessionId, epoch);
+    return outcome;
+  }
+
+  /** Another process owns the session now: this one forgets it and says so, once per epoch. */
+  private lost(sessionId: string, epoch: number): void {
+    if (this.owned.get(sessionId)?.epoch !== epoch) return;
+    this.owned.delete(sessionId);
+    this.replaced.next(sessionId);
   }
 }
 

@@ -96,9 +96,9 @@ describe('the sessions of a cluster in Redis', () => {
     const second = await member(400, 'idle:');
     // A client that opens no stream: the session is idle once initialized.
     const id = await initialize(first.running.url);
-    expect(await admin.call('EXISTS', [`idle:s:${id}`])).toBe(1);
+    expect(await admin.call('EXISTS', [`idle:s:{${id}}`])).toBe(1);
     await eventually(() => !first.running.handler.sessions.has(id), 5_000);
-    expect(await admin.call('EXISTS', [`idle:s:${id}`, `idle:ev:${id}`])).toBe(0);
+    expect(await admin.call('EXISTS', [`idle:s:{${id}}`, `idle:ev:{${id}}`])).toBe(0);
     const late = await post(second.running.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, id);
     expect(late.status).toBe(404);
   });
@@ -108,7 +108,7 @@ describe('the sessions of a cluster in Redis', () => {
     const { mcp, sessionId } = await client(running.url.href);
     await mcp.promises.setLoggingLevel('error');
     await firstValueFrom(mcp.request('resources/subscribe', { uri: 'test://x' }));
-    const key = `state:s:${sessionId()}`;
+    const key = `state:s:{${sessionId()}}`;
     const state = JSON.parse(String(await admin.call('HGET', [key, 'state']))) as Record<string, unknown>;
     expect(state).toMatchObject({ logLevel: 'error', subscriptions: ['test://x'] });
     expect((state.lifecycle as { value: unknown }).value).toBe('operating');
@@ -131,7 +131,7 @@ describe('the sessions of a cluster in Redis', () => {
     // Well within the heartbeat's expiry: the closing process gave its sessions up.
     expect(Date.now() - since).toBeLessThan(300);
     expect(staying.running.handler.sessions.has(sessionId())).toBe(true);
-    const key = `leave:s:${sessionId()}`;
+    const key = `leave:s:{${sessionId()}}`;
     expect(await admin.call('HGET', [key, 'owner'])).toBe(staying.cluster.processId);
     const state = JSON.parse(String(await admin.call('HGET', [key, 'state']))) as { logLevel: string };
     expect(state.logLevel).toBe('warning');
@@ -141,14 +141,14 @@ describe('the sessions of a cluster in Redis', () => {
     const relay = await member(60_000, 'moved:');
     const newcomer = await member(60_000, 'moved:');
     const real = await initialize(relay.running.url);
-    const state = String(await admin.call('HGET', [`moved:s:${real}`, 'state']));
+    const state = String(await admin.call('HGET', [`moved:s:{${real}}`, 'state']));
     // A session whose owner, "gone", had the address the newcomer now serves on.
-    await admin.call('HSET', ['moved:s:orphan', 'owner', 'gone', 'epoch', 0, 'state', state]);
+    await admin.call('HSET', ['moved:s:{orphan}', 'owner', 'gone', 'epoch', 0, 'state', state]);
     await admin.call('SET', ['moved:p:gone', newcomer.running.url.href, 'PX', 60_000]);
     const answer = await post(relay.running.url, { jsonrpc: '2.0', id: 7, method: 'ping' }, 'orphan');
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
-    expect(await admin.call('HGET', ['moved:s:orphan', 'owner'])).toBe(relay.cluster.processId);
+    expect(await admin.call('HGET', ['moved:s:{orphan}', 'owner'])).toBe(relay.cluster.processId);
     expect(newcomer.running.handler.sessions.has('orphan')).toBe(false);
   });
 });

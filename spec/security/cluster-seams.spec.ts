@@ -172,7 +172,7 @@ async function polled<T>(read: () => Promise<T | undefined>): Promise<T> {
 
 /** A session's record in Redis, field by field. */
 async function record(prefix: string, sessionId: string): Promise<Record<string, string>> {
-  const flat = (await admin.call('HGETALL', [`${prefix}s:${sessionId}`])) as string[];
+  const flat = (await admin.call('HGETALL', [`${prefix}s:{${sessionId}}`])) as string[];
   const fields: Record<string, string> = {};
   for (let at = 0; at + 1 < flat.length; at += 2) fields[flat[at]!] = flat[at + 1]!;
   return fields;
