@@ -5,7 +5,7 @@ import { LOG_LEVELS } from '../connection/handler-events';
 import type { McpClient } from '../client/client-api';
 import type { DownstreamSession } from './front';
 import { tellRootsChanged } from './forward';
-import { connection, listsChanged, openLink, unavailable } from './upstream-links';
+import { closedUnder, connection, listsChanged, openLink, unavailable } from './upstream-links';
 import type { Link, LinkSetup, OpenLink, UpstreamLinks, UpstreamSink } from './upstream-links';
 import { downstreamInfo } from './upstream-source';
 import type { UpstreamConnectFunction } from './upstream-source';
@@ -95,7 +95,7 @@ export class PerSessionLinks implements UpstreamLinks {
                 },
               )
             : link.client;
-          inner = work({ client, relay: link.relay }).subscribe(subscriber);
+          inner = work({ client, relay: link.relay }).pipe(closedUnder(this.setup.key)).subscribe(subscriber);
         },
         (error: unknown) => subscriber.error(error),
       );

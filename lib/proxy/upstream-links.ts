@@ -1,8 +1,19 @@
 import type { Logger } from 'pino';
-import { BehaviorSubject, defer, EMPTY, from, Observable, switchMap, take, tap, throwError } from '../rx/rxjs';
+import {
+  BehaviorSubject,
+  catchError,
+  defer,
+  EMPTY,
+  from,
+  Observable,
+  switchMap,
+  take,
+  tap,
+  throwError,
+} from '../rx/rxjs';
 import type { ObservableInput, Subscription } from '../rx/rxjs';
 import type { RequestContext } from '../connection/dispatcher';
-import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
+import { ConnectionClosedError, ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { McpClient } from '../client/client-api';
 import type { Transport } from '../transport/transport';
 import type { DownstreamSession, Front } from './front';
@@ -109,6 +120,25 @@ export function unavailable(key: string, why: string): JsonRpcError {
   return new JsonRpcError(ErrorCode.ConnectionClosed, `Upstream "${key}" is unavailable: ${why}`, { upstream: key });
 }
 
+/**
+ * Turns the upstream connection closing under a request (the upstream restarted, removed by a
+ * reload, or gone) into an error that names the upstream and says the request may have run: the
+ * caller decides whether to send it again. Other errors pass as they are.
+ */
+export function closedUnder<T>(key: string): (source: Observable<T>) => Observable<T> {
+  return catchError((error: unknown) =>
+    throwError(() =>
+      error instanceof ConnectionClosedError
+        ? new JsonRpcError(
+            ErrorCode.ConnectionClosed,
+            `Upstream "${key}" went away while the request was in flight; it may have run: ${error.reason}`,
+            { upstream: key },
+          )
+        : error,
+    ),
+  );
+}
+
 /** One connection for every downstream client: a client given ready, or one a connector keeps up. */
 export class SharedLinks implements UpstreamLinks {
   private link: OpenLink | undefined;
@@ -151,7 +181,7 @@ export class SharedLinks implements UpstreamLinks {
     const link = this.link;
     if (!link || link.client.state === 'shutdown')
       return throwError(() => unavailable(this.setup.key, this.link ? 'its connection closed' : this.status));
-    return work(link);
+    return work(link).pipe(closedUnder(this.setup.key));
   }
 
   subscribe(
