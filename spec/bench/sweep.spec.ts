@@ -22,7 +22,7 @@ function limitedTarget(slots: number): BenchTarget {
       server.tool({
         name: 'work',
         handler: () =>
-          new Observable((subscriber) => {
+          new Observable<ReturnType<typeof textResult>>((subscriber) => {
             const start = () => {
               busy++;
               setTimeout(() => {

@@ -86,7 +86,8 @@ describe('the HTML report of rxmcp bench in headless Chromium', () => {
         svgs.map((svg) => {
           const box = svg.getBoundingClientRect();
           const series = [...svg.querySelectorAll('.series')].map((shape) => {
-            const b = (shape as SVGGraphicsElement).getBBox();
+            // The page's SVG shapes have getBBox; the spec's own types (Node's) do not know SVG.
+            const b = (shape as unknown as { getBBox(): { width: number; height: number } }).getBBox();
             return { target: shape.getAttribute('data-target'), width: b.width, height: b.height };
           });
           return { chart: svg.getAttribute('data-chart'), width: box.width, height: box.height, series };
