@@ -12,4 +12,5 @@ module.exports = {
   auth: 'lib/entries/auth',
   proxy: 'lib/entries/proxy',
   cluster: 'lib/entries/cluster',
+  bench: 'lib/entries/bench',
 };
