@@ -2,6 +2,7 @@
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { CollisionPolicy } from './collisions';
 import type { ProxyRouter } from './proxy-router';
+import type { ServerMiddleware } from '../server/middleware';
 import type { UpstreamReconnectOptions } from './reconnect';
 
 /** Options of {@link aggregate}. */
@@ -23,5 +24,11 @@ export interface AggregateOptions {
   readonly requestTimeoutMs?: number;
   /** Carries every upstream's sampling and elicitation to the downstream caller (see `createProxyRouter`). */
   readonly router?: ProxyRouter;
+  /**
+   * Server middleware around every request the aggregate serves, as `createServer`'s `middleware`:
+   * `rateLimit`, `concurrencyLimit`, `toolPolicy` (tool names as the aggregate shows them)...
+   * keyed on the caller's principal where the endpoint has `auth`.
+   */
+  readonly middleware?: readonly ServerMiddleware[];
   readonly logger?: LoggerOption;
 }

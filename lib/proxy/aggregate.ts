@@ -80,6 +80,7 @@ export function aggregate(
     instructions: options.instructions,
     capabilities: () => unionCapabilities(members),
     handlers,
+    middleware: options.middleware,
     logger,
     onSessionClosed: (session) => members.forEach((member) => member.links.sessionClosed(session)),
     onRootsChanged: (session) => members.forEach((member) => member.links.rootsChanged(session)),

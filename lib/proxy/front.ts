@@ -10,6 +10,8 @@ import { StatelessEndpoint } from '../connection/stateless-endpoint';
 import { STATELESS_REVISIONS } from '../connection/stateless';
 import { STATEFUL_REVISIONS } from '../schema/revisions';
 import type { StatelessReceiver, Transport } from '../transport/transport';
+import type { ServerMiddleware } from '../server/middleware';
+import { withFrontMiddleware } from './front-middleware';
 
 /** A server definition that serves what upstream MCP servers offer, to any number of clients. */
 export interface McpProxy {
@@ -27,6 +29,8 @@ export interface McpProxy {
 export class DownstreamSession {
   level: LogLevel = 'debug';
   connection!: Connection;
+  /** The transport it is served on: who the caller is (`auth`), and its request headers. */
+  transport: Transport | undefined;
 }
 
 /** What a {@link Front} serves. */
@@ -36,6 +40,8 @@ export interface FrontConfig {
   readonly capabilities: () => Record<string, unknown>;
   /** Shared by every downstream connection; each finds its `DownstreamSession` as the owner. */
   readonly handlers: Readonly<Record<string, RequestHandler>>;
+  /** Server middleware around every handler (limits, policies): see `withFrontMiddleware`. */
+  readonly middleware?: readonly ServerMiddleware[] | undefined;
   readonly logger: Logger;
   /** A downstream client said its roots changed (`notifications/roots/list_changed`). */
   readonly onRootsChanged?: (session: DownstreamSession) => void;
@@ -55,18 +61,24 @@ export class Front implements McpProxy {
   private readonly statelessCalls = new Set<RequestContext>();
   private endpoint: StatelessEndpoint | undefined;
 
-  constructor(private readonly config: FrontConfig) {}
+  /** The handlers, with the middleware around them. */
+  private readonly handlers: Readonly<Record<string, RequestHandler>>;
+
+  constructor(private readonly config: FrontConfig) {
+    this.handlers = withFrontMiddleware(config.handlers, config.middleware);
+  }
 
   connect(transport: Transport): Connection {
     const { config } = this;
     const session = new DownstreamSession();
+    session.transport = transport;
     const connection = createConnection({
       transport,
       role: 'server',
       info: config.info,
       ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
       capabilities: config.capabilities,
-      handlers: config.handlers,
+      handlers: this.handlers,
       owner: session,
       logger: config.logger,
       onNotification: (message) => {
@@ -129,7 +141,7 @@ export class Front implements McpProxy {
   /** The handlers for stateless requests: each request is known while it is served. */
   private trackedHandlers(): Record<string, RequestHandler> {
     const tracked: Record<string, RequestHandler> = {};
-    for (const [method, handler] of Object.entries(this.config.handlers)) {
+    for (const [method, handler] of Object.entries(this.handlers)) {
       // A listen stream carries only what it subscribed to.
       if (method === 'subscriptions/listen') {
         tracked[method] = handler;

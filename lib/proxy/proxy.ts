@@ -9,6 +9,7 @@ import { forwardTo, tellRootsChanged } from './forward';
 import { Front, setLevelHandler } from './front';
 import type { McpProxy } from './front';
 import type { ProxyRouter } from './proxy-router';
+import type { ServerMiddleware } from '../server/middleware';
 import { listenRelay } from './listen-relay';
 import { SubscriptionRelay } from './subscription-relay';
 
@@ -29,6 +30,12 @@ export interface ProxyOptions {
    * client must have been connected with the router's `clientOptions` (see `createProxyRouter`).
    */
   readonly router?: ProxyRouter;
+  /**
+   * Server middleware around every request the proxy serves, as `createServer`'s `middleware`:
+   * `rateLimit`, `concurrencyLimit`, `toolPolicy`... keyed on the caller's principal where the
+   * endpoint has `auth`. Its `ServerContext.session` is the downstream session.
+   */
+  readonly middleware?: readonly ServerMiddleware[];
 }
 
 /** Methods a proxy forwards as they are, by the upstream capability they need. */
@@ -83,6 +90,7 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
     instructions: options.instructions ?? upstream.instructions,
     capabilities,
     handlers: { ...proxyHandlers(upstream, relay, options), 'subscriptions/listen': listen },
+    middleware: options.middleware,
     logger,
     onSessionClosed: (session) => relay.dropAll(session),
     onRootsChanged: () => tellRootsChanged(upstream),

@@ -1,0 +1,124 @@
+/**
+ * Server middleware around a proxy's or an aggregate's request handlers (`middleware` of `proxy`
+ * and `aggregate`): rate limits, concurrency limits, tool policies, caches, whatever runs around a
+ * server's handlers runs around what the proxy forwards, with the same `ServerContext`. A
+ * downstream session is shown to the middleware as a `ServerSession`: its id, the caller's `auth`
+ * (the principal limits count against), what the client declared.
+ */
+import type { Observable } from '../rx/rxjs';
+import type { Connection } from '../connection/connection';
+import type { RequestHandler } from '../connection/dispatcher';
+import type { LogLevel } from '../connection/handler-events';
+import { withMiddleware } from '../server/middleware';
+import type { ServerMiddleware } from '../server/middleware';
+import { createClientRequests } from '../server/server-context';
+import type { ClientRequests, PersistedSession, ServerSession } from '../server/server-context';
+import type { ClientCapabilities, Implementation } from '../schema/lifecycle';
+import type { Revision } from '../schema/revisions';
+import type { AuthInfo, Transport, TransportClose } from '../transport/transport';
+
+/** What a downstream session of a proxy holds that its middleware view reads. */
+export interface DownstreamState {
+  readonly connection: Connection;
+  readonly transport: Transport | undefined;
+  readonly level: LogLevel;
+}
+
+/**
+ * A downstream session as a `ServerSession`, for middleware: made once per session, on its first
+ * request that passes middleware. A proxy's session is not persisted (`persist` throws) and keeps
+ * no resource subscriptions of its own (the proxy shares them upstream).
+ */
+export class DownstreamSessionView implements ServerSession {
+  private requests: ClientRequests | undefined;
+
+  constructor(readonly downstream: DownstreamState) {}
+
+  get id(): string {
+    return this.downstream.connection.id;
+  }
+  get auth(): AuthInfo | undefined {
+    return this.downstream.transport?.auth;
+  }
+  get connection(): Connection {
+    return this.downstream.connection;
+  }
+  /** The transport, whose request headers `ServerContext.headers` reads. */
+  get transport(): Transport | undefined {
+    return this.downstream.transport;
+  }
+  get closed$(): Observable<TransportClose> {
+    return this.downstream.connection.closed$;
+  }
+  get revision(): Revision | undefined {
+    return this.downstream.connection.revision;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.downstream.connection.peerInfo as Implementation | undefined;
+  }
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.downstream.connection.peerCapabilities as ClientCapabilities | undefined;
+  }
+  get logLevel(): LogLevel {
+    return this.downstream.level;
+  }
+  get subscriptions(): ReadonlySet<string> {
+    return EMPTY_SET;
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    this.downstream.connection.notify('notifications/message', { level, data, ...(logger ? { logger } : {}) });
+  }
+
+  close(reason?: string): void {
+    this.downstream.connection.close(reason ?? 'closed by the server');
+  }
+
+  persist(): PersistedSession {
+    throw new Error('a proxy session cannot be persisted');
+  }
+
+  private get clientRequests(): ClientRequests {
+    const { connection } = this.downstream;
+    return (this.requests ??= createClientRequests(connection, (method, params, options) =>
+      connection.request(method, params, options),
+    ));
+  }
+  sample: ClientRequests['sample'] = (params, options) => this.clientRequests.sample(params, options);
+  elicit: ClientRequests['elicit'] = (params, options) => this.clientRequests.elicit(params, options);
+  elicitUrl: ClientRequests['elicitUrl'] = (params, options) => this.clientRequests.elicitUrl(params, options);
+  listRoots: ClientRequests['listRoots'] = (options) => this.clientRequests.listRoots(options);
+}
+
+const EMPTY_SET: ReadonlySet<string> = new Set();
+
+/** Where a session's view is kept: one per downstream session. */
+const views = new WeakMap<DownstreamState, DownstreamSessionView>();
+
+function viewOf(owner: unknown): DownstreamSessionView | undefined {
+  if (owner === undefined || owner === null) return undefined;
+  const state = owner as DownstreamState;
+  let view = views.get(state);
+  if (view === undefined) views.set(state, (view = new DownstreamSessionView(state)));
+  return view;
+}
+
+/**
+ * `handlers` with `chain` around each: the middleware sees the downstream session as a
+ * `ServerSession`; the handler still gets its own owner. With no middleware, `handlers` as they are.
+ */
+export function withFrontMiddleware(
+  handlers: Readonly<Record<string, RequestHandler>>,
+  chain: readonly ServerMiddleware[] | undefined,
+): Readonly<Record<string, RequestHandler>> {
+  if (chain === undefined || chain.length === 0) return handlers;
+  const wrapped: Record<string, RequestHandler> = {};
+  for (const [method, handler] of Object.entries(handlers)) {
+    const inner = withMiddleware(
+      (params, context, view) => handler(params, context, (view as DownstreamSessionView | undefined)?.downstream),
+      chain,
+    );
+    wrapped[method] = (params, context, owner) => inner(params, context, viewOf(owner));
+  }
+  return wrapped;
+}

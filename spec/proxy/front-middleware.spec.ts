@@ -1,0 +1,181 @@
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { aggregate } from '../../lib/proxy/aggregate';
+import { proxy } from '../../lib/proxy/proxy';
+import type { McpProxy } from '../../lib/proxy/proxy';
+import { concurrencyLimit, rateLimit } from '../../lib/server/middleware-kit';
+import type { ServerMiddleware } from '../../lib/server/middleware';
+import { textResult } from '../../lib/server/results';
+import { createServer } from '../../lib/server/server';
+import type { McpServer } from '../../lib/server/server';
+import { toolPolicy } from '../../lib/server/tool-policy';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import type { AuthInfo } from '../../lib/transport/transport';
+import type { RequestAuthenticator } from '../../lib/transport/http/request-auth';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { authenticated } from '../support/authenticated';
+
+// Server middleware around what a proxy and an aggregate forward: limits keyed on the caller's
+// principal (its sessions share one count), tool policies by scope, the session as middleware sees it.
+
+const user = (sub: string, scopes: string[] = []): AuthInfo => ({
+  subject: sub,
+  scopes,
+  claims: { iss: 'https://issuer.example', sub },
+});
+
+function upstreamServer(): McpServer {
+  const server = createServer({ name: 'files', version: '1.0.0' });
+  server.tool({ name: 'read', handler: () => textResult('read') });
+  server.tool({ name: 'deploy', handler: () => textResult('deployed') });
+  return server;
+}
+
+async function upstreamClient(): Promise<McpClient> {
+  const [clientSide, serverSide] = createInMemoryPair();
+  upstreamServer().connect(serverSide);
+  return connect(clientSide, { name: 'gateway', version: '1.0.0', protocolVersion: '2025-11-25' });
+}
+
+const clients: McpClient[] = [];
+afterEach(() => clients.splice(0).forEach((client) => client.close()));
+
+/** A downstream session of `front` as the caller `auth`, of `revision`. */
+async function sessionAs(front: McpProxy, auth: AuthInfo | undefined, revision = '2025-11-25'): Promise<McpClient> {
+  const [clientSide, serverSide] = createInMemoryPair();
+  front.connect(auth ? authenticated(serverSide, auth) : serverSide);
+  const client = await connect(clientSide, { name: 'caller', version: '1.0.0', protocolVersion: revision });
+  clients.push(client);
+  return client;
+}
+
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+const limits = (): ServerMiddleware[] => [
+  rateLimit({ name: 'calls', limit: 2, windowMs: 60_000, when: (request) => request.method === 'tools/call' }),
+  toolPolicy({ tools: { files_deploy: { scopes: ['deploy'] } } }),
+];
+
+describe('aggregate({ middleware })', () => {
+  it('counts a principal over its sessions, and another principal apart', async () => {
+    const front = aggregate({ files: await upstreamClient() }, { middleware: limits() });
+    const first = await sessionAs(front, user('alice'));
+    const second = await sessionAs(front, user('alice'));
+    await first.promises.callTool('files_read');
+    await second.promises.callTool('files_read');
+    const refused = await failureOf(first.promises.callTool('files_read'));
+    expect(refused).toMatchObject({ code: ErrorCode.RateLimited, data: { name: 'calls', limit: 2 } });
+    expect((refused as { data: { retryAfterMs: number } }).data.retryAfterMs).toBeGreaterThan(0);
+    const bob = await sessionAs(front, user('bob'));
+    expect((await bob.promises.callTool('files_read')).content).toEqual([{ type: 'text', text: 'read' }]);
+    front.close();
+  });
+
+  it('hides and refuses tools by scope, with the names the aggregate shows', async () => {
+    const front = aggregate({ files: await upstreamClient() }, { middleware: limits() });
+    const reader = await sessionAs(front, user('carol'));
+    const deployer = await sessionAs(front, user('dave', ['deploy']));
+    expect((await reader.promises.listTools()).map((tool) => tool.name)).toEqual(['files_read']);
+    expect(await failureOf(reader.promises.callTool('files_deploy'))).toMatchObject({ code: ErrorCode.Forbidden });
+    expect((await deployer.promises.listTools()).map((tool) => tool.name).sort()).toEqual([
+      'files_deploy',
+      'files_read',
+    ]);
+    expect((await deployer.promises.callTool('files_deploy')).content).toEqual([{ type: 'text', text: 'deployed' }]);
+    front.close();
+  });
+
+  it('runs around stateless requests over HTTP too, with the principal the endpoint verified', async () => {
+    const front = aggregate({ files: await upstreamClient() }, { middleware: limits() });
+    const auth: RequestAuthenticator = {
+      authenticate: (headers) =>
+        Promise.resolve(
+          headers.authorization === 'Bearer erin' || headers.authorization === 'Bearer fred'
+            ? { ok: true, info: user(headers.authorization.slice(7)) }
+            : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
+        ),
+      serveMetadata: () => false,
+      insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
+    };
+    const running = await startStreamableHttpServer({ server: front, port: 0, auth });
+    try {
+      const statelessAs = async (token: string) => {
+        const transport = createStreamableHttpClientTransport({
+          url: running.url,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const client = await connect(transport, { name: 'caller', version: '1.0.0', protocolVersion: '2026-07-28' });
+        clients.push(client);
+        return client;
+      };
+      const erin = await statelessAs('erin');
+      await erin.promises.callTool('files_read');
+      await erin.promises.callTool('files_read');
+      expect(await failureOf(erin.promises.callTool('files_read'))).toMatchObject({ code: ErrorCode.RateLimited });
+      // Same client name, another principal: a count of its own.
+      const fred = await statelessAs('fred');
+      expect((await fred.promises.callTool('files_read')).content).toEqual([{ type: 'text', text: 'read' }]);
+    } finally {
+      clients.splice(0).forEach((client) => client.close());
+      await running.close();
+      front.close();
+    }
+  });
+
+  it('shows the middleware the downstream session: its id, caller, client and revision', async () => {
+    const seen: unknown[] = [];
+    const look: ServerMiddleware = (request, context, next) => {
+      if (request.method === 'tools/call')
+        seen.push({
+          id: typeof context.session?.id,
+          sub: context.auth?.subject,
+          client: context.clientInfo?.name,
+          revision: context.session?.revision,
+        });
+      return next();
+    };
+    const front = aggregate({ files: await upstreamClient() }, { middleware: [look] });
+    const session = await sessionAs(front, user('frank'));
+    await session.promises.callTool('files_read');
+    expect(seen).toEqual([{ id: 'string', sub: 'frank', client: 'caller', revision: '2025-11-25' }]);
+    front.close();
+  });
+});
+
+describe('proxy({ middleware })', () => {
+  it('limits the calls a principal has in flight across its sessions', async () => {
+    const upstream = createServer({ name: 'slow', version: '1.0.0' });
+    let release!: () => void;
+    let started!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running$ = new Promise<void>((resolve) => (started = resolve));
+    upstream.tool({
+      name: 'wait',
+      handler: async () => {
+        started();
+        await gate;
+        return textResult('done');
+      },
+    });
+    const [clientSide, serverSide] = createInMemoryPair();
+    upstream.connect(serverSide);
+    const client = await connect(clientSide, { name: 'gateway', version: '1.0.0', protocolVersion: '2025-11-25' });
+    const front = proxy(client, { middleware: [concurrencyLimit({ limit: 1 })] });
+    const first = await sessionAs(front, user('gina'));
+    const second = await sessionAs(front, user('gina'));
+    const running = first.promises.callTool('wait');
+    await running$;
+    expect(await failureOf(second.promises.callTool('wait'))).toMatchObject({ code: ErrorCode.RateLimited });
+    release();
+    expect((await running).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect((await second.promises.callTool('wait')).content).toEqual([{ type: 'text', text: 'done' }]);
+    front.close();
+    client.close();
+  });
+});
