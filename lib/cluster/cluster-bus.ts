@@ -5,6 +5,8 @@ import type { RedisConnection } from './redis-connection';
 interface BusMessage {
   readonly topic: string;
   readonly payload: unknown;
+  /** Its id in the cluster's event log, when it was logged (see `BusLog`). */
+  readonly id?: string;
 }
 
 /**
@@ -13,7 +15,7 @@ interface BusMessage {
  * that is not connected when an event is published does not see it.
  */
 export class ClusterBus {
-  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+  private readonly listeners = new Map<string, Set<(payload: unknown, id?: string) => void>>();
 
   private constructor(
     private readonly publisher: RedisConnection,
@@ -33,12 +35,14 @@ export class ClusterBus {
     return bus;
   }
 
-  async publish(topic: string, payload: unknown): Promise<void> {
-    await this.publisher.call('PUBLISH', [this.channel, JSON.stringify({ topic, payload })]);
+  /** Publishes an event; `id`: its id in the cluster's event log, when it was logged first. */
+  async publish(topic: string, payload: unknown, id?: string): Promise<void> {
+    const message: BusMessage = id === undefined ? { topic, payload } : { topic, payload, id };
+    await this.publisher.call('PUBLISH', [this.channel, JSON.stringify(message)]);
   }
 
-  /** Calls `listener` with the payload of each event of `topic`; returns a function that stops it. */
-  on(topic: string, listener: (payload: unknown) => void): () => void {
+  /** Calls `listener` with the payload (and log id) of each event of `topic`; returns a function that stops it. */
+  on(topic: string, listener: (payload: unknown, id?: string) => void): () => void {
     let set = this.listeners.get(topic);
     if (!set) this.listeners.set(topic, (set = new Set()));
     set.add(listener);
@@ -60,7 +64,7 @@ export class ClusterBus {
     }
     for (const listener of this.listeners.get(message.topic) ?? []) {
       try {
-        listener(message.payload);
+        listener(message.payload, message.id);
       } catch (error) {
         this.log.error({ err: error, topic: message.topic }, 'cluster event listener failed');
       }

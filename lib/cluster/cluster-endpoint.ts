@@ -42,9 +42,11 @@ export interface ClusterEndpointOptions {
    */
   readonly resume: (
     transport: StreamableHttpServerTransport,
-    state: PersistedSession,
+    record: SessionRecord & { readonly state: PersistedSession },
     opener: AuthInfo | undefined,
   ) => void;
+  /** Where the cluster's event log is now: a new session's record starts there. */
+  readonly busPosition: () => string;
   readonly log: pino.Logger;
 }
 
@@ -205,7 +207,7 @@ export class ClusterEndpoint {
     const { registry, local, log } = this.options;
     const sessionId = globalThis.crypto.randomUUID();
     this.pendingIds.set(req, sessionId);
-    registry.register(sessionId, callerOf(req)).then(
+    registry.register(sessionId, callerOf(req), this.options.busPosition()).then(
       (registered) => {
         if (registered) {
           // An initialize the handler refuses opens no session: its record goes (it counted for the quota).
@@ -294,7 +296,7 @@ export class ClusterEndpoint {
       // Bound again to the principal that opened it, so that the session refuses any other by itself.
       local.restoreSession!(
         sessionId,
-        (transport) => resume(transport, state, opener),
+        (transport) => resume(transport, { ...record, state }, opener),
         epoch * STREAMS_PER_EPOCH,
         record.principal === '' ? undefined : record.principal,
       );

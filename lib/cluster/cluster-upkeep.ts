@@ -5,6 +5,8 @@
  */
 import type { LogLevel } from '../connection/handler-events';
 import type { McpServer } from '../server/server';
+import { LOG, RESOURCE_UPDATED } from './bus-log';
+import type { BusLog } from './bus-log';
 import type { ClusterBus } from './cluster-bus';
 import type { OwnershipLease } from './ownership-lease';
 import type { ClusterKeys } from './cluster-keys';
@@ -23,10 +25,6 @@ export interface SharedParts {
   readonly options: { readonly forwardingSecret?: string };
   readonly log: pino.Logger;
 }
-
-/** The topics of the cluster-wide resource updates and log messages. */
-export const RESOURCE_UPDATED = 'rxmcp.resource-updated';
-export const LOG = 'rxmcp.log';
 
 /**
  * Says every `heartbeatMs` that this process is alive at `url`, and keeps the records of the
@@ -102,11 +100,13 @@ export function reviveOnReconnect(parts: {
 }
 
 /** Applies the cluster-wide resource updates and log messages to `server`; returns a function that stops. */
-export function relayEvents(bus: ClusterBus, server: McpServer): () => void {
-  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri) => server.resourceUpdated(String(uri)));
-  const stopLogs = bus.on(LOG, (payload) => {
+export function relayEvents(bus: ClusterBus, server: McpServer, busLog: BusLog): () => void {
+  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri, id) =>
+    busLog.relay(id, () => server.resourceUpdated(String(uri))),
+  );
+  const stopLogs = bus.on(LOG, (payload, id) => {
     const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
-    server.log(level, data, logger);
+    busLog.relay(id, () => server.log(level, data, logger));
   });
   return () => {
     stopUpdates();

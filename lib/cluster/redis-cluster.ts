@@ -3,7 +3,7 @@ import type pino from 'pino';
 import { childLogger } from '../jsonrpc/logger';
 import type { LoggerOption } from '../jsonrpc/logger';
 import type { LogLevel } from '../connection/handler-events';
-import { LOG, RESOURCE_UPDATED } from './cluster-upkeep';
+import { BusLog, LOG, RESOURCE_UPDATED } from './bus-log';
 import type { McpServer } from '../server/server';
 import {
   createStreamableHttpHandler,
@@ -151,7 +151,9 @@ export async function joinRedisCluster(options: RedisClusterOptions): Promise<Re
   const stateKey = await sharedSecret(redis, keys.requestStateKey);
   const forwardingSecret = options.forwardingSecret ?? (await sharedSecret(redis, keys.forwardingSecretKey));
   const bus = await ClusterBus.open(redis, keys.bus, log);
-  return new ClusterProcess({ redis, owned, keys, log, processId, bus, stateKey, forwardingSecret, options });
+  const busLog = new BusLog(redis, keys, log);
+  await busLog.open();
+  return new ClusterProcess({ redis, owned, keys, log, processId, bus, busLog, stateKey, forwardingSecret, options });
 }
 
 /** The secret kept at `key`, made by the first process that asks for it. */
@@ -167,6 +169,7 @@ interface ProcessParts {
   readonly log: pino.Logger;
   readonly processId: string;
   readonly bus: ClusterBus;
+  readonly busLog: BusLog;
   readonly stateKey: string;
   readonly forwardingSecret: string;
   readonly options: RedisClusterOptions;
@@ -185,7 +188,7 @@ class ClusterProcess implements RedisCluster {
   }
 
   async serve(server: McpServer, serveOptions: ClusterServeOptions = {}): Promise<RunningStreamableHttpServer> {
-    const { redis, keys, log, processId, options } = this.parts;
+    const { redis, keys, log, processId, busLog, options } = this.parts;
     const idleMs = options.sessionIdleMs ?? DEFAULT_CLUSTER_SESSION_IDLE_MS;
     const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     const registry = new SessionRegistry(redis, keys, idleMs, processId, options.maxSessionsPerPrincipal ?? 0);
@@ -197,10 +200,11 @@ class ClusterProcess implements RedisCluster {
       ttlMs: idleMs,
       logger: log,
       registry,
+      busTags: busLog.tags,
     });
     // The heartbeat lives 3 beats; a beat that reached Redis vouches for this process's ownership for 2.
     const lease = new OwnershipLease(heartbeatMs * 3, heartbeatMs);
-    const sessions = new ClusterSessions(server, registry, log);
+    const sessions = new ClusterSessions(server, registry, busLog, log);
     const operations = clusterOperations(serveOptions.operations, redis, serveOptions.logger ?? options.logger);
     // The endpoint names the sessions its handler opens; the handler is made first.
     const named: { endpoint?: ClusterEndpoint } = {};
@@ -222,7 +226,8 @@ class ClusterProcess implements RedisCluster {
       maxBodyBytes: serveOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       auth,
       proof: new ForwardProof(this.parts.forwardingSecret),
-      resume: (transport, state, opener) => sessions.connect(transport, state, opener),
+      busPosition: () => busLog.lastId,
+      resume: (transport, record, opener) => sessions.connect(transport, record, opener),
       log,
     });
     named.endpoint = endpoint;
@@ -290,7 +295,7 @@ class ClusterProcess implements RedisCluster {
     lease.restart(sentAt);
     const stopBeating = keepAlive({ registry, lease, url, heartbeatMs, idleMs, sessions, log });
     const stopReviving = reviveOnReconnect({ parts: this.parts, registry, url, heartbeatMs, sessions });
-    const stopRelaying = relayEvents(bus, server);
+    const stopRelaying = relayEvents(bus, server, this.parts.busLog);
     return () => {
       stopBeating();
       stopReviving();
@@ -305,11 +310,17 @@ class ClusterProcess implements RedisCluster {
   }
 
   resourceUpdated(uri: string): Promise<void> {
-    return this.parts.bus.publish(RESOURCE_UPDATED, uri);
+    return this.logged(RESOURCE_UPDATED, uri);
   }
 
   log(level: LogLevel, data: unknown, logger?: string): Promise<void> {
-    return this.parts.bus.publish(LOG, logger === undefined ? { level, data } : { level, data, logger });
+    return this.logged(LOG, logger === undefined ? { level, data } : { level, data, logger });
+  }
+
+  /** Publishes an event meant for sessions, logged first so that a session whose owner is gone gets it once taken over. */
+  private async logged(topic: string, payload: unknown): Promise<void> {
+    const id = await this.parts.busLog.append(topic, payload);
+    await this.parts.bus.publish(topic, payload, id);
   }
 
   publish(topic: string, payload: unknown): Promise<void> {

@@ -21,6 +21,8 @@ export interface RedisEventStoreOptions {
    * refused so is not delivered either (the store rejects with {@link SessionTakenOverError}).
    */
   readonly registry?: SessionRegistry;
+  /** The cluster-wide event each relayed notification stands for: stored with it (field `b`). */
+  readonly busTags?: WeakMap<object, string>;
 }
 
 /** An owner's write was refused: another process took the session over. */
@@ -48,7 +50,7 @@ export interface RedisEventStore extends EventStore {
  * left unanswered.
  */
 export function createRedisEventStore(options: RedisEventStoreOptions): RedisEventStore {
-  const { redis, keys, maxEventsPerSession, ttlMs, logger, registry } = options;
+  const { redis, keys, maxEventsPerSession, ttlMs, logger, registry, busTags } = options;
   const maxLen = String(maxEventsPerSession);
   /** Appends one entry to the stream's session: fenced with a registry, its entry id. */
   const append = async (streamId: string, fields: string[]): Promise<string> => {
@@ -69,7 +71,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): RedisEve
     keepOnClose: false,
     async storeEvent(streamId: string, payload: StoredEventPayload): Promise<string> {
       const data = payload === null ? '' : JSON.stringify(payload);
-      return `${streamId}#${await append(streamId, ['s', streamId, 'd', data])}`;
+      const fields = ['s', streamId, 'd', data];
+      const bus = payload === null ? undefined : busTags?.get(payload);
+      if (bus !== undefined) fields.push('b', bus);
+      return `${streamId}#${await append(streamId, fields)}`;
     },
     async replayAfter(lastEventId, send): Promise<string | undefined> {
       const cut = lastEventId.lastIndexOf('#');

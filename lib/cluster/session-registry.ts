@@ -31,6 +31,8 @@ export interface SessionRecord {
   readonly principal: string;
   /** How many times it was taken over: each claim makes it one more, and fences the owners before. */
   readonly epoch: number;
+  /** Where the cluster's event log was when the session opened (see `BusLog`). */
+  readonly bus: string;
 }
 
 /** What a process keeps of each session it owns, to write its record again when Redis lost it. */
@@ -72,14 +74,14 @@ export class SessionRegistry {
    * its id is given to the client. False when the principal holds its quota of sessions already
    * (nothing is recorded then); a caller without a principal has no quota.
    */
-  async register(sessionId: string, principal: string): Promise<boolean> {
+  async register(sessionId: string, principal: string, bus = '0-0'): Promise<boolean> {
     if (principal !== '' && this.maxPerPrincipal > 0) {
       const set = this.keys.principalSessions(principal);
       const taken = await this.redis.call('EVAL', [TAKE_QUOTA, 1, set, this.maxPerPrincipal, this.ttlMs, sessionId]);
       if (Number(taken) === 0) return false;
     }
     const key = this.keys.session(sessionId);
-    await this.redis.call('EVAL', [REGISTER, 1, key, this.processId, principal, this.ttlMs]);
+    await this.redis.call('EVAL', [REGISTER, 1, key, this.processId, principal, this.ttlMs, bus]);
     this.owned.set(sessionId, { principal, epoch: 0, state: '' });
     return true;
   }
@@ -97,9 +99,9 @@ export class SessionRegistry {
   async lookup(sessionId: string): Promise<SessionRecord | undefined> {
     const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
     const found = (await this.redis.call('EVAL', [LOOKUP, 2, ...keys, this.ttlMs])) as
-      [string, string, string, string] | null;
+      [string, string, string, string, string] | null;
     if (!found) return undefined;
-    const [owner, state, principal, epoch] = found;
+    const [owner, state, principal, epoch, bus] = found;
     // The heartbeat is another key (another slot of a Redis Cluster): read apart.
     const url = owner === '' ? null : await this.redis.call('GET', [this.keys.process(owner)]);
     return {
@@ -108,6 +110,7 @@ export class SessionRegistry {
       state: parseState(state),
       principal,
       epoch: Number(epoch),
+      bus,
     };
   }
 

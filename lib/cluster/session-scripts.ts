@@ -7,11 +7,11 @@
 
 // Reads a session's record and refreshes its expiry (and its events').
 export const LOOKUP = `
-local h = redis.call('HMGET', KEYS[1], 'owner', 'state', 'principal', 'epoch')
+local h = redis.call('HMGET', KEYS[1], 'owner', 'state', 'principal', 'epoch', 'bus')
 if not h[1] then return false end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return {h[1], h[2] or '', h[3] or '', h[4] or '0'}
+return {h[1], h[2] or '', h[3] or '', h[4] or '0', h[5] or '0-0'}
 `;
 
 // Takes a session over from `expected` (its owner, gone) for the caller whose principal is ARGV[3]:
@@ -35,9 +35,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
 
-// Records a new session (KEYS[1]) owned by ARGV[1] for the principal ARGV[2], at epoch 0.
+// Records a new session (KEYS[1]) owned by ARGV[1] for the principal ARGV[2], at epoch 0, opened
+// when the cluster's event log was at ARGV[4].
 export const REGISTER = `
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', 0, 'principal', ARGV[2])
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', 0, 'principal', ARGV[2], 'bus', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;

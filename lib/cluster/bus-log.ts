@@ -1,0 +1,142 @@
+/**
+ * The cluster-wide events meant for sessions (resource updates, log messages), kept in a Redis
+ * Stream as well as published, so that a session whose owner died gets, once taken over, those it
+ * missed. Each such event's notification is stored in the session's events with the event's id
+ * (the `b` field), so the process that takes the session over knows where its owner stopped.
+ */
+import type pino from 'pino';
+import { LOG_LEVELS } from '../connection/handler-events';
+import type { LogLevel } from '../connection/handler-events';
+import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/message';
+import type { PersistedSession } from '../server/server-context';
+import type { Transport } from '../transport/transport';
+import type { ClusterKeys } from './cluster-keys';
+import type { RedisConnection } from './redis-connection';
+
+/** The topics of the cluster-wide resource updates and log messages. */
+export const RESOURCE_UPDATED = 'rxmcp.resource-updated';
+export const LOG = 'rxmcp.log';
+
+/** How many events the log keeps (approximately: trimmed with `~`). */
+const MAX_LOGGED_EVENTS = 10_000;
+
+/** A logged event as published: its topic, payload and id in the log. */
+export interface LoggedEvent {
+  readonly topic: string;
+  readonly payload: unknown;
+  readonly id: string;
+}
+
+/** Whether stream id `a` comes after `b` (`<ms>-<seq>`). */
+export function streamIdAfter(a: string, b: string): boolean {
+  const [am, as] = a.split('-').map(Number) as [number, number];
+  const [bm, bs] = b.split('-').map(Number) as [number, number];
+  return am !== bm ? am > bm : as > bs;
+}
+
+/**
+ * The log of one cluster's session events, as one process sees it: the last event it relayed,
+ * and which outgoing notifications carry which event (so that the event store records it).
+ */
+export class BusLog {
+  /** The notification objects a relayed event became, with the event's id. */
+  readonly tags = new WeakMap<object, string>();
+  /** The id of the last event this process relayed (or the log's last when it joined). */
+  lastId = '0-0';
+  private relaying: string | undefined;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly keys: ClusterKeys,
+    private readonly log: pino.Logger,
+  ) {}
+
+  /** Reads where the log is now: events before it are not this process's to relay. */
+  async open(): Promise<void> {
+    const last = (await this.redis.call('XREVRANGE', [this.keys.busLog, '+', '-', 'COUNT', 1])) as Array<[string]>;
+    if (last.length > 0) this.lastId = last[0]![0];
+  }
+
+  /** Appends an event to the log; resolves with its id. */
+  async append(topic: string, payload: unknown): Promise<string> {
+    const args = [this.keys.busLog, 'MAXLEN', '~', MAX_LOGGED_EVENTS, '*', 'e', JSON.stringify({ topic, payload })];
+    return String(await this.redis.call('XADD', args));
+  }
+
+  /** Runs `deliver` (which sends the event's notifications to this process's sessions) as event `id`. */
+  relay(id: string | undefined, deliver: () => void): void {
+    if (id !== undefined && streamIdAfter(id, this.lastId)) this.lastId = id;
+    this.relaying = id;
+    try {
+      deliver();
+    } finally {
+      this.relaying = undefined;
+    }
+  }
+
+  /** Called with each message a session sends: a notification sent while relaying carries the event's id. */
+  sending(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    if (this.relaying !== undefined && !Array.isArray(message)) this.tags.set(message, this.relaying);
+  }
+
+  /**
+   * A session was taken over: sends it the logged events after the last one its events record (or
+   * after `since`, where the log was when it was opened), up to the last this process relayed (later
+   * ones reach it as they are relayed), each as the notification its owner would have sent.
+   */
+  async replay(sessionId: string, state: PersistedSession, since: string, transport: Transport): Promise<number> {
+    const upTo = this.lastId;
+    const after = await this.lastDelivered(sessionId, since);
+    if (!streamIdAfter(upTo, after)) return 0;
+    const entries = (await this.redis.call('XRANGE', [this.keys.busLog, `(${after}`, upTo])) as Array<
+      [string, string[]]
+    >;
+    let sent = 0;
+    for (const [id, fields] of entries) {
+      const message = notificationFor(fields[1] ?? '', state);
+      if (message === undefined) continue;
+      this.tags.set(message, id);
+      transport.send(message);
+      sent++;
+    }
+    if (sent > 0) this.log.info({ sessionId, sent }, 'events its owner missed sent to a session taken over');
+    return sent;
+  }
+
+  /** The id of the last logged event the session's events record, or `since`. */
+  private async lastDelivered(sessionId: string, since: string): Promise<string> {
+    const entries = (await this.redis.call('XRANGE', [this.keys.events(sessionId), '-', '+'])) as Array<
+      [string, string[]]
+    >;
+    let last = since;
+    for (const [, fields] of entries) {
+      const at = fields.indexOf('b');
+      if (at >= 0 && at % 2 === 0 && streamIdAfter(fields[at + 1]!, last)) last = fields[at + 1]!;
+    }
+    return last;
+  }
+}
+
+const rank = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
+
+/** The notification a logged event is for a session in `state`; undefined when it is not for it. */
+function notificationFor(text: string, state: PersistedSession): JsonRpcNotification | undefined {
+  let event: { topic?: unknown; payload?: unknown };
+  try {
+    event = JSON.parse(text) as typeof event;
+  } catch {
+    return undefined;
+  }
+  if (event.topic === RESOURCE_UPDATED && typeof event.payload === 'string') {
+    if (!state.subscriptions.includes(event.payload)) return undefined;
+    return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: event.payload } };
+  }
+  if (event.topic === LOG) {
+    const { level, data, logger } = event.payload as { level: LogLevel; data: unknown; logger?: string };
+    if (state.declared?.logging === undefined || rank(level) < rank(state.logLevel)) return undefined;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return { jsonrpc: '2.0', method: 'notifications/message', params };
+  }
+  return undefined;
+}

@@ -1,0 +1,80 @@
+import { filter, firstValueFrom } from 'rxjs';
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { connectRedis } from '../../lib/cluster/redis-connection';
+import type { RedisConnection } from '../../lib/cluster/redis-connection';
+import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { startClusterChild } from '../support/cluster-processes';
+import type { ClusterChild } from '../support/cluster-processes';
+import { startRedis } from '../support/redis-server';
+import type { RunningRedis } from '../support/redis-server';
+import { startRoundRobinFront } from '../support/round-robin-front';
+import type { RoundRobinFront } from '../support/round-robin-front';
+import { eventually } from '../support/until';
+
+// Issue #42: every cluster-wide event meant for a session is stored before it is delivered, so that
+// the process that takes a session over sends what the dead owner never did, and nothing twice.
+// Two cluster processes built from the sources, on a real redis-server.
+jest.setTimeout(30_000);
+
+const PREFIX = 'missed:';
+let redis: RunningRedis;
+let admin: RedisConnection;
+let a: ClusterChild;
+let b: ClusterChild;
+let front: RoundRobinFront;
+const closing: Array<{ close(): unknown }> = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = await connectRedis(redis.url);
+  a = await startClusterChild({ redisUrl: redis.url, prefix: PREFIX });
+  b = await startClusterChild({ redisUrl: redis.url, prefix: PREFIX });
+  front = await startRoundRobinFront([a.url, b.url]);
+});
+
+afterAll(async () => {
+  for (const item of closing.reverse()) await item.close();
+  await front?.close();
+  await Promise.all([a?.stop(), b?.stop()]);
+  await admin?.quit();
+  await redis?.stop();
+});
+
+async function client(url: string, initialDelayMs = 20): Promise<{ mcp: McpClient; sessionId: () => string }> {
+  const transport = createStreamableHttpClientTransport({ url, reconnect: { initialDelayMs, maxRetries: 30 } });
+  const mcp = await connect(transport, { name: 'missed', version: '1', protocolVersion: '2025-11-25' });
+  closing.push(mcp);
+  return { mcp, sessionId: () => transport.sessionId! };
+}
+
+describe('a session whose owner died before it was taken over', () => {
+  it('gets, once taken over, the resource updates sent meanwhile, each once', async () => {
+    front.pin('initialize', 0);
+    // Its GET stream retries after 600 ms: the updates below are sent while nobody serves the session.
+    const watcher = await client(front.url, 600);
+    const updates: string[] = [];
+    watcher.mcp.connection.notifications$
+      .pipe(filter((n) => n.method === 'notifications/resources/updated'))
+      .subscribe((n) => updates.push(String((n.params as { uri: string }).uri)));
+    await firstValueFrom(watcher.mcp.request('resources/subscribe', { uri: 'test://watched' }));
+    const toucher = await client(b.url);
+    await toucher.mcp.promises.callTool('touch', {});
+    await eventually(() => updates.length === 1, 5_000);
+
+    await a.stop('SIGKILL');
+    front.replace(0, b.url);
+    for (let i = 0; i < 3; i++) await toucher.mcp.promises.callTool('touch', {});
+    // Nobody served the session while those were sent.
+    expect(await admin.call('HGET', [`${PREFIX}s:{${watcher.sessionId()}}`, 'owner'])).toBe(a.processId);
+    expect(updates).toHaveLength(1);
+
+    await watcher.mcp.promises.ping();
+    expect(await admin.call('HGET', [`${PREFIX}s:{${watcher.sessionId()}}`, 'owner'])).toBe(b.processId);
+    await eventually(() => updates.length >= 4, 10_000);
+    await toucher.mcp.promises.callTool('touch', {});
+    await eventually(() => updates.length >= 5, 5_000);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(updates).toEqual(Array.from({ length: 5 }, () => 'test://watched'));
+  });
+});
