@@ -42,11 +42,11 @@ async function upstreamClient(): Promise<McpClient> {
 const clients: McpClient[] = [];
 afterEach(() => clients.splice(0).forEach((client) => client.close()));
 
-/** A downstream session of `front` as the caller `auth`, of `revision`. */
-async function sessionAs(front: McpProxy, auth: AuthInfo | undefined, revision = '2025-11-25'): Promise<McpClient> {
+/** A downstream session of `front` as the caller `auth`. */
+async function sessionAs(front: McpProxy, auth: AuthInfo | undefined): Promise<McpClient> {
   const [clientSide, serverSide] = createInMemoryPair();
   front.connect(auth ? authenticated(serverSide, auth) : serverSide);
-  const client = await connect(clientSide, { name: 'caller', version: '1.0.0', protocolVersion: revision });
+  const client = await connect(clientSide, { name: 'caller', version: '1.0.0', protocolVersion: '2025-11-25' });
   clients.push(client);
   return client;
 }
