@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
+import type { ClientRevision } from '../../lib/client/client-api';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
 import { startRedis } from '../support/redis-server';
@@ -115,7 +116,11 @@ describe('rate limits per principal across two cluster processes on Redis', () =
   });
 
   /** A session of the user with `token` on process `at`, of the 2025-11-25 revision or the stateless one. */
-  async function sessionAs(token: string, at: number, protocolVersion = '2025-11-25'): Promise<McpClient> {
+  async function sessionAs(
+    token: string,
+    at: number,
+    protocolVersion: ClientRevision = '2025-11-25',
+  ): Promise<McpClient> {
     const transport = createStreamableHttpClientTransport({
       url: processes[at]!.url,
       headers: { authorization: `Bearer ${token}` },
