@@ -210,4 +210,27 @@ describe('lib/ architecture', () => {
     const makers = files.filter((f) => /new RequestTimeoutError\(/.test(readFileSync(join(LIB, f), 'utf8')));
     expect(makers).toEqual(['operators/request-clock.ts']);
   });
+
+  // DESIGN.md → lib/connection: every lifecycle rule lives in the machines (tags and context); the
+  // connection reads them and decides nothing beside them.
+  it('writes what the lifecycle decided in one place each: the flags from the tags, the peer from the context', () => {
+    const connectionFiles = files.filter((f) => f.startsWith('connection/'));
+    const writers = (pattern: RegExp) =>
+      connectionFiles.filter((f) => pattern.test(readFileSync(join(LIB, f), 'utf8'))).sort();
+    expect(writers(/\b(?:conn|this)\.(?:revision|peerCapabilities|peerInfo|instructions|requestMeta)\s*=[^=]/)).toEqual(
+      ['connection/connection-lifecycle.ts'],
+    );
+    const connection = readFileSync(join(LIB, 'connection/connection.ts'), 'utf8');
+    expect(connection.match(/this\.flags\s*=[^=]/g)).toEqual(['this.flags = ']);
+    expect(connection).toMatch(/this\.flags = flagsOf\(snapshot\)/);
+    // ping is answered and sent as the lifecycle's ping tags say, never by its name alone.
+    const pingRules = connectionFiles.flatMap((f) =>
+      readFileSync(join(LIB, f), 'utf8')
+        .split('\n')
+        .filter((line) => /=== 'ping'/.test(line))
+        .map((line) => ({ f, pingTag: /acceptsPing|maySendPing/.test(line) })),
+    );
+    expect(pingRules.length).toBeGreaterThan(0);
+    expect(pingRules.filter((rule) => !rule.pingTag)).toEqual([]);
+  });
 });

@@ -1,7 +1,6 @@
 import { Observable } from '../rx/rxjs';
 import { ConnectionClosedError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
-import { isStatefulRevision, LATEST_STATEFUL_REVISION } from '../schema/revisions';
-import type { Revision } from '../schema/revisions';
+import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { ConnectionCore } from './connection-core';
 import { sendRequest } from './request-pipeline';
 import type { RequesterDeps } from './request-pipeline';
@@ -25,21 +24,18 @@ export function statelessRequestMeta(conn: ConnectionCore, revision: string): Re
   };
 }
 
-/** `Connection.useStateless`: the client speaks a stateless revision from now on, with no handshake. */
+/**
+ * `Connection.useStateless`: the client speaks a stateless revision from now on, with no handshake.
+ * The lifecycle decides: it enters `stateless` only for a stateless revision the client speaks.
+ */
 export function enterStateless(conn: ConnectionCore, revision: string, server: DiscoveredServer): void {
   if (conn.role !== 'client') throw new Error('useStateless() is for client connections');
   if (conn.closed) throw new ConnectionClosedError(conn.closeReason, { method: 'useStateless' });
   if (!conn.maySendInitialize) throw new Error('useStateless() must come before any handshake, once per connection');
-  if (!isStatelessRevision(revision) || !conn.supportedAll.includes(revision)) {
+  conn.sendLifecycle({ type: 'local.stateless', protocolVersion: revision, ...server });
+  if (conn.revision !== revision) {
     throw new UnsupportedProtocolVersionError(revision, conn.supportedAll.filter(isStatelessRevision));
   }
-  conn.revision = revision as Revision;
-  conn.peerCapabilities = server.capabilities;
-  conn.peerInfo = server.serverInfo;
-  conn.instructions = server.instructions;
-  conn.requestMeta = statelessRequestMeta(conn, revision);
-  conn.transport.setProtocolVersion?.(revision);
-  conn.sendLifecycle({ type: 'local.stateless', protocolVersion: revision, ...server });
   conn.log.info({ revision, server: conn.peerInfo }, 'stateless revision in use');
 }
 
@@ -73,14 +69,21 @@ export function runClientHandshake(conn: ClientCore): Observable<Record<string, 
     return sendRequest(conn, 'initialize', params, {}, false).subscribe({
       next: (result) => {
         const version = String(result.protocolVersion);
-        if (!isStatefulRevision(version) || !conn.supported.includes(version)) {
-          // Lifecycle → Version Negotiation: a client that cannot speak the answer disconnects.
-          const error = new UnsupportedProtocolVersionError(version, conn.supported);
-          conn.shutdown(error.message, error);
-          subscriber.error(error);
+        conn.sendLifecycle({
+          type: 'peer.initializeResult',
+          protocolVersion: version,
+          capabilities: result.capabilities as Record<string, unknown>,
+          serverInfo: result.serverInfo as Record<string, unknown>,
+          instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+        });
+        if (conn.closed) {
+          // Lifecycle → Version Negotiation: the lifecycle refused the answer, and the client disconnected.
+          subscriber.error(new UnsupportedProtocolVersionError(version, conn.supported));
           return;
         }
-        adoptInitializeResult(conn, version, result);
+        conn.notify('notifications/initialized');
+        conn.sendLifecycle({ type: 'local.initialized' });
+        conn.log.info({ revision: conn.revision, server: conn.peerInfo }, 'initialized');
         subscriber.next(result);
         subscriber.complete();
       },
@@ -91,40 +94,4 @@ export function runClientHandshake(conn: ClientCore): Observable<Record<string, 
       },
     });
   });
-}
-
-function adoptInitializeResult(conn: ConnectionCore, version: Revision, result: Record<string, unknown>): void {
-  conn.revision = version;
-  conn.peerCapabilities = result.capabilities as Record<string, unknown>;
-  conn.peerInfo = result.serverInfo as Record<string, unknown>;
-  conn.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
-  conn.transport.setProtocolVersion?.(version);
-  conn.notify('notifications/initialized');
-  conn.sendLifecycle({
-    type: 'peer.initializeResult',
-    protocolVersion: version,
-    capabilities: conn.peerCapabilities,
-    serverInfo: conn.peerInfo,
-    instructions: conn.instructions,
-  });
-  conn.log.info({ revision: conn.revision, server: conn.peerInfo }, 'initialized');
-}
-
-/** Takes what a restored lifecycle knows of the peer: the negotiated revision and its declarations. */
-export function adoptRestoredLifecycle(conn: ConnectionCore): void {
-  const context = conn.lifecycle.snapshot.context as unknown as Record<string, unknown>;
-  const revision = context.revision as Revision | undefined;
-  conn.revision = revision;
-  if (conn.role === 'server') {
-    conn.peerCapabilities = context.clientCapabilities as Record<string, unknown> | undefined;
-    conn.peerInfo = context.clientInfo as Record<string, unknown> | undefined;
-  } else {
-    conn.peerCapabilities = context.serverCapabilities as Record<string, unknown> | undefined;
-    conn.peerInfo = context.serverInfo as Record<string, unknown> | undefined;
-    conn.instructions = context.instructions as string | undefined;
-    if (revision !== undefined && conn.lifecycle.snapshot.hasTag('stateless')) {
-      conn.requestMeta = statelessRequestMeta(conn, revision);
-    }
-  }
-  if (revision !== undefined) conn.transport.setProtocolVersion?.(revision);
 }

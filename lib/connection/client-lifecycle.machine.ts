@@ -1,8 +1,12 @@
 import { assign, setup } from 'xstate';
+import { isModernRevision, isStatefulRevision } from '../schema/revisions';
 
 /** What a client lifecycle starts from. */
 export interface ClientLifecycleInput {
-  /** Revisions the client accepts in the server's answer. */
+  /**
+   * Revisions the client speaks: the handshake ones it accepts in the server's answer to
+   * initialize, and the stateless ones it may choose with `local.stateless`.
+   */
   readonly supported: readonly string[];
 }
 
@@ -27,6 +31,8 @@ export type ClientLifecycleEvent =
       readonly instructions?: string;
     }
   | { readonly type: 'peer.initializeFailed'; readonly reason: string }
+  /** The client sent `notifications/initialized`: normal operation begins. */
+  | { readonly type: 'local.initialized' }
   /**
    * The client speaks a stateless revision (2026-07-28 on) with this server: no handshake; what
    * the server said of itself comes from `server/discover` when the client asked.
@@ -42,15 +48,21 @@ export type ClientLifecycleEvent =
   | { readonly type: 'local.close'; readonly reason: string };
 
 /**
- * The client half of the MCP lifecycle (spec: Basic → Lifecycle). Tags the connection reads:
+ * The client half of the MCP lifecycle (spec: Basic → Lifecycle). Every rule of when the client
+ * may do what is here; the connection reads the tags:
  * - `may-send-initialize`: initialize has not been sent yet;
  * - `accepts-requests`: requests from the server other than ping are served;
  * - `may-send-requests`: the client may send requests other than initialize and ping;
+ * - `accepts-ping`, `may-send-ping`: ping, in either direction, at any time before shutdown;
  * - `stateless`: every request carries the revision, capabilities and client info in `_meta`
  *   (2026-07-28 on); the server sends no requests, so none are accepted;
  * - `closed`: nothing may be sent.
- * From `idle`, `local.stateless` skips the handshake: the client chose a stateless revision.
- * An answer with a revision outside `supported` ends the lifecycle with a reason saying so.
+ *
+ * The server's answer to initialize is accepted when it names a handshake revision the client
+ * speaks, and the client then sends `notifications/initialized` (`confirming`) before it operates;
+ * any other answer ends the lifecycle with a reason saying so (Lifecycle → Version Negotiation).
+ * From `idle`, `local.stateless` skips the handshake for a stateless revision the client speaks;
+ * for any other revision it changes nothing (the caller is told, and may still initialize).
  */
 export const clientLifecycle = setup({
   types: {
@@ -69,7 +81,7 @@ export const clientLifecycle = setup({
       };
     }),
     recordUnsupported: assign(({ context, event }) =>
-      event.type === 'peer.initializeResult' || event.type === 'local.stateless'
+      event.type === 'peer.initializeResult'
         ? {
             closeReason: `server answered protocol version ${JSON.stringify(event.protocolVersion)}, which this client does not support (supported: ${context.supported.join(', ')})`,
           }
@@ -82,8 +94,13 @@ export const clientLifecycle = setup({
     ),
   },
   guards: {
-    supportedRevision: ({ context, event }) =>
-      (event.type === 'peer.initializeResult' || event.type === 'local.stateless') &&
+    supportedHandshakeRevision: ({ context, event }) =>
+      event.type === 'peer.initializeResult' &&
+      isStatefulRevision(event.protocolVersion) &&
+      context.supported.includes(event.protocolVersion),
+    supportedStatelessRevision: ({ context, event }) =>
+      event.type === 'local.stateless' &&
+      isModernRevision(event.protocolVersion) &&
       context.supported.includes(event.protocolVersion),
   },
 }).createMachine({
@@ -99,28 +116,35 @@ export const clientLifecycle = setup({
       initial: 'idle',
       states: {
         idle: {
-          tags: ['may-send-initialize'],
+          tags: ['may-send-initialize', 'accepts-ping', 'may-send-ping'],
           on: {
             'local.initialize': 'awaitingResult',
-            'local.stateless': [
-              { guard: 'supportedRevision', target: '#clientLifecycle.stateless', actions: 'recordServer' },
-              { target: '#clientLifecycle.shutdown', actions: 'recordUnsupported' },
-            ],
+            'local.stateless': {
+              guard: 'supportedStatelessRevision',
+              target: '#clientLifecycle.stateless',
+              actions: 'recordServer',
+            },
           },
         },
         awaitingResult: {
+          tags: ['accepts-ping', 'may-send-ping'],
           on: {
             'peer.initializeResult': [
-              { guard: 'supportedRevision', target: '#clientLifecycle.operating', actions: 'recordServer' },
+              { guard: 'supportedHandshakeRevision', target: 'confirming', actions: 'recordServer' },
               { target: '#clientLifecycle.shutdown', actions: 'recordUnsupported' },
             ],
             'peer.initializeFailed': { target: '#clientLifecycle.shutdown', actions: 'recordClose' },
           },
         },
+        // The answer is taken; the client now sends notifications/initialized.
+        confirming: {
+          tags: ['accepts-ping', 'may-send-ping'],
+          on: { 'local.initialized': '#clientLifecycle.operating' },
+        },
       },
     },
-    operating: { tags: ['accepts-requests', 'may-send-requests'] },
-    stateless: { tags: ['may-send-requests', 'stateless'] },
+    operating: { tags: ['accepts-requests', 'may-send-requests', 'accepts-ping', 'may-send-ping'] },
+    stateless: { tags: ['may-send-requests', 'stateless', 'accepts-ping', 'may-send-ping'] },
     shutdown: { type: 'final', tags: ['closed'] },
   },
 });

@@ -48,6 +48,7 @@ export interface ConnectionCore extends Replier {
   readonly closeReason: string;
   // What the lifecycle's tags allow, refreshed on every transition.
   readonly acceptsInitialize: boolean;
+  readonly acceptsPing: boolean;
   readonly acceptsRequests: boolean;
   readonly acceptsStateless: boolean;
   readonly maySendInitialize: boolean;

@@ -7,6 +7,8 @@ import { LifecycleRunner } from './lifecycle-runner';
 import type { ServerLifecycleInput } from './server-lifecycle.machine';
 import type { SchedulerLike } from '../rx/rxjs';
 import type { ImpliedInitialize } from '../transport/transport';
+import type { Revision } from '../schema/revisions';
+import { statelessRequestMeta } from './client-handshake';
 
 function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void {
   (owner as ConnectionCore).onLifecycle(snapshot);
@@ -49,11 +51,6 @@ function impliedOf(options: ConnectionOptions): ImpliedInitialize | undefined {
   return options.role === 'server' && options.snapshot === undefined ? options.transport.impliedInitialize : undefined;
 }
 
-/** Whether the connection starts from a given or an implied state rather than the initial one. */
-export function startsRestored(options: ConnectionOptions): boolean {
-  return options.snapshot !== undefined || impliedOf(options) !== undefined;
-}
-
 /** The lifecycle machine of the connection's role, run on its scheduler. */
 export function createLifecycle(connection: ConnectionCore, options: ConnectionOptions): Lifecycle {
   const scheduler = connection.scheduler;
@@ -77,4 +74,38 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
     );
   }
   return new LifecycleRunner(serverLifecycleMachine(), input, scheduler, runnerOptions, connection);
+}
+
+/** The peer as either lifecycle machine records it in its context. */
+interface PeerContext {
+  readonly revision?: Revision;
+  readonly clientCapabilities?: Record<string, unknown>;
+  readonly clientInfo?: Record<string, unknown>;
+  readonly serverCapabilities?: Record<string, unknown>;
+  readonly serverInfo?: Record<string, unknown>;
+  readonly instructions?: string;
+}
+
+/**
+ * Takes what the lifecycle knows of the peer after a step (or a restore): the negotiated revision
+ * and the peer's declarations. The only place the connection's copies of them are written, so
+ * they always say what the machine decided. A new revision is handed to the transport (HTTP sends
+ * it as a header), and a client in a stateless revision gets the `_meta` its requests carry.
+ */
+export function adoptLifecycleContext(conn: ConnectionCore, snapshot: AnyMachineSnapshot): void {
+  const context = snapshot.context as PeerContext;
+  const revision = context.revision;
+  if (conn.role === 'server') {
+    conn.peerCapabilities = context.clientCapabilities;
+    conn.peerInfo = context.clientInfo;
+  } else {
+    conn.peerCapabilities = context.serverCapabilities;
+    conn.peerInfo = context.serverInfo;
+    conn.instructions = context.instructions;
+  }
+  if (revision === conn.revision) return;
+  conn.revision = revision;
+  if (revision === undefined) return;
+  if (conn.role === 'client' && snapshot.hasTag('stateless')) conn.requestMeta = statelessRequestMeta(conn, revision);
+  conn.transport.setProtocolVersion?.(revision);
 }

@@ -11,7 +11,7 @@ import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
-import { adoptRestoredLifecycle, enterStateless, runClientHandshake } from './client-handshake';
+import { enterStateless, runClientHandshake } from './client-handshake';
 import type { DiscoveredServer } from './client-handshake';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
@@ -21,7 +21,8 @@ import { Dispatcher } from './dispatcher';
 import type { DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import { FrameObserver, TransportCloseObserver } from './inbound';
-import { createLifecycle, startsRestored } from './connection-lifecycle';
+import { adoptLifecycleContext, createLifecycle } from './connection-lifecycle';
+import { Flag, flagsOf } from './lifecycle-flags';
 import type { LifecycleRunner } from './lifecycle-runner';
 import { checkedResult, DEFAULT_REQUEST_TIMEOUT_MS, sendRequest, startRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions, RequestSink } from './request-pipeline';
@@ -47,14 +48,6 @@ export function createConnection(options: ConnectionOptions): Connection {
   return new McpConnection(options);
 }
 
-// The bits of `McpConnection.flags`.
-const ACCEPTS_INITIALIZE = 1;
-const ACCEPTS_REQUESTS = 2;
-const ACCEPTS_STATELESS = 4;
-const MAY_SEND_REQUESTS = 8;
-const MAY_SEND_INITIALIZE = 16;
-const CLOSED = 32;
-
 /**
  * The connection. A class, so that a connection costs one object with its fields and its methods
  * live on the prototype: a server holds one per session, and an idle session should cost little
@@ -71,8 +64,10 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   readonly log: Logger;
   readonly traceEnabled: boolean;
   readonly lifecycle: Lifecycle;
-  /** What the lifecycle's tags allow (refreshed on every transition) and whether we closed, as bits. */
+  /** What the lifecycle's tags allow, `closed` among them, as bits (written by `onLifecycle` only). */
   private flags = 0;
+  /** Whether the shutdown's work (failing calls, closing the transport) has been done. */
+  private finished = false;
   private requestIds = 0;
   private correlatorPart: Correlator | undefined;
   private dispatcherPart: Dispatcher | undefined;
@@ -93,7 +88,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.log = childLogger(options.logger, { component: 'connection', connectionId: this.id, role: options.role });
     this.traceEnabled = this.log.isLevelEnabled('trace');
     this.lifecycle = createLifecycle(this, options);
-    if (startsRestored(options)) adoptRestoredLifecycle(this);
     this.onLifecycle(this.lifecycle.snapshot);
     this.transportClosed = options.transport.closed$.subscribe(new TransportCloseObserver(this));
     if (!this.closed) this.incoming = options.transport.incoming$.subscribe(new FrameObserver(this));
@@ -139,27 +133,31 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   }
 
   get closed(): boolean {
-    return (this.flags & CLOSED) !== 0;
+    return (this.flags & Flag.closed) !== 0;
+  }
+
+  get acceptsPing(): boolean {
+    return (this.flags & Flag.acceptsPing) !== 0;
   }
 
   get acceptsInitialize(): boolean {
-    return (this.flags & ACCEPTS_INITIALIZE) !== 0;
+    return (this.flags & Flag.acceptsInitialize) !== 0;
   }
 
   get acceptsRequests(): boolean {
-    return (this.flags & ACCEPTS_REQUESTS) !== 0;
+    return (this.flags & Flag.acceptsRequests) !== 0;
   }
 
   get acceptsStateless(): boolean {
-    return (this.flags & ACCEPTS_STATELESS) !== 0;
+    return (this.flags & Flag.acceptsStateless) !== 0;
   }
 
   get maySendRequests(): boolean {
-    return (this.flags & MAY_SEND_REQUESTS) !== 0;
+    return (this.flags & Flag.maySendRequests) !== 0;
   }
 
   get maySendInitialize(): boolean {
-    return (this.flags & MAY_SEND_INITIALIZE) !== 0;
+    return (this.flags & Flag.maySendInitialize) !== 0;
   }
 
   // ---- what a user sees ------------------------------------------------------------------------
@@ -276,32 +274,34 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     (this.lifecycle as LifecycleRunner<typeof serverLifecycle>).send(event as never);
   }
 
-  /** Takes the lifecycle's tags after a transition (the runner calls it). */
+  /** Takes the lifecycle's tags and what it knows of the peer after a transition (the runner calls it). */
   onLifecycle(snapshot: AnyMachineSnapshot): void {
     const before = this.state;
-    this.flags =
-      (snapshot.hasTag('accepts-initialize') ? ACCEPTS_INITIALIZE : 0) |
-      (snapshot.hasTag('accepts-requests') ? ACCEPTS_REQUESTS : 0) |
-      (snapshot.hasTag('accepts-stateless-requests') ? ACCEPTS_STATELESS : 0) |
-      (snapshot.hasTag('may-send-requests') ? MAY_SEND_REQUESTS : 0) |
-      (snapshot.hasTag('may-send-initialize') ? MAY_SEND_INITIALIZE : 0) |
-      (this.flags & CLOSED);
+    this.flags = flagsOf(snapshot);
     if (this.log.isLevelEnabled('debug')) this.log.debug({ state: snapshot.value }, 'lifecycle transition');
-    if (snapshot.hasTag('closed')) {
-      this.shutdown(String((snapshot.context as { closeReason?: string }).closeReason ?? 'closed'));
+    adoptLifecycleContext(this, snapshot);
+    if (this.closed) {
+      const reason = (snapshot.context as { closeReason?: string }).closeReason;
+      this.finish(this.closeInfo ?? { reason: reason ?? 'closed' });
       return;
     }
     const next = this.state;
     if (next !== before) this.stateSubject?.next(next);
   }
 
+  /** Ends the connection: the lifecycle is told, and its step into `shutdown` finishes the work. */
   shutdown(reason: string, error?: Error): void {
     if (this.closed) return;
-    this.flags = CLOSED;
-    const close: TransportClose = error ? { reason, error } : { reason };
-    this.closeInfo = close;
-    this.log.info({ reason }, 'connection closed');
+    this.closeInfo = error ? { reason, error } : { reason };
     this.sendLifecycle({ type: 'local.close', reason });
+  }
+
+  private finish(close: TransportClose): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.closeInfo = close;
+    const { reason, error } = close;
+    this.log.info({ reason }, 'connection closed');
     this.lifecycle.stop();
     this.correlatorPart?.failAll(
       (method, requestId) => new ConnectionClosedError(reason, { method, id: requestId }, { cause: error }),
@@ -360,7 +360,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
 
   refusal(method: string): Error | undefined {
     if (this.closed) return new ConnectionClosedError(this.closeReason, { method });
-    if (method === 'ping') return undefined;
+    if (method === 'ping') return (this.flags & Flag.maySendPing) === 0 ? new NotInitializedError(method) : undefined;
     if (!this.maySendRequests) return new NotInitializedError(method);
     const enforce = this.options.enforcePeerCapabilities ?? this.role === 'server';
     if (enforce && this.revision) {

@@ -6,7 +6,6 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } 
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkParams, methodDefinition } from '../schema/methods';
 import { featuresOf, LATEST_STATEFUL_REVISION } from '../schema/revisions';
-import type { Revision } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import type { TransportClose } from '../transport/transport';
@@ -135,15 +134,14 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
   // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
   if (conn.role === 'server' && conn.revision === undefined) {
     const statelessRevision = statelessRevisionOf(request.params);
-    // Once serving stateless requests the event changes nothing: skip the machine's step.
-    if (statelessRevision !== undefined && !conn.acceptsStateless)
+    if (statelessRevision !== undefined)
       conn.sendLifecycle({ type: 'peer.statelessRequest', protocolVersion: statelessRevision });
     if (conn.acceptsStateless && (method !== 'initialize' || statelessRevision !== undefined)) {
       onStatelessRequest(conn, request, reply);
       return;
     }
   }
-  if (method === 'ping') {
+  if (method === 'ping' && conn.acceptsPing) {
     reply.answer(resultResponse(request.id, {}));
     return;
   }
@@ -252,11 +250,8 @@ function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Repl
     capabilities: params.capabilities,
     clientInfo: params.clientInfo,
   });
-  const revision = (conn.lifecycle.snapshot.context as { revision: Revision }).revision;
-  conn.revision = revision;
-  conn.peerCapabilities = params.capabilities;
-  conn.peerInfo = params.clientInfo;
-  conn.transport.setProtocolVersion?.(revision);
+  // The lifecycle negotiated the revision; the connection took it, and the client's declarations, from its context.
+  const revision = conn.revision!;
   conn.log.info({ revision, requested: params.protocolVersion, client: conn.peerInfo }, 'initialized');
   const result: Record<string, unknown> = {
     protocolVersion: revision,

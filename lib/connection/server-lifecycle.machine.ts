@@ -35,7 +35,7 @@ export type ServerLifecycleEvent =
   | { readonly type: 'local.close'; readonly reason: string };
 
 const awaitingInitialize = {
-  tags: ['accepts-initialize'],
+  tags: ['accepts-initialize', 'accepts-ping', 'may-send-ping'],
   on: {
     'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' },
     'peer.statelessRequest': '#serverLifecycle.stateless',
@@ -49,6 +49,8 @@ const awaitingInitialize = {
  * - `accepts-requests`: requests other than initialize and ping may be served (from the moment
  *   initialize was answered: over HTTP a request can overtake the initialized notification);
  * - `may-send-requests`: the server may send requests other than ping (after `initialized`);
+ * - `accepts-ping`, `may-send-ping`: ping, in either direction, at any time before shutdown (spec:
+ *   Basic → Lifecycle, Utilities → Ping);
  * - `accepts-stateless-requests`: requests of a stateless revision (2026-07-28: no handshake, each
  *   request names its revision, client capabilities and client info in `_meta`) are served, each on
  *   its own; the server sends no requests of its own;
@@ -116,20 +118,20 @@ export const serverLifecycle = setup({
         },
         awaitingInitializeUntimed: awaitingInitialize,
         awaitingInitialized: {
-          tags: ['accepts-requests'],
+          tags: ['accepts-requests', 'accepts-ping', 'may-send-ping'],
           on: { 'peer.initialized': '#serverLifecycle.operating' },
         },
       },
     },
     stateless: {
-      tags: ['accepts-stateless-requests', 'accepts-initialize'],
+      tags: ['accepts-stateless-requests', 'accepts-initialize', 'accepts-ping', 'may-send-ping'],
       on: {
         'peer.initialize': { target: '#serverLifecycle.initializing.awaitingInitialized', actions: 'negotiate' },
         'peer.statelessRequest': {},
       },
     },
     operating: {
-      tags: ['accepts-requests', 'may-send-requests'],
+      tags: ['accepts-requests', 'may-send-requests', 'accepts-ping', 'may-send-ping'],
       // A repeated initialized notification is harmless; swallow it here.
       on: { 'peer.initialized': {} },
     },

@@ -25,6 +25,21 @@ describe('serverLifecycle', () => {
     expect(s1.context.requestedRevision).toBe('1999-01-01');
   });
 
+  it('[lifecycle.ping] allows ping both ways in every state but shutdown, stateless included', () => {
+    const [s0] = initialTransition(serverLifecycle, input);
+    const [s1] = transition(serverLifecycle, s0, initialize('2025-06-18'));
+    const [s2] = transition(serverLifecycle, s1, { type: 'peer.initialized' });
+    const [stateless] = transition(serverLifecycle, s0, {
+      type: 'peer.statelessRequest',
+      protocolVersion: '2026-07-28',
+    });
+    for (const state of [s0, s1, s2, stateless]) {
+      expect([state.hasTag('accepts-ping'), state.hasTag('may-send-ping')]).toEqual([true, true]);
+    }
+    const [closed] = transition(serverLifecycle, s2, { type: 'transport.closed', reason: 'gone' });
+    expect([closed.hasTag('accepts-ping'), closed.hasTag('may-send-ping')]).toEqual([false, false]);
+  });
+
   it('accepts only initialize before the handshake, requests after initialize, and sends requests after initialized', () => {
     const [s0] = initialTransition(serverLifecycle, input);
     expect(s0.hasTag('accepts-initialize')).toBe(true);
