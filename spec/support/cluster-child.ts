@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   server.tool({
     name: 'countdown',
     description: 'Counts down, one progress step every intervalMs.',
+    execution: { taskSupport: 'optional' },
     inputSchema: z.object({ from: z.number().int().min(1), intervalMs: z.number().int().min(1), run: z.string() }),
     handler: ({ from, intervalMs, run }) =>
       defer(() => {
