@@ -5,9 +5,10 @@
  * alternates between repetitions, so that the machine's moods fall on each alike.
  */
 import { cpus, loadavg, totalmem } from 'node:os';
-import { asyncScheduler, catchError, concatMap, from, last, Observable, throwError } from '../rx/rxjs';
+import { catchError, concatMap, from, last, Observable, throwError } from '../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import type { McpClient } from '../client/client';
+import { performanceScheduler } from './clock';
 import { closedLoop, openLoop } from './load';
 import type { BenchCall, CallOutcome } from './load';
 import { collectPhase, warmUp } from './phase';
@@ -62,6 +63,7 @@ export interface BenchOptions {
   readonly churn?: boolean;
   /** See {@link BenchSettings.noiseThreshold}. Default 0.15. */
   readonly noiseThreshold?: number;
+  /** Where time is read and timers run. Default {@link performanceScheduler}. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -146,7 +148,7 @@ class Run {
     private readonly options: BenchOptions,
     private readonly emit: (event: BenchEvent) => void,
   ) {
-    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.scheduler = options.scheduler ?? performanceScheduler;
   }
 
   stop(): void {

@@ -37,7 +37,8 @@ export interface HistogramJson {
 
 /** A latency histogram: record values, read percentiles. Mutable; not shared between workers. */
 export class LatencyHistogram {
-  private readonly counts = new Map<number, number>();
+  /** Count per bucket index (dense: a few thousand buckets cover 1 µs to hours). */
+  private readonly counts: number[] = [];
   private total = 0;
   private least = Infinity;
   private most = 0;
@@ -46,7 +47,7 @@ export class LatencyHistogram {
   /** A histogram from its JSON form (a report's or a baseline's). */
   static fromJSON(json: HistogramJson): LatencyHistogram {
     const histogram = new LatencyHistogram();
-    for (const [bucket, count] of Object.entries(json.buckets)) histogram.counts.set(Number(bucket), count);
+    for (const [bucket, count] of Object.entries(json.buckets)) histogram.counts[Number(bucket)] = count;
     histogram.total = json.count;
     histogram.least = json.count === 0 ? Infinity : json.minUs;
     histogram.most = json.maxUs;
@@ -58,7 +59,7 @@ export class LatencyHistogram {
   recordMs(ms: number): void {
     const us = Math.max(0, Math.round(ms * 1000));
     const bucket = bucketOf(us);
-    this.counts.set(bucket, (this.counts.get(bucket) ?? 0) + 1);
+    this.counts[bucket] = (this.counts[bucket] ?? 0) + 1;
     this.total++;
     this.sum += us;
     if (us < this.least) this.least = us;
@@ -67,7 +68,7 @@ export class LatencyHistogram {
 
   /** Adds every value of `other` to this one. */
   add(other: LatencyHistogram): void {
-    for (const [bucket, count] of other.counts) this.counts.set(bucket, (this.counts.get(bucket) ?? 0) + count);
+    other.counts.forEach((count, bucket) => (this.counts[bucket] = (this.counts[bucket] ?? 0) + count));
     this.total += other.total;
     this.sum += other.sum;
     this.least = Math.min(this.least, other.least);
@@ -102,8 +103,8 @@ export class LatencyHistogram {
     if (this.total === 0) return NaN;
     const rank = Math.max(1, Math.ceil((p / 100) * this.total));
     let seen = 0;
-    for (const bucket of [...this.counts.keys()].sort((a, b) => a - b)) {
-      seen += this.counts.get(bucket)!;
+    for (let bucket = 0; bucket < this.counts.length; bucket++) {
+      seen += this.counts[bucket] ?? 0;
       if (seen >= rank) return Math.min(this.most, Math.max(this.least, highestOf(bucket))) / 1000;
     }
     return this.most / 1000;
@@ -112,7 +113,9 @@ export class LatencyHistogram {
   /** The JSON form (sparse). */
   toJSON(): HistogramJson {
     const buckets: Record<string, number> = {};
-    for (const [bucket, count] of [...this.counts].sort((a, b) => a[0] - b[0])) buckets[String(bucket)] = count;
+    this.counts.forEach((count, bucket) => {
+      if (count > 0) buckets[String(bucket)] = count;
+    });
     return {
       buckets,
       count: this.total,

@@ -5,21 +5,8 @@
  * over and its last call has settled; unsubscribing cancels the calls in flight. Time is read only
  * from the scheduler, so tests run them in virtual time.
  */
-import {
-  asyncScheduler,
-  catchError,
-  defer,
-  from,
-  interval,
-  last,
-  map,
-  Observable,
-  of,
-  race,
-  Subscription,
-  timer,
-} from '../rx/rxjs';
-import type { ObservableInput, SchedulerLike } from '../rx/rxjs';
+import { asyncScheduler, from, interval, Observable } from '../rx/rxjs';
+import type { ObservableInput, SchedulerLike, Unsubscribable } from '../rx/rxjs';
 
 /** What became of one call. */
 export interface CallOutcome {
@@ -54,7 +41,10 @@ function failedTool(value: unknown): boolean {
 /** Options of {@link timedCall}. */
 export interface TimedCallOptions {
   readonly scheduler: SchedulerLike;
-  /** The call fails with `timeout` (and is cancelled) when it has not settled this long after it started. */
+  /**
+   * The call fails with `timeout` (and is cancelled) when it has not settled this long after it
+   * started; `Infinity` sets no deadline (and no timer).
+   */
   readonly timeoutMs: number;
   /** When the call was due (scheduler time): latency counts from there. Default: when it is subscribed. */
   readonly dueAt?: number;
@@ -62,27 +52,75 @@ export interface TimedCallOptions {
   readonly atMs: number;
 }
 
+/** A thing with `then`: a call's answer that is a Promise takes the fast path (no Observable around it). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * Starts one call and calls `done` once with its outcome (unless stopped first); returns how to stop
+ * it. The one implementation of a timed call: {@link timedCall} and the loops run it. A Promise is
+ * awaited as it is (it cannot be cancelled: its outcome is dropped); anything else is subscribed,
+ * and unsubscribed at the deadline.
+ */
+function startCall(call: BenchCall, options: TimedCallOptions, done: (outcome: CallOutcome) => void): () => void {
+  const { scheduler, timeoutMs, atMs } = options;
+  const started = options.dueAt ?? scheduler.now();
+  let settled = false;
+  let inner: Unsubscribable | undefined;
+  let deadline: Unsubscribable | undefined;
+  const finish = (error?: string) => {
+    if (settled) return;
+    settled = true;
+    deadline?.unsubscribe();
+    done(
+      error === undefined
+        ? { atMs, latencyMs: scheduler.now() - started }
+        : { atMs, latencyMs: scheduler.now() - started, error },
+    );
+  };
+  try {
+    const answer = call();
+    if (isThenable(answer)) {
+      answer.then(
+        (value) => finish(failedTool(value) ? 'tool-error' : undefined),
+        (error: unknown) => finish(errorCode(error)),
+      );
+    } else {
+      let last: unknown;
+      inner = from(answer).subscribe({
+        next: (value) => (last = value),
+        error: (error: unknown) => finish(errorCode(error)),
+        complete: () => finish(failedTool(last) ? 'tool-error' : undefined),
+      });
+    }
+  } catch (error) {
+    finish(errorCode(error));
+  }
+  if (!settled && Number.isFinite(timeoutMs)) {
+    deadline = scheduler.schedule(() => {
+      inner?.unsubscribe();
+      finish('timeout');
+    }, timeoutMs);
+  }
+  return () => {
+    settled = true;
+    inner?.unsubscribe();
+    deadline?.unsubscribe();
+  };
+}
+
 /**
  * One call, timed: emits one outcome and completes; never errors. Cold. A call still running at
  * its deadline is unsubscribed (so the client cancels it) and recorded as `timeout`.
  */
 export function timedCall(call: BenchCall, options: TimedCallOptions): Observable<CallOutcome> {
-  const { scheduler, timeoutMs, atMs } = options;
-  return defer(() => {
-    const started = options.dueAt ?? scheduler.now();
-    const outcome = (error?: string): CallOutcome => ({
-      atMs,
-      latencyMs: scheduler.now() - started,
-      ...(error === undefined ? {} : { error }),
-    });
-    const answer$ = defer(() => from(call())).pipe(
-      last(undefined, undefined),
-      map((value) => outcome(failedTool(value) ? 'tool-error' : undefined)),
-      catchError((error: unknown) => of(outcome(errorCode(error)))),
-    );
-    const deadline$ = timer(timeoutMs, scheduler).pipe(map(() => outcome('timeout')));
-    return race(answer$, deadline$);
-  });
+  return new Observable<CallOutcome>((subscriber) =>
+    startCall(call, options, (outcome) => {
+      subscriber.next(outcome);
+      subscriber.complete();
+    }),
+  );
 }
 
 /** Options of {@link closedLoop}. */
@@ -92,8 +130,10 @@ export interface ClosedLoopOptions {
   readonly concurrency: number;
   /** No call starts once this long has passed since the loop started. */
   readonly durationMs: number;
-  /** No call starts once this many have started. Default: no limit. */
+  /** No call starts once this many have started (and `minDurationMs` has passed). Default: no limit. */
   readonly maxCalls?: number;
+  /** Calls go on starting until this long has passed, whatever `maxCalls`. Default 0. */
+  readonly minDurationMs?: number;
   readonly timeoutMs: number;
   readonly scheduler?: SchedulerLike;
 }
@@ -105,38 +145,43 @@ export interface ClosedLoopOptions {
  * {@link openLoop}).
  */
 export function closedLoop(options: ClosedLoopOptions): Observable<CallOutcome> {
-  const { call, concurrency, durationMs, maxCalls = Infinity, timeoutMs, scheduler = asyncScheduler } = options;
+  const { call, concurrency, durationMs, maxCalls = Infinity, minDurationMs = 0, timeoutMs } = options;
+  const scheduler = options.scheduler ?? asyncScheduler;
   return new Observable<CallOutcome>((subscriber) => {
     const started = scheduler.now();
-    const calls = new Subscription();
+    const stops = new Set<() => void>();
     let issued = 0;
     let running = 0;
     let pumping = false;
-    const more = () => issued < maxCalls && scheduler.now() - started < durationMs;
+    const more = (elapsed: number) => elapsed < minDurationMs || (issued < maxCalls && elapsed < durationMs);
     const pump = () => {
       if (pumping) return;
       pumping = true;
-      while (!subscriber.closed && running < concurrency && more()) {
+      // One reading of the clock per call started: it decides, and it is the call's start.
+      let now = scheduler.now();
+      while (!subscriber.closed && running < concurrency && more(now - started)) {
         issued++;
         running++;
-        const atMs = scheduler.now() - started;
-        let inner: Subscription | undefined;
-        inner = timedCall(call, { scheduler, timeoutMs, atMs }).subscribe({
-          next: (outcome) => subscriber.next(outcome),
-          complete: () => {
-            running--;
-            if (inner) calls.remove(inner);
-            inner = undefined;
-            pump();
-          },
+        // The call may settle before startCall returns: the holder is filled in after.
+        const held: { stop?: () => void } = {};
+        let ended = false;
+        held.stop = startCall(call, { scheduler, timeoutMs, atMs: now - started, dueAt: now }, (outcome) => {
+          ended = true;
+          running--;
+          if (held.stop) stops.delete(held.stop);
+          subscriber.next(outcome);
+          pump();
         });
-        if (!inner.closed) calls.add(inner);
+        if (!ended) stops.add(held.stop);
+        now = scheduler.now();
       }
       pumping = false;
-      if (running === 0 && !more()) subscriber.complete();
+      if (running === 0 && !more(scheduler.now() - started)) subscriber.complete();
     };
     pump();
-    return calls;
+    return () => {
+      for (const stop of stops) stop();
+    };
   });
 }
 
@@ -172,7 +217,7 @@ export function openLoop(options: OpenLoopOptions): Observable<CallOutcome> {
   const spacingMs = 1000 / ratePerSecond;
   return new Observable<CallOutcome>((subscriber) => {
     const started = scheduler.now();
-    const calls = new Subscription();
+    const stops = new Set<() => void>();
     let sent = 0;
     let running = 0;
     const finish = () => {
@@ -185,17 +230,16 @@ export function openLoop(options: OpenLoopOptions): Observable<CallOutcome> {
         return;
       }
       running++;
-      let inner: Subscription | undefined;
-      inner = timedCall(call, { scheduler, timeoutMs, atMs, dueAt: started + atMs }).subscribe({
-        next: (outcome) => subscriber.next(outcome),
-        complete: () => {
-          running--;
-          if (inner) calls.remove(inner);
-          inner = undefined;
-          finish();
-        },
+      const held: { stop?: () => void } = {};
+      let ended = false;
+      held.stop = startCall(call, { scheduler, timeoutMs, atMs, dueAt: started + atMs }, (outcome) => {
+        ended = true;
+        running--;
+        if (held.stop) stops.delete(held.stop);
+        subscriber.next(outcome);
+        finish();
       });
-      if (!inner.closed) calls.add(inner);
+      if (!ended) stops.add(held.stop);
     };
     const tick = () => {
       const due = Math.min(total, Math.floor((scheduler.now() - started) / spacingMs) + 1);
@@ -204,8 +248,10 @@ export function openLoop(options: OpenLoopOptions): Observable<CallOutcome> {
       finish();
     };
     const ticker = interval(tickMs, scheduler).subscribe(tick);
-    calls.add(ticker);
     tick();
-    return calls;
+    return () => {
+      ticker.unsubscribe();
+      for (const stop of stops) stop();
+    };
   });
 }

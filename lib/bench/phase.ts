@@ -51,21 +51,19 @@ export function collectPhase(outcomes$: Observable<CallOutcome>, options: Collec
     const started = scheduler.now();
     const histogram = new LatencyHistogram();
     const errors: Record<string, number> = {};
-    const slices = new Map<number, LatencyHistogram>();
+    const slices: LatencyHistogram[] = [];
     return outcomes$.subscribe({
       next: (outcome) => {
         histogram.recordMs(outcome.latencyMs);
         if (outcome.error !== undefined) errors[outcome.error] = (errors[outcome.error] ?? 0) + 1;
         const slice = Math.floor(outcome.atMs / sliceMs);
-        const inSlice = slices.get(slice) ?? new LatencyHistogram();
-        inSlice.recordMs(outcome.latencyMs);
-        slices.set(slice, inSlice);
+        (slices[slice] ??= new LatencyHistogram()).recordMs(outcome.latencyMs);
       },
       error: (error: unknown) => subscriber.error(error),
       complete: () => {
         const durationMs = scheduler.now() - started;
-        const timeline = [...slices]
-          .sort((a, b) => a[0] - b[0])
+        const timeline = [...slices.entries()]
+          .filter((entry): entry is [number, LatencyHistogram] => entry[1] !== undefined)
           .map(([slice, h]) => ({
             atMs: slice * sliceMs,
             calls: h.count,

@@ -1,6 +1,7 @@
 // rxmcp/bench: the engine of `rxmcp bench` as a library. Load is an Observable schedule (a closed
 // loop, an open loop), each call an Observable with its deadline; runBench measures targets side by
 // side, rep by rep, and gives a report to print as a table, HTML or JSON, or compare with a baseline.
+export { performanceScheduler } from '../bench/clock';
 export { compareReports } from '../bench/compare';
 export { describeLoad, runBench } from '../bench/engine';
 export type { BenchConnection, BenchEvent, BenchLoad, BenchOptions, BenchTarget } from '../bench/engine';
