@@ -90,6 +90,48 @@ const resourceServer = {
   scopesSupported: { ...scopes, description: 'Scopes published in the protected resource metadata.' },
 };
 
+const names = { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } };
+
+/** The `policies` key: limits and tool visibility per caller. */
+const policies = {
+  description: 'Limits and tool visibility per caller: its principal where `auth` is set, else its session.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    rateLimits: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['limit', 'windowMs'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, description: 'Names the limit in refusals. Default requests.' },
+          limit: { type: 'integer', minimum: 1, description: 'Requests per window and caller.' },
+          windowMs: { type: 'integer', minimum: 1 },
+          methods: { ...names, description: 'The methods counted (tools/call...). Default all.' },
+        },
+      },
+    },
+    concurrency: { type: 'integer', minimum: 1, description: 'Calls a caller may have in flight.' },
+    redis: {
+      type: 'string',
+      pattern: '^rediss?://',
+      description: 'Counts rate limits in this Redis, for every replica of the gateway.',
+    },
+    onStoreError: { enum: ['allow', 'refuse'], description: 'When Redis cannot count. Default allow.' },
+    tools: {
+      description: 'Who may see and call each tool (its name as the gateway shows it).',
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { scopes: names, roles: names },
+      },
+    },
+    rolesClaim: { type: 'string', minLength: 1, description: 'The token claim holding roles. Default roles.' },
+  },
+};
+
 /** The `auth` key: who may call the gateway's HTTP endpoint. */
 const auth = {
   description: 'Who may call `--http`: one of an API key (from the environment), JWTs, or introspected tokens.',
@@ -161,6 +203,7 @@ export const CONFIG_SCHEMA = {
     reconnect: { $ref: '#/$defs/reconnect' },
     instructions: { type: 'string', description: "The aggregate's instructions to clients." },
     auth,
+    policies,
   },
   oneOf: [{ required: ['mcpServers'] }, { required: ['servers'] }],
   $defs: {

@@ -12,6 +12,8 @@ import { findJsonProblem, lineAndColumn, showLine } from './json-error';
 import { expandDeep, GatewayAuthSchema, parseGatewayAuth } from './gateway-auth';
 import type { GatewayAuth } from './gateway-auth';
 import { parseUpstreamOAuth, UpstreamOAuthSchema } from './upstream-oauth';
+import { checkPolicies, PoliciesSchema } from './gateway-policies';
+import type { GatewayPolicies } from './gateway-policies';
 import type { UpstreamOAuth } from './upstream-oauth';
 import type { CollisionPolicy } from '../proxy/collisions';
 import type { EntryFilter } from '../proxy/name-filter';
@@ -76,6 +78,8 @@ export interface ProxyConfig {
   readonly settings: AggregateSettings;
   /** Who may call the gateway's HTTP endpoint (`auth`); absent: anyone who reaches it. */
   readonly auth?: GatewayAuth;
+  /** Limits and tool visibility per caller (`policies`); absent: none. */
+  readonly policies?: GatewayPolicies;
 }
 
 const Strings = z.record(z.string(), z.string());
@@ -144,6 +148,7 @@ const ConfigFileSchema = z.strictObject({
   reconnect: ReconnectSchema.optional(),
   instructions: z.string().optional(),
   auth: GatewayAuthSchema.optional(),
+  policies: PoliciesSchema.optional(),
 });
 
 /** A server's name: letters, digits, `.`, `-` and `_`, starting with a letter. */
@@ -314,7 +319,7 @@ export function parseProxyConfig(
     throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
   const parsed = ConfigFileSchema.safeParse(json);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssue(parsed.error)}`);
-  const { mcpServers, servers, $schema: _schema, auth: authEntry, ...settings } = parsed.data;
+  const { mcpServers, servers, $schema: _schema, auth: authEntry, policies: written, ...settings } = parsed.data;
   if (mcpServers && servers)
     throw new ConfigError(`${file}: "mcpServers" and "servers" are two names for one list: keep one`);
   const key = servers ? 'servers' : 'mcpServers';
@@ -328,7 +333,8 @@ export function parseProxyConfig(
   checkNames(file, key, upstreams, settings.separator ?? '_');
   const expand = (value: string, where: string) => expandVariables(value, env, `${file}: ${where}`);
   const auth = authEntry ? parseGatewayAuth(file, authEntry, env, expand) : undefined;
-  return { upstreams, settings, ...(auth ? { auth } : {}) };
+  const policies = written && checkPolicies(file, expandDeep(written, expand, 'policies'));
+  return { upstreams, settings, ...(auth ? { auth } : {}), ...(policies ? { policies } : {}) };
 }
 
 /**

@@ -22,6 +22,8 @@ import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
 import { isLoopback, serveProxy } from './serve';
 import { describeGatewayAuth, gatewayAuthenticator } from './gateway-auth';
+import { gatewayMiddleware } from './gateway-policies';
+import type { GatewayMiddleware } from './gateway-policies';
 import { closeUpstreams, startUpstream, startUpstreams } from './upstreams';
 import type { Closable, Started, UpstreamOptions } from './upstreams';
 import type { McpClient } from '../client/client-api';
@@ -211,6 +213,13 @@ class Members {
   }
 }
 
+/** Whether two readings of the servers file set the same options beside the servers list. */
+function sameOptions(next: ProxyConfig, running: ProxyConfig): boolean {
+  const { upstreams: _next, ...nextOptions } = next;
+  const { upstreams: _running, ...runningOptions } = running;
+  return JSON.stringify(nextOptions) === JSON.stringify(runningOptions);
+}
+
 /** What a reload needs. */
 interface ReloadContext {
   readonly command: ProxyCommand;
@@ -220,7 +229,7 @@ interface ReloadContext {
   readonly members: Members;
   readonly current: Map<string, Closable>;
   readonly options: UpstreamOptions;
-  readonly settings: ProxyConfig['settings'];
+  readonly config: ProxyConfig;
   /** Tells the operations endpoints that the members changed. */
   readonly changed: () => void;
 }
@@ -274,8 +283,8 @@ async function reload(context: ReloadContext, why: string): Promise<void> {
     ...removed.map((name) => `-${name}`),
   ];
   progress.note(`${why}: reloaded ${command.config}${said.length > 0 ? ` (${said.join(' ')})` : ', nothing changed'}`);
-  if (JSON.stringify(next.settings) !== JSON.stringify(context.settings))
-    progress.note(`${why}: the options beside the servers list (separator, collisions...) take effect on restart`);
+  if (!sameOptions(next, context.config))
+    progress.note(`${why}: the options beside the servers list (auth, policies, separator...) take effect on restart`);
 }
 
 async function serveUntilStopped(
@@ -301,11 +310,20 @@ async function serveUntilStopped(
     members.set(upstream, entryOf(upstream, connector));
   }
   const { settings } = config;
+  let policies: GatewayMiddleware;
+  try {
+    policies = await gatewayMiddleware(config.policies, logger);
+  } catch (error) {
+    progress.error(`cannot apply the policies of ${command.config}: ${causeOf(error)}`);
+    await closeUpstreams([...current.values()]);
+    return EXIT.failed;
+  }
   const proxy = aggregate(Object.fromEntries(members.entries), {
     name: 'rxmcp',
     version: packageVersion(),
     logger,
     router,
+    middleware: policies.middleware,
     ...settings,
   });
   const separator = settings.separator ?? '_';
@@ -326,6 +344,7 @@ async function serveUntilStopped(
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
+    await policies.close();
     await closeUpstreams([...current.values()]);
     return EXIT.failed;
   }
@@ -340,7 +359,7 @@ async function serveUntilStopped(
       `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: protect it (a firewall, a reverse proxy with authentication) or serve on 127.0.0.1`,
     );
   const changed = () => serving.upstreamsChanged();
-  const context: ReloadContext = { command, io, progress, proxy, members, current, options, settings, changed };
+  const context: ReloadContext = { command, io, progress, proxy, members, current, options, config, changed };
   const reloading = reloadTriggers({
     file: command.config,
     watch: command.watch === true,
@@ -351,6 +370,7 @@ async function serveUntilStopped(
   await reloading.close();
   proxy.close();
   await serving.close();
+  await policies.close();
   await closeUpstreams([...current.values()]);
   return EXIT.ok;
 }

@@ -36,6 +36,20 @@ const GOOD: unknown[] = [
   },
   { servers: { a: { command: 'x' } }, auth: { apiKey: { env: 'GATEWAY_KEY', subject: 'ci', scopes: ['read'] } } },
   {
+    servers: { a: { command: 'x' } },
+    policies: {
+      rateLimits: [
+        { name: 'calls', limit: 60, windowMs: 60000, methods: ['tools/call'] },
+        { limit: 1000, windowMs: 86400000 },
+      ],
+      concurrency: 4,
+      redis: 'redis://127.0.0.1:6379',
+      onStoreError: 'refuse',
+      tools: { a_deploy: { scopes: ['deploy'], roles: ['admin'] } },
+      rolesClaim: 'realm_access.roles',
+    },
+  },
+  {
     servers: {
       a: { url: 'http://h/mcp', oauth: { clientId: 'c', scopes: 'a b', tokenFile: 't.json', callbackPort: 0 } },
     },
@@ -70,6 +84,9 @@ const BAD: unknown[] = [
   { mcpServers: { a: { command: 'x' } }, collisions: 'last' },
   { mcpServers: { a: { command: 'x' } }, separator: '-' },
   { mcpServers: { a: { command: 'x' } }, auth: {} },
+  { mcpServers: { a: { command: 'x' } }, policies: { rateLimits: [{ limit: 1 }] } },
+  { mcpServers: { a: { command: 'x' } }, policies: { tools: { t: { scope: ['x'] } } } },
+  { mcpServers: { a: { command: 'x' } }, policies: { redis: 'http://r' } },
   { mcpServers: { a: { command: 'x', oauth: {} } } },
   { mcpServers: { a: { url: 'http://h/mcp', oauth: { grant: 'device' } } } },
   {
