@@ -10,7 +10,7 @@ import { formatNumber, formatSpread } from './table';
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 const WIDTH = 720;
 const HEIGHT = 300;
-const PAD = { left: 64, right: 16, top: 16, bottom: 40 };
+const PAD = { left: 64, right: 40, top: 16, bottom: 40 };
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -208,7 +208,8 @@ export function renderHtml(report: BenchReport): string {
 <style>
 body { font: 14px system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin: 1em 0; } td, th { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
-td:first-child, td:nth-child(2), th { text-align: left; }
+td { white-space: nowrap; } td:first-child, td:nth-child(2), td:last-child, th { text-align: left; }
+td:last-child { white-space: normal; min-width: 18em; }
 svg text { font-size: 11px; fill: #333; } .axis { stroke: #666; }
 figure { margin: 1.5em 0; } figcaption { font-weight: 600; margin-bottom: 4px; }
 </style></head><body>

@@ -7,6 +7,7 @@ import type { BenchReport, Spread, TargetResult } from './report';
 /** A number for people: thousands grouped, fewer decimals as it grows. */
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return '–';
+  if (value === 0) return '0';
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : Math.abs(value) >= 1 ? 2 : 3;
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
