@@ -23,11 +23,18 @@ export interface RedisConnection {
   quit(): Promise<unknown>;
 }
 
-/** What `redis` may be in the cluster's options: a URL (`redis://host:port/db`) or a client. */
+/**
+ * What `redis` may be in the cluster's options: a URL or a client. The URL names one server
+ * (`redis://[:password@]host:port/db`, `rediss://` for TLS), a Redis Cluster by some of its nodes
+ * (`redis+cluster://host:port,host:port`; the client finds the others), or a primary watched by
+ * Sentinel (`redis+sentinel://host:port,host:port/<primary name>`; the client follows failovers).
+ */
 export type RedisSource = string | RedisConnection;
 
+type IoRedisClass = new (...args: unknown[]) => RedisConnection;
+
 interface IoRedisModule {
-  readonly default: new (url: string, options: Record<string, unknown>) => RedisConnection;
+  readonly default: IoRedisClass & { readonly Cluster: IoRedisClass };
 }
 
 /** Loads ioredis on first use (it is an optional peer dependency). */
@@ -49,8 +56,10 @@ export async function connectRedis(url: string): Promise<RedisConnection> {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     throw new Error('the cluster mode needs the ioredis package: npm install ioredis', { cause: error });
   }
-  const Redis = module.default;
-  const client = new Redis(url, { enableAutoPipelining: true, lazyConnect: false, maxRetriesPerRequest: 2 });
+  const client = clientFor(module, url);
+  // A lost connection is retried by the client, and the commands meanwhile fail (or wait) where they
+  // were sent: its error events need no listener of their own beyond this one.
+  (client as unknown as { on(event: 'error', listener: () => void): unknown }).on('error', () => undefined);
   try {
     await client.call('PING', []);
   } catch (error) {
@@ -61,8 +70,59 @@ export async function connectRedis(url: string): Promise<RedisConnection> {
   return client;
 }
 
+const CLIENT_OPTIONS = { enableAutoPipelining: true, lazyConnect: false, maxRetriesPerRequest: 2 };
+
+/** The nodes a `redis+cluster:` or `redis+sentinel:` URL lists, and what else it says. */
+function parseNodes(url: string): { nodes: Array<{ host: string; port: number }>; path: string; password?: string } {
+  const rest = url.slice(url.indexOf('//') + 2);
+  const at = rest.lastIndexOf('@', rest.indexOf('/') < 0 ? rest.length : rest.indexOf('/'));
+  const credentials = at < 0 ? '' : rest.slice(0, at);
+  const hostPart = at < 0 ? rest : rest.slice(at + 1);
+  const slash = hostPart.indexOf('/');
+  const hosts = slash < 0 ? hostPart : hostPart.slice(0, slash);
+  const path = slash < 0 ? '' : decodeURIComponent(hostPart.slice(slash + 1));
+  const nodes = hosts
+    .split(',')
+    .filter((node) => node !== '')
+    .map((node) => {
+      const colon = node.lastIndexOf(':');
+      return colon < 0
+        ? { host: node, port: 6379 }
+        : { host: node.slice(0, colon), port: Number(node.slice(colon + 1)) };
+    });
+  if (nodes.length === 0 || nodes.some((node) => !Number.isInteger(node.port)))
+    throw new Error('the Redis URL lists no valid host:port');
+  const password = credentials.includes(':') ? decodeURIComponent(credentials.slice(credentials.indexOf(':') + 1)) : '';
+  return password === '' ? { nodes, path } : { nodes, path, password };
+}
+
+/** An ioredis client for `url`: one server, a Redis Cluster, or a primary found through Sentinel. */
+function clientFor(module: IoRedisModule, url: string): RedisConnection {
+  const Redis = module.default;
+  if (url.startsWith('redis+cluster://')) {
+    const { nodes, password } = parseNodes(url);
+    const redisOptions = password === undefined ? {} : { password };
+    return new Redis.Cluster(nodes, { ...CLIENT_OPTIONS, redisOptions });
+  }
+  if (url.startsWith('redis+sentinel://')) {
+    const { nodes, path, password } = parseNodes(url);
+    if (path === '') throw new Error('a redis+sentinel URL names its primary: redis+sentinel://host:port/<name>');
+    return new Redis({
+      ...CLIENT_OPTIONS,
+      sentinels: nodes,
+      name: path,
+      ...(password === undefined ? {} : { password }),
+    });
+  }
+  return new Redis(url, CLIENT_OPTIONS);
+}
+
 function hostOf(url: string): string {
   try {
+    if (url.startsWith('redis+'))
+      return parseNodes(url)
+        .nodes.map((node) => `${node.host}:${node.port}`)
+        .join(',');
     return new URL(url).host;
   } catch {
     return 'the given URL';
