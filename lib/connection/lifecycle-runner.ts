@@ -1,88 +1,59 @@
-import type { SchedulerLike, Subscription } from '../rx/rxjs';
-import { createActor } from 'xstate';
-import type {
-  AnyActorRef,
-  AnyActorScope,
-  AnyMachineSnapshot,
-  AnyStateMachine,
-  EventFromLogic,
-  InputFrom,
-  InspectionEvent,
-  Observer,
-  SnapshotFrom,
-} from 'xstate';
-import { assertRunnable } from './lifecycle-check';
+import type { SchedulerLike } from '../rx/rxjs';
+import type { AnyMachineSnapshot, AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
+import {
+  inspectAction,
+  inspectActor,
+  inspectEvent,
+  inspectionOf,
+  inspectMicrostep,
+  inspectSnapshot,
+} from './lifecycle-runner-inspection';
+import type { Inspection, InspectOption } from './lifecycle-runner-inspection';
+import { initialStep, MICROSTEP, nextStep, prepare, restoredSnapshot, StepFailure } from './lifecycle-runner-steps';
+import { ScheduledEvents } from './lifecycle-runner-timers';
 import { sharedInitialStep, sharedStep, shareRestored } from './shared-steps';
 import type { Step, StepAction } from './shared-steps';
 
-/** A delayed event as XState's pure transition functions describe it (`xstate.raise` with a delay). */
-interface DelayedRaise {
+export type { PersistedScheduledEvent } from './lifecycle-runner-timers';
+
+/** A raise as XState's transition functions resolve it: with a delay only when it is a delayed one. */
+interface ResolvedRaise {
   readonly event: { readonly type: string };
   readonly id?: string;
   readonly delay?: number;
 }
 
-/** An inert actor scope of a machine that collects the actions of one step instead of running them. */
-interface Stepper {
-  readonly scope: AnyActorScope;
-  readonly actions: StepAction[];
-}
-
-const steppers = new WeakMap<AnyStateMachine, Stepper>();
-
-/**
- * What XState's pure `initialTransition`/`transition` do, with one inert scope per machine instead
- * of a new one (an actor and its system) per call, which cost about 60 µs a step. The machine is
- * checked once, here, to use only the actions the runner executes (`assertRunnable`), so no
- * action can reach the inert scope's stubs and be dropped.
- */
-function stepperOf(machine: AnyStateMachine): Stepper {
-  let stepper = steppers.get(machine);
-  if (!stepper) {
-    assertRunnable(machine);
-    const self = createActor(machine);
-    const actions: StepAction[] = [];
-    const scope = {
-      self,
-      id: '',
-      sessionId: '',
-      system: self.system,
-      logger: () => undefined,
-      defer: () => undefined,
-      emit: () => undefined,
-      stopChild: () => undefined,
-      actionExecutor: (action: StepAction) => void actions.push(action),
-    } as unknown as AnyActorScope;
-    stepper = { scope, actions };
-    steppers.set(machine, stepper);
-  }
-  return stepper;
-}
-
-/** The actions collected by the last step, taken out of the stepper. */
-function taken(stepper: Stepper): readonly StepAction[] {
-  return stepper.actions.splice(0);
-}
-
 /** Options of {@link LifecycleRunner} beyond its machine, input and scheduler. */
 export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
-  /** Called after every transition (not for the initial snapshot: read `snapshot` for that). */
+  /**
+   * Called after every transition (not for the initial snapshot: read `snapshot` for that), as an
+   * actor's observers are: after the step's actions, before its `@xstate.snapshot` inspection event.
+   */
   readonly onTransition?: (snapshot: SnapshotFrom<TMachine>, owner: unknown) => void;
   /**
-   * Receives XState inspection events, shaped as an actor's inspector gets them: `@xstate.actor`
-   * once, `@xstate.event` for each event received, `@xstate.action` for each action executed and
-   * `@xstate.snapshot` after each step (the initial one included). A function, or an observer whose
-   * `next` is called, as `createActor` takes it (`inspector.inspect` of `@statelyai/inspect` is
-   * one). Read once, by the constructor.
+   * Called when the machine throws (a custom action, a guard, an assign, a delay): the snapshot is
+   * then the one before the step with status `'error'` and `error` set, and the runner ignores
+   * events from then on, as an XState actor does. Without it the error is thrown to whoever sent
+   * the event (or made the runner, or flushed the scheduler for a delayed event).
    */
-  readonly inspect?: ((event: InspectionEvent) => void) | Observer<InspectionEvent>;
+  readonly onError?: (error: unknown, owner: unknown) => void;
+  /**
+   * Receives XState inspection events, shaped as an actor's inspector gets them: `@xstate.actor`
+   * once, `@xstate.event` for each event received (`xstate.init` first), `@xstate.action` for each
+   * action executed and `@xstate.snapshot` after each step (the initial one included). A function,
+   * or an observer whose `next` is called, as `createActor` takes it (`inspector.inspect` of
+   * `@statelyai/inspect` is one). Read once, by the constructor.
+   */
+  readonly inspect?: InspectOption;
   /** Receives the machine's `log` actions. Default: nowhere. */
   readonly log?: (label: string | undefined, value: unknown) => void;
   /** Receives the events of the machine's `emit` actions. */
   readonly onEmit?: (event: { readonly type: string }) => void;
   /**
-   * Starts from a snapshot `getPersistedSnapshot` returned instead of the initial state; the
-   * delayed events of the states it is in are armed again from now.
+   * Starts from a snapshot `getPersistedSnapshot` returned instead of the initial state. Its delayed
+   * events fire when they would have (each after the time it had left, on this runner's scheduler);
+   * a snapshot persisted without them (`scheduledEvents`, before they were kept) arms the `after`
+   * events of its states again, from now.
    */
   readonly snapshot?: unknown;
   /**
@@ -95,266 +66,265 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
   readonly sharesSteps?: boolean;
 }
 
-let runners = 0;
-
-/** Where a runner's inspection events go, and the actor they name. Made only when someone inspects. */
-interface Inspection {
-  readonly next: (event: InspectionEvent) => void;
-  readonly actorRef: AnyActorRef;
-}
-
 /**
- * `inspect` as one function, as XState's `toObserver` makes it: an observer's `next` called on the
- * observer. Undefined when nothing would receive the events (no `inspect`, or an observer without
- * `next`), so that the runner then does no inspection work at all.
- */
-function inspectorOf(
-  inspect: LifecycleRunnerOptions<AnyStateMachine>['inspect'],
-): ((event: InspectionEvent) => void) | undefined {
-  if (inspect === undefined || inspect === null) return undefined;
-  if (typeof inspect === 'function') return inspect;
-  if (typeof inspect !== 'object')
-    throw new TypeError(`inspect must be a function or an observer with next, not ${typeof inspect}`);
-  const next = inspect.next;
-  if (next === undefined) return undefined;
-  if (typeof next !== 'function') throw new TypeError(`inspect.next must be a function, not ${typeof next}`);
-  return (event) => next.call(inspect, event);
-}
-
-/**
- * A stand-in actor reference for inspection events, with what inspectors read of one: its id, session
- * id and snapshot, and its logic (the machine), whose `config` `@statelyai/inspect` sends so that
- * the inspector draws the machine.
- */
-function standInActorRef(machine: AnyStateMachine, snapshot: () => AnyMachineSnapshot): AnyActorRef {
-  return {
-    id: machine.id,
-    sessionId: `lifecycle:${++runners}`,
-    logic: machine,
-    getSnapshot: snapshot,
-  } as unknown as AnyActorRef;
-}
-
-/** Snapshots restored from persisted ones, by the persisted object: restoring the same one twice gives the same. */
-const restored = new WeakMap<object, AnyMachineSnapshot>();
-
-/**
- * `persisted` restored: once per persisted object, since snapshots are immutable (many sessions
- * start from one persisted lifecycle: see `impliedLifecycle`).
- */
-function restoredSnapshot(machine: AnyStateMachine, persisted: unknown, scope: AnyActorScope): AnyMachineSnapshot {
-  const cacheable = typeof persisted === 'object' && persisted !== null;
-  let snapshot = cacheable ? restored.get(persisted) : undefined;
-  if (snapshot === undefined || snapshot.machine !== machine) {
-    snapshot = sharedShape(machine, machine.restoreSnapshot!(persisted as never, scope) as AnyMachineSnapshot);
-    if (cacheable) restored.set(persisted, snapshot);
-  }
-  return snapshot;
-}
-
-/** The parts of a snapshot that depend only on the states it is in. */
-interface StateShape {
-  readonly _nodes: unknown;
-  readonly tags: unknown;
-  readonly value: unknown;
-  readonly children: unknown;
-  readonly historyValue: unknown;
-}
-
-const shapes = new WeakMap<AnyStateMachine, Map<string, StateShape>>();
-
-/**
- * Makes `snapshot` share, with every other snapshot of the same states, the parts that follow from
- * the states alone (the state nodes, tags, value, and the empty children and history): each
- * transition builds them anew, and an idle connection would hold its own copies (a `Set` of tags
- * and its table, about half a kilobyte). Snapshots are immutable, so sharing them is safe.
- */
-function sharedShape(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): AnyMachineSnapshot {
-  for (const _ in snapshot.children) return snapshot;
-  for (const _ in snapshot.historyValue) return snapshot;
-  let byStates = shapes.get(machine);
-  if (!byStates) shapes.set(machine, (byStates = new Map()));
-  const key = snapshot._nodes.map((node) => node.id).join(' ');
-  let shape = byStates.get(key);
-  if (!shape) {
-    const { _nodes, tags, value, children, historyValue } = snapshot;
-    byStates.set(key, (shape = { _nodes, tags, value, children, historyValue }));
-  }
-  Object.assign(snapshot, shape);
-  return snapshot;
-}
-
-/**
- * Runs one connection's lifecycle machine without an actor, as an XState actor would: the machine's
+ * Runs one connection's lifecycle machine without an actor, as `createActor` would: the machine's
  * own transition functions compute every snapshot, so the machine stays the single description of
- * the lifecycle, and every action it may hold is executed here: `assign` (applied by the
- * transition), `raise` with or without a delay (timed on the connection's scheduler), `cancel`,
- * `log`, `emit` and custom actions. A machine that uses anything else (`sendTo`, `spawnChild`,
- * `enqueueActions`, an `invoke`, ...) is refused when the first runner for it is made. An idle
- * connection then holds one snapshot instead of an actor with its own system, mailbox and scope
- * (about 4.5 KiB a connection; see benchmarks/results/ANALYSIS.md). `spec/connection/
- * lifecycle-runner.spec.ts` runs random event sequences through this and through `createActor` and
- * requires the same snapshots.
+ * the lifecycle, and every action it may hold is executed as an actor executes it: custom actions
+ * and `log` while the step is taken, `raise` with a delay (timed on the connection's scheduler),
+ * `cancel` and `emit` once it is taken; `assign` and a `raise` without a delay are the step's own.
+ * Exit and entry actions of a step into a final state run, then the pending delays are cancelled.
+ * A machine that throws leaves the runner in status `'error'` (see `onError`). Events received
+ * while a step is taken (from a callback) wait for it, as in an actor's mailbox. A machine that uses
+ * anything else (`sendTo`, `spawnChild`, `enqueueActions`, an `invoke`, ...) is refused when the
+ * first runner for it is made. Custom actions get the machine's context, event and params; the
+ * `self` and `system` they are given are not this runner.
  *
- * Events sent after the machine has reached a final state are ignored.
+ * An idle connection holds one snapshot instead of an actor with its own system, mailbox and scope
+ * (about 4.5 KiB a connection; see benchmarks/results/ANALYSIS.md).
+ * `spec/connection/lifecycle-runner-equivalence.spec.ts` runs generated machines, events and time
+ * through this and through `createActor` and requires the same snapshots, actions and inspection.
+ *
+ * Events sent after the machine has reached a final state (or an error) are ignored.
  */
 export class LifecycleRunner<TMachine extends AnyStateMachine> {
-  private current: AnyMachineSnapshot;
-  /** Pending delayed events by id; created when the first one is armed. */
-  private delayed: Map<string, Subscription> | undefined;
+  private current!: AnyMachineSnapshot;
+  /** Pending delayed events; made when the first one is scheduled, dropped when none is left. */
+  private timers: ScheduledEvents | undefined;
   private readonly options: LifecycleRunnerOptions<TMachine>;
   /** Undefined unless someone inspects: every inspection step is behind one check of it. */
   private readonly inspection: Inspection | undefined;
+  /** Whether a step is being taken. */
+  private busy = false;
+  /** Events received while a step was taken; made when one is. */
+  private mailbox: Array<{ readonly type: string }> | undefined;
 
   constructor(
     private readonly machine: TMachine,
     input: InputFrom<TMachine>,
     private readonly scheduler: SchedulerLike,
     options: LifecycleRunnerOptions<TMachine> | ((snapshot: SnapshotFrom<TMachine>) => void) = {},
-    /** Passed to `onTransition` as its second argument: lets one options object serve many runners. */
+    /** Passed to `onTransition` and `onError` as their second argument: lets one options object serve many runners. */
     private readonly owner?: unknown,
   ) {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
-    const next = inspectorOf(this.options.inspect);
-    this.inspection = next === undefined ? undefined : { next, actorRef: standInActorRef(machine, () => this.current) };
-    const stepper = stepperOf(machine);
+    prepare(machine);
+    this.inspection = inspectionOf(machine, this.options.inspect, () => this.current);
+    if (this.inspection) inspectActor(this.inspection);
+    const persisted = this.options.snapshot;
     let initial: Step | undefined;
-    if (this.options.snapshot !== undefined) {
-      this.current = restoredSnapshot(machine, this.options.snapshot, stepper.scope);
-      if (this.options.sharesSteps) shareRestored(machine, this.current);
-    } else {
-      const compute = () => ({
-        snapshot: sharedShape(machine, machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot),
-        actions: taken(stepper),
-      });
-      initial = this.options.sharesSteps ? sharedInitialStep(machine, input, compute) : compute();
-      this.current = initial.snapshot;
+    let failed: { readonly error: unknown } | undefined;
+    try {
+      if (persisted !== undefined) {
+        this.current = restoredSnapshot(machine, persisted);
+        if (this.options.sharesSteps) shareRestored(machine, this.current);
+      } else {
+        // An inspected runner takes its own steps, with their microsteps: shared ones have none.
+        initial =
+          this.options.sharesSteps && !this.inspection
+            ? sharedInitialStep(machine, input, () => initialStep(machine, input))
+            : initialStep(machine, input, this.inspection !== undefined);
+        this.current = initial.snapshot;
+      }
+    } catch (thrown) {
+      // As an actor: no snapshot of the machine at all, and no action executed.
+      failed = { error: thrown instanceof StepFailure ? thrown.error : thrown };
+      this.current = { status: 'error', output: undefined, error: failed.error } as unknown as AnyMachineSnapshot;
     }
-    if (this.inspection) {
-      const { actorRef } = this.inspection;
-      this.inspection.next({ type: '@xstate.actor', actorRef, rootId: actorRef.sessionId } as InspectionEvent);
+    const init = { type: 'xstate.init', input };
+    // An actor reports the microsteps of its initial state when it is made, before it starts.
+    if (this.inspection && initial) for (const action of initial.actions) this.reportMicrostep(action);
+    if (this.inspection) inspectEvent(this.inspection, init, false);
+    if (failed === undefined && this.current.status === 'error') failed = { error: this.current.error };
+    if (failed !== undefined) {
+      this.report(failed.error);
+      return;
     }
-    if (initial === undefined) this.rearm();
-    else this.execute(initial.actions);
-    this.inspectSnapshot({ type: 'xstate.init', input });
+    if (initial === undefined) this.restoreTimers(persisted);
+    this.start(initial?.actions, init);
   }
 
   get snapshot(): SnapshotFrom<TMachine> {
     return this.current as SnapshotFrom<TMachine>;
   }
 
-  /** The snapshot in a form that survives JSON, for `snapshot` in the options of a later runner. */
+  /**
+   * The snapshot in a form that survives JSON, for `snapshot` in the options of a later runner: the
+   * machine's persisted snapshot, with `scheduledEvents`, the delayed events pending (each with
+   * when it was scheduled, by this runner's scheduler's clock, and for how long).
+   */
   getPersistedSnapshot(): unknown {
-    return this.machine.getPersistedSnapshot(this.current);
+    const persisted = this.machine.getPersistedSnapshot(this.current) as Record<string, unknown>;
+    persisted.scheduledEvents = this.timers?.persist() ?? [];
+    return persisted;
   }
 
   send(event: EventFromLogic<TMachine>): void {
-    if (this.current.status !== 'active') return;
-    if (this.inspection) {
-      const { actorRef } = this.inspection;
-      this.inspection.next({
-        type: '@xstate.event',
-        event,
-        sourceRef: undefined,
-        actorRef,
-        rootId: actorRef.sessionId,
-      } as InspectionEvent);
-    }
-    const { snapshot, actions } = this.options.sharesSteps
-      ? sharedStep(this.machine, this.current, event, () => this.step(event))
-      : this.step(event);
-    this.current = snapshot;
-    if (this.current.status === 'active') this.execute(actions);
-    else this.stop();
-    this.inspectSnapshot(event);
-    this.options.onTransition?.(this.current as SnapshotFrom<TMachine>, this.owner);
-  }
-
-  /** The step from the current snapshot on `event`, computed by the machine. */
-  private step(event: EventFromLogic<TMachine>): Step {
-    const stepper = stepperOf(this.machine);
-    const snapshot = this.machine.transition(this.current, event, stepper.scope) as AnyMachineSnapshot;
-    return { snapshot: sharedShape(this.machine, snapshot), actions: taken(stepper) };
+    this.receive(event, false);
   }
 
   /** Cancels the pending delayed events; the snapshot stays readable. */
   stop(): void {
-    const delayed = this.delayed;
-    this.delayed = undefined;
-    if (delayed) for (const timer of delayed.values()) timer.unsubscribe();
+    this.timers?.cancelAll();
+    if (this.timers?.empty) this.timers = undefined;
   }
 
-  private inspectSnapshot(event: unknown): void {
-    if (!this.inspection) return;
-    const { actorRef } = this.inspection;
-    this.inspection.next({
-      type: '@xstate.snapshot',
-      snapshot: this.current,
-      event,
-      actorRef,
-      rootId: actorRef.sessionId,
-    } as InspectionEvent);
+  /** Executes the initial step's actions (none for a restored snapshot), as an actor's `start` does. */
+  private start(actions: readonly StepAction[] | undefined, init: object): void {
+    const snapshot = this.current;
+    const failure = actions === undefined ? undefined : this.executeWhileStepping(actions, false);
+    if (failure === undefined && actions !== undefined) this.executeAfterStep(actions);
+    if (failure !== undefined) this.current = { ...snapshot, status: 'error', error: failure.error };
+    if (this.current.status !== 'active') this.stop();
+    if (failure !== undefined && this.options.onError) this.options.onError(failure.error, this.owner);
+    // An actor reports its first snapshot as it was before an action failed.
+    if (this.inspection) inspectSnapshot(this.inspection, snapshot, init);
+    if (failure !== undefined && !this.options.onError) throw failure.error;
   }
 
-  private execute(actions: readonly StepAction[]): void {
-    for (const action of actions) {
-      if (this.inspection) {
-        const { actorRef } = this.inspection;
-        this.inspection.next({
-          type: '@xstate.action',
-          action: { type: action.type, params: action.params },
-          actorRef,
-          rootId: actorRef.sessionId,
-        } as InspectionEvent);
+  /** An event from outside or from a delayed event of the runner's own: inspected, then stepped on unless ended. */
+  private receive(event: { readonly type: string }, fromSelf: boolean): void {
+    if (this.inspection) inspectEvent(this.inspection, event, fromSelf);
+    if (this.current.status !== 'active') return;
+    if (this.busy) {
+      (this.mailbox ??= []).push(event);
+      return;
+    }
+    this.busy = true;
+    try {
+      this.process(event);
+      while (this.mailbox !== undefined) {
+        const next = this.mailbox.shift()!;
+        if (this.mailbox.length === 0) this.mailbox = undefined;
+        if (this.current.status === 'active') this.process(next);
       }
+    } finally {
+      this.busy = false;
+      this.mailbox = undefined;
+    }
+  }
+
+  /** One step on `event`: computed by the machine (or shared), its actions executed, its snapshot taken. */
+  private process(event: { readonly type: string }): void {
+    const previous = this.current;
+    let step: Step;
+    try {
+      step =
+        this.options.sharesSteps && !this.inspection
+          ? sharedStep(this.machine, previous, event, () => nextStep(this.machine, previous, event))
+          : nextStep(this.machine, previous, event, this.inspection !== undefined);
+    } catch (thrown) {
+      if (!(thrown instanceof StepFailure)) throw thrown;
+      // The actions before the throw ran in an actor; one of them may have thrown first.
+      const failure = this.executeWhileStepping(thrown.actions);
+      return this.fail(previous, failure === undefined ? thrown.error : failure.error);
+    }
+    const failure = this.executeWhileStepping(step.actions);
+    if (failure !== undefined) return this.fail(previous, failure.error);
+    this.current = step.snapshot;
+    this.executeAfterStep(step.actions);
+    this.options.onTransition?.(this.current as SnapshotFrom<TMachine>, this.owner);
+    if (this.current.status !== 'active') this.stop();
+    if (this.inspection) inspectSnapshot(this.inspection, this.current, event);
+  }
+
+  /** The machine threw: the snapshot before the step, with status `'error'`, and the error reported. */
+  private fail(previous: AnyMachineSnapshot, error: unknown): void {
+    this.current = { ...previous, status: 'error', error };
+    this.report(error);
+  }
+
+  private report(error: unknown): void {
+    this.stop();
+    this.mailbox = undefined;
+    if (!this.options.onError) throw error;
+    this.options.onError(error, this.owner);
+  }
+
+  /**
+   * The actions an actor executes while it takes the step: each is inspected, custom actions and
+   * `log` run; the first that throws ends the step, its error returned.
+   */
+  private executeWhileStepping(
+    actions: readonly StepAction[],
+    microsteps = true,
+  ): { readonly error: unknown } | undefined {
+    for (const action of actions) {
+      if (action.type === MICROSTEP) {
+        if (microsteps) this.reportMicrostep(action);
+        continue;
+      }
+      if (this.inspection) inspectAction(this.inspection, action.type, action.params);
       switch (action.type) {
         case 'xstate.raise':
-          this.arm(action.params as DelayedRaise);
-          break;
         case 'xstate.cancel':
-          this.cancel((action.params as { sendId: string }).sendId);
-          break;
+        case 'xstate.emit':
+          break; // once the step is taken
         case 'xstate.log': {
           const { label, value } = action.params as { label?: string; value: unknown };
           this.options.log?.(label, value);
           break;
         }
+        default:
+          // A custom action runs its implementation; assertRunnable refused every other built-in.
+          try {
+            action.exec?.(action.info, action.params);
+          } catch (error) {
+            return { error };
+          }
+      }
+    }
+    return undefined;
+  }
+
+  /** What an actor defers until its snapshot is the step's: delayed raises, cancels and emits, in order. */
+  private executeAfterStep(actions: readonly StepAction[]): void {
+    for (const action of actions) {
+      switch (action.type) {
+        case 'xstate.raise': {
+          // A raise without a delay was taken within the step, by the machine itself.
+          const { event, id, delay } = action.params as ResolvedRaise;
+          if (typeof delay === 'number') this.timersOf().schedule(event, delay, id);
+          break;
+        }
+        case 'xstate.cancel':
+          this.timers?.cancel((action.params as { sendId: string }).sendId);
+          if (this.timers?.empty) this.timers = undefined;
+          break;
         case 'xstate.emit':
           this.options.onEmit?.((action.params as { event: { type: string } }).event);
           break;
-        case 'xstate.assign':
-          break; // applied by the transition itself
-        default:
-          // A custom action runs its implementation; assertRunnable refused every other built-in.
-          action.exec?.(action.info, action.params);
       }
     }
   }
 
-  private arm({ event, id = event.type, delay = 0 }: DelayedRaise): void {
-    this.cancel(id);
-    const timer = this.scheduler.schedule(() => {
-      this.forget(id);
-      this.send(event as EventFromLogic<TMachine>);
-    }, delay);
-    (this.delayed ??= new Map()).set(id, timer);
+  private reportMicrostep(action: StepAction): void {
+    if (this.inspection && action.type === MICROSTEP) inspectMicrostep(this.inspection, action.params as object);
   }
 
-  private cancel(id: string): void {
-    const timer = this.delayed?.get(id);
-    if (!timer) return;
-    this.forget(id);
-    timer.unsubscribe();
+  private timersOf(): ScheduledEvents {
+    return (this.timers ??= new ScheduledEvents(this.scheduler, (event) => this.fired(event)));
   }
 
-  /** Drops a delayed event that fired or was cancelled; the map goes with the last one (an idle connection keeps none). */
-  private forget(id: string): void {
-    if (this.delayed?.delete(id) && this.delayed.size === 0) this.delayed = undefined;
+  private fired(event: { readonly type: string }): void {
+    if (this.timers?.empty) this.timers = undefined;
+    this.receive(event, true);
   }
 
-  /** Arms again the `after` events of the states a restored snapshot is in, with their full delays. */
-  private rearm(): void {
+  /** Schedules the delayed events of a restored snapshot again. */
+  private restoreTimers(persisted: unknown): void {
     if (this.current.status !== 'active') return;
+    const scheduled = (persisted as { scheduledEvents?: unknown }).scheduledEvents;
+    if (scheduled === undefined) this.rearm();
+    else if (!Array.isArray(scheduled))
+      throw new TypeError(`lifecycle snapshot: scheduledEvents must be an array, not ${typeof scheduled}`);
+    else if (scheduled.length > 0) this.timersOf().restore(scheduled);
+  }
+
+  /**
+   * Arms again the `after` events of the states a snapshot persisted without its scheduled events is
+   * in, with their full delays: when they were scheduled is not known.
+   */
+  private rearm(): void {
     const delays = this.machine.implementations.delays as Record<string, unknown>;
     for (const node of this.current._nodes) {
       for (const transition of node.after) {
@@ -364,8 +334,8 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
           typeof named === 'function'
             ? (named as (args: unknown) => number)({ context: this.current.context, event: { type: 'xstate.init' } })
             : named;
-        if (typeof delay === 'number' && Number.isFinite(delay))
-          this.arm({ event: { type: transition.eventType }, id: transition.eventType, delay });
+        if (typeof delay === 'number')
+          this.timersOf().schedule({ type: transition.eventType }, delay, transition.eventType);
       }
     }
   }
