@@ -13,8 +13,12 @@ export {
   CapabilityNotSupportedError,
   TransportError,
   ProtocolError,
+  RxmcpError,
+  RxmcpErrorCode,
+  isRxmcpError,
 } from './jsonrpc/errors';
 export type { ValidationIssue } from './jsonrpc/errors';
+export { Zod3ConversionError } from './schema/zod3-json-schema';
 // What every `logger` option takes: a pino logger or a console-like one.
 export type { ConsoleLike, LoggerOption } from './jsonrpc/logger';
 // What every `inspect` option takes: a function or an observer of a lifecycle's XState inspection events.
@@ -95,6 +99,9 @@ export type {
   StreamableHttpClientTransportOptions,
 } from './transport/streamable-http/streamable-http-client-transport';
 export { SessionNotFoundError } from './transport/streamable-http/http-errors';
+export { BodyTooLargeError } from './transport/streamable-http/http-requester';
+export { SseEventTooLargeError } from './transport/framing/sse';
+export { AuthorizationFailed } from './transport/legacy-sse/legacy-sse-client-auth';
 export { createHttpClientTransport } from './transport/streamable-http/http-client-transport';
 export type {
   HttpClientTransport,

@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 /** The errors of the authorization client. */
 
 /**
@@ -5,7 +6,8 @@
  * refused, a metadata document was forged or inconsistent, or a limit was reached. `code` is the
  * OAuth error code when the authorization server sent one (RFC 6749 §5.2).
  */
-export class OAuthError extends Error {
+export class OAuthError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.OAuth;
   override readonly name: string = 'OAuthError';
 
   constructor(

@@ -4,6 +4,7 @@
  * against a key set (RFC 9068 style) or by introspection (RFC 7662). Each token's audience must be
  * this server: a token for another resource is refused, never passed on.
  */
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { CryptoKey, JWTPayload, JWTVerifyGetKey, KeyObject } from 'jose' with { 'resolution-mode': 'import' };
 import type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from '../transport/http/request-auth';
@@ -39,7 +40,8 @@ const REASON_DESCRIPTIONS: Readonly<Record<InvalidTokenReason, string>> = {
  * The 401 tells the client only the fixed description of its `reason` (default `'invalid'`); the
  * message is for the log.
  */
-export class InvalidTokenError extends Error {
+export class InvalidTokenError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.InvalidToken;
   override readonly name: string = 'InvalidTokenError';
   /** Why the token was refused. */
   readonly reason: InvalidTokenReason;

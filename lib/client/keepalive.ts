@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import { asyncScheduler, catchError, exhaustMap, interval, map, Observable, of, take } from '../rx/rxjs';
 import type { SchedulerLike } from '../rx/rxjs';
 import { timeoutWithReset } from '../operators/timeout-with-reset';
@@ -15,7 +16,8 @@ export interface KeepaliveOptions {
 }
 
 /** The peer missed `missed` pings in a row; the connection is considered dead. */
-export class KeepaliveTimeoutError extends Error {
+export class KeepaliveTimeoutError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.KeepaliveTimeout;
   override readonly name = 'KeepaliveTimeoutError';
 
   constructor(

@@ -6,6 +6,7 @@
  * without a modern error body, a result that is no `DiscoverResult`, or silence past a timeout)
  * means a legacy one, which gets the `initialize` handshake.
  */
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import { asyncScheduler, filter, firstValueFrom, map, merge, race, take, timer } from '../rx/rxjs';
 import type { SchedulerLike } from '../rx/rxjs';
 import type { Logger } from 'pino';
@@ -47,7 +48,8 @@ export interface ProbeOptions {
  * The server speaks no stateless revision we offered, and the caller pinned one (or allowed no
  * handshake revision to fall back to).
  */
-export class LegacyServerError extends Error {
+export class LegacyServerError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.LegacyServer;
   override readonly name: string = 'LegacyServerError';
 
   constructor(

@@ -4,6 +4,7 @@
  * → Streamable HTTP: no resumability, a new id), the result's `resultType`, multi round-trip input
  * (spec: Multi Round-Trip Requests), and the check of the final result against the revision.
  */
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import { asyncScheduler, Observable } from '../rx/rxjs';
 import type { SchedulerLike, Subscriber, Unsubscribable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
@@ -34,7 +35,8 @@ export const DEFAULT_MAX_INPUT_ROUNDS = 10;
 export const REISSUE_DELAYS_MS: readonly number[] = [100, 400];
 
 /** The server asked for input more times than the client allows for one request. */
-export class InputRoundsExceededError extends Error {
+export class InputRoundsExceededError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.InputRoundsExceeded;
   override readonly name: string = 'InputRoundsExceededError';
 
   constructor(

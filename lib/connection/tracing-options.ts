@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 /**
  * The public face of tracing: its options and its error. Declared without the types of
  * `@opentelemetry/api` (an optional peer dependency), so that a project without it still
@@ -5,7 +6,8 @@
  */
 
 /** Tracing was switched on, but `@opentelemetry/api` is not installed. */
-export class TracingUnavailableError extends Error {
+export class TracingUnavailableError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.TracingUnavailable;
   override readonly name = 'TracingUnavailableError';
 
   constructor(options?: ErrorOptions) {

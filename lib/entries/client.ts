@@ -10,6 +10,9 @@ export {
   CapabilityNotSupportedError,
   TransportError,
   ProtocolError,
+  RxmcpError,
+  RxmcpErrorCode,
+  isRxmcpError,
 } from '../jsonrpc/errors';
 export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
 export type { Revision } from '../schema/revisions';

@@ -12,3 +12,6 @@ export type {
   StreamableHttpClientTransportOptions,
 } from '../transport/streamable-http/streamable-http-client-transport';
 export { SessionNotFoundError } from '../transport/streamable-http/http-errors';
+export { BodyTooLargeError } from '../transport/streamable-http/http-requester';
+export { SseEventTooLargeError } from '../transport/framing/sse';
+export { AuthorizationFailed } from '../transport/legacy-sse/legacy-sse-client-auth';

@@ -8,7 +8,11 @@ export {
   CapabilityNotSupportedError,
   TransportError,
   ProtocolError,
+  RxmcpError,
+  RxmcpErrorCode,
+  isRxmcpError,
 } from '../jsonrpc/errors';
+export { Zod3ConversionError } from '../schema/zod3-json-schema';
 export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
 export type { Revision } from '../schema/revisions';
 export { createInMemoryPair } from '../transport/in-memory/in-memory-transport';

@@ -31,6 +31,66 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * What kind of failure an {@link RxmcpError} is: one code per error class, stable across versions,
+ * for code that handles failures without `instanceof` (across bundles, or after serialization).
+ * The guide's error table (docs/errors.md) says when each is raised and what to do.
+ */
+export const RxmcpErrorCode = {
+  /** {@link JsonRpcError}: an error that crosses the wire, with its JSON-RPC `code`. */
+  JsonRpc: 'JSON_RPC',
+  RequestTimeout: 'REQUEST_TIMEOUT',
+  ConnectionClosed: 'CONNECTION_CLOSED',
+  NotInitialized: 'NOT_INITIALIZED',
+  UnsupportedProtocolVersion: 'UNSUPPORTED_PROTOCOL_VERSION',
+  CapabilityNotSupported: 'CAPABILITY_NOT_SUPPORTED',
+  Transport: 'TRANSPORT',
+  SessionNotFound: 'SESSION_NOT_FOUND',
+  AuthorizationFailed: 'AUTHORIZATION_FAILED',
+  BodyTooLarge: 'BODY_TOO_LARGE',
+  SseEventTooLarge: 'SSE_EVENT_TOO_LARGE',
+  Protocol: 'PROTOCOL',
+  KeepaliveTimeout: 'KEEPALIVE_TIMEOUT',
+  LegacyServer: 'LEGACY_SERVER',
+  InputRoundsExceeded: 'INPUT_ROUNDS_EXCEEDED',
+  TaskCancelled: 'TASK_CANCELLED',
+  TaskNotSupported: 'TASK_NOT_SUPPORTED',
+  PageLimit: 'PAGE_LIMIT',
+  RepeatedCursor: 'REPEATED_CURSOR',
+  MissingPage: 'MISSING_PAGE',
+  SkillVerification: 'SKILL_VERIFICATION',
+  SkillFrontmatter: 'SKILL_FRONTMATTER',
+  SchemaConversion: 'SCHEMA_CONVERSION',
+  Tool: 'TOOL',
+  TracingUnavailable: 'TRACING_UNAVAILABLE',
+  InvalidToken: 'INVALID_TOKEN',
+  OAuth: 'OAUTH',
+  SessionTakenOver: 'SESSION_TAKEN_OVER',
+} as const;
+export type RxmcpErrorCode = (typeof RxmcpErrorCode)[keyof typeof RxmcpErrorCode];
+
+/**
+ * The base of every error rxmcp throws or rejects with: `error instanceof RxmcpError` tells an
+ * rxmcp failure from any other, and `errorCode` says which one it is. (`JsonRpcError` keeps its
+ * numeric JSON-RPC `code`, and `OAuthError` its OAuth `code`: hence a name of its own.)
+ */
+export abstract class RxmcpError extends Error {
+  /** Which failure this is. */
+  abstract readonly errorCode: RxmcpErrorCode;
+}
+
+const ERROR_CODES: ReadonlySet<unknown> = new Set(Object.values(RxmcpErrorCode));
+
+/**
+ * Whether `error` is an rxmcp error (of the given code, when one is given). It reads `errorCode`,
+ * so an error from another copy of rxmcp in the same process (two bundles) is recognised too.
+ */
+export function isRxmcpError(error: unknown, code?: RxmcpErrorCode): error is RxmcpError {
+  if (!(error instanceof Error)) return false;
+  const errorCode = (error as { errorCode?: unknown }).errorCode;
+  return code === undefined ? ERROR_CODES.has(errorCode) : errorCode === code;
+}
+
 /** How much of an unknown method's name an error repeats back. */
 const MAX_ECHOED_METHOD = 128;
 
@@ -44,7 +104,8 @@ export interface ValidationIssue {
  * An error that crosses the wire: what a peer sent us in an error response, or what a handler
  * throws to answer with a specific code. Anything else a handler throws answers -32603.
  */
-export class JsonRpcError extends Error {
+export class JsonRpcError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.JsonRpc;
   override readonly name: string = 'JsonRpcError';
 
   constructor(
@@ -116,7 +177,8 @@ function where(context: RequestContext): string {
 }
 
 /** A request passed one of its deadlines: `idle` (no response or progress for `afterMs`) or `total`. */
-export class RequestTimeoutError extends Error {
+export class RequestTimeoutError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.RequestTimeout;
   override readonly name: string = 'RequestTimeoutError';
   readonly method?: string;
   readonly id?: RequestId;
@@ -137,7 +199,8 @@ export class RequestTimeoutError extends Error {
 }
 
 /** The connection closed (or was never open) while a request waited for its response. */
-export class ConnectionClosedError extends Error {
+export class ConnectionClosedError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.ConnectionClosed;
   override readonly name: string = 'ConnectionClosedError';
   readonly method?: string;
   readonly id?: RequestId;
@@ -156,7 +219,8 @@ export class ConnectionClosedError extends Error {
 }
 
 /** Something was sent, or asked for, before the initialization handshake finished. */
-export class NotInitializedError extends Error {
+export class NotInitializedError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.NotInitialized;
   override readonly name: string = 'NotInitializedError';
 
   constructor(readonly method: string) {
@@ -165,7 +229,8 @@ export class NotInitializedError extends Error {
 }
 
 /** The peer answered initialize with a protocol revision we do not support. */
-export class UnsupportedProtocolVersionError extends Error {
+export class UnsupportedProtocolVersionError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.UnsupportedProtocolVersion;
   override readonly name: string = 'UnsupportedProtocolVersionError';
 
   constructor(
@@ -177,7 +242,8 @@ export class UnsupportedProtocolVersionError extends Error {
 }
 
 /** The peer did not declare the capability a call needs; raised locally, nothing is sent. */
-export class CapabilityNotSupportedError extends Error {
+export class CapabilityNotSupportedError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.CapabilityNotSupported;
   override readonly name: string = 'CapabilityNotSupportedError';
 
   constructor(
@@ -190,7 +256,8 @@ export class CapabilityNotSupportedError extends Error {
 }
 
 /** A transport failed: the process died, the socket broke, a frame could not be written. */
-export class TransportError extends Error {
+export class TransportError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.Transport;
   override readonly name: string = 'TransportError';
 
   constructor(message: string, options?: { cause?: unknown }) {
@@ -199,7 +266,8 @@ export class TransportError extends Error {
 }
 
 /** A peer's message broke the protocol in a way that concerns one call (for example a malformed result). */
-export class ProtocolError extends Error {
+export class ProtocolError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.Protocol;
   override readonly name: string = 'ProtocolError';
 
   constructor(message: string, options?: { cause?: unknown }) {

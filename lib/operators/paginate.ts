@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import { concatMap, defer, Observable, take } from '../rx/rxjs';
 import type { ObservableInput, Subscription } from '../rx/rxjs';
 
@@ -21,7 +22,8 @@ export interface PaginateOptions<P, T> extends PaginatePagesOptions<P> {
  * The listing had more pages than `maxPages` allows. Everything up to the limit was delivered
  * before this error; `nextCursor` is where the listing would have gone on, so a caller can resume.
  */
-export class PageLimitError extends Error {
+export class PageLimitError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.PageLimit;
   override readonly name = 'PageLimitError';
 
   constructor(
@@ -35,7 +37,8 @@ export class PageLimitError extends Error {
 }
 
 /** The server returned a cursor it had already returned, which would make the listing loop forever. */
-export class RepeatedCursorError extends Error {
+export class RepeatedCursorError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.RepeatedCursor;
   override readonly name = 'RepeatedCursorError';
 
   constructor(
@@ -49,7 +52,8 @@ export class RepeatedCursorError extends Error {
 }
 
 /** A page fetch completed without producing a page. */
-export class MissingPageError extends Error {
+export class MissingPageError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.MissingPage;
   override readonly name = 'MissingPageError';
 
   constructor(readonly cursor: string | undefined) {

@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 /**
  * The YAML frontmatter of a skill's `SKILL.md` (Agent Skills format; SEP-2640): the block between
  * a leading `---` line and the next one. Frontmatter is small and plain (names, descriptions, a
@@ -10,7 +11,8 @@
  */
 
 /** Frontmatter that is missing or uses YAML this reader does not take. */
-export class FrontmatterError extends Error {
+export class FrontmatterError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.SkillFrontmatter;
   override readonly name: string = 'FrontmatterError';
 
   constructor(

@@ -3,6 +3,7 @@
  * (draft 2020-12): zod 3 has no converter of its own. Covers the kinds a tool's arguments and
  * results use; any other kind is refused by name.
  */
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import type { StandardSchemaProps } from './standard-schema';
 
 /** A zod 3 classic schema, as far as it is read here: its `_def` and its types. */
@@ -14,7 +15,8 @@ export interface Zod3Schema<Output = unknown, Input = Output> {
 }
 
 /** A zod 3 schema of a kind the converter does not describe, and where it sits. */
-export class Zod3ConversionError extends Error {
+export class Zod3ConversionError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.SchemaConversion;
   override readonly name = 'Zod3ConversionError';
 
   constructor(

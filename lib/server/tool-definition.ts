@@ -2,6 +2,7 @@
  * What a tool is: its definition, how it is compiled at registration (listing, argument and output
  * checks), and how what its handler produced becomes the result sent.
  */
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import type { Logger } from 'pino';
 import { concatMap, from, isObservable, of } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
@@ -50,7 +51,8 @@ export type ToolContext = ServerContext;
  * `isError` result with its message as text (or, with the server's `hideErrorMessages`, a generic
  * text, the details in the server's log); a `JsonRpcError` becomes a JSON-RPC error response.
  */
-export class ToolError extends Error {
+export class ToolError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.Tool;
   override readonly name = 'ToolError';
 
   constructor(

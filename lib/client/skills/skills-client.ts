@@ -6,6 +6,7 @@
  * equal the entry's field by field. Content that fails a check is never returned: the read
  * rejects with `SkillVerificationError`.
  */
+import { RxmcpError, RxmcpErrorCode } from '../../jsonrpc/errors';
 import { firstValueFrom } from '../../rx/rxjs';
 import { CapabilityNotSupportedError, ProtocolError } from '../../jsonrpc/errors';
 import { FrontmatterError, parseSkillDocument } from '../../schema/skill-frontmatter';
@@ -26,7 +27,8 @@ import { sameJson } from './same-json';
 export type SkillVerificationFailure = 'size' | 'digest' | 'frontmatter' | 'unlisted' | 'unreadable';
 
 /** A skill file failed verification against its entry; its content was not used. */
-export class SkillVerificationError extends Error {
+export class SkillVerificationError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.SkillVerification;
   override readonly name: string = 'SkillVerificationError';
 
   constructor(

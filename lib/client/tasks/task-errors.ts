@@ -1,7 +1,9 @@
+import { RxmcpError, RxmcpErrorCode } from '../../jsonrpc/errors';
 /** The local failures of task calls (no JSON-RPC code: nothing here crossed the wire as an error). */
 
 /** The task ended `cancelled`: there is no result to give. */
-export class TaskCancelledError extends Error {
+export class TaskCancelledError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.TaskCancelled;
   override readonly name: string = 'TaskCancelledError';
 
   constructor(
@@ -18,7 +20,8 @@ export class TaskCancelledError extends Error {
  * extension: the server did not declare the extension), the client did not enable the tasks
  * extension, or the revision has no such task method (`tasks/list` after 2025-11-25).
  */
-export class TaskNotSupportedError extends Error {
+export class TaskNotSupportedError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.TaskNotSupported;
   override readonly name: string = 'TaskNotSupportedError';
 
   constructor(

@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../../jsonrpc/errors';
 /**
  * Server-Sent Events framing (the `text/event-stream` format of the HTML standard), shared by the
  * Streamable HTTP and the 2024-11-05 HTTP+SSE transports: encoding events on the server side and
@@ -82,7 +83,8 @@ export interface SseParserOptions {
 }
 
 /** Thrown by `push` when an event outgrows `maxEventLength`; the parser is then spent. */
-export class SseEventTooLargeError extends Error {
+export class SseEventTooLargeError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.SseEventTooLarge;
   constructor(readonly maxEventLength: number) {
     super(`a server-sent event exceeded ${maxEventLength} characters`);
     this.name = 'SseEventTooLargeError';

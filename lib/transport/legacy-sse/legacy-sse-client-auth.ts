@@ -2,14 +2,16 @@
  * The HTTP+SSE client's side of authorization: the provider's credentials on the stream's GET and
  * on each POST, and a 401 or 403 answered by asking the provider, once per request, for new ones.
  */
-import { TransportError } from '../../jsonrpc/errors';
+import { RxmcpErrorCode, TransportError } from '../../jsonrpc/errors';
 import type { AuthProvider } from '../http/auth-provider';
 
 /**
  * The provider failed to authorize (it rejected): a `TransportError` to the user, told apart
  * inside the transport from a request that could not be made.
  */
-export class AuthorizationFailed extends TransportError {}
+export class AuthorizationFailed extends TransportError {
+  override readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.AuthorizationFailed;
+}
 
 /** Sends one request with the credential headers given. */
 export type SendWith = (credentials: Readonly<Record<string, string>>) => Promise<Response>;

@@ -1,3 +1,4 @@
+import { RxmcpErrorCode } from '../../jsonrpc/errors';
 import { TransportError } from '../../jsonrpc/errors';
 
 /**
@@ -9,6 +10,7 @@ import { TransportError } from '../../jsonrpc/errors';
  * a session id.
  */
 export class SessionNotFoundError extends TransportError {
+  override readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.SessionNotFound;
   override readonly name: string = 'SessionNotFoundError';
   /** The HTTP status the server answered. */
   readonly status = 404;

@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../../jsonrpc/errors';
 import type * as NodeHttp from 'node:http';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type * as NodeHttps from 'node:https';
@@ -48,7 +49,8 @@ export interface HttpCall {
 }
 
 /** What `text(maxLength)` rejects with when a body outgrows its bound. */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.BodyTooLarge;
   constructor(readonly maxLength: number) {
     super(`the response body exceeded ${maxLength} characters`);
     this.name = 'BodyTooLargeError';
