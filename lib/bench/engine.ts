@@ -173,13 +173,27 @@ class Run {
     return pid === undefined ? undefined : processUsage(pid);
   }
 
+  /**
+   * Opens the sessions beyond the first into `connections`. When they all reach one local process
+   * (an HTTP server named by PID), resolves with its resident set's growth per session, in KiB.
+   */
+  private async openMore(target: BenchTarget, connections: BenchConnection[], sessions: number) {
+    const pid = connections[0]!.pid;
+    const alone = this.usage(pid);
+    connections.push(...(await openAll(target, sessions - 1)));
+    if (sessions < 2 || !alone || !connections.every((c) => c.pid === pid)) return undefined;
+    const all = this.usage(pid);
+    return all ? (all.rssBytes - alone.rssBytes) / (sessions - 1) / 1024 : undefined;
+  }
+
   async rep(target: BenchTarget, rep: number): Promise<RepResult> {
     const { workload, durationMs = 5000, coldCalls = 100, timeoutMs = 10_000, sessions = 1 } = this.options;
     const step = (phase: 'connect' | 'cold' | 'warm-up' | 'measure') =>
       this.emit({ type: 'phase', target: target.name, rep, phase });
     step('connect');
-    const connections = await openAll(target, sessions);
+    const connections = await openAll(target, 1);
     try {
+      const perSessionKiB = await this.openMore(target, connections, sessions);
       if (!this.served.has(target.name)) this.served.set(target.name, await askServed(connections[0]!.client));
       checkServed(target.name, workload, this.served.get(target.name)!);
       const calls = connections.map((c, i) => workloadCall(c.client, workload, i + 1));
@@ -216,6 +230,7 @@ class Run {
               cpuMsPerCall: (after.cpuMs - before.cpuMs) / Math.max(1, steady.calls),
               rssMiB: after.rssBytes / 2 ** 20,
               sessions,
+              ...(perSessionKiB !== undefined ? { rssPerSessionKiB: perSessionKiB } : {}),
             }
           : undefined;
       return {

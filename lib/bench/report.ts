@@ -67,8 +67,13 @@ export interface ServerUsage {
   readonly cpuMsPerCall: number;
   /** Its resident set at the end of the steady phase, in MiB. */
   readonly rssMiB: number;
-  /** Sessions open on it while measured: the resident set per session is `rssMiB / sessions` at most. */
+  /** Sessions open on it while measured. */
   readonly sessions: number;
+  /**
+   * How much its resident set grew per session while the sessions beyond the first were opened, in
+   * KiB: for sessions that all reach one process (an HTTP server named by `--pid`).
+   */
+  readonly rssPerSessionKiB?: number;
 }
 
 /** One repetition of one target: a fresh connection (and, for a command, a fresh process). */
@@ -96,6 +101,7 @@ export interface TargetSummary {
   readonly errors: Readonly<Record<string, number>>;
   readonly cpuMsPerCall?: Spread;
   readonly rssMiB?: Spread;
+  readonly rssPerSessionKiB?: Spread;
   /** Why these figures are not to be quoted; absent when they may be. */
   readonly noisy?: string;
 }
@@ -175,6 +181,9 @@ export function summarizeTarget(reps: readonly RepResult[], noiseThreshold: numb
     errors,
     ...(usage.length > 0
       ? { cpuMsPerCall: spreadOf(usage.map((u) => u.cpuMsPerCall)), rssMiB: spreadOf(usage.map((u) => u.rssMiB)) }
+      : {}),
+    ...(usage.some((u) => u.rssPerSessionKiB !== undefined)
+      ? { rssPerSessionKiB: spreadOf(usage.map((u) => u.rssPerSessionKiB ?? NaN)) }
       : {}),
     ...(noisy ? { noisy } : {}),
   };

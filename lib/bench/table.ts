@@ -58,6 +58,10 @@ export function formatTable(report: BenchReport): string {
   ];
   const notes = report.targets.flatMap((t) => {
     const out: string[] = [];
+    if (t.summary.rssPerSessionKiB)
+      out.push(
+        `${t.name}: the server's memory grew ${formatSpread(t.summary.rssPerSessionKiB)} KiB per session opened`,
+      );
     if (t.summary.noisy) out.push(`${t.name}: not for quoting: ${t.summary.noisy}`);
     const errors = Object.entries(t.summary.errors);
     if (errors.length > 0)

@@ -105,6 +105,7 @@ const BENCH_FLAGS: Flags = {
   rate: { value: true, alias: 'r', takes: 'number', about: 'calls started per second (open loop)' },
   sweep: { value: true, about: 'closed loops at each of these concurrencies (1,2,4,...): find the knee' },
   sessions: { value: true, takes: 'number', about: 'connections per target, calls going to each in turn' },
+  pid: { value: true, takes: 'number', about: "a URL target's local server process: its CPU and memory are read" },
   churn: { value: false, about: 'each call opens a connection, makes one call and closes it' },
   duration: { value: true, alias: 'd', about: 'the steady phase of each repetition (5s, 500ms)' },
   reps: { value: true, takes: 'number', about: 'repetitions per target, interleaved (default 3)' },

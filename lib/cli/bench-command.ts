@@ -173,7 +173,13 @@ export function sweepLevels(command: BenchCommand): number[] | undefined {
 }
 
 /** A target reached as `rxmcp proxy` reaches an upstream; each `open` a fresh client (and process). */
-function benchTarget(upstream: Upstream, io: CliIo, progress: Progress, auth: CliAuth | undefined): BenchTarget {
+function benchTarget(
+  upstream: Upstream,
+  io: CliIo,
+  progress: Progress,
+  auth: CliAuth | undefined,
+  serverPid: number | undefined,
+): BenchTarget {
   const logger = progressLogger(progress, verbose(io) ? 'info' : 'error');
   return {
     name: upstream.name,
@@ -191,7 +197,7 @@ function benchTarget(upstream: Upstream, io: CliIo, progress: Progress, auth: Cl
         ...(auth ? { authFor: () => auth } : {}),
       });
       if (!started.ok) throw new Error(`${upstream.name}: ${started.cause}`);
-      const pid = (started.transport as { pid?: number }).pid;
+      const pid = upstream.kind === 'stdio' ? (started.transport as { pid?: number }).pid : serverPid;
       return {
         client: started.client,
         ...(pid !== undefined ? { pid } : {}),
@@ -264,7 +270,9 @@ export async function runBenchCommand(command: BenchCommand, io: CliIo): Promise
         })
       : undefined,
   );
-  const targets = upstreams.map((u, i) => benchTarget(u, io, progress, auths[i]));
+  const pidText = command.options.pid?.[0];
+  const pid = pidText === undefined ? undefined : parseCount('--pid', pidText);
+  const targets = upstreams.map((u, i) => benchTarget(u, io, progress, auths[i], pid));
   try {
     const report = await new Promise<BenchReport | undefined>((resolve, reject) => {
       const show = progressLine(io);

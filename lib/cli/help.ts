@@ -165,7 +165,10 @@ Options:
                               latency counts from when a call was due (queueing shows in p99)
   --sweep <n,n,...>           a closed loop at each concurrency in turn; reports where the
                               throughput stops growing (the knee)
-  --sessions <n>              connections per target, calls going to each in turn
+  --sessions <n>              connections per target, calls going to each in turn; with --pid, the
+                              server's memory growth per session is reported
+  --pid <pid>                 the local process of the URL targets' server: its CPU time per call,
+                              memory (and per session) are read, as they are for a command
   --churn                     each call opens a connection, makes the call and closes it
   -d, --duration <time>       the steady phase of each repetition (default 5s; 500ms, 1m)
   --reps <n>                  repetitions per target (default 3; fewer are not for quoting)

@@ -110,4 +110,38 @@ describe('runBench', () => {
       ),
     ).rejects.toThrow('a serves no tool "nope" (it serves: echo)');
   });
+
+  it('spreads calls over --sessions connections, and opens one per call under churn', async () => {
+    const spread = target('a');
+    const many = await lastValueFrom(
+      runBench({
+        ...SHORT,
+        reps: 1,
+        sessions: 5,
+        targets: [spread],
+        workload: { kind: 'ping' },
+        load: { kind: 'closed', concurrency: 5 },
+      }),
+    );
+    expect(spread.opened).toBe(5);
+    if (many.type !== 'report') throw new Error('no report');
+    expect(many.report.targets[0]!.summary.calls).toBeGreaterThan(0);
+
+    const churned = target('b');
+    const churn = await lastValueFrom(
+      runBench({
+        ...SHORT,
+        reps: 1,
+        churn: true,
+        targets: [churned],
+        workload: { kind: 'ping' },
+        load: { kind: 'closed', concurrency: 2 },
+      }),
+    );
+    if (churn.type !== 'report') throw new Error('no report');
+    const rep = churn.report.targets[0]!.reps[0]!;
+    // One connection to ask what it serves, then one per call of every phase.
+    expect(churned.opened).toBe(1 + rep.cold.calls + rep.warmUp.calls + rep.steady.calls);
+    expect(churn.report.targets[0]!.summary.errors).toEqual({});
+  });
 });

@@ -92,6 +92,29 @@ describe('rxmcp bench: the command line', () => {
   });
 });
 
+describe('rxmcp bench: help and completion', () => {
+  it('prints its help on stdout: targets, options, examples, exit codes', async () => {
+    for (const argv of [
+      ['bench', '--help'],
+      ['help', 'bench'],
+    ]) {
+      const { code, stdout } = await run(argv);
+      expect(code).toBe(0);
+      expect(stdout.startsWith('Usage: rxmcp bench <target>...')).toBe(true);
+      for (const part of ['Targets', '--rate <calls/s>', '--sweep', '--compare <file>', 'Examples:', 'Exit codes:'])
+        expect(stdout).toContain(part);
+    }
+    expect((await run(['--help'])).stdout).toMatch(/^ {2}bench {8}measure MCP servers side by side/m);
+  });
+
+  it('is completed with its options in bash and zsh', async () => {
+    const bash = (await run(['completion', 'bash'])).stdout;
+    expect(bash).toMatch(/ {4}bench\)\n[^]*--concurrency -c --rate -r/);
+    const zsh = (await run(['completion', 'zsh'])).stdout;
+    expect(zsh).toContain(`'*:target (a command line or URL):_urls'`);
+  });
+});
+
 describe('rxmcp bench: measuring', () => {
   let http: RunningExample | undefined;
   let dir: string;
@@ -139,6 +162,18 @@ describe('rxmcp bench: measuring', () => {
     expect(report.targets[0]!.summary.cpuMsPerCall!.median).toBeGreaterThan(0);
     expect(report.targets[0]!.summary.rssMiB!.median).toBeGreaterThan(10);
     expect(report.targets[1]!.summary.cpuMsPerCall).toBeUndefined();
+  });
+
+  it("with --pid and --sessions, reads a URL target's server: CPU per call, memory per session", async () => {
+    const json = join(dir, 'sessions.json');
+    const argv = ['bench', `http=${http!.url}`, '--pid', String(http!.child.pid), '--sessions', '20', '-c', '20'];
+    const { code, stdout } = await run([...argv, ...SHORT, '--json', json]);
+    expect(code).toBe(0);
+    const { summary, reps } = (JSON.parse(readFileSync(json, 'utf8')) as BenchReport).targets[0]!;
+    expect(reps[0]!.server!.sessions).toBe(20);
+    expect(summary.cpuMsPerCall!.median).toBeGreaterThan(0);
+    expect(Number.isFinite(summary.rssPerSessionKiB!.median)).toBe(true);
+    expect(stdout).toMatch(/^http: the server's memory grew -?[\d,.]+ KiB per session opened$/m);
   });
 
   it('fails with exit code 1 when a target does not serve the tool, naming what it does', async () => {
