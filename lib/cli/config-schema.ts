@@ -204,6 +204,19 @@ export const CONFIG_SCHEMA = {
     instructions: { type: 'string', description: "The aggregate's instructions to clients." },
     auth,
     policies,
+    metrics: {
+      description: 'Who may read /metrics. Default: whoever `auth` lets in (anyone, without `auth`).',
+      type: 'object',
+      required: ['tokenEnv'],
+      additionalProperties: false,
+      properties: {
+        tokenEnv: {
+          type: 'string',
+          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          description: 'The variable holding the bearer token a scraper presents instead.',
+        },
+      },
+    },
   },
   oneOf: [{ required: ['mcpServers'] }, { required: ['servers'] }],
   $defs: {

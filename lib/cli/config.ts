@@ -9,11 +9,10 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { findJsonProblem, lineAndColumn, showLine } from './json-error';
-import { expandDeep, GatewayAuthSchema, parseGatewayAuth } from './gateway-auth';
-import type { GatewayAuth } from './gateway-auth';
+import { expandDeep } from './gateway-auth';
+import { GATEWAY_KEYS, parseGatewayOptions } from './gateway-options';
+import type { GatewayOptions } from './gateway-options';
 import { parseUpstreamOAuth, UpstreamOAuthSchema } from './upstream-oauth';
-import { checkPolicies, PoliciesSchema } from './gateway-policies';
-import type { GatewayPolicies } from './gateway-policies';
 import type { UpstreamOAuth } from './upstream-oauth';
 import type { CollisionPolicy } from '../proxy/collisions';
 import type { EntryFilter } from '../proxy/name-filter';
@@ -72,14 +71,10 @@ export interface AggregateSettings {
   readonly instructions?: string;
 }
 
-/** A servers file, read. */
-export interface ProxyConfig {
+/** A servers file, read: its servers, the aggregate's options, and how the gateway serves. */
+export interface ProxyConfig extends GatewayOptions {
   readonly upstreams: readonly Upstream[];
   readonly settings: AggregateSettings;
-  /** Who may call the gateway's HTTP endpoint (`auth`); absent: anyone who reaches it. */
-  readonly auth?: GatewayAuth;
-  /** Limits and tool visibility per caller (`policies`); absent: none. */
-  readonly policies?: GatewayPolicies;
 }
 
 const Strings = z.record(z.string(), z.string());
@@ -147,8 +142,7 @@ const ConfigFileSchema = z.strictObject({
   requestTimeoutMs: z.number().int().min(1).optional(),
   reconnect: ReconnectSchema.optional(),
   instructions: z.string().optional(),
-  auth: GatewayAuthSchema.optional(),
-  policies: PoliciesSchema.optional(),
+  ...GATEWAY_KEYS,
 });
 
 /** A server's name: letters, digits, `.`, `-` and `_`, starting with a letter. */
@@ -319,7 +313,7 @@ export function parseProxyConfig(
     throw new ConfigError(`${file}: expected an object with "mcpServers": { "<name>": {...} }`);
   const parsed = ConfigFileSchema.safeParse(json);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssue(parsed.error)}`);
-  const { mcpServers, servers, $schema: _schema, auth: authEntry, policies: written, ...settings } = parsed.data;
+  const { mcpServers, servers, $schema: _schema, auth, policies, metrics, ...settings } = parsed.data;
   if (mcpServers && servers)
     throw new ConfigError(`${file}: "mcpServers" and "servers" are two names for one list: keep one`);
   const key = servers ? 'servers' : 'mcpServers';
@@ -332,9 +326,7 @@ export function parseProxyConfig(
   if (upstreams.length === 0) throw new ConfigError(`${file}: "${key}" lists no server to start`);
   checkNames(file, key, upstreams, settings.separator ?? '_');
   const expand = (value: string, where: string) => expandVariables(value, env, `${file}: ${where}`);
-  const auth = authEntry ? parseGatewayAuth(file, authEntry, env, expand) : undefined;
-  const policies = written && checkPolicies(file, expandDeep(written, expand, 'policies'));
-  return { upstreams, settings, ...(auth ? { auth } : {}), ...(policies ? { policies } : {}) };
+  return { upstreams, settings, ...parseGatewayOptions(file, { auth, policies, metrics }, env, expand) };
 }
 
 /**

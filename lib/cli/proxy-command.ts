@@ -340,6 +340,7 @@ async function serveUntilStopped(
       log: command.log,
       prefixOf,
       auth,
+      metricsToken: config.metricsToken,
     });
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);

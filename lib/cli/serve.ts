@@ -53,6 +53,8 @@ export interface ServedUpstreams {
    * principal of limits and policies; its token stays here (upstreams never see it).
    */
   readonly auth?: RequestAuthenticator | undefined;
+  /** The bearer token a scraper of `/metrics` presents; absent: `/metrics` takes `auth`. */
+  readonly metricsToken?: string | undefined;
 }
 
 /** Whether `host` is this machine only: an endpoint there is reached by local processes alone. */
@@ -82,7 +84,10 @@ export async function serveProxy(
       ...(served.auth ? { auth: served.auth } : {}),
       logger: served.log && streams.stderr ? stderrLogger(served.log, streams.stderr) : logger,
       // A process run on its own: /healthz, /readyz and /metrics on (where the endpoint is).
-      operations: upstreams.operations(),
+      operations: {
+        ...upstreams.operations(),
+        ...(served.metricsToken ? { metricsAccess: { bearerToken: served.metricsToken } } : {}),
+      },
     });
     return {
       where: running.url.href,

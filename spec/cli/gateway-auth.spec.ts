@@ -111,6 +111,26 @@ describe('the servers file\'s "auth"', () => {
     expect(JSON.stringify(seen)).not.toContain(KEY);
   });
 
+  it('lets a scraper read /metrics with the token of metrics.tokenEnv, and no one else', async () => {
+    upstream = await headersUpstream();
+    const config = {
+      mcpServers: { remote: { url: upstream.url.href } },
+      auth: { apiKey: { env: 'GATEWAY_KEY' } },
+      metrics: { tokenEnv: 'METRICS_TOKEN' },
+    };
+    expect(() => parseProxyConfig('s.json', JSON.stringify(config), { GATEWAY_KEY: KEY })).toThrow(
+      's.json: "metrics.tokenEnv": the environment variable METRICS_TOKEN is not set',
+    );
+    gateway = await startInProcessProxy(config, { GATEWAY_KEY: KEY, METRICS_TOKEN: 'scraper-token' });
+    const metrics = (token?: string) =>
+      fetch(new URL('/metrics', gateway!.url), token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    const scraped = await metrics('scraper-token');
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('mcp_upstream_up{upstream="remote"} 1\n');
+    expect((await metrics()).status).toBe(401);
+    expect((await metrics('wrong')).status).toBe(401);
+  });
+
   describe('with JWTs of an authorization server', () => {
     let keys: Server;
     let issuer: string;
