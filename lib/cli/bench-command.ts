@@ -10,6 +10,8 @@ import { runBench } from '../bench/engine';
 import type { BenchConnection, BenchEvent, BenchLoad, BenchOptions, BenchTarget } from '../bench/engine';
 import { renderHtml } from '../bench/html';
 import { runSweep } from '../bench/sweep';
+import { transportTarget } from '../bench/transport-target';
+import { createWebSocketClientTransport } from '../transport/websocket/websocket-transport';
 import { parseMix } from '../bench/mix';
 import type { BenchReport } from '../bench/report';
 import { formatNumber, formatTable } from '../bench/table';
@@ -71,10 +73,31 @@ export function splitCommandLine(text: string): string[] {
   return words;
 }
 
-/** A target as written (`[name=]<command line or URL>`) as the upstream `rxmcp proxy` would start. */
-export function targetUpstream(written: string, headers: Readonly<Record<string, string>>): Upstream {
+/** A WebSocket target, which `rxmcp proxy` has no upstream kind for. */
+export interface WebSocketTargetSpec {
+  readonly kind: 'ws';
+  readonly name: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * A target as written (`[name=]<command line or URL>`): the upstream `rxmcp proxy` would start
+ * for it, or a WebSocket (`ws://`, `wss://`) target.
+ */
+export function targetUpstream(
+  written: string,
+  headers: Readonly<Record<string, string>>,
+): Upstream | WebSocketTargetSpec {
   const named = /^([A-Za-z][\w.-]*)=(.+)$/s.exec(written);
   const [name, spec] = named ? [named[1]!, named[2]!] : [written, written];
+  if (/^wss?:\/\//.test(spec)) {
+    try {
+      return { kind: 'ws', name, url: new URL(spec), headers };
+    } catch {
+      throw usage(`"${spec}" is not a URL`);
+    }
+  }
   const sse = spec.startsWith('sse+');
   if (/^(sse\+)?https?:\/\//.test(spec)) {
     let url: URL;
@@ -272,7 +295,16 @@ export async function runBenchCommand(command: BenchCommand, io: CliIo): Promise
   );
   const pidText = command.options.pid?.[0];
   const pid = pidText === undefined ? undefined : parseCount('--pid', pidText);
-  const targets = upstreams.map((u, i) => benchTarget(u, io, progress, auths[i], pid));
+  const targets = upstreams.map((u, i) =>
+    u.kind === 'ws'
+      ? transportTarget({
+          name: u.name,
+          how: `ws ${u.url.href}`,
+          transport: () => createWebSocketClientTransport({ url: u.url, headers: u.headers }),
+          client: { name: 'rxmcp bench', version: packageVersion() },
+        })
+      : benchTarget(u, io, progress, auths[i], pid),
+  );
   try {
     const report = await new Promise<BenchReport | undefined>((resolve, reject) => {
       const show = progressLine(io);

@@ -153,6 +153,7 @@ Targets ([name=] gives a name; the default is the target as written):
   "node server.js --flag"     a command: spawned and spoken to over stdio (its CPU and memory are read)
   http://127.0.0.1:3000/mcp   a Streamable HTTP server (https too)
   sse+http://host/sse         a 2024-11-05 HTTP+SSE server
+  ws://127.0.0.1:3000/mcp     a WebSocket server (wss too)
 
 Options:
   -t, --tool <name>           call this tool (default: ping)

@@ -7,6 +7,10 @@ import { benchOptions, parseDuration, splitCommandLine, targetUpstream } from '.
 import type { CliIo } from '../../lib/cli/io';
 import { main } from '../../lib/cli/main';
 import type { BenchReport } from '../../lib/bench/report';
+import { createServer } from '../../lib/server/server';
+import { textResult } from '../../lib/server/results';
+import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
+import { z } from 'zod';
 import { EXAMPLE_SERVER, startExample, stopExample } from '../support/example-server';
 import type { RunningExample } from '../support/example-server';
 
@@ -55,6 +59,7 @@ describe('rxmcp bench: the command line', () => {
       headers: { 'x-team': 'blue' },
     });
     expect(targetUpstream('old=sse+http://127.0.0.1:3000/sse', {})).toMatchObject({ kind: 'sse', name: 'old' });
+    expect(targetUpstream('w=ws://127.0.0.1:3000/mcp', {})).toMatchObject({ kind: 'ws', name: 'w' });
     expect(splitCommandLine(`node -e 'a b' "c \\"d\\"" e\\ f`)).toEqual(['node', '-e', 'a b', 'c "d"', 'e f']);
   });
 
@@ -174,6 +179,33 @@ describe('rxmcp bench: measuring', () => {
     expect(summary.cpuMsPerCall!.median).toBeGreaterThan(0);
     expect(Number.isFinite(summary.rssPerSessionKiB!.median)).toBe(true);
     expect(stdout).toMatch(/^http: the server's memory grew -?[\d,.]+ KiB per session opened$/m);
+  });
+
+  it('measures a WebSocket server', async () => {
+    const server = createServer({ name: 'ws', version: '1.0.0' });
+    server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => textResult(text) });
+    const ws = await startWebSocketServer({ server });
+    try {
+      const json = join(dir, 'ws.json');
+      const { code } = await run([
+        'bench',
+        `ws=${ws.url.href}`,
+        '-t',
+        'echo',
+        '--args',
+        '{"text":"hi"}',
+        ...SHORT,
+        '--json',
+        json,
+      ]);
+      expect(code).toBe(0);
+      const [target] = (JSON.parse(readFileSync(json, 'utf8')) as BenchReport).targets;
+      expect(target!.how).toBe(`ws ${ws.url.href}`);
+      expect(target!.summary.calls).toBeGreaterThan(0);
+      expect(target!.summary.errors).toEqual({});
+    } finally {
+      await ws.close();
+    }
   });
 
   it('fails with exit code 1 when a target does not serve the tool, naming what it does', async () => {
