@@ -5,18 +5,25 @@
  * its own, as deployed, whether it is called directly or through the proxy. Composition issue
  * target: at least 0.7 of direct throughput. From stdio to HTTP the same call also goes through a
  * bare relay (servers/relay-floor.ts), the floor of those rows: what a process that only passes
- * the lines on keeps of the direct call, the same hops with no work of its own.
+ * the lines on keeps of the direct call, the same hops with no work of its own. In memory, the
+ * `policed` side is the proxy as a gateway runs it in production: a rate limit, a concurrency cap
+ * and a tool policy per caller (a verified principal), and the call metrics of `/metrics`
+ * counting every request (issue #39 target: at most 10% of the proxy's throughput).
  */
 import { join } from 'node:path';
-import { firstValueFrom } from 'rxjs';
+import { firstValueFrom, tap } from 'rxjs';
 import {
+  concurrencyLimit,
   connect,
   createInMemoryPair,
   createStdioClientTransport,
   createStreamableHttpClientTransport,
   proxy,
+  rateLimit,
+  toolPolicy,
 } from '../lib/index';
-import type { McpClient, Transport } from '../lib/index';
+import { ServerOperations } from '../lib/operations/server-operations';
+import type { AuthInfo, McpClient, ServerMiddleware, Transport } from '../lib/index';
 import { startServerProcess } from './servers/process';
 import { createBenchServer } from './servers/rxmcp-server';
 import type { CallHarness } from './workload';
@@ -25,11 +32,14 @@ import type { CallHarness } from './workload';
 export const PROXY_TRANSPORTS = ['in-memory', 'stdio-to-http'] as const;
 export type ProxyTransport = (typeof PROXY_TRANSPORTS)[number];
 
-/** How the call is made: directly, through `proxy()`, or through the bare relay (stdio to HTTP only). */
-export type ProxySide = 'direct' | 'proxied' | 'relay';
+/**
+ * How the call is made: directly, through `proxy()`, through `proxy()` with the gateway's policies
+ * and metrics (in memory only), or through the bare relay (stdio to HTTP only).
+ */
+export type ProxySide = 'direct' | 'proxied' | 'policed' | 'relay';
 
 /** The process between the benchmark and the server, for each side that has one. */
-const FRONT_SCRIPTS: Record<Exclude<ProxySide, 'direct'>, string> = {
+const FRONT_SCRIPTS: Record<Exclude<ProxySide, 'direct' | 'policed'>, string> = {
   proxied: 'servers/rxmcp-proxy.js',
   relay: 'servers/relay-floor.js',
 };
@@ -49,11 +59,53 @@ function harness(client: McpClient, stop: () => Promise<void>): CallHarness {
   };
 }
 
-/** An in-memory client of `target`. */
-async function inMemoryClient(target: { connect(transport: Transport): unknown }): Promise<McpClient> {
+/** An in-memory client of `target`; `serve` may wrap the server's side first. */
+async function inMemoryClient(
+  target: { connect(transport: Transport): unknown },
+  serve: (transport: Transport) => Transport = (transport) => transport,
+): Promise<McpClient> {
   const [clientSide, serverSide] = createInMemoryPair();
-  target.connect(serverSide);
+  target.connect(serve(serverSide));
   return connect(clientSide, HANDSHAKE);
+}
+
+/** The caller a gateway's endpoint would have verified: limits count against its principal. */
+const CALLER: AuthInfo = {
+  subject: 'bench-user',
+  scopes: ['read'],
+  claims: { iss: 'https://issuer.bench', sub: 'bench-user' },
+};
+
+/**
+ * The policies of a production gateway, none of which refuses the benchmark's calls: a rate limit
+ * per caller on `tools/call` (in memory), a cap on calls in flight, and a tool policy with a rule
+ * (on another tool) that every call is checked against.
+ */
+export function gatewayPolicies(): ServerMiddleware[] {
+  return [
+    toolPolicy({ tools: { deploy: { scopes: ['deploy'] } } }),
+    rateLimit({ name: 'calls', limit: 1e12, windowMs: 60_000, when: (request) => request.method === 'tools/call' }),
+    concurrencyLimit({ limit: 4096 }),
+  ];
+}
+
+/**
+ * The server side of an in-memory pair as an authenticating endpoint presents it (with the
+ * verified caller), its requests followed by `operations` as the HTTP server's are: each request
+ * counted, by method and outcome, with its duration.
+ */
+function gatewayEndpoint(transport: Transport, operations: ServerOperations): Transport {
+  const channel: Transport = {
+    incoming$: transport.incoming$.pipe(tap((frame) => operations.calls.received(channel, [frame]))),
+    closed$: transport.closed$,
+    send: (message, options) => {
+      operations.calls.sent(channel, message);
+      transport.send(message, options);
+    },
+    close: (reason) => transport.close(reason),
+    auth: CALLER,
+  };
+  return channel;
 }
 
 /** A client calling the bench server directly, or through a proxy (or the relay), over `kind`. */
@@ -63,6 +115,15 @@ export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promi
     const server = createBenchServer();
     if (side === 'direct') return harness(await inMemoryClient(server), async () => server.close());
     const upstream = await inMemoryClient(server);
+    if (side === 'policed') {
+      const operations = new ServerOperations({ callLog: false });
+      const front = proxy(upstream, { middleware: gatewayPolicies() });
+      return harness(await inMemoryClient(front, (transport) => gatewayEndpoint(transport, operations)), async () => {
+        front.close();
+        upstream.close();
+        server.close();
+      });
+    }
     const front = proxy(upstream);
     return harness(await inMemoryClient(front), async () => {
       front.close();
@@ -70,6 +131,7 @@ export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promi
       server.close();
     });
   }
+  if (side === 'policed') throw new Error('the policed proxy is measured in memory only');
   const server = await startServerProcess(join(__dirname, 'servers/rxmcp-server.js'), ['--http=stateful']);
   const transport =
     side === 'direct'
