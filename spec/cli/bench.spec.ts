@@ -181,6 +181,28 @@ describe('rxmcp bench: measuring', () => {
     expect(stdout).toMatch(/^http: the server's memory grew -?[\d,.]+ KiB per session opened$/m);
   });
 
+  it('sends a mix of requests from a weights file, and refuses a file it cannot read', async () => {
+    const weights = join(dir, 'weights.json');
+    writeFileSync(
+      weights,
+      JSON.stringify([
+        { weight: 3, method: 'tools/call', name: 'echo', arguments: { text: 'hi' } },
+        { method: 'tools/list' },
+        { method: 'ping' },
+      ]),
+    );
+    const json = join(dir, 'mix.json');
+    expect((await run(['bench', `http=${http!.url}`, '--mix', weights, ...SHORT, '--json', json])).code).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
+    expect(report.settings.workload).toBe('mix of tools/call echo ×3, tools/list ×1, ping ×1');
+    expect(report.targets[0]!.summary.errors).toEqual({});
+    const missing = await run(['bench', `http=${http!.url}`, '--mix', join(dir, 'none.json')]);
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/cannot read the weights file .*none\.json/),
+    });
+  });
+
   it('measures a WebSocket server', async () => {
     const server = createServer({ name: 'ws', version: '1.0.0' });
     server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => textResult(text) });
