@@ -14,7 +14,7 @@ import type { BenchCall, CallOutcome } from './load';
 import { collectPhase, warmUp } from './phase';
 import type { PhaseResult, WarmUpOptions, WarmUpReport } from './phase';
 import { processUsage } from './process-usage';
-import { summarizePhase, summarizeTarget } from './report';
+import { busyMachine, flagNoisy, summarizePhase, summarizeTarget } from './report';
 import type { BenchReport, RepResult, ServerUsage, TargetResult } from './report';
 import { askServed, checkServed, describeWorkload, workloadCall } from './workload';
 import type { BenchWorkload, Served } from './workload';
@@ -261,12 +261,14 @@ class Run {
         this.emit({ type: 'rep', target: target.name, rep, result });
       }
     }
+    const loadAvgEnd = loadavg();
+    const busy = busyMachine(loadAvgStart, loadAvgEnd, cpus().length);
     const targetResults: TargetResult[] = targets.map((t) => ({
       name: t.name,
       how: t.how,
       served: this.served.get(t.name) ?? { tools: [], resources: [], prompts: [] },
       reps: results.get(t.name)!,
-      summary: summarizeTarget(results.get(t.name)!, noiseThreshold),
+      summary: flagNoisy(summarizeTarget(results.get(t.name)!, noiseThreshold), busy),
     }));
     return {
       format: 'rxmcp-bench/1',
@@ -274,7 +276,7 @@ class Run {
       durationMs: this.scheduler.now() - started,
       machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
       loadAvgStart,
-      loadAvgEnd: loadavg(),
+      loadAvgEnd,
       settings: {
         workload: describeWorkload(this.options.workload),
         load: describeLoad(this.options.load),

@@ -147,6 +147,25 @@ export interface BenchReport {
   readonly knees?: Readonly<Record<string, number | null>>;
 }
 
+/**
+ * Why a machine was too busy for figures to be quoted: a 1-minute load average, as the run started
+ * or ended, above its number of cores (other work then competed for them). Undefined when it was not.
+ */
+export function busyMachine(
+  loadAvgStart: readonly number[],
+  loadAvgEnd: readonly number[],
+  cores: number,
+): string | undefined {
+  const load = Math.max(loadAvgStart[0] ?? 0, loadAvgEnd[0] ?? 0);
+  return load > cores ? `the machine was busy (load average ${load.toFixed(2)} on ${cores} cores)` : undefined;
+}
+
+/** A target's summary with one more reason not to quote it. */
+export function flagNoisy(summary: TargetSummary, why: string | undefined): TargetSummary {
+  if (why === undefined) return summary;
+  return { ...summary, noisy: summary.noisy ? `${summary.noisy}; ${why}` : why };
+}
+
 /** Why a target's repetitions are not to be quoted, if they are not. */
 function noiseOf(reps: readonly RepResult[], perSecond: Spread, threshold: number): string | undefined {
   const why: string[] = [];

@@ -1,4 +1,5 @@
 import { compareReports } from '../../lib/bench/compare';
+import { busyMachine } from '../../lib/bench/report';
 import type { BenchReport, Spread, TargetResult, TargetSummary } from '../../lib/bench/report';
 
 const spread = (median: number, min: number, max: number): Spread => ({ median, min, max });
@@ -71,5 +72,13 @@ describe('compareReports', () => {
       'a: 1.00 % of calls failed, against 0.00 % in the baseline',
       'b: in the baseline, not in this run',
     ]);
+  });
+});
+
+describe('busyMachine', () => {
+  it('flags a run whose 1-minute load average passed the number of cores, as it started or ended', () => {
+    expect(busyMachine([0.5, 0.4, 0.3], [1.9, 1, 1], 2)).toBeUndefined();
+    expect(busyMachine([2.5, 1, 1], [1, 1, 1], 2)).toBe('the machine was busy (load average 2.50 on 2 cores)');
+    expect(busyMachine([1, 1, 1], [9.75, 1, 1], 2)).toBe('the machine was busy (load average 9.75 on 2 cores)');
   });
 });
