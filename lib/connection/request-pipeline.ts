@@ -1,7 +1,7 @@
 import { Observable } from '../rx/rxjs';
 import type { SchedulerLike, Unsubscribable } from '../rx/rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
-import type { RequestContext, RequestTimeoutError } from '../jsonrpc/errors';
+import type { RequestLocation, RequestTimeoutError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../schema/issues';
 import { checkResult } from '../schema/methods';
 import type { Revision } from '../schema/revisions';
@@ -233,7 +233,7 @@ class Call extends RequestClock implements PendingRequest, Unsubscribable {
     if (this.options.resetTimeoutOnProgress ?? this.options.onProgress !== undefined) this.resetIdle();
   }
 
-  protected timeoutContext(): RequestContext {
+  protected timeoutContext(): RequestLocation {
     return { method: this.method, id: this.requestId };
   }
 

@@ -165,13 +165,13 @@ export class JsonRpcError extends RxmcpError {
   }
 }
 
-/** Fields that locate a request in an error message. */
-export interface RequestContext {
+/** Fields that locate a request in an error message: its method and id. */
+export interface RequestLocation {
   readonly method?: string;
   readonly id?: RequestId;
 }
 
-function where(context: RequestContext): string {
+function where(context: RequestLocation): string {
   if (context.method === undefined) return '';
   return context.id === undefined ? ` (${context.method})` : ` (${context.method}, id ${String(context.id)})`;
 }
@@ -186,7 +186,7 @@ export class RequestTimeoutError extends RxmcpError {
   constructor(
     readonly deadline: 'idle' | 'total',
     readonly afterMs: number,
-    context: RequestContext = {},
+    context: RequestLocation = {},
   ) {
     super(
       deadline === 'idle'
@@ -207,7 +207,7 @@ export class ConnectionClosedError extends RxmcpError {
 
   constructor(
     readonly reason: string,
-    context: RequestContext = {},
+    context: RequestLocation = {},
     options?: { cause?: unknown },
   ) {
     // What failed underneath (a refused certificate, a reset socket) belongs in the message a caller sees.

@@ -1,6 +1,6 @@
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import { RequestTimeoutError } from '../jsonrpc/errors';
-import type { RequestContext } from '../jsonrpc/errors';
+import type { RequestLocation } from '../jsonrpc/errors';
 import type { Deadlines, Expiring } from './deadlines';
 
 /** The total deadline's work, with the clock as its state: no closure per request. */
@@ -44,7 +44,7 @@ export abstract class RequestClock implements Expiring {
   protected abstract timedOut(error: RequestTimeoutError): void;
 
   /** Method and id for the error's message. */
-  protected abstract timeoutContext(): RequestContext | undefined;
+  protected abstract timeoutContext(): RequestLocation | undefined;
 
   /**
    * Starts both deadlines: the total one first, so that it wins a tie. `totalMs` is `Infinity`

@@ -1,7 +1,7 @@
 import { asyncScheduler, from, Observable } from '../rx/rxjs';
 import type { MonoTypeOperatorFunction, ObservableInput, SchedulerLike, Subscriber, Subscription } from '../rx/rxjs';
 import type { RequestTimeoutError } from '../jsonrpc/errors';
-import type { RequestContext } from '../jsonrpc/errors';
+import type { RequestLocation } from '../jsonrpc/errors';
 import { Deadlines } from './deadlines';
 import { RequestClock } from './request-clock';
 
@@ -20,7 +20,7 @@ export interface TimeoutWithResetOptions {
    */
   readonly resetOnValue?: boolean;
   /** Method and id, carried by the error so its message says which request timed out. */
-  readonly context?: RequestContext;
+  readonly context?: RequestLocation;
   /** Where the deadlines are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
@@ -94,12 +94,12 @@ class TimeoutWatch<T> extends RequestClock {
     private readonly subscriber: Subscriber<T>,
     idleMs: number,
     scheduler: SchedulerLike,
-    private readonly context: RequestContext | undefined,
+    private readonly context: RequestLocation | undefined,
   ) {
     super(idleMs, scheduler, new Deadlines(scheduler, false));
   }
 
-  protected timeoutContext(): RequestContext | undefined {
+  protected timeoutContext(): RequestLocation | undefined {
     return this.context;
   }
 

@@ -6,7 +6,7 @@ import { isRxmcpError, RxmcpError, RxmcpErrorCode } from '../../lib/jsonrpc/erro
 type ErrorClass = new (...args: never[]) => Error;
 
 /** The error classes the package exports, by name (the abstract base aside). */
-const exported = Object.entries(api).filter(
+const exported = Object.entries(api as Record<string, unknown>).filter(
   (entry): entry is [string, ErrorClass] =>
     entry[1] !== RxmcpError &&
     typeof entry[1] === 'function' &&
