@@ -115,8 +115,8 @@ const policies = {
     concurrency: { type: 'integer', minimum: 1, description: 'Calls a caller may have in flight.' },
     redis: {
       type: 'string',
-      pattern: '^rediss?://',
-      description: 'Counts rate limits in this Redis, for every replica of the gateway.',
+      minLength: 1,
+      description: 'A redis:// URL (${VAR} allowed): rate limits are counted there, for every replica of the gateway.',
     },
     onStoreError: { enum: ['allow', 'refuse'], description: 'When Redis cannot count. Default allow.' },
     tools: {

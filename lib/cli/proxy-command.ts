@@ -357,7 +357,7 @@ async function serveUntilStopped(
     progress.note('"auth" protects --http only: on stdio the caller is the parent process');
   if (serve.kind === 'http' && !config.auth && !isLoopback(serve.host ?? DEFAULT_HOST))
     progress.note(
-      `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: protect it (a firewall, a reverse proxy with authentication) or serve on 127.0.0.1`,
+      `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: set "auth" in the servers file, protect it otherwise (a firewall, a reverse proxy with authentication), or serve on 127.0.0.1`,
     );
   const changed = () => serving.upstreamsChanged();
   const context: ReloadContext = { command, io, progress, proxy, members, current, options, config, changed };

@@ -86,7 +86,7 @@ const BAD: unknown[] = [
   { mcpServers: { a: { command: 'x' } }, auth: {} },
   { mcpServers: { a: { command: 'x' } }, policies: { rateLimits: [{ limit: 1 }] } },
   { mcpServers: { a: { command: 'x' } }, policies: { tools: { t: { scope: ['x'] } } } },
-  { mcpServers: { a: { command: 'x' } }, policies: { redis: 'http://r' } },
+  { mcpServers: { a: { command: 'x' } }, policies: { redis: '' } },
   { mcpServers: { a: { command: 'x', oauth: {} } } },
   { mcpServers: { a: { url: 'http://h/mcp', oauth: { grant: 'device' } } } },
   {
