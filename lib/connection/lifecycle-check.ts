@@ -26,7 +26,8 @@ interface NodeLike {
   readonly invoke: readonly unknown[];
 }
 
-const checked = new WeakSet<AnyStateMachine>();
+/** Checked machines, and whether each has custom actions. */
+const checked = new WeakMap<AnyStateMachine, boolean>();
 
 function actionType(reference: unknown, implementations: Record<string, unknown>, where: string): string | undefined {
   let resolved = reference;
@@ -43,11 +44,17 @@ function actionType(reference: unknown, implementations: Record<string, unknown>
 
 /**
  * Throws a `TypeError` naming the state and the action when `machine` uses an action the runner
- * cannot execute, or invokes an actor; checks each machine once.
+ * cannot execute, invokes an actor or declares actors to spawn; checks each machine once.
  */
 export function assertRunnable(machine: AnyStateMachine): void {
   if (checked.has(machine)) return;
   const implementations = machine.implementations.actions as Record<string, unknown>;
+  const actors = Object.keys(machine.implementations.actors);
+  if (actors.length > 0)
+    throw new TypeError(
+      `lifecycle machine: ${machine.id} declares actors (${actors.join(', ')}), which the lifecycle runner cannot spawn`,
+    );
+  let custom = false;
   const visit = (node: NodeLike): void => {
     if (node.invoke.length > 0)
       throw new TypeError(`lifecycle machine: ${node.id} invokes an actor, which the lifecycle runner cannot run`);
@@ -59,7 +66,8 @@ export function assertRunnable(machine: AnyStateMachine): void {
     for (const list of lists) {
       for (const reference of list) {
         const type = actionType(reference, implementations, node.id);
-        if (type !== undefined && type.startsWith('xstate.') && !RUNNABLE_BUILT_INS.has(type)) {
+        if (type === undefined) custom = true;
+        else if (type.startsWith('xstate.') && !RUNNABLE_BUILT_INS.has(type)) {
           throw new TypeError(`lifecycle machine: ${node.id} uses ${type}, which the lifecycle runner cannot execute`);
         }
       }
@@ -67,5 +75,11 @@ export function assertRunnable(machine: AnyStateMachine): void {
     for (const child of Object.values(node.states)) visit(child);
   };
   visit(machine.root as unknown as NodeLike);
-  checked.add(machine);
+  checked.set(machine, custom);
+}
+
+/** Whether `machine` (checked by {@link assertRunnable}) has custom actions, which are given the runner as `self`. */
+export function usesCustomActions(machine: AnyStateMachine): boolean {
+  assertRunnable(machine);
+  return checked.get(machine)!;
 }

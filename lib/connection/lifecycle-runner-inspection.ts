@@ -31,28 +31,32 @@ function inspectorOf(inspect: InspectOption | undefined): ((event: InspectionEve
   return (event) => next.call(inspect, event);
 }
 
+/** What a runner shows of itself as an actor. */
+export interface RunnerLike {
+  readonly snapshot: unknown;
+  send(event: never): void;
+}
+
 /**
- * A stand-in actor reference for inspection events, with what inspectors read of one: its id, session
- * id and snapshot, and its logic (the machine), whose `config` `@statelyai/inspect` sends so that
- * the inspector draws the machine.
+ * A stand-in actor reference for a runner: what inspectors read of one (its id, session id and
+ * snapshot, and its logic, the machine, whose `config` `@statelyai/inspect` sends so that the
+ * inspector draws the machine), and what custom actions use of their `self`: `send` (the event waits
+ * for the step being taken, as in an actor's mailbox) and `getSnapshot`.
  */
-function standInActorRef(machine: AnyStateMachine, snapshot: () => AnyMachineSnapshot): AnyActorRef {
+export function standInActorRef(machine: AnyStateMachine, runner: RunnerLike): AnyActorRef {
   return {
     id: machine.id,
     sessionId: `lifecycle:${++runners}`,
     logic: machine,
-    getSnapshot: snapshot,
+    getSnapshot: () => runner.snapshot,
+    send: (event: never) => runner.send(event),
   } as unknown as AnyActorRef;
 }
 
-/** The inspection of a runner of `machine`, or undefined when `inspect` would receive nothing. */
-export function inspectionOf(
-  machine: AnyStateMachine,
-  inspect: InspectOption | undefined,
-  snapshot: () => AnyMachineSnapshot,
-): Inspection | undefined {
+/** The inspection of a runner, whose stand-in is `actorRef`, or undefined when `inspect` would receive nothing. */
+export function inspectionOf(inspect: InspectOption | undefined, actorRef: () => AnyActorRef): Inspection | undefined {
   const next = inspectorOf(inspect);
-  return next === undefined ? undefined : { next, actorRef: standInActorRef(machine, snapshot) };
+  return next === undefined ? undefined : { next, actorRef: actorRef() };
 }
 
 /** `@xstate.actor`: the runner exists. */

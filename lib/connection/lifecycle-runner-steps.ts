@@ -4,13 +4,15 @@
  * snapshots they reach sharing what follows from their states alone.
  */
 import { createActor } from 'xstate';
-import type { AnyActorScope, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
+import type { AnyActorRef, AnyActorScope, AnyMachineSnapshot, AnyStateMachine } from 'xstate';
 import { assertRunnable } from './lifecycle-check';
 import type { Step, StepAction } from './shared-steps';
 
 /** An inert actor scope of a machine that collects the actions of one step instead of running them. */
 interface Stepper {
-  readonly scope: AnyActorScope;
+  /** Its `self` is the actor the actions of a step are given: the stepping runner, else an inert one. */
+  readonly scope: AnyActorScope & { self: AnyActorRef };
+  readonly inert: AnyActorRef;
   readonly actions: StepAction[];
   /** Whether the step being taken keeps XState's `@xstate.microstep` inspection events among its actions. */
   microsteps: boolean;
@@ -59,8 +61,8 @@ function stepperOf(machine: AnyStateMachine): Stepper {
       emit: () => undefined,
       stopChild: () => undefined,
       actionExecutor: (action: StepAction) => void actions.push(action),
-    } as unknown as AnyActorScope;
-    stepper = { scope, actions, microsteps: false };
+    } as unknown as AnyActorScope & { self: AnyActorRef };
+    stepper = { scope, inert: self, actions, microsteps: false };
     steppers.set(machine, stepper);
   }
   return stepper;
@@ -73,43 +75,52 @@ export function prepare(machine: AnyStateMachine): void {
 
 /**
  * The initial step of `machine` from `input`; throws a StepFailure when the machine throws. With
- * `microsteps`, its actions hold the microstep inspection events too.
+ * `microsteps`, its actions hold the microstep inspection events too; with `self`, its actions are
+ * given that actor.
  */
-export function initialStep(machine: AnyStateMachine, input: unknown, microsteps = false): Step {
+export function initialStep(machine: AnyStateMachine, input: unknown, microsteps = false, self?: AnyActorRef): Step {
   const stepper = stepperOf(machine);
   let snapshot: AnyMachineSnapshot;
   stepper.microsteps = microsteps;
+  if (self) stepper.scope.self = self;
   try {
     snapshot = machine.getInitialSnapshot(stepper.scope, input) as AnyMachineSnapshot;
   } catch (error) {
     throw new StepFailure(error, stepper.actions.splice(0));
   } finally {
     stepper.microsteps = false;
+    stepper.scope.self = stepper.inert;
   }
-  return { snapshot: sharedShape(machine, snapshot), actions: stepper.actions.splice(0) };
+  const actions = stepper.actions.splice(0);
+  return { snapshot: sharedShape(machine, snapshot), actions };
 }
 
 /**
  * The step of `machine` from `snapshot` on `event`; throws a StepFailure when the machine throws.
- * With `microsteps`, its actions hold the microstep inspection events too.
+ * With `microsteps`, its actions hold the microstep inspection events too; with `self`, its actions
+ * are given that actor.
  */
 export function nextStep(
   machine: AnyStateMachine,
   snapshot: AnyMachineSnapshot,
   event: unknown,
   microsteps = false,
+  self?: AnyActorRef,
 ): Step {
   const stepper = stepperOf(machine);
   let next: AnyMachineSnapshot;
   stepper.microsteps = microsteps;
+  if (self) stepper.scope.self = self;
   try {
     next = machine.transition(snapshot, event as never, stepper.scope) as AnyMachineSnapshot;
   } catch (error) {
     throw new StepFailure(error, stepper.actions.splice(0));
   } finally {
     stepper.microsteps = false;
+    stepper.scope.self = stepper.inert;
   }
-  return { snapshot: sharedShape(machine, next), actions: stepper.actions.splice(0) };
+  const actions = stepper.actions.splice(0);
+  return { snapshot: sharedShape(machine, next), actions };
 }
 
 /** Snapshots restored from persisted ones, by the persisted object: restoring the same one twice gives the same. */
@@ -148,7 +159,8 @@ const shapes = new WeakMap<AnyStateMachine, Map<string, StateShape>>();
  * and its table, about half a kilobyte). Snapshots are immutable, so sharing them is safe.
  */
 function sharedShape(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): AnyMachineSnapshot {
-  for (const _ in snapshot.children) return snapshot;
+  for (const id in snapshot.children)
+    throw new TypeError(`lifecycle machine: ${machine.id} spawned ${id}, which the lifecycle runner cannot run`);
   for (const _ in snapshot.historyValue) return snapshot;
   let byStates = shapes.get(machine);
   if (!byStates) shapes.set(machine, (byStates = new Map()));

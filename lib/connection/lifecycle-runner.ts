@@ -1,5 +1,6 @@
 import type { SchedulerLike } from '../rx/rxjs';
-import type { AnyMachineSnapshot, AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
+import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom } from 'xstate';
+import { usesCustomActions } from './lifecycle-check';
 import {
   inspectAction,
   inspectActor,
@@ -7,6 +8,7 @@ import {
   inspectionOf,
   inspectMicrostep,
   inspectSnapshot,
+  standInActorRef,
 } from './lifecycle-runner-inspection';
 import type { Inspection, InspectOption } from './lifecycle-runner-inspection';
 import { initialStep, MICROSTEP, nextStep, prepare, restoredSnapshot, StepFailure } from './lifecycle-runner-steps';
@@ -15,6 +17,9 @@ import { sharedInitialStep, sharedStep, shareRestored } from './shared-steps';
 import type { Step, StepAction } from './shared-steps';
 
 export type { PersistedScheduledEvent } from './lifecycle-runner-timers';
+
+/** The events received while a step is taken when there are none: no array made for them. */
+const NOTHING_QUEUED: Array<{ readonly type: string }> = [];
 
 /** A raise as XState's transition functions resolve it: with a delay only when it is a delayed one. */
 interface ResolvedRaise {
@@ -93,10 +98,13 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   private readonly options: LifecycleRunnerOptions<TMachine>;
   /** Undefined unless someone inspects: every inspection step is behind one check of it. */
   private readonly inspection: Inspection | undefined;
-  /** Whether a step is being taken. */
-  private busy = false;
-  /** Events received while a step was taken; made when one is. */
-  private mailbox: Array<{ readonly type: string }> | undefined;
+  /**
+   * Undefined unless a step is being taken; then the events received meanwhile, in order (as an
+   * actor's mailbox holds them), or NOTHING_QUEUED.
+   */
+  private stepping: Array<{ readonly type: string }> | undefined;
+  /** The runner as an actor, for inspection and for custom actions' `self`; made when first needed. */
+  private ref: AnyActorRef | undefined;
 
   constructor(
     private readonly machine: TMachine,
@@ -108,7 +116,9 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   ) {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
     prepare(machine);
-    this.inspection = inspectionOf(machine, this.options.inspect, () => this.current);
+    this.inspection = inspectionOf(this.options.inspect, () => this.self);
+    // Custom actions are given the runner as `self`; other actions never read it.
+    const self = usesCustomActions(machine) ? this.self : undefined;
     if (this.inspection) inspectActor(this.inspection);
     const persisted = this.options.snapshot;
     let initial: Step | undefined;
@@ -121,8 +131,8 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
         // An inspected runner takes its own steps, with their microsteps: shared ones have none.
         initial =
           this.options.sharesSteps && !this.inspection
-            ? sharedInitialStep(machine, input, () => initialStep(machine, input))
-            : initialStep(machine, input, this.inspection !== undefined);
+            ? sharedInitialStep(machine, input, () => initialStep(machine, input, false, self))
+            : initialStep(machine, input, this.inspection !== undefined, self);
         this.current = initial.snapshot;
       }
     } catch (thrown) {
@@ -140,7 +150,18 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
       return;
     }
     if (initial === undefined) this.restoreTimers(persisted);
-    this.start(initial?.actions, init);
+    this.stepping = NOTHING_QUEUED;
+    try {
+      this.start(initial?.actions, init);
+      this.drain();
+    } finally {
+      this.stepping = undefined;
+    }
+  }
+
+  /** The runner as an actor reference: what its inspection events name, and custom actions' `self`. */
+  private get self(): AnyActorRef {
+    return (this.ref ??= standInActorRef(this.machine, this));
   }
 
   get snapshot(): SnapshotFrom<TMachine> {
@@ -185,21 +206,25 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
   private receive(event: { readonly type: string }, fromSelf: boolean): void {
     if (this.inspection) inspectEvent(this.inspection, event, fromSelf);
     if (this.current.status !== 'active') return;
-    if (this.busy) {
-      (this.mailbox ??= []).push(event);
+    if (this.stepping !== undefined) {
+      if (this.stepping === NOTHING_QUEUED) this.stepping = [];
+      this.stepping.push(event);
       return;
     }
-    this.busy = true;
+    this.stepping = NOTHING_QUEUED;
     try {
       this.process(event);
-      while (this.mailbox !== undefined) {
-        const next = this.mailbox.shift()!;
-        if (this.mailbox.length === 0) this.mailbox = undefined;
-        if (this.current.status === 'active') this.process(next);
-      }
+      this.drain();
     } finally {
-      this.busy = false;
-      this.mailbox = undefined;
+      this.stepping = undefined;
+    }
+  }
+
+  /** Steps on the events received while stepping, in order, while the machine runs. */
+  private drain(): void {
+    for (let queued = this.stepping; queued !== undefined && queued.length > 0; queued = this.stepping) {
+      const event = queued.shift()!;
+      if (this.current.status === 'active') this.process(event);
     }
   }
 
@@ -210,8 +235,8 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     try {
       step =
         this.options.sharesSteps && !this.inspection
-          ? sharedStep(this.machine, previous, event, () => nextStep(this.machine, previous, event))
-          : nextStep(this.machine, previous, event, this.inspection !== undefined);
+          ? sharedStep(this.machine, previous, event, () => nextStep(this.machine, previous, event, false, this.ref))
+          : nextStep(this.machine, previous, event, this.inspection !== undefined, this.ref);
     } catch (thrown) {
       if (!(thrown instanceof StepFailure)) throw thrown;
       // The actions before the throw ran in an actor; one of them may have thrown first.
@@ -235,7 +260,7 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
 
   private report(error: unknown): void {
     this.stop();
-    this.mailbox = undefined;
+    if (this.stepping !== undefined) this.stepping = NOTHING_QUEUED;
     if (!this.options.onError) throw error;
     this.options.onError(error, this.owner);
   }
@@ -267,7 +292,9 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
         default:
           // A custom action runs its implementation; assertRunnable refused every other built-in.
           try {
-            action.exec?.(action.info, action.params);
+            // A shared step's actions were given the runner that took it first.
+            const info = action.info as { self?: unknown };
+            action.exec?.(info.self === this.self ? info : { ...info, self: this.self }, action.params);
           } catch (error) {
             return { error };
           }

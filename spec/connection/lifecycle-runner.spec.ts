@@ -1,6 +1,6 @@
 import { VirtualTimeScheduler } from 'rxjs';
-import { assign, createMachine, emit, log, sendTo, setup, spawnChild } from 'xstate';
-import type { AnyMachineSnapshot, InspectionEvent } from 'xstate';
+import { assign, createMachine, emit, log, raise, sendTo, setup, spawnChild } from 'xstate';
+import type { AnyActorRef, AnyMachineSnapshot, InspectionEvent } from 'xstate';
 import { clientLifecycle } from '../../lib/connection/client-lifecycle.machine';
 import { LifecycleRunner } from '../../lib/connection/lifecycle-runner';
 import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
@@ -274,5 +274,121 @@ describe('LifecycleRunner', () => {
     });
     expect(copy.snapshot).not.toBe(second.snapshot);
     expect(copy.snapshot.value).toBe('operating');
+  });
+
+  describe('as createActor, where it once differed', () => {
+    const calls: string[] = [];
+    const note = (what: string) => () => void calls.push(what);
+    beforeEach(() => void (calls.length = 0));
+
+    it('processes a raise without a delay once, within the step', () => {
+      const machine = setup({ actions: { counted: note('counted') } }).createMachine({
+        initial: 'a',
+        states: { a: { on: { go: { actions: raise({ type: 'inner' }) }, inner: { actions: 'counted' } } } },
+      });
+      const scheduler = new VirtualTimeScheduler();
+      new LifecycleRunner(machine, undefined, scheduler).send({ type: 'go' });
+      scheduler.flush();
+      expect(calls).toEqual(['counted']);
+    });
+
+    it('runs the exit and entry actions of a step into a final state, then cancels what is pending', () => {
+      const machine = setup({
+        actions: { left: note('left'), arrived: note('arrived'), late: note('late') },
+      }).createMachine({
+        initial: 'a',
+        states: {
+          a: { exit: 'left', after: { 10: { actions: 'late' } }, on: { end: 'done' } },
+          done: { type: 'final', entry: 'arrived' },
+        },
+      });
+      const scheduler = new VirtualTimeScheduler();
+      const runner = new LifecycleRunner(machine, undefined, scheduler);
+      runner.send({ type: 'end' });
+      scheduler.flush();
+      expect(calls).toEqual(['left', 'arrived']);
+      expect(runner.snapshot.status).toBe('done');
+    });
+
+    it('fires two delayed raises of one event without an id both', () => {
+      const machine = setup({ actions: { ticked: note('tick') } }).createMachine({
+        initial: 'a',
+        states: { a: { on: { go: { actions: raise({ type: 'tick' }, { delay: 5 }) }, tick: { actions: 'ticked' } } } },
+      });
+      const scheduler = new VirtualTimeScheduler();
+      const runner = new LifecycleRunner(machine, undefined, scheduler);
+      runner.send({ type: 'go' });
+      runner.send({ type: 'go' });
+      scheduler.flush();
+      expect(calls).toEqual(['tick', 'tick']);
+    });
+
+    it('ends in status error when an action throws, reports the error and ignores what comes after', () => {
+      const boom = new Error('boom');
+      const machine = setup({
+        actions: {
+          fail: () => {
+            throw boom;
+          },
+        },
+      }).createMachine({ initial: 'a', states: { a: { on: { go: { target: 'b', actions: 'fail' } } }, b: {} } });
+      const errors: unknown[] = [];
+      const runner = new LifecycleRunner(machine, undefined, new VirtualTimeScheduler(), {
+        onError: (e) => errors.push(e),
+      });
+      runner.send({ type: 'go' });
+      expect(errors).toEqual([boom]);
+      expect([runner.snapshot.status, runner.snapshot.error, runner.snapshot.value]).toEqual(['error', boom, 'a']);
+      runner.send({ type: 'go' });
+      expect(errors).toHaveLength(1);
+      // Without onError the caller gets it, and the runner has ended all the same.
+      const bare = new LifecycleRunner(machine, undefined, new VirtualTimeScheduler());
+      expect(() => bare.send({ type: 'go' })).toThrow(boom);
+      expect(bare.snapshot.status).toBe('error');
+    });
+
+    it('fires a restored delay after the time it had left, not its full delay', () => {
+      const scheduler = new VirtualTimeScheduler();
+      const runner = new LifecycleRunner(serverLifecycle, input, scheduler);
+      scheduler.maxFrames = 600;
+      scheduler.flush();
+      scheduler.frame = 600;
+      const persisted = JSON.parse(JSON.stringify(runner.getPersistedSnapshot())) as { scheduledEvents: unknown[] };
+      expect(persisted.scheduledEvents).toEqual([expect.objectContaining({ delay: 1000, startedAt: 0 })]);
+      runner.stop();
+      const later = new VirtualTimeScheduler();
+      later.frame = 600;
+      const restored = new LifecycleRunner(serverLifecycle, input, later, { snapshot: persisted });
+      later.maxFrames = 999;
+      later.flush();
+      expect(restored.snapshot.status).toBe('active');
+      later.maxFrames = 1000;
+      later.flush();
+      expect(restored.snapshot.status).toBe('done');
+    });
+
+    it('gives custom actions the runner that runs them as self, in a shared step too', () => {
+      const selves: AnyActorRef[] = [];
+      const machine = setup({
+        actions: { echo: ({ self }) => void (selves.push(self), self.send({ type: 'echo' })) },
+      }).createMachine({
+        initial: 'a',
+        states: { a: { on: { go: { target: 'b', actions: 'echo' } } }, b: { on: { echo: 'c' } }, c: {} },
+      });
+      const one = new LifecycleRunner(machine, undefined, new VirtualTimeScheduler(), { sharesSteps: true });
+      const two = new LifecycleRunner(machine, undefined, new VirtualTimeScheduler(), { sharesSteps: true });
+      one.send({ type: 'go' });
+      two.send({ type: 'go' });
+      expect([one.snapshot.value, two.snapshot.value]).toEqual(['c', 'c']);
+      expect(selves[1]).not.toBe(selves[0]);
+      expect(selves[1]!.getSnapshot()).toBe(two.snapshot);
+    });
+
+    it('refuses a machine that declares actors to spawn, naming them', () => {
+      const spawner = setup({ actors: { child: createMachine({}) } }).createMachine({ id: 'parent' });
+      expect(() => new LifecycleRunner(spawner, undefined, new VirtualTimeScheduler())).toThrow(
+        new TypeError('lifecycle machine: parent declares actors (child), which the lifecycle runner cannot spawn'),
+      );
+    });
   });
 });
