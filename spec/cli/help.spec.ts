@@ -131,7 +131,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   }
 
   it("completes commands, then each command's options, and file names after --config (bash)", () => {
-    expect(complete(['rxmcp', ''])).toEqual(['proxy', 'connect', 'completion', 'help', '--help', '--version']);
+    expect(complete(['rxmcp', ''])).toEqual(['proxy', 'connect', 'bench', 'completion', 'help', '--help', '--version']);
     expect(complete(['rxmcp', 'pr'])).toEqual(['proxy']);
     expect(complete(['rxmcp', 'proxy', '--'])).toEqual([
       '--help',
