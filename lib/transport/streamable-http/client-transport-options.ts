@@ -10,8 +10,17 @@ import type { AuthProvider } from '../http/auth-provider';
 
 /** Options of `createStreamableHttpClientTransport`. */
 export interface StreamableHttpClientTransportOptions {
-  /** The MCP endpoint, used exactly as given. */
+  /**
+   * The MCP endpoint, used exactly as given. A server on a Unix socket or named pipe is
+   * `http+unix://<socket path, percent-encoded>/<path>` (`http+unix://%2Frun%2Fmcp.sock/mcp`), as
+   * `startStreamableHttpServer` gives it with `socketPath`; or give `socketPath` with an `http:` URL.
+   */
   readonly url: string | URL;
+  /**
+   * Sends every request over this Unix socket (or Windows named pipe) instead of TCP; the URL's
+   * host then only fills the Host header. Not with `fetch`, which has no way to reach a socket.
+   */
+  readonly socketPath?: string;
   /** Sent with every request (for example `authorization`). */
   readonly headers?: Readonly<Record<string, string>>;
   /**

@@ -147,7 +147,12 @@ export const IDLE_SOCKET_MS = 4_000;
  * on another connection. A POST never is: the server may have read it before the connection broke,
  * and a tool call must not run twice (#13); its caller gets the error.
  */
-export function createNodeRequester(url: URL, given?: HttpAgent, modules = nodeHttpModules()): HttpRequester {
+export function createNodeRequester(
+  url: URL,
+  given?: HttpAgent,
+  modules = nodeHttpModules(),
+  socketPath?: string,
+): HttpRequester {
   if (!modules) throw new TypeError('node:http is not available here: give the transport a fetch');
   const secure = url.protocol === 'https:';
   const agent =
@@ -162,6 +167,7 @@ export function createNodeRequester(url: URL, given?: HttpAgent, modules = nodeH
     hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
     ...(url.port === '' ? {} : { port: Number(url.port) }),
     path: `${url.pathname}${url.search}`,
+    ...(socketPath === undefined ? {} : { socketPath }),
     ...(url.username !== '' || url.password !== ''
       ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
       : {}),

@@ -4,7 +4,7 @@ import type { Observable } from '../../rx/rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createDefaultRequester } from './default-requester';
+import { createDefaultRequester, socketTarget } from './default-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from './http-requester';
 import { MalformedFrame } from '../transport';
 import type { InboundFrame, SendOptions, TransportClose } from '../transport';
@@ -119,8 +119,9 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   private readonly owed: OwedAnswers;
 
   constructor(readonly options: StreamableHttpClientTransportOptions) {
-    this.url = new URL(options.url);
-    this.requester = createDefaultRequester(this.url, options);
+    const target = socketTarget(new URL(options.url), options.socketPath);
+    this.url = target.url;
+    this.requester = createDefaultRequester(this.url, { ...options, socketPath: target.socketPath });
     this.ownHeaders = lowerCaseHeaders(options.headers);
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
     this.sessionId = options.sessionId;

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { lstatSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createLegacySseHandler } from '../legacy-sse/legacy-sse-handler';
 import type { LegacySseHandler } from '../legacy-sse/legacy-sse-handler';
@@ -24,6 +26,14 @@ export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerO
   readonly host?: string;
   /** The port; default 0 (an ephemeral port, see `url`). */
   readonly port?: number;
+  /**
+   * Listens on this Unix domain socket (or Windows named pipe, `\\.\\pipe\\name`) instead of a
+   * TCP port: HTTP/1.1 for a local server, reached only by who may open the file (the transports
+   * working group's recommendation for local servers). `host` and `port` are then ignored; `url`
+   * is `http+unix://<socket path, percent-encoded>/<path>`, which the client transport takes. A
+   * socket file left by a process that died is replaced; a live one is refused (EADDRINUSE).
+   */
+  readonly socketPath?: string;
   /** The MCP endpoint path. Default `/mcp`. */
   readonly path?: string;
   /**
@@ -70,9 +80,15 @@ export const DEFAULT_MAX_CONNECTIONS = 10_000;
 
 /** A running Streamable HTTP server. */
 export interface RunningStreamableHttpServer {
-  /** The endpoint URL, for example `http://127.0.0.1:49152/mcp`. */
+  /**
+   * The endpoint URL, for example `http://127.0.0.1:49152/mcp`, or
+   * `http+unix://%2Frun%2Fmcp.sock/mcp` on a Unix socket.
+   */
   readonly url: URL;
+  /** The TCP port; 0 on a Unix socket. */
   readonly port: number;
+  /** The Unix socket (or named pipe) listened on, when `socketPath` was given. */
+  readonly socketPath?: string | undefined;
   readonly handler: StreamableHttpHandler;
   /** The legacy HTTP+SSE handler, when `legacySse` was asked for. */
   readonly legacyHandler: LegacySseHandler | undefined;
@@ -107,14 +123,20 @@ export async function startStreamableHttpServer(
   const legacy = legacyEndpoints(options, auth);
   const legacyHandler = legacy?.handler;
   const server = createHttpServer(options, path, handler, legacy, auth, operations);
-  await listen(server, options.port ?? 0, host);
-  const port = (server.address() as AddressInfo).port;
+  const socketPath = options.socketPath;
+  if (socketPath !== undefined) await listenOnSocket(server, socketPath);
+  else await listen(server, options.port ?? 0, host);
+  const port = socketPath === undefined ? (server.address() as AddressInfo).port : 0;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  const endpoint = new URL(`http://${urlHost}:${port}${path}`);
+  const endpoint =
+    socketPath === undefined
+      ? new URL(`http://${urlHost}:${port}${path}`)
+      : new URL(`http+unix://${encodeURIComponent(socketPath)}${path}`);
   if (typeof options.auth === 'function') bound = options.auth(endpoint);
   return {
     url: endpoint,
     port,
+    socketPath,
     handler,
     legacyHandler,
     operations,
@@ -241,6 +263,52 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       server.off('error', reject);
       resolve();
     });
+  });
+}
+
+/**
+ * Listens on a Unix socket or named pipe. A socket file nobody answers on (its process died) is
+ * removed and bound again; one a live server answers on is refused as in use.
+ */
+async function listenOnSocket(server: Server, socketPath: string): Promise<void> {
+  try {
+    await listenOn(server, socketPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || !isSocketFile(socketPath)) throw error;
+    if (await socketAnswers(socketPath)) throw error;
+    rmSync(socketPath, { force: true });
+    await listenOn(server, socketPath);
+  }
+}
+
+function listenOn(server: Server, socketPath: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Whether `path` is a socket file (never remove anything else in its place). */
+function isSocketFile(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a server accepts connections on `socketPath`. */
+function socketAnswers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
   });
 }
 

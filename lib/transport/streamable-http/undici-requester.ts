@@ -40,11 +40,12 @@ export function loadUndici(): UndiciModule | undefined {
  * Makes requests to `url` through one undici `Pool` of keep-alive connections (as many as there are
  * requests in flight), made at the first request and again after `close()`. Neither headers nor
  * bodies time out here: a tool call or an event stream may take as long as its caller allows, and
- * the transport bounds what it waits for. A GET or DELETE cut before any answer (a kept-alive
+ * the transport bounds what it waits for. With `socketPath`, the connections are to that Unix
+ * socket or named pipe. A GET or DELETE cut before any answer (a kept-alive
  * connection the server had closed) is sent again, a few times at most; a POST never is: the server
  * may have read it, and a tool call must not run twice (#13).
  */
-export function createUndiciRequester(url: URL, undici: UndiciModule): HttpRequester {
+export function createUndiciRequester(url: URL, undici: UndiciModule, socketPath?: string): HttpRequester {
   const origin = url.origin;
   const path = `${url.pathname}${url.search}`;
   let pool: Pool | undefined;
@@ -54,6 +55,7 @@ export function createUndiciRequester(url: URL, undici: UndiciModule): HttpReque
       keepAliveMaxTimeout: IDLE_SOCKET_MS,
       headersTimeout: 0,
       bodyTimeout: 0,
+      ...(socketPath === undefined ? {} : { socketPath }),
     }));
   return {
     request: (spec) => dispatch(open(), path, spec),
