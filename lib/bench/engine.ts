@@ -16,7 +16,7 @@ import type { PhaseResult, WarmUpOptions, WarmUpReport } from './phase';
 import { processUsage } from './process-usage';
 import { busyMachine, flagNoisy, summarizePhase, summarizeTarget } from './report';
 import type { BenchReport, RepResult, ServerUsage, TargetResult } from './report';
-import { askServed, checkServed, describeWorkload, workloadCall } from './workload';
+import { awaitServed, checkServed, describeWorkload, workloadCall } from './workload';
 import type { BenchWorkload, Served } from './workload';
 
 /** An open connection to a target. */
@@ -194,7 +194,8 @@ class Run {
     const connections = await openAll(target, 1);
     try {
       const perSessionKiB = await this.openMore(target, connections, sessions);
-      if (!this.served.has(target.name)) this.served.set(target.name, await askServed(connections[0]!.client));
+      if (!this.served.has(target.name))
+        this.served.set(target.name, await awaitServed(target.name, connections[0]!.client, workload));
       checkServed(target.name, workload, this.served.get(target.name)!);
       const calls = connections.map((c, i) => workloadCall(c.client, workload, i + 1));
       let next = 0;

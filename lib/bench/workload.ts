@@ -2,7 +2,7 @@
  * What `rxmcp bench` sends: one operation (a tool with its arguments, a list, a read, a prompt, a
  * ping) or a weighted mix of them, and the check, before any load, that the target serves it.
  */
-import { from } from '../rx/rxjs';
+import { firstValueFrom, from, timer } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import type { McpClient } from '../client/client';
 import type { BenchCall } from './load';
@@ -70,6 +70,31 @@ export async function askServed(client: McpClient): Promise<Served> {
 
 const operations = (workload: BenchWorkload): readonly BenchOperation[] =>
   workload.kind === 'mix' ? workload.entries.map((e) => e.operation) : [workload];
+
+/** The tools the workload calls that `served` lacks. */
+function missingTools(workload: BenchWorkload, served: Served): string[] {
+  return operations(workload).flatMap((op) => (op.kind === 'tool' && !served.tools.includes(op.name) ? [op.name] : []));
+}
+
+/**
+ * What the client's server serves, once it serves the workload's tools: a server that lacks one is
+ * asked again every 250 ms for up to `waitMs` (a gateway serves before all its upstreams have
+ * joined). Then throws {@link BenchWorkloadError} if it still lacks a tool or prompt the workload calls.
+ */
+export async function awaitServed(
+  target: string,
+  client: McpClient,
+  workload: BenchWorkload,
+  waitMs = 3000,
+): Promise<Served> {
+  let served = await askServed(client);
+  for (let waited = 0; missingTools(workload, served).length > 0 && waited < waitMs; waited += 250) {
+    await firstValueFrom(timer(250));
+    served = await askServed(client);
+  }
+  checkServed(target, workload, served);
+  return served;
+}
 
 /** Throws {@link BenchWorkloadError} when `served` lacks a tool or prompt the workload calls. */
 export function checkServed(target: string, workload: BenchWorkload, served: Served): void {

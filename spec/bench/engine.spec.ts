@@ -144,4 +144,30 @@ describe('runBench', () => {
     expect(churned.opened).toBe(1 + rep.cold.calls + rep.warmUp.calls + rep.steady.calls);
     expect(churn.report.targets[0]!.summary.errors).toEqual({});
   });
+
+  it('gives a server that lacks the tool at first a moment to add it, as a gateway whose upstreams are joining', async () => {
+    const late: BenchTarget = {
+      name: 'late',
+      how: 'in memory',
+      async open() {
+        const server = createServer({ name: 'late', version: '1.0.0' });
+        server.tool({ name: 'early', handler: () => textResult('early') });
+        const client = await connected(server, { protocolVersion: '2025-11-25' });
+        setTimeout(() => server.tool({ name: 'joined', handler: () => textResult('joined') }), 400);
+        return { client, close: async () => client.close() };
+      },
+    };
+    const last = await lastValueFrom(
+      runBench({
+        ...SHORT,
+        reps: 1,
+        targets: [late],
+        workload: { kind: 'tool', name: 'joined' },
+        load: { kind: 'closed', concurrency: 1 },
+      }),
+    );
+    if (last.type !== 'report') throw new Error('no report');
+    expect(last.report.targets[0]!.served.tools).toEqual(['early', 'joined']);
+    expect(last.report.targets[0]!.summary.errors).toEqual({});
+  });
 });

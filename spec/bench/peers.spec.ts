@@ -10,7 +10,7 @@ import { bundlePrograms, ROOT } from './programs';
 
 // rxmcp/bench against real peers, each a server process over stdio: the project's benchmark servers
 // for rxmcp, the official SDK 1.32 and v2, the official server-everything, and an rxmcp gateway
-// (rxmcp proxy) in front of the rxmcp server. And its figures agree with the project's own
+// (rxmcp proxy) in front of the three. And its figures agree with the project's own
 // benchmark's way of timing calls (benchmarks/timing.ts) on the same connection.
 
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -28,7 +28,13 @@ beforeAll(async () => {
   dir = dirname(programs['rxmcp']!);
   writeFileSync(
     join(dir, 'servers.json'),
-    JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [programs['rxmcp-server']!] } } }),
+    JSON.stringify({
+      mcpServers: {
+        bench: { command: process.execPath, args: [programs['rxmcp-server']!] },
+        sdk: { command: process.execPath, args: [programs['official-server']!] },
+        v2: { command: process.execPath, args: [programs['official-v2-server']!] },
+      },
+    }),
   );
 }, 30_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,22 +84,30 @@ describe('rxmcp/bench against peers over stdio', () => {
     }
   }, 30_000);
 
-  it('measures server-everything, and an rxmcp gateway in front of the rxmcp server', async () => {
+  it('measures server-everything, and an rxmcp gateway in front of rxmcp, SDK 1.32 and SDK v2', async () => {
     const node = process.execPath;
     const config = join(dir, 'servers.json');
     const everything = await report([stdio('everything', node, [EVERYTHING, 'stdio'])], 'echo', { message: 'hi' });
     expect(everything.targets[0]!.summary.calls).toBeGreaterThan(50);
     expect(everything.targets[0]!.summary.errors).toEqual({});
-    const gateway = await report(
-      [stdio('gateway', node, [programs['rxmcp']!, 'proxy', '--config', config])],
-      'bench_echo',
-      {
-        text: 'hi',
-      },
+    // The gateway in front of all three: a mix of calls to each through it.
+    const echo = (name: string) => ({
+      weight: 1,
+      operation: { kind: 'tool' as const, name, arguments: { text: 'hi' } },
+    });
+    const last = await lastValueFrom(
+      runBench({
+        ...SHORT,
+        targets: [stdio('gateway', node, [programs['rxmcp']!, 'proxy', '--config', config])],
+        workload: { kind: 'mix', entries: [echo('bench_echo'), echo('sdk_echo'), echo('v2_echo')] },
+        load: { kind: 'closed', concurrency: 4 },
+      }),
     );
-    expect(gateway.targets[0]!.served.tools).toContain('bench_echo');
-    expect(gateway.targets[0]!.summary.calls).toBeGreaterThan(50);
-    expect(gateway.targets[0]!.summary.errors).toEqual({});
+    if (last.type !== 'report') throw new Error('no report');
+    const [gateway] = last.report.targets;
+    expect(gateway!.served.tools).toEqual(expect.arrayContaining(['bench_echo', 'sdk_echo', 'v2_echo']));
+    expect(gateway!.summary.calls).toBeGreaterThan(50);
+    expect(gateway!.summary.errors).toEqual({});
   }, 30_000);
 
   it("agrees with the project's benchmark timing on the same connection, within their spread", async () => {
