@@ -80,9 +80,11 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
  * Exit and entry actions of a step into a final state run, then the pending delays are cancelled.
  * A machine that throws leaves the runner in status `'error'` (see `onError`). Events received
  * while a step is taken (from a callback) wait for it, as in an actor's mailbox. A machine that uses
- * anything else (`sendTo`, `spawnChild`, `enqueueActions`, an `invoke`, ...) is refused when the
- * first runner for it is made. Custom actions get the machine's context, event and params; the
- * `self` and `system` they are given are not this runner.
+ * anything else (`sendTo`, `spawnChild`, `enqueueActions`, an `invoke`, declared actors, ...) is
+ * refused when the first runner for it is made. Custom actions get the context, event and params,
+ * and this runner as `self` (its `send` and `getSnapshot`); the `system` they get is not one this
+ * runner belongs to. Unlike an actor's, `log` actions go to the `log` option (default: nowhere, not
+ * the console), and `stop()` cancels the pending delays but leaves the snapshot's status as it is.
  *
  * An idle connection holds one snapshot instead of an actor with its own system, mailbox and scope
  * (about 4.5 KiB a connection; see benchmarks/results/ANALYSIS.md).

@@ -365,6 +365,13 @@ describe('LifecycleRunner', () => {
       later.maxFrames = 1000;
       later.flush();
       expect(restored.snapshot.status).toBe('done');
+      // A snapshot persisted before delays were kept arms its `after` events again, from now.
+      const legacy = new VirtualTimeScheduler();
+      legacy.frame = 600;
+      const { scheduledEvents: _, ...old } = persisted;
+      const rearmed = new LifecycleRunner(serverLifecycle, input, legacy, { snapshot: old });
+      expect(legacy.actions.map((action) => action.delay)).toEqual([1600]);
+      expect(rearmed.snapshot.status).toBe('active');
     });
 
     it('gives custom actions the runner that runs them as self, in a shared step too', () => {
