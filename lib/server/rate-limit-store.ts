@@ -43,19 +43,25 @@ interface Window {
 /**
  * A `RateLimitStore` in this process's memory, on the middleware's clock: a caller's window starts
  * with its first request. It holds about the callers of one window: ended windows go when the map
- * grows past `sweepAbove`.
+ * grows past `sweepAbove`. Windows are kept per limit name, then per caller, so that counting a
+ * request builds no key of its own (this runs for every request a limit counts).
  */
 export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
   const { sweepAbove = 1024 } = options;
-  const windows = new Map<string, Window>();
+  const limits = new Map<string, Map<string, Window>>();
+  let size = 0;
   return {
     hit({ caller, name, windowMs, now }) {
-      const id = `${name}\u0000${caller}`;
-      let window = windows.get(id);
+      let windows = limits.get(name);
+      if (windows === undefined) limits.set(name, (windows = new Map()));
+      let window = windows.get(caller);
       if (window === undefined || now >= window.end) {
-        if (window === undefined && windows.size >= sweepAbove) sweep(windows, now);
+        if (window === undefined) {
+          if (size >= sweepAbove) size -= sweep(limits, now);
+          size++;
+        }
         window = { end: now + windowMs, count: 0 };
-        windows.set(id, window);
+        windows.set(caller, window);
       }
       window.count++;
       return { count: window.count, resetInMs: window.end - now };
@@ -63,6 +69,14 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
   };
 }
 
-function sweep(windows: Map<string, Window>, now: number): void {
-  for (const [id, window] of windows) if (now >= window.end) windows.delete(id);
+/** Drops the windows that ended; answers how many went. */
+function sweep(limits: Map<string, Map<string, Window>>, now: number): number {
+  let dropped = 0;
+  for (const windows of limits.values())
+    for (const [caller, window] of windows)
+      if (now >= window.end) {
+        windows.delete(caller);
+        dropped++;
+      }
+  return dropped;
 }
