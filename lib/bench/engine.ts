@@ -165,8 +165,14 @@ class Run {
       : openLoop({ call, ratePerSecond: load.ratePerSecond, durationMs, timeoutMs, scheduler });
   }
 
+  /** Runs a phase to its end; fails at once once the run is stopped (a stop during a connect lands here). */
+  private settle<T>(source: Observable<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new Error('the run was stopped'));
+    return settle(source, this.track);
+  }
+
   private phase(outcomes$: Observable<CallOutcome>): Promise<PhaseResult> {
-    return settle(collectPhase(outcomes$, { scheduler: this.scheduler }), this.track);
+    return this.settle(collectPhase(outcomes$, { scheduler: this.scheduler }));
   }
 
   private usage(pid: number | undefined) {
@@ -213,12 +219,11 @@ class Run {
       );
       step('warm-up');
       const measure = this.options.load.kind === 'open' ? 'latency' : 'rate';
-      const warm: WarmUpReport = await settle(
+      const warm: WarmUpReport = await this.settle(
         warmUp((windowMs) => collectPhase(this.load(call, windowMs), { scheduler: this.scheduler }), {
           measure,
           ...this.options.warmUp,
         }),
-        this.track,
       );
       step('measure');
       const pid = connections[0]!.pid;

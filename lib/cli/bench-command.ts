@@ -32,6 +32,9 @@ import { packageVersion } from './version';
 
 type BenchCommand = Extract<CliCommand, { kind: 'bench' }>;
 
+/** How long an interrupted run waits for its connections (and server processes) to close. */
+const CLOSE_WAIT_MS = 6000;
+
 const usage = (message: string) => new UsageError(`rxmcp bench: ${message}`, 'bench');
 
 /** `5s`, `500ms`, `1m`, or a bare number of seconds, in ms. */
@@ -230,6 +233,30 @@ function benchTarget(
   };
 }
 
+/**
+ * The targets, with their open connections counted: an interrupted run waits (at most `withinMs`)
+ * for the engine to close them, so that no server process outlives the command.
+ */
+function tracked(targets: readonly BenchTarget[]) {
+  const open = new Set<BenchConnection>();
+  const wrapped = targets.map((target): BenchTarget => ({
+    ...target,
+    open: async () => {
+      const connection = await target.open();
+      const counted: BenchConnection = {
+        ...connection,
+        close: () => connection.close().finally(() => open.delete(counted)),
+      };
+      open.add(counted);
+      return counted;
+    },
+  }));
+  const closed = async (withinMs: number) => {
+    for (let waited = 0; open.size > 0 && waited < withinMs; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  };
+  return { targets: wrapped, closed };
+}
+
 /** The live progress line: rewritten in place on a terminal, a line per repetition elsewhere. */
 function progressLine(io: CliIo): (event: BenchEvent) => void {
   const tty = io.stderr.isTTY === true;
@@ -295,15 +322,17 @@ export async function runBenchCommand(command: BenchCommand, io: CliIo): Promise
   );
   const pidText = command.options.pid?.[0];
   const pid = pidText === undefined ? undefined : parseCount('--pid', pidText);
-  const targets = upstreams.map((u, i) =>
-    u.kind === 'ws'
-      ? transportTarget({
-          name: u.name,
-          how: `ws ${u.url.href}`,
-          transport: () => createWebSocketClientTransport({ url: u.url, headers: u.headers }),
-          client: { name: 'rxmcp bench', version: packageVersion() },
-        })
-      : benchTarget(u, io, progress, auths[i], pid),
+  const { targets, closed } = tracked(
+    upstreams.map((u, i) =>
+      u.kind === 'ws'
+        ? transportTarget({
+            name: u.name,
+            how: `ws ${u.url.href}`,
+            transport: () => createWebSocketClientTransport({ url: u.url, headers: u.headers }),
+            client: { name: 'rxmcp bench', version: packageVersion() },
+          })
+        : benchTarget(u, io, progress, auths[i], pid),
+    ),
   );
   try {
     const report = await new Promise<BenchReport | undefined>((resolve, reject) => {
@@ -317,8 +346,9 @@ export async function runBenchCommand(command: BenchCommand, io: CliIo): Promise
         error: reject,
         complete: () => resolve(undefined),
       });
-      void io.interrupted.then(() => {
+      void io.interrupted.then(async () => {
         running.unsubscribe();
+        await closed(CLOSE_WAIT_MS);
         resolve(undefined);
       });
     });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,10 @@ import type { RunningExample } from '../support/example-server';
 // rxmcp bench measures servers given as a command line or a URL, side by side, and writes the table,
 // JSON and HTML it is asked for; its command line is checked before any server is started.
 
-function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  argv: string[],
+  { tty = false, interrupted = new Promise<string>(() => undefined) } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   let out = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -25,9 +29,9 @@ function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: st
   const io: CliIo = {
     stdin: new PassThrough(),
     stdout,
-    stderr: { isTTY: false, write: (text: string) => (err += text) },
+    stderr: { isTTY: tty, write: (text: string) => (err += text) },
     env: {},
-    interrupted: new Promise<string>(() => undefined),
+    interrupted,
   };
   return main(argv, io).then((code) => ({ code, stdout: out, stderr: err }));
 }
@@ -201,6 +205,34 @@ describe('rxmcp bench: measuring', () => {
       code: 2,
       stderr: expect.stringMatching(/cannot read the weights file .*none\.json/),
     });
+  });
+
+  it('measures an HTTP+SSE server (sse+http://), showing a live progress line on a terminal', async () => {
+    const sse = http!.url.replace(/\/mcp$/, '/sse');
+    const { code, stdout, stderr } = await run(['bench', `old=sse+${sse}`, ...SHORT], { tty: true });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^old\s+[\d,]+/m);
+    // Each phase rewrites the line in place; each repetition's result stays.
+    for (const phase of ['connect', 'cold', 'warm-up', 'measure'])
+      expect(stderr).toContain(`\r\u001b[2Kold, repetition 1: ${phase}…`);
+    expect(stderr).toMatch(/\r\u001b\[2Kold, repetition 1: [\d,.]+ calls\/s, p99 [\d.]+ ms/);
+  });
+
+  it('stops when interrupted: exit 0, no report, the stdio server ended', async () => {
+    let interrupt: (signal: string) => void = () => undefined;
+    const interrupted = new Promise<string>((resolve) => (interrupt = resolve));
+    const running = run(['bench', STDIO_EXAMPLE, '-d', '60s', '--reps', '1', '--cold', '5'], { interrupted });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    interrupt('SIGINT');
+    const { code, stdout, stderr } = await running;
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^rxmcp: stopped before the end: no report$/m);
+    // The stdio server it started has ended (the HTTP example of these tests, started with --http, runs on).
+    const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+    expect(children.split('\n').filter((line) => line.includes(EXAMPLE_SERVER) && !line.includes('--http'))).toEqual(
+      [],
+    );
   });
 
   it('measures a WebSocket server', async () => {
