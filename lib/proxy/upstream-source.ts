@@ -128,8 +128,11 @@ export function normalizeUpstream(key: string, entry: UpstreamEntry): Normalized
   return { ...policies, client: upstream };
 }
 
-/** The request headers that carry a caller's credentials, which no connector is given. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'dpop']);
+/**
+ * The request headers that carry a caller's credentials, which no connector is given: those of
+ * HTTP and OAuth, and `x-api-key`, where an API key (as `rxmcp proxy`'s `auth.apiKey` takes it) travels.
+ */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'dpop', 'x-api-key']);
 
 /** `headers` without the ones that carry credentials, whatever their case. */
 function withoutCredentials(

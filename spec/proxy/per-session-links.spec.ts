@@ -20,6 +20,7 @@ const callerHeaders = {
   authorization: 'Bearer tok-carol',
   cookie: 'session=s3cret',
   dpop: 'eyJhbGciOiJFUzI1NiJ9.proof.sig',
+  'x-api-key': 'k3y-of-carol',
   'x-user': 'carol',
 };
 const callerAuth: AuthProvider = {
@@ -71,8 +72,9 @@ describe('a per-session upstream connector', () => {
         expect(downstream.auth).toMatchObject({ subject: 'carol', clientId: 'app' });
         expect(downstream.principal).toBe(principalOf(CAROL));
         expect(downstream.headers).toMatchObject({ 'x-user': 'carol' });
-        for (const name of ['authorization', 'cookie', 'dpop']) expect(downstream.headers).not.toHaveProperty(name);
-        expect(JSON.stringify(downstream)).not.toMatch(/tok-carol|s3cret|proof\.sig/);
+        for (const name of ['authorization', 'cookie', 'dpop', 'x-api-key'])
+          expect(downstream.headers).not.toHaveProperty(name);
+        expect(JSON.stringify(downstream)).not.toMatch(/tok-carol|s3cret|proof\.sig|k3y-of-carol/);
       } finally {
         caller.close();
         await running.close();
