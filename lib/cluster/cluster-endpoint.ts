@@ -7,6 +7,7 @@ import type { RequestAuthenticator } from '../transport/http/request-auth';
 import { SESSION_HEADER } from '../transport/streamable-http/session-table';
 import type { StreamableHttpHandler } from '../transport/streamable-http/streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
+import { errorResponse } from '../jsonrpc/message';
 import { principalOf } from '../transport/transport';
 import type { AuthInfo } from '../transport/transport';
 import { forward, FORWARDED_HEADER, MISDIRECTED, OWNER_HEADER } from './forward';
@@ -260,9 +261,12 @@ export class ClusterEndpoint {
     if (record.ownerUrl !== undefined && record.owner !== processId) {
       const target = { url: record.ownerUrl, owner: record.owner };
       let outcome = await forward(req, res, target, processId, body, sessionId, proof);
-      // A pooled connection the owner closed fails once; a new one tells whether the owner is there.
-      if (!outcome.answered && outcome.code !== 'ECONNREFUSED' && outcome.code !== 'MISDIRECTED')
+      if (!outcome.answered && outcome.code !== 'ECONNREFUSED' && outcome.code !== 'MISDIRECTED') {
+        // The owner may have got the requests and run them before it went: never run them twice.
+        if (!(outcome.reused && outcome.code === 'ECONNRESET') && answerLost(res, body)) return;
+        // A pooled connection the owner closed, or nothing that runs twice: a new one tells whether the owner is there.
         outcome = await forward(req, res, target, processId, body, sessionId, proof);
+      }
       if (outcome.answered) return;
       this.options.log.warn({ sessionId, owner: record.owner }, 'session owner unreachable: taking the session over');
     }
@@ -304,6 +308,28 @@ export class ClusterEndpoint {
     }
     this.serveOwn(req, res, sessionId, body);
   }
+}
+
+/**
+ * Answers the requests of a POST body that was forwarded to an owner that went away before it
+ * answered: each gets -32603 saying its outcome is unknown (it may have run). False, with nothing
+ * written, when the body carries no request (notifications and responses may be sent again).
+ */
+function answerLost(res: ServerResponse, body: unknown): boolean {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  const ids = messages.flatMap((message) => {
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? [id] : [];
+  });
+  if (ids.length === 0 || res.headersSent) return false;
+  const error = {
+    code: -32603,
+    message: 'Internal error: the server process handling this request stopped before it answered; it may have run',
+  };
+  const answers = ids.map((id) => errorResponse(id, error));
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
+  return true;
 }
 
 /** The principal of a request's verified caller; '' when no `auth` checked it. */

@@ -13,10 +13,16 @@ export const OWNER_HEADER = 'x-rxmcp-owner';
 /** How a process refuses a forwarded request meant for another: 421 Misdirected Request. */
 export const MISDIRECTED = 421;
 
-/** What became of a forwarded request: answered, or the owner could not be reached (with the error's code). */
-export type ForwardOutcome = { readonly answered: true } | { readonly answered: false; readonly code: string };
+/**
+ * What became of a forwarded request: answered, or not (with the error's code, and whether it was
+ * sent on a pooled connection: an ECONNRESET there may be the owner closing an idle connection, and
+ * the request may be sent again; otherwise it may have reached the owner, which may have run it).
+ */
+export type ForwardOutcome =
+  { readonly answered: true } | { readonly answered: false; readonly code: string; readonly reused: boolean };
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+// Idle pooled connections are closed before a peer's keep-alive timeout (Node's default 5 s) can close them under a request.
+const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 4_000 });
 
 /**
  * Sends a request to the process that owns its session (`target`: that process's endpoint URL and id)
@@ -67,7 +73,7 @@ export function forward(
         // Another process listens where the owner did: the owner is gone.
         answer.resume();
         res.off('close', clientGone);
-        resolve({ answered: false, code: 'MISDIRECTED' });
+        resolve({ answered: false, code: 'MISDIRECTED', reused: false });
         return;
       }
       answered = true;
@@ -86,7 +92,7 @@ export function forward(
         res.destroy();
         return;
       }
-      resolve({ answered: false, code: error.code ?? 'UNKNOWN' });
+      resolve({ answered: false, code: error.code ?? 'UNKNOWN', reused: upstream.reusedSocket });
     });
     upstream.end(payload);
   });

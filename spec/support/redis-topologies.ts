@@ -229,3 +229,43 @@ export async function startSentinelSet(): Promise<RunningSentinelSet> {
     throw error;
   }
 }
+
+/** A `redis-server` that keeps its data across restarts (an append-only file, synced on every write). */
+export interface DurableRedis {
+  readonly url: string;
+  /** Kills the server (SIGKILL) and starts it again on the same port with the data it had. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts a `redis-server` whose data survives a SIGKILL and a restart, in a temporary folder `stop` removes. */
+export async function startDurableRedis(): Promise<DurableRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'rxmcp-durable-redis-'));
+  const port = await bound(0);
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+  ];
+  let server = await startProgram('redis-server', port, args);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async restart() {
+      await server.kill();
+      server = await startProgram('redis-server', port, args);
+    },
+    async stop() {
+      await server.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
