@@ -1,5 +1,10 @@
 import { LatencyHistogram, SUB_BUCKETS } from '../../lib/bench/histogram';
-import { percentile } from '../../benchmarks/stats';
+
+/** The exact p-th percentile by nearest rank, to hold the histogram's against. */
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
 
 // A deterministic spread of latencies: most calls fast, a tail of slow ones, over six decades.
 function latencies(count: number): number[] {
