@@ -145,9 +145,14 @@ export class CallTracker {
   }
 }
 
-/** The `limit` label of a quota refusal (-32029), from the `data` the server gave it. */
+/**
+ * The `limit` label of a quota refusal (-32029), from the `data` the server gave it: a rate or
+ * concurrency limit by its name (`RateLimitErrorData.name`: `requests`, `concurrent`, or the name
+ * it was given), the transport's and the task quotas by kind.
+ */
 function quotaOf(data: unknown): string {
-  const quota = (data as { quota?: unknown } | undefined)?.quota;
+  const { quota, name } = (data ?? {}) as { quota?: unknown; name?: unknown };
+  if (typeof name === 'string' && name !== '') return name;
   if (quota === 'listen streams per principal') return 'listen_streams';
   // The task quotas name whose tasks are counted (lib/server/tasks/task-quota.ts).
   if (quota === 'session' || quota === 'principal' || quota === 'server') return 'tasks';

@@ -98,6 +98,9 @@ describe('the servers file\'s "policies"', () => {
     await second.promises.callTool('remote_ping');
     const refused = await failureOf(second.promises.callTool('remote_ping'));
     expect(refused).toMatchObject({ code: ErrorCode.RateLimited, data: { name: 'calls', limit: 2, windowMs: 60_000 } });
+    // The refusal is counted for the scraper, by the limit's name.
+    const scraped = await fetch(new URL('/metrics', gateway.url), { headers: { authorization: `Bearer ${KEY}` } });
+    expect(await scraped.text()).toMatch(/^mcp_limit_hits_total\{limit="calls"\} 1$/m);
   });
 
   it('with redis, counts a caller over two gateway replicas', async () => {
