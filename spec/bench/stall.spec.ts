@@ -53,8 +53,9 @@ describe('rxmcp bench against a server that stalls 100 ms every second', () => {
     const closed = await measure('--concurrency', '1');
     // About 10 calls in 100 are due during a stall, waiting up to 100 ms each.
     expect(open.p99Ms.median).toBeGreaterThan(50);
-    // One call a second waits on the stall, among hundreds that do not.
-    expect(closed.p99Ms.median).toBeLessThan(25);
+    // One call a second waits on the stall, among hundreds that do not: its p99 is a fraction of
+    // the open loop's (on a busy machine, not quite the server's own time).
+    expect(closed.p99Ms.median * 3).toBeLessThan(open.p99Ms.median);
     expect(closed.maxMs.median).toBeGreaterThan(50);
     expect(closed.perSecond.median).toBeGreaterThan(200);
   }, 30_000);
