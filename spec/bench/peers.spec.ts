@@ -121,7 +121,7 @@ describe('rxmcp/bench against peers over stdio', () => {
       const engine: number[] = [];
       const project: number[] = [];
       // Alternating rounds, so that the machine's moods fall on both alike.
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < 5; round++) {
         const phase = await firstValueFrom(
           collectPhase(closedLoop({ call, concurrency: 4, durationMs: 250, timeoutMs: 5000 }), {
             scheduler: asyncScheduler,
