@@ -235,6 +235,15 @@ describe('rxmcp bench: measuring', () => {
     );
   });
 
+  it('writes the JSON report on stdout with --json -, and the table on stderr', async () => {
+    const { code, stdout, stderr } = await run(['bench', `http=${http!.url}`, ...SHORT, '--json', '-']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as BenchReport;
+    expect(report.format).toBe('rxmcp-bench/1');
+    expect(report.settings.workload).toBe('ping');
+    expect(stderr).toMatch(/^ping, closed loop, 1 in flight: 1 repetition/m);
+  });
+
   it('measures a WebSocket server', async () => {
     const server = createServer({ name: 'ws', version: '1.0.0' });
     server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => textResult(text) });
