@@ -147,11 +147,16 @@ export {
   progress,
   log,
   startTask,
+  partialResult,
   ProgressUpdate,
   LogUpdate,
   TaskStart,
+  PartialResult,
   LOG_LEVELS,
 } from './connection/handler-events';
+export { PARTIAL_RESULT_METHOD, PARTIAL_RESULTS_EXTENSION } from './connection/partial-results';
+export type { PartialResultParams } from './connection/correlator';
+export { partialResults } from './server/partial-results';
 export type { HandlerEvent, LogLevel } from './connection/handler-events';
 export type { RequestContext, RequestHandler, HandlerOutput } from './connection/dispatcher';
 
@@ -231,6 +236,7 @@ export type {
   CallToolOptions,
   ToolCallEvent,
   ToolInputEvent,
+  ToolPartialEvent,
   ToolProgressEvent,
   ToolResultEvent,
 } from './client/tool-call';
@@ -374,35 +380,5 @@ export type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from '.
 export { startLoopbackRedirect } from './auth/loopback-redirect';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './auth/loopback-redirect';
 
-// Types the declarations above name: exported so that code can spell them (api/not-exported.api.md
-// lists any that are not).
-export type { CallChannel, CallTracker, CallTrackerOptions, PendingCall } from './operations/call-tracker';
-export type { CallOutcome, MetricsSources, ServerMetrics } from './operations/server-metrics';
-export type { CancelOnUnsubscribeOptions, CancelRequestOnUnsubscribeOptions } from './operators/cancel-on-unsubscribe';
-export type { PaginatePagesOptions } from './operators/paginate';
-export type { ContentBlock } from './schema/content';
-export type { HttpTransportKind } from './schema/revisions';
-export type { Annotations, Icon } from './schema/base';
-export type { ListRootsResult } from './schema/roots';
-export type { PromptMessage } from './schema/prompts';
-export type {
-  StandardJsonSchemaConverter,
-  StandardJsonSchemaOptions,
-  StandardResult,
-  StandardSchemaProps,
-  StandardTypes,
-} from './schema/standard-schema';
-export type { TaskStatus } from './schema/tasks';
-export type { ToolAnnotations, ToolExecution } from './schema/tool-types';
-export type { Zod3Schema } from './schema/zod3-json-schema';
-export type { ImpliedInitialize } from './transport/transport';
-export type { TransportServer } from './transport/http/caller';
-export type { FollowedHandlerOptions } from './transport/streamable-http/operations-endpoints';
-export type { StdioShutdownTimeouts } from './transport/stdio/stdio-client-connection';
-export type { WebSocketTransportOptions } from './transport/websocket/websocket-transport';
-export type { DeferredOutput, HandlerResult, NestedRequestOptions, OutputSink } from './connection/dispatcher';
-export type { OutboundHook, RequestSink, SendRequest } from './connection/request-pipeline';
-export type { TextMapPropagatorLike, TracerProviderLike } from './connection/tracing-options';
-export type { InputRequest, InputRequests } from './client/input-requests';
-export type { ListedMetadata } from './server/resource-definition';
-export type { StructuredContent } from './server/tool-definition';
+// Types the declarations above name, exported so that code can spell them.
+export type * from './entries/named-types';

@@ -47,6 +47,12 @@ export interface ClientOptions {
    * in the `initialize` handshake, the place its revisions have for them.
    */
   readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
+  /**
+   * Declares partial tool results (SEP-2998, experimental; the `io.modelcontextprotocol/partial-results`
+   * extension): with a server that declares them too, `callTool` emits each piece of a tool's
+   * output as a `partial` event before its result. Default false.
+   */
+  readonly partialResults?: boolean;
   /** Answers the server's `sampling/createMessage`; declares the `sampling` capability. */
   readonly sampling?: SamplingHandler;
   /** Answers the server's `elicitation/create`; declares the `elicitation` capability. */
@@ -130,6 +136,12 @@ export interface ClientOptions {
 export interface McpClientPromises {
   /** Resolves with the tool's result (no progress events; use `onProgress` for those). */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  /**
+   * A tool call's events as an async iterable (`for await`): progress, partial results and input
+   * rounds, then the result. Leaving the loop early cancels the call. A reader that falls more
+   * than 1,000 events behind loses the oldest partial results (best effort), never the result.
+   */
+  streamTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): AsyncIterable<ToolCallEvent>;
   /** Every tool, across pages, fetched now. */
   listTools(options?: RequestOptions): Promise<Tool[]>;
   /** Every resource, across pages, fetched now. */

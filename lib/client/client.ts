@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 import { EMPTY, firstValueFrom, isObservable } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { createConnection } from '../connection/connection';
@@ -260,7 +261,7 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
     serverRequests,
     declared: withExtensions(
       mergeCapabilities(serverRequests.capabilities, options.capabilities ?? {}),
-      options.extensions,
+      options.partialResults ? { ...options.extensions, [PARTIAL_RESULTS_EXTENSION]: {} } : options.extensions,
     ),
     revisions: options.supportedRevisions ?? SUPPORTED_REVISIONS,
     ready: {},

@@ -2,6 +2,9 @@ import { EmptyError, filter, map, Observable } from '../rx/rxjs';
 import type { OperatorFunction, Subscription } from '../rx/rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
 import { withProperty } from '../jsonrpc/objects';
+import type { PartialResultParams } from '../connection/correlator';
+import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
+import { declaredExtensions } from '../schema/extensions';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';
 import { describeIssues } from '../schema/issues';
@@ -15,6 +18,20 @@ export interface ToolProgressEvent {
   readonly progress: number;
   readonly total?: number;
   readonly message?: string;
+}
+
+/**
+ * A piece of the tool's output before its result (SEP-2998, experimental): sent only when both
+ * sides declared partial results (`partialResults: true` in `connect`, `partialResults()` on the
+ * server). `seq` counts from 0; a gap means a piece was dropped (delivery is best effort), and the
+ * result that follows is always the whole answer.
+ */
+export interface ToolPartialEvent {
+  readonly type: 'partial';
+  readonly seq: number;
+  readonly content?: readonly Record<string, unknown>[];
+  readonly structuredContent?: Record<string, unknown>;
+  readonly final?: boolean;
 }
 
 /** The tool's result; always the last event of a call. */
@@ -34,8 +51,8 @@ export interface ToolInputEvent {
   readonly requests: InputRequests;
 }
 
-/** What `client.callTool` emits: progress and input events, then one result event. */
-export type ToolCallEvent = ToolProgressEvent | ToolInputEvent | ToolResultEvent;
+/** What `client.callTool` emits: progress, partial and input events, then one result event. */
+export type ToolCallEvent = ToolProgressEvent | ToolPartialEvent | ToolInputEvent | ToolResultEvent;
 
 /** Per-call options of `callTool`. */
 export interface CallToolOptions extends RequestOptions {
@@ -46,6 +63,11 @@ export interface CallToolOptions extends RequestOptions {
   readonly progress?: boolean;
   /** Check `structuredContent` against the tool's `outputSchema`. Default true. */
   readonly validateOutput?: boolean;
+  /**
+   * Ask for partial results and emit them as `partial` events. Default: when both sides declared
+   * partial results. `false` leaves them out (the server then sends them as progress).
+   */
+  readonly partialResults?: boolean;
 }
 
 /** Keeps only the result of a tool call: `client.callTool(...).pipe(toolResult())`. */
@@ -103,6 +125,19 @@ export interface ToolCallContext {
   readonly knowsTools?: () => boolean;
   /** Checks structured content against an output schema. */
   readonly check: SchemaCheck;
+  /** What the server declared, for the extensions both sides use (partial results). */
+  readonly serverCapabilities?: Record<string, unknown>;
+  /** What the client declared. */
+  readonly connection?: { capabilities(): Record<string, unknown> };
+}
+
+/** Whether both sides of a call declared partial results. */
+function bothDeclarePartialResults(context: ToolCallContext): boolean {
+  const ours = context.connection?.capabilities();
+  return (
+    declaredExtensions(context.serverCapabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined &&
+    declaredExtensions(ours)[PARTIAL_RESULTS_EXTENSION] !== undefined
+  );
 }
 
 /**
@@ -118,8 +153,16 @@ export function callTool(
   args: Record<string, unknown> | undefined,
   options: CallToolOptions = {},
 ): Observable<ToolCallEvent> {
-  const { progress: wantProgress = true, validateOutput = true, ...requestOptions } = options;
+  const { progress: wantProgress = true, validateOutput = true, partialResults, ...requestOptions } = options;
   return new Observable<ToolCallEvent>((subscriber) => {
+    const onPartialResult =
+      (partialResults ?? bothDeclarePartialResults(context))
+        ? (partial: PartialResultParams) => {
+            requestOptions.onPartialResult?.(partial);
+            const { taskId: _task, ...event } = partial;
+            subscriber.next({ type: 'partial', ...event });
+          }
+        : requestOptions.onPartialResult;
     const onProgress = wantProgress
       ? (update: { progress: number; total?: number; message?: string }) => {
           requestOptions.onProgress?.(update);
@@ -143,7 +186,8 @@ export function callTool(
     };
     const onInputRequired = (round: number, requests: InputRequests) =>
       subscriber.next({ type: 'input_required', round, requests });
-    const sent = withProperty(requestOptions, 'onProgress', onProgress);
+    const withProgress = withProperty(requestOptions, 'onProgress', onProgress);
+    const sent = onPartialResult ? withProperty(withProgress, 'onPartialResult', onPartialResult) : withProgress;
     const call = context.sendToolCall(params, sent, onInputRequired).subscribe({
       next: (raw) => {
         responded = true;

@@ -3,6 +3,15 @@ import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from '../
 import type { ProgressEvent } from '../operators/progress';
 import { IdTable } from './id-table';
 
+/** A partial result of a request (SEP-2998 `notifications/tools/partial_result`), as checked on arrival. */
+export interface PartialResultParams {
+  readonly seq: number;
+  readonly content?: readonly Record<string, unknown>[];
+  readonly structuredContent?: Record<string, unknown>;
+  readonly final?: boolean;
+  readonly taskId?: string;
+}
+
 /** A request awaiting its response; the request pipeline implements it. */
 export interface PendingRequest {
   readonly method: string;
@@ -12,6 +21,8 @@ export interface PendingRequest {
   reject(error: unknown): void;
   /** A progress notification for this request arrived. */
   progress(params: ProgressEvent): void;
+  /** A partial result for this request arrived. */
+  partial(params: PartialResultParams): void;
 }
 
 /**
@@ -61,6 +72,14 @@ export class Correlator {
     const entry = this.get(token);
     if (!entry) return false;
     entry.progress(params);
+    return true;
+  }
+
+  /** Routes a partial result to the request whose token it carries (tokens are request ids); false if none. */
+  partial(token: RequestId, params: PartialResultParams): boolean {
+    const entry = this.get(token);
+    if (!entry) return false;
+    entry.partial(params);
     return true;
   }
 

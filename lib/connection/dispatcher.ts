@@ -3,7 +3,7 @@ import type { Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
-import { LOG_LEVELS, LogUpdate, ProgressUpdate, TaskStart } from './handler-events';
+import { LOG_LEVELS, LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
 import { IdTable } from './id-table';
 import { missingClientCapability } from './stateless';
@@ -349,6 +349,8 @@ export class Dispatcher {
  */
 class OutputObserver implements OutputSink<unknown> {
   private last: unknown;
+  /** How many partial results went out as progress. */
+  private partials: number | undefined;
   /** Whether the output ended (on the subscribing call stack, for a synchronous one). */
   done = false;
 
@@ -364,7 +366,10 @@ class OutputObserver implements OutputSink<unknown> {
   next(value: unknown): void {
     if (value instanceof ProgressUpdate) this.context.progress(value.progress, value.total, value.message);
     else if (value instanceof LogUpdate) this.context.log(value.level, value.data, value.logger);
-    else if (!(value instanceof TaskStart)) this.last = value;
+    else if (value instanceof PartialResult) {
+      // Not taken as a partial result (no client asked, or the server serves none): progress.
+      this.context.progress((this.partials = (this.partials ?? 0) + 1), undefined, value.text());
+    } else if (!(value instanceof TaskStart)) this.last = value;
   }
 
   error(error: unknown): void {

@@ -11,6 +11,7 @@ import { hasCapability } from './capabilities';
 import type { TransportClose } from '../transport/transport';
 import type { ConnectionCore, Replier } from './connection-core';
 import type { ProgressEvent } from '../operators/progress';
+import { PARTIAL_RESULT_METHOD, readPartialResult } from './partial-results';
 import { passesParamsThrough } from './dispatcher';
 import type { Answer } from './dispatcher';
 import {
@@ -287,6 +288,13 @@ function onNotification(conn: ConnectionCore, message: JsonRpcNotification): voi
     case 'notifications/progress':
       conn.correlator.progress(params.progressToken as RequestId, params as unknown as ProgressEvent);
       break;
+    case PARTIAL_RESULT_METHOD: {
+      // SEP-2998, not in any revision's schema: checked here, and a malformed one dropped.
+      const partial = readPartialResult(params);
+      if (partial === undefined) conn.log.warn({ method }, 'invalid partial result dropped');
+      else conn.correlator.partial(partial.token, partial.params);
+      break;
+    }
   }
   const delivered = params === message.params ? message : { ...message, params };
   conn.deliverNotification(delivered);

@@ -2,7 +2,7 @@ import { defer } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import type { RequestId } from '../jsonrpc/message';
 import { isHandlerEvent } from './handler-events';
-import type { LogUpdate, ProgressUpdate, TaskStart } from './handler-events';
+import type { LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 
 /** A request as middleware sees it: its method and its params (with `_meta`, as sent). */
 export interface MiddlewareRequest {
@@ -21,7 +21,8 @@ export class RequestSent {
  * request runs; then its result (a plain object). An error ends the stream: a `JsonRpcError`
  * reaches the peer as it is, anything else as -32603.
  */
-export type MiddlewareEvent = Record<string, unknown> | ProgressUpdate | LogUpdate | TaskStart | RequestSent;
+export type MiddlewareEvent =
+  Record<string, unknown> | ProgressUpdate | LogUpdate | TaskStart | PartialResult | RequestSent;
 
 /**
  * The rest of the chain after one middleware. Cold: each subscription runs it once (so

@@ -14,7 +14,7 @@ import { cancelledNotification, DEFAULT_CANCEL_REASON, timeoutCancelReason } fro
 import type { Deadlines } from '../operators/deadlines';
 import type { ProgressEvent } from '../operators/progress';
 import { RequestClock } from '../operators/request-clock';
-import type { Correlator, PendingRequest } from './correlator';
+import type { Correlator, PartialResultParams, PendingRequest } from './correlator';
 
 /** How long a request may wait without a response or progress, unless the caller says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -29,6 +29,12 @@ export interface RequestOptions {
   readonly maxTotalTimeoutMs?: number;
   /** Asks the peer for progress (a progress token is added to `_meta`) and receives it here. */
   readonly onProgress?: (progress: ProgressEvent) => void;
+  /**
+   * Asks the peer for partial results (SEP-2998: a `partialResultToken` goes in `_meta`) and
+   * receives each `notifications/tools/partial_result` for this request here, in `seq` order (one
+   * that repeats or goes back is dropped). They restart the timeout as progress does.
+   */
+  readonly onPartialResult?: (partial: PartialResultParams) => void;
   /** Aborting it cancels the request (the peer gets `notifications/cancelled`). */
   readonly signal?: AbortSignal;
   /** Extra `_meta` fields to send with the request. */
@@ -153,13 +159,14 @@ export function startRequest(
   }
   let outParams = params;
   const base = deps.requestMeta;
-  if (requestOptions.onProgress || requestOptions.meta || base) {
+  if (requestOptions.onProgress || requestOptions.meta || base || requestOptions.onPartialResult) {
     const meta: Record<string, unknown> = {
       ...base,
       ...(params?._meta as Record<string, unknown> | undefined),
       ...requestOptions.meta,
     };
     if (requestOptions.onProgress) meta.progressToken = requestId;
+    if (requestOptions.onPartialResult) meta.partialResultToken = requestId;
     outParams = withProperty(params, '_meta', meta);
   }
   const call = new Call(deps, method, requestId, sink, requestOptions, cancellable, params?.task !== undefined, idleMs);
@@ -183,6 +190,7 @@ export function startRequest(
  */
 class Call extends RequestClock implements PendingRequest, Unsubscribable {
   private settled = false;
+  private lastSeq = -1;
   private abortedBy: AbortSignal | undefined;
   /** Stops listening to the caller's abort signal. */
   private unwatch: (() => void) | undefined;
@@ -231,6 +239,15 @@ class Call extends RequestClock implements PendingRequest, Unsubscribable {
     this.options.onProgress?.(params);
     // Progress keeps the request alive when asked (the default when there is an onProgress).
     if (this.options.resetTimeoutOnProgress ?? this.options.onProgress !== undefined) this.resetIdle();
+  }
+
+  partial(params: PartialResultParams): void {
+    if (this.settled || this.options.onPartialResult === undefined) return;
+    // In seq order: a chunk replayed after a reconnect, or out of order, is dropped.
+    if (params.seq <= this.lastSeq) return;
+    this.lastSeq = params.seq;
+    this.options.onPartialResult(params);
+    this.resetIdle();
   }
 
   protected timeoutContext(): RequestLocation {

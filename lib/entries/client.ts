@@ -30,9 +30,12 @@ export type {
   CallToolOptions,
   ToolCallEvent,
   ToolInputEvent,
+  ToolPartialEvent,
   ToolProgressEvent,
   ToolResultEvent,
 } from '../client/tool-call';
+export { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
+export type { PartialResultParams } from '../connection/correlator';
 export { TaskCancelledError, TaskNotSupportedError } from '../client/tasks/task-errors';
 export { taskResult } from '../client/tasks/task-follower';
 export type { TaskEvent, TaskInputEvent, TaskResultEvent, TaskStatusEvent } from '../client/tasks/task-follower';

@@ -17,7 +17,9 @@ export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISI
 export type { Revision } from '../schema/revisions';
 export { createInMemoryPair } from '../transport/in-memory/in-memory-transport';
 export type { Transport, StatelessReceiver } from '../transport/transport';
-export { progress, log, startTask, LOG_LEVELS } from '../connection/handler-events';
+export { progress, log, startTask, partialResult, LOG_LEVELS } from '../connection/handler-events';
+export { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
+export { partialResults } from '../server/partial-results';
 export type { HandlerEvent, LogLevel } from '../connection/handler-events';
 export type { RequestContext, HandlerOutput } from '../connection/dispatcher';
 export { DEFAULT_CACHE_HINTS } from '../connection/stateless';

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { Observable, Subject } from '../../rx/rxjs';
 import type { Observer, SchedulerLike, Subscriber, Subscription } from '../../rx/rxjs';
-import { LogUpdate, ProgressUpdate, TaskStart } from '../../connection/handler-events';
+import { LogUpdate, PartialResult, ProgressUpdate, TaskStart } from '../../connection/handler-events';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { toValidationIssues } from '../../schema/issues';
 import { nodeCrypto } from '../../jsonrpc/node-builtins';
@@ -91,6 +91,7 @@ class LiveTask implements TaskHandle {
   private asked = 0;
   private waiting = 0;
   private last: unknown;
+  private partials = 0;
 
   constructor(
     private readonly runner: TaskRunner,
@@ -115,6 +116,7 @@ class LiveTask implements TaskHandle {
   next(value: unknown): void {
     if (value instanceof ProgressUpdate) this.progress(value.progress, value.total, value.message);
     else if (value instanceof LogUpdate) this.spec.onLog?.(value);
+    else if (value instanceof PartialResult) this.progress((this.partials += 1), undefined, value.text());
     else if (!(value instanceof TaskStart)) this.last = value;
   }
 

@@ -1,0 +1,64 @@
+/**
+ * Partial tool results on the server (SEP-2998, as drafted in 2026; experimental): a tool handler's
+ * Observable emits `partialResult(...)` values before its result, and `partialResults()`, an
+ * extension, sends each as `notifications/tools/partial_result` to a client that asked for them.
+ * A client that did not ask (or a server without the extension) gets each as a progress message
+ * instead, with no change to the handler. The final result stays the whole answer.
+ */
+import { Observable } from '../rx/rxjs';
+import { PartialResult } from '../connection/handler-events';
+import type { MiddlewareEvent } from '../connection/middleware';
+import { PARTIAL_RESULT_METHOD, PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
+import { declaredExtensions } from '../schema/extensions';
+import type { ServerExtension } from './extensions';
+import type { ServerContext } from './server-context';
+
+/** The token a `tools/call` asked for partial results with, when its client declared them. */
+export function partialResultTokenOf(context: ServerContext): string | number | undefined {
+  const token = context.meta?.partialResultToken;
+  if (typeof token !== 'string' && !Number.isInteger(token)) return undefined;
+  const capabilities = context.clientCapabilities as Record<string, unknown> | undefined;
+  const declared =
+    capabilities?.partialResults !== undefined ||
+    declaredExtensions(capabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined;
+  return declared ? (token as string | number) : undefined;
+}
+
+/**
+ * The partial results extension: declared in the server's capabilities, and around every
+ * `tools/call` whose client asked, each `partialResult` the handler emits goes out as
+ * `notifications/tools/partial_result` with the call's token and a `seq` from 0, routed with the
+ * call (on its SSE stream over HTTP). What a slow client does not read is bounded as any message
+ * is by the transport (Streamable HTTP's `maxBufferedBytes`).
+ *
+ * @example
+ * const server = createServer({ name: 'writer', version: '1.0.0', extensions: [partialResults()] });
+ */
+export function partialResults(): ServerExtension {
+  return {
+    id: PARTIAL_RESULTS_EXTENSION,
+    middleware: (request, context, next) => {
+      if (request.method !== 'tools/call') return next();
+      const token = partialResultTokenOf(context);
+      if (token === undefined) return next();
+      return new Observable<MiddlewareEvent>((subscriber) => {
+        let seq = 0;
+        return next().subscribe({
+          next: (event) => {
+            if (!(event instanceof PartialResult)) {
+              subscriber.next(event);
+              return;
+            }
+            const params: Record<string, unknown> = { partialResultToken: token, seq: seq++ };
+            if (event.content !== undefined) params.content = event.content;
+            if (event.structuredContent !== undefined) params.structuredContent = event.structuredContent;
+            if (event.final !== undefined) params.final = event.final;
+            context.notify(PARTIAL_RESULT_METHOD, params);
+          },
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => subscriber.complete(),
+        });
+      });
+    },
+  };
+}
