@@ -3,7 +3,7 @@
  * as inline SVG with the targets side by side: calls per second with their spread, latency over
  * the time of each steady phase (p99 per 100 ms), and the latency percentile distribution.
  */
-import type { BenchReport, TargetResult } from './report';
+import type { BenchReport, Spread, TargetResult } from './report';
 import { pooledHistogram } from './report';
 import { formatNumber, formatSpread } from './table';
 
@@ -175,8 +175,12 @@ function table(report: BenchReport): string {
     'max ms',
     'cold p50 ms',
     'errors',
+    'server CPU ms/call',
+    'server RSS MiB',
+    'RSS KiB/session',
     'note',
   ];
+  const optional = (spread: Spread | undefined) => (spread ? formatSpread(spread) : '–');
   const rows = report.targets.map((t) =>
     [
       t.name,
@@ -191,6 +195,9 @@ function table(report: BenchReport): string {
       Object.entries(t.summary.errors)
         .map(([c, n]) => `${c} ×${n}`)
         .join(', ') || '0',
+      optional(t.summary.cpuMsPerCall),
+      optional(t.summary.rssMiB),
+      optional(t.summary.rssPerSessionKiB),
       t.summary.noisy ? `not for quoting: ${t.summary.noisy}` : '',
     ]
       .map((cell) => `<td>${escape(cell)}</td>`)

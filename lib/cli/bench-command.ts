@@ -286,8 +286,18 @@ async function publish(command: BenchCommand, report: BenchReport, io: CliIo, pr
   if (html !== undefined) await writeFile(html, renderHtml(report));
   const baseline = command.options.compare?.[0];
   if (baseline === undefined) return EXIT.ok;
-  const worse = compareReports(JSON.parse(await readFile(baseline, 'utf8')) as BenchReport, report);
+  const before = JSON.parse(await readFile(baseline, 'utf8')) as BenchReport;
+  const worse = compareReports(before, report);
   for (const line of worse) progress.error(line);
+  // A flagged run still fails on a worse figure (the safe side), but says why it may be noise.
+  for (const [which, run] of [
+    ['the baseline', before],
+    ['this run', report],
+  ] as const) {
+    const flagged = (run.targets ?? []).filter((t) => t.summary?.noisy).map((t) => t.name);
+    if (flagged.length > 0)
+      progress.note(`${which} is not for quoting for ${flagged.join(', ')}: compare runs made alike`);
+  }
   if (worse.length === 0) progress.note(`no figure is worse than ${baseline} beyond its spread`);
   return worse.length === 0 ? EXIT.ok : EXIT.failed;
 }

@@ -107,6 +107,10 @@ describe('the HTML report of rxmcp bench in headless Chromium', () => {
       for (const shape of [...timeline!.series, ...percentiles!.series]) expect(shape.width).toBeGreaterThan(300);
       const rows = await tab.$$eval('tbody tr', (trs) => trs.map((tr) => tr.querySelector('td')?.textContent));
       expect(rows).toEqual(['fast', 'slow']);
+      const heads = await tab.$$eval('thead th', (ths) => ths.map((th) => th.textContent));
+      expect(heads).toEqual(
+        expect.arrayContaining(['calls/s', 'p99 ms', 'cold p50 ms', 'server CPU ms/call', 'RSS KiB/session']),
+      );
     } finally {
       await tab.close();
     }

@@ -304,6 +304,8 @@ describe('rxmcp bench: measuring', () => {
     const worse = await run([...argv.slice(0, -2), '--compare', faster]);
     expect(worse.code).toBe(1);
     expect(worse.stderr).toMatch(/rxmcp: http: calls\/s [\d,]+ is worse than the baseline's [\d,]+/);
+    // One repetition is not for quoting: the comparison says so beside its verdict.
+    expect(worse.stderr).toMatch(/^rxmcp: this run is not for quoting for http: compare runs made alike$/m);
     // Against a baseline of the same figures, its spread is this run's own: nothing is worse.
     const itself = await run([...argv.slice(0, -2), '--compare', same]);
     expect(itself.stderr).toMatch(/^rxmcp: no figure is worse than .*same\.json beyond its spread$/m);
