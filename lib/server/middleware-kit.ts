@@ -12,13 +12,24 @@ import { principalOf } from '../transport/transport';
 import { capabilitiesDigest } from './digest';
 import type { ServerContext } from './server-context';
 
+/** The caller keys of verified tokens, by the token's `AuthInfo`. */
+const callerKeys = new WeakMap<object, string>();
+
 /**
  * Who a request counts against: its verified principal (see `principalOf`: issuer with `sub`, else
  * with `client_id`), else its session, else its client's name (which the client chooses).
  */
 export function callerOf(context: ServerContext): string {
-  const principal = principalOf(context.auth);
-  if (principal !== undefined) return `principal:${principal}`;
+  const auth = context.auth;
+  if (auth !== undefined) {
+    // One key per verified token, made once: a limit reads it on every call.
+    let key = callerKeys.get(auth);
+    if (key === undefined) {
+      const principal = principalOf(auth);
+      if (principal !== undefined) callerKeys.set(auth, (key = `principal:${principal}`));
+    }
+    if (key !== undefined) return key;
+  }
   if (context.session !== undefined) return `session:${context.session.id}`;
   return context.clientInfo === undefined ? 'anonymous' : `client:${context.clientInfo.name}`;
 }

@@ -103,7 +103,7 @@ export interface ServerContext extends RequestContext, ClientRequests {
   /**
    * The HTTP headers (lower-case names) of the request that carried this call, when it came over
    * Streamable HTTP: a stateless request's own, or the POST of a session's request. On a protected
-   * endpoint the credentials (`authorization`, `dpop`) are left out: tokens are not passed on.
+   * endpoint the credentials (`authorization`, `dpop`, `x-api-key`) are left out: they are not passed on.
    */
   readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
   /** The capabilities of the client that sent this request (its session's, or its `_meta`'s). */
@@ -225,7 +225,7 @@ abstract class ContextBase implements ServerContext {
       (this.session as { transport?: Transport } | undefined)?.transport?.requestHeaders?.(this.inner.requestId);
     // A verified token stays with the endpoint that checked it: handlers never see it to pass it on.
     if (headers === undefined || this.auth === undefined) return headers;
-    const { authorization: _token, dpop: _proof, ...rest } = headers;
+    const { authorization: _token, dpop: _proof, 'x-api-key': _key, ...rest } = headers;
     return rest;
   }
 

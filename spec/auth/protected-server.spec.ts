@@ -40,7 +40,7 @@ async function start() {
     description: 'Echoes the x-trace header of the request that carried the call.',
     handler: (_args, context) =>
       textResult(
-        `${String(context.headers?.['x-trace'] ?? 'none')}${context.headers?.authorization ? ' with token' : ''}`,
+        `${String(context.headers?.['x-trace'] ?? 'none')}${context.headers?.authorization ? ' with token' : ''}${context.headers?.['x-api-key'] ? ' with key' : ''}`,
       ),
   });
   server.tool({
@@ -186,12 +186,12 @@ describe('startStreamableHttpServer({ auth })', () => {
   });
 
   it.each(['2025-11-25', '2026-07-28'] as const)(
-    'gives each handler the HTTP headers of its own request (%s)',
+    'gives each handler the HTTP headers of its own request, credentials left out (%s)',
     async (protocolVersion) => {
       const { url, token } = await start();
       const client = await connectAsAlice(url, token, protocolVersion);
       const calls = ['a', 'b', 'c'].map((trace) =>
-        client.promises.callTool('header', {}, { headers: { 'x-trace': trace } }),
+        client.promises.callTool('header', {}, { headers: { 'x-trace': trace, 'x-api-key': 'secret' } }),
       );
       const texts = (await Promise.all(calls)).map((result) => (result.content[0] as { text: string }).text);
       expect(texts).toEqual(['a', 'b', 'c']);
