@@ -9,6 +9,8 @@
  *
  * Put any load balancer in front of 127.0.0.1:3001 and :3002 (no sticky sessions needed). Each
  * process prints its URL. Redis is reached with ioredis, an optional peer dependency of rxmcp.
+ * REDIS_URL may name a sharded Redis Cluster (redis+cluster://host:port,host:port) or a primary
+ * watched by Sentinel (redis+sentinel://host:port/<primary name>).
  */
 import { createServer, joinRedisCluster, textResult } from 'rxmcp';
 
@@ -19,11 +21,13 @@ async function main(): Promise<void> {
   const cluster = await joinRedisCluster({ redis });
 
   // Every process serves the same definition. requestState keys are shared by the cluster, so a
-  // multi round-trip request (2026-07-28) started on one process may finish on another.
+  // multi round-trip request (2026-07-28) started on one process may finish on another; tasks are
+  // kept in Redis, so any process can report on them (and says so when the one running a task died).
   const server = createServer({
     name: 'cluster-example',
     version: '1.0.0',
     requestState: { keys: cluster.requestStateKeys },
+    tasks: { store: cluster.taskStore() },
   });
   server.tool({
     name: 'where',
