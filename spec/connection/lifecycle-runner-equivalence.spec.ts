@@ -1,6 +1,6 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { assign, cancel, createActor, emit, log, raise, setup, SimulatedClock } from 'xstate';
-import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from 'xstate';
+import type { AnyActorRef, AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from 'xstate';
 import { clientLifecycle } from '../../lib/connection/client-lifecycle.machine';
 import { LifecycleRunner } from '../../lib/connection/lifecycle-runner';
 import { serverLifecycle } from '../../lib/connection/server-lifecycle.machine';
@@ -8,18 +8,19 @@ import { seeded } from '../../benchmarks/hostile-frames';
 
 type Random = () => number;
 type Trace = unknown[][];
-interface Context {
-  readonly count: number;
-}
-interface RecordParams {
-  readonly tag: string;
-  /** Throws when the context's count modulo 7 is this. */
-  readonly throwsAt?: number;
-}
+type Context = { readonly count: number };
+/** `record` throws when the context's count modulo 7 is `throwsAt`. */
+type RecordParams = { readonly tag: string; readonly throwsAt?: number };
 
 const EXTERNAL = ['a', 'b', 'c'] as const;
-/** Events only the machine raises: their transitions raise nothing without a delay, so every step ends. */
+/** Events only the machine raises (and `d`, raised only with a delay): see {@link Reach}. */
 const RAISED = ['r1', 'r2'] as const;
+/**
+ * What the actions of a list may raise, so that every step ends and delayed events never multiply:
+ * on an outside event, anything (its delayed events are `RAISED` ones); on a raised or delayed
+ * event, in entries, exits, `after`, `always` and `onDone`, delayed `d` only; on `d`, nothing.
+ */
+type Reach = 'outer' | 'inner' | 'quiet';
 
 const int = (random: Random, below: number) => Math.floor(random() * below);
 const pick = <T>(random: Random, items: readonly T[]): T => items[int(random, items.length)]!;
@@ -37,10 +38,9 @@ interface Node {
  * A random machine: a small tree of states (compound, atomic, final) whose transitions, entries
  * and exits hold every action the runner accepts (assign, raise with and without delay and id,
  * cancel, log, emit, a custom action that records its call and sometimes throws, one that sends
- * to `self`), with guards on
- * the context, `after`, `always` and `onDone`. Eventless and done transitions go forward in
- * document order, and only transitions on outside or delayed events raise without a delay, so
- * every step ends.
+ * to `self`), with guards on the context, `after`, `always` and `onDone`. Eventless and done
+ * transitions go forward in document order, and what each list of actions may raise is bounded
+ * (see {@link Reach}), so every step ends.
  */
 function generateMachine(random: Random, seed: number): AnyStateMachine {
   const nodes: Node[] = [];
@@ -66,39 +66,35 @@ function generateMachine(random: Random, seed: number): AnyStateMachine {
     const rest = int(random, modulus);
     return ({ context }: { context: Context }) => context.count % modulus === rest;
   };
-  const action = (raises: boolean): unknown => {
-    const roll = int(random, raises ? 11 : 8);
-    const event = { type: pick(random, random() < 0.5 ? EXTERNAL : RAISED) };
+  const action = (reach: Reach): unknown => {
+    const roll = int(random, reach === 'outer' ? 10 : reach === 'inner' ? 7 : 5);
+    const delayed = { type: reach === 'outer' ? pick(random, RAISED) : 'd' };
     switch (roll) {
       case 0:
-        return assign({
-          count: ({ context, event: e }) => (context as Context).count + ((e as { n?: number }).n ?? 1),
-        });
+        return assign({ count: ({ context, event }) => (context as Context).count + (event.n ?? 1) });
       case 1:
-        return { type: 'record', params: { tag: `r${int(random, 100)}`, throwsAt: random() < 0.3 ? 3 : undefined } };
+        return { type: 'record', params: { tag: `r${int(random, 100)}`, throwsAt: pick(random, [undefined, 0, 3]) } };
       case 2:
         return log(({ context }) => (context as Context).count, random() < 0.5 ? 'count' : undefined);
       case 3:
         return emit(({ context }) => ({ type: 'emitted', count: (context as Context).count }));
       case 4:
-        return raise(event, { delay: 1 + int(random, 30) });
-      case 5:
-        return raise(event, { delay: 1 + int(random, 30), id: `t${timerIds++ % 3}` });
-      case 6:
         return cancel(`t${int(random, 3)}`);
+      case 5:
+        return raise(delayed, { delay: 1 + int(random, 30) });
+      case 6:
+        return raise(delayed, { delay: 1 + int(random, 30), id: `t${timerIds++ % 3}` });
       case 7:
-        return { type: 'record', params: { tag: `q${int(random, 100)}` } };
-      case 8:
         return { type: 'tell', params: { type: pick(random, RAISED) } };
       default:
         return raise({ type: pick(random, RAISED) });
     }
   };
-  const actions = (raises: boolean) => Array.from({ length: int(random, 3) }, () => action(raises));
-  const transition = (from: Node, raises: boolean, forward = false) => ({
+  const actions = (reach: Reach) => Array.from({ length: int(random, 3) }, () => action(reach));
+  const transition = (from: Node, reach: Reach, forward = false) => ({
     target: random() < 0.2 && !forward ? undefined : targetOf(from, forward),
     guard: random() < 0.4 ? guard() : undefined,
-    actions: actions(raises),
+    actions: actions(reach),
   });
   for (const node of nodes) {
     const config = node.config;
@@ -106,33 +102,31 @@ function generateMachine(random: Random, seed: number): AnyStateMachine {
       config.type = 'final';
     } else {
       const on: Record<string, unknown> = {};
-      for (const type of EXTERNAL) if (random() < 0.5) on[type] = [transition(node, true), transition(node, true)];
-      for (const type of RAISED) if (random() < 0.4) on[type] = transition(node, false);
+      for (const type of EXTERNAL)
+        if (random() < 0.5) on[type] = [transition(node, 'outer'), transition(node, 'outer')];
+      for (const type of RAISED) if (random() < 0.4) on[type] = transition(node, 'inner');
+      if (random() < 0.3) on.d = { guard: guard(), actions: actions('quiet') };
       config.on = on;
-      if (random() < 0.3) config.after = { [1 + int(random, 40)]: transition(node, true) };
-      const always = transition(node, false, true);
+      if (random() < 0.3) config.after = { [1 + int(random, 40)]: transition(node, 'inner') };
+      const always = transition(node, 'inner', true);
       if (random() < 0.25 && always.target !== undefined) config.always = { ...always, guard: guard() };
       if (node.children.length > 0) {
         config.initial = 's0';
-        const done = transition(node, false, true);
+        const done = transition(node, 'inner', true);
         if (random() < 0.5 && done.target !== undefined) config.onDone = done;
       }
     }
-    config.entry = actions(false);
-    config.exit = actions(false);
+    config.entry = actions('inner');
+    config.exit = actions('inner');
     if (node.children.length > 0)
       config.states = Object.fromEntries(node.children.map((c) => [c.path.split('.').at(-1), c.config]));
   }
+  const unrecorded = () => {
+    throw new Error(`machine ${seed} runs a custom action without a recorder`);
+  };
   const machine = setup({
     types: { context: {} as Context },
-    actions: {
-      record: (_, params: RecordParams) => {
-        throw new Error(`record ${params.tag} runs without a recorder (seed ${seed})`);
-      },
-      tell: (_, params: { type: string }) => {
-        throw new Error(`tell ${params.type} runs without a recorder (seed ${seed})`);
-      },
-    },
+    actions: { record: unrecorded, tell: unrecorded },
   }).createMachine({
     id: 'm',
     context: { count: 0 },
@@ -143,11 +137,7 @@ function generateMachine(random: Random, seed: number): AnyStateMachine {
 }
 
 /** What a custom action is given. */
-interface ActionArgs {
-  readonly context: Context;
-  readonly event: { readonly type: string };
-  readonly self: { getSnapshot(): AnyMachineSnapshot; send(event: { type: string }): void };
-}
+type ActionArgs = { context: Context; event: { type: string }; self: AnyActorRef };
 
 /** `machine` with its custom action recording into `trace`, and throwing where its params say. */
 function recording(machine: AnyStateMachine, trace: Trace): AnyStateMachine {
@@ -240,7 +230,9 @@ function runnerSide(machine: AnyStateMachine, input: unknown, sharesSteps: boole
   };
   /** Persists the runner (through JSON), drops it and goes on with one restored on a fresh scheduler. */
   const restore = () => {
-    const persisted: unknown = JSON.parse(JSON.stringify(runner.getPersistedSnapshot()));
+    const persisted = JSON.parse(JSON.stringify(runner.getPersistedSnapshot())) as { scheduledEvents: object[] };
+    if (persisted.scheduledEvents.length > 0) covered.add('restored pending delays');
+    if (persisted.scheduledEvents.some((event) => 'superseded' in event)) covered.add('restored superseded delays');
     runner.stop();
     scheduler = new VirtualTimeScheduler();
     scheduler.frame = now;
@@ -283,11 +275,9 @@ function compare(
     };
     // One matcher call when they differ (for its diff); a string comparison when they do not.
     if (JSON.stringify(ours) !== JSON.stringify(theirs)) expect({ where, ...ours }).toEqual({ where, ...theirs });
-    Object.assign(seen, {
-      trace: runner.trace.length,
-      runner: runner.inspected().length,
-      actor: actor.inspected.length,
-    });
+    seen.trace = runner.trace.length;
+    seen.runner = runner.inspected().length;
+    seen.actor = actor.inspected.length;
   };
   same('start');
   for (let step = 0; step < options.steps; step++) {
@@ -306,6 +296,8 @@ function compare(
       const { value, status, context } = actor.snapshot();
       expect(started).toEqual([...init, ['snapshot', value, status, context, 'xstate.init']]);
       same(`restored at step ${step}`);
+      // A done machine is not restarted (nor its timers, as an actor's start does not): nothing more to compare.
+      if (status === 'done') return;
     }
     if (random() < 0.35) {
       const ms = 1 + int(random, options.maxMs);
@@ -319,7 +311,13 @@ function compare(
       same(`step ${step}: ${JSON.stringify(event)}`);
     }
   }
+  covered.add(`ended ${actor.snapshot().status}`);
+  for (const [kind] of actor.trace) covered.add(String(kind));
+  for (const event of actor.inspected) covered.add(JSON.stringify((meaning(event) as unknown[]).slice(0, 2)));
 }
+
+/** What the generated runs went through (filled by `compare`), to check that they cover what they claim to. */
+const covered = new Set<string>();
 
 const generatedEvents = [
   ...EXTERNAL.map((type) => ({ type })),
@@ -330,33 +328,35 @@ const generatedEvents = [
 const seeds = Array.from({ length: 60 }, (_, i) => i + 1);
 
 describe('LifecycleRunner against createActor', () => {
+  let generatedRuns = 0;
+  afterAll(() => {
+    // Checked when every generated run ran (not when a filter picked some): what they went through.
+    if (generatedRuns < seeds.length * 4) return;
+    for (const outcome of ['active', 'done', 'error']) expect(covered).toContain(`ended ${outcome}`);
+    for (const kind of ['record', 'log', 'emit', 'error', 'restored pending delays', 'restored superseded delays'])
+      expect(covered).toContain(kind);
+    const actions = ['xstate.raise', 'xstate.cancel', 'xstate.log', 'xstate.emit', 'record', 'tell'];
+    for (const type of actions) expect(covered).toContain(JSON.stringify(['action', type]));
+    expect(covered).toContain(JSON.stringify(['microstep', { type: 'xstate.done.state.m.s0' }]));
+  });
+
   describe.each([false, true])('on generated machines (shared steps: %s)', (sharesSteps) => {
     it.each(seeds)('executes the same actions and reports the same inspection events (machine %i)', (seed) => {
       const machine = generateMachine(seeded(seed), seed);
       compare(machine, undefined, generatedEvents, { seed, sharesSteps, steps: 30, maxMs: 25 });
+      generatedRuns++;
     });
 
     it.each(seeds)('goes on as the actor after a restore mid-way, its timers firing on time (machine %i)', (seed) => {
       const machine = generateMachine(seeded(seed), seed);
       const restoreAt = 3 + (seed % 20);
       compare(machine, undefined, generatedEvents, { seed: seed + 1000, sharesSteps, steps: 30, restoreAt, maxMs: 25 });
+      generatedRuns++;
     });
   });
 
-  const initialize = (protocolVersion: string) => ({
-    type: 'peer.initialize',
-    protocolVersion,
-    capabilities: {},
-    clientInfo,
-  });
-  const result = (protocolVersion: string) => ({
-    type: 'peer.initializeResult',
-    protocolVersion,
-    capabilities: {},
-    serverInfo,
-  });
-  const clientInfo = { name: 'c', version: '1' };
-  const serverInfo = { name: 's', version: '1' };
+  const hello = { capabilities: {}, clientInfo: { name: 'c', version: '1' } };
+  const welcome = { capabilities: {}, serverInfo: { name: 's', version: '1' } };
   describe.each([
     // A short initialize deadline, so that time passing decides as often as events do.
     [
@@ -364,8 +364,8 @@ describe('LifecycleRunner against createActor', () => {
       serverLifecycle,
       { supported: ['2025-06-18', '2025-11-25'], initializeTimeoutMs: 150 },
       [
-        initialize('2025-06-18'),
-        initialize('1999-01-01'),
+        { type: 'peer.initialize', protocolVersion: '2025-06-18', ...hello },
+        { type: 'peer.initialize', protocolVersion: '1999-01-01', ...hello },
         { type: 'peer.initialized' },
         { type: 'peer.statelessRequest', protocolVersion: '2026-07-28' },
         { type: 'transport.closed', reason: 'gone' },
@@ -377,8 +377,8 @@ describe('LifecycleRunner against createActor', () => {
       { supported: ['2025-11-25', '2026-07-28'] },
       [
         { type: 'local.initialize' },
-        result('2025-11-25'),
-        result('1999-01-01'),
+        { type: 'peer.initializeResult', protocolVersion: '2025-11-25', ...welcome },
+        { type: 'peer.initializeResult', protocolVersion: '1999-01-01', ...welcome },
         { type: 'peer.initializeFailed', reason: 'no' },
         { type: 'local.stateless', protocolVersion: '2026-07-28' },
         { type: 'local.close', reason: 'bye' },
@@ -386,12 +386,9 @@ describe('LifecycleRunner against createActor', () => {
     ],
   ] as const)('on the %s lifecycle', (_name, machine, input, events) => {
     const cases = [1, 2, 3, 4, 5, 6, 7, 8].flatMap((seed) => [false, true].map((shares) => [seed, shares] as const));
-    it.each(cases)(
-      'gives the same snapshots, actions and inspection (seed %i, shared steps: %s)',
-      (seed, sharesSteps) => {
-        compare(machine as AnyStateMachine, input, events, { seed, sharesSteps, steps: 30, maxMs: 600 });
-      },
-    );
+    it.each(cases)('gives the same snapshots, actions and inspection (seed %i, shared: %s)', (seed, sharesSteps) => {
+      compare(machine as AnyStateMachine, input, events, { seed, sharesSteps, steps: 30, maxMs: 600 });
+    });
     it.each(cases)('goes on as the actor after a restore mid-way (seed %i, shared steps: %s)', (seed, sharesSteps) => {
       const restoreAt = 1 + seed;
       compare(machine as AnyStateMachine, input, events, { seed, sharesSteps, steps: 30, restoreAt, maxMs: 100 });

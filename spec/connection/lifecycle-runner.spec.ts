@@ -325,17 +325,14 @@ describe('LifecycleRunner', () => {
 
     it('ends in status error when an action throws, reports the error and ignores what comes after', () => {
       const boom = new Error('boom');
-      const machine = setup({
-        actions: {
-          fail: () => {
-            throw boom;
-          },
-        },
-      }).createMachine({ initial: 'a', states: { a: { on: { go: { target: 'b', actions: 'fail' } } }, b: {} } });
+      const fail = () => {
+        throw boom;
+      };
+      const states = { a: { on: { go: { target: 'b', actions: 'fail' as const } } }, b: {} };
+      const machine = setup({ actions: { fail } }).createMachine({ initial: 'a', states });
       const errors: unknown[] = [];
-      const runner = new LifecycleRunner(machine, undefined, new VirtualTimeScheduler(), {
-        onError: (e) => errors.push(e),
-      });
+      const onError = (error: unknown) => void errors.push(error);
+      const runner = new LifecycleRunner(machine, undefined, new VirtualTimeScheduler(), { onError });
       runner.send({ type: 'go' });
       expect(errors).toEqual([boom]);
       expect([runner.snapshot.status, runner.snapshot.error, runner.snapshot.value]).toEqual(['error', boom, 'a']);
