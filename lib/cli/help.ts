@@ -30,6 +30,14 @@ const CONFIG_FORMAT = `Servers file (the "mcpServers" format desktop clients use
     maxDelayMs, factor, jitter, maxAttempts }), "startTimeoutMs".
   - Beside the list: "separator" (default "_"), "collisions" ("prefix", "first", "error"),
     "requestTimeoutMs", "reconnect", "instructions". The list may be "servers" instead.
+  - On a "url" server, "oauth": how the gateway signs in when it answers 401: { "grant":
+    "authorization_code" (a printed URL, the default) or "client_credentials", "clientId",
+    "clientSecret", "scopes", "tokenFile" (default ~/.local/state/rxmcp/tokens.json),
+    "callbackPort" }. Tokens are kept in "tokenFile" and reused after a restart.
+  - Serving (--http): "auth" ({ "apiKey": { "env": "VAR" } }, { "jwt": { "resource", "issuer",
+    "jwksUri" } } or { "introspection": { ... } }), "policies" ({ "rateLimits": [{ "name",
+    "limit", "windowMs", "methods" }], "concurrency", "tools": { "<tool>": { "scopes", "roles" } },
+    "redis": "redis://..." }), "metrics" ({ "tokenEnv": "VAR" }). They change on restart only.
   - A name is letters, digits, ".", "-" and "_", starting with a letter: its namespace prefixes
     the server's tools and prompts (files_read_file) and resource URIs (files+file:///...).
   - \${VAR} in any of these strings is read from the environment; \${VAR:-default} has a default.`;
