@@ -37,7 +37,7 @@ export const QUICK_NOTICE = 'quick run: not for claims';
 
 /** The implementations and the other series a row may have, in the order they are shown. */
 export const SERIES = [
-  ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied', 'relay'],
+  ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied', 'policed', 'relay'],
   ...['1 process', '2 processes', '3 processes', 'owner', 'forwarded'],
 ];
 

@@ -66,11 +66,16 @@ async function proxyWorkloads(samples: Samples) {
     for (const inFlight of [1, 64]) {
       const key = (side: ProxySide) => `proxy|${transport}|${inFlight}|${side}`;
       if (transport === 'in-memory') {
-        const sides = [await proxyHarness(transport, 'direct'), await proxyHarness(transport, 'proxied')] as const;
+        // The policed proxy is the gateway as production runs it: limits, tool rules and metrics.
+        const sides = [
+          await proxyHarness(transport, 'direct'),
+          await proxyHarness(transport, 'proxied'),
+          await proxyHarness(transport, 'policed'),
+        ] as const;
         for (const h of sides) await timeCalls(SETTINGS.warmup, SETTINGS.warmupMs, inFlight, h.call);
         for (let round = 0; round < PROXY_ROUNDS; round++) {
-          for (const side of alternating(round, ['direct', 'proxied'] as const)) {
-            const h = sides[side === 'proxied' ? 1 : 0];
+          for (const side of alternating(round, ['direct', 'proxied', 'policed'] as const)) {
+            const h = sides[side === 'proxied' ? 1 : side === 'policed' ? 2 : 0];
             record(samples, key(side), await timeCalls(SETTINGS.calls, SETTINGS.measureMs / 4, inFlight, h.call));
           }
         }

@@ -140,8 +140,21 @@ function otherTargets(report: RunReport, group: Group): Array<Target | undefined
       const direct = find(report, group, 'direct');
       if (!proxied || !direct) return [];
       const value = proxied.perSecond.median / direct.perSecond.median;
+      // The gateway's policies and metrics (issue #39): at most 10% of the plain proxy's throughput.
+      const policed = find(report, group, 'policed');
+      const policies = policed
+        ? [
+            target(
+              describe(group),
+              'throughput, policed / proxied',
+              policed.perSecond.median / proxied.perSecond.median,
+              0.9,
+              'min',
+            ),
+          ]
+        : [];
       const relay = find(report, group, 'relay');
-      if (!relay) return [target(describe(group), 'throughput, proxied / direct', value, 0.7, 'min')];
+      if (!relay) return [target(describe(group), 'throughput, proxied / direct', value, 0.7, 'min'), ...policies];
       // The bare relay makes the same hops with no work of its own: when it keeps less than the
       // target, no proxy between these processes can keep it on this machine.
       const floor = relay.perSecond.median / direct.perSecond.median;
