@@ -14,11 +14,18 @@ function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void 
   (owner as ConnectionCore).onLifecycle(snapshot);
 }
 
+/** An action of the machine threw: the machine is in status error, and the connection closes. */
+function onRunnerError(error: unknown, owner: unknown): void {
+  const connection = owner as ConnectionCore;
+  connection.log.error({ err: error }, 'lifecycle machine failed');
+  connection.shutdown('the lifecycle machine failed', error instanceof Error ? error : new Error(String(error)));
+}
+
 /**
  * The runner options of every connection that neither inspects nor restores: one object for all.
  * Both lifecycle machines are pure, so connections that open alike share their snapshots.
  */
-const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition, sharesSteps: true };
+const PLAIN_RUNNER_OPTIONS = { onTransition: onRunnerTransition, onError: onRunnerError, sharesSteps: true };
 
 /** Persisted lifecycles of sessions initialized as their transport implies, by initialize, then input. */
 const impliedLifecycles = new WeakMap<ImpliedInitialize, Map<string, unknown>>();
@@ -63,7 +70,13 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
   const runnerOptions =
     options.inspect === undefined && snapshot === undefined
       ? PLAIN_RUNNER_OPTIONS
-      : { onTransition: onRunnerTransition, inspect: options.inspect, snapshot, sharesSteps: true };
+      : {
+          onTransition: onRunnerTransition,
+          onError: onRunnerError,
+          inspect: options.inspect,
+          snapshot,
+          sharesSteps: true,
+        };
   if (options.role === 'client') {
     return new LifecycleRunner(
       clientLifecycleMachine(),

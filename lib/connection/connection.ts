@@ -160,8 +160,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return (this.flags & Flag.maySendInitialize) !== 0;
   }
 
-  // ---- what a user sees ------------------------------------------------------------------------
-
   get state(): ConnectionState {
     return this.closed ? 'shutdown' : this.maySendRequests ? 'operating' : 'initializing';
   }
@@ -259,8 +257,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return this.lifecycle.getPersistedSnapshot();
   }
 
-  // ---- lifecycle -------------------------------------------------------------------------------
-
   get closeReason(): string {
     return this.closeInfo?.reason ?? 'not closed';
   }
@@ -294,6 +290,13 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     if (this.closed) return;
     this.closeInfo = error ? { reason, error } : { reason };
     this.sendLifecycle({ type: 'local.close', reason });
+    if (!this.closed) this.closeWithoutMachine(this.closeInfo);
+  }
+
+  /** A machine that failed (an action threw: status error) takes no more steps: close without it. */
+  private closeWithoutMachine(close: TransportClose): void {
+    this.flags = Flag.closed;
+    this.finish(close);
   }
 
   private finish(close: TransportClose): void {
@@ -318,8 +321,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.closedSubject?.next(close);
     this.closedSubject?.complete();
   }
-
-  // ---- inbound (see inbound.ts) ---------------------------------------------------------------
 
   /** Sends the answer to a message that did not come in a batch. */
   answer(response: JsonRpcResponse | null): void {
@@ -346,8 +347,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.options.onNotification?.(message);
     this.notificationSubject?.next(message);
   }
-
-  // ---- outbound: what the request pipeline and the dispatcher use ------------------------------
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], sendOptions?: SendOptions): void {
     if (this.traceEnabled) this.log.trace({ message }, 'message out');
