@@ -86,7 +86,7 @@ export class BusLog {
    */
   async replay(sessionId: string, state: PersistedSession, since: string, transport: Transport): Promise<number> {
     const upTo = this.lastId;
-    const after = await this.lastDelivered(sessionId, since);
+    const after = await this.lastDelivered(sessionId, since, upTo);
     if (!streamIdAfter(upTo, after)) return 0;
     const entries = (await this.redis.call('XRANGE', [this.keys.busLog, `(${after}`, upTo])) as Array<
       [string, string[]]
@@ -103,15 +103,19 @@ export class BusLog {
     return sent;
   }
 
-  /** The id of the last logged event the session's events record, or `since`. */
-  private async lastDelivered(sessionId: string, since: string): Promise<string> {
+  /**
+   * The id of the last logged event up to `upTo` the session's events record, or `since` (one
+   * relayed to it here meanwhile, after `upTo`, does not count: those before it are still owed).
+   */
+  private async lastDelivered(sessionId: string, since: string, upTo: string): Promise<string> {
     const entries = (await this.redis.call('XRANGE', [this.keys.events(sessionId), '-', '+'])) as Array<
       [string, string[]]
     >;
     let last = since;
     for (const [, fields] of entries) {
       const at = fields.indexOf('b');
-      if (at >= 0 && at % 2 === 0 && streamIdAfter(fields[at + 1]!, last)) last = fields[at + 1]!;
+      const id = at >= 0 && at % 2 === 0 ? fields[at + 1]! : undefined;
+      if (id !== undefined && streamIdAfter(id, last) && !streamIdAfter(id, upTo)) last = id;
     }
     return last;
   }

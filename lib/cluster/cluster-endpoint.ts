@@ -266,6 +266,8 @@ export class ClusterEndpoint {
         if (!(outcome.reused && outcome.code === 'ECONNRESET') && answerLost(res, body)) return;
         // A pooled connection the owner closed, or nothing that runs twice: a new one tells whether the owner is there.
         outcome = await forward(req, res, target, processId, body, sessionId, proof);
+        // Gone now: it may have gone after it got the first attempt. Its session is taken over by a later request.
+        if (!outcome.answered && answerLost(res, body)) return;
       }
       if (outcome.answered) return;
       this.options.log.warn({ sessionId, owner: record.owner }, 'session owner unreachable: taking the session over');

@@ -65,6 +65,7 @@ afterAll(async () => {
 
 /** What the run needs of a client, the same for rxmcp's and the official SDK's. */
 interface Driver {
+  readonly kind: 'rxmcp' | 'sdk';
   readonly sessionId: () => string | undefined;
   countdown(run: string, onProgress: (value: number) => void): Promise<string>;
   whoami(): Promise<string>;
@@ -86,6 +87,7 @@ async function ours(): Promise<Driver> {
   await firstValueFrom(mcp.request('resources/subscribe', { uri: 'test://watched' }));
   const text = (result: { content: unknown }) => (result.content as Array<{ text: string }>)[0]!.text;
   return {
+    kind: 'rxmcp',
     sessionId: () => transport.sessionId,
     countdown: async (run, onProgress) =>
       text(
@@ -118,6 +120,7 @@ async function official(): Promise<Driver> {
   await client.subscribeResource({ uri: 'test://watched' });
   const text = (result: object) => ((result as { content: unknown }).content as Array<{ text: string }>)[0]!.text;
   return {
+    kind: 'sdk',
     sessionId: () => transport.sessionId,
     countdown: async (run, onProgress) =>
       text(
@@ -230,7 +233,7 @@ describe(`a cluster under chaos (seed ${SEED})`, () => {
       console.log(JSON.stringify({ twice, outcomes: twice.map((run) => outcomes.get(run)), faults }));
     for (let i = 1; i < runs.length; i += 2) expect(runs[i]).toBe('1');
 
-    // No notification that was stored for a session was lost, and none arrived twice.
+    // No notification that was stored for a session was lost.
     await sleep(1_000);
     for (const driver of drivers) {
       const entries = (await admin.call('XRANGE', [`${PREFIX}ev:{${driver.sessionId()}}`, '-', '+'])) as Array<
@@ -240,7 +243,9 @@ describe(`a cluster under chaos (seed ${SEED})`, () => {
         entries.flatMap(([, fields]) => (fields.includes('b') ? [fields[fields.indexOf('b') + 1]] : [])),
       );
       expect(driver.updates.length).toBeGreaterThanOrEqual(stored.size);
-      expect(driver.updates.length).toBeLessThanOrEqual(touched);
+      // rxmcp's client gets each once; the official SDK's may get again, on the GET stream it resumed,
+      // what a relay that was frozen delivers late on the stream it replaced (it does not skip event ids it saw).
+      if (driver.kind === 'rxmcp') expect(driver.updates.length).toBeLessThanOrEqual(touched);
     }
 
     // Each session is served by one process: whichever process a request reaches, the same answers.
