@@ -56,10 +56,7 @@ export async function connectRedis(url: string): Promise<RedisConnection> {
     if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
     throw new Error('the cluster mode needs the ioredis package: npm install ioredis', { cause: error });
   }
-  const client = clientFor(module, url);
-  // A lost connection is retried by the client, and the commands meanwhile fail (or wait) where they
-  // were sent: its error events need no listener of their own beyond this one.
-  (client as unknown as { on(event: 'error', listener: () => void): unknown }).on('error', () => undefined);
+  const client = withErrorsHandled(clientFor(module, url));
   try {
     await client.call('PING', []);
   } catch (error) {
@@ -67,6 +64,21 @@ export async function connectRedis(url: string): Promise<RedisConnection> {
     // The URL may carry a password: name only where Redis is.
     throw new Error(`cannot reach Redis at ${hostOf(url)}`, { cause: error });
   }
+  return client;
+}
+
+/**
+ * Gives an ioredis client (and the copies `duplicate` makes of it) a listener of its `error` events:
+ * a lost connection is retried by the client, and the commands meanwhile fail (or wait) where they
+ * were sent, so the events need no other handling (without a listener, ioredis prints each one).
+ * A client that has no `error` event is returned as it is.
+ */
+export function withErrorsHandled(client: RedisConnection): RedisConnection {
+  const emitter = client as unknown as { on?(event: string, listener: () => void): unknown };
+  if (typeof emitter.on !== 'function') return client;
+  emitter.on('error', () => undefined);
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = () => withErrorsHandled(duplicate());
   return client;
 }
 
