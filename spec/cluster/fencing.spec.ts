@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect } from '../../lib/client/client';
 import { connectRedis } from '../../lib/cluster/redis-connection';
 import type { RedisConnection } from '../../lib/cluster/redis-connection';
@@ -53,37 +55,84 @@ async function storedProgress(sessionId: string): Promise<number[]> {
 
 const textOf = (result: { content: unknown }): string => (result.content as Array<{ text: string }>)[0]!.text;
 
-describe('a frozen owner replaced while it could not answer', () => {
+/** What the spec does with a client, the same for rxmcp's and the official SDK's. */
+interface Driver {
+  readonly sessionId: string;
+  countdown(from: number, intervalMs: number, run: string, onProgress?: (value: number) => void): Promise<string>;
+  whoami(): Promise<string>;
+  ping(): Promise<void>;
+}
+
+async function ours(): Promise<Driver> {
+  const transport = createStreamableHttpClientTransport({
+    url: front.url,
+    reconnect: { initialDelayMs: 20, maxRetries: 30 },
+  });
+  const client = await connect(transport, { name: 'fencing', version: '1', protocolVersion: '2025-11-25' });
+  closing.push(client);
+  return {
+    sessionId: transport.sessionId!,
+    countdown: async (from, intervalMs, run, onProgress) =>
+      textOf(
+        await client.promises.callTool(
+          'countdown',
+          { from, intervalMs, run },
+          { timeoutMs: 20_000, onProgress: ({ progress }) => onProgress?.(progress) },
+        ),
+      ),
+    whoami: async () => textOf(await client.promises.callTool('whoami', {})),
+    ping: () => client.promises.ping(),
+  };
+}
+
+async function official(): Promise<Driver> {
+  const client = new Client({ name: 'fencing-sdk', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(front.url), {
+    reconnectionOptions: {
+      initialReconnectionDelay: 20,
+      maxReconnectionDelay: 200,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 30,
+    },
+  });
+  await client.connect(transport);
+  closing.push(client);
+  return {
+    sessionId: transport.sessionId!,
+    countdown: async (from, intervalMs, run, onProgress) =>
+      textOf(
+        (await client.callTool({ name: 'countdown', arguments: { from, intervalMs, run } }, undefined, {
+          timeout: 20_000,
+          onprogress: ({ progress }) => onProgress?.(progress),
+        })) as { content: unknown },
+      ),
+    whoami: async () => textOf((await client.callTool({ name: 'whoami', arguments: {} })) as { content: unknown }),
+    ping: async () => void (await client.ping()),
+  };
+}
+
+describe.each([
+  ['rxmcp', ours],
+  ['the official SDK', official],
+] as const)('a frozen owner replaced while it could not answer, with %s client', (name, open) => {
   it('has its writes refused once it runs again, stops serving, and the client goes on with the new owner', async () => {
-    const transport = createStreamableHttpClientTransport({
-      url: front.url,
-      reconnect: { initialDelayMs: 20, maxRetries: 30 },
-    });
     front.pin('initialize', 0);
-    const client = await connect(transport, { name: 'fencing', version: '1', protocolVersion: '2025-11-25' });
-    closing.push(client);
-    const sessionId = transport.sessionId!;
+    const client = await open();
+    const { sessionId } = client;
     const record = `${PREFIX}s:{${sessionId}}`;
     expect(await admin.call('HMGET', [record, 'owner', 'epoch'])).toEqual([a.processId, '0']);
 
     const seen: number[] = [];
     let frozen = false;
-    const call = client.promises.callTool(
-      'countdown',
-      { from: 60, intervalMs: 40, run: 'fenced' },
-      {
-        timeoutMs: 20_000,
-        onProgress: ({ progress }) => {
-          seen.push(progress);
-          if (progress === 5 && !frozen) {
-            frozen = true;
-            a.freeze();
-            // The balancer takes the frozen process out of its rotation.
-            front.replace(0, b.url);
-          }
-        },
-      },
-    );
+    const call = client.countdown(60, 40, `fenced ${name}`, (progress) => {
+      seen.push(progress);
+      if (progress === 5 && !frozen) {
+        frozen = true;
+        a.freeze();
+        // The balancer takes the frozen process out of its rotation.
+        front.replace(0, b.url);
+      }
+    });
     const outcome = call.then(
       (result) => ({ result }),
       (error: unknown) => ({ error: error as Error }),
@@ -97,7 +146,7 @@ describe('a frozen owner replaced while it could not answer', () => {
       if (Number(await admin.call('EXISTS', [`${PREFIX}p:${a.processId}`])) === 0) break;
       await new Promise((done) => setTimeout(done, 50));
     }
-    await client.promises.ping();
+    await client.ping();
     expect(await admin.call('HMGET', [record, 'owner', 'epoch'])).toEqual([b.processId, '1']);
     const storedBeforeThaw = await storedProgress(sessionId);
 
@@ -111,12 +160,11 @@ describe('a frozen owner replaced while it could not answer', () => {
     expect(await storedProgress(sessionId)).toEqual(storedBeforeThaw);
     expect(seen).toEqual(storedBeforeThaw);
     expect(await admin.call('HMGET', [record, 'owner', 'epoch'])).toEqual([b.processId, '1']);
-    expect(await admin.call('HGET', [`${PREFIX}runs`, 'fenced'])).toBe('1');
+    expect(await admin.call('HGET', [`${PREFIX}runs`, `fenced ${name}`])).toBe('1');
 
     // The client goes on with the new owner, whichever process its requests reach (A forwards to B).
-    for (let i = 0; i < 4; i++) expect(textOf(await client.promises.callTool('whoami', {}))).toBe(b.processId);
-    const next = await client.promises.callTool('countdown', { from: 3, intervalMs: 10, run: 'after' });
-    expect(textOf(next)).toBe(`counted down from 3 in ${b.processId}`);
-    expect(await admin.call('HGET', [`${PREFIX}runs`, 'after'])).toBe('1');
+    for (let i = 0; i < 4; i++) expect(await client.whoami()).toBe(b.processId);
+    expect(await client.countdown(3, 10, `after ${name}`)).toBe(`counted down from 3 in ${b.processId}`);
+    expect(await admin.call('HGET', [`${PREFIX}runs`, `after ${name}`])).toBe('1');
   });
 });
