@@ -151,6 +151,7 @@ export interface RedisCostPerCall {
   readonly byCommand: ReadonlyArray<readonly [string, number]>;
 }
 
+/** The difference of two readings of Redis's counters, per call of the `calls` made between them. */
 export function costPerCall(before: RedisCounters, after: RedisCounters, calls: number): RedisCostPerCall {
   const byCommand: Array<[string, number]> = [];
   let total = 0;
