@@ -324,6 +324,13 @@ export type {
 } from './server/apps';
 export { serverExtension, serverExtensions, serverSupportsExtension } from './client/extensions';
 export { SkillVerificationError, skillsClient } from './client/skills/skills-client';
+export { EVENTS_EXTENSION, EventErrorCode } from './schema/events';
+export type { EventDeliveryMode, EventOccurrence, EventPollResult, EventType } from './schema/events';
+export { events } from './server/events/events-extension';
+export type { EventDefinition, EventsOptions } from './server/events/events-extension';
+export type { EventEmission } from './server/events/event-feed';
+export { eventsClient } from './client/events/events-client';
+export type { EventsClient, FollowEventsOptions } from './client/events/events-client';
 export type {
   LoadedSkill,
   SkillFileContents,

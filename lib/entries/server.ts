@@ -115,6 +115,11 @@ export { serverTracing } from '../server/telemetry';
 
 // Extensions: skills (SEP-2640) and MCP Apps
 export { SKILLS_EXTENSION, skillDigest } from '../schema/skills';
+export { EVENTS_EXTENSION } from '../schema/events';
+export type { EventOccurrence, EventType } from '../schema/events';
+export { events } from '../server/events/events-extension';
+export type { EventDefinition, EventsOptions } from '../server/events/events-extension';
+export type { EventEmission } from '../server/events/event-feed';
 export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from '../schema/skills';
 export { FrontmatterError, parseSkillDocument } from '../schema/skill-frontmatter';
 export type { SkillDocument } from '../schema/skill-frontmatter';
