@@ -71,7 +71,7 @@ const REMEMBERED_IDS = 1000;
  * The events of the server `client` is connected to.
  * @example
  * const events = eventsClient(client);
- * events.follow('email.received', { from: '*@example.com' }).subscribe((event) => console.log(event.data));
+ * events.follow('email.received', { from: '*@example.com' }).subscribe((event) => wakeTheAgent(event.data));
  */
 export function eventsClient(client: McpClient): EventsClient {
   const supported = serverSupportsExtension(client, EVENTS_EXTENSION);
