@@ -24,6 +24,7 @@ export interface BenchConnection {
   readonly client: McpClient;
   /** The server's process, when it is local and known (a stdio target's child): its CPU and memory are read. */
   readonly pid?: number;
+  /** Closes the connection (and stops the process of a command target). */
   close(): Promise<void>;
 }
 

@@ -22,8 +22,11 @@ export type HandlerOutput<R> = R | void | PromiseLike<R | void> | Observable<R |
 
 /** Where a {@link DeferredOutput} delivers what it produces. */
 export interface OutputSink<R> {
+  /** An event, or a value (the last one is the result). */
   next(value: R | HandlerEvent): void;
+  /** The work failed. */
   error(error: unknown): void;
+  /** The work ended. */
   complete(): void;
 }
 
@@ -34,6 +37,7 @@ export interface OutputSink<R> {
  * returns cancels the work (undefined when it has already finished).
  */
 export abstract class DeferredOutput<R = HandlerResult> {
+  /** Starts the work, delivering to `sink`; returns what cancels it (nothing when it already ended). */
   abstract start(sink: OutputSink<R>): Unsubscribable | undefined;
 }
 

@@ -95,10 +95,13 @@ export interface RequesterDeps {
   notify(method: string, params: Record<string, unknown>, options: SendOptions | undefined): void;
 }
 
-/** Where a request started with {@link startRequest} delivers: its result, then complete; or an error. */
+/** Where a request started on the hot path delivers: its result, then complete; or an error. */
 export interface RequestSink {
+  /** The request's result. */
   next(result: Record<string, unknown>): void;
+  /** The request failed. */
   error(error: unknown): void;
+  /** After the result. */
   complete(): void;
 }
 

@@ -21,13 +21,17 @@ export class TracingUnavailableError extends RxmcpError {
 
 /** The part of an OpenTelemetry `TracerProvider` tracing uses: any provider fits. */
 export interface TracerProviderLike {
+  /** The tracer of an instrumentation scope. */
   getTracer(name: string, version?: string): unknown;
 }
 
 /** The part of an OpenTelemetry `TextMapPropagator` tracing uses: any propagator fits. */
 export interface TextMapPropagatorLike {
+  /** Writes the context into a carrier. */
   inject(context: unknown, carrier: unknown, setter: unknown): void;
+  /** Reads a context from a carrier. */
   extract(context: unknown, carrier: unknown, getter: unknown): unknown;
+  /** The carrier fields it uses. */
   fields(): string[];
 }
 

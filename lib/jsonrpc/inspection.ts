@@ -32,7 +32,10 @@ export interface InspectionObserver {
  * A function that receives inspection events. Declared through a method, so that its parameter is
  * checked both ways and a function typed with xstate's `InspectionEvent` is accepted as it is.
  */
-export type InspectionCallback = { bivariant(event: LifecycleInspectionEvent): void }['bivariant'];
+export type InspectionCallback = {
+  /** Receives one inspection event. */
+  bivariant(event: LifecycleInspectionEvent): void;
+}['bivariant'];
 
 /**
  * What an `inspect` option takes, as XState's `createActor` does: a function called with each

@@ -87,10 +87,12 @@ export type Role = z.infer<typeof RoleSchema>;
 
 /** Hints to the client about an object's audience, priority and last modification. */
 export const AnnotationsSchema = z.lazy(() => latest().Annotations);
+/** Hints on content for the client: its `audience`, its `priority` (0 to 1), when it was last modified. */
 export type Annotations = z.infer<typeof AnnotationsSchema>;
 
 /** An icon a client may show: a URI (https or data:) with optional MIME type, sizes and theme. */
 export const IconSchema = z.lazy(() => latest().Icon);
+/** An icon a client may show for a tool, resource, prompt or implementation: its `src`, MIME type, sizes and theme. */
 export type Icon = z.infer<typeof IconSchema>;
 
 /** The `icons` property that tools, prompts, resources and implementations share. */

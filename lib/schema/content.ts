@@ -125,6 +125,7 @@ export type ResourceLink = z.infer<typeof ResourceLinkSchema>;
 
 /** Any content block of a tool result or prompt message. */
 export const ContentBlockSchema = z.lazy(() => latest().ContentBlock);
+/** One block of content in a tool result, a prompt message or a sampling message: text, image, audio, a resource link or an embedded resource. */
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** A model's request to call a tool, inside a sampling message (from 2025-11-25). */

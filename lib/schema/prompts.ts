@@ -65,6 +65,7 @@ export type Prompt = z.infer<typeof PromptSchema>;
 
 /** One message of a rendered prompt. */
 export const PromptMessageSchema = z.lazy(() => latest().PromptMessage);
+/** One message of a prompt: its `role` and its content. */
 export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 /** `prompts/list`: one page of the server's prompts. */

@@ -38,6 +38,7 @@ export const ListRootsRequestSchema = z.lazy(() => latest().ListRootsRequest);
 export type ListRootsRequest = z.infer<typeof ListRootsRequestSchema>;
 /** The result of `roots/list`. */
 export const ListRootsResultSchema = z.lazy(() => latest().ListRootsResult);
+/** The client's answer to `roots/list`: the roots it exposes. */
 export type ListRootsResult = z.infer<typeof ListRootsResultSchema>;
 
 /** `notifications/roots/list_changed`: the client's roots changed. */

@@ -11,6 +11,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaProps<Input, Output>;
 }
 
+/** The `~standard` property of a Standard Schema: its vendor, version, `validate` and types. */
 export interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
@@ -22,6 +23,7 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly types?: StandardTypes<Input, Output> | undefined;
 }
 
+/** What a Standard Schema's `validate` gives: the value, or the issues found. */
 export type StandardResult<Output> =
   { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly StandardIssue[] };
 
@@ -31,6 +33,7 @@ export interface StandardIssue {
   readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
 }
 
+/** The input and output types a Standard Schema carries, for type inference only. */
 export interface StandardTypes<Input = unknown, Output = Input> {
   readonly input: Input;
   readonly output: Output;
@@ -56,10 +59,13 @@ export interface StandardJsonSchemaV1<Input = unknown, Output = Input> {
  * `draft-07` are the ones libraries are asked to support; a library throws for one it does not.
  */
 export interface StandardJsonSchemaConverter {
+  /** The JSON Schema of the values the schema accepts. */
   readonly input: (options: StandardJsonSchemaOptions) => Record<string, unknown>;
+  /** The JSON Schema of the values the schema produces. */
   readonly output: (options: StandardJsonSchemaOptions) => Record<string, unknown>;
 }
 
+/** What a Standard JSON Schema converter is asked for: the JSON Schema dialect to target. */
 export interface StandardJsonSchemaOptions {
   readonly target: string;
   readonly libraryOptions?: Record<string, unknown> | undefined;

@@ -52,6 +52,7 @@ const latest = () => taskSchemas(LATEST_STATEFUL_REVISION);
 
 /** Where a task is in its life: `working`, `input_required`, or one of the terminal states. */
 export const TaskStatusSchema = z.lazy(() => latest().TaskStatus);
+/** Where a task is: `working`, `input_required`, `completed`, `failed` or `cancelled`. */
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** The `task` param that makes a request task-augmented: the requested time to live. */

@@ -61,10 +61,12 @@ const latest = () => toolTypeSchemas(LATEST_STATEFUL_REVISION);
 
 /** Hints about a tool's behaviour (from 2025-03-26); clients must not trust them from untrusted servers. */
 export const ToolAnnotationsSchema = z.lazy(() => latest().ToolAnnotations);
+/** Hints about a tool's behaviour (read-only, destructive, idempotent, open world) and its title; untrusted unless the server is. */
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 
 /** How a tool may be run: whether it supports task-augmented calls (2025-11-25 only). */
 export const ToolExecutionSchema = z.lazy(() => latest().ToolExecution);
+/** How a tool runs: whether it may, must or must not be called as a task (2025-11-25 on). */
 export type ToolExecution = z.infer<typeof ToolExecutionSchema>;
 
 /** A tool the server offers: its name, input schema and optional output schema. */

@@ -33,6 +33,7 @@ export interface ReadResourceOutput {
   readonly _meta?: Record<string, unknown>;
 }
 
+/** What a resource or template shows in a listing besides its URI: title, description, MIME type, size, icons, annotations. */
 export interface ListedMetadata {
   readonly name: string;
   readonly title?: string;

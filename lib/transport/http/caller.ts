@@ -17,6 +17,7 @@ export type ScopeRule = (method: string, params: unknown) => readonly string[];
  * Its `requiredScopes` are checked on every message under `auth`.
  */
 export interface TransportServer {
+  /** Serves a session on `transport`. */
   connect(transport: Transport): unknown;
   /** The scopes a request needs beyond the endpoint's own (a tool's, a resource's or a prompt's). */
   requiredScopes?(method: string, params: unknown): readonly string[];
