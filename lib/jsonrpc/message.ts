@@ -44,6 +44,7 @@ export const JsonRpcErrorObjectSchema = z.looseObject({
   message: z.string(),
   data: z.unknown().optional(),
 });
+/** The `error` of a JSON-RPC error response: its `code`, `message` and optional `data`. */
 export type JsonRpcErrorObject = z.infer<typeof JsonRpcErrorObjectSchema>;
 
 /** An error response; the id is null only when the request's id could not be read. */
