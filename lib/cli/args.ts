@@ -276,8 +276,8 @@ function parseConnect(argv: readonly string[]): CliCommand {
   } catch {
     throw new UsageError(`rxmcp connect: "${target}" is not a URL`, 'connect');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`rxmcp connect: "${target}" is not an http or https URL`, 'connect');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'http+unix:') {
+    throw new UsageError(`rxmcp connect: "${target}" is not an http, https or http+unix URL`, 'connect');
   }
   const headers = Object.fromEntries((scanned.options.get('header') ?? []).map(parseHeader));
   const port = single('connect', scanned, 'callback-port');

@@ -102,7 +102,7 @@ export function targetUpstream(
     }
   }
   const sse = spec.startsWith('sse+');
-  if (/^(sse\+)?https?:\/\//.test(spec)) {
+  if (/^(sse\+)?https?:\/\//.test(spec) || spec.startsWith('http+unix://')) {
     let url: URL;
     try {
       url = new URL(sse ? spec.slice(4) : spec);

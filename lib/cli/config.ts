@@ -273,8 +273,8 @@ export function parseEntry(
   if (parsed.data.disabled) return undefined;
   const written = expandVariables(parsed.data.url, env, `${where}.url`);
   const url = URL.canParse(written) ? new URL(written) : undefined;
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${where}: "url" must be an http or https URL, not "${written}"`);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'http+unix:')) {
+    throw new ConfigError(`${where}: "url" must be an http, https or http+unix URL, not "${written}"`);
   }
   const headers = expandAll(parsed.data.headers, env, `${where}.headers`);
   const kind = parsed.data.type === 'sse' ? 'sse' : 'http';

@@ -90,7 +90,7 @@ describe('parseArgs', () => {
     expect(usageError(['connect'])).toBe('rxmcp connect: the server URL is required');
     expect(usageError(['connect', 'not a url'])).toBe('rxmcp connect: "not a url" is not a URL');
     expect(usageError(['connect', 'ftp://example.com/'])).toBe(
-      'rxmcp connect: "ftp://example.com/" is not an http or https URL',
+      'rxmcp connect: "ftp://example.com/" is not an http, https or http+unix URL',
     );
     expect(usageError(['connect', 'http://x/mcp', 'http://y/mcp'])).toBe(
       'rxmcp connect: unexpected argument "http://y/mcp"',

@@ -138,8 +138,20 @@ describe('parseConfig', () => {
       /^servers\.json: mcpServers\.a: "type": /,
     );
     expect(configError(() => parse({ mcpServers: { a: { url: 'file:///etc/passwd' } } }))).toBe(
-      'servers.json: mcpServers.a: "url" must be an http or https URL, not "file:///etc/passwd"',
+      'servers.json: mcpServers.a: "url" must be an http, https or http+unix URL, not "file:///etc/passwd"',
     );
+  });
+
+  it('takes a server on a Unix socket as an http+unix URL', () => {
+    expect(parse({ mcpServers: { local: { url: 'http+unix://%2Frun%2Fmcp.sock/mcp' } } })).toEqual([
+      {
+        kind: 'http',
+        name: 'local',
+        url: new URL('http+unix://%2Frun%2Fmcp.sock/mcp'),
+        headers: {},
+        policy: { namespace: 'local' },
+      },
+    ]);
   });
 
   it('refuses a name that cannot prefix tool names and resource URIs', () => {

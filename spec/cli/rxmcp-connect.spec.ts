@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -116,6 +119,21 @@ describe('rxmcp connect', () => {
       expect(stderr()).toContain(`rxmcp: bridging stdio to ${running.url.href}`);
     } finally {
       await client.close();
+    }
+  });
+
+  it('reaches a server on a Unix socket through an http+unix URL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxmcp-connect-'));
+    running = await startStreamableHttpServer({ server: remoteServer(), socketPath: join(dir, 'mcp.sock') });
+    const { client, transport } = sdkThroughCli([running.url.href]);
+    try {
+      await client.connect(transport);
+      expect(textOf(await client.callTool({ name: 'greet', arguments: { name: 'unix' } }))).toBe('hello unix');
+    } finally {
+      await client.close();
+      await running.close();
+      running = undefined;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
