@@ -346,6 +346,7 @@ export { joinRedisCluster } from './cluster/redis-cluster';
 export type { ClusterServeOptions, RedisCluster, RedisClusterOptions } from './cluster/redis-cluster';
 export type { RedisConnection, RedisSource } from './cluster/redis-connection';
 export { redisRateLimitStore } from './cluster/redis-rate-limit-store';
+export { SessionTakenOverError } from './cluster/redis-event-store';
 export type { RedisRateLimitStoreOptions } from './cluster/redis-rate-limit-store';
 export { proxy } from './proxy/proxy';
 export type { McpProxy, ProxyOptions } from './proxy/proxy';

@@ -36,6 +36,7 @@ const EXPORTS = [
   'EventErrorCode',
   'events',
   'eventsClient',
+  'SessionTakenOverError',
   'Zod3ConversionError',
   'BodyTooLargeError',
   'SseEventTooLargeError',
@@ -162,7 +163,7 @@ describe('public API', () => {
 const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
   ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
   ['rxmcp/proxy', proxyEntry, ['aggregate', 'createProxyRouter', 'proxy']],
-  ['rxmcp/cluster', clusterEntry, ['joinRedisCluster', 'redisRateLimitStore']],
+  ['rxmcp/cluster', clusterEntry, ['SessionTakenOverError', 'joinRedisCluster', 'redisRateLimitStore']],
   [
     'rxmcp/auth',
     auth,

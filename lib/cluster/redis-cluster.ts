@@ -103,7 +103,7 @@ export interface RedisCluster {
   /**
    * A task store in this cluster's Redis, for `createServer({ tasks: { store } })` in every process:
    * a task can then be read, listed and cancelled from any process, and one whose process died
-   * reads as failed, with an error that says so (see {@link createRedisTaskStore}).
+   * reads as failed, with an error that says so (a store kept in Redis).
    */
   taskStore(): TaskStore;
   /** `server.resourceUpdated(uri)` in every process of the cluster. */

@@ -1,3 +1,4 @@
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import type pino from 'pino';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
 import type { EventStore, StoredEventPayload } from '../transport/streamable-http/event-store';
@@ -26,7 +27,8 @@ export interface RedisEventStoreOptions {
 }
 
 /** An owner's write was refused: another process took the session over. */
-export class SessionTakenOverError extends Error {
+export class SessionTakenOverError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.SessionTakenOver;
   constructor(readonly sessionId: string) {
     super(`session ${sessionId} was taken over by another process: this one no longer writes for it`);
     this.name = 'SessionTakenOverError';
