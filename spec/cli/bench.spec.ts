@@ -10,6 +10,7 @@ import { main } from '../../lib/cli/main';
 import type { BenchReport } from '../../lib/bench/report';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
+import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
 import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
 import { z } from 'zod';
 import { EXAMPLE_SERVER, startExample, stopExample } from '../support/example-server';
@@ -268,6 +269,32 @@ describe('rxmcp bench: measuring', () => {
       expect(target!.summary.errors).toEqual({});
     } finally {
       await ws.close();
+    }
+  });
+
+  it('measures a server on a Unix socket, given as an http+unix URL', async () => {
+    const server = createServer({ name: 'local', version: '1.0.0' });
+    server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => textResult(text) });
+    const local = await startStreamableHttpServer({ server, socketPath: join(dir, 'bench.sock') });
+    try {
+      const json = join(dir, 'unix.json');
+      const { code } = await run([
+        'bench',
+        `unix=${local.url.href}`,
+        '-t',
+        'echo',
+        '--args',
+        '{"text":"hi"}',
+        ...SHORT,
+        '--json',
+        json,
+      ]);
+      expect(code).toBe(0);
+      const [target] = (JSON.parse(readFileSync(json, 'utf8')) as BenchReport).targets;
+      expect(target!.summary.calls).toBeGreaterThan(0);
+      expect(target!.summary.errors).toEqual({});
+    } finally {
+      await local.close();
     }
   });
 
