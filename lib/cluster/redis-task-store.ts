@@ -3,7 +3,9 @@
  * can be read, listed, cancelled and answered in any, and a task whose process died is reported
  * failed, with an error that says so, instead of `working` for ever.
  */
+import { Observable } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
+import { isTerminalStatus } from '../server/tasks/task-store';
 import type { TaskFilter, TaskPage, TaskRecord, TaskStore } from '../server/tasks/task-store';
 import type { ClusterKeys } from './cluster-keys';
 import type { RedisConnection } from './redis-connection';
@@ -16,6 +18,8 @@ export interface RedisTaskStoreOptions {
   readonly processId: string;
   /** The clock of `lastUpdatedAt` on a task found orphaned (its time in ms since the epoch). Default `Date.now`. */
   readonly now?: () => number;
+  /** How often a `tasks/result` waiting on a task of another process reads it again. Default 250 ms. */
+  readonly settledPollMs?: number;
 }
 
 // Writes a task's record (KEYS[1]: its hash; KEYS[2]: its index) unless the stored one is final: a
@@ -125,6 +129,27 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
       if (gone.length > 0) await redis.call('ZREM', [index, ...gone]);
       const tasks = found.filter((record): record is TaskRecord => record !== undefined);
       return ids.length > limit ? { tasks, nextCursor: page.at(-1)! } : { tasks };
+    },
+    settled$(taskId) {
+      // Read again until final: a task of another process (or one whose process died, which the
+      // read fails) ends where this process cannot hear it. The timer keeps no process alive.
+      return new Observable<TaskRecord>((subscriber) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const check = (): void => {
+          this.get(taskId).then(
+            (record) => {
+              if (subscriber.closed) return;
+              if (record !== undefined && isTerminalStatus(record.status)) {
+                subscriber.next(record);
+                subscriber.complete();
+              } else timer = setTimeout(check, options.settledPollMs ?? 250).unref();
+            },
+            (error: unknown) => subscriber.error(error),
+          );
+        };
+        check();
+        return () => clearTimeout(timer);
+      });
     },
     async delete(taskId) {
       const record = await read(taskId);

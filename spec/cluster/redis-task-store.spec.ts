@@ -81,6 +81,23 @@ describe('createRedisTaskStore', () => {
     expect((await one.get('c1'))?.result).toBeUndefined();
   });
 
+  it('tells a waiter in one process when a task of another process ends, and stops watching when left', async () => {
+    await admin.call('SET', [keys.process('one'), 'http://127.0.0.1:1/mcp', 'PX', 60_000]);
+    const one = createRedisTaskStore({ redis: admin, keys, processId: 'one' });
+    const two = createRedisTaskStore({ redis: admin, keys, processId: 'two', settledPollMs: 5 });
+    await one.put(task('w1'));
+    const settled = firstValueFrom(two.settled$!('w1'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await one.put(task('w1', { status: 'completed', result: { content: [] } }));
+    expect(await settled).toMatchObject({ taskId: 'w1', status: 'completed' });
+    // Left before the end: nothing is read any more.
+    await one.put(task('w2'));
+    const reads = jest.spyOn(two, 'get');
+    two.settled$!('w2').subscribe().unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
   it('expires a task with its time to live', async () => {
     const { one } = await twoProcesses();
     await one.put(task('e1', { createdAt: Date.now(), ttlMs: 100 }));

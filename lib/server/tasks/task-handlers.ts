@@ -4,7 +4,7 @@
  * tasks; one of a stateless revision follows the tasks extension, and only when its client declared
  * the extension: nothing of a task is sent to a client that did not ask for tasks.
  */
-import { filter, Observable, take } from '../../rx/rxjs';
+import { EMPTY, filter, merge, Observable, take } from '../../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
@@ -156,11 +156,12 @@ function taskResult(deps: TaskHandlerDeps, taskId: string, context: RequestConte
       }
     };
     // Listen before reading, so that a task that ends in between is not missed.
-    const waiting = deps.runner.settled$
-      .pipe(
-        filter((record) => record.taskId === taskId),
-        take(1),
-      )
+    // In this process, or (a store shared by processes) in another one.
+    const waiting = merge(
+      deps.runner.settled$.pipe(filter((record) => record.taskId === taskId)),
+      deps.runner.store.settled$?.(taskId) ?? EMPTY,
+    )
+      .pipe(take(1))
       .subscribe(answer);
     visibleTask(deps, taskId, context, session).then(
       (record) => {

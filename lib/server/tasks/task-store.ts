@@ -4,7 +4,7 @@
  * whose size is bounded.
  */
 import { asyncScheduler } from '../../rx/rxjs';
-import type { SchedulerLike } from '../../rx/rxjs';
+import type { Observable, SchedulerLike } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import type { JsonRpcErrorObject } from '../../jsonrpc/message';
 import type { TaskStatus } from '../../schema/tasks';
@@ -68,6 +68,13 @@ export interface TaskStore {
   list(filter: TaskFilter, cursor: string | undefined, limit: number): Promise<TaskPage>;
   /** Forgets a task's record. */
   delete(taskId: string): Promise<void>;
+  /**
+   * Emits a task's record once it reaches a final status, whichever process wrote it, then
+   * completes; unsubscribing stops watching. For a store shared by processes, so that a
+   * `tasks/result` waiting in one process hears of a task another runs. A store of one process
+   * needs none: its server hears of its own tasks.
+   */
+  settled$?(taskId: string): Observable<TaskRecord>;
 }
 
 /** Options of `createMemoryTaskStore`. */
