@@ -131,25 +131,7 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
       return ids.length > limit ? { tasks, nextCursor: page.at(-1)! } : { tasks };
     },
     settled$(taskId) {
-      // Read again until final: a task of another process (or one whose process died, which the
-      // read fails) ends where this process cannot hear it. The timer keeps no process alive.
-      return new Observable<TaskRecord>((subscriber) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const check = (): void => {
-          this.get(taskId).then(
-            (record) => {
-              if (subscriber.closed) return;
-              if (record !== undefined && isTerminalStatus(record.status)) {
-                subscriber.next(record);
-                subscriber.complete();
-              } else timer = setTimeout(check, options.settledPollMs ?? 250).unref();
-            },
-            (error: unknown) => subscriber.error(error),
-          );
-        };
-        check();
-        return () => clearTimeout(timer);
-      });
+      return readUntilFinal(() => this.get(taskId), options.settledPollMs ?? 250);
     },
     async delete(taskId) {
       const record = await read(taskId);
@@ -159,4 +141,29 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
       await redis.call('ZREM', [keys.taskIndex(filter), taskId]);
     },
   };
+}
+
+/**
+ * Reads a task again until it is final: one of another process (or one whose process died, which
+ * the read fails) ends where this process cannot hear it. Emits the final record and completes;
+ * the timer keeps no process alive, and stops when the subscriber leaves.
+ */
+function readUntilFinal(read: () => Promise<TaskRecord | undefined>, pollMs: number): Observable<TaskRecord> {
+  return new Observable<TaskRecord>((subscriber) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = (): void => {
+      read().then(
+        (record) => {
+          if (subscriber.closed) return;
+          if (record !== undefined && isTerminalStatus(record.status)) {
+            subscriber.next(record);
+            subscriber.complete();
+          } else timer = setTimeout(check, pollMs).unref();
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+    };
+    check();
+    return () => clearTimeout(timer);
+  });
 }
