@@ -62,7 +62,7 @@ export function orphanedTaskError(taskId: string, processId: string): JsonRpcErr
  * makes it `failed`, with -32603 naming the process.
  */
 export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore {
-  const { redis, keys, processId, now = Date.now } = options;
+  const { redis, keys, processId, now = Date.now, settledPollMs = 250 } = options;
 
   const parse = (text: unknown): TaskRecord | undefined => {
     if (typeof text !== 'string' || text === '') return undefined;
@@ -125,13 +125,12 @@ export function createRedisTaskStore(options: RedisTaskStoreOptions): TaskStore 
       const page = ids.slice(0, limit);
       const found = await Promise.all(page.map((id) => this.get(id)));
       const gone = page.filter((_, i) => found[i] === undefined);
-      // Expired tasks leave the index as they are met.
-      if (gone.length > 0) await redis.call('ZREM', [index, ...gone]);
+      if (gone.length > 0) await redis.call('ZREM', [index, ...gone]); // expired tasks leave the index
       const tasks = found.filter((record): record is TaskRecord => record !== undefined);
       return ids.length > limit ? { tasks, nextCursor: page.at(-1)! } : { tasks };
     },
     settled$(taskId) {
-      return readUntilFinal(() => this.get(taskId), options.settledPollMs ?? 250);
+      return readUntilFinal(() => this.get(taskId), settledPollMs);
     },
     async delete(taskId) {
       const record = await read(taskId);
