@@ -310,13 +310,11 @@ describe('rxmcp bench: measuring', () => {
     expect(stderr).toMatch(/rxmcp: missing: .*ENOENT/);
   });
 
-  it('--compare exits 1 naming each figure worse than the baseline beyond its spread, 0 against itself', async () => {
+  it('--compare exits 1 naming each figure worse than the baseline beyond its spread, 0 against a slower one', async () => {
     const json = join(dir, 'now.json');
     const argv = ['bench', `http=${http!.url}`, ...SHORT, '--json', json];
     expect((await run(argv)).code).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
-    const same = join(dir, 'same.json');
-    writeFileSync(same, JSON.stringify(report));
     const faster = join(dir, 'faster.json');
     const t = report.targets[0]!;
     const tenfold = {
@@ -333,9 +331,34 @@ describe('rxmcp bench: measuring', () => {
     expect(worse.stderr).toMatch(/rxmcp: http: calls\/s [\d,]+ is worse than the baseline's [\d,]+/);
     // One repetition is not for quoting: the comparison says so beside its verdict.
     expect(worse.stderr).toMatch(/^rxmcp: this run is not for quoting for http: compare runs made alike$/m);
-    // Against a baseline of the same figures, its spread is this run's own: nothing is worse.
-    const itself = await run([...argv.slice(0, -2), '--compare', same]);
-    expect(itself.stderr).toMatch(/^rxmcp: no figure is worse than .*same\.json beyond its spread$/m);
-    expect(itself.code).toBe(0);
+    // Against a baseline ten times slower (a second run's own figures vary with the machine's load,
+    // and one repetition has no spread to absorb that), nothing is worse.
+    const scaled = (figure: { median: number; min: number; max: number }, by: number) => ({
+      median: figure.median * by,
+      min: figure.min * by,
+      max: figure.max * by,
+    });
+    const slower = join(dir, 'slower.json');
+    const summary = t.summary;
+    writeFileSync(
+      slower,
+      JSON.stringify({
+        ...report,
+        targets: [
+          {
+            ...t,
+            summary: {
+              ...summary,
+              perSecond: scaled(summary.perSecond, 0.1),
+              p50Ms: scaled(summary.p50Ms, 10),
+              p99Ms: scaled(summary.p99Ms, 10),
+            },
+          },
+        ],
+      }),
+    );
+    const better = await run([...argv.slice(0, -2), '--compare', slower]);
+    expect(better.stderr).toMatch(/^rxmcp: no figure is worse than .*slower\.json beyond its spread$/m);
+    expect(better.code).toBe(0);
   });
 });
