@@ -131,13 +131,19 @@ export interface ToolCallContext {
   readonly connection?: { capabilities(): Record<string, unknown> };
 }
 
-/** Whether both sides of a call declared partial results. */
+/** Whether both sides of a client's calls declared partial results, by client: read once, not per call. */
+const partialResultsDeclared = new WeakMap<ToolCallContext, boolean>();
+
+/** Whether both sides of a call declared partial results (fixed once a client is connected). */
 function bothDeclarePartialResults(context: ToolCallContext): boolean {
-  const ours = context.connection?.capabilities();
-  return (
-    declaredExtensions(context.serverCapabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined &&
-    declaredExtensions(ours)[PARTIAL_RESULTS_EXTENSION] !== undefined
-  );
+  let declared = partialResultsDeclared.get(context);
+  if (declared === undefined) {
+    declared =
+      declaredExtensions(context.serverCapabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined &&
+      declaredExtensions(context.connection?.capabilities())[PARTIAL_RESULTS_EXTENSION] !== undefined;
+    partialResultsDeclared.set(context, declared);
+  }
+  return declared;
 }
 
 /**
