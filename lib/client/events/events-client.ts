@@ -4,9 +4,8 @@
  * Observable. The SDK runs the poll loop (`events/poll` at the interval the server asks for, at
  * once while more wait), so that the model only ever sees occurrences.
  */
-import { Observable } from '../../rx/rxjs';
+import { asyncScheduler, firstValueFrom, Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
-import { asyncScheduler, firstValueFrom } from '../../rx/rxjs';
 import { CapabilityNotSupportedError, ProtocolError } from '../../jsonrpc/errors';
 import { EVENTS_EXTENSION } from '../../schema/events';
 import type { EventOccurrence, EventPollResult, EventType } from '../../schema/events';

@@ -27,6 +27,8 @@ export interface EventDefinition {
   /**
    * The occurrences for one set of arguments, as the caller of the poll may see them. Subscribed
    * when the first poll for those arguments comes, unsubscribed when none has come for `leaseMs`.
+   * `context` is that first poll's: read who asks (`auth`, `session`) from it, but not its
+   * `signal`, which ends with that poll while the source goes on.
    */
   readonly source: (args: Record<string, unknown>, context: ServerContext) => Observable<EventEmission>;
 }
