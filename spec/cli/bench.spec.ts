@@ -245,54 +245,40 @@ describe('rxmcp bench: measuring', () => {
     expect(stderr).toMatch(/^ping, closed loop, 1 in flight: 1 repetition/m);
   });
 
-  it('measures a WebSocket server', async () => {
-    const server = createServer({ name: 'ws', version: '1.0.0' });
+  /** A server with an `echo` tool, for the targets reached by URL. */
+  function echoServer(name: string) {
+    const server = createServer({ name, version: '1.0.0' });
     server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => textResult(text) });
-    const ws = await startWebSocketServer({ server });
+    return server;
+  }
+
+  /** Measures one target calling `echo`; resolves with its exit code and its result in the JSON report. */
+  async function benchEcho(name: string, target: string) {
+    const json = join(dir, `${name}.json`);
+    const argv = ['bench', `${name}=${target}`, '-t', 'echo', '--args', '{"text":"hi"}', ...SHORT, '--json', json];
+    const { code } = await run(argv);
+    expect(code).toBe(0);
+    return (JSON.parse(readFileSync(json, 'utf8')) as BenchReport).targets[0]!;
+  }
+
+  it('measures a WebSocket server', async () => {
+    const ws = await startWebSocketServer({ server: echoServer('ws') });
     try {
-      const json = join(dir, 'ws.json');
-      const { code } = await run([
-        'bench',
-        `ws=${ws.url.href}`,
-        '-t',
-        'echo',
-        '--args',
-        '{"text":"hi"}',
-        ...SHORT,
-        '--json',
-        json,
-      ]);
-      expect(code).toBe(0);
-      const [target] = (JSON.parse(readFileSync(json, 'utf8')) as BenchReport).targets;
-      expect(target!.how).toBe(`ws ${ws.url.href}`);
-      expect(target!.summary.calls).toBeGreaterThan(0);
-      expect(target!.summary.errors).toEqual({});
+      const target = await benchEcho('ws', ws.url.href);
+      expect(target.how).toBe(`ws ${ws.url.href}`);
+      expect(target.summary.calls).toBeGreaterThan(0);
+      expect(target.summary.errors).toEqual({});
     } finally {
       await ws.close();
     }
   });
 
   it('measures a server on a Unix socket, given as an http+unix URL', async () => {
-    const server = createServer({ name: 'local', version: '1.0.0' });
-    server.tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => textResult(text) });
-    const local = await startStreamableHttpServer({ server, socketPath: join(dir, 'bench.sock') });
+    const local = await startStreamableHttpServer({ server: echoServer('local'), socketPath: join(dir, 'bench.sock') });
     try {
-      const json = join(dir, 'unix.json');
-      const { code } = await run([
-        'bench',
-        `unix=${local.url.href}`,
-        '-t',
-        'echo',
-        '--args',
-        '{"text":"hi"}',
-        ...SHORT,
-        '--json',
-        json,
-      ]);
-      expect(code).toBe(0);
-      const [target] = (JSON.parse(readFileSync(json, 'utf8')) as BenchReport).targets;
-      expect(target!.summary.calls).toBeGreaterThan(0);
-      expect(target!.summary.errors).toEqual({});
+      const target = await benchEcho('unix', local.url.href);
+      expect(target.summary.calls).toBeGreaterThan(0);
+      expect(target.summary.errors).toEqual({});
     } finally {
       await local.close();
     }
