@@ -19,12 +19,12 @@ export {
 } from './jsonrpc/errors';
 export type { RequestLocation, ValidationIssue } from './jsonrpc/errors';
 export type { JsonRpcErrorObject } from './jsonrpc/message';
-export type { InspectionCallback } from './jsonrpc/inspection';
-export { Zod3ConversionError } from './schema/zod3-json-schema';
+export type { InspectionCallback } from './base/inspection';
+export { Zod3ConversionError } from './validation/zod3-json-schema';
 // What every `logger` option takes: a pino logger or a console-like one.
-export type { ConsoleLike, LoggerOption } from './jsonrpc/logger';
+export type { ConsoleLike, LoggerOption } from './base/logger';
 // What every `inspect` option takes: a function or an observer of a lifecycle's XState inspection events.
-export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from './jsonrpc/inspection';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from './base/inspection';
 export type {
   RequestId,
   JsonRpcMessage,
@@ -56,19 +56,19 @@ export { createStdioServerTransport } from './transport/stdio/stdio-server-trans
 export type { StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
 export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
 export type { StdioClientTransport, StdioClientTransportOptions } from './transport/stdio/stdio-client-transport';
-export { createStreamableHttpHandler } from './transport/streamable-http/streamable-http-handler';
+export { createStreamableHttpHandler } from './transport/http-server/streamable-http/streamable-http-handler';
 export type {
   McpEndpointServer,
   StreamableHttpHandler,
   StreamableHttpHandlerOptions,
-} from './transport/streamable-http/streamable-http-handler';
-export type { StreamableHttpServerTransport } from './transport/streamable-http/streamable-http-session';
-export { createStreamableHttpFetchHandler } from './transport/streamable-http/streamable-http-fetch-handler';
+} from './transport/http-server/streamable-http/streamable-http-handler';
+export type { StreamableHttpServerTransport } from './transport/http-server/streamable-http/streamable-http-session';
+export { createStreamableHttpFetchHandler } from './transport/http-server/streamable-http/streamable-http-fetch-handler';
 export type {
   FetchRequestContext,
   StreamableHttpFetchHandler,
-} from './transport/streamable-http/streamable-http-fetch-handler';
-export { startStreamableHttpServer } from './transport/streamable-http/streamable-http-server';
+} from './transport/http-server/streamable-http/streamable-http-fetch-handler';
+export { startStreamableHttpServer } from './transport/http-server/streamable-http/streamable-http-server';
 export type {
   MetricsAccess,
   OperationsOptions,
@@ -80,43 +80,40 @@ export type {
 export type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
-} from './transport/streamable-http/streamable-http-server';
-export { createInMemoryEventStore } from './transport/streamable-http/event-store';
+} from './transport/http-server/streamable-http/streamable-http-server';
+export { createInMemoryEventStore } from './transport/http-server/streamable-http/event-store';
 export type {
   EventStore,
   StoredEventPayload,
   InMemoryEventStore,
   InMemoryEventStoreOptions,
-} from './transport/streamable-http/event-store';
+} from './transport/http-server/streamable-http/event-store';
 export type { OriginPolicy } from './transport/http/http-guards';
 export type { CorsOptions } from './transport/http/cors';
 export {
   createStreamableHttpClientTransport,
   REQUEST_OUTCOME_UNKNOWN,
-} from './transport/streamable-http/streamable-http-client-transport';
+} from './transport/http-client/streamable-http/streamable-http-client-transport';
 export type {
   Reconnection,
   ReconnectOptions,
   StreamableHttpClientTransport,
   StreamableHttpClientTransportOptions,
-} from './transport/streamable-http/streamable-http-client-transport';
-export { SessionNotFoundError } from './transport/streamable-http/http-errors';
-export { BodyTooLargeError } from './transport/streamable-http/http-requester';
+} from './transport/http-client/streamable-http/streamable-http-client-transport';
+export { SessionNotFoundError } from './transport/http-client/http-errors';
+export { BodyTooLargeError } from './transport/http-client/http-requester';
 export { SseEventTooLargeError } from './transport/framing/sse';
-export { AuthorizationFailed } from './transport/legacy-sse/legacy-sse-client-auth';
-export { createHttpClientTransport } from './transport/streamable-http/http-client-transport';
-export type {
-  HttpClientTransport,
-  HttpClientTransportOptions,
-} from './transport/streamable-http/http-client-transport';
-export { createLegacySseHandler } from './transport/legacy-sse/legacy-sse-handler';
+export { AuthorizationFailed } from './transport/http-client/http-sse/http-sse-client-auth';
+export { createHttpClientTransport } from './transport/http-client/http-client-transport';
+export type { HttpClientTransport, HttpClientTransportOptions } from './transport/http-client/http-client-transport';
+export { createLegacySseHandler } from './transport/http-server/http-sse/http-sse-handler';
 export type {
   LegacySseHandler,
   LegacySseHandlerOptions,
   LegacySseServerTransport,
-} from './transport/legacy-sse/legacy-sse-handler';
-export { createLegacySseClientTransport } from './transport/legacy-sse/legacy-sse-client-transport';
-export type { LegacySseClientTransportOptions } from './transport/legacy-sse/legacy-sse-client-transport';
+} from './transport/http-server/http-sse/http-sse-handler';
+export { createLegacySseClientTransport } from './transport/http-client/http-sse/http-sse-client-transport';
+export type { LegacySseClientTransportOptions } from './transport/http-client/http-sse/http-sse-client-transport';
 export { createWebSocketHandler, startWebSocketServer } from './transport/websocket/websocket-server';
 export type {
   RunningWebSocketServer,
@@ -203,7 +200,7 @@ export type {
   StandardIssue,
   InferInput,
   InferOutput,
-} from './schema/standard-schema';
+} from './validation/standard-schema';
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,
@@ -223,8 +220,8 @@ export { MAX_COMPLETION_VALUES } from './server/completion';
 export type { Completer, CompletionContext, CompletionValues } from './server/completion';
 export { parseUriTemplate } from './server/uri-template';
 export type { UriTemplate, UriTemplateValue, UriTemplateVariables } from './server/uri-template';
-export { compileJsonSchema } from './schema/json-schema-validator';
-export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './schema/json-schema-validator';
+export { compileJsonSchema } from './validation/json-schema-validator';
+export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './validation/json-schema-validator';
 
 // Client
 export { connect } from './client/client';
@@ -303,8 +300,8 @@ export { serverTracing } from './server/telemetry';
 // Extensions: skills (SEP-2640) and MCP Apps
 export { SKILLS_EXTENSION, skillDigest } from './schema/skills';
 export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from './schema/skills';
-export { FrontmatterError, parseSkillDocument } from './schema/skill-frontmatter';
-export type { SkillDocument } from './schema/skill-frontmatter';
+export { FrontmatterError, parseSkillDocument } from './validation/skill-frontmatter';
+export type { SkillDocument } from './validation/skill-frontmatter';
 export type { ExtensionMap, ExtensionSettings } from './schema/extensions';
 export { clientExtension, clientSupportsExtension } from './server/extensions';
 export type { ExtensionHandler, ServerExtension } from './server/extensions';
@@ -383,7 +380,7 @@ export type {
   ResourceServerOptions,
   TokenVerifier,
 } from './auth/resource-server';
-export type { AuthChallengeAnswer, AuthProvider, AuthRequest } from './transport/http/auth-provider';
+export type { AuthChallengeAnswer, AuthProvider, AuthRequest } from './transport/http-client/auth-provider';
 export type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from './transport/http/request-auth';
 export { startLoopbackRedirect } from './auth/loopback-redirect';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './auth/loopback-redirect';

@@ -42,7 +42,7 @@ describe('the built package', () => {
   it('loads no transport through rxmcp/server', () => {
     const out = run([
       '-e',
-      "require('rxmcp/server'); console.log(Object.keys(require.cache).filter((f) => /[\\/]transport[\\/](stdio|streamable-http|legacy-sse|websocket)[\\/]/.test(f)).length)",
+      "require('rxmcp/server'); console.log(Object.keys(require.cache).filter((f) => /[\\/]transport[\\/](stdio|http|http-server|http-client|websocket)[\\/]/.test(f)).length)",
     ]);
     expect(out).toBe('0');
   });

@@ -4,7 +4,7 @@
  * registering the client if needed, and obtaining a token (authorization code with PKCE, refresh,
  * or client credentials), then has the transport send the refused request again.
  */
-import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http/auth-provider';
+import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http-client/auth-provider';
 import { DpopProver } from './dpop';
 import { discover } from './discovery';
 import type { Discovered } from './discovery';

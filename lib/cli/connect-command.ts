@@ -5,7 +5,7 @@
  */
 import { firstValueFrom } from '../rx/rxjs';
 import { createStdioServerTransport } from '../transport/stdio/stdio-server-transport';
-import { createStreamableHttpClientTransport } from '../transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../transport/http-client/streamable-http/streamable-http-client-transport';
 import type { CliCommand } from './args';
 import { bridge } from './bridge';
 import { verbose } from './io';

@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { createResourceServer, introspectionVerifier, jwtVerifier } from '../auth/resource-server';
 import type { TokenVerifier } from '../auth/resource-server';
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LoggerOption } from '../base/logger';
 import type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from '../transport/http/request-auth';
 import { ConfigError } from './errors';
 

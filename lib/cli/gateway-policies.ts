@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { RedisConnection } from '../cluster/redis-connection';
 import type * as RedisConnectionExports from '../cluster/redis-connection';
 import type * as RateLimitStoreExports from '../cluster/redis-rate-limit-store';
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LoggerOption } from '../base/logger';
 import { concurrencyLimit, rateLimit } from '../server/middleware-kit';
 import type { ServerMiddleware } from '../server/middleware';
 import type { RateLimitStore } from '../server/rate-limit-store';

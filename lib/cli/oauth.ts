@@ -10,7 +10,7 @@ import type { OAuthClient, OAuthClientOptions } from '../auth/oauth-client';
 import type { OAuthClientInformation, OAuthStorage } from '../auth/storage';
 import { startLoopbackRedirect } from '../auth/loopback-redirect';
 import type { LoopbackRedirect, LoopbackRedirectOptions } from '../auth/loopback-redirect';
-import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http/auth-provider';
+import type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http-client/auth-provider';
 
 /** Options of {@link createCliAuth}. */
 export interface CliAuthOptions {

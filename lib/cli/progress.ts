@@ -3,7 +3,7 @@
  * stdout carries protocol messages): one line per upstream as it connects or fails, then where the
  * aggregate is served. On a terminal the marks are coloured; elsewhere the same lines are plain.
  */
-import type { ConsoleLike } from '../jsonrpc/logger';
+import type { ConsoleLike } from '../base/logger';
 
 /** Where the command writes its lines: stderr, or a test's buffer. */
 export interface TextOutput {

@@ -4,10 +4,10 @@
  * revisions, and requests of the stateless ones, side by side).
  */
 import { firstValueFrom } from '../rx/rxjs';
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LoggerOption } from '../base/logger';
 import type { McpProxy } from '../proxy/front';
 import { createStdioServerTransport } from '../transport/stdio/stdio-server-transport';
-import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../transport/http-server/streamable-http/streamable-http-server';
 import type { OperationsOptions, ReadinessCheck } from '../operations/server-operations';
 import type { RequestAuthenticator } from '../transport/http/request-auth';
 import type { Logger } from 'pino';

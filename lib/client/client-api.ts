@@ -1,6 +1,6 @@
 import type { ClientMiddleware } from './middleware';
-import type { LifecycleInspector } from '../jsonrpc/inspection';
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LifecycleInspector } from '../base/inspection';
+import type { LoggerOption } from '../base/logger';
 import type { Observable, SchedulerLike } from '../rx/rxjs';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestOptions } from '../connection/request-pipeline';
@@ -12,9 +12,9 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/r
 import type { Revision } from '../schema/revisions';
 import type { Root } from '../schema/roots';
 import type { CallToolResult, Tool } from '../schema/tools';
-import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
 import type { TransportClose } from '../transport/transport';
-import type { Reconnection } from '../transport/streamable-http/client-session-renewal';
+import type { Reconnection } from '../transport/http-client/streamable-http/session-renewal';
 import type { KeepaliveOptions } from './keepalive';
 import type { ElicitationHandler, ElicitationOptions, RootsHandler, SamplingHandler } from './server-requests';
 import type { CallToolOptions, ToolCallEvent } from './tool-call';

@@ -3,7 +3,7 @@ import type { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { Root } from '../schema/roots';
-import type { Reconnection } from '../transport/streamable-http/client-session-renewal';
+import type { Reconnection } from '../transport/http-client/streamable-http/session-renewal';
 import type { ClientRevision, ClientOptions, ServerEra } from './client-api';
 import type { SchemaCheck } from './schema-checks';
 

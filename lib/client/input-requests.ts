@@ -8,7 +8,7 @@ import { observeOutput } from '../connection/dispatcher';
 import type { RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import { ProtocolError } from '../jsonrpc/errors';
-import { describeIssues, toValidationIssues } from '../schema/issues';
+import { describeIssues, toValidationIssues } from '../validation/issues';
 import { inputRequestSchemaFor } from '../schema/input-requests';
 import { checkParams } from '../schema/methods';
 import { LATEST_STATEFUL_REVISION } from '../schema/revisions';

@@ -47,7 +47,7 @@ import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-cal
 import { isHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
 import type { ClientSetup } from './client-setup';
-import type { Reconnection } from '../transport/streamable-http/client-session-renewal';
+import type { Reconnection } from '../transport/http-client/streamable-http/session-renewal';
 import { restoreLevel } from './log-level-restore';
 
 export type { ClientSetup } from './client-setup';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ValidationIssue } from '../jsonrpc/errors';
-import { compileJsonSchema } from '../schema/json-schema-validator';
-import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+import { compileJsonSchema } from '../validation/json-schema-validator';
+import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
 
 /** Checks a value against a JSON Schema the server sent; returns its problems (none when it is valid). */
 export type SchemaCheck = (schema: Readonly<Record<string, unknown>>, value: unknown) => ValidationIssue[];

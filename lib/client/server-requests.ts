@@ -17,7 +17,7 @@ import type {
   ElicitRequestURLParams,
   ElicitResult,
 } from '../schema/elicitation';
-import { describeIssues, toValidationIssues } from '../schema/issues';
+import { describeIssues, toValidationIssues } from '../validation/issues';
 import { resultSchemaFor } from '../schema/methods';
 import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';

@@ -12,12 +12,12 @@ import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions, RequestSink } from '../connection/request-pipeline';
 import { CACHEABLE_METHODS, META } from '../connection/stateless';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
-import { withProperty } from '../jsonrpc/objects';
+import { withProperty } from '../base/objects';
 import type { LoggingLevel } from '../schema/logging';
-import { describeIssues, toValidationIssues } from '../schema/issues';
+import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkResult } from '../schema/methods';
 import type { Revision } from '../schema/revisions';
-import { STREAM_BROKEN } from '../transport/streamable-http/streamable-http-client-transport';
+import { STREAM_BROKEN } from '../transport/http-client/streamable-http/streamable-http-client-transport';
 import { answerInputRequests, readInputRequests } from './input-requests';
 import type { InputRequests } from './input-requests';
 

@@ -1,13 +1,13 @@
 import { EmptyError, filter, map, Observable } from '../rx/rxjs';
 import type { OperatorFunction, Subscription } from '../rx/rxjs';
 import { ProtocolError } from '../jsonrpc/errors';
-import { withProperty } from '../jsonrpc/objects';
+import { withProperty } from '../base/objects';
 import type { PartialResultParams } from '../connection/correlator';
 import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 import { declaredExtensions } from '../schema/extensions';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';
-import { describeIssues } from '../schema/issues';
+import { describeIssues } from '../validation/issues';
 import { createSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import type { InputRequests } from './input-requests';

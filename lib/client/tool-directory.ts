@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RequestOptions } from '../connection/request-pipeline';
 import { StatelessErrorCode } from '../connection/stateless';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
-import { withProperty } from '../jsonrpc/objects';
+import { withProperty } from '../base/objects';
 import type { Tool } from '../schema/tools';
 import { planToolHeaders, toolCallHeaders } from './tool-headers';
 import type { ToolHeaderPlan } from './tool-headers';

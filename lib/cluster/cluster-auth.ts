@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthOutcome, AuthRefusal, RequestAuthenticator } from '../transport/http/request-auth';
-import type { StreamableHttpServerOptions } from '../transport/streamable-http/streamable-http-server';
+import type { StreamableHttpServerOptions } from '../transport/http-server/streamable-http/streamable-http-server';
 
 const NOT_READY: AuthRefusal = { status: 401, wwwAuthenticate: 'Bearer', description: 'the server is starting' };
 

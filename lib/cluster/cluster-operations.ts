@@ -2,7 +2,7 @@
  * The operations of a cluster process: its `/readyz` needs Redis, and the calls of the handler the
  * cluster builds are counted by the same {@link ServerOperations} its server serves.
  */
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LoggerOption } from '../base/logger';
 import { ServerOperations } from '../operations/server-operations';
 import type { OperationsOptions } from '../operations/server-operations';
 import type { RedisConnection } from './redis-connection';

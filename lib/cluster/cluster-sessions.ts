@@ -1,7 +1,7 @@
 import type pino from 'pino';
 import type { McpServer } from '../server/server';
 import type { PersistedSession } from '../server/server-context';
-import type { StreamableHttpServerTransport } from '../transport/streamable-http/streamable-http-session';
+import type { StreamableHttpServerTransport } from '../transport/http-server/streamable-http/streamable-http-session';
 import type { AuthInfo } from '../transport/transport';
 import type { BusLog } from './bus-log';
 import type { SessionRecord, SessionRegistry } from './session-registry';

@@ -1,19 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pino from 'pino';
-import { childLogger } from '../jsonrpc/logger';
-import type { LoggerOption } from '../jsonrpc/logger';
+import { childLogger } from '../base/logger';
+import type { LoggerOption } from '../base/logger';
 import type { LogLevel } from '../connection/handler-events';
 import { BusLog, LOG, RESOURCE_UPDATED } from './bus-log';
 import type { McpServer } from '../server/server';
 import {
   createStreamableHttpHandler,
   DEFAULT_MAX_BODY_BYTES,
-} from '../transport/streamable-http/streamable-http-handler';
-import { startStreamableHttpServer } from '../transport/streamable-http/streamable-http-server';
+} from '../transport/http-server/streamable-http/streamable-http-handler';
+import { startStreamableHttpServer } from '../transport/http-server/streamable-http/streamable-http-server';
 import type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
-} from '../transport/streamable-http/streamable-http-server';
+} from '../transport/http-server/streamable-http/streamable-http-server';
 import { ClusterAuth } from './cluster-auth';
 import { ClusterBus } from './cluster-bus';
 import { ClusterEndpoint } from './cluster-endpoint';

@@ -1,7 +1,7 @@
 import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import type pino from 'pino';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/message';
-import type { EventStore, StoredEventPayload } from '../transport/streamable-http/event-store';
+import type { EventStore, StoredEventPayload } from '../transport/http-server/streamable-http/event-store';
 import { sessionOfStream } from './cluster-keys';
 import type { ClusterKeys } from './cluster-keys';
 import type { RedisConnection } from './redis-connection';

@@ -1,6 +1,6 @@
 import type { Observable, SchedulerLike, Unsubscribable } from '../rx/rxjs';
-import type { LifecycleInspector } from '../jsonrpc/inspection';
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LifecycleInspector } from '../base/inspection';
+import type { LoggerOption } from '../base/logger';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
@@ -9,7 +9,7 @@ import type { LogLevel } from './handler-events';
 import type { OutboundHook, RequestOptions, RequestSink } from './request-pipeline';
 import type { CacheHint } from './stateless';
 
-export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 
 /** Which end of the protocol a connection is. */
 export type Role = 'client' | 'server';

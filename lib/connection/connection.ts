@@ -5,7 +5,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { CapabilityNotSupportedError, ConnectionClosedError, NotInitializedError } from '../jsonrpc/errors';
 import { notification as makeNotification } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../jsonrpc/message';
-import { childLogger } from '../jsonrpc/logger';
+import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
 import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';

@@ -3,7 +3,7 @@ import type { Classified } from '../jsonrpc/classify';
 import { ErrorCode, JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import { errorResponse, resultResponse } from '../jsonrpc/message';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
-import { describeIssues, toValidationIssues } from '../schema/issues';
+import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkParams, methodDefinition } from '../schema/methods';
 import { featuresOf, LATEST_STATEFUL_REVISION } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';

@@ -1,8 +1,8 @@
 import { asyncScheduler, Observable } from '../rx/rxjs';
 import type { SchedulerLike } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
-import { childLogger } from '../jsonrpc/logger';
-import type { LoggerOption } from '../jsonrpc/logger';
+import { childLogger } from '../base/logger';
+import type { LoggerOption } from '../base/logger';
 import { ProgressUpdate } from './handler-events';
 import { isResultEvent } from './middleware';
 import type { AnyMiddleware, MiddlewareEvent, MiddlewareRequest } from './middleware';

@@ -6,8 +6,8 @@
  */
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcRequest } from '../jsonrpc/message';
-import { withProperty } from '../jsonrpc/objects';
-import { toValidationIssues } from '../schema/issues';
+import { withProperty } from '../base/objects';
+import { toValidationIssues } from '../validation/issues';
 import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
 import { extensionMethodParams } from '../schema/tasks';
@@ -223,7 +223,7 @@ export function decorateStatelessResult(
   decoration: ResultDecoration,
 ): Record<string, unknown> {
   const { serverInfo } = decoration;
-  // The added keys first: V8 adds a property to a spread copy slowly (see jsonrpc/objects.ts).
+  // The added keys first: V8 adds a property to a spread copy slowly (see base/objects.ts).
   const out: Record<string, unknown> =
     serverInfo === undefined
       ? { resultType: 'complete', ...result }

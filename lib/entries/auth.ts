@@ -15,7 +15,7 @@ export type {
   ResourceServerOptions,
   TokenVerifier,
 } from '../auth/resource-server';
-export type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http/auth-provider';
+export type { AuthChallengeAnswer, AuthProvider, AuthRequest } from '../transport/http-client/auth-provider';
 export type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from '../transport/http/request-auth';
 export { startLoopbackRedirect } from '../auth/loopback-redirect';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from '../auth/loopback-redirect';

@@ -21,8 +21,8 @@ export { MissingPageError, PageLimitError, RepeatedCursorError } from '../operat
 export type { RequestOptions } from '../connection/request-pipeline';
 export { connect } from '../client/client';
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from '../client/client';
-export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
-export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
+export type { ConsoleLike, LoggerOption } from '../base/logger';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 export { LegacyServerError } from '../client/negotiation';
 export { InputRoundsExceededError } from '../client/stateless-requests';
 export { toolResult } from '../client/tool-call';

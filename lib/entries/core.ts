@@ -4,7 +4,7 @@
 // A JSON-RPC connection with its lifecycle machine: what `createServer` and `connect` run on.
 export { createConnection } from '../connection/connection';
 export type { Connection, ConnectionOptions, ConnectionState, Role } from '../connection/connection';
-export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 export { hasCapability } from '../connection/capabilities';
 // What a transport hands the connection when a frame cannot be parsed.
 export { MalformedFrame } from '../transport/transport';

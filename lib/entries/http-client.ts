@@ -4,14 +4,14 @@
 export {
   createStreamableHttpClientTransport,
   REQUEST_OUTCOME_UNKNOWN,
-} from '../transport/streamable-http/streamable-http-client-transport';
+} from '../transport/http-client/streamable-http/streamable-http-client-transport';
 export type {
   Reconnection,
   ReconnectOptions,
   StreamableHttpClientTransport,
   StreamableHttpClientTransportOptions,
-} from '../transport/streamable-http/streamable-http-client-transport';
-export { SessionNotFoundError } from '../transport/streamable-http/http-errors';
-export { BodyTooLargeError } from '../transport/streamable-http/http-requester';
+} from '../transport/http-client/streamable-http/streamable-http-client-transport';
+export { SessionNotFoundError } from '../transport/http-client/http-errors';
+export { BodyTooLargeError } from '../transport/http-client/http-requester';
 export { SseEventTooLargeError } from '../transport/framing/sse';
-export { AuthorizationFailed } from '../transport/legacy-sse/legacy-sse-client-auth';
+export { AuthorizationFailed } from '../transport/http-client/http-sse/http-sse-client-auth';

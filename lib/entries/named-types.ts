@@ -15,13 +15,13 @@ export type {
   StandardResult,
   StandardSchemaProps,
   StandardTypes,
-} from '../schema/standard-schema';
+} from '../validation/standard-schema';
 export type { TaskStatus } from '../schema/tasks';
 export type { ToolAnnotations, ToolExecution } from '../schema/tool-types';
-export type { Zod3Schema } from '../schema/zod3-json-schema';
+export type { Zod3Schema } from '../validation/zod3-json-schema';
 export type { ImpliedInitialize } from '../transport/transport';
 export type { TransportServer } from '../transport/http/caller';
-export type { FollowedHandlerOptions } from '../transport/streamable-http/operations-endpoints';
+export type { FollowedHandlerOptions } from '../transport/http-server/operations-endpoints';
 export type { StdioShutdownTimeouts } from '../transport/stdio/stdio-client-connection';
 export type { WebSocketTransportOptions } from '../transport/websocket/websocket-transport';
 export type { DeferredOutput, HandlerResult, NestedRequestOptions, OutputSink } from '../connection/dispatcher';

@@ -12,7 +12,7 @@ export {
   RxmcpErrorCode,
   isRxmcpError,
 } from '../jsonrpc/errors';
-export { Zod3ConversionError } from '../schema/zod3-json-schema';
+export { Zod3ConversionError } from '../validation/zod3-json-schema';
 export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
 export type { Revision } from '../schema/revisions';
 export { createInMemoryPair } from '../transport/in-memory/in-memory-transport';
@@ -26,8 +26,8 @@ export { DEFAULT_CACHE_HINTS } from '../connection/stateless';
 export type { CacheHint, CacheScope, StatelessPeer } from '../connection/stateless';
 export { createServer } from '../server/server';
 export type { McpServer, ServerOptions } from '../server/server';
-export type { ConsoleLike, LoggerOption } from '../jsonrpc/logger';
-export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../jsonrpc/inspection';
+export type { ConsoleLike, LoggerOption } from '../base/logger';
+export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 export type { RequestStateOptions } from '../server/request-state';
 export { createMemoryTaskStore } from '../server/tasks/task-store';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStore } from '../server/tasks/task-store';
@@ -58,7 +58,7 @@ export type {
   StandardIssue,
   InferInput,
   InferOutput,
-} from '../schema/standard-schema';
+} from '../validation/standard-schema';
 export { textResult } from '../server/results';
 export type {
   ResourceDefinition,
@@ -76,8 +76,8 @@ export type {
 } from '../server/prompt-registry';
 export type { Completer, CompletionContext, CompletionValues } from '../server/completion';
 export { parseUriTemplate } from '../server/uri-template';
-export { compileJsonSchema } from '../schema/json-schema-validator';
-export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+export { compileJsonSchema } from '../validation/json-schema-validator';
+export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
 // Middleware and tracing
 export { RequestSent, isResultEvent } from '../connection/middleware';
 export type { AnyMiddleware, Middleware, MiddlewareEvent, MiddlewareRequest, Next } from '../connection/middleware';
@@ -121,8 +121,8 @@ export { events } from '../server/events/events-extension';
 export type { EventDefinition, EventsOptions } from '../server/events/events-extension';
 export type { EventEmission } from '../server/events/event-feed';
 export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from '../schema/skills';
-export { FrontmatterError, parseSkillDocument } from '../schema/skill-frontmatter';
-export type { SkillDocument } from '../schema/skill-frontmatter';
+export { FrontmatterError, parseSkillDocument } from '../validation/skill-frontmatter';
+export type { SkillDocument } from '../validation/skill-frontmatter';
 export type { ExtensionMap, ExtensionSettings } from '../schema/extensions';
 export { clientExtension, clientSupportsExtension } from '../server/extensions';
 export type { ExtensionHandler, ServerExtension } from '../server/extensions';

@@ -3,8 +3,8 @@
  * line per call. {@link ServerOperations} holds the state; the HTTP servers serve it.
  */
 import type { Logger } from 'pino';
-import { childLogger } from '../jsonrpc/logger';
-import type { LoggerOption } from '../jsonrpc/logger';
+import { childLogger } from '../base/logger';
+import type { LoggerOption } from '../base/logger';
 import { CallTracker } from './call-tracker';
 import { ServerMetrics } from './server-metrics';
 

@@ -1,5 +1,5 @@
 /** The options of `aggregate`, apart so that its request handlers can read them. */
-import type { LoggerOption } from '../jsonrpc/logger';
+import type { LoggerOption } from '../base/logger';
 import type { CollisionPolicy } from './collisions';
 import type { ProxyRouter } from './proxy-router';
 import type { ServerMiddleware } from '../server/middleware';

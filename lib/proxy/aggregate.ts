@@ -1,7 +1,7 @@
 import { Subject } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection } from '../connection/connection';
-import { childLogger } from '../jsonrpc/logger';
+import { childLogger } from '../base/logger';
 import type { Transport } from '../transport/transport';
 import { declared } from './aggregate-catalog';
 import type { Member } from './aggregate-catalog';

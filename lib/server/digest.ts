@@ -1,4 +1,4 @@
-import { nodeCrypto } from '../jsonrpc/node-builtins';
+import { nodeCrypto } from '../base/node-builtins';
 
 /** JSON with object keys in sorted order, so equal values digest alike whatever order a client sent. */
 export function canonicalJson(value: unknown): string {

@@ -1,7 +1,7 @@
 import { asyncScheduler, isObservable, Observable, Subject } from '../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import { JsonRpcError } from '../jsonrpc/errors';
-import { toValidationIssues } from '../schema/issues';
+import { toValidationIssues } from '../validation/issues';
 import { inputResponseSchemaFor } from '../schema/input-requests';
 import { requestBinding } from './request-state';
 import type { RequestStatePayload, RequestStateSealer } from './request-state';

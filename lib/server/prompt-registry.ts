@@ -4,7 +4,7 @@ import type { HandlerOutput } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { ValidationIssue } from '../jsonrpc/errors';
 import type { Icon } from '../schema/base';
-import { describeIssues, toValidationIssues } from '../schema/issues';
+import { describeIssues, toValidationIssues } from '../validation/issues';
 import { promptSchemas } from '../schema/prompts';
 import type { GetPromptRequestParams, GetPromptResult, Prompt, PromptMessage } from '../schema/prompts';
 import { featuresOf } from '../schema/revisions';

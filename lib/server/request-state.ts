@@ -1,4 +1,4 @@
-import { nodeCrypto } from '../jsonrpc/node-builtins';
+import { nodeCrypto } from '../base/node-builtins';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { digestOf } from './digest';
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { HandlerOutput } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { Annotations, Icon } from '../schema/base';
-import { describeIssues, toValidationIssues } from '../schema/issues';
+import { describeIssues, toValidationIssues } from '../validation/issues';
 import { resourceSchemas } from '../schema/resources';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
 import { featuresOf } from '../schema/revisions';

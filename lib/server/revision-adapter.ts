@@ -124,7 +124,7 @@ export function adaptPromptResult<T extends { messages: readonly Item[] } & Item
  */
 export function completeResult<T extends object>(result: T, revision: string, hint?: CacheHint): T {
   if (!isStatelessRevision(revision)) return result;
-  // The added keys first: V8 adds a property to a spread copy slowly (see jsonrpc/objects.ts).
+  // The added keys first: V8 adds a property to a spread copy slowly (see base/objects.ts).
   const out: Record<string, unknown> = hint
     ? { resultType: 'complete', ttlMs: hint.ttlMs, cacheScope: hint.cacheScope, ...result }
     : { resultType: 'complete', ...result };

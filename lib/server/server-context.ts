@@ -2,7 +2,7 @@ import { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import { isStatelessRevision } from '../connection/stateless';
 import { hasCapability } from '../connection/capabilities';
-import { nodeCrypto } from '../jsonrpc/node-builtins';
+import { nodeCrypto } from '../base/node-builtins';
 import type { NestedRequestOptions, RequestContext } from '../connection/dispatcher';
 import type { LogLevel } from '../connection/handler-events';
 import { CapabilityNotSupportedError } from '../jsonrpc/errors';

@@ -1,9 +1,9 @@
 import type { SchedulerLike } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
 import type { CacheHint } from '../connection/stateless';
-import type { LifecycleInspector } from '../jsonrpc/inspection';
-import type { LoggerOption } from '../jsonrpc/logger';
-import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
+import type { LifecycleInspector } from '../base/inspection';
+import type { LoggerOption } from '../base/logger';
+import type { JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
 import type { ServerCapabilities } from '../schema/lifecycle';
 import type { ServerExtension } from './extensions';
 import type { ServerMiddleware } from './middleware';

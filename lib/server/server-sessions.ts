@@ -7,7 +7,7 @@ import type { RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
 import type { CacheHint } from '../connection/stateless';
-import type { LifecycleInspector } from '../jsonrpc/inspection';
+import type { LifecycleInspector } from '../base/inspection';
 import { placeExtensions } from '../schema/extensions';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';

@@ -1,7 +1,7 @@
 import type { DestinationStream } from 'pino';
 import { Subject } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
-import { childLogger } from '../jsonrpc/logger';
+import { childLogger } from '../base/logger';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { StatelessReceiver, Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';

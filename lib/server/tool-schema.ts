@@ -6,13 +6,13 @@
  */
 import { z } from 'zod';
 import type { ValidationIssue } from '../jsonrpc/errors';
-import { toValidationIssues } from '../schema/issues';
-import type { JsonSchemaValidatorFactory } from '../schema/json-schema-validator';
-import { fromStandardIssues, isStandardSchema, standardJsonSchemaOf } from '../schema/standard-schema';
-import type { StandardIssue, StandardResult, StandardSchemaV1 } from '../schema/standard-schema';
-import { isZod3Schema, zod3ToJsonSchema } from '../schema/zod3-json-schema';
-import { isPlainZod4Object } from '../schema/zod4-plain';
-import type { Zod3Schema } from '../schema/zod3-json-schema';
+import { toValidationIssues } from '../validation/issues';
+import type { JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
+import { fromStandardIssues, isStandardSchema, standardJsonSchemaOf } from '../validation/standard-schema';
+import type { StandardIssue, StandardResult, StandardSchemaV1 } from '../validation/standard-schema';
+import { isZod3Schema, zod3ToJsonSchema } from '../validation/zod3-json-schema';
+import { isPlainZod4Object } from '../validation/zod4-plain';
+import type { Zod3Schema } from '../validation/zod3-json-schema';
 
 /** A JSON Schema object, kept verbatim when a tool is registered with one (`$schema`, `$defs` and all). */
 export type JsonSchemaObject = { readonly type: 'object' } & Readonly<Record<string, unknown>>;

@@ -12,8 +12,8 @@ import type { TokenVerifier } from '../../lib/auth/resource-server';
 import { connect } from '../../lib/client/client';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { createStreamableHttpHandler } from '../../lib/transport/streamable-http/streamable-http-handler';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-handler';
 import { serveHttp } from '../../examples/conformance/everything-server';
 
 // End to end against a real authorization server (oidc-provider, in a child process): a client

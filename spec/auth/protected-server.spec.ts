@@ -7,10 +7,10 @@ import { parseChallenges } from '../../lib/auth/www-authenticate';
 import { connect } from '../../lib/client/client';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
-import type { AuthProvider } from '../../lib/transport/http/auth-provider';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { AuthProvider } from '../../lib/transport/http-client/auth-provider';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // A protected Streamable HTTP endpoint (`startStreamableHttpServer({ auth })`): metadata, challenges,
 // the verified caller on each handler's context in sessions and in stateless requests, scopes per

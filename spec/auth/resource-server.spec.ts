@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createResourceServer, introspectionVerifier, jwtVerifier } from '../../lib/auth/resource-server';
 import type { IntrospectionVerifierOptions } from '../../lib/auth/resource-server';
-import type { ConsoleLike } from '../../lib/jsonrpc/logger';
+import type { ConsoleLike } from '../../lib/base/logger';
 import { jose } from '../../lib/auth/jose';
 import { parseChallenges } from '../../lib/auth/www-authenticate';
 

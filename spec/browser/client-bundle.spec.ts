@@ -35,7 +35,7 @@ describe('the browser bundle of the client', () => {
     const fromDist = await bundleForBrowser({
       source: `
 export * from './dist/lib/entries/client.js';
-export { createStreamableHttpClientTransport } from './dist/lib/transport/streamable-http/streamable-http-client-transport.js';
+export { createStreamableHttpClientTransport } from './dist/lib/transport/http-client/streamable-http/streamable-http-client-transport.js';
 `,
     });
     expect(fromDist.nodeImports).toEqual([]);
@@ -45,8 +45,8 @@ export { createStreamableHttpClientTransport } from './dist/lib/transport/stream
     const server = await bundleForBrowser({ source: "export * from './lib/entries/http';" });
     expect(server.nodeImports).toEqual(
       expect.arrayContaining([
-        'lib/transport/streamable-http/streamable-http-server.ts -> node:http',
-        'lib/transport/legacy-sse/legacy-sse-session.ts -> node:crypto',
+        'lib/transport/http-server/streamable-http/streamable-http-server.ts -> node:http',
+        'lib/transport/http-server/http-sse/http-sse-session.ts -> node:crypto',
       ]),
     );
   });

@@ -9,8 +9,8 @@ import type { CliIo } from '../../lib/cli/io';
 import { main } from '../../lib/cli/main';
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { startAuthorizationServer } from './authorization-server';
 
 // rxmcp bench reaches a protected Streamable HTTP server as rxmcp connect does: with the -H

@@ -10,7 +10,7 @@ import { main } from '../../lib/cli/main';
 import type { BenchReport } from '../../lib/bench/report';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
 import { z } from 'zod';
 import { EXAMPLE_SERVER, startExample, stopExample } from '../support/example-server';

@@ -7,9 +7,9 @@ import { connect } from '../../lib/client/client';
 import { toolResult } from '../../lib/client/tool-call';
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { eventually } from '../support/until';
 import { textOf, writeServers } from './cli-process';
 

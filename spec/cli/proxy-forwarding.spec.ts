@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { assertBuilt, CLI, runCli, stopAll, textOf, writeServers } from './cli-process';
 import type { CliRun } from './cli-process';
 

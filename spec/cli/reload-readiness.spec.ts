@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { startInProcessProxy } from './in-process-proxy';
 import type { InProcessProxy } from './in-process-proxy';
 

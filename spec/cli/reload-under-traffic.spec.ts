@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import type { StreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import type { StreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { assertBuilt, runCli, stopAll, textOf, writeServers } from './cli-process';
 
 // A SIGHUP reload of the built `rxmcp proxy` while calls flow: clients each call in a loop while

@@ -5,7 +5,7 @@ import type { Subscription } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { toolResult } from '../../lib/client/tool-call';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { assertBuilt, runCli, stopAll, textOf, writeServers } from './cli-process';
 
 // `rxmcp proxy` reading its servers file again, the built command end to end: on SIGHUP a second

@@ -14,8 +14,8 @@ import { createResourceServer, InvalidTokenError } from '../../lib/auth/resource
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { startAuthorizationServer } from './authorization-server';
 import { assertBuilt, CLI, runCli, stopAll, textOf } from './cli-process';
 

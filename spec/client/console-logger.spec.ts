@@ -1,8 +1,8 @@
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
-import type { ConsoleLike } from '../../lib/jsonrpc/logger';
+import type { ConsoleLike } from '../../lib/base/logger';
 import { createServer } from '../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { createStdioServerTransport } from '../../lib/transport/stdio/stdio-server-transport';
 import { linkedPair } from '../support/linked-pair';
 import { PassThrough } from 'node:stream';

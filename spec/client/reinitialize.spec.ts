@@ -5,19 +5,19 @@ import { progress } from '../../lib/connection/handler-events';
 import { ConnectionClosedError, JsonRpcError } from '../../lib/jsonrpc/errors';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { SessionNotFoundError } from '../../lib/transport/streamable-http/http-errors';
+import { SessionNotFoundError } from '../../lib/transport/http-client/http-errors';
 import {
   createStreamableHttpClientTransport,
   REQUEST_OUTCOME_UNKNOWN,
-} from '../../lib/transport/streamable-http/streamable-http-client-transport';
+} from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import type {
   Reconnection,
   StreamableHttpClientTransport,
   StreamableHttpClientTransportOptions,
-} from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import { createHttpClientTransport } from '../../lib/transport/streamable-http/http-client-transport';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+} from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import { createHttpClientTransport } from '../../lib/transport/http-client/http-client-transport';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 const URI = 'test://note';
 

@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import { connect } from '../../lib/client/client';
 import { createSchemaCheck } from '../../lib/client/schema-checks';
-import type { JsonSchemaValidatorFactory } from '../../lib/schema/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../../lib/validation/json-schema-validator';
 import { fakeServer } from './fake-server';
 
 describe('createSchemaCheck', () => {

@@ -2,7 +2,7 @@ import { EmptyError, filter, lastValueFrom, toArray, VirtualTimeScheduler } from
 import type { ClientMiddleware } from '../../lib/client/middleware';
 import { InputRoundsExceededError, REISSUE_DELAYS_MS } from '../../lib/client/stateless-requests';
 import { JsonRpcError, ProtocolError } from '../../lib/jsonrpc/errors';
-import { STREAM_BROKEN } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { STREAM_BROKEN } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { modernPeer } from './modern-peer';
 import type { ModernPeer } from './modern-peer';
 import { advanceTo } from '../support/virtual-time';

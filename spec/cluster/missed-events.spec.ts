@@ -3,7 +3,7 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { connectRedis } from '../../lib/cluster/redis-connection';
 import type { RedisConnection } from '../../lib/cluster/redis-connection';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { startClusterChild } from '../support/cluster-processes';
 import type { ClusterChild } from '../support/cluster-processes';
 import { startRedis } from '../support/redis-server';

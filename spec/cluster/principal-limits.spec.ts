@@ -6,7 +6,7 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { ClientRevision } from '../../lib/client/client-api';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';
 

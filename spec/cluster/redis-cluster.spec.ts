@@ -8,7 +8,7 @@ import {
 import { filter, firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { ClientOptions, McpClient } from '../../lib/client/client';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { useClusterOfThree } from '../support/cluster-fixture';
 import { eventually } from '../support/until';
 

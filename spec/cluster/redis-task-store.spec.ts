@@ -5,7 +5,7 @@ import { connectRedis } from '../../lib/cluster/redis-connection';
 import type { RedisConnection } from '../../lib/cluster/redis-connection';
 import { createRedisTaskStore } from '../../lib/cluster/redis-task-store';
 import type { TaskRecord } from '../../lib/server/tasks/task-store';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { startClusterChild } from '../support/cluster-processes';
 import type { ClusterChild } from '../support/cluster-processes';
 import { startRedis } from '../support/redis-server';

@@ -7,8 +7,8 @@ import type { LifecycleInspectionEvent } from '../../lib/connection/connection-a
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // `@statelyai/inspect` is an ES module: loaded as `jose` is (see lib/auth/jose.ts).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -11,8 +11,8 @@ import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import { partialResults } from '../../lib/server/partial-results';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // Partial tool results (SEP-2998, as drafted): a tool's Observable marks pieces of its output with
 // partialResult(); a client that declared partial results gets them as `partial` events before

@@ -3,7 +3,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
 import WebSocket from 'ws';
 import { createEverythingServer, serveHttp } from '../../examples/conformance/everything-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
 import { hostile, seeded, validCall } from '../../benchmarks/hostile-frames';
 

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { encodeSseEvent } from '../../lib/transport/framing/sse';
-import { createHttpClientTransport } from '../../lib/transport/streamable-http/http-client-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createHttpClientTransport } from '../../lib/transport/http-client/http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 
 /** A POST as the scripted server saw it. */
 interface Post {

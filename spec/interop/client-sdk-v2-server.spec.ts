@@ -5,7 +5,7 @@ import { firstValueFrom, lastValueFrom, skip, take, toArray } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import type { ClientOptions, McpClient } from '../../lib/client/client';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { hostWebHandler } from '../support/web-handler-host';
 import type { HostedWebHandler } from '../support/web-handler-host';
 

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import type { ClientOptions, McpClient } from '../../lib/client/client';
 import { TaskCancelledError } from '../../lib/client/tasks/task-errors';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 
 // rxmcp's client against the official SDK's experimental tasks (2025-11-25) over Streamable HTTP on
 // 127.0.0.1: a task started, followed to its result, cancelled, and followed again by a second

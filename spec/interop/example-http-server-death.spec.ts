@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import { ConnectionClosedError, TransportError } from '../../lib/jsonrpc/errors';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { startExample } from '../support/example-server';
 
 // Issue "newcomer", item 6: a call with progress waited its whole timeout after the server died,

@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
-import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createLegacySseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../../lib/transport/transport';
 import { startExample } from '../support/example-server';
 

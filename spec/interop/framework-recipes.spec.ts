@@ -9,9 +9,9 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { createStreamableHttpFetchHandler } from '../../lib/transport/streamable-http/streamable-http-fetch-handler';
-import { createStreamableHttpHandler } from '../../lib/transport/streamable-http/streamable-http-handler';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpFetchHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-fetch-handler';
+import { createStreamableHttpHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-handler';
 
 // The README's recipes for mounting the MCP endpoint in Express 5, Fastify 5 and Hono, each
 // exercised end to end by rxmcp's client; and the answer when a body parser ate the body.

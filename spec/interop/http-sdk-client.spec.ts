@@ -7,8 +7,8 @@ import { firstValueFrom } from 'rxjs';
 import { z } from 'zod';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // The official SDK's client against rxmcp's HTTP server transports: Streamable HTTP (stateful and
 // stateless) and the 2024-11-05 HTTP+SSE transport.

@@ -11,9 +11,9 @@ import { filter, firstValueFrom, toArray, take } from 'rxjs';
 import { z } from 'zod';
 import { createConnection } from '../../lib/connection/connection';
 import type { Connection } from '../../lib/connection/connection';
-import { createHttpClientTransport } from '../../lib/transport/streamable-http/http-client-transport';
-import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createHttpClientTransport } from '../../lib/transport/http-client/http-client-transport';
+import { createLegacySseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../../lib/transport/transport';
 
 // rxmcp's HTTP client transports against the official SDK's server transports, each served with

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { progress } from '../../lib/connection/handler-events';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // The official SDK 1.32 client's experimental tasks API (2025-11-25 task-augmented calls) against
 // an rxmcp server over Streamable HTTP: the tool handlers are plain Observables, run as tasks.

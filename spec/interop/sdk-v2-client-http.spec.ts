@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { serveHttp } from '../../examples/conformance/everything-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // The official TypeScript SDK v2 client (2.4) against the example server over Streamable HTTP and stdio, in
 // each of its negotiation modes: the same endpoint serves it a session (legacy) or stateless

@@ -4,7 +4,7 @@ import type { ClientOptions, McpClient } from '../../lib/client/client';
 import { taskResult } from '../../lib/client/tasks/task-follower';
 import type { TaskEvent } from '../../lib/client/tasks/task-follower';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../../lib/transport/transport';
 import { EXAMPLE_SERVER, startExample, stopExample } from '../support/example-server';
 import type { RunningExample } from '../support/example-server';

@@ -11,9 +11,9 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { createStreamableHttpFetchHandler } from '../../lib/transport/streamable-http/streamable-http-fetch-handler';
-import type { StreamableHttpFetchHandler } from '../../lib/transport/streamable-http/streamable-http-fetch-handler';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpFetchHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-fetch-handler';
+import type { StreamableHttpFetchHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-fetch-handler';
 import { serveFetchWithBridge } from '../transport/streamable-http/fetch-host';
 import type { ListeningHost } from '../transport/streamable-http/fetch-host';
 

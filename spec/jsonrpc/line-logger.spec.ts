@@ -1,6 +1,6 @@
 import pino from 'pino';
-import { lineSink, recordLogger } from '../../lib/jsonrpc/line-logger';
-import type { LogRecord } from '../../lib/jsonrpc/line-logger';
+import { lineSink, recordLogger } from '../../lib/base/line-logger';
+import type { LogRecord } from '../../lib/base/line-logger';
 
 // rxmcp's own loggers write the records pino would: the same fields for the same calls.
 describe('recordLogger', () => {

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { childLogger, silentLogger } from '../../lib/jsonrpc/logger';
+import { childLogger, silentLogger } from '../../lib/base/logger';
 
 describe('childLogger', () => {
   it('returns the shared silent logger when given none, and a silent parent as it is', () => {

@@ -1,4 +1,4 @@
-import { withProperty } from '../../lib/jsonrpc/objects';
+import { withProperty } from '../../lib/base/objects';
 
 describe('withProperty', () => {
   it('has the own properties and values of the spread it replaces, the new key first', () => {

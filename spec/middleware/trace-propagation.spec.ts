@@ -10,9 +10,9 @@ import { clientTracing } from '../../lib/client/telemetry';
 import { formatTraceparent, parseTraceparent, validTracestate } from '../../lib/connection/trace-context';
 import type { ServerMiddleware } from '../../lib/server/middleware';
 import { serverTracing } from '../../lib/server/telemetry';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { until } from '../support/until';
 import { clientOf, demoServer } from './harness';
 

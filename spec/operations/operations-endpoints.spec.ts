@@ -5,12 +5,12 @@ import type { McpClient } from '../../lib/client/client';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import type { RequestAuthenticator } from '../../lib/transport/http/request-auth';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
-} from '../../lib/transport/streamable-http/streamable-http-server';
+} from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 /** A GET (or another method) with the headers given, Host included, as a scraper would send it. */
 function get(

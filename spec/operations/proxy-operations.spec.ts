@@ -5,7 +5,7 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { McpProxy } from '../../lib/proxy/front';
 import { createServer } from '../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 
 describe('rxmcp proxy --http: operations', () => {
   let serving: Serving | undefined;

@@ -13,8 +13,8 @@ import { toolPolicy } from '../../lib/server/tool-policy';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import type { AuthInfo } from '../../lib/transport/transport';
 import type { RequestAuthenticator } from '../../lib/transport/http/request-auth';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { authenticated } from '../support/authenticated';
 
 // Server middleware around what a proxy and an aggregate forward: limits keyed on the caller's

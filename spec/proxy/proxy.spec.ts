@@ -17,8 +17,8 @@ import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { until } from '../support/until';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 const INFO = { name: 'proxy-spec', version: '1.0.0' };
 

@@ -15,9 +15,9 @@ import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { createStdioClientTransport } from '../../lib/transport/stdio/stdio-client-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // composition issue, item 3: any revision on either side of a proxy. Server-to-client requests of
 // the handshake revisions and the multi round-trip requests of 2026-07-28 stand for each other, as

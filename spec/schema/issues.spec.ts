@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { describeIssues, formatPath, toValidationIssues } from '../../lib/schema/issues';
+import { describeIssues, formatPath, toValidationIssues } from '../../lib/validation/issues';
 import { paramsSchemaFor } from '../../lib/schema/methods';
 import { CallToolResultSchema } from '../../lib/schema/tools';
 

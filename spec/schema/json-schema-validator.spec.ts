@@ -1,4 +1,4 @@
-import { compileJsonSchema, isBacktrackSafe } from '../../lib/schema/json-schema-validator';
+import { compileJsonSchema, isBacktrackSafe } from '../../lib/validation/json-schema-validator';
 
 const paths = (schema: Record<string, unknown>, value: unknown) =>
   compileJsonSchema(schema)(value).map((i) => `${i.path}: ${i.message}`);

@@ -1,4 +1,4 @@
-import { FrontmatterError, parseSkillDocument, parseYaml } from '../../lib/schema/skill-frontmatter';
+import { FrontmatterError, parseSkillDocument, parseYaml } from '../../lib/validation/skill-frontmatter';
 
 describe('parseSkillDocument', () => {
   it('splits the frontmatter from the body, with or without a byte-order mark', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod3';
-import { compileJsonSchema } from '../../lib/schema/json-schema-validator';
-import { isZod3Schema, Zod3ConversionError, zod3ToJsonSchema } from '../../lib/schema/zod3-json-schema';
-import type { Zod3Schema } from '../../lib/schema/zod3-json-schema';
+import { compileJsonSchema } from '../../lib/validation/json-schema-validator';
+import { isZod3Schema, Zod3ConversionError, zod3ToJsonSchema } from '../../lib/validation/zod3-json-schema';
+import type { Zod3Schema } from '../../lib/validation/zod3-json-schema';
 import { z as z4 } from 'zod';
 
 enum Colour {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { z as z3v4 } from 'zod3/v4';
-import { isPlainZod4Object } from '../../lib/schema/zod4-plain';
+import { isPlainZod4Object } from '../../lib/validation/zod4-plain';
 import { compileToolSchema } from '../../lib/server/tool-schema';
-import { compileJsonSchema } from '../../lib/schema/json-schema-validator';
+import { compileJsonSchema } from '../../lib/validation/json-schema-validator';
 
 const Category: z.ZodType = z.object({
   name: z.string(),

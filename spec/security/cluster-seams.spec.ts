@@ -7,7 +7,7 @@ import type { RedisConnection } from '../../lib/cluster/redis-connection';
 import { joinRedisCluster } from '../../lib/cluster/redis-cluster';
 import type { RedisCluster } from '../../lib/cluster/redis-cluster';
 import { createServer } from '../../lib/server/server';
-import type { RunningStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { restartRedisEmpty } from '../support/cluster-fixture';
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';

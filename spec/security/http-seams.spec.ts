@@ -6,14 +6,14 @@ import { jose } from '../../lib/auth/jose';
 import { createResourceServer, jwtVerifier } from '../../lib/auth/resource-server';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
-import { createLegacySseHandler } from '../../lib/transport/legacy-sse/legacy-sse-handler';
+import { createLegacySseHandler } from '../../lib/transport/http-server/http-sse/http-sse-handler';
 import type { OriginPolicy } from '../../lib/transport/http/http-guards';
-import { createStreamableHttpHandler } from '../../lib/transport/streamable-http/streamable-http-handler';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-handler';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
-} from '../../lib/transport/streamable-http/streamable-http-server';
+} from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // The seams of the Streamable HTTP endpoint an attacker reaches from outside: sessions bound to the
 // principal that opened them, event replay bound to its session, and Host checks off loopback.

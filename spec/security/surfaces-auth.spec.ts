@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import WebSocket from 'ws';
-import { createLegacySseHandler } from '../../lib/transport/legacy-sse/legacy-sse-handler';
+import { createLegacySseHandler } from '../../lib/transport/http-server/http-sse/http-sse-handler';
 import { createSseParser } from '../../lib/transport/framing/sse';
-import { createStreamableHttpFetchHandler } from '../../lib/transport/streamable-http/streamable-http-fetch-handler';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpFetchHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-fetch-handler';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { RequestAuthenticator } from '../../lib/transport/http/request-auth';
 import { createWebSocketHandler, startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
 import { textResult } from '../../lib/server/results';

@@ -8,8 +8,8 @@ import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import type { ToolDefinition, ToolResult, ToolSchema } from '../../lib/server/tool-registry';
 import type { JsonSchemaObject } from '../../lib/server/tool-schema';
-import { compileJsonSchema } from '../../lib/schema/json-schema-validator';
-import type { JsonSchemaValidatorFactory } from '../../lib/schema/json-schema-validator';
+import { compileJsonSchema } from '../../lib/validation/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../../lib/validation/json-schema-validator';
 import { serve } from './harness';
 
 // One tool, described in each schema language: `city` a string of 2 or more characters, `days` an

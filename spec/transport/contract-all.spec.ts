@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../lib/jsonrpc/message';
-import { createLegacySseClientTransport } from '../../lib/transport/legacy-sse/legacy-sse-client-transport';
-import { createStreamableHttpClientTransport } from '../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../lib/transport/streamable-http/streamable-http-server';
+import { createLegacySseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { Transport } from '../../lib/transport/transport';
 import { startWebSocketServer } from '../../lib/transport/websocket/websocket-server';
 import { MCP_SUBPROTOCOL, wrapWebSocket } from '../../lib/transport/websocket/websocket-transport';

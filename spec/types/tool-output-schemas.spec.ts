@@ -13,7 +13,7 @@ import { of } from 'rxjs';
 import { createServer } from '../../lib/server/server';
 import { serveApps } from '../../lib/server/apps';
 import type { ToolDefinition, ToolResult } from '../../lib/server/tool-registry';
-import type { StandardSchemaV1 } from '../../lib/schema/standard-schema';
+import type { StandardSchemaV1 } from '../../lib/validation/standard-schema';
 
 /** Compiles only when `A` and `B` are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

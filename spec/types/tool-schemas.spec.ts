@@ -11,7 +11,7 @@ import { z as z3 } from 'zod3';
 import { z as z3v4 } from 'zod3/v4';
 import { createServer } from '../../lib/server/server';
 import type { ToolDefinition, ToolSchema } from '../../lib/server/tool-registry';
-import type { StandardSchemaV1 } from '../../lib/schema/standard-schema';
+import type { StandardSchemaV1 } from '../../lib/validation/standard-schema';
 
 /** Compiles only when `A` and `B` are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

@@ -9,7 +9,7 @@
 import { RxmcpError, RxmcpErrorCode } from '../../jsonrpc/errors';
 import { firstValueFrom } from '../../rx/rxjs';
 import { CapabilityNotSupportedError, ProtocolError } from '../../jsonrpc/errors';
-import { FrontmatterError, parseSkillDocument } from '../../schema/skill-frontmatter';
+import { FrontmatterError, parseSkillDocument } from '../../validation/skill-frontmatter';
 import {
   GetSkillResultSchema,
   ListSkillsResultSchema,

@@ -11,7 +11,7 @@ import type { RequestHandler } from '../../connection/dispatcher';
 import type { RequestOptions } from '../../connection/request-pipeline';
 import { ProtocolError } from '../../jsonrpc/errors';
 import { paginate } from '../../operators/paginate';
-import { describeIssues, toValidationIssues } from '../../schema/issues';
+import { describeIssues, toValidationIssues } from '../../validation/issues';
 import { checkResult } from '../../schema/methods';
 import type { Revision } from '../../schema/revisions';
 import type { CallToolResult, Tool } from '../../schema/tools';

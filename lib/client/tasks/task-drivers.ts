@@ -8,7 +8,7 @@ import type { Observable } from '../../rx/rxjs';
 import type { RequestHandler } from '../../connection/dispatcher';
 import type { RequestOptions } from '../../connection/request-pipeline';
 import type { JsonRpcNotification } from '../../jsonrpc/message';
-import { encodeHeaderValue } from '../../transport/streamable-http/client-request-headers';
+import { encodeHeaderValue } from '../../transport/http-client/streamable-http/request-headers';
 import { answerInputRequests } from '../input-requests';
 import type { InputRequests } from '../input-requests';
 import type { TaskDriver } from './task-follower';

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
-import { describeIssues, toValidationIssues } from '../../schema/issues';
+import { describeIssues, toValidationIssues } from '../../validation/issues';
 import type { TaskStatus } from '../../schema/tasks';
 import { readInputRequests } from '../input-requests';
 import type { InputRequests } from '../input-requests';

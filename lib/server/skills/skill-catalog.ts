@@ -5,9 +5,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { parseSkillDocument } from '../../schema/skill-frontmatter';
+import { parseSkillDocument } from '../../validation/skill-frontmatter';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MANIFEST, SKILL_NAME } from '../../schema/skills';
-import { nodeCrypto } from '../../jsonrpc/node-builtins';
+import { nodeCrypto } from '../../base/node-builtins';
 import type { SkillEntry, SkillFile } from '../../schema/skills';
 
 /**

@@ -9,7 +9,7 @@
 import { isStatelessRevision } from '../../connection/stateless';
 import type { CacheHint } from '../../connection/stateless';
 import { JsonRpcError } from '../../jsonrpc/errors';
-import { toValidationIssues } from '../../schema/issues';
+import { toValidationIssues } from '../../validation/issues';
 import type { z } from 'zod';
 import {
   DirectoryReadRequestParamsSchema,

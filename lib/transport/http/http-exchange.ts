@@ -94,7 +94,7 @@ export function endJson(
   headers: Record<string, string | number> = {},
 ): void {
   const length = utf8Length(text);
-  // The added headers first: V8 adds a property to a spread copy slowly (see jsonrpc/objects.ts).
+  // The added headers first: V8 adds a property to a spread copy slowly (see base/objects.ts).
   const head: Record<string, string | number> = {
     'content-type': 'application/json',
     'content-length': length,

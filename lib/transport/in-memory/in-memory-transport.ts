@@ -5,8 +5,8 @@ import { CloseSignal } from '../framing/close-signal';
 import { createFrameInbox } from '../framing/frame-inbox';
 import type { FrameInbox } from '../framing/frame-inbox';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
-import { childLogger } from '../../jsonrpc/logger';
-import type { LoggerOption } from '../../jsonrpc/logger';
+import { childLogger } from '../../base/logger';
+import type { LoggerOption } from '../../base/logger';
 
 /**
  * What every in-memory pair has sent and not yet delivered, in the order it was sent: a frame and

@@ -4,9 +4,9 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioClientConnection } from './stdio-client-connection';
 import type { StdioShutdownTimeouts } from './stdio-client-connection';
 import type { InboundFrame, Transport, TransportClose } from '../transport';
-import { childLogger, stderrWarnLogger } from '../../jsonrpc/logger';
-import { nodeChildProcess } from '../../jsonrpc/node-builtins';
-import type { LoggerOption } from '../../jsonrpc/logger';
+import { childLogger, stderrWarnLogger } from '../../base/logger';
+import { nodeChildProcess } from '../../base/node-builtins';
+import type { LoggerOption } from '../../base/logger';
 
 export type { StdioShutdownTimeouts } from './stdio-client-connection';
 

@@ -1,8 +1,8 @@
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioServerConnection } from './stdio-server-connection';
 import type { Transport } from '../transport';
-import { childLogger } from '../../jsonrpc/logger';
-import type { LoggerOption } from '../../jsonrpc/logger';
+import { childLogger } from '../../base/logger';
+import type { LoggerOption } from '../../base/logger';
 
 /** Options for {@link createStdioServerTransport}. */
 export interface StdioServerTransportOptions {

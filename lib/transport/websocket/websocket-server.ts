@@ -13,8 +13,8 @@ import type { RequestAuthenticator } from '../http/request-auth';
 import type { AuthInfo, Transport } from '../transport';
 import { authenticateUpgrade, connectionGuard } from './websocket-auth';
 import { MCP_SUBPROTOCOL, wrapWebSocket } from './websocket-transport';
-import { childLogger } from '../../jsonrpc/logger';
-import type { LoggerOption } from '../../jsonrpc/logger';
+import { childLogger } from '../../base/logger';
+import type { LoggerOption } from '../../base/logger';
 
 /** Options of {@link createWebSocketHandler}. */
 export interface WebSocketHandlerOptions extends OriginPolicy {

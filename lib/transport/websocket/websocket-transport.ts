@@ -1,8 +1,8 @@
 import { WebSocket } from 'ws';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import type { Transport } from '../transport';
-import { childLogger } from '../../jsonrpc/logger';
-import type { LoggerOption } from '../../jsonrpc/logger';
+import { childLogger } from '../../base/logger';
+import type { LoggerOption } from '../../base/logger';
 import type { ConnectionGuard } from './websocket-auth';
 import { WebSocketConnection } from './websocket-connection';
 

@@ -6,7 +6,7 @@
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { connect } from '../../../lib/entries/client';
 import type { ToolCallEvent } from '../../../lib/entries/client';
-import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 
 /** What one session from the page did. */
 export interface PageSession {

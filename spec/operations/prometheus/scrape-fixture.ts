@@ -2,9 +2,9 @@ import { connect } from '../../../lib/client/client';
 import type { McpClient } from '../../../lib/client/client';
 import { createServer } from '../../../lib/server/server';
 import type { McpServer } from '../../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 /** A server with operations on, that has answered calls of both revision families and every outcome. */
 export interface ScrapedServer {

@@ -3,8 +3,8 @@ import { META } from '../../../lib/connection/stateless';
 import { TASKS_EXTENSION } from '../../../lib/schema/tasks';
 import { createServer } from '../../../lib/server/server';
 import type { McpServer } from '../../../lib/server/server';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // The tasks extension over Streamable HTTP: `Mcp-Name` mirrors `params.taskId` on the tasks
 // methods (SEP-2663: Streamable HTTP routing headers), checked like the other standard headers.

@@ -5,8 +5,8 @@ import { applyCors, CORS_REQUEST_HEADERS } from '../../../lib/transport/http/cor
 import type { CorsOptions } from '../../../lib/transport/http/cors';
 import { checkHostAndOrigin } from '../../../lib/transport/http/http-guards';
 import { createServer as createMcpServer } from '../../../lib/server/server';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 interface Answer {
   readonly status: number;

@@ -1,7 +1,7 @@
 import { notification } from '../../../lib/jsonrpc/message';
 import type { JsonRpcMessage } from '../../../lib/jsonrpc/message';
-import { createInMemoryEventStore } from '../../../lib/transport/streamable-http/event-store';
-import { ownsStream } from '../../../lib/transport/streamable-http/resume-stream';
+import { createInMemoryEventStore } from '../../../lib/transport/http-server/streamable-http/event-store';
+import { ownsStream } from '../../../lib/transport/http-server/streamable-http/resume-stream';
 
 const replay = (store: ReturnType<typeof createInMemoryEventStore>, lastEventId: string) => {
   const sent: Array<[string, unknown]> = [];

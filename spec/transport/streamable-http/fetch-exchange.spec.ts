@@ -1,4 +1,4 @@
-import { FetchRequest, FetchResponse } from '../../../lib/transport/streamable-http/fetch-exchange';
+import { FetchRequest, FetchResponse } from '../../../lib/transport/http-server/fetch-exchange';
 
 const readAll = async (request: FetchRequest): Promise<{ text: string; events: string[] }> => {
   const events: string[] = [];

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import type { HttpBindings } from '@hono/node-server';
-import { createStreamableHttpFetchHandler } from '../../../lib/transport/streamable-http/streamable-http-fetch-handler';
+import { createStreamableHttpFetchHandler } from '../../../lib/transport/http-server/streamable-http/streamable-http-fetch-handler';
 import type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
-} from '../../../lib/transport/streamable-http/streamable-http-server';
+} from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 /** Test hosts for the fetch handler: a web `(request) => Response` function served on 127.0.0.1. */
 

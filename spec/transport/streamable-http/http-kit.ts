@@ -4,12 +4,12 @@ import type { Connection } from '../../../lib/connection/connection';
 import type { RequestContext } from '../../../lib/connection/dispatcher';
 import { createSseParser } from '../../../lib/transport/framing/sse';
 import type { SseEvent } from '../../../lib/transport/framing/sse';
-import type { StreamableHttpServerTransport } from '../../../lib/transport/streamable-http/streamable-http-session';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import type { StreamableHttpServerTransport } from '../../../lib/transport/http-server/streamable-http/streamable-http-session';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type {
   RunningStreamableHttpServer,
   StreamableHttpServerOptions,
-} from '../../../lib/transport/streamable-http/streamable-http-server';
+} from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 /** Test helpers for the HTTP transports: a server with a few test tools, raw requests, SSE reading. */
 

@@ -1,10 +1,10 @@
 import { Agent, createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createFetchRequester, createNodeRequester } from '../../../lib/transport/streamable-http/http-requester';
-import type { HttpRequester } from '../../../lib/transport/streamable-http/http-requester';
-import { createUndiciRequester, loadUndici } from '../../../lib/transport/streamable-http/undici-requester';
-import { createDefaultRequester } from '../../../lib/transport/streamable-http/default-requester';
+import { createFetchRequester, createNodeRequester } from '../../../lib/transport/http-client/http-requester';
+import type { HttpRequester } from '../../../lib/transport/http-client/http-requester';
+import { createUndiciRequester, loadUndici } from '../../../lib/transport/http-client/undici-requester';
+import { createDefaultRequester } from '../../../lib/transport/http-client/default-requester';
 
 let server: Server | undefined;
 let requester: HttpRequester | undefined;

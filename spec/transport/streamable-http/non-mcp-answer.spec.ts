@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from '../../../lib/client/client';
-import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 
 // A URL that is not an MCP endpoint (a web page, a health check) answers a POST with 200 and a
 // body that is not JSON-RPC: the client says so, naming the URL and the content type.

@@ -2,8 +2,8 @@ import { firstValueFrom } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../../lib/client/client';
 import { createServer } from '../../../lib/server/server';
-import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 describe('a request body past the server’s limit (#13)', () => {
   it.each(['2025-11-25', '2026-07-28'] as const)(

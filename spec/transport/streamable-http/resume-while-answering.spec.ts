@@ -1,6 +1,6 @@
 import type { RequestId } from '../../../lib/jsonrpc/message';
-import { createInMemoryEventStore } from '../../../lib/transport/streamable-http/event-store';
-import type { EventStore } from '../../../lib/transport/streamable-http/event-store';
+import { createInMemoryEventStore } from '../../../lib/transport/http-server/streamable-http/event-store';
+import type { EventStore } from '../../../lib/transport/http-server/streamable-http/event-store';
 import { messagesOf, openSession, post, readSse, startTestServer, toolCall } from './http-kit';
 import type { TestHttpServer } from './http-kit';
 import { eventually } from '../../support/until';

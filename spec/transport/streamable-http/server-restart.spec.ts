@@ -1,10 +1,10 @@
 import { connect } from '../../../lib/client/client';
 import { ConnectionClosedError } from '../../../lib/jsonrpc/errors';
 import { createServer } from '../../../lib/server/server';
-import { SessionNotFoundError } from '../../../lib/transport/streamable-http/http-errors';
-import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { SessionNotFoundError } from '../../../lib/transport/http-client/http-errors';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 /** A server with one tool, over Streamable HTTP on 127.0.0.1 (`port` 0: any free one). */
 function serve(port: number): Promise<RunningStreamableHttpServer> {

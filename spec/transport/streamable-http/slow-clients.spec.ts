@@ -1,8 +1,8 @@
 import { connect as tcpConnect } from 'node:net';
 import type { Socket } from 'node:net';
 import { createServer } from '../../../lib/server/server';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // Slow and numerous clients (#13): the deadlines are Node's own, checked on its clock, so these
 // tests use short real deadlines.

@@ -4,12 +4,12 @@
  * host: the test server they start is the fetch handler's.
  */
 import type * as FetchHost from './fetch-host';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 import './streamable-http-handler.spec';
 
-jest.mock('../../../lib/transport/streamable-http/streamable-http-server', () => {
+jest.mock('../../../lib/transport/http-server/streamable-http/streamable-http-server', () => {
   const actual = jest.requireActual<Record<string, unknown>>(
-    '../../../lib/transport/streamable-http/streamable-http-server',
+    '../../../lib/transport/http-server/streamable-http/streamable-http-server',
   );
   const host = jest.requireActual<typeof FetchHost>('./fetch-host');
   return { ...actual, startStreamableHttpServer: host.startFetchHostedServer };

@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
-import { createInMemoryEventStore } from '../../../lib/transport/streamable-http/event-store';
-import type { StreamableHttpServerTransport } from '../../../lib/transport/streamable-http/streamable-http-session';
+import { createInMemoryEventStore } from '../../../lib/transport/http-server/streamable-http/event-store';
+import type { StreamableHttpServerTransport } from '../../../lib/transport/http-server/streamable-http/streamable-http-session';
 import {
   ACCEPT_BOTH,
   answerMessages,

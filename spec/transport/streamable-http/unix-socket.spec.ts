@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { connect } from '../../../lib/client/client';
 import { createServer } from '../../../lib/server/server';
 import { textResult } from '../../../lib/server/results';
-import { createStreamableHttpClientTransport } from '../../../lib/transport/streamable-http/streamable-http-client-transport';
-import { startStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
-import type { RunningStreamableHttpServer } from '../../../lib/transport/streamable-http/streamable-http-server';
+import { createStreamableHttpClientTransport } from '../../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
+import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
+import type { RunningStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // Streamable HTTP over a Unix socket: HTTP/1.1 for a local server, reached through the file system
 // instead of a TCP port (the transports working group's recommendation for local servers).

@@ -1,4 +1,4 @@
-import { endsOnWholeCharacter, Utf8Chunks } from '../../../lib/transport/streamable-http/utf8-chunks';
+import { endsOnWholeCharacter, Utf8Chunks } from '../../../lib/transport/http-client/utf8-chunks';
 
 // The text a streaming TextDecoder makes of the same chunks: what Utf8Chunks must give.
 function decoded(chunks: readonly Buffer[]): string {

@@ -1,6 +1,6 @@
 import type pino from 'pino';
 import { SessionTakenOverError } from '../../../lib/cluster/redis-event-store';
-import { WriteQueue } from '../../../lib/transport/streamable-http/write-queue';
+import { WriteQueue } from '../../../lib/transport/http-server/streamable-http/write-queue';
 
 function recordingLogger() {
   const lines: Array<[string, string]> = [];

@@ -1,0 +1,82 @@
+import { endJson } from '../http/http-exchange';
+import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
+import { ErrorCode } from '../../jsonrpc/errors';
+import { errorResponse } from '../../jsonrpc/message';
+import type { JsonRpcMessage } from '../../jsonrpc/message';
+import { statelessRevisionOf } from '../../schema/request-meta';
+import { isStatefulRevision } from '../../schema/revisions';
+import { headerValue, refuse } from '../http/http-guards';
+import type { StatelessReceiver } from '../transport';
+import { SESSION_HEADER } from './streamable-http/session-table';
+
+/** The header that names a request's protocol revision. */
+export const VERSION_HEADER = 'mcp-protocol-version';
+
+/**
+ * The revisions an endpoint serves, and what they decide about a request: whether it belongs to
+ * a stateless revision, and whether its `MCP-Protocol-Version` is refused.
+ */
+export class RevisionPolicy {
+  /** The handshake revisions served: the values accepted in `MCP-Protocol-Version` on session requests. */
+  readonly supported: readonly string[];
+  /** Whether any handshake revision is served: without one, no session is ever made. */
+  readonly sessionsServed: boolean;
+
+  constructor(readonly served: readonly string[]) {
+    this.supported = served.filter(isStatefulRevision);
+    this.sessionsServed = this.supported.length > 0;
+  }
+
+  /**
+   * Refuses an unsupported `MCP-Protocol-Version` (400); any supported one is tolerated. The
+   * refusal names the request's id when the body is one request (#11).
+   */
+  refused(req: HttpRequestLike, res: HttpResponseLike, body?: unknown): boolean {
+    const supported = this.supported;
+    const version = headerValue(req, VERSION_HEADER);
+    if (version === undefined || supported.includes(version)) return false;
+    const message = `Bad Request: unsupported protocol version ${JSON.stringify(version)} (supported: ${supported.join(', ')})`;
+    const id =
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+    if (typeof id === 'string' || typeof id === 'number') {
+      const text = JSON.stringify(errorResponse(id, { code: ErrorCode.InvalidRequest, message }));
+      endJson(res, 400, text);
+    } else refuse(res, 400, message);
+    return true;
+  }
+
+  /**
+   * Whether a POST belongs to a stateless revision (there being a `receiver` to serve it): one
+   * request (not initialize, no session id) whose `_meta` names a revision, or whose
+   * `MCP-Protocol-Version` is not a handshake revision served here (an unsupported one is then
+   * answered -32022 with the versions that are).
+   */
+  isStateless(req: HttpRequestLike, body: unknown, receiver: StatelessReceiver | undefined): body is JsonRpcMessage {
+    if (!receiver || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+    const method = (body as { method?: unknown }).method;
+    if (typeof method !== 'string' || headerValue(req, SESSION_HEADER) !== undefined) return false;
+    // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
+    if (statelessRevisionOf((body as { params?: unknown }).params) !== undefined) return true;
+    if (method === 'initialize') return false;
+    const version = headerValue(req, VERSION_HEADER);
+    return version !== undefined && !this.supported.includes(version);
+  }
+
+  /**
+   * A deployment of stateless revisions only answers a handshake-family POST with -32022 naming the
+   * revisions it serves (spec 2026-07-28: Versioning → a modern-only server names its versions in
+   * any error to initialize).
+   */
+  refuseHandshake(res: HttpResponseLike, body: unknown): void {
+    const served = this.served;
+    const message = body as { id?: unknown; params?: { protocolVersion?: unknown } };
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    const requested = message.params?.protocolVersion ?? 'none';
+    const error = {
+      code: -32022,
+      message: `Unsupported protocol version: this server keeps no sessions; it serves ${served.join(', ')}`,
+      data: { supported: [...served].reverse(), requested },
+    };
+    endJson(res, 400, JSON.stringify(errorResponse(id, error)));
+  }
+}
