@@ -102,7 +102,7 @@ if (require.main === module) {
       port: Number(process.argv[at + 1] ?? process.env.PORT ?? 3001),
       logger,
       onSession: (transport) => void server.connect(transport),
-      statelessReceiver: server.stateless,
+      modernReceiver: server.modern,
     }).then((running) => process.stdout.write(`rxmcp apps example: Streamable HTTP at ${running.url}\n`));
   }
 }

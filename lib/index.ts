@@ -40,13 +40,13 @@ export {
   SUPPORTED_REVISIONS,
   LATEST_REVISION,
   isSupportedRevision,
-  STATEFUL_REVISIONS,
-  LATEST_STATEFUL_REVISION,
-  isStatefulRevision,
+  LEGACY_REVISIONS,
+  LATEST_LEGACY_REVISION,
+  isLegacyRevision,
   MODERN_REVISIONS,
   isModernRevision,
 } from './schema/revisions';
-export type { Revision, StatefulRevision, ModernRevision } from './schema/revisions';
+export type { Revision, LegacyRevision, ModernRevision } from './schema/revisions';
 
 // Transports
 export type { Transport, TransportClose, SendOptions } from './transport/transport';
@@ -106,14 +106,14 @@ export { SseEventTooLargeError } from './transport/framing/sse';
 export { AuthorizationFailed } from './transport/http-client/http-sse/http-sse-client-auth';
 export { createHttpClientTransport } from './transport/http-client/http-client-transport';
 export type { HttpClientTransport, HttpClientTransportOptions } from './transport/http-client/http-client-transport';
-export { createLegacySseHandler } from './transport/http-server/http-sse/http-sse-handler';
+export { createHttpSseHandler } from './transport/http-server/http-sse/http-sse-handler';
 export type {
-  LegacySseHandler,
-  LegacySseHandlerOptions,
-  LegacySseServerTransport,
+  HttpSseHandler,
+  HttpSseHandlerOptions,
+  HttpSseServerTransport,
 } from './transport/http-server/http-sse/http-sse-handler';
-export { createLegacySseClientTransport } from './transport/http-client/http-sse/http-sse-client-transport';
-export type { LegacySseClientTransportOptions } from './transport/http-client/http-sse/http-sse-client-transport';
+export { createHttpSseClientTransport } from './transport/http-client/http-sse/http-sse-client-transport';
+export type { HttpSseClientTransportOptions } from './transport/http-client/http-sse/http-sse-client-transport';
 export { createWebSocketHandler, startWebSocketServer } from './transport/websocket/websocket-server';
 export type {
   RunningWebSocketServer,
@@ -172,8 +172,8 @@ export type {
 } from './server/tasks/task-store';
 export type { TasksOptions } from './server/tasks/tasks-options';
 export { TASKS_EXTENSION } from './schema/tasks';
-export { DEFAULT_CACHE_HINTS } from './connection/stateless';
-export type { CacheHint, CacheScope, StatelessPeer } from './connection/stateless';
+export { DEFAULT_CACHE_HINTS } from './connection/modern';
+export type { CacheHint, CacheScope, ModernPeer } from './connection/modern';
 export type { ConnectOptions } from './server/server-sessions';
 export type {
   PersistedSession,
@@ -227,7 +227,7 @@ export type { JsonSchemaValidate, JsonSchemaValidatorFactory } from './validatio
 export { connect } from './client/client';
 export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client/client';
 export { LegacyServerError } from './client/negotiation';
-export { InputRoundsExceededError } from './client/stateless-requests';
+export { InputRoundsExceededError } from './client/modern-requests';
 export { toolResult } from './client/tool-call';
 export type {
   CallToolOptions,

@@ -6,7 +6,7 @@
  * - `stateful` and `2026` (and a bare `--http`): one endpoint made with `{ server }`, as a user
  *   serves one server definition, serving sessions of the handshake revisions and the stateless
  *   2026-07-28 requests alike;
- * - `stateless`: the handshake revisions without sessions (`stateless: true`), each POST handed to
+ * - `stateless`: the handshake revisions without sessions (`sessionless: true`), each POST handed to
  *   the server definition as a session of its own.
  */
 import { z } from 'zod';
@@ -39,7 +39,7 @@ export async function serveBenchHttp(mode: HttpMode): Promise<RunningStreamableH
   const server = createBenchServer();
   const running =
     mode === 'stateless'
-      ? await startStreamableHttpServer({ port: 0, stateless: true, onSession: (t) => void server.connect(t) })
+      ? await startStreamableHttpServer({ port: 0, sessionless: true, onSession: (t) => void server.connect(t) })
       : await startStreamableHttpServer({ port: 0, server });
   keepConnections(running.server);
   return running;

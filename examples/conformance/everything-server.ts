@@ -44,7 +44,7 @@ import type {
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterTools } from './cluster-tools';
-import { statelessTools } from './stateless-tools';
+import { modernTools } from './modern-tools';
 import { taskTools } from './task-tools';
 import { fetchServerMetadata } from '../../lib/auth/discovery';
 import { parseServerCommandLine, SERVER_USAGE, ServerUsageError } from './server-command-line';
@@ -520,7 +520,7 @@ export function createEverythingServer(options: EverythingServerOptions = {}): M
   conformanceTools(server, options);
   showcaseTools(server);
   resourcesAndPrompts(server);
-  statelessTools(server);
+  modernTools(server);
   // Skills (SEP-2640) from the folder beside this file: two skills, one with a subfolder.
   serveSkills(server, { folder: exampleSkillsFolder() });
   taskTools(server);
@@ -570,13 +570,13 @@ export async function serveHttp(
     port,
     ...(auth !== undefined ? { auth: await protectedBy(auth) } : {}),
     ...(cors !== undefined ? { cors } : {}),
-    legacySse: auth === undefined,
+    httpSse: auth === undefined,
     logger,
     onSession: (transport) => {
       streams.set(server.connect(transport), transport);
     },
-    // Requests of the stateless revision (2026-07-28) are served beside the sessions.
-    statelessReceiver: server.stateless,
+    // Requests of the modern revision (2026-07-28) are served beside the sessions.
+    modernReceiver: server.modern,
   });
 }
 
@@ -621,7 +621,7 @@ if (require.main === module) {
     const serving = redis === undefined ? serveHttp(port, command.auth, command.cors) : serveCluster(port, redis);
     serving.then(
       (running) => {
-        const legacy = redis === undefined ? ' (legacy HTTP+SSE at /sse)' : ' (one process of a Redis cluster)';
+        const legacy = redis === undefined ? ' (the deprecated HTTP+SSE at /sse)' : ' (one process of a Redis cluster)';
         process.stdout.write(`rxmcp everything-server: Streamable HTTP at ${running.url}${legacy}\n`);
         const stop = () => void running.close().then(() => process.exit(0));
         process.once('SIGINT', stop);

@@ -2,7 +2,7 @@
  * What `rxmcp bench` sends: one operation (a tool with its arguments, a list, a read, a prompt, a
  * ping) or a weighted mix of them, and the check, before any load, that the target serves it.
  */
-import { firstValueFrom, from, timer } from '../rx/rxjs';
+import { firstValueFrom, timer } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import type { McpClient } from '../client/client';
 import type { BenchCall } from './load';
@@ -115,7 +115,7 @@ export function checkServed(target: string, workload: BenchWorkload, served: Ser
 function callOf(client: McpClient, operation: BenchOperation): Observable<unknown> {
   switch (operation.kind) {
     case 'ping':
-      return from(client.ping());
+      return client.ping();
     case 'tool':
       return client.callTool(operation.name, { ...operation.arguments });
     case 'list':

@@ -1,7 +1,7 @@
 /**
  * Serving the aggregate of `rxmcp proxy`: on this process's stdin and stdout (one client), or as a
  * Streamable HTTP endpoint on 127.0.0.1 (any number of clients: sessions of the handshake
- * revisions, and requests of the stateless ones, side by side).
+ * revisions, and requests of the modern ones, side by side).
  */
 import { firstValueFrom } from '../rx/rxjs';
 import type { LoggerOption } from '../base/logger';

@@ -8,7 +8,7 @@ import { connect } from '../client/client';
 import type { McpClient } from '../client/client';
 import type { ClientOptions } from '../client/client-api';
 import type { ConsoleLike, LoggerOption } from '../base/logger';
-import { createLegacySseClientTransport } from '../transport/http-client/http-sse/http-sse-client-transport';
+import { createHttpSseClientTransport } from '../transport/http-client/http-sse/http-sse-client-transport';
 import { createStdioClientTransport } from '../transport/stdio/stdio-client-transport';
 import type { StdioClientTransport } from '../transport/stdio/stdio-client-transport';
 import { createStreamableHttpClientTransport } from '../transport/http-client/streamable-http/streamable-http-client-transport';
@@ -104,7 +104,7 @@ export function transportFor(upstream: Upstream, options: UpstreamOptions): Tran
       return transport;
     }
     case 'sse':
-      return createLegacySseClientTransport({ url: upstream.url, headers: upstream.headers, logger });
+      return createHttpSseClientTransport({ url: upstream.url, headers: upstream.headers, logger });
     case 'http': {
       const auth = options.authFor?.(upstream);
       return createStreamableHttpClientTransport({

@@ -20,7 +20,7 @@ import type { ElicitationHandler, ElicitationOptions, RootsHandler, SamplingHand
 import type { CallToolOptions, ToolCallEvent } from './tool-call';
 import type { McpClientTasks } from './tasks/task-api';
 
-/** A protocol revision a client may speak: a handshake one, or a stateless one (2026-07-28 on). */
+/** A protocol revision a client may speak: a handshake one, or a modern one (2026-07-28 on). */
 export type ClientRevision = Revision | '2026-07-28';
 
 /**
@@ -43,7 +43,7 @@ export interface ClientOptions {
   readonly capabilities?: Record<string, unknown>;
   /**
    * Extensions the client supports, by identifier, with their settings (`{}` for none): declared
-   * under `capabilities.extensions` to a stateless server and under `capabilities.experimental`
+   * under `capabilities.extensions` to a modern server and under `capabilities.experimental`
    * in the `initialize` handshake, the place its revisions have for them.
    */
   readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
@@ -64,12 +64,12 @@ export interface ClientOptions {
   readonly roots?: readonly Root[] | RootsHandler;
   /**
    * Which revision to speak. `'auto'` (the default) asks the server first with `server/discover`
-   * carrying the newest stateless revision: a modern server (a `DiscoverResult`, or a modern
-   * error naming what it supports) is spoken to statelessly in a revision both support; anything
+   * carrying the newest modern revision: a modern server (a `DiscoverResult`, or a modern
+   * error naming what it supports) is spoken to in the modern way in a revision both support; anything
    * else (another error, an HTTP refusal, no answer within `discoverTimeoutMs`) means a legacy
    * server, which gets the `initialize` handshake offering the newest handshake revision. A
    * handshake revision (e.g. `'2025-11-25'`) skips the probe and offers it in `initialize`; a
-   * stateless one (`'2026-07-28'`) accepts no legacy server (`LegacyServerError`).
+   * modern one (`'2026-07-28'`) accepts no legacy server (`LegacyServerError`).
    */
   readonly protocolVersion?: 'auto' | ClientRevision;
   /** Revisions accepted from the server. Default: all that rxmcp supports. */
@@ -77,7 +77,7 @@ export interface ClientOptions {
   /** How long the `server/discover` probe waits before deciding the server is legacy. Default 5 s. */
   readonly discoverTimeoutMs?: number;
   /**
-   * Stateless revisions: how many times one request may be answered `input_required` before it
+   * Modern revisions: how many times one request may be answered `input_required` before it
    * fails with `InputRoundsExceededError`. Default 10.
    */
   readonly maxInputRounds?: number;
@@ -119,7 +119,7 @@ export interface ClientOptions {
   readonly middleware?: readonly ClientMiddleware[];
   /**
    * Receives the XState inspection events of the client's lifecycle machine (`initializing`, then
-   * `operating` or `stateless`, then `shutdown`), as `createActor`'s `inspect` does: a function, or
+   * `operating` or `modern`, then `shutdown`), as `createActor`'s `inspect` does: a function, or
    * an observer whose `next` is called, such as `inspector.inspect` of `@statelyai/inspect`
    * (installed by you; rxmcp does not depend on it). Nothing is inspected before the era is known:
    * the connection, and its lifecycle, start after the `server/discover` probe. Default: none, and
@@ -174,7 +174,7 @@ export interface McpClient {
   readonly connection: Connection;
   /** The negotiated protocol revision. */
   readonly revision: ClientRevision;
-  /** `modern` (stateless, 2026-07-28 on) or `legacy` (initialize handshake). */
+  /** `modern` (modern, 2026-07-28 on) or `legacy` (initialize handshake). */
   readonly era: ServerEra;
   /** The server's identity: from `initialize`, or from `server/discover` (empty if it said none). */
   readonly serverInfo: Implementation;
@@ -196,7 +196,7 @@ export interface McpClient {
    */
   readonly reconnected$: Observable<Reconnection>;
   /**
-   * Sends any request. Cold. In a stateless revision the request carries the client's `_meta`,
+   * Sends any request. Cold. In a modern revision the request carries the client's `_meta`,
    * and `input_required` answers are handled as for `callTool`.
    */
   request(
@@ -204,26 +204,29 @@ export interface McpClient {
     params?: Record<string, unknown>,
     options?: RequestOptions,
   ): Observable<Record<string, unknown>>;
-  /** Checks the server answers (`ping`; `server/discover` in the stateless revisions, which have no ping). */
-  ping(options?: RequestOptions): Promise<void>;
+  /**
+   * Checks the server answers (`ping`; `server/discover` in the modern revisions, which have no
+   * ping). Cold, like every call: emits `undefined` once when the answer arrives, then completes.
+   */
+  ping(options?: RequestOptions): Observable<void>;
 
   /**
    * Every tool of the server, across pages, kept up to date: fetched on first subscription,
    * replayed to later subscribers, fetched again when the server says the list changed
-   * (`notifications/tools/list_changed`; in a stateless revision heard on a `subscriptions/listen`
-   * stream while anyone is subscribed) and, in a stateless revision, when a later subscriber
+   * (`notifications/tools/list_changed`; in a modern revision heard on a `subscriptions/listen`
+   * stream while anyone is subscribed) and, in a modern revision, when a later subscriber
    * arrives after the list's `ttlMs` ran out. Stays cached when nobody listens; completes when the
    * connection closes. `[]` when the server has no `tools` capability.
    */
   readonly tools$: Observable<readonly Tool[]>;
   /**
    * Every tool, across pages, fetched now. Cold. `[]` without the `tools` capability. In a
-   * stateless revision, tools whose `x-mcp-header` annotations break the spec's rules are left
+   * modern revision, tools whose `x-mcp-header` annotations break the spec's rules are left
    * out (with a warning in the log).
    */
   listTools(options?: RequestOptions): Observable<Tool[]>;
   /**
-   * Calls a tool. Cold: emits `{ type: 'progress', ... }` events while it runs and, in a stateless
+   * Calls a tool. Cold: emits `{ type: 'progress', ... }` events while it runs and, in a modern
    * revision, `{ type: 'input_required', round, requests }` each time the server asks for input
    * (answered with the client's sampling, elicitation and roots handlers before the call is sent
    * again), then one `{ type: 'result', result }` and completes; `.pipe(toolResult())` keeps the
@@ -244,7 +247,7 @@ export interface McpClient {
   readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult>;
   /**
    * The contents of a resource as they change. The first subscriber subscribes to its updates
-   * (`resources/subscribe`; in a stateless revision, the URI joins the client's
+   * (`resources/subscribe`; in a modern revision, the URI joins the client's
    * `subscriptions/listen` filter) and reads the resource; each `notifications/resources/updated`
    * for the URI reads it again. Later subscribers share the subscription and get the latest
    * contents at once; when the last one unsubscribes, the subscription ends. Errors with
@@ -264,7 +267,7 @@ export interface McpClient {
   complete(params: CompleteRequestParams, options?: RequestOptions): Observable<CompleteResult>;
   /**
    * Sets the level of the log messages the server sends. Cold; emits once the server agreed. In a
-   * stateless revision nothing is sent: every later request carries the level in its `_meta`.
+   * modern revision nothing is sent: every later request carries the level in its `_meta`.
    */
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void>;
   /** Hot: the server's log messages (`notifications/message`). Completes when the connection closes. */
@@ -274,7 +277,7 @@ export interface McpClient {
 
   /**
    * Replaces the roots offered to the server: `notifications/roots/list_changed` tells a legacy
-   * server; a stateless revision asks for roots in each request that needs them.
+   * server; a modern revision asks for roots in each request that needs them.
    */
   setRoots(roots: readonly Root[]): void;
   /** Tool calls the server runs as tasks, followed by polling, in both designs (see `McpClientTasks`). */

@@ -19,6 +19,6 @@ export function promisesOf(client: McpClient): McpClientPromises {
     getPrompt: (name, args, o) => lastValueFrom(client.getPrompt(name, args, o)),
     complete: (params, o) => lastValueFrom(client.complete(params, o)),
     setLoggingLevel: (level, o) => lastValueFrom(client.setLoggingLevel(level, o)),
-    ping: (o) => client.ping(o),
+    ping: (o) => lastValueFrom(client.ping(o)),
   };
 }

@@ -4,9 +4,9 @@ import { EMPTY, firstValueFrom, isObservable } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import { createConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
-import { isStatelessRevision } from '../connection/stateless';
+import { isModernRevision } from '../connection/modern';
 import { childLogger } from '../base/logger';
-import { isStatefulRevision, SUPPORTED_REVISIONS } from '../schema/revisions';
+import { isLegacyRevision, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Transport } from '../transport/transport';
@@ -42,10 +42,10 @@ function mergeCapabilities(base: Record<string, unknown>, extra: Record<string, 
 }
 
 /**
- * The stateless revisions have no roots list-change notification: `roots` declares roots alone.
+ * The modern revisions have no roots list-change notification: `roots` declares roots alone.
  * The tasks extension is declared there when the client enabled it (and never in a handshake).
  */
-function statelessCapabilities(declared: Record<string, unknown>, tasks?: boolean): Record<string, unknown> {
+function modernCapabilities(declared: Record<string, unknown>, tasks?: boolean): Record<string, unknown> {
   const withTasks = tasks ? mergeCapabilities(declared, { extensions: { [TASKS_EXTENSION]: {} } }) : declared;
   const roots = withTasks.roots;
   if (typeof roots !== 'object' || roots === null) return withTasks;
@@ -69,30 +69,30 @@ interface Preparation {
 
 /** The era of a pinned handshake revision; undefined when the server must be asked. */
 function pinnedHandshake(choice: ClientOptions['protocolVersion']): EraDecision | undefined {
-  return choice !== undefined && choice !== 'auto' && isStatefulRevision(choice)
+  return choice !== undefined && choice !== 'auto' && isLegacyRevision(choice)
     ? { era: 'legacy', offer: choice, why: 'pinned' }
     : undefined;
 }
 
-/** Settles the era of an unpinned or stateless choice by probing the server. */
+/** Settles the era of an unpinned or modern choice by probing the server. */
 async function decideEra(prep: Preparation): Promise<EraDecision> {
   const choice = prep.options.protocolVersion ?? 'auto';
-  const { stateless, stateful } = revisionFamilies(prep.revisions);
+  const { modern, legacy } = revisionFamilies(prep.revisions);
   const pinned = choice !== 'auto';
-  if (pinned && !isStatelessRevision(choice))
+  if (pinned && !isModernRevision(choice))
     throw new RangeError(`protocolVersion ${JSON.stringify(choice)} is no revision rxmcp speaks`);
   const probe = {
-    stateless: pinned ? [choice] : stateless,
-    stateful: pinned ? [] : stateful,
+    modern: pinned ? [choice] : modern,
+    legacy: pinned ? [] : legacy,
     clientInfo: prep.info,
-    capabilities: statelessCapabilities(prep.declared, prep.options.tasks),
+    capabilities: modernCapabilities(prep.declared, prep.options.tasks),
     timeoutMs: prep.options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS,
     scheduler: prep.options.scheduler,
     logger: prep.log,
   };
   const decision = await negotiateEra(prep.transport, probe);
-  if (decision.era === 'legacy' && (pinned || stateful.length === 0)) {
-    throw new LegacyServerError(pinned ? choice : (probe.stateless.at(-1) ?? 'none'), decision.why);
+  if (decision.era === 'legacy' && (pinned || legacy.length === 0)) {
+    throw new LegacyServerError(pinned ? choice : (probe.modern.at(-1) ?? 'none'), decision.why);
   }
   return decision;
 }
@@ -107,10 +107,10 @@ function notifyWhenReady(ready: Preparation['ready']): (message: JsonRpcNotifica
   return (message) => ready.client?.onNotification(message);
 }
 
-function newConnection(prep: Preparation, stateless: boolean, offer?: string): Connection {
+function newConnection(prep: Preparation, modern: boolean, offer?: string): Connection {
   const { options } = prep;
-  const capabilities = stateless
-    ? statelessCapabilities(prep.declared, options.tasks)
+  const capabilities = modern
+    ? modernCapabilities(prep.declared, options.tasks)
     : handshakeCapabilities(
         mergeCapabilities(prep.declared, options.tasks ? receiverCapabilities(prep.serverRequests.handlers) : {}),
         offer,
@@ -125,8 +125,8 @@ function newConnection(prep: Preparation, stateless: boolean, offer?: string): C
     supportedRevisions: options.supportedRevisions,
     requestTimeoutMs: options.requestTimeoutMs,
     enforcePeerCapabilities: options.enforceServerCapabilities ?? false,
-    // Stateless results may be `input_required`: the client checks them once complete.
-    validateResults: !stateless,
+    // Modern results may be `input_required`: the client checks them once complete.
+    validateResults: !modern,
     scheduler: options.scheduler,
     logger: prep.log,
     onNotification: notifyWhenReady(prep.ready),
@@ -180,10 +180,10 @@ async function handshake(prep: Preparation, offer: string | undefined): Promise<
 }
 
 /** A modern server: no handshake; every request carries the revision and our capabilities. */
-function stateless(prep: Preparation, decision: EraDecision & { era: 'modern' }): Client {
+function modern(prep: Preparation, decision: EraDecision & { era: 'modern' }): Client {
   const connection = newConnection(prep, true);
   const { discovered } = decision;
-  connection.useStateless(decision.revision, {
+  connection.useModern(decision.revision, {
     ...(discovered?.capabilities ? { capabilities: discovered.capabilities } : {}),
     ...(discovered?.serverInfo ? { serverInfo: discovered.serverInfo } : {}),
     ...(discovered?.instructions !== undefined ? { instructions: discovered.instructions } : {}),
@@ -235,10 +235,10 @@ function setupOf(
 /**
  * Connects to a server over `transport` and resolves once the client can send requests. With
  * `protocolVersion: 'auto'` (the default) it first asks the server with `server/discover` which
- * era it speaks (see `ClientOptions.protocolVersion`): a modern server is spoken to statelessly
+ * era it speaks (see `ClientOptions.protocolVersion`): a modern server is spoken to in the modern way
  * (no handshake; `era` is `modern`), a legacy one gets `initialize` (the connection is then
  * `operating`; `era` is `legacy`). Rejects with `UnsupportedProtocolVersionError` when the server
- * shares no revision with the client, `LegacyServerError` when a stateless revision was pinned and
+ * shares no revision with the client, `LegacyServerError` when a modern revision was pinned and
  * the server is legacy, and with the transport's or the server's error when the handshake fails;
  * the transport is closed then.
  * @example
@@ -276,7 +276,7 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
       throw error;
     }
   }
-  const client = decision.era === 'legacy' ? await handshake(prep, decision.offer) : stateless(prep, decision);
+  const client = decision.era === 'legacy' ? await handshake(prep, decision.offer) : modern(prep, decision);
   prep.ready.client = client;
   if (options.keepalive) client.keepAlive(options.keepalive);
   return client;

@@ -1,12 +1,12 @@
 /**
  * Extensions on the client (spec 2026-07-28: Versioning → Extension Negotiation): what the client
- * declares (`ClientOptions.extensions`) goes under `capabilities.extensions` of a stateless
+ * declares (`ClientOptions.extensions`) goes under `capabilities.extensions` of a modern
  * revision and under `capabilities.experimental` of the `initialize` handshake (whose revisions
  * have no `extensions` field); and what the server declared is read from either place.
  */
 import { declaredExtensions, placeExtensions } from '../schema/extensions';
 import type { ExtensionMap, ExtensionSettings } from '../schema/extensions';
-import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { LATEST_LEGACY_REVISION } from '../schema/revisions';
 import type { McpClient } from './client-api';
 
 /** The extensions the server declared (see `declaredExtensions`). */
@@ -27,7 +27,7 @@ export function serverSupportsExtension(client: Pick<McpClient, 'serverCapabilit
   return serverExtension(client, id) !== undefined;
 }
 
-/** The client's capabilities with its extensions: under `extensions`, as the stateless revisions carry them. */
+/** The client's capabilities with its extensions: under `extensions`, as the modern revisions carry them. */
 export function withExtensions(
   capabilities: Record<string, unknown>,
   extensions: ExtensionMap | undefined,
@@ -42,5 +42,5 @@ export function handshakeCapabilities(
   capabilities: Record<string, unknown>,
   revision: string | undefined,
 ): Record<string, unknown> {
-  return placeExtensions(capabilities, revision ?? LATEST_STATEFUL_REVISION);
+  return placeExtensions(capabilities, revision ?? LATEST_LEGACY_REVISION);
 }

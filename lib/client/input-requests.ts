@@ -11,7 +11,7 @@ import { ProtocolError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { inputRequestSchemaFor } from '../schema/input-requests';
 import { checkParams } from '../schema/methods';
-import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { LATEST_LEGACY_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 
 /** One request the server needs answered before it can finish: `elicitation/create`, `sampling/createMessage` or `roots/list`. */
@@ -100,13 +100,13 @@ function answerOne(
       );
     }
     // Where the revision's registry has no such request (input requests are not sent as requests
-    // in the stateless revisions), the revision's input request schema checks the params, else the
+    // in the modern revisions), the revision's input request schema checks the params, else the
     // newest handshake revision's (a URL elicitation of 2026-07-28 has no elicitationId).
     const raw = request.params ?? {};
     const checked =
       checkParams(request.method, revision as Revision, raw) ??
       inputRequestSchemaFor(request.method, revision as Revision)?.safeParse(raw) ??
-      checkParams(request.method, LATEST_STATEFUL_REVISION, raw);
+      checkParams(request.method, LATEST_LEGACY_REVISION, raw);
     if (checked && !checked.success) {
       const problem = describeIssues(toValidationIssues(checked.error));
       return throwError(() => new ProtocolError(`Invalid input request ${key} (${request.method}): ${problem}`));

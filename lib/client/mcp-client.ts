@@ -4,7 +4,6 @@ import {
   defer,
   filter,
   finalize,
-  firstValueFrom,
   map,
   merge,
   of,
@@ -37,8 +36,8 @@ import { ListFreshness } from './list-freshness';
 import { createResourceWatcher } from './resource-watcher';
 import type { ResourceWatcher } from './resource-watcher';
 import type { SchemaCheck } from './schema-checks';
-import { DEFAULT_MAX_INPUT_ROUNDS, statelessRequest } from './stateless-requests';
-import type { RoundHooks, StatelessRequesterDeps } from './stateless-requests';
+import { DEFAULT_MAX_INPUT_ROUNDS, modernRequest } from './modern-requests';
+import type { RoundHooks, ModernRequesterDeps } from './modern-requests';
 import { SubscriptionHub } from './subscriptions';
 import type { ListenTopic } from './subscriptions';
 import { callTool } from './tool-call';
@@ -76,7 +75,7 @@ export class Client implements McpClient, ToolCallContext {
   private readonly log: Logger;
   private readonly options: ClientOptions;
   private logLevel: LoggingLevel | undefined;
-  private readonly stateless: StatelessRequesterDeps | undefined;
+  private readonly modern: ModernRequesterDeps | undefined;
   private readonly freshness: ListFreshness;
   private lazy: Partial<{
     tools$: Observable<readonly Tool[]>;
@@ -114,7 +113,7 @@ export class Client implements McpClient, ToolCallContext {
     this.instructions = setup.instructions;
     this.freshness = new ListFreshness(setup.options.scheduler ?? asyncScheduler);
     this.tools = new ToolDirectory(setup.era === 'modern', setup.log);
-    this.stateless =
+    this.modern =
       setup.era === 'modern'
         ? {
             connection: setup.connection,
@@ -181,17 +180,17 @@ export class Client implements McpClient, ToolCallContext {
     options: RequestOptions = {},
     hooks?: RoundHooks,
   ): Observable<Record<string, unknown>> {
-    if (!this.stateless) return this.connection.request(method, params, options);
-    return statelessRequest(this.stateless, method, params, options, hooks);
+    if (!this.modern) return this.connection.request(method, params, options);
+    return modernRequest(this.modern, method, params, options, hooks);
   }
 
   private pingRequest(options?: RequestOptions): Observable<Record<string, unknown>> {
-    // The stateless revisions have no ping; discovery is the cheapest request every server answers.
-    return this.send(this.stateless ? 'server/discover' : 'ping', undefined, options);
+    // The modern revisions have no ping; discovery is the cheapest request every server answers.
+    return this.send(this.modern ? 'server/discover' : 'ping', undefined, options);
   }
 
-  async ping(options?: RequestOptions): Promise<void> {
-    await firstValueFrom(this.pingRequest(options));
+  ping(options?: RequestOptions): Observable<void> {
+    return this.pingRequest(options).pipe(map(() => undefined));
   }
 
   get tools$(): Observable<readonly Tool[]> {
@@ -222,7 +221,7 @@ export class Client implements McpClient, ToolCallContext {
     onInputRequired: (round: number, requests: InputRequests) => void,
     onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
   ): Observable<Record<string, unknown>> {
-    if (!this.stateless) return this.tasks.plainCall(params, options);
+    if (!this.modern) return this.tasks.plainCall(params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
       defer(() => {
         const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
@@ -266,7 +265,7 @@ export class Client implements McpClient, ToolCallContext {
       serverCapabilities: this.capabilitiesKnown ? this.serverCapabilities : undefined,
       readResource: (watched) => this.readResource(watched),
       reconnected$: this.reconnected$,
-      ...(this.stateless ? { hub: this.hub } : {}),
+      ...(this.modern ? { hub: this.hub } : {}),
       logger: this.log,
     }));
     return watcher.watch(uri);
@@ -290,8 +289,8 @@ export class Client implements McpClient, ToolCallContext {
   }
 
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void> {
-    if (this.stateless) {
-      // Stateless revisions have no logging/setLevel: the level rides in each request's _meta.
+    if (this.modern) {
+      // Modern revisions have no logging/setLevel: the level rides in each request's _meta.
       return of(undefined).pipe(tap(() => (this.logLevel = level)));
     }
     return this.send('logging/setLevel', { level }, options).pipe(
@@ -318,8 +317,8 @@ export class Client implements McpClient, ToolCallContext {
 
   setRoots(roots: readonly Root[]): void {
     this.replaceRoots(roots);
-    // A stateless server asks for roots (input requests) whenever it needs them: nothing to tell.
-    if (this.stateless) return;
+    // A modern server asks for roots (input requests) whenever it needs them: nothing to tell.
+    if (this.modern) return;
     if (this.options.roots === undefined) {
       this.log.warn('setRoots called, but the client was connected without roots; the server was not told');
       return;
@@ -339,7 +338,7 @@ export class Client implements McpClient, ToolCallContext {
     this.connection.close(reason);
   }
 
-  /** The `subscriptions/listen` streams of a stateless client, made on first use. */
+  /** The `subscriptions/listen` streams of a modern client, made on first use. */
   private get hub(): SubscriptionHub {
     return (this.lazy.hub ??= new SubscriptionHub({
       request: (method, params) => this.send(method, params, LISTEN_OPTIONS),
@@ -350,14 +349,14 @@ export class Client implements McpClient, ToolCallContext {
     }));
   }
 
-  /** A self-refreshing list: on its change notification, and in a stateless revision when stale. */
+  /** A self-refreshing list: on its change notification, and in a modern revision when stale. */
   private cached<T>(
     method: string,
     fetch: () => Observable<T[]>,
     topic: ListenTopic & string,
   ): Observable<readonly T[]> {
     const notification = `notifications/${topic.replace('ListChanged', '')}/list_changed`;
-    const changed$ = this.stateless
+    const changed$ = this.modern
       ? merge(
           this.notified(notification),
           // Listening starts with the acknowledgement: the refresh then covers changes made before it.
@@ -367,7 +366,7 @@ export class Client implements McpClient, ToolCallContext {
     return cachedList({
       fetch,
       changed$,
-      ...(this.stateless ? { freshUntil: () => this.freshness.until(method), scheduler: this.options.scheduler } : {}),
+      ...(this.modern ? { freshUntil: () => this.freshness.until(method), scheduler: this.options.scheduler } : {}),
     });
   }
 
@@ -381,7 +380,7 @@ export class Client implements McpClient, ToolCallContext {
 
   private listAll<T>(method: string, key: string, capability: string, options?: RequestOptions): Observable<T[]> {
     if (this.capabilitiesKnown && !hasCapability(this.serverCapabilities, capability)) return of([]);
-    const pages = this.stateless ? this.freshness.track(method) : undefined;
+    const pages = this.modern ? this.freshness.track(method) : undefined;
     return paginate<Record<string, unknown>, T>({
       fetchPage: (cursor) => {
         const page$ = this.send(method, cursor === undefined ? {} : { cursor }, options);

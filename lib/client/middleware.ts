@@ -24,7 +24,7 @@ export interface ClientMiddlewareContext {
 
 /**
  * Client middleware: runs around every request the client sends (each page of a list, each round
- * of a stateless multi round-trip request, each retry), before its `_meta` is completed and it
+ * of a modern multi round-trip request, each retry), before its `_meta` is completed and it
  * goes out. `next()` streams `RequestSent` (with the request's id) as it goes out, its progress
  * (`ProgressUpdate`, when the caller asked for progress), and then its result; unsubscribing
  * sends `notifications/cancelled`, as for any request. `initialize` passes no middleware.

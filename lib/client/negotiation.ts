@@ -1,7 +1,7 @@
 /**
  * Which era a server speaks, found before the connection is built (spec 2026-07-28: Versioning →
  * Backward Compatibility; Transports → stdio and Streamable HTTP → Backward Compatibility): a
- * `server/discover` probe carrying our newest stateless revision. A `DiscoverResult` or a
+ * `server/discover` probe carrying our newest modern revision. A `DiscoverResult` or a
  * recognised modern error means a modern server; anything else (another error, an HTTP refusal
  * without a modern error body, a result that is no `DiscoverResult`, or silence past a timeout)
  * means a legacy one, which gets the `initialize` handshake.
@@ -13,8 +13,8 @@ import type { Logger } from 'pino';
 import { ConnectionClosedError, JsonRpcError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
 import { request as makeRequest } from '../jsonrpc/message';
 import type { JsonRpcErrorObject } from '../jsonrpc/message';
-import { isStatelessRevision, META, StatelessErrorCode } from '../connection/stateless';
-import { isStatefulRevision } from '../schema/revisions';
+import { isModernRevision, META, ModernErrorCode } from '../connection/modern';
+import { isLegacyRevision } from '../schema/revisions';
 import type { Transport } from '../transport/transport';
 
 /** What `server/discover` said of the server. */
@@ -32,10 +32,10 @@ export type EraDecision =
 
 /** What the probe sends and how long it waits. */
 export interface ProbeOptions {
-  /** Stateless revisions we speak, newest last. */
-  readonly stateless: readonly string[];
-  /** Handshake revisions we speak, newest last (empty when a stateless revision is pinned). */
-  readonly stateful: readonly string[];
+  /** Modern revisions we speak, newest last. */
+  readonly modern: readonly string[];
+  /** Handshake revisions we speak, newest last (empty when a modern revision is pinned). */
+  readonly legacy: readonly string[];
   readonly clientInfo: Record<string, unknown>;
   readonly capabilities: Record<string, unknown>;
   /** How long to wait for the answer before deciding the server is legacy. */
@@ -45,7 +45,7 @@ export interface ProbeOptions {
 }
 
 /**
- * The server speaks no stateless revision we offered, and the caller pinned one (or allowed no
+ * The server speaks no modern revision we offered, and the caller pinned one (or allowed no
  * handshake revision to fall back to).
  */
 export class LegacyServerError extends RxmcpError {
@@ -140,26 +140,26 @@ function interpret(
     return pickFrom(discovered.supportedVersions, revision, options);
   }
   const { code, data } = answer.error;
-  if (code === StatelessErrorCode.UnsupportedProtocolVersion && isObject(data) && Array.isArray(data.supported)) {
+  if (code === ModernErrorCode.UnsupportedProtocolVersion && isObject(data) && Array.isArray(data.supported)) {
     return pickFrom(data.supported, revision, options);
   }
-  if (code === StatelessErrorCode.HeaderMismatch || code === StatelessErrorCode.MissingRequiredClientCapability) {
+  if (code === ModernErrorCode.HeaderMismatch || code === ModernErrorCode.MissingRequiredClientCapability) {
     return { era: 'modern', revision };
   }
   return { era: 'legacy', why: `server/discover was answered with error ${code} (${answer.error.message})` };
 }
 
-/** A modern server listed what it speaks: a shared stateless revision, else a shared handshake one. */
+/** A modern server listed what it speaks: a shared modern revision, else a shared handshake one. */
 function pickFrom(
   supported: readonly unknown[],
   requested: string,
   options: ProbeOptions,
 ): EraDecision | { readonly retryWith: string } {
-  const stateless = newestShared(options.stateless, supported);
-  if (stateless !== undefined) return { retryWith: stateless };
-  const stateful = newestShared(options.stateful, supported);
-  if (stateful !== undefined)
-    return { era: 'legacy', offer: stateful, why: `the server speaks ${stateful}, not ${requested}` };
+  const modern = newestShared(options.modern, supported);
+  if (modern !== undefined) return { retryWith: modern };
+  const legacy = newestShared(options.legacy, supported);
+  if (legacy !== undefined)
+    return { era: 'legacy', offer: legacy, why: `the server speaks ${legacy}, not ${requested}` };
   throw new UnsupportedProtocolVersionError(
     requested,
     supported.filter((v): v is string => typeof v === 'string'),
@@ -167,14 +167,14 @@ function pickFrom(
 }
 
 /**
- * Probes the server with `server/discover` and decides its era. Retries with another stateless
+ * Probes the server with `server/discover` and decides its era. Retries with another modern
  * revision when the server names one we share (at most three probes). Rejects with
  * `UnsupportedProtocolVersionError` when a modern server shares no revision with us, and with
  * `ConnectionClosedError` when the transport closes meanwhile. The transport is left open either way.
  */
 export async function negotiateEra(transport: Transport, options: ProbeOptions): Promise<EraDecision> {
-  let revision = options.stateless.at(-1);
-  if (revision === undefined) return { era: 'legacy', why: 'no stateless revision offered' };
+  let revision = options.modern.at(-1);
+  if (revision === undefined) return { era: 'legacy', why: 'no modern revision offered' };
   for (let probe = 1; ; probe++) {
     const answer = await probeOnce(transport, revision, options);
     const outcome = interpret(answer, revision, options);
@@ -184,7 +184,7 @@ export async function negotiateEra(transport: Transport, options: ProbeOptions):
     }
     if (probe >= MAX_PROBES) {
       throw new JsonRpcError(
-        StatelessErrorCode.UnsupportedProtocolVersion,
+        ModernErrorCode.UnsupportedProtocolVersion,
         `server/discover kept refusing the protocol version after ${probe} attempts`,
       );
     }
@@ -197,6 +197,6 @@ export async function negotiateEra(transport: Transport, options: ProbeOptions):
 }
 
 /** Splits the revisions a client speaks into the two families, newest last. */
-export function revisionFamilies(revisions: readonly string[]): { stateless: string[]; stateful: string[] } {
-  return { stateless: revisions.filter(isStatelessRevision), stateful: revisions.filter(isStatefulRevision) };
+export function revisionFamilies(revisions: readonly string[]): { modern: string[]; legacy: string[] } {
+  return { modern: revisions.filter(isModernRevision), legacy: revisions.filter(isLegacyRevision) };
 }

@@ -14,7 +14,7 @@ export interface ResourceWatcherOptions {
   readonly serverCapabilities: Record<string, unknown> | undefined;
   readonly readResource: (uri: string) => Observable<ReadResourceResult>;
   /**
-   * Stateless revisions: the client's `subscriptions/listen` streams. Without it, the watcher
+   * Modern revisions: the client's `subscriptions/listen` streams. Without it, the watcher
    * sends `resources/subscribe` and `resources/unsubscribe` (handshake revisions).
    */
   readonly hub?: SubscriptionHub;

@@ -19,7 +19,7 @@ import type {
 } from '../schema/elicitation';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { resultSchemaFor } from '../schema/methods';
-import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { LATEST_LEGACY_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { Root } from '../schema/roots';
 import type { CreateMessageRequestParams, CreateMessageResult } from '../schema/sampling';
@@ -115,7 +115,7 @@ function invalidAnswer(method: string, problem: string): Error {
 }
 
 function validateResult(method: string, revision: string, result: Record<string, unknown>): Record<string, unknown> {
-  const schema = resultSchemaFor(method, revision as Revision) ?? resultSchemaFor(method, LATEST_STATEFUL_REVISION);
+  const schema = resultSchemaFor(method, revision as Revision) ?? resultSchemaFor(method, LATEST_LEGACY_REVISION);
   if (!schema) return result;
   const parsed = schema.safeParse(result);
   if (!parsed.success) throw invalidAnswer(method, describeIssues(toValidationIssues(parsed.error)));
@@ -182,7 +182,7 @@ function checkElicitResult(
  * the capabilities they imply. Every answer is validated against the revision's result schema
  * (and, for an accepted form, against its `requestedSchema`) before it goes back; an invalid answer
  * is logged and the server gets -32603. In a handshake revision the handlers serve the server's
- * requests on the connection; in a stateless one they answer the input requests of
+ * requests on the connection; in a modern one they answer the input requests of
  * `input_required` results.
  */
 export function serverRequestHandlers(

@@ -1,5 +1,5 @@
 /**
- * Change notifications in the stateless revisions (spec 2026-07-28: Subscriptions): one
+ * Change notifications in the modern revisions (spec 2026-07-28: Subscriptions): one
  * `subscriptions/listen` stream whose filter is what the client's watchers need right now (tool,
  * prompt and resource list changes, updates of watched resources). When the need changes, a new
  * stream opens with the new filter and, once the server acknowledged it, the old one closes.
@@ -9,7 +9,7 @@ import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/message';
-import { META } from '../connection/stateless';
+import { META } from '../connection/modern';
 
 /** What a watcher waits for: a list's changes, or one resource's updates. */
 export type ListenTopic =
@@ -24,7 +24,7 @@ export type TopicEvent =
 
 /** What the hub needs from its client. */
 export interface SubscriptionHubDeps {
-  /** Sends a request of the stateless revision (the client's requester). */
+  /** Sends a request of the modern revision (the client's requester). */
   request(method: string, params: Record<string, unknown>): Observable<Record<string, unknown>>;
   readonly notifications$: Observable<JsonRpcNotification>;
   readonly closed$: Observable<unknown>;

@@ -41,7 +41,7 @@ export interface ToolResultEvent {
 }
 
 /**
- * The server needs input before the tool can finish (stateless revisions: an `input_required`
+ * The server needs input before the tool can finish (modern revisions: an `input_required`
  * result). The client answers `requests` with its sampling, elicitation and roots handlers and
  * sends the call again; `round` counts from 1.
  */
@@ -109,7 +109,7 @@ export function checkToolOutput(
 export interface ToolCallContext {
   /**
    * Sends `tools/call` and emits its final result; `onInputRequired` hears of each input round
-   * (stateless revisions). The client adds its `_meta`, headers and input handling here.
+   * (modern revisions). The client adds its `_meta`, headers and input handling here.
    */
   readonly sendToolCall: (
     params: Record<string, unknown>,

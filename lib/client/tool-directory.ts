@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RequestOptions } from '../connection/request-pipeline';
-import { StatelessErrorCode } from '../connection/stateless';
+import { ModernErrorCode } from '../connection/modern';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import { withProperty } from '../base/objects';
 import type { Tool } from '../schema/tools';
@@ -10,7 +10,7 @@ import type { ToolHeaderPlan } from './tool-headers';
 /**
  * What a client knows of the server's tools from its latest full listing: the definitions (for
  * output-schema checks and `Mcp-Param-*` headers), forgotten when the list changes, and in a
- * stateless revision the tools left out for invalid `x-mcp-header` annotations.
+ * modern revision the tools left out for invalid `x-mcp-header` annotations.
  */
 export class ToolDirectory {
   private known: ReadonlyMap<string, Tool> | undefined;
@@ -18,7 +18,7 @@ export class ToolDirectory {
   /** Made when the first tool's headers are planned. */
   private plans: WeakMap<Tool, ToolHeaderPlan> | undefined = undefined;
 
-  /** `checkHeaders`: apply the `x-mcp-header` rules (stateless revisions). */
+  /** `checkHeaders`: apply the `x-mcp-header` rules (modern revisions). */
   constructor(
     private readonly checkHeaders: boolean,
     private readonly log: Logger,
@@ -88,7 +88,7 @@ export function withToolHeaders(options: RequestOptions, headers: Record<string,
   return options;
 }
 
-/** Whether a stateless tool call failed with HeaderMismatch (its `Mcp-Param-*` headers did not match). */
+/** Whether a modern tool call failed with HeaderMismatch (its `Mcp-Param-*` headers did not match). */
 export function isHeaderMismatch(error: unknown): boolean {
-  return error instanceof JsonRpcError && error.code === StatelessErrorCode.HeaderMismatch;
+  return error instanceof JsonRpcError && error.code === ModernErrorCode.HeaderMismatch;
 }

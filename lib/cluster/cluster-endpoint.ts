@@ -55,7 +55,7 @@ export interface ClusterEndpointOptions {
  * Serves one process's share of a cluster's endpoint. Every request's credentials are checked first
  * (with `auth`), before anything is looked up, claimed, forwarded or written in Redis. Then a
  * request for a session this process owns, a request without a session (an `initialize`, which
- * makes this process the new session's owner, or a stateless request) and a forwarded request with
+ * makes this process the new session's owner, or a modern request) and a forwarded request with
  * a valid proof go to the local handler; a request for a session another process owns is forwarded
  * to it; a request for a session whose owner is gone takes the session over (resumed from its
  * persisted state) and is served here. A session belongs to the principal that opened it: a request

@@ -82,7 +82,7 @@ export interface RedisClusterOptions {
  */
 export type ClusterServeOptions = Omit<
   StreamableHttpServerOptions,
-  'handler' | 'server' | 'onSession' | 'eventStore' | 'generateSessionId' | 'sessionIdleMs' | 'stateless'
+  'handler' | 'server' | 'onSession' | 'eventStore' | 'generateSessionId' | 'sessionIdleMs' | 'sessionless'
 >;
 
 /**

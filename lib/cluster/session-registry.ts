@@ -152,7 +152,7 @@ export class SessionRegistry {
   /**
    * Appends an event to the session's stream (`fields`: the entry's), fenced like every owner's
    * write when this process owns the session: its entry id, or undefined when another process took
-   * the session over (nothing appended). A stream of no session this process owns (a stateless
+   * the session over (nothing appended). A stream of no session this process owns (a modern
    * request's) is written as it is.
    */
   async append(sessionId: string, fields: readonly string[], maxLen: number): Promise<string | undefined> {
@@ -206,7 +206,7 @@ export class SessionRegistry {
     await Promise.all(calls);
   }
 
-  /** Deletes the events of a stream of no session (a stateless request's); a session's stay with its record. */
+  /** Deletes the events of a stream of no session (a modern request's); a session's stay with its record. */
   async forgetUnownedEvents(sessionId: string): Promise<void> {
     const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
     await this.redis.call('EVAL', [FORGET_UNOWNED_EVENTS, 2, ...keys]);

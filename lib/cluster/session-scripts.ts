@@ -115,7 +115,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return id
 `;
 
-// Deletes the events of a stream that has no session record (a stateless request's); a session's
+// Deletes the events of a stream that has no session record (a modern request's); a session's
 // events go with its record (FORGET), whoever owns it.
 export const FORGET_UNOWNED_EVENTS = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end

@@ -1,12 +1,12 @@
 import { Observable } from '../rx/rxjs';
 import { ConnectionClosedError, UnsupportedProtocolVersionError } from '../jsonrpc/errors';
-import { LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { LATEST_LEGACY_REVISION } from '../schema/revisions';
 import type { ConnectionCore } from './connection-core';
 import { sendRequest } from './request-pipeline';
 import type { RequesterDeps } from './request-pipeline';
-import { isStatelessRevision, META } from './stateless';
+import { isModernRevision, META } from './modern';
 
-/** What `server/discover` told a client that enters a stateless revision. */
+/** What `server/discover` told a client that enters a modern revision. */
 export interface DiscoveredServer {
   readonly capabilities?: Record<string, unknown>;
   readonly serverInfo?: Record<string, unknown>;
@@ -15,8 +15,8 @@ export interface DiscoveredServer {
 
 type ClientCore = ConnectionCore & RequesterDeps;
 
-/** The `_meta` every request of a stateless revision carries: the revision, our capabilities and info. */
-export function statelessRequestMeta(conn: ConnectionCore, revision: string): Record<string, unknown> {
+/** The `_meta` every request of a modern revision carries: the revision, our capabilities and info. */
+export function modernRequestMeta(conn: ConnectionCore, revision: string): Record<string, unknown> {
   return {
     [META.protocolVersion]: revision,
     [META.clientCapabilities]: conn.capabilities(),
@@ -25,18 +25,18 @@ export function statelessRequestMeta(conn: ConnectionCore, revision: string): Re
 }
 
 /**
- * `Connection.useStateless`: the client speaks a stateless revision from now on, with no handshake.
- * The lifecycle decides: it enters `stateless` only for a stateless revision the client speaks.
+ * `Connection.useModern`: the client speaks a modern revision from now on, with no handshake.
+ * The lifecycle decides: it enters `modern` only for a modern revision the client speaks.
  */
-export function enterStateless(conn: ConnectionCore, revision: string, server: DiscoveredServer): void {
-  if (conn.role !== 'client') throw new Error('useStateless() is for client connections');
-  if (conn.closed) throw new ConnectionClosedError(conn.closeReason, { method: 'useStateless' });
-  if (!conn.maySendInitialize) throw new Error('useStateless() must come before any handshake, once per connection');
-  conn.sendLifecycle({ type: 'local.stateless', protocolVersion: revision, ...server });
+export function enterModern(conn: ConnectionCore, revision: string, server: DiscoveredServer): void {
+  if (conn.role !== 'client') throw new Error('useModern() is for client connections');
+  if (conn.closed) throw new ConnectionClosedError(conn.closeReason, { method: 'useModern' });
+  if (!conn.maySendInitialize) throw new Error('useModern() must come before any handshake, once per connection');
+  conn.sendLifecycle({ type: 'local.modern', protocolVersion: revision, ...server });
   if (conn.revision !== revision) {
-    throw new UnsupportedProtocolVersionError(revision, conn.supportedAll.filter(isStatelessRevision));
+    throw new UnsupportedProtocolVersionError(revision, conn.supportedAll.filter(isModernRevision));
   }
-  conn.log.info({ revision, server: conn.peerInfo }, 'stateless revision in use');
+  conn.log.info({ revision, server: conn.peerInfo }, 'modern revision in use');
 }
 
 /** Why `initialize()` may not run now, if it may not. */
@@ -61,7 +61,7 @@ export function runClientHandshake(conn: ClientCore): Observable<Record<string, 
     }
     conn.sendLifecycle({ type: 'local.initialize' });
     const params = {
-      protocolVersion: conn.options.protocolVersion ?? conn.supported.at(-1) ?? LATEST_STATEFUL_REVISION,
+      protocolVersion: conn.options.protocolVersion ?? conn.supported.at(-1) ?? LATEST_LEGACY_REVISION,
       capabilities: conn.capabilities(),
       clientInfo: conn.options.info,
     };

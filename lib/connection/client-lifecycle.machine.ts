@@ -1,11 +1,11 @@
 import { assign, setup } from 'xstate';
-import { isModernRevision, isStatefulRevision } from '../schema/revisions';
+import { isModernRevision, isLegacyRevision } from '../schema/revisions';
 
 /** What a client lifecycle starts from. */
 export interface ClientLifecycleInput {
   /**
    * Revisions the client speaks: the handshake ones it accepts in the server's answer to
-   * initialize, and the stateless ones it may choose with `local.stateless`.
+   * initialize, and the modern ones it may choose with `local.modern`.
    */
   readonly supported: readonly string[];
 }
@@ -34,11 +34,11 @@ export type ClientLifecycleEvent =
   /** The client sent `notifications/initialized`: normal operation begins. */
   | { readonly type: 'local.initialized' }
   /**
-   * The client speaks a stateless revision (2026-07-28 on) with this server: no handshake; what
+   * The client speaks a modern revision (2026-07-28 on) with this server: no handshake; what
    * the server said of itself comes from `server/discover` when the client asked.
    */
   | {
-      readonly type: 'local.stateless';
+      readonly type: 'local.modern';
       readonly protocolVersion: string;
       readonly capabilities?: Record<string, unknown>;
       readonly serverInfo?: Record<string, unknown>;
@@ -54,14 +54,14 @@ export type ClientLifecycleEvent =
  * - `accepts-requests`: requests from the server other than ping are served;
  * - `may-send-requests`: the client may send requests other than initialize and ping;
  * - `accepts-ping`, `may-send-ping`: ping, in either direction, at any time before shutdown;
- * - `stateless`: every request carries the revision, capabilities and client info in `_meta`
+ * - `modern`: every request carries the revision, capabilities and client info in `_meta`
  *   (2026-07-28 on); the server sends no requests, so none are accepted;
  * - `closed`: nothing may be sent.
  *
  * The server's answer to initialize is accepted when it names a handshake revision the client
  * speaks, and the client then sends `notifications/initialized` (`confirming`) before it operates;
  * any other answer ends the lifecycle with a reason saying so (Lifecycle → Version Negotiation).
- * From `idle`, `local.stateless` skips the handshake for a stateless revision the client speaks;
+ * From `idle`, `local.modern` skips the handshake for a modern revision the client speaks;
  * for any other revision it changes nothing (the caller is told, and may still initialize).
  */
 export const clientLifecycle = setup({
@@ -72,7 +72,7 @@ export const clientLifecycle = setup({
   },
   actions: {
     recordServer: assign(({ event }) => {
-      if (event.type !== 'peer.initializeResult' && event.type !== 'local.stateless') return {};
+      if (event.type !== 'peer.initializeResult' && event.type !== 'local.modern') return {};
       return {
         revision: event.protocolVersion,
         serverCapabilities: event.capabilities,
@@ -96,10 +96,10 @@ export const clientLifecycle = setup({
   guards: {
     supportedHandshakeRevision: ({ context, event }) =>
       event.type === 'peer.initializeResult' &&
-      isStatefulRevision(event.protocolVersion) &&
+      isLegacyRevision(event.protocolVersion) &&
       context.supported.includes(event.protocolVersion),
-    supportedStatelessRevision: ({ context, event }) =>
-      event.type === 'local.stateless' &&
+    supportedModernRevision: ({ context, event }) =>
+      event.type === 'local.modern' &&
       isModernRevision(event.protocolVersion) &&
       context.supported.includes(event.protocolVersion),
   },
@@ -119,9 +119,9 @@ export const clientLifecycle = setup({
           tags: ['may-send-initialize', 'accepts-ping', 'may-send-ping'],
           on: {
             'local.initialize': 'awaitingResult',
-            'local.stateless': {
-              guard: 'supportedStatelessRevision',
-              target: '#clientLifecycle.stateless',
+            'local.modern': {
+              guard: 'supportedModernRevision',
+              target: '#clientLifecycle.modern',
               actions: 'recordServer',
             },
           },
@@ -144,7 +144,7 @@ export const clientLifecycle = setup({
       },
     },
     operating: { tags: ['accepts-requests', 'may-send-requests', 'accepts-ping', 'may-send-ping'] },
-    stateless: { tags: ['may-send-requests', 'stateless', 'accepts-ping', 'may-send-ping'] },
+    modern: { tags: ['may-send-requests', 'modern', 'accepts-ping', 'may-send-ping'] },
     shutdown: { type: 'final', tags: ['closed'] },
   },
 });

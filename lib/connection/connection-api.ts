@@ -7,7 +7,7 @@ import type { SendOptions, Transport, TransportClose } from '../transport/transp
 import type { RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import type { OutboundHook, RequestOptions, RequestSink } from './request-pipeline';
-import type { CacheHint } from './stateless';
+import type { CacheHint } from './modern';
 
 export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 
@@ -32,11 +32,11 @@ export interface ConnectionOptions {
   readonly instructions?: string;
   /**
    * Revisions we speak, oldest first. Default: every revision rxmcp supports. The handshake
-   * revisions among them are negotiated by initialize; a server serves requests of the stateless
-   * ones (2026-07-28 on) as they come, and a client enters one with `useStateless`.
+   * revisions among them are negotiated by initialize; a server serves requests of the modern
+   * ones (2026-07-28 on) as they come, and a client enters one with `useModern`.
    */
   readonly supportedRevisions?: readonly string[];
-  /** Server only: caching hints for results of stateless revisions, by method (see `DEFAULT_CACHE_HINTS`). */
+  /** Server only: caching hints for results of modern revisions, by method (see `DEFAULT_CACHE_HINTS`). */
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
   /**
    * Receives the lifecycle machine's XState inspection events, as `createActor`'s `inspect` does:
@@ -149,12 +149,12 @@ export interface Connection {
   /** Removes the handler of a request method. */
   removeRequestHandler(method: string): void;
   /**
-   * Client only: speaks the stateless `revision` (2026-07-28 on) from now on, instead of running
+   * Client only: speaks the modern `revision` (2026-07-28 on) from now on, instead of running
    * the handshake: every request carries the revision, our capabilities and info in `_meta`.
    * `server` is what `server/discover` said, when the client asked. Throws when the revision is
    * not one we speak, or when the connection has already initialized or closed.
    */
-  useStateless(
+  useModern(
     revision: string,
     server?: {
       readonly capabilities?: Record<string, unknown>;

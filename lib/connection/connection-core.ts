@@ -10,7 +10,7 @@ import type { Correlator } from './correlator';
 import type { Dispatcher, RequestHandler } from './dispatcher';
 import type { LifecycleRunner } from './lifecycle-runner';
 import type { serverLifecycle } from './server-lifecycle.machine';
-import type { StatelessPolicy } from './stateless';
+import type { ModernPolicy } from './modern';
 
 /** Sends the answer to one request (`null`: the request was cancelled, nothing is sent). */
 export interface Replier {
@@ -36,9 +36,9 @@ export interface ConnectionCore extends Replier {
   readonly lifecycle: Lifecycle;
   /** The handshake revisions we negotiate among. */
   readonly supported: readonly Revision[];
-  /** Every revision we speak, for stateless requests and the errors that list them. */
+  /** Every revision we speak, for modern requests and the errors that list them. */
   readonly supportedAll: readonly string[];
-  readonly statelessPolicy: StatelessPolicy;
+  readonly modernPolicy: ModernPolicy;
   revision: Revision | undefined;
   peerCapabilities: Record<string, unknown> | undefined;
   peerInfo: Record<string, unknown> | undefined;
@@ -50,7 +50,7 @@ export interface ConnectionCore extends Replier {
   readonly acceptsInitialize: boolean;
   readonly acceptsPing: boolean;
   readonly acceptsRequests: boolean;
-  readonly acceptsStateless: boolean;
+  readonly acceptsModern: boolean;
   readonly maySendInitialize: boolean;
   /** Sends the answer to a message that did not come in a batch. */
   answer(response: JsonRpcResponse | null): void;

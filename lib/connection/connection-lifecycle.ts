@@ -8,7 +8,7 @@ import type { ServerLifecycleInput } from './server-lifecycle.machine';
 import type { SchedulerLike } from '../rx/rxjs';
 import type { ImpliedInitialize } from '../transport/transport';
 import type { Revision } from '../schema/revisions';
-import { statelessRequestMeta } from './client-handshake';
+import { modernRequestMeta } from './client-handshake';
 
 function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void {
   (owner as ConnectionCore).onLifecycle(snapshot);
@@ -33,7 +33,7 @@ const impliedLifecycles = new WeakMap<ImpliedInitialize, Map<string, unknown>>()
 /**
  * The persisted lifecycle of a server session that is operating as if `implied` had been its
  * initialize (see `Transport.impliedInitialize`): the machine run once through initialize and
- * initialized, then restored for every such session. A stateless POST of a handshake revision then
+ * initialized, then restored for every such session. A modern POST of a handshake revision then
  * costs no handshake: no initialize request is parsed, answered or thrown away.
  */
 function impliedLifecycle(input: ServerLifecycleInput, implied: ImpliedInitialize, scheduler: SchedulerLike): unknown {
@@ -103,7 +103,7 @@ interface PeerContext {
  * Takes what the lifecycle knows of the peer after a step (or a restore): the negotiated revision
  * and the peer's declarations. The only place the connection's copies of them are written, so
  * they always say what the machine decided. A new revision is handed to the transport (HTTP sends
- * it as a header), and a client in a stateless revision gets the `_meta` its requests carry.
+ * it as a header), and a client in a modern revision gets the `_meta` its requests carry.
  */
 export function adoptLifecycleContext(conn: ConnectionCore, snapshot: AnyMachineSnapshot): void {
   const context = snapshot.context as PeerContext;
@@ -119,6 +119,6 @@ export function adoptLifecycleContext(conn: ConnectionCore, snapshot: AnyMachine
   if (revision === conn.revision) return;
   conn.revision = revision;
   if (revision === undefined) return;
-  if (conn.role === 'client' && snapshot.hasTag('stateless')) conn.requestMeta = statelessRequestMeta(conn, revision);
+  if (conn.role === 'client' && snapshot.hasTag('modern')) conn.requestMeta = modernRequestMeta(conn, revision);
   conn.transport.setProtocolVersion?.(revision);
 }

@@ -7,11 +7,11 @@ import { notification as makeNotification } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
-import { isStatefulRevision, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../schema/revisions';
+import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
-import { enterStateless, runClientHandshake } from './client-handshake';
+import { enterModern, runClientHandshake } from './client-handshake';
 import type { DiscoveredServer } from './client-handshake';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
@@ -27,8 +27,8 @@ import type { LifecycleRunner } from './lifecycle-runner';
 import { checkedResult, DEFAULT_REQUEST_TIMEOUT_MS, sendRequest, startRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions, RequestSink } from './request-pipeline';
 import type { serverLifecycle } from './server-lifecycle.machine';
-import { STATELESS_REVISIONS } from './stateless';
-import type { StatelessPolicy } from './stateless';
+import { MODERN_REVISIONS } from './modern';
+import type { ModernPolicy } from './modern';
 
 export { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 export type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
@@ -38,7 +38,7 @@ let connectionCount = 0;
 const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
 
 /** Every revision a connection speaks unless told otherwise, oldest first. */
-const ALL_REVISIONS: readonly string[] = Object.freeze([...STATEFUL_REVISIONS, ...STATELESS_REVISIONS]);
+const ALL_REVISIONS: readonly string[] = Object.freeze([...LEGACY_REVISIONS, ...MODERN_REVISIONS]);
 
 /**
  * Creates the connection actor for a transport. It starts reading the transport at once; a server
@@ -71,7 +71,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   private requestIds = 0;
   private correlatorPart: Correlator | undefined;
   private dispatcherPart: Dispatcher | undefined;
-  private statelessPolicyCache: StatelessPolicy | undefined;
+  private modernPolicyCache: ModernPolicy | undefined;
   /** Handlers set or removed after creation (null: removed), over `options.handlers`. */
   private handlerChanges: Map<string, RequestHandler | null> | undefined;
   private closeInfo: TransportClose | undefined;
@@ -111,7 +111,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
-  /** Every revision we speak, for stateless requests and the errors that list them. */
+  /** Every revision we speak, for modern requests and the errors that list them. */
   get supportedAll(): readonly string[] {
     return this.options.supportedRevisions ?? ALL_REVISIONS;
   }
@@ -119,7 +119,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   /** The handshake revisions we negotiate among. */
   get supported(): readonly Revision[] {
     const given = this.options.supportedRevisions;
-    return given ? (given.filter(isStatefulRevision) as Revision[]) : STATEFUL_REVISIONS;
+    return given ? (given.filter(isLegacyRevision) as Revision[]) : LEGACY_REVISIONS;
   }
 
   /** The requests we sent that await a response; made with the first one. */
@@ -148,8 +148,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return (this.flags & Flag.acceptsRequests) !== 0;
   }
 
-  get acceptsStateless(): boolean {
-    return (this.flags & Flag.acceptsStateless) !== 0;
+  get acceptsModern(): boolean {
+    return (this.flags & Flag.acceptsModern) !== 0;
   }
 
   get maySendRequests(): boolean {
@@ -241,8 +241,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     (this.handlerChanges ??= new Map()).set(method, null);
   }
 
-  useStateless(revision: string, server: DiscoveredServer = {}): void {
-    enterStateless(this, revision, server);
+  useModern(revision: string, server: DiscoveredServer = {}): void {
+    enterModern(this, revision, server);
   }
 
   initialize(): Observable<Record<string, unknown>> {
@@ -335,8 +335,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return Object.hasOwn(handlers, method) ? handlers[method] : undefined;
   }
 
-  get statelessPolicy(): StatelessPolicy {
-    return (this.statelessPolicyCache ??= {
+  get modernPolicy(): ModernPolicy {
+    return (this.modernPolicyCache ??= {
       supported: this.supportedAll,
       capabilities: () => this.capabilities(),
       serves: (method) => this.handlerFor(method) !== undefined,
@@ -373,7 +373,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
 
   validate(method: string, result: Record<string, unknown>, taskAugmented: boolean): Record<string, unknown> {
     if (this.options.validateResults === false) return result;
-    return checkedResult(method, this.revision ?? LATEST_STATEFUL_REVISION, result, taskAugmented, this.role);
+    return checkedResult(method, this.revision ?? LATEST_LEGACY_REVISION, result, taskAugmented, this.role);
   }
 
   notifyFor(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {

@@ -6,8 +6,8 @@ import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/m
 import { LOG_LEVELS, LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
 import { IdTable } from './id-table';
-import { missingClientCapability } from './stateless';
-import type { StatelessPeer } from './stateless';
+import { missingClientCapability } from './modern';
+import type { ModernPeer } from './modern';
 
 /** A request's result as a handler produces it. */
 export type HandlerResult = Record<string, unknown>;
@@ -46,7 +46,7 @@ export interface NestedRequestOptions {
   readonly timeoutMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   /**
-   * Stateless revisions (2026-07-28 on): the key of this input request in the input-required
+   * Modern revisions (2026-07-28 on): the key of this input request in the input-required
    * result and in the client's `inputResponses`. Default: the request's kind and its order in the
    * handler (`elicitation-0`, `sampling-1`, ...). Ignored in a session, where it is a request.
    */
@@ -65,11 +65,11 @@ export interface RequestContext {
   /** The request's `_meta`, as sent. */
   readonly meta?: Record<string, unknown> | undefined;
   /**
-   * Stateless revisions (2026-07-28 on) only: what this request's `_meta` says of its client (its
+   * Modern revisions (2026-07-28 on) only: what this request's `_meta` says of its client (its
    * revision, capabilities, info and log level). Undefined in a session of a handshake revision,
    * where the session holds these.
    */
-  readonly peer?: StatelessPeer | undefined;
+  readonly peer?: ModernPeer | undefined;
   /** Aborted when the request is cancelled or the connection closes. */
   readonly signal: AbortSignal;
   /** Sends `notifications/progress` for this request; does nothing when the caller sent no token. */
@@ -136,8 +136,8 @@ interface InFlight {
 
 const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
-/** A stateless request gets log messages only when it asked for them, at its level or above (spec 2026-07-28: Logging). */
-function peerWantsLog(peer: StatelessPeer, level: LogLevel): boolean {
+/** A modern request gets log messages only when it asked for them, at its level or above (spec 2026-07-28: Logging). */
+function peerWantsLog(peer: ModernPeer, level: LogLevel): boolean {
   return peer.logLevel !== undefined && levelRank.get(level)! >= levelRank.get(peer.logLevel)!;
 }
 
@@ -178,7 +178,7 @@ class HandlerContext implements RequestContext {
     readonly revision: string,
     private readonly entry: InFlight,
     private readonly sink: DispatcherSink,
-    readonly peer: StatelessPeer | undefined,
+    readonly peer: ModernPeer | undefined,
   ) {
     this.requestId = request.id;
     this.method = request.method;
@@ -238,7 +238,7 @@ export class Dispatcher {
   /**
    * Runs `handler` for `request` (params already validated) and calls `answer` once, unless the
    * request is cancelled first. A request id that is already in flight is answered -32600. `peer`
-   * is given for a request of a stateless revision.
+   * is given for a request of a modern revision.
    */
   dispatch(
     request: JsonRpcRequest,
@@ -247,7 +247,7 @@ export class Dispatcher {
     revision: string,
     owner: unknown,
     answer: (answer: Answer) => void,
-    peer?: StatelessPeer,
+    peer?: ModernPeer,
   ): void {
     const id = request.id;
     const inflight = (this.inflight ??= new IdTable());
@@ -316,9 +316,9 @@ export class Dispatcher {
   }
 
   /** @internal */
-  toError(error: unknown, request: JsonRpcRequest, peer: StatelessPeer | undefined): JsonRpcErrorObject {
+  toError(error: unknown, request: JsonRpcRequest, peer: ModernPeer | undefined): JsonRpcErrorObject {
     if (error instanceof JsonRpcError) return error.toJSON();
-    // A stateless request needed what its client did not declare (spec 2026-07-28: Basic → `_meta`).
+    // A modern request needed what its client did not declare (spec 2026-07-28: Basic → `_meta`).
     if (peer !== undefined && error instanceof CapabilityNotSupportedError && error.peer === 'client') {
       return missingClientCapability([error.capability], `${error.method} needs it`).toJSON();
     }
@@ -364,7 +364,7 @@ class OutputObserver implements OutputSink<unknown> {
     private readonly entry: InFlight,
     private readonly context: HandlerContext,
     private readonly answer: (answer: Answer) => void,
-    private readonly peer: StatelessPeer | undefined,
+    private readonly peer: ModernPeer | undefined,
   ) {}
 
   next(value: unknown): void {

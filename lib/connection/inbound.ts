@@ -5,7 +5,7 @@ import { errorResponse, resultResponse } from '../jsonrpc/message';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkParams, methodDefinition } from '../schema/methods';
-import { featuresOf, LATEST_STATEFUL_REVISION } from '../schema/revisions';
+import { featuresOf, LATEST_LEGACY_REVISION } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import type { TransportClose } from '../transport/transport';
@@ -14,13 +14,7 @@ import type { ProgressEvent } from '../operators/progress';
 import { PARTIAL_RESULT_METHOD, readPartialResult } from './partial-results';
 import { passesParamsThrough } from './dispatcher';
 import type { Answer } from './dispatcher';
-import {
-  admitStatelessRequest,
-  decorateStatelessResult,
-  discoverResult,
-  isRefusal,
-  statelessRevisionOf,
-} from './stateless';
+import { admitModernRequest, decorateModernResult, discoverResult, isRefusal, modernRevisionOf } from './modern';
 
 /*
  * The inbound half of a connection: every frame the transport delivers is classified here and
@@ -130,15 +124,15 @@ function onMessage(conn: ConnectionCore, classified: Classified, reply: Replier)
 function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
   const { method } = request;
   if (conn.closed) return;
-  // A server that holds no session serves stateless requests (spec 2026-07-28: Versioning → a
+  // A server that holds no session serves modern requests (spec 2026-07-28: Versioning → a
   // dual-era server selects its behaviour from how the client opens).
-  // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
+  // An initialize that carries a modern `_meta` is a modern request for a removed method.
   if (conn.role === 'server' && conn.revision === undefined) {
-    const statelessRevision = statelessRevisionOf(request.params);
-    if (statelessRevision !== undefined)
-      conn.sendLifecycle({ type: 'peer.statelessRequest', protocolVersion: statelessRevision });
-    if (conn.acceptsStateless && (method !== 'initialize' || statelessRevision !== undefined)) {
-      onStatelessRequest(conn, request, reply);
+    const modernRevision = modernRevisionOf(request.params);
+    if (modernRevision !== undefined)
+      conn.sendLifecycle({ type: 'peer.modernRequest', protocolVersion: modernRevision });
+    if (conn.acceptsModern && (method !== 'initialize' || modernRevision !== undefined)) {
+      onModernRequest(conn, request, reply);
       return;
     }
   }
@@ -160,7 +154,7 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
     return;
   }
   const handler = conn.handlerFor(method);
-  const negotiated = conn.revision ?? LATEST_STATEFUL_REVISION;
+  const negotiated = conn.revision ?? LATEST_LEGACY_REVISION;
   const definition = methodDefinition(method, negotiated);
   if (!handler || (definition && definition.kind !== 'request')) {
     reply.answer(errorResponse(request.id, JsonRpcError.methodNotFound(method).toJSON()));
@@ -187,11 +181,11 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
   });
 }
 
-/** Serves one request of a stateless revision: admitted on its own `_meta`, answered with `resultType` and our identity. */
-function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
-  const outcome = admitStatelessRequest(request, conn.statelessPolicy);
+/** Serves one request of a modern revision: admitted on its own `_meta`, answered with `resultType` and our identity. */
+function onModernRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
+  const outcome = admitModernRequest(request, conn.modernPolicy);
   if (isRefusal(outcome)) {
-    conn.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
+    conn.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'modern request refused');
     reply.answer(errorResponse(request.id, outcome.error.toJSON()));
     return;
   }
@@ -201,7 +195,7 @@ function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply
     reply.answer(
       resultResponse(
         request.id,
-        decorateStatelessResult(
+        decorateModernResult(
           method,
           discoverResult(conn.supportedAll, conn.capabilities(), conn.options.instructions),
           decoration,
@@ -224,7 +218,7 @@ function onStatelessRequest(conn: ConnectionCore, request: JsonRpcRequest, reply
     (answer: Answer) => {
       if (answer === null) reply.answer(null);
       else if ('error' in answer) reply.answer(errorResponse(request.id, answer.error));
-      else reply.answer(resultResponse(request.id, decorateStatelessResult(method, answer.result, decoration)));
+      else reply.answer(resultResponse(request.id, decorateModernResult(method, answer.result, decoration)));
     },
     outcome.peer,
   );
@@ -235,7 +229,7 @@ function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Repl
     reply.answer(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
     return;
   }
-  const parsed = checkParams('initialize', LATEST_STATEFUL_REVISION, request.params ?? {});
+  const parsed = checkParams('initialize', LATEST_LEGACY_REVISION, request.params ?? {});
   if (parsed && !parsed.success) {
     reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
     return;
@@ -265,7 +259,7 @@ function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Repl
 
 function onNotification(conn: ConnectionCore, message: JsonRpcNotification): void {
   const { method } = message;
-  const negotiated = conn.revision ?? LATEST_STATEFUL_REVISION;
+  const negotiated = conn.revision ?? LATEST_LEGACY_REVISION;
   let params = message.params ?? {};
   if (methodDefinition(method, negotiated)) {
     const parsed = checkParams(method, negotiated, params);

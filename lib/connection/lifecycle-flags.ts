@@ -4,7 +4,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 export const Flag = {
   acceptsInitialize: 1,
   acceptsRequests: 2,
-  acceptsStateless: 4,
+  acceptsModern: 4,
   maySendRequests: 8,
   maySendInitialize: 16,
   closed: 32,
@@ -17,7 +17,7 @@ export function flagsOf(snapshot: AnyMachineSnapshot): number {
   return (
     (snapshot.hasTag('accepts-initialize') ? Flag.acceptsInitialize : 0) |
     (snapshot.hasTag('accepts-requests') ? Flag.acceptsRequests : 0) |
-    (snapshot.hasTag('accepts-stateless-requests') ? Flag.acceptsStateless : 0) |
+    (snapshot.hasTag('accepts-modern-requests') ? Flag.acceptsModern : 0) |
     (snapshot.hasTag('may-send-requests') ? Flag.maySendRequests : 0) |
     (snapshot.hasTag('may-send-initialize') ? Flag.maySendInitialize : 0) |
     (snapshot.hasTag('accepts-ping') ? Flag.acceptsPing : 0) |

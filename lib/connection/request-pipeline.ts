@@ -83,7 +83,7 @@ export interface RequesterDeps {
   readonly deadlines: Deadlines;
   readonly requestTimeoutMs: number;
   /**
-   * `_meta` fields every request carries: in a stateless revision, the revision, the client's
+   * `_meta` fields every request carries: in a modern revision, the revision, the client's
    * capabilities and info (spec 2026-07-28: Basic → `_meta`). Undefined in a handshake revision.
    */
   readonly requestMeta: Record<string, unknown> | undefined;

@@ -29,8 +29,8 @@ export type ServerLifecycleEvent =
       readonly clientInfo: Record<string, unknown>;
     }
   | { readonly type: 'peer.initialized' }
-  /** A request of a stateless revision (2026-07-28 on), which carries its revision in `_meta`. */
-  | { readonly type: 'peer.statelessRequest'; readonly protocolVersion: string }
+  /** A request of a modern revision (2026-07-28 on), which carries its revision in `_meta`. */
+  | { readonly type: 'peer.modernRequest'; readonly protocolVersion: string }
   | { readonly type: 'transport.closed'; readonly reason: string }
   | { readonly type: 'local.close'; readonly reason: string };
 
@@ -38,7 +38,7 @@ const awaitingInitialize = {
   tags: ['accepts-initialize', 'accepts-ping', 'may-send-ping'],
   on: {
     'peer.initialize': { target: 'awaitingInitialized', actions: 'negotiate' },
-    'peer.statelessRequest': '#serverLifecycle.stateless',
+    'peer.modernRequest': '#serverLifecycle.modern',
   },
 } as const;
 
@@ -51,16 +51,16 @@ const awaitingInitialize = {
  * - `may-send-requests`: the server may send requests other than ping (after `initialized`);
  * - `accepts-ping`, `may-send-ping`: ping, in either direction, at any time before shutdown (spec:
  *   Basic → Lifecycle, Utilities → Ping);
- * - `accepts-stateless-requests`: requests of a stateless revision (2026-07-28: no handshake, each
+ * - `accepts-modern-requests`: requests of a modern revision (2026-07-28: no handshake, each
  *   request names its revision, client capabilities and client info in `_meta`) are served, each on
  *   its own; the server sends no requests of its own;
  * - `closed`: nothing may be sent.
  *
  * Two families share the machine (spec 2026-07-28: Versioning → Backward Compatibility): the
  * connection's first message chooses. `initialize` leads through `awaitingInitialized` to
- * `operating`, a session of a handshake revision; a stateless request leads to `stateless`, where
- * no session is held and no initialize deadline runs. A client that probed with a stateless
- * request may still open a session afterwards, so `stateless` accepts `initialize` too.
+ * `operating`, a session of a handshake revision; a modern request leads to `modern`, where
+ * no session is held and no initialize deadline runs. A client that probed with a modern
+ * request may still open a session afterwards, so `modern` accepts `initialize` too.
  */
 export const serverLifecycle = setup({
   types: {
@@ -123,11 +123,11 @@ export const serverLifecycle = setup({
         },
       },
     },
-    stateless: {
-      tags: ['accepts-stateless-requests', 'accepts-initialize', 'accepts-ping', 'may-send-ping'],
+    modern: {
+      tags: ['accepts-modern-requests', 'accepts-initialize', 'accepts-ping', 'may-send-ping'],
       on: {
         'peer.initialize': { target: '#serverLifecycle.initializing.awaitingInitialized', actions: 'negotiate' },
-        'peer.statelessRequest': {},
+        'peer.modernRequest': {},
       },
     },
     operating: {

@@ -14,7 +14,7 @@ export {
   RxmcpErrorCode,
   isRxmcpError,
 } from '../jsonrpc/errors';
-export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
+export { SUPPORTED_REVISIONS, LATEST_REVISION, LEGACY_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
 export type { Revision } from '../schema/revisions';
 export type { Transport } from '../transport/transport';
 export { MissingPageError, PageLimitError, RepeatedCursorError } from '../operators/paginate';
@@ -24,7 +24,7 @@ export type { ClientOptions, ClientRevision, McpClient, McpClientPromises, Serve
 export type { ConsoleLike, LoggerOption } from '../base/logger';
 export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 export { LegacyServerError } from '../client/negotiation';
-export { InputRoundsExceededError } from '../client/stateless-requests';
+export { InputRoundsExceededError } from '../client/modern-requests';
 export { toolResult } from '../client/tool-call';
 export type {
   CallToolOptions,

@@ -8,7 +8,7 @@ export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector }
 export { hasCapability } from '../connection/capabilities';
 // What a transport hands the connection when a frame cannot be parsed.
 export { MalformedFrame } from '../transport/transport';
-export type { InboundFrame, StatelessExchange, StatelessReceiver } from '../transport/transport';
+export type { InboundFrame, ModernExchange, ModernReceiver } from '../transport/transport';
 // What each protocol revision has, as flags.
 export { featuresOf } from '../schema/revisions';
 export type { RevisionFeatures } from '../schema/revisions';

@@ -45,7 +45,7 @@ export type {
 export { SessionNotFoundError } from '../transport/http-client/http-errors';
 export { createHttpClientTransport } from '../transport/http-client/http-client-transport';
 export type { HttpClientTransport, HttpClientTransportOptions } from '../transport/http-client/http-client-transport';
-export { createLegacySseHandler } from '../transport/http-server/http-sse/http-sse-handler';
-export type { LegacySseHandler, LegacySseHandlerOptions } from '../transport/http-server/http-sse/http-sse-handler';
-export { createLegacySseClientTransport } from '../transport/http-client/http-sse/http-sse-client-transport';
-export type { LegacySseClientTransportOptions } from '../transport/http-client/http-sse/http-sse-client-transport';
+export { createHttpSseHandler } from '../transport/http-server/http-sse/http-sse-handler';
+export type { HttpSseHandler, HttpSseHandlerOptions } from '../transport/http-server/http-sse/http-sse-handler';
+export { createHttpSseClientTransport } from '../transport/http-client/http-sse/http-sse-client-transport';
+export type { HttpSseClientTransportOptions } from '../transport/http-client/http-sse/http-sse-client-transport';

@@ -13,17 +13,17 @@ export {
   isRxmcpError,
 } from '../jsonrpc/errors';
 export { Zod3ConversionError } from '../validation/zod3-json-schema';
-export { SUPPORTED_REVISIONS, LATEST_REVISION, STATEFUL_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
+export { SUPPORTED_REVISIONS, LATEST_REVISION, LEGACY_REVISIONS, MODERN_REVISIONS } from '../schema/revisions';
 export type { Revision } from '../schema/revisions';
 export { createInMemoryPair } from '../transport/in-memory/in-memory-transport';
-export type { Transport, StatelessReceiver } from '../transport/transport';
+export type { Transport, ModernReceiver } from '../transport/transport';
 export { progress, log, startTask, partialResult, LOG_LEVELS } from '../connection/handler-events';
 export { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 export { partialResults } from '../server/partial-results';
 export type { HandlerEvent, LogLevel } from '../connection/handler-events';
 export type { RequestContext, HandlerOutput } from '../connection/dispatcher';
-export { DEFAULT_CACHE_HINTS } from '../connection/stateless';
-export type { CacheHint, CacheScope, StatelessPeer } from '../connection/stateless';
+export { DEFAULT_CACHE_HINTS } from '../connection/modern';
+export type { CacheHint, CacheScope, ModernPeer } from '../connection/modern';
 export { createServer } from '../server/server';
 export type { McpServer, ServerOptions } from '../server/server';
 export type { ConsoleLike, LoggerOption } from '../base/logger';

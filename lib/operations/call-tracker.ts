@@ -40,7 +40,7 @@ interface MessageShape {
   readonly error?: { readonly code?: unknown; readonly data?: unknown } | undefined;
 }
 
-/** Follows calls per channel (a session's transport, or a stateless exchange). */
+/** Follows calls per channel (a session's transport, or a modern exchange). */
 export class CallTracker {
   private readonly pending = new WeakMap<CallChannel, Map<unknown, PendingCall>>();
 
@@ -95,7 +95,7 @@ export class CallTracker {
     for (const call of calls.values()) this.end(call, 'closed');
   }
 
-  /** Starts a call outside any channel (a stateless request); end it with {@link CallTracker.answered} or {@link CallTracker.end}. */
+  /** Starts a call outside any channel (a modern request); end it with {@link CallTracker.answered} or {@link CallTracker.end}. */
   start(method: string, params: MessageShape['params'], channel?: CallChannel): PendingCall {
     if (this.options.metrics) this.options.metrics.inFlight++;
     const name = method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;

@@ -44,7 +44,7 @@ export function serving(members: readonly Member[], capability: string): Member[
   });
 }
 
-/** Who asks: the downstream session (none for a stateless request) and the request. */
+/** Who asks: the downstream session (none for a modern request) and the request. */
 export interface Asker {
   readonly owner: DownstreamSession | undefined;
   readonly context: RequestContext | undefined;

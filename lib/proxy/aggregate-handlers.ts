@@ -120,7 +120,7 @@ function resourceList(
 /** The aggregate's request handlers: merged lists, and each request routed to its upstream. */
 export function aggregateHandlers(routing: Routing): Record<string, RequestHandler> {
   const { members, options, logger } = routing;
-  // `original` and `owner`: the caller's own params (a stateless retry's answers) and session (its log level).
+  // `original` and `owner`: the caller's own params (a modern retry's answers) and session (its log level).
   const forward = (
     client: McpClient,
     method: string,

@@ -126,8 +126,8 @@ export function aggregate(
       transports.set(connection, transport);
       return connection;
     },
-    get stateless() {
-      return front.stateless;
+    get modern() {
+      return front.modern;
     },
     get sessions() {
       return front.sessions;

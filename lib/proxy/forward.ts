@@ -1,8 +1,8 @@
 import { map, Observable } from '../rx/rxjs';
 import type { Unsubscribable } from '../rx/rxjs';
-import { META } from '../connection/stateless';
+import { META } from '../connection/modern';
 import { hasCapability } from '../connection/capabilities';
-import { isModernRevision, isStatefulRevision } from '../schema/revisions';
+import { isModernRevision, isLegacyRevision } from '../schema/revisions';
 import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
@@ -37,7 +37,7 @@ export function forwardedParams(params: Record<string, unknown>): Record<string,
 }
 
 /**
- * A stateless upstream's result as the caller gets it: without what described the upstream hop
+ * A modern upstream's result as the caller gets it: without what described the upstream hop
  * (its `resultType` and its identity in `_meta`), which the proxy's own answer states for itself.
  */
 export function forwardedResult(result: Record<string, unknown>): Record<string, unknown> {
@@ -50,7 +50,7 @@ export function forwardedResult(result: Record<string, unknown>): Record<string,
   return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
 }
 
-/** The log level the caller wants for this request: its own in a stateless revision, its session's otherwise. */
+/** The log level the caller wants for this request: its own in a modern revision, its session's otherwise. */
 function callerLogLevel(context: RequestContext, owner: unknown): string | undefined {
   if (context.peer !== undefined) return context.peer.logLevel;
   return (owner as { level?: string } | undefined)?.level;
@@ -70,7 +70,7 @@ function upstreamOptions(
   // The caller checks the result: the proxy passes it on without checking it again.
   const options: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { checkResult: false };
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  // A stateless upstream takes the log level per request (a session's upstream keeps its own).
+  // A modern upstream takes the log level per request (a session's upstream keeps its own).
   if (logLevel !== undefined) options.meta = { [META.logLevel]: logLevel };
   // Progress from upstream reaches the caller under its own token, and keeps the call alive.
   if (current().progressToken !== undefined)
@@ -84,7 +84,7 @@ function upstreamOptions(
  */
 export function tellRootsChanged(client: McpClient): void {
   const { connection } = client;
-  if (connection.state !== 'operating' || !isStatefulRevision(client.revision ?? '')) return;
+  if (connection.state !== 'operating' || !isLegacyRevision(client.revision ?? '')) return;
   if (hasCapability(connection.capabilities(), 'roots.listChanged'))
     connection.notify('notifications/roots/list_changed');
 }
@@ -121,8 +121,8 @@ export function forwardTo(
 
 /**
  * Sends one request upstream on behalf of the downstream request `context` (see {@link forwardTo}).
- * `downstreamParams` are the params as the caller sent them (a stateless caller's retry carries its
- * answers there); `owner` is the caller's session, whose log level a stateless upstream is given.
+ * `downstreamParams` are the params as the caller sent them (a modern caller's retry carries its
+ * answers there); `owner` is the caller's session, whose log level a modern upstream is given.
  */
 export function forwardRequest(
   upstream: McpClient,

@@ -6,10 +6,10 @@ import type { RequestContext, RequestHandler } from '../connection/dispatcher';
 import { defer, finalize, Subject } from '../rx/rxjs';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
-import { StatelessEndpoint } from '../connection/stateless-endpoint';
-import { STATELESS_REVISIONS } from '../connection/stateless';
-import { STATEFUL_REVISIONS } from '../schema/revisions';
-import type { StatelessReceiver, Transport } from '../transport/transport';
+import { ModernEndpoint } from '../connection/modern-endpoint';
+import { MODERN_REVISIONS } from '../connection/modern';
+import { LEGACY_REVISIONS } from '../schema/revisions';
+import type { ModernReceiver, Transport } from '../transport/transport';
 import type { ServerMiddleware } from '../server/middleware';
 import { withFrontMiddleware } from './front-middleware';
 
@@ -17,8 +17,8 @@ import { withFrontMiddleware } from './front-middleware';
 export interface McpProxy {
   /** Serves one downstream client over `transport` (any transport; the HTTP helpers call it per session). */
   connect(transport: Transport): Connection;
-  /** Serves requests of the stateless revisions (2026-07-28 on) one by one, for the Streamable HTTP handler. */
-  readonly stateless: StatelessReceiver;
+  /** Serves requests of the modern revisions (2026-07-28 on) one by one, for the Streamable HTTP handler. */
+  readonly modern: ModernReceiver;
   /** The downstream connections open now. */
   readonly sessions: ReadonlySet<Connection>;
   /** Closes every downstream connection; the upstream clients are left open (they are the caller's). */
@@ -53,13 +53,13 @@ export interface FrontConfig {
 
 const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [level, index]));
 
-/** The downstream side of a proxy or an aggregate: its sessions, its stateless endpoint, and what reaches them all. */
+/** The downstream side of a proxy or an aggregate: its sessions, its modern endpoint, and what reaches them all. */
 export class Front implements McpProxy {
   readonly sessions = new Set<Connection>();
   private readonly downstream = new Set<DownstreamSession>();
-  /** The stateless requests being served now: the upstream's log messages reach them too. */
-  private readonly statelessCalls = new Set<RequestContext>();
-  private endpoint: StatelessEndpoint | undefined;
+  /** The modern requests being served now: the upstream's log messages reach them too. */
+  private readonly modernCalls = new Set<RequestContext>();
+  private endpoint: ModernEndpoint | undefined;
 
   /** The handlers, with the middleware around them. */
   private readonly handlers: Readonly<Record<string, RequestHandler>>;
@@ -98,19 +98,19 @@ export class Front implements McpProxy {
     return connection;
   }
 
-  get stateless(): StatelessReceiver {
+  get modern(): ModernReceiver {
     const { config } = this;
-    return (this.endpoint ??= new StatelessEndpoint({
+    return (this.endpoint ??= new ModernEndpoint({
       info: config.info,
       ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
       capabilities: config.capabilities,
       handlers: this.trackedHandlers(),
-      supportedRevisions: [...STATEFUL_REVISIONS, ...STATELESS_REVISIONS],
+      supportedRevisions: [...LEGACY_REVISIONS, ...MODERN_REVISIONS],
       logger: config.logger,
     }));
   }
 
-  /** Each `broadcast`, by method: what stateless callers' `subscriptions/listen` streams follow. */
+  /** Each `broadcast`, by method: what modern callers' `subscriptions/listen` streams follow. */
   readonly broadcasts = new Subject<string>();
 
   /** A notification with no params to every operating downstream session (and listen stream). */
@@ -122,8 +122,8 @@ export class Front implements McpProxy {
   }
 
   /**
-   * A log message to every downstream session whose level lets it through, and to every stateless
-   * request in progress whose own level does (with the request, as a stateless revision has it).
+   * A log message to every downstream session whose level lets it through, and to every modern
+   * request in progress whose own level does (with the request, as a modern revision has it).
    */
   log(message: { readonly level: string } & Record<string, unknown>): void {
     const rank = levelRank.get(message.level) ?? 0;
@@ -131,14 +131,14 @@ export class Front implements McpProxy {
       if (session.connection.state === 'operating' && rank >= levelRank.get(session.level)!)
         session.connection.notify('notifications/message', message);
     }
-    for (const context of this.statelessCalls) {
+    for (const context of this.modernCalls) {
       const wanted = context.peer?.logLevel;
       if (wanted !== undefined && rank >= levelRank.get(wanted)!)
         context.log(message.level as LogLevel, message.data, message.logger as string | undefined);
     }
   }
 
-  /** The handlers for stateless requests: each request is known while it is served. */
+  /** The handlers for modern requests: each request is known while it is served. */
   private trackedHandlers(): Record<string, RequestHandler> {
     const tracked: Record<string, RequestHandler> = {};
     for (const [method, handler] of Object.entries(this.handlers)) {
@@ -149,9 +149,9 @@ export class Front implements McpProxy {
       }
       tracked[method] = (params, context, owner) =>
         defer(() => {
-          this.statelessCalls.add(context);
+          this.modernCalls.add(context);
           return observeOutput(handler(params, context, owner));
-        }).pipe(finalize(() => this.statelessCalls.delete(context)));
+        }).pipe(finalize(() => this.modernCalls.delete(context)));
     }
     return tracked;
   }

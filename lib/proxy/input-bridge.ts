@@ -5,7 +5,7 @@ import { JsonRpcError } from '../jsonrpc/errors';
 import { timerScheduler } from '../operators/timer-scheduler';
 import type { TimerAction } from '../operators/timer-scheduler';
 
-/** How long a call waiting for a stateless caller's answers is kept before it is cancelled upstream. */
+/** How long a call waiting for a modern caller's answers is kept before it is cancelled upstream. */
 export const DEFAULT_INPUT_WAIT_MS = 5 * 60_000;
 
 /** What starts the upstream call of a bridged request; `current` is the caller's request of the round in progress (for its progress token). */
@@ -24,9 +24,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * One upstream call made for a caller of a stateless revision (2026-07-28 on), which cannot be
+ * One upstream call made for a caller of a modern revision (2026-07-28 on), which cannot be
  * sent requests: what the upstream asks while the call runs (sampling, elicitation, roots — sent by
- * a server of a handshake revision, or an `input_required` of a stateless one) ends the caller's
+ * a server of a handshake revision, or an `input_required` of a modern one) ends the caller's
  * request with an `input_required` result (spec 2026-07-28: Multi Round-Trip Requests) whose
  * `requestState` names this call. The upstream call stays open meanwhile; the caller's retry
  * carries the answers, which go to the upstream as the answers to its requests, and the retry then
@@ -174,7 +174,7 @@ export class BridgedCall {
   }
 }
 
-/** The calls of one proxy that wait for their stateless callers' answers, by `requestState`. */
+/** The calls of one proxy that wait for their modern callers' answers, by `requestState`. */
 export class BridgedCalls {
   private readonly waiting = new Map<string, BridgedCall>();
 

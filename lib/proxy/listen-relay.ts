@@ -21,7 +21,7 @@ export interface ListenRelaySources {
 }
 
 /**
- * `subscriptions/listen` for the proxy's callers of a stateless revision (2026-07-28 on): the list
+ * `subscriptions/listen` for the proxy's callers of a modern revision (2026-07-28 on): the list
  * changes the proxy tells its sessions, and the upstream's resource updates, reach the stream
  * whatever revision the upstream speaks (a handshake upstream's `resources/subscribe` is shared
  * with the proxy's other subscribers to the URI, as for sessions).

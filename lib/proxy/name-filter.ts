@@ -34,8 +34,8 @@ export function globToRegExp(glob: string): RegExp {
 function compilePattern(pattern: NamePattern): NamePredicate {
   if (typeof pattern !== 'string') {
     // A global or sticky expression keeps state between tests: test a copy without those flags.
-    const stateless = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
-    return (name) => stateless.test(name);
+    const modern = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+    return (name) => modern.test(name);
   }
   if (!/[*?]/.test(pattern)) return (name) => name === pattern;
   const glob = globToRegExp(pattern);

@@ -44,7 +44,7 @@ function sessionSink(session: DownstreamSession): UpstreamSink {
 
 /**
  * One connection per downstream session, made on its first request that needs the upstream and
- * closed when the session closes; a stateless request (no session) gets one of its own for its
+ * closed when the session closes; a modern request (no session) gets one of its own for its
  * length. A connection that fails or closes is forgotten: the session's next request connects again.
  */
 export class PerSessionLinks implements UpstreamLinks {
@@ -72,7 +72,7 @@ export class PerSessionLinks implements UpstreamLinks {
       let done = false;
       const own = owner === undefined ? this.open(undefined, context) : undefined;
       const ready = own ?? this.linkOf(owner!, context);
-      // A stateless caller's own connection lasts while its request runs, and while an upstream
+      // A modern caller's own connection lasts while its request runs, and while an upstream
       // request made for it still does: a call parked between the caller's rounds (see the router).
       let running = 0;
       const releaseIfIdle = () => {

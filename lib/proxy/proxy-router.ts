@@ -10,10 +10,10 @@ import { BridgedCall, BridgedCalls } from './input-bridge';
 import type { UpstreamCall } from './input-bridge';
 import { requestForCaller } from './revision-shapes';
 
-/** A downstream call in flight: a session's request, asked directly, or a stateless one's bridged call. */
+/** A downstream call in flight: a session's request, asked directly, or a modern one's bridged call. */
 type Caller = RequestContext | BridgedCall;
 
-/** Requests a stateless caller may be asked input for (spec 2026-07-28: Multi Round-Trip Requests). */
+/** Requests a modern caller may be asked input for (spec 2026-07-28: Multi Round-Trip Requests). */
 const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /**
@@ -26,11 +26,11 @@ const MULTI_ROUND_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts
  * time this is exact; with several sharing one upstream, a request goes to the latest caller (an
  * upstream connection per downstream client makes it exact for all).
  *
- * A downstream caller of a stateless revision (2026-07-28 on) cannot be sent requests: the
+ * A downstream caller of a modern revision (2026-07-28 on) cannot be sent requests: the
  * upstream's requests during its call end the caller's request with an `input_required` result,
  * and its retry brings the answers back to the upstream call, which stayed open (see
  * `BridgedCall`). Either way round, a client of a handshake revision and a server of a
- * stateless one (which asks through `input_required` results the upstream client answers with
+ * modern one (which asks through `input_required` results the upstream client answers with
  * these handlers) or the reverse, the question reaches the person who made the call.
  */
 export class ProxyRouter {
@@ -72,13 +72,13 @@ export class ProxyRouter {
     };
   }
 
-  /** Whether a request must be bridged: a stateless caller's request that may ask for input. */
+  /** Whether a request must be bridged: a modern caller's request that may ask for input. */
   bridges(method: string, context: RequestContext): boolean {
     return context.peer !== undefined && MULTI_ROUND_METHODS.has(method);
   }
 
   /**
-   * Serves a stateless caller's request through a bridged call: a new upstream call made by `call`,
+   * Serves a modern caller's request through a bridged call: a new upstream call made by `call`,
    * or, for a retry carrying `requestState`, the waiting call it names.
    */
   bridge(params: Record<string, unknown>, context: RequestContext, call: UpstreamCall): Observable<HandlerResult> {
@@ -132,7 +132,7 @@ export class ProxyRouter {
 /** Options of {@link createProxyRouter}. */
 export interface ProxyRouterOptions {
   /**
-   * How long an upstream call asked for input on behalf of a stateless caller waits for the
+   * How long an upstream call asked for input on behalf of a modern caller waits for the
    * caller's retry before it is cancelled upstream. Default 5 minutes.
    */
   readonly inputWaitMs?: number;

@@ -59,7 +59,7 @@ const FORWARDED: ReadonlyArray<readonly [method: string, capability: string]> = 
  * lists change, every downstream client is told (`list_changed`); a resource subscription is shared
  * upstream by every downstream subscriber to the same URI; the upstream's log messages reach every
  * downstream client at the level it set. Downstream clients may speak any revision the proxy
- * serves; sessions of the handshake revisions and stateless requests of 2026-07-28 are both served.
+ * serves; sessions of the handshake revisions and modern requests of 2026-07-28 are both served.
  */
 export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy {
   const logger = childLogger(options.logger, { component: 'proxy' });

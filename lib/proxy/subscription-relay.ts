@@ -55,7 +55,7 @@ export class SubscriptionRelay {
   }
 
   /**
-   * The updates of `uri` for a `subscriptions/listen` stream of a stateless caller: one emission per
+   * The updates of `uri` for a `subscriptions/listen` stream of a modern caller: one emission per
    * upstream update, sharing the upstream watch with every other subscriber to the URI.
    */
   updates(uri: string): Observable<void> {

@@ -83,7 +83,7 @@ export interface UpstreamConfig {
   /**
    * A connector only. `'shared'` (the default): one connection, made at once, for every downstream
    * client. `'perSession'`: one connection per downstream session, made on the session's first
-   * request that needs the upstream and closed with the session (a stateless downstream request
+   * request that needs the upstream and closed with the session (a modern downstream request
    * gets one of its own, closed when it ends), for upstreams that hold per-user state or credentials.
    * The connector is told who the caller is (`downstream.auth`, `downstream.principal`), never the
    * caller's credentials: it obtains its own for the upstream.
@@ -142,7 +142,7 @@ function withoutCredentials(
 }
 
 /**
- * What a connector is told of the downstream client on `transport` (none for a stateless request)
+ * What a connector is told of the downstream client on `transport` (none for a modern request)
  * and its request `context`: its verified identity and principal, and its request headers less
  * the credential ones.
  */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
 import { perRevision, since, V2025_06_18 } from './build';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 export { MetaSchema, ProgressTokenSchema, RequestMetaSchema } from './build';
 export type { Meta, ProgressToken, RequestMeta } from './build';
@@ -72,7 +72,7 @@ export const baseSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => baseSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => baseSchemas(LATEST_LEGACY_REVISION);
 
 export { RequestIdSchema };
 export type { RequestId } from '../jsonrpc/message';

@@ -1,6 +1,6 @@
 /**
  * Who a peer is and what it supports: implementations and capabilities. The handshake revisions
- * exchange them in `initialize`; the stateless ones in every request's `_meta` and in
+ * exchange them in `initialize`; the modern ones in every request's `_meta` and in
  * `server/discover`.
  */
 import { z } from 'zod';
@@ -17,7 +17,7 @@ import {
   V2025_11_25,
   V2026_07_28,
 } from './build';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the implementation and capability schemas of one revision. */
 export const capabilitySchemas = perRevision((revision) => {
@@ -82,7 +82,7 @@ export const capabilitySchemas = perRevision((revision) => {
   return { Implementation, ClientCapabilities, ServerCapabilities };
 });
 
-const latest = () => capabilitySchemas(LATEST_STATEFUL_REVISION);
+const latest = () => capabilitySchemas(LATEST_LEGACY_REVISION);
 
 /** The name and version (and, from 2025-06-18, title; from 2025-11-25, icons) of a client or server. */
 export const ImplementationSchema = z.lazy(() => latest().Implementation);

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { choose, perRevision, since, V2025_06_18, V2026_07_28 } from './build';
 import { envelopeSchemas, requestShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the completion schemas of one revision. */
 export const completionSchemas = perRevision((revision) => {
@@ -43,7 +43,7 @@ export const completionSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => completionSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => completionSchemas(LATEST_LEGACY_REVISION);
 
 /** Completion for an argument of a prompt. */
 export const PromptReferenceSchema = z.lazy(() => latest().PromptReference);

@@ -16,7 +16,7 @@ import {
   V2026_07_28,
 } from './build';
 import { resourceTypeSchemas } from './resource-types';
-import { LATEST_STATEFUL_REVISION, type Revision } from './revisions';
+import { LATEST_LEGACY_REVISION, type Revision } from './revisions';
 
 /** Builds the content block schemas of one revision. */
 export const contentSchemas = perRevision((revision) => {
@@ -101,7 +101,7 @@ export function structuredContent(revision: Revision) {
   return choose(revision, V2026_07_28, z.unknown(), z.record(z.string(), z.unknown())).optional();
 }
 
-const latest = () => contentSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => contentSchemas(LATEST_LEGACY_REVISION);
 
 /** Plain text. */
 export const TextContentSchema = z.lazy(() => latest().TextContent);

@@ -23,7 +23,7 @@ import {
   serverRequestParams,
   serverRequestShape,
 } from './envelope';
-import { LATEST_STATEFUL_REVISION, type Revision } from './revisions';
+import { LATEST_LEGACY_REVISION, type Revision } from './revisions';
 import { taskSchemas } from './tasks';
 
 /** What the fields of a form share: a title, a description, and `default`s that 2025-11-25 added. */
@@ -210,7 +210,7 @@ export const elicitationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => elicitationSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => elicitationSchemas(LATEST_LEGACY_REVISION);
 
 /** A string field of an elicitation form, with optional length limits and format. */
 export const StringSchemaSchema = z.lazy(() => latest().StringSchema);

@@ -21,7 +21,7 @@ import {
   V2026_07_28,
 } from './build';
 import { metaSchemas } from './meta';
-import { LATEST_STATEFUL_REVISION, type Revision } from './revisions';
+import { LATEST_LEGACY_REVISION, type Revision } from './revisions';
 
 const absent = z.unknown().optional();
 
@@ -220,7 +220,7 @@ export function resultResponse<R extends z.ZodType>(result: R) {
   return z.looseObject({ jsonrpc: JsonRpcVersionSchema, id: RequestIdSchema, result });
 }
 
-const latest = () => envelopeSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => envelopeSchemas(LATEST_LEGACY_REVISION);
 
 /** Params every request may carry: `_meta` with an optional progress token. */
 export const RequestParamsSchema = z.lazy(() => latest().RequestParams);

@@ -1,6 +1,6 @@
 /**
  * The errors 2026-07-28 names in its schema: the JSON-RPC error objects by code, and the error
- * responses of the stateless protocol (header mismatch, missing client capability, unsupported
+ * responses of the modern protocol (header mismatch, missing client capability, unsupported
  * revision).
  */
 import { z } from 'zod';

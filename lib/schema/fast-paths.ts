@@ -61,7 +61,7 @@ function isBareCapabilities(value: unknown): boolean {
   return true;
 }
 
-/** One entry of a stateless request's `_meta` in its common shape; keys the schema does not name are open. */
+/** One entry of a modern request's `_meta` in its common shape; keys the schema does not name are open. */
 function isCommonMetaEntry(key: string, value: unknown): boolean {
   switch (key) {
     case META.clientInfo:
@@ -76,10 +76,10 @@ function isCommonMetaEntry(key: string, value: unknown): boolean {
 }
 
 /**
- * The common shape of a stateless request's `_meta`: the revision, bare capabilities, a plain
+ * The common shape of a modern request's `_meta`: the revision, bare capabilities, a plain
  * client identity, a known log level, a progress token. Checked by hand: it comes with every request.
  */
-function isCommonStatelessRequestMeta(meta: Record<string, unknown>): boolean {
+function isCommonModernRequestMeta(meta: Record<string, unknown>): boolean {
   if (typeof meta[META.protocolVersion] !== 'string' || !isBareCapabilities(meta[META.clientCapabilities])) {
     return false;
   }
@@ -87,11 +87,11 @@ function isCommonStatelessRequestMeta(meta: Record<string, unknown>): boolean {
   return true;
 }
 
-/** `_meta` of a stateless request: whatever its schema accepts unchanged (it has no defaults). */
-function isStatelessRequestMeta(meta: unknown, revision: Revision): boolean {
+/** `_meta` of a modern request: whatever its schema accepts unchanged (it has no defaults). */
+function isModernRequestMeta(meta: unknown, revision: Revision): boolean {
   return (
     isPlainObject(meta) &&
-    (isCommonStatelessRequestMeta(meta) || metaSchemas(revision).RequestMetaObject.safeParse(meta).success)
+    (isCommonModernRequestMeta(meta) || metaSchemas(revision).RequestMetaObject.safeParse(meta).success)
   );
 }
 
@@ -99,26 +99,26 @@ function isStatelessRequestMeta(meta: unknown, revision: Revision): boolean {
  * `_meta` of a result: any plain object in the handshake revisions; from 2026-07-28 the server's
  * identity in it, if there, a plain `Implementation`.
  */
-function isPlainResultMeta(meta: unknown, stateless: boolean): boolean {
+function isPlainResultMeta(meta: unknown, modern: boolean): boolean {
   if (!isPlainObject(meta)) return false;
-  return !stateless || !(META.serverInfo in meta) || isPlainImplementation(meta[META.serverInfo]);
+  return !modern || !(META.serverInfo in meta) || isPlainImplementation(meta[META.serverInfo]);
 }
 
 /**
  * `tools/call` params: a name, arguments as a plain object, and `_meta`: an optional progress
- * token in the handshake revisions, the required request metadata in the stateless ones.
+ * token in the handshake revisions, the required request metadata in the modern ones.
  */
 function isPlainCallToolParams(value: unknown, revision: Revision): boolean {
   if (!isPlainObject(value) || typeof value.name !== 'string') return false;
-  const stateless = featuresOf(revision).stateless;
-  if (stateless && value._meta === undefined) return false;
+  const modern = featuresOf(revision).modern;
+  if (modern && value._meta === undefined) return false;
   for (const key in value) {
     if (key === 'name') continue;
     if (key === 'arguments') {
       if (!isPlainObject(value.arguments)) return false;
     } else if (key !== '_meta') {
       return false;
-    } else if (!(stateless ? isStatelessRequestMeta(value._meta, revision) : isPlainRequestMeta(value._meta))) {
+    } else if (!(modern ? isModernRequestMeta(value._meta, revision) : isPlainRequestMeta(value._meta))) {
       return false;
     }
   }
@@ -131,13 +131,13 @@ function isPlainCallToolParams(value: unknown, revision: Revision): boolean {
  */
 function isPlainTextToolResult(value: unknown, revision: Revision): boolean {
   if (!isPlainObject(value) || !Array.isArray(value.content)) return false;
-  const { resultType: typed, stateless } = featuresOf(revision);
+  const { resultType: typed, modern } = featuresOf(revision);
   if (typed && typeof value.resultType !== 'string') return false;
   for (const key in value) {
     if (key === 'content' || (typed && key === 'resultType')) continue;
     if (
       key === '_meta'
-        ? !isPlainResultMeta(value._meta, stateless)
+        ? !isPlainResultMeta(value._meta, modern)
         : key !== 'isError' || typeof value.isError !== 'boolean'
     )
       return false;
@@ -179,8 +179,7 @@ const INITIALIZE_PARAMS_KEYS: ReadonlySet<string> = new Set(['protocolVersion', 
 
 /** `initialize` params: the revision asked for, capabilities with flags only, a plain identity. */
 function isPlainInitializeParams(value: unknown, revision: Revision): boolean {
-  if (featuresOf(revision).stateless || !isPlainObject(value) || typeof value.protocolVersion !== 'string')
-    return false;
+  if (featuresOf(revision).modern || !isPlainObject(value) || typeof value.protocolVersion !== 'string') return false;
   if (!isFlagCapabilities(value.capabilities) || !isPlainImplementation(value.clientInfo)) return false;
   for (const key in value) {
     if (key === '_meta' ? !isPlainRequestMeta(value._meta) : !INITIALIZE_PARAMS_KEYS.has(key)) return false;
@@ -190,8 +189,7 @@ function isPlainInitializeParams(value: unknown, revision: Revision): boolean {
 
 /** An `initialize` result: the revision, capabilities with flags only, a plain identity, instructions. */
 function isPlainInitializeResult(value: unknown, revision: Revision): boolean {
-  if (featuresOf(revision).stateless || !isPlainObject(value) || typeof value.protocolVersion !== 'string')
-    return false;
+  if (featuresOf(revision).modern || !isPlainObject(value) || typeof value.protocolVersion !== 'string') return false;
   if (!isFlagCapabilities(value.capabilities) || !isPlainImplementation(value.serverInfo)) return false;
   for (const key in value) {
     switch (key) {
@@ -214,7 +212,7 @@ function isPlainInitializeResult(value: unknown, revision: Revision): boolean {
 
 /** Params of a handshake notification such as `notifications/initialized`: none, or `_meta` alone. */
 function isPlainNotificationParams(value: unknown, revision: Revision): boolean {
-  if (featuresOf(revision).stateless || !isPlainObject(value)) return false;
+  if (featuresOf(revision).modern || !isPlainObject(value)) return false;
   for (const key in value) if (key !== '_meta' || !isPlainObject(value._meta)) return false;
   return true;
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { perRevision } from './build';
 import { capabilitySchemas } from './capabilities';
 import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 export { ClientCapabilitiesSchema, ImplementationSchema, ServerCapabilitiesSchema } from './capabilities';
 export type { ClientCapabilities, Implementation, ServerCapabilities } from './capabilities';
@@ -40,7 +40,7 @@ export const lifecycleSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => lifecycleSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => lifecycleSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of `initialize`: the client's revision, capabilities and identity. */
 export const InitializeRequestParamsSchema = z.lazy(() => latest().InitializeRequestParams);

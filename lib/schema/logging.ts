@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { baseSchemas } from './base';
 import { perRevision } from './build';
 import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 export { LOGGING_LEVELS, LoggingLevelSchema } from './base';
 export type { LoggingLevel } from './base';
@@ -31,7 +31,7 @@ export const loggingSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => loggingSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => loggingSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of `logging/setLevel`. */
 export const SetLevelRequestParamsSchema = z.lazy(() => latest().SetLevelRequestParams);

@@ -14,7 +14,7 @@ import { loggingSchemas } from './logging';
 import { notificationSchemas } from './notifications';
 import { promptSchemas } from './prompts';
 import { resourceSchemas } from './resources';
-import { LATEST_STATEFUL_REVISION, revisionAtLeast, STATEFUL_REVISIONS, type Revision } from './revisions';
+import { LATEST_LEGACY_REVISION, revisionAtLeast, LEGACY_REVISIONS, type Revision } from './revisions';
 import { rootSchemas } from './roots';
 import { samplingSchemas } from './sampling';
 import { subscriptionSchemas } from './subscriptions';
@@ -27,8 +27,8 @@ function revisionMembers(revision: Revision) {
     // Tasks were part of the core protocol in 2025-11-25 only.
     task: <T extends z.ZodType>(schema: T) => member(revision, V2025_11_25, schema, V2025_11_25),
     handshake: <T extends z.ZodType>(schema: T) =>
-      member(revision, STATEFUL_REVISIONS[0], schema, LATEST_STATEFUL_REVISION),
-    stateless: <T extends z.ZodType>(schema: T) => member(revision, V2026_07_28, schema),
+      member(revision, LEGACY_REVISIONS[0], schema, LATEST_LEGACY_REVISION),
+    modern: <T extends z.ZodType>(schema: T) => member(revision, V2026_07_28, schema),
   };
 }
 
@@ -46,12 +46,12 @@ function requestUnions(revision: Revision) {
   const completion = completionSchemas(revision);
   const discover = discoverSchemas(revision);
   const subscriptions = subscriptionSchemas(revision);
-  const { task, handshake, stateless } = revisionMembers(revision);
+  const { task, handshake, modern } = revisionMembers(revision);
 
   return {
     ClientRequest: anyOfTagged(
       'method',
-      stateless(discover.DiscoverRequest),
+      modern(discover.DiscoverRequest),
       handshake(lifecycle.InitializeRequest),
       handshake(lifecycle.PingRequest),
       resources.ListResourcesRequest,
@@ -59,7 +59,7 @@ function requestUnions(revision: Revision) {
       resources.ReadResourceRequest,
       handshake(resources.SubscribeRequest),
       handshake(resources.UnsubscribeRequest),
-      stateless(subscriptions.SubscriptionsListenRequest),
+      modern(subscriptions.SubscriptionsListenRequest),
       prompts.ListPromptsRequest,
       prompts.GetPromptRequest,
       tools.ListToolsRequest,
@@ -100,7 +100,7 @@ function notificationUnions(revision: Revision) {
   const elicitation = elicitationSchemas(revision);
   const roots = rootSchemas(revision);
   const subscriptions = subscriptionSchemas(revision);
-  const { task, handshake, stateless } = revisionMembers(revision);
+  const { task, handshake, modern } = revisionMembers(revision);
 
   return {
     ClientNotification: anyOfTagged(
@@ -117,7 +117,7 @@ function notificationUnions(revision: Revision) {
       notifications.CancelledNotification,
       notifications.ProgressNotification,
       resources.ResourceListChangedNotification,
-      stateless(subscriptions.SubscriptionsAcknowledgedNotification),
+      modern(subscriptions.SubscriptionsAcknowledgedNotification),
       resources.ResourceUpdatedNotification,
       prompts.PromptListChangedNotification,
       tools.ToolListChangedNotification,
@@ -146,7 +146,7 @@ function resultUnions(revision: Revision) {
   const subscriptions = subscriptionSchemas(revision);
   const { InputRequiredResult } = inputRequestSchemas(revision);
   const { Result } = envelopeSchemas(revision);
-  const { task, handshake, stateless } = revisionMembers(revision);
+  const { task, handshake, modern } = revisionMembers(revision);
 
   return {
     ClientResult: anyOf(
@@ -157,17 +157,17 @@ function resultUnions(revision: Revision) {
       task(tasks.ListTasksResult),
       handshake(sampling.CreateMessageResult),
       handshake(roots.ListRootsResult),
-      member(revision, V2025_06_18, elicitation.ElicitResult, LATEST_STATEFUL_REVISION),
+      member(revision, V2025_06_18, elicitation.ElicitResult, LATEST_LEGACY_REVISION),
     ),
     ServerResult: anyOf(
       Result,
-      stateless(InputRequiredResult),
+      modern(InputRequiredResult),
       handshake(lifecycle.InitializeResult),
-      stateless(discover.DiscoverResult),
+      modern(discover.DiscoverResult),
       resources.ListResourcesResult,
       resources.ListResourceTemplatesResult,
       resources.ReadResourceResult,
-      stateless(subscriptions.SubscriptionsListenResult),
+      modern(subscriptions.SubscriptionsListenResult),
       prompts.ListPromptsResult,
       prompts.GetPromptResult,
       tools.ListToolsResult,
@@ -214,7 +214,7 @@ export const messageSchemas = perRevision((revision) => ({
   ...resultResponses(revision),
 }));
 
-const latest = () => messageSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => messageSchemas(LATEST_LEGACY_REVISION);
 
 /** Any request a client sends. */
 export const ClientRequestSchema = z.lazy(() => latest().ClientRequest);

@@ -55,7 +55,7 @@ const C2S = 'client-to-server';
 const S2C = 'server-to-client';
 /** The last revision of the handshake family, where what 2026-07-28 dropped ends. */
 const HANDSHAKE_END: Revision = '2025-11-25';
-const STATELESS: Revision = '2026-07-28';
+const FIRST_MODERN: Revision = '2026-07-28';
 
 function request(
   method: string,
@@ -79,7 +79,7 @@ function notification(
 /** Every method of every supported revision; a new revision adds rows (and `until` to dropped ones). */
 const METHODS: readonly MethodEntry[] = [
   request('initialize', C2S, 'InitializeRequest', 'InitializeResult', { until: HANDSHAKE_END }),
-  request('server/discover', C2S, 'DiscoverRequest', 'DiscoverResult', { since: STATELESS, cacheable: true }),
+  request('server/discover', C2S, 'DiscoverRequest', 'DiscoverResult', { since: FIRST_MODERN, cacheable: true }),
   request('ping', 'both', 'PingRequest', 'EmptyResult', { until: HANDSHAKE_END }),
   request('resources/list', C2S, 'ListResourcesRequest', 'ListResourcesResult', {
     capability: 'resources',
@@ -104,7 +104,7 @@ const METHODS: readonly MethodEntry[] = [
   }),
   // What a subscription carries is negotiated by its filter and acknowledgement, not a capability.
   request('subscriptions/listen', C2S, 'SubscriptionsListenRequest', 'SubscriptionsListenResult', {
-    since: STATELESS,
+    since: FIRST_MODERN,
   }),
   request('prompts/list', C2S, 'ListPromptsRequest', 'ListPromptsResult', { capability: 'prompts', cacheable: true }),
   request('prompts/get', C2S, 'GetPromptRequest', 'GetPromptResult', { capability: 'prompts', inputRequired: true }),
@@ -159,14 +159,14 @@ const METHODS: readonly MethodEntry[] = [
   notification('notifications/cancelled', 'both', 'CancelledNotification'),
   // A 2026-07-28 client answers no requests, so only servers report progress.
   notification('notifications/progress', 'both', 'ProgressNotification', {
-    later: { since: STATELESS, direction: S2C },
+    later: { since: FIRST_MODERN, direction: S2C },
   }),
   notification('notifications/roots/list_changed', C2S, 'RootsListChangedNotification', {
     senderCapability: 'roots.listChanged',
     until: HANDSHAKE_END,
   }),
   notification('notifications/subscriptions/acknowledged', S2C, 'SubscriptionsAcknowledgedNotification', {
-    since: STATELESS,
+    since: FIRST_MODERN,
   }),
   notification('notifications/resources/list_changed', S2C, 'ResourceListChangedNotification', {
     senderCapability: 'resources.listChanged',

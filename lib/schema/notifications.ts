@@ -14,7 +14,7 @@ import {
   V2026_07_28,
 } from './build';
 import { envelopeSchemas, notificationShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the progress and cancellation schemas of one revision. */
 export const notificationSchemas = perRevision((revision) => {
@@ -48,7 +48,7 @@ export const notificationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => notificationSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => notificationSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of `notifications/progress`: the token, the progress so far, and optional total and message. */
 export const ProgressNotificationParamsSchema = z.lazy(() => latest().ProgressNotificationParams);

@@ -7,7 +7,7 @@ import { MetaSchema, perRevision, since, V2025_06_18, V2025_11_25 } from './buil
 import { contentSchemas } from './content';
 import { cacheHintShape, envelopeSchemas, listRequestParams, notificationShape, requestShape } from './envelope';
 import { inputResponseParamsShape } from './input-requests';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the prompt schemas of one revision. */
 export const promptSchemas = perRevision((revision) => {
@@ -52,7 +52,7 @@ export const promptSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => promptSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => promptSchemas(LATEST_LEGACY_REVISION);
 
 /** An argument a prompt accepts. */
 export const PromptArgumentSchema = z.lazy(() => latest().PromptArgument);

@@ -1,9 +1,9 @@
 /**
- * The reserved `_meta` keys of the stateless revisions (2026-07-28 on; spec: Basic → `_meta`),
+ * The reserved `_meta` keys of the modern revisions (2026-07-28 on; spec: Basic → `_meta`),
  * and how to tell a message of that family by its `_meta`. Data only, so every layer can use it.
  */
 
-/** The reserved `_meta` keys of the stateless revisions. */
+/** The reserved `_meta` keys of the modern revisions. */
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientInfo: 'io.modelcontextprotocol/clientInfo',
@@ -18,7 +18,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The revision a message's `_meta` names, or undefined when it names none (a handshake-family message). */
-export function statelessRevisionOf(params: unknown): string | undefined {
+export function modernRevisionOf(params: unknown): string | undefined {
   if (!isObject(params)) return undefined;
   const meta = params._meta;
   if (!isObject(meta)) return undefined;

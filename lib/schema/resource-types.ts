@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { baseSchemas } from './base';
 import { MetaSchema, perRevision, since, V2025_06_18, V2025_11_25 } from './build';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the resource and contents schemas of one revision. */
 export const resourceTypeSchemas = perRevision((revision) => {
@@ -45,7 +45,7 @@ export const resourceTypeSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => resourceTypeSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => resourceTypeSchemas(LATEST_LEGACY_REVISION);
 
 /** A resource the server offers: a URI with a name and optional metadata. */
 export const ResourceSchema = z.lazy(() => latest().Resource);

@@ -6,7 +6,7 @@ import { perRevision } from './build';
 import { cacheHintShape, envelopeSchemas, listRequestParams, notificationShape, requestShape } from './envelope';
 import { inputResponseParamsShape } from './input-requests';
 import { resourceTypeSchemas } from './resource-types';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 export {
   BlobResourceContentsSchema,
@@ -65,7 +65,7 @@ export const resourceSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => resourceSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => resourceSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of a request about one resource URI. */
 export const ResourceRequestParamsSchema = z.lazy(() => latest().ResourceRequestParams);

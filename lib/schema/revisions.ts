@@ -5,7 +5,7 @@
 
 /**
  * The protocol revisions rxmcp speaks, oldest first: the handshake family (2024-11-05 through
- * 2025-11-25) and the stateless family (2026-07-28).
+ * 2025-11-25) and the modern family (2026-07-28).
  */
 export const SUPPORTED_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 
@@ -13,8 +13,8 @@ export const SUPPORTED_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2
 export type Revision = (typeof SUPPORTED_REVISIONS)[number];
 
 /**
- * The newest supported revision. It is stateless: a server that gets `initialize` with an unknown
- * version answers with `LATEST_STATEFUL_REVISION` instead.
+ * The newest supported revision. It is modern: a server that gets `initialize` with an unknown
+ * version answers with `LATEST_LEGACY_REVISION` instead.
  */
 export const LATEST_REVISION: Revision = '2026-07-28';
 
@@ -22,7 +22,7 @@ export const LATEST_REVISION: Revision = '2026-07-28';
  * The revisions that open with the `initialize` handshake and hold a session (2024-11-05 through
  * 2025-11-25), oldest first: what `initialize` negotiates among.
  */
-export const STATEFUL_REVISIONS = [
+export const LEGACY_REVISIONS = [
   '2024-11-05',
   '2025-03-26',
   '2025-06-18',
@@ -30,26 +30,26 @@ export const STATEFUL_REVISIONS = [
 ] as const satisfies readonly Revision[];
 
 /** One revision of the handshake family. */
-export type StatefulRevision = (typeof STATEFUL_REVISIONS)[number];
+export type LegacyRevision = (typeof LEGACY_REVISIONS)[number];
 
 /** The newest handshake revision: what a server answers `initialize` with when the client's is unknown. */
-export const LATEST_STATEFUL_REVISION: StatefulRevision = '2025-11-25';
+export const LATEST_LEGACY_REVISION: LegacyRevision = '2025-11-25';
 
 /** Whether `value` names a revision of the handshake family that rxmcp speaks. */
-export function isStatefulRevision(value: string): value is StatefulRevision {
-  return (STATEFUL_REVISIONS as readonly string[]).includes(value);
+export function isLegacyRevision(value: string): value is LegacyRevision {
+  return (LEGACY_REVISIONS as readonly string[]).includes(value);
 }
 
 /**
- * The stateless revisions (2026-07-28 on), oldest first: no `initialize` handshake and no session;
+ * The modern revisions (2026-07-28 on), oldest first: no `initialize` handshake and no session;
  * every request carries its revision, the client's capabilities and identity in `_meta`.
  */
 export const MODERN_REVISIONS = ['2026-07-28'] as const satisfies readonly Revision[];
 
-/** One revision of the stateless family. */
+/** One revision of the modern family. */
 export type ModernRevision = (typeof MODERN_REVISIONS)[number];
 
-/** Whether `value` names a revision of the stateless family that rxmcp speaks. */
+/** Whether `value` names a revision of the modern family that rxmcp speaks. */
 export function isModernRevision(value: string): value is ModernRevision {
   return (MODERN_REVISIONS as readonly string[]).includes(value);
 }
@@ -150,7 +150,7 @@ export interface RevisionFeatures {
    * its revision, the client's capabilities, identity and log level in `_meta`, and the server
    * answers `server/discover` (2026-07-28 on).
    */
-  readonly stateless: boolean;
+  readonly modern: boolean;
   /** Every result carries `resultType` (`complete`, or `input_required` for a multi round-trip step). */
   readonly resultType: boolean;
   /**
@@ -208,7 +208,7 @@ const FLAG_RANGES: Readonly<Record<FeatureFlag, { readonly since: Revision; read
   tasks: { since: '2025-11-25', until: '2025-11-25' },
   samplingTools: { since: '2025-11-25' },
   envelopeInDefinitions: { since: '2025-11-25' },
-  stateless: { since: '2026-07-28' },
+  modern: { since: '2026-07-28' },
   resultType: { since: '2026-07-28' },
   cacheableResults: { since: '2026-07-28' },
   multiRoundTrip: { since: '2026-07-28' },

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { chooseAsOlder, MetaSchema, perRevision, since, V2025_06_18, V2026_07_28 } from './build';
 import { clientResultBase, envelopeSchemas, notificationShape, serverRequestShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the roots schemas of one revision. */
 export const rootSchemas = perRevision((revision) => {
@@ -26,7 +26,7 @@ export const rootSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => rootSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => rootSchemas(LATEST_LEGACY_REVISION);
 
 /** A root: a `file://` URI the server may work within, with an optional name. */
 export const RootSchema = z.lazy(() => latest().Root);

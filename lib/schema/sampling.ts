@@ -7,7 +7,7 @@ import { baseSchemas, JSONObjectSchema } from './base';
 import { anyOf, chooseAsOlder, member, MetaSchema, perRevision, since, until, V2025_11_25, V2026_07_28 } from './build';
 import { contentSchemas } from './content';
 import { clientResultBase, serverRequestParams, serverRequestShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 import { taskSchemas } from './tasks';
 import { toolTypeSchemas } from './tool-types';
 
@@ -69,7 +69,7 @@ export const samplingSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => samplingSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => samplingSchemas(LATEST_LEGACY_REVISION);
 
 /** A hint for model selection: a (sub)string of a model name. */
 export const ModelHintSchema = z.lazy(() => latest().ModelHint);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { perRevision } from './build';
 import { envelopeSchemas, notificationShape, requestShape } from './envelope';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the task schemas of one revision (only 2025-11-25 exposes them; 2026-07-28 moved tasks to an extension). */
 export const taskSchemas = perRevision((revision) => {
@@ -48,7 +48,7 @@ export const taskSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => taskSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => taskSchemas(LATEST_LEGACY_REVISION);
 
 /** Where a task is in its life: `working`, `input_required`, or one of the terminal states. */
 export const TaskStatusSchema = z.lazy(() => latest().TaskStatus);
@@ -169,7 +169,7 @@ const EXTENSION_METHODS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodT
 ]);
 
 /**
- * The params schema of a request method an extension adds to the stateless revisions (the tasks
+ * The params schema of a request method an extension adds to the modern revisions (the tasks
  * extension's `tasks/get`, `tasks/update` and `tasks/cancel`), or undefined for any other method.
  * Whether a server serves it is up to the server: it has a handler for it or answers -32601.
  */

@@ -14,7 +14,7 @@ import {
   V2025_11_25,
   V2026_07_28,
 } from './build';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the tool definition schemas of one revision. */
 export const toolTypeSchemas = perRevision((revision) => {
@@ -57,7 +57,7 @@ export const toolTypeSchemas = perRevision((revision) => {
   return { ToolAnnotations, ToolExecution, Tool };
 });
 
-const latest = () => toolTypeSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => toolTypeSchemas(LATEST_LEGACY_REVISION);
 
 /** Hints about a tool's behaviour (from 2025-03-26); clients must not trust them from untrusted servers. */
 export const ToolAnnotationsSchema = z.lazy(() => latest().ToolAnnotations);

@@ -6,7 +6,7 @@ import { perRevision, since, until, V2025_06_18, V2025_11_25 } from './build';
 import { contentSchemas, structuredContent } from './content';
 import { cacheHintShape, envelopeSchemas, listRequestParams, notificationShape, requestShape } from './envelope';
 import { inputResponseParamsShape } from './input-requests';
-import { LATEST_STATEFUL_REVISION } from './revisions';
+import { LATEST_LEGACY_REVISION } from './revisions';
 import { taskSchemas } from './tasks';
 import { toolTypeSchemas } from './tool-types';
 
@@ -46,7 +46,7 @@ export const toolSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => toolSchemas(LATEST_STATEFUL_REVISION);
+const latest = () => toolSchemas(LATEST_LEGACY_REVISION);
 
 /** `tools/list`: one page of the server's tools. */
 export const ListToolsRequestSchema = z.lazy(() => latest().ListToolsRequest);

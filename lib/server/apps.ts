@@ -12,7 +12,7 @@
  */
 import { map } from '../rx/rxjs';
 import { isResultEvent } from '../connection/middleware';
-import { isStatelessRevision } from '../connection/stateless';
+import { isModernRevision } from '../connection/modern';
 import type { ToolDefinition } from './tool-definition';
 import type { RegisteredTool } from './tool-registry';
 import type { RegisteredResource, ResourceDefinition } from './resource-registry';
@@ -129,12 +129,12 @@ const VARYING = new Set(['tools/list', 'resources/list', 'resources/templates/li
 
 /**
  * Leaves what MCP Apps adds out of the results a client without it gets. Those results now depend
- * on what the client declared, so under a stateless revision no cache may share them between
+ * on what the client declared, so under a modern revision no cache may share them between
  * clients: they are marked `cacheScope: private`.
  */
 export const appsMiddleware: ServerMiddleware = (request, context, next) => {
   const apps = clientSupportsApps(context);
-  const varying = VARYING.has(request.method) && isStatelessRevision(context.revision);
+  const varying = VARYING.has(request.method) && isModernRevision(context.revision);
   if (apps && !varying) return next();
   return next().pipe(
     map((event) => {

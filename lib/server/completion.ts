@@ -1,6 +1,6 @@
 import type { HandlerOutput, RequestContext } from '../connection/dispatcher';
 import type { CompleteResult } from '../schema/completion';
-import { SessionContext, StatelessContext } from './server-context';
+import { SessionContext, ModernContext } from './server-context';
 import type { ServerContext, ServerSession } from './server-context';
 
 /** The most values one `completion/complete` answer may carry (spec: Utilities → Completion). */
@@ -59,8 +59,8 @@ export class CompletionSessionContext extends SessionContext implements Completi
   }
 }
 
-/** The same for a request of a stateless revision, which has no session. */
-export class StatelessCompletionContext extends StatelessContext implements CompletionContext {
+/** The same for a request of a modern revision, which has no session. */
+export class ModernCompletionContext extends ModernContext implements CompletionContext {
   readonly arguments: Readonly<Record<string, string>>;
 
   constructor(inner: RequestContext, chosen: Readonly<Record<string, string>>) {
@@ -69,7 +69,7 @@ export class StatelessCompletionContext extends StatelessContext implements Comp
   }
 }
 
-/** The completion context of a request: its session's, or a stateless one. */
+/** The completion context of a request: its session's, or a modern one. */
 export function completionContextOf(
   inner: RequestContext,
   session: ServerSession | undefined,
@@ -77,5 +77,5 @@ export function completionContextOf(
 ): CompletionContext {
   return inner.peer === undefined
     ? new CompletionSessionContext(inner, session!, chosen)
-    : new StatelessCompletionContext(inner, chosen);
+    : new ModernCompletionContext(inner, chosen);
 }

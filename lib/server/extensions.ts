@@ -29,7 +29,7 @@ export interface ServerExtension {
   /** The settings object declared for it. Default `{}` (supported, no settings). */
   readonly settings?: ExtensionSettings;
   /**
-   * The request methods the extension adds (`skills/list`), answered in sessions and statelessly
+   * The request methods the extension adds (`skills/list`), answered in sessions and in the modern way
    * alike. The server's middleware runs around them as around the core ones.
    */
   readonly handlers?: Readonly<Record<string, ExtensionHandler>>;

@@ -31,7 +31,7 @@ const HIDDEN = "the details are in the server's log";
 
 /**
  * Errors that are not handler failures: a `JsonRpcError` is the answer the handler chose, a missing
- * client capability of a stateless request is answered -32021, and a cancelled request is
+ * client capability of a modern request is answered -32021, and a cancelled request is
  * answered not at all. True when `error` must be rethrown as it is.
  */
 function passesThrough(error: unknown, context: RequestContext): boolean {

@@ -26,7 +26,7 @@ export interface HandlerParts extends ListenSources {
   readonly failures: FailurePolicy;
   /** The context of a request that asks its client for nothing. */
   withSession(context: RequestContext, session: unknown): ServerContext;
-  /** Runs work that may ask its client for input (requests in a session, input rounds when stateless). */
+  /** Runs work that may ask its client for input (requests in a session, input rounds when modern). */
   withInput(
     params: Record<string, unknown>,
     context: RequestContext,
@@ -37,7 +37,7 @@ export interface HandlerParts extends ListenSources {
 
 /**
  * What the handlers are given as their `owner`: a session of a handshake revision, or the stand-in
- * a server's stateless endpoint passes for requests of the stateless revisions. Either names the
+ * a server's modern endpoint passes for requests of the modern revisions. Either names the
  * parts of the definition it belongs to, so that one set of handler functions serves every
  * definition (a definition built per client holds no handler closures).
  */

@@ -3,7 +3,7 @@ import type { Subject } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import { hasCapability } from '../connection/capabilities';
 import type { HandlerResult, RequestContext } from '../connection/dispatcher';
-import { META } from '../connection/stateless';
+import { META } from '../connection/modern';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { principalOf } from '../transport/transport';
 
@@ -56,7 +56,7 @@ export interface ListenSources {
   readonly closing: Subject<void>;
   /** The most resources one stream may name. */
   readonly maxSubscriptions: number;
-  /** Bounds the streams each principal holds open (stateless requests with `auth`); none without it. */
+  /** Bounds the streams each principal holds open (modern requests with `auth`); none without it. */
   readonly listenQuota?: ListenQuota;
   readonly logger: Logger;
 }

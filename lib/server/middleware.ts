@@ -9,8 +9,8 @@ import type { ServerContext } from './server-context';
 
 /**
  * Server middleware: runs around the handler of every request a server serves (in a session and
- * stateless alike), after the params were checked against the revision's schema and before the
- * handler sees them. `context` is what handlers get: the session (or none, for a stateless
+ * modern alike), after the params were checked against the revision's schema and before the
+ * handler sees them. `context` is what handlers get: the session (or none, for a modern
  * request), `auth`, `headers`, the client's info and capabilities, the abort signal. `next()`
  * streams the handler's progress and log events as they happen, then its result; the client's
  * cancellation unsubscribes the chain, and so the handler. `initialize`, `ping` and
@@ -42,7 +42,7 @@ export function withMiddleware(handler: RequestHandler, chain: readonly ServerMi
 const NO_MIDDLEWARE: readonly ServerMiddleware[] = Object.freeze([]);
 
 /**
- * The server's request handlers as its sessions and stateless endpoint read them: the record is
+ * The server's request handlers as its sessions and modern endpoint read them: the record is
  * shared by reference, so `use` wraps its entries in place and open sessions see the new chain
  * too. With no middleware the entries are the handlers themselves: the request path is unchanged.
  */

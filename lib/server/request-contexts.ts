@@ -3,7 +3,7 @@ import type { HandlerOutput, HandlerResult, RequestContext } from '../connection
 import { principalOf } from '../transport/transport';
 import { InputRound, isMultiRound } from './input-round';
 import type { RequestStateSealer } from './request-state';
-import { SessionContext, StatelessContext } from './server-context';
+import { SessionContext, ModernContext } from './server-context';
 import type { ServerContext } from './server-context';
 import type { Session } from './session';
 
@@ -15,16 +15,16 @@ export type InputRunner = (
   work: (context: ServerContext) => unknown,
 ) => HandlerOutput<HandlerResult>;
 
-/** The context of a request that asks its client nothing: its session's, or a stateless request's. */
+/** The context of a request that asks its client nothing: its session's, or a modern request's. */
 export function contextOf(context: RequestContext, session: unknown): ServerContext {
   return context.peer === undefined
     ? new SessionContext(context, session as Session)
-    : new StatelessContext(context, undefined);
+    : new ModernContext(context, undefined);
 }
 
 /**
  * Runs the work of a request that may ask its client for input: in a session, as requests on the
- * connection; under a stateless revision, through the request's input round (spec 2026-07-28:
+ * connection; under a modern revision, through the request's input round (spec 2026-07-28:
  * MRTR), which may end the attempt with an input-required result.
  */
 export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike | undefined): InputRunner {
@@ -32,13 +32,13 @@ export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike
     if (context.peer === undefined)
       return work(new SessionContext(context, session as Session)) as HandlerOutput<HandlerResult>;
     if (!isMultiRound(context.method))
-      return work(new StatelessContext(context, undefined)) as HandlerOutput<HandlerResult>;
+      return work(new ModernContext(context, undefined)) as HandlerOutput<HandlerResult>;
     // The state is bound to who asked: a retry by anyone else is refused before the handler runs.
     const round = new InputRound(context.method, params, {
       sealer,
       scheduler,
       principal: principalOf(context.peer.auth),
     });
-    return round.run(work(new StatelessContext(context, round))) as HandlerOutput<HandlerResult>;
+    return round.run(work(new ModernContext(context, round))) as HandlerOutput<HandlerResult>;
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The request handlers of a server, the same functions for every definition, session and stateless
+ * The request handlers of a server, the same functions for every definition, session and modern
  * request: each finds its definition's parts, and its session, through its owner. And the scopes a
  * request needs by what it uses.
  */
@@ -29,7 +29,7 @@ import { listenTo } from './listen';
 const revisionOf = (context: RequestContext) => context.revision as Revision;
 const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
 
-/** The session a request came in: none for a request of a stateless revision (its owner is a stand-in). */
+/** The session a request came in: none for a request of a modern revision (its owner is a stand-in). */
 export function sessionOf(context: RequestContext, owner: unknown): Session | undefined {
   return context.peer === undefined ? (owner as Session | undefined) : undefined;
 }

@@ -15,8 +15,8 @@ import type { Revision } from '../schema/revisions';
 import type { Completer } from './completion';
 import type { Registration } from './registry';
 import { completeResult } from './revision-adapter';
-import { isStatelessRevision } from '../connection/stateless';
-import type { CacheHint } from '../connection/stateless';
+import { isModernRevision } from '../connection/modern';
+import type { CacheHint } from '../connection/modern';
 import type { ServerContext } from './server-context';
 import type { UriTemplate, UriTemplateVariables } from './uri-template';
 
@@ -69,7 +69,7 @@ export interface ResourceDefinition extends ListedMetadata {
    */
   readonly watch?: (uri: string) => Observable<unknown>;
   /**
-   * Caching hints for `resources/read` under a stateless revision (2026-07-28 on): how long the
+   * Caching hints for `resources/read` under a modern revision (2026-07-28 on): how long the
    * contents stay fresh and who may share them. Default: the server's `cacheHints['resources/read']`.
    */
   readonly cache?: CacheHint;
@@ -102,7 +102,7 @@ export interface ResourceTemplateDefinition extends ListedMetadata {
   readonly complete?: Readonly<Record<string, Completer>>;
   /** Changes of one resource of the family, as `ResourceDefinition.watch`. */
   readonly watch?: (uri: string, variables: UriTemplateVariables) => Observable<unknown>;
-  /** Caching hints for reads of the family under a stateless revision (see `ResourceDefinition.cache`). */
+  /** Caching hints for reads of the family under a modern revision (see `ResourceDefinition.cache`). */
   readonly cache?: CacheHint;
 }
 
@@ -146,7 +146,7 @@ export interface ResultChecks {
 /** The error for an unknown resource, by revision. */
 export function resourceNotFound(uri: string, revision: Revision): JsonRpcError {
   // 2026-07-28 answers an unknown resource with -32602 (SEP-2164).
-  const code = isStatelessRevision(revision) ? ErrorCode.InvalidParams : featuresOf(revision).resourceNotFoundCode;
+  const code = isModernRevision(revision) ? ErrorCode.InvalidParams : featuresOf(revision).resourceNotFoundCode;
   return new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
 }
 

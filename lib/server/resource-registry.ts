@@ -22,7 +22,7 @@ import type {
   TemplateEntry,
 } from './resource-definition';
 import { adaptListed } from './revision-adapter';
-import type { CacheHint } from '../connection/stateless';
+import type { CacheHint } from '../connection/modern';
 import type { ServerContext } from './server-context';
 import { parseUriTemplate } from './uri-template';
 import type { UriTemplateVariables } from './uri-template';
@@ -186,7 +186,7 @@ interface ResourceRegistryOptions {
   readonly logger: Logger;
   /** How a read handler's unexpected failure is answered and logged. */
   readonly failures: FailurePolicy;
-  /** The caching hints of a read under a stateless revision when the resource sets none. */
+  /** The caching hints of a read under a modern revision when the resource sets none. */
   readonly readCacheHint?: CacheHint;
 }
 

@@ -11,8 +11,8 @@
  * - before 2025-03-26: no tool `annotations`; an `audio` block becomes a text block saying audio was
  *   left out.
  */
-import { isStatelessRevision } from '../connection/stateless';
-import type { CacheHint } from '../connection/stateless';
+import { isModernRevision } from '../connection/modern';
+import type { CacheHint } from '../connection/modern';
 import type { ContentBlock } from '../schema/content';
 import { revisionAtLeast } from '../schema/revisions';
 import type { RevisionFeatures } from '../schema/revisions';
@@ -118,12 +118,12 @@ export function adaptPromptResult<T extends { messages: readonly Item[] } & Item
 }
 
 /**
- * A complete result as a stateless revision (2026-07-28 on) requires it, before it is checked:
+ * A complete result as a modern revision (2026-07-28 on) requires it, before it is checked:
  * `resultType` and, for a cacheable method, the caching hints the handler did not choose. Results
  * of handshake revisions pass unchanged.
  */
 export function completeResult<T extends object>(result: T, revision: string, hint?: CacheHint): T {
-  if (!isStatelessRevision(revision)) return result;
+  if (!isModernRevision(revision)) return result;
   // The added keys first: V8 adds a property to a spread copy slowly (see base/objects.ts).
   const out: Record<string, unknown> = hint
     ? { resultType: 'complete', ttlMs: hint.ttlMs, cacheScope: hint.cacheScope, ...result }

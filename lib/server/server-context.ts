@@ -1,6 +1,6 @@
 import { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
-import { isStatelessRevision } from '../connection/stateless';
+import { isModernRevision } from '../connection/modern';
 import { hasCapability } from '../connection/capabilities';
 import { nodeCrypto } from '../base/node-builtins';
 import type { NestedRequestOptions, RequestContext } from '../connection/dispatcher';
@@ -91,7 +91,7 @@ export interface ServerSession extends ClientRequests {
 export interface ServerContext extends RequestContext, ClientRequests {
   /**
    * The session of a handshake revision (2024-11-05 to 2025-11-25). Undefined for a request of a
-   * stateless revision (2026-07-28 on), which belongs to no session: what it says of its client is
+   * modern revision (2026-07-28 on), which belongs to no session: what it says of its client is
    * in `clientCapabilities`, `clientInfo` and `peer`.
    */
   readonly session: ServerSession | undefined;
@@ -102,7 +102,7 @@ export interface ServerContext extends RequestContext, ClientRequests {
   readonly auth: AuthInfo | undefined;
   /**
    * The HTTP headers (lower-case names) of the request that carried this call, when it came over
-   * Streamable HTTP: a stateless request's own, or the POST of a session's request. On a protected
+   * Streamable HTTP: a modern request's own, or the POST of a session's request. On a protected
    * endpoint the credentials (`authorization`, `dpop`, `x-api-key`) are left out: they are not passed on.
    */
   readonly headers: Readonly<Record<string, string | string[] | undefined>> | undefined;
@@ -112,7 +112,7 @@ export interface ServerContext extends RequestContext, ClientRequests {
   readonly clientInfo: Implementation | undefined;
 }
 
-/** Where a stateless request's handler asks its client for input: its {@link InputRound}, or a task's inputs. */
+/** Where a modern request's handler asks its client for input: its {@link InputRound}, or a task's inputs. */
 export type InputAsker = Pick<InputRound, 'ask'>;
 
 /** What the client requests need to know of the client: its capabilities and revision. */
@@ -186,7 +186,7 @@ export function createClientRequests(connection: ClientView, send: Send): Client
             ? undefined
             : 'elicitation.url',
         // 2026-07-28 dropped elicitationId: the outcome comes back with the retried request.
-        connection.revision !== undefined && isStatelessRevision(connection.revision)
+        connection.revision !== undefined && isModernRevision(connection.revision)
           ? { mode: 'url', message: params.message, url: params.url }
           : {
               mode: 'url',
@@ -313,11 +313,11 @@ export class SessionContext extends ContextBase {
 }
 
 /**
- * The context of a request of a stateless revision (2026-07-28 on): no session; the client is
+ * The context of a request of a modern revision (2026-07-28 on): no session; the client is
  * what the request's `_meta` says, and requests to the client go through the request's
  * {@link InputRound} (an input-required result and the client's retry) instead of the wire.
  */
-export class StatelessContext extends ContextBase {
+export class ModernContext extends ContextBase {
   constructor(
     inner: RequestContext,
     private readonly round: InputAsker | undefined,
@@ -345,7 +345,7 @@ export class StatelessContext extends ContextBase {
         subscriber.error(
           new Error(
             this.round
-              ? `Cannot send ${method}: a stateless request can only ask its client for elicitation, sampling or roots`
+              ? `Cannot send ${method}: a modern request can only ask its client for elicitation, sampling or roots`
               : `Cannot send ${method}: ${this.inner.method} cannot ask its client for input (only tools/call, prompts/get and resources/read can)`,
           ),
         ),

@@ -1,6 +1,6 @@
 import type { SchedulerLike } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
-import type { CacheHint } from '../connection/stateless';
+import type { CacheHint } from '../connection/modern';
 import type { LifecycleInspector } from '../base/inspection';
 import type { LoggerOption } from '../base/logger';
 import type { JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
@@ -33,12 +33,12 @@ export interface ServerOptions {
   /**
    * Revisions the server accepts, oldest first. Default: all that rxmcp supports. The handshake
    * revisions (through 2025-11-25) are negotiated by `initialize` and held in a session; requests of
-   * the stateless ones (2026-07-28) are served one by one, with no session. Leave out one family
+   * the modern ones (2026-07-28) are served one by one, with no session. Leave out one family
    * to serve only the other.
    */
   readonly supportedRevisions?: readonly string[];
   /**
-   * Caching hints (`ttlMs`, `cacheScope`) put on cacheable results of stateless revisions, by
+   * Caching hints (`ttlMs`, `cacheScope`) put on cacheable results of modern revisions, by
    * method, over the defaults (a minute, public, for discovery and lists; stale and private for
    * `resources/read`). A resource may set its own (`cache`).
    */
@@ -100,7 +100,7 @@ export interface ServerOptions {
    */
   readonly tasks?: TasksOptions | boolean;
   /**
-   * Middleware around every request handler, in sessions and for stateless requests alike; the
+   * Middleware around every request handler, in sessions and for modern requests alike; the
    * first is the outermost (see `ServerMiddleware`). More can be added with `use`.
    */
   readonly middleware?: readonly ServerMiddleware[];
@@ -111,7 +111,7 @@ export interface ServerOptions {
    * connects (`initializing`, `operating`, `shutdown`; each session an actor of its own), as
    * `createActor`'s `inspect` does: a function, or an observer whose `next` is called, such as
    * `inspector.inspect` of `@statelyai/inspect` (installed by you; rxmcp does not depend on it).
-   * `connect(transport, { inspect })` overrides it for one session. Requests of the stateless
+   * `connect(transport, { inspect })` overrides it for one session. Requests of the modern
    * revisions build no session and are not inspected. Default: none, and no inspection work is done.
    * @example
    * import { createWebSocketInspector } from '@statelyai/inspect';

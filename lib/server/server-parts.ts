@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Subject } from '../rx/rxjs';
 import type { RequestHandler } from '../connection/dispatcher';
-import { DEFAULT_CACHE_HINTS } from '../connection/stateless';
+import { DEFAULT_CACHE_HINTS } from '../connection/modern';
 import { stderrWarnLogger } from '../base/logger';
 import { compileJsonSchema } from '../validation/json-schema-validator';
 import type { ServerCapabilities } from '../schema/lifecycle';
@@ -98,7 +98,7 @@ export interface DefinitionHandlers {
 
 /**
  * The request handlers every session shares, and the parts they work with: each handler finds the
- * parts, and its session, as its owner (a session, or the stateless endpoint's stand-in).
+ * parts, and its session, as its owner (a session, or the modern endpoint's stand-in).
  */
 export function sharedHandlers(
   options: ServerOptions,

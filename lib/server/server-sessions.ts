@@ -6,7 +6,7 @@ import type { ConnectionOptions } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
 import type { LogLevel } from '../connection/handler-events';
-import type { CacheHint } from '../connection/stateless';
+import type { CacheHint } from '../connection/modern';
 import type { LifecycleInspector } from '../base/inspection';
 import { placeExtensions } from '../schema/extensions';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
@@ -57,7 +57,7 @@ export interface SessionConfig {
   readonly defaultLogLevel: LogLevel;
   /** One set of handlers for every session: each finds its session as the connection's owner. */
   readonly handlers: Readonly<Record<string, RequestHandler>>;
-  /** What the handlers work with, found through their owner (a session, or the stateless stand-in). */
+  /** What the handlers work with, found through their owner (a session, or the modern stand-in). */
   readonly handlerParts: HandlerParts;
   readonly scheduler: SchedulerLike | undefined;
   readonly logger: Logger;

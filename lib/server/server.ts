@@ -3,7 +3,7 @@ import { Subject } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
 import { childLogger } from '../base/logger';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
-import type { StatelessReceiver, Transport } from '../transport/transport';
+import type { ModernReceiver, Transport } from '../transport/transport';
 import { createClientLogDestination } from './client-log-destination';
 import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { MiddlewareStack } from './middleware';
@@ -16,7 +16,7 @@ import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { Session } from './session';
 import type { ConnectOptions, SessionConfig } from './server-sessions';
-import { LazyStatelessEndpoint } from './lazy-stateless-endpoint';
+import { LazyModernEndpoint } from './lazy-modern-endpoint';
 import { checkExtension, extensionRequestHandlers } from './extensions';
 import type { ServerExtension } from './extensions';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
@@ -62,11 +62,11 @@ export interface McpServer {
   /** The sessions currently open. */
   readonly sessions: ReadonlySet<ServerSession>;
   /**
-   * Serves requests of the stateless revisions (2026-07-28 on) one by one, with no connection and
-   * no session: give it to the Streamable HTTP handler (`stateless: server.stateless` there).
+   * Serves requests of the modern revisions (2026-07-28 on) one by one, with no connection and
+   * no session: give it to the Streamable HTTP handler (`modern: server.modern` there).
    * Connections made with `connect` serve such requests themselves.
    */
-  readonly stateless: StatelessReceiver;
+  readonly modern: ModernReceiver;
   /**
    * The OAuth scopes a request needs by what it uses: the `scopes` of the tool it calls, the
    * resource it reads or subscribes to, or the prompt it gets. A protected Streamable HTTP endpoint
@@ -82,7 +82,7 @@ export interface McpServer {
   use(middleware: ServerMiddleware): void;
   /**
    * Serves an extension: declares it in the capabilities of sessions started from now on (and of
-   * every stateless request), answers its methods and runs its middleware. Throws a `TypeError`
+   * every modern request), answers its methods and runs its middleware. Throws a `TypeError`
    * for a malformed or repeated identifier, or a method already answered.
    */
   extension(extension: ServerExtension): void;
@@ -111,7 +111,7 @@ class ServerDefinition implements McpServer {
   private readonly sources: CapabilitySources;
   private readonly stack: MiddlewareStack;
   private readonly open: ServerSessions;
-  private readonly endpoint: LazyStatelessEndpoint;
+  private readonly endpoint: LazyModernEndpoint;
 
   constructor(options: ServerOptions) {
     const logger = childLogger(options.logger, { component: 'server', server: options.name });
@@ -147,11 +147,11 @@ class ServerDefinition implements McpServer {
     this.open = new ServerSessions(config);
     this.sessions = this.open.all;
     announceListChanges(registries, this.open);
-    this.endpoint = new LazyStatelessEndpoint(config);
+    this.endpoint = new LazyModernEndpoint(config);
     for (const extension of options.extensions ?? []) this.extension(extension);
   }
 
-  get stateless(): StatelessReceiver {
+  get modern(): ModernReceiver {
     return this.endpoint.endpoint;
   }
 

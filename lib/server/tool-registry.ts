@@ -106,7 +106,7 @@ class Tools extends OverRegistry<ToolEntry> implements ToolRegistry {
   call(params: CallToolRequestParams, context: ToolContext): HandlerOutput<CallToolResult> {
     const entry = this.registry.get(params.name)?.definition;
     if (!entry) throw JsonRpcError.invalidParams(`Unknown tool: ${params.name}`);
-    // Over Streamable HTTP, a stateless revision mirrors annotated arguments into headers.
+    // Over Streamable HTTP, a modern revision mirrors annotated arguments into headers.
     const headers = context.peer?.headers;
     if (headers && entry.paramHeaders.length > 0) checkParamHeaders(entry.paramHeaders, params.arguments, headers);
     const { options } = this;

@@ -35,7 +35,7 @@ export interface SendOptions {
   readonly relatedRequestId?: RequestId | undefined;
   /**
    * Extra HTTP headers for the POST that carries this message (Streamable HTTP clients only), such
-   * as the `Mcp-Param-*` headers a stateless revision mirrors from tool arguments.
+   * as the `Mcp-Param-*` headers a modern revision mirrors from tool arguments.
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
@@ -76,7 +76,7 @@ export interface Transport {
   /** Told the negotiated revision once initialize completes (Streamable HTTP sends it as a header). */
   setProtocolVersion?(revision: string): void;
   /**
-   * A server-side transport whose session is already initialized (the stateless mode of Streamable
+   * A server-side transport whose session is already initialized (the sessionless mode of Streamable
    * HTTP, where each POST is a session of its own): the session starts operating as if this
    * `initialize` and its `notifications/initialized` had been exchanged, with no handshake run.
    */
@@ -91,11 +91,11 @@ export interface ImpliedInitialize {
 }
 
 /**
- * One request of a stateless revision (2026-07-28 on) served with no connection: the answer and
+ * One request of a modern revision (2026-07-28 on) served with no connection: the answer and
  * whatever the server sends about the request before it (progress, log messages, the
  * notifications of a `subscriptions/listen` stream). Streamable HTTP makes one per POST.
  */
-export interface StatelessExchange {
+export interface ModernExchange {
   /** The request's HTTP headers, lower-cased, where it came over HTTP. */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** Who made the request, where a protected endpoint verified its credentials. */
@@ -111,16 +111,16 @@ export interface StatelessExchange {
 }
 
 /**
- * What serves stateless requests one by one; a server offers one (`McpServer.stateless`). The
- * Streamable HTTP handler hands it every POST of a stateless revision.
+ * What serves modern requests one by one; a server offers one (`McpServer.modern`). The
+ * Streamable HTTP handler hands it every POST of a modern revision.
  */
-export interface StatelessReceiver {
+export interface ModernReceiver {
   /**
    * Serves one message. For a request, `exchange.respond` is called once unless the returned
    * function is called first (the client went away), which cancels the work and sends nothing
    * more. A notification is absorbed and nothing is sent.
    */
-  serve(message: JsonRpcMessage, exchange: StatelessExchange): () => void;
+  serve(message: JsonRpcMessage, exchange: ModernExchange): () => void;
 }
 
 /** Who made a request, as a protected endpoint verified it. The token itself is not kept. */

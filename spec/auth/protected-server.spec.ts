@@ -13,7 +13,7 @@ import { startStreamableHttpServer } from '../../lib/transport/http-server/strea
 import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // A protected Streamable HTTP endpoint (`startStreamableHttpServer({ auth })`): metadata, challenges,
-// the verified caller on each handler's context in sessions and in stateless requests, scopes per
+// the verified caller on each handler's context in sessions and in modern requests, scopes per
 // tool, and sessions that stay with the user who opened them.
 
 const ISSUER = 'https://as.example';

@@ -190,7 +190,7 @@ describe('benchmark targets: call rows against the official SDKs', () => {
     // Without rxmcp there is nothing to compare.
     expect(targets(report([calls('official', 1000), calls('official-v2', 900), calls('floor', 5000)]))).toEqual([]);
     // Rows are matched by transport and shape: an official row on another transport is no peer.
-    expect(targets(report([calls('rxmcp', 1400, 1, 'stdio'), calls('official', 100, 1, 'http-stateful')]))).toEqual([]);
+    expect(targets(report([calls('rxmcp', 1400, 1, 'stdio'), calls('official', 100, 1, 'http-legacy')]))).toEqual([]);
   });
 });
 

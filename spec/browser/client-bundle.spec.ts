@@ -9,7 +9,7 @@ export * from './lib/entries/client';
 export * from './lib/entries/http-client';
 `;
 
-/** Packages that only serve Node (WebSocket, legacy SSE, token verification): none of them belongs in a page. */
+/** Packages that only serve Node (WebSocket, HTTP+SSE, token verification): none of them belongs in a page. */
 const NODE_ONLY_PACKAGES = ['ws/', 'eventsource/', 'jose/'];
 
 describe('the browser bundle of the client', () => {

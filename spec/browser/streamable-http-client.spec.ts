@@ -116,7 +116,7 @@ describe('the Streamable HTTP client in headless Chromium, across origins', () =
     expect(session.afterClose).toBe(404);
   });
 
-  it('speaks the stateless revision too: its Mcp-Method and Mcp-Name headers pass the preflight', async () => {
+  it('speaks the modern revision too: its Mcp-Method and Mcp-Name headers pass the preflight', async () => {
     const session = await inPage(page!.origin, (tab) =>
       tab.evaluate((endpoint) => (globalThis as PageGlobal).mcpPage.runSession(endpoint, 'auto'), example!.endpoint),
     );

@@ -54,7 +54,7 @@ async function startUpstream(): Promise<RunningStreamableHttpServer> {
     name: 'team',
     handler: (_args, context) => textResult(String(context.headers?.['x-team'] ?? 'none')),
   });
-  return startStreamableHttpServer({ server, port: 0, legacySse: true });
+  return startStreamableHttpServer({ server, port: 0, httpSse: true });
 }
 
 describe('main', () => {

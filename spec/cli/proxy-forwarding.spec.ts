@@ -18,7 +18,7 @@ import type { CliRun } from './cli-process';
 
 // `rxmcp proxy`, the built command, between the official SDK client and an rxmcp upstream that asks
 // its client for sampling, elicitation (form and URL) and roots while its tools run: the upstream
-// pinned to a handshake revision (it sends requests) and to the stateless one (it answers
+// pinned to a handshake revision (it sends requests) and to the modern one (it answers
 // `input_required`). And results in the caller's revision: no caching hints before 2026-07-28.
 
 const ASKING_SERVER = resolve(__dirname, '../fixtures/asking-server.js');

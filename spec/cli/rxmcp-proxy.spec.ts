@@ -86,16 +86,16 @@ describe('rxmcp proxy --http', () => {
     }
   });
 
-  it('answers requests of the stateless revision 2026-07-28 at the same endpoint', async () => {
+  it('answers requests of the modern revision 2026-07-28 at the same endpoint', async () => {
     const client: McpClient = await connect(createStreamableHttpClientTransport({ url }), {
-      name: 'stateless',
+      name: 'modern',
       version: '1.0.0',
       protocolVersion: '2026-07-28',
     });
     try {
       expect(client.era).toBe('modern');
-      const result = await firstValueFrom(client.callTool('files_echo', { text: 'stateless' }).pipe(toolResult()));
-      expect(textOf(result)).toBe('stateless');
+      const result = await firstValueFrom(client.callTool('files_echo', { text: 'modern' }).pipe(toolResult()));
+      expect(textOf(result)).toBe('modern');
     } finally {
       client.close();
     }

@@ -10,6 +10,7 @@ import {
 } from '../../lib/jsonrpc/errors';
 import { PageLimitError } from '../../lib/operators/paginate';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import type { Transport } from '../../lib/transport/transport';
 import { rawPeer } from '../support/raw-peer';
 import { fakeServer, flush } from './fake-server';
 
@@ -391,16 +392,44 @@ describe('McpClient calls', () => {
     server.connection.notifications$.subscribe((n) => methods.push(n.method));
     client = await connect(server.clientTransport, legacy);
     await firstValueFrom(client.request('tools/list'));
-    await client.ping();
+    await client.promises.ping();
     await flush();
     expect(methods).toEqual(['notifications/initialized']);
   });
 
+  /** A fake server's client transport that also records the methods of the requests the client sends. */
+  function recordingTransport(server: ReturnType<typeof fakeServer>): { transport: Transport; sent: string[] } {
+    const inner = server.clientTransport;
+    const sent: string[] = [];
+    const transport: Transport = {
+      incoming$: inner.incoming$,
+      closed$: inner.closed$,
+      close: (reason) => inner.close(reason),
+      send: (message, options) => {
+        for (const m of Array.isArray(message) ? message : [message]) if ('method' in m) sent.push(m.method);
+        inner.send(message, options);
+      },
+    };
+    return { transport, sent };
+  }
+
   it('[ping.client] pings the server', async () => {
-    const server = fakeServer();
-    client = await connect(server.clientTransport, legacy);
-    await expect(client.ping()).resolves.toBeUndefined();
+    const { transport, sent } = recordingTransport(fakeServer());
+    client = await connect(transport, legacy);
     await expect(client.promises.ping()).resolves.toBeUndefined();
+    await expect(client.promises.ping()).resolves.toBeUndefined();
+    expect(sent.filter((m) => m === 'ping')).toHaveLength(2);
+  });
+
+  it('[ping.client] ping is a cold Observable like every call: sent on subscription, once per subscriber', async () => {
+    const { transport, sent } = recordingTransport(fakeServer());
+    client = await connect(transport, legacy);
+    const ping$ = client.ping();
+    await flush();
+    expect(sent).not.toContain('ping');
+    await expect(firstValueFrom(ping$.pipe(toArray()))).resolves.toEqual([undefined]);
+    await firstValueFrom(ping$);
+    expect(sent.filter((m) => m === 'ping')).toHaveLength(2);
   });
 });
 

@@ -44,7 +44,7 @@ describe('connect: era negotiation', () => {
   let client: McpClient | undefined;
   afterEach(() => client?.close());
 
-  it('[versioning.probe-modern] probes with server/discover and speaks the stateless revision a DiscoverResult names', async () => {
+  it('[versioning.probe-modern] probes with server/discover and speaks the modern revision a DiscoverResult names', async () => {
     const { client: transport, peer } = pair();
     const connecting = connect(transport, {
       ...info,
@@ -149,7 +149,7 @@ describe('connect: era negotiation', () => {
     expect(await peer.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // A late answer to the probe is a response to nothing in flight: the connection goes on.
     peer.send({ jsonrpc: '2.0', id: probe.id, result: discoverResult() });
-    const pinging = client.ping();
+    const pinging = client.promises.ping();
     const ping = (await peer.next()) as Frame;
     expect(ping.method).toBe('ping');
     peer.send({ jsonrpc: '2.0', id: ping.id, result: {} });
@@ -190,7 +190,7 @@ describe('connect: era negotiation', () => {
     await expect(connecting).rejects.toThrow(/2099-01-01/);
   });
 
-  it('[versioning.shared-handshake-version] initializes with the handshake revision a modern error names when no stateless one is shared', async () => {
+  it('[versioning.shared-handshake-version] initializes with the handshake revision a modern error names when no modern one is shared', async () => {
     const { client: transport, peer } = pair();
     const connecting = connect(transport, info);
     const probe = (await peer.next()) as Frame;

@@ -19,7 +19,7 @@ function acknowledge(modern: ModernPeer, listen: Frame, granted?: Record<string,
   });
 }
 
-describe('stateless revisions: lists and subscriptions', () => {
+describe('modern revisions: lists and subscriptions', () => {
   let modern: ModernPeer | undefined;
   afterEach(() => modern?.client.close());
 

@@ -115,7 +115,7 @@ describe('rate limits per principal across two cluster processes on Redis', () =
     await redis?.stop();
   });
 
-  /** A session of the user with `token` on process `at`, of the 2025-11-25 revision or the stateless one. */
+  /** A session of the user with `token` on process `at`, of the 2025-11-25 revision or the modern one. */
   async function sessionAs(
     token: string,
     at: number,
@@ -150,11 +150,11 @@ describe('rate limits per principal across two cluster processes on Redis', () =
     expect(retryAfterMs).toBeGreaterThan(0);
     expect(retryAfterMs).toBeLessThanOrEqual(WINDOW_MS);
     expect(await failureOf(onSecond.promises.callTool('echo'))).toMatchObject({ code: ErrorCode.RateLimited });
-    // A new session (a new initialize) or a stateless request counts against the same user.
+    // A new session (a new initialize) or a modern request counts against the same user.
     const fresh = await sessionAs('alice-token', 1);
     expect(await failureOf(fresh.promises.callTool('echo'))).toMatchObject({ code: ErrorCode.RateLimited });
-    const stateless = await sessionAs('alice-token', 0, '2026-07-28');
-    expect(await failureOf(stateless.promises.callTool('echo'))).toMatchObject({ code: ErrorCode.RateLimited });
+    const modern = await sessionAs('alice-token', 0, '2026-07-28');
+    expect(await failureOf(modern.promises.callTool('echo'))).toMatchObject({ code: ErrorCode.RateLimited });
 
     // Bob has a count of his own, on either process.
     const bobFirst = await sessionAs('bob-token', 0);

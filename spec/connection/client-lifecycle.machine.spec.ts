@@ -34,7 +34,7 @@ describe('clientLifecycle', () => {
     expect(s3.hasTag('may-send-requests')).toBe(true);
   });
 
-  it('[lifecycle.client-rejects-unsupported] refuses an answer naming a stateless revision, which has no handshake', () => {
+  it('[lifecycle.client-rejects-unsupported] refuses an answer naming a modern revision, which has no handshake', () => {
     const supported = { supported: [...input.supported, '2026-07-28'] };
     const [s0] = initialTransition(clientLifecycle, supported);
     const [s1] = transition(clientLifecycle, s0, { type: 'local.initialize' });
@@ -75,26 +75,26 @@ describe('clientLifecycle', () => {
     expect(s2.context.closeReason).toBe('boom');
   });
 
-  it('[lifecycle.client-stateless] skips the handshake for a stateless revision it speaks, and accepts no server requests', () => {
+  it('[lifecycle.client-modern] skips the handshake for a modern revision it speaks, and accepts no server requests', () => {
     const supported = { supported: [...input.supported, '2026-07-28'] };
     const [s0] = initialTransition(clientLifecycle, supported);
     const [s1] = transition(clientLifecycle, s0, {
-      type: 'local.stateless',
+      type: 'local.modern',
       protocolVersion: '2026-07-28',
       capabilities: { tools: {} },
       serverInfo: { name: 's', version: '2' },
     });
-    expect(s1.value).toBe('stateless');
+    expect(s1.value).toBe('modern');
     expect(s1.hasTag('may-send-requests')).toBe(true);
     expect(s1.hasTag('accepts-requests')).toBe(false);
     expect(s1.hasTag('may-send-initialize')).toBe(false);
     expect(s1.context.serverInfo).toEqual({ name: 's', version: '2' });
   });
 
-  it('stays where it was when told to use a stateless revision it does not speak, or a handshake one', () => {
+  it('stays where it was when told to use a modern revision it does not speak, or a handshake one', () => {
     const [s0] = initialTransition(clientLifecycle, input);
     for (const protocolVersion of ['2026-07-28', '2025-06-18']) {
-      const [s1] = transition(clientLifecycle, s0, { type: 'local.stateless', protocolVersion });
+      const [s1] = transition(clientLifecycle, s0, { type: 'local.modern', protocolVersion });
       expect(s1.value).toEqual({ initializing: 'idle' });
       expect(s1.hasTag('may-send-initialize')).toBe(true);
       expect(s1.context.revision).toBeUndefined();

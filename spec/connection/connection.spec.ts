@@ -292,7 +292,7 @@ describe('createConnection (both roles over an in-memory pair)', () => {
     const [a, b] = createInMemoryPair();
     const session = server.connect(b);
     const client = await connect(a, { name: 'c', version: '1', protocolVersion: '2025-11-25' });
-    await client.ping();
+    await client.promises.ping();
     await flush();
     await expect(firstValueFrom(session.connection.request('ping'))).resolves.toEqual({});
     client.close();

@@ -235,11 +235,11 @@ describe('LifecycleRunner', () => {
 
   it('persists a snapshot that survives JSON, and restores it with its deadlines armed again', () => {
     const { runner } = run();
-    runner.send({ type: 'peer.statelessRequest', protocolVersion: '2026-07-28' });
+    runner.send({ type: 'peer.modernRequest', protocolVersion: '2026-07-28' });
     const persisted = JSON.parse(JSON.stringify(runner.getPersistedSnapshot()));
     const restored = new LifecycleRunner(serverLifecycle, input, new VirtualTimeScheduler(), { snapshot: persisted });
-    expect(restored.snapshot.value).toBe('stateless');
-    expect(restored.snapshot.hasTag('accepts-stateless-requests')).toBe(true);
+    expect(restored.snapshot.value).toBe('modern');
+    expect(restored.snapshot.hasTag('accepts-modern-requests')).toBe(true);
 
     const waiting = run();
     const scheduler = new VirtualTimeScheduler();

@@ -72,7 +72,7 @@ function viaOperators(scheduler: VirtualTimeScheduler, scenario: Scenario, signa
  * fails (a timeout or an abort must cancel it by itself); only the caller's unsubscribe does.
  */
 function viaSink(scheduler: VirtualTimeScheduler, scenario: Scenario, signal: AbortSignal): Harness {
-  const wire = statelessClient(scheduler);
+  const wire = modernClient(scheduler);
   const result$ = new Observable<unknown>((subscriber) => {
     let ended = false;
     const handle = wire.connection.startRequest(
@@ -99,7 +99,7 @@ function viaSink(scheduler: VirtualTimeScheduler, scenario: Scenario, signal: Ab
 }
 
 function viaConnection(scheduler: VirtualTimeScheduler, scenario: Scenario, signal: AbortSignal): Harness {
-  const wire = statelessClient(scheduler);
+  const wire = modernClient(scheduler);
   const result$ = wire.connection.request(
     'tools/call',
     { name: 'x' },
@@ -121,7 +121,7 @@ function withResult(harness: Omit<Harness, 'result$'>, result$: Observable<unkno
 }
 
 /** A client connection on a hand-driven transport, and how the peer answers its last request. */
-function statelessClient(scheduler: VirtualTimeScheduler): {
+function modernClient(scheduler: VirtualTimeScheduler): {
   connection: Connection;
   harness: Omit<Harness, 'result$'>;
 } {
@@ -140,7 +140,7 @@ function statelessClient(scheduler: VirtualTimeScheduler): {
     scheduler,
     validateResults: false,
   });
-  connection.useStateless('2026-07-28');
+  connection.useModern('2026-07-28');
   const lastId = () => (sent.filter((message) => 'id' in message && 'method' in message).at(-1) as { id: number }).id;
   return {
     connection,

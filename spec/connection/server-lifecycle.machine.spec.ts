@@ -25,15 +25,15 @@ describe('serverLifecycle', () => {
     expect(s1.context.requestedRevision).toBe('1999-01-01');
   });
 
-  it('[lifecycle.ping] allows ping both ways in every state but shutdown, stateless included', () => {
+  it('[lifecycle.ping] allows ping both ways in every state but shutdown, modern included', () => {
     const [s0] = initialTransition(serverLifecycle, input);
     const [s1] = transition(serverLifecycle, s0, initialize('2025-06-18'));
     const [s2] = transition(serverLifecycle, s1, { type: 'peer.initialized' });
-    const [stateless] = transition(serverLifecycle, s0, {
-      type: 'peer.statelessRequest',
+    const [modern] = transition(serverLifecycle, s0, {
+      type: 'peer.modernRequest',
       protocolVersion: '2026-07-28',
     });
-    for (const state of [s0, s1, s2, stateless]) {
+    for (const state of [s0, s1, s2, modern]) {
       expect([state.hasTag('accepts-ping'), state.hasTag('may-send-ping')]).toEqual([true, true]);
     }
     const [closed] = transition(serverLifecycle, s2, { type: 'transport.closed', reason: 'gone' });
@@ -95,45 +95,45 @@ describe('serverLifecycle', () => {
     expect(actor.getSnapshot().status).toBe('active');
   });
 
-  describe('the stateless family (2026-07-28)', () => {
-    const stateless = { type: 'peer.statelessRequest', protocolVersion: '2026-07-28' } as const;
+  describe('the modern family (2026-07-28)', () => {
+    const modern = { type: 'peer.modernRequest', protocolVersion: '2026-07-28' } as const;
 
-    it('[lifecycle.stateless] serves stateless requests from the first one on, and sends no requests of its own', () => {
+    it('[lifecycle.modern] serves modern requests from the first one on, and sends no requests of its own', () => {
       const [s0] = initialTransition(serverLifecycle, input);
-      expect(s0.hasTag('accepts-stateless-requests')).toBe(false);
-      const [s1] = transition(serverLifecycle, s0, stateless);
-      expect(s1.value).toBe('stateless');
-      expect(s1.hasTag('accepts-stateless-requests')).toBe(true);
+      expect(s0.hasTag('accepts-modern-requests')).toBe(false);
+      const [s1] = transition(serverLifecycle, s0, modern);
+      expect(s1.value).toBe('modern');
+      expect(s1.hasTag('accepts-modern-requests')).toBe(true);
       expect(s1.hasTag('accepts-requests')).toBe(false);
       expect(s1.hasTag('may-send-requests')).toBe(false);
-      const [s2] = transition(serverLifecycle, s1, stateless);
-      expect(s2.value).toBe('stateless');
+      const [s2] = transition(serverLifecycle, s1, modern);
+      expect(s2.value).toBe('modern');
     });
 
-    it('[lifecycle.stateless-no-deadline] runs no initialize deadline once stateless', () => {
+    it('[lifecycle.modern-no-deadline] runs no initialize deadline once modern', () => {
       const clock = new SimulatedClock();
       const actor = createActor(serverLifecycle, { input, clock }).start();
-      actor.send(stateless);
+      actor.send(modern);
       clock.increment(input.initializeTimeoutMs * 10);
-      expect(actor.getSnapshot().value).toBe('stateless');
+      expect(actor.getSnapshot().value).toBe('modern');
       expect(actor.getSnapshot().status).toBe('active');
     });
 
-    it('[lifecycle.stateless-then-initialize] opens a session for a client that probed statelessly first', () => {
+    it('[lifecycle.modern-then-initialize] opens a session for a client that probed in the modern way first', () => {
       const [s0] = initialTransition(serverLifecycle, input);
-      const [s1] = transition(serverLifecycle, s0, stateless);
+      const [s1] = transition(serverLifecycle, s0, modern);
       const [s2] = transition(serverLifecycle, s1, initialize('2025-11-25'));
       expect(s2.hasTag('accepts-requests')).toBe(true);
-      expect(s2.hasTag('accepts-stateless-requests')).toBe(false);
+      expect(s2.hasTag('accepts-modern-requests')).toBe(false);
       const [s3] = transition(serverLifecycle, s2, { type: 'peer.initialized' });
       expect(s3.value).toBe('operating');
-      const [s4] = transition(serverLifecycle, s3, stateless);
+      const [s4] = transition(serverLifecycle, s3, modern);
       expect(s4.value).toBe('operating');
     });
 
     it('ends on close like any connection', () => {
       const [s0] = initialTransition(serverLifecycle, input);
-      const [s1] = transition(serverLifecycle, s0, stateless);
+      const [s1] = transition(serverLifecycle, s0, modern);
       const [s2] = transition(serverLifecycle, s1, { type: 'local.close', reason: 'bye' });
       expect(s2.status).toBe('done');
       expect(s2.context.closeReason).toBe('bye');

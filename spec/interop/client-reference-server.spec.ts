@@ -65,7 +65,7 @@ describe('client against the reference everything server (stdio)', () => {
     expect(client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
     expect(client.serverCapabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
     expect(typeof client.instructions).toBe('string');
-    await client.ping();
+    await client.promises.ping();
   });
 
   it('[lists.list-changed] lists every kind, and the tool list refreshes when the server adds tools', async () => {

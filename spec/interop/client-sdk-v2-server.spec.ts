@@ -91,7 +91,7 @@ describe('rxmcp client against the official SDK v2 server (Streamable HTTP)', ()
     await http.close();
   });
 
-  it('[versioning.probe-modern] negotiates 2026-07-28 by discovery and calls tools statelessly', async () => {
+  it('[versioning.probe-modern] negotiates 2026-07-28 by discovery and calls tools in the modern way', async () => {
     client = await connect(createStreamableHttpClientTransport({ url: http.url }), options);
     expect([client.era, client.revision]).toEqual(['modern', '2026-07-28']);
     expect(client.serverInfo).toMatchObject({ name: 'sdk-v2-server' });

@@ -229,7 +229,7 @@ describe('rxmcp client → official SDK server, 2025-11-25 tasks over Streamable
     };
     const c = await client(await start(), { tasks: true, sampling: () => sampled });
     // The server's own requests go on the standalone GET stream, open once a first request went.
-    await c.ping();
+    await c.promises.ping();
     const stream = servers[0]!.server.experimental.tasks.createMessageStream(
       { messages: [{ role: 'user', content: { type: 'text', text: 'the answer?' } }], maxTokens: 5 },
       { task: { ttl: 5000 } },

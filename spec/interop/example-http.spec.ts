@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
-import { createLegacySseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createHttpSseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../../lib/transport/transport';
 import { startExample } from '../support/example-server';
@@ -62,7 +62,7 @@ describe('example server over HTTP (--http)', () => {
 
   it('serves 2024-11-05 HTTP+SSE clients at /sse', async () => {
     const sseUrl = url.replace(/\/mcp$/, '/sse');
-    await withClient(createLegacySseClientTransport({ url: sseUrl }), async (client) => {
+    await withClient(createHttpSseClientTransport({ url: sseUrl }), async (client) => {
       expect((await client.promises.callTool('add', { a: 20, b: 22 })).content).toEqual([{ type: 'text', text: '42' }]);
     });
   });

@@ -10,8 +10,8 @@ import type { McpServer } from '../../lib/server/server';
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
-// The official SDK's client against rxmcp's HTTP server transports: Streamable HTTP (stateful and
-// stateless) and the 2024-11-05 HTTP+SSE transport.
+// The official SDK's client against rxmcp's HTTP server transports: Streamable HTTP (legacy and
+// modern) and the 2024-11-05 HTTP+SSE transport.
 
 type Content = Array<{ type: string; text?: string }>;
 
@@ -75,7 +75,7 @@ async function connectSdk(transport: SdkTransport): Promise<Client> {
   return client;
 }
 
-describe('official SDK client → rxmcp Streamable HTTP server (stateful)', () => {
+describe('official SDK client → rxmcp Streamable HTTP server (legacy)', () => {
   beforeEach(async () => {
     server = makeServer();
     const target = server;
@@ -117,16 +117,16 @@ describe('official SDK client → rxmcp Streamable HTTP server (stateful)', () =
   });
 });
 
-describe('official SDK client → rxmcp Streamable HTTP server (stateless)', () => {
-  it('[interop.http.sdk-client-stateless] serves every request on a fresh transport, without sessions', async () => {
+describe('official SDK client → rxmcp Streamable HTTP server (modern)', () => {
+  it('[interop.http.sdk-client-modern] serves every request on a fresh transport, without sessions', async () => {
     server = makeServer();
     const target = server;
-    running = await startStreamableHttpServer({ stateless: true, onSession: (t) => void target.connect(t) });
+    running = await startStreamableHttpServer({ sessionless: true, onSession: (t) => void target.connect(t) });
     const transport = new StreamableHTTPClientTransport(running.url);
     const sdk = await connectSdk(transport);
     expect(transport.sessionId).toBeUndefined();
-    const result = await sdk.callTool({ name: 'echo', arguments: { text: 'stateless' } });
-    expect((result.content as Content)[0]?.text).toBe('stateless');
+    const result = await sdk.callTool({ name: 'echo', arguments: { text: 'modern' } });
+    expect((result.content as Content)[0]?.text).toBe('modern');
     const progress: number[] = [];
     await sdk.callTool({ name: 'chatty', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
     expect(progress).toEqual([1, 2, 3]);
@@ -137,13 +137,13 @@ describe('official SDK client → rxmcp Streamable HTTP server (stateless)', () 
 });
 
 describe('official SDK client → rxmcp HTTP+SSE server (2024-11-05)', () => {
-  it('[interop.http.sdk-client-sse] initializes and calls a tool over the legacy transport', async () => {
+  it('[interop.http.sdk-client-sse] initializes and calls a tool over the deprecated HTTP+SSE transport', async () => {
     server = makeServer();
     const target = server;
-    running = await startStreamableHttpServer({ legacySse: true, onSession: (t) => void target.connect(t) });
+    running = await startStreamableHttpServer({ httpSse: true, onSession: (t) => void target.connect(t) });
     const sdk = await connectSdk(new SSEClientTransport(new URL('/sse', running.url)));
     const result = await sdk.callTool({ name: 'echo', arguments: { text: 'legacy' } });
     expect((result.content as Content)[0]?.text).toBe('legacy');
-    expect(running.legacyHandler?.sessions.size).toBe(1);
+    expect(running.httpSseHandler?.sessions.size).toBe(1);
   });
 });

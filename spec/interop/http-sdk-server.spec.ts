@@ -12,12 +12,12 @@ import { z } from 'zod';
 import { createConnection } from '../../lib/connection/connection';
 import type { Connection } from '../../lib/connection/connection';
 import { createHttpClientTransport } from '../../lib/transport/http-client/http-client-transport';
-import { createLegacySseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createHttpSseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import type { Transport } from '../../lib/transport/transport';
 
 // rxmcp's HTTP client transports against the official SDK's server transports, each served with
-// node:http on 127.0.0.1: Streamable HTTP stateful (with an event store) and stateless, and HTTP+SSE.
+// node:http on 127.0.0.1: Streamable HTTP legacy (with an event store) and modern, and HTTP+SSE.
 
 type Content = Array<{ type: string; text?: string }>;
 
@@ -90,7 +90,7 @@ afterEach(async () => {
   http = undefined;
 });
 
-async function startStateful(): Promise<{ url: string; sessions: Map<string, StreamableHTTPServerTransport> }> {
+async function startLegacy(): Promise<{ url: string; sessions: Map<string, StreamableHTTPServerTransport> }> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const url = await listen(async (req, res) => {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -150,9 +150,9 @@ const call = (
   onProgress?: (p: { progress: number }) => void,
 ) => firstValueFrom(c.request('tools/call', { name, arguments: args }, onProgress ? { onProgress } : {}));
 
-describe('rxmcp Streamable HTTP client → official SDK server (stateful)', () => {
+describe('rxmcp Streamable HTTP client → official SDK server (legacy)', () => {
   it('[interop.http.client-sdk-server] initializes with a session, lists and calls tools, and DELETEs on close', async () => {
-    const { url, sessions } = await startStateful();
+    const { url, sessions } = await startLegacy();
     const transport = createStreamableHttpClientTransport({ url });
     const c = await connectOurs(transport);
     expect(c.peerInfo).toMatchObject({ name: 'sdk-http' });
@@ -172,7 +172,7 @@ describe('rxmcp Streamable HTTP client → official SDK server (stateful)', () =
   });
 
   it('[interop.http.client-sdk-stream] receives logs, progress and a sampling request during a call', async () => {
-    const { url } = await startStateful();
+    const { url } = await startLegacy();
     const c = await connectOurs(createStreamableHttpClientTransport({ url }));
     const logs = firstValueFrom(
       c.notifications$.pipe(
@@ -190,14 +190,14 @@ describe('rxmcp Streamable HTTP client → official SDK server (stateful)', () =
   });
 
   it('[interop.http.client-sdk-polling] resumes with Last-Event-ID when the SDK server closes the stream mid-call', async () => {
-    const { url } = await startStateful();
+    const { url } = await startLegacy();
     const c = await connectOurs(createStreamableHttpClientTransport({ url }));
     expect(((await call(c, 'reconnect')).content as Content)[0]?.text).toBe('after reconnect');
   });
 });
 
-describe('rxmcp Streamable HTTP client → official SDK server (stateless)', () => {
-  it('[interop.http.client-sdk-stateless] works with a new server per request and no session', async () => {
+describe('rxmcp Streamable HTTP client → official SDK server (modern)', () => {
+  it('[interop.http.client-sdk-modern] works with a new server per request and no session', async () => {
     const url = await listen(async (req, res) => {
       if (req.method !== 'POST') {
         res.writeHead(405).end();
@@ -213,7 +213,7 @@ describe('rxmcp Streamable HTTP client → official SDK server (stateless)', () 
     const transport = createStreamableHttpClientTransport({ url: `${url}/mcp` });
     const c = await connectOurs(transport);
     expect(transport.sessionId).toBeUndefined();
-    expect(((await call(c, 'echo', { text: 'stateless' })).content as Content)[0]?.text).toBe('stateless');
+    expect(((await call(c, 'echo', { text: 'modern' })).content as Content)[0]?.text).toBe('modern');
     const progress: number[] = [];
     await call(c, 'chatty', {}, (p) => progress.push(p.progress));
     expect(progress).toEqual([1, 2, 3]);
@@ -247,9 +247,9 @@ describe('rxmcp HTTP+SSE client → official SDK SSE server (2024-11-05)', () =>
     });
   }
 
-  it('[interop.http.client-sdk-sse] initializes and calls tools over the legacy transport', async () => {
+  it('[interop.http.client-sdk-sse] initializes and calls tools over the deprecated HTTP+SSE transport', async () => {
     const base = await startSse();
-    const c = await connectOurs(createLegacySseClientTransport({ url: `${base}/sse` }));
+    const c = await connectOurs(createHttpSseClientTransport({ url: `${base}/sse` }));
     expect(c.revision).toBe('2025-11-25');
     expect(((await call(c, 'echo', { text: 'legacy' })).content as Content)[0]?.text).toBe('legacy');
     expect(((await call(c, 'ask', { prompt: 'q' })).content as Content)[0]?.text).toBe('model said: forty-two');
@@ -259,7 +259,7 @@ describe('rxmcp HTTP+SSE client → official SDK SSE server (2024-11-05)', () =>
     const base = await startSse();
     const transport = createHttpClientTransport({ url: `${base}/sse` });
     const c = await connectOurs(transport);
-    expect(transport.kind).toBe('legacy-sse');
+    expect(transport.kind).toBe('http-sse');
     expect(((await call(c, 'echo', { text: 'fell back' })).content as Content)[0]?.text).toBe('fell back');
   });
 });

@@ -5,7 +5,7 @@ import { serveHttp } from '../../examples/conformance/everything-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 
 // The official TypeScript SDK v2 client (2.4) against the example server over Streamable HTTP and stdio, in
-// each of its negotiation modes: the same endpoint serves it a session (legacy) or stateless
+// each of its negotiation modes: the same endpoint serves it a session (legacy) or modern
 // 2026-07-28 requests (auto, pinned).
 
 type Content = Array<{ type: string; text?: string }>;

@@ -29,10 +29,10 @@ describe('example server over stdio', () => {
     await closed;
   });
 
-  it('negotiates the latest revision (stateless 2026-07-28), pings, lists and calls tools', async () => {
+  it('negotiates the latest revision (modern 2026-07-28), pings, lists and calls tools', async () => {
     expect(client.revision).toBe('2026-07-28');
     expect(client.serverInfo).toMatchObject({ name: 'rxmcp-everything-server' });
-    await client.ping();
+    await client.promises.ping();
     const tools = await firstValueFrom(client.listTools());
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'countdown']));
     const result = await client.promises.callTool('add', { a: 2, b: 40 });

@@ -133,11 +133,11 @@ describe.each(HOSTS)('createStreamableHttpFetchHandler under %s', (_name, start)
     await waitFor(() => mcp.sessions.size === 0, 'the DELETE to end the session');
   });
 
-  it('[interop.web.rxmcp-stateless] serves rxmcp’s client on 2026-07-28 with no session, progress included', async () => {
+  it('[interop.web.rxmcp-modern] serves rxmcp’s client on 2026-07-28 with no session, progress included', async () => {
     client = await connect(createStreamableHttpClientTransport({ url }), { name: 'web-spec', version: '1.0.0' });
     expect(client.revision).toBe('2026-07-28');
-    expect((await client.promises.callTool('echo', { text: 'stateless' })).content).toEqual([
-      { type: 'text', text: 'stateless' },
+    expect((await client.promises.callTool('echo', { text: 'modern' })).content).toEqual([
+      { type: 'text', text: 'modern' },
     ]);
     const events = await firstValueFrom(client.callTool('chatty', {}).pipe(toArray()));
     expect(events.filter((e) => e.type === 'progress')).toHaveLength(3);
@@ -169,7 +169,7 @@ describe.each(HOSTS)('createStreamableHttpFetchHandler under %s', (_name, start)
     expect(mcp.sessions.size).toBe(0);
   });
 
-  it('cancels a stateless request when the client aborts its SSE answer', async () => {
+  it('cancels a modern request when the client aborts its SSE answer', async () => {
     let aborted!: () => void;
     const cancelled = new Promise<void>((resolve) => (aborted = resolve));
     server.tool({

@@ -169,7 +169,7 @@ describe('client middleware', () => {
         },
       ],
     });
-    await client.ping();
+    await client.promises.ping();
     await firstValueFrom(client.listTools());
     expect(methods).toEqual(['ping {}', 'tools/list {}']);
   });

@@ -157,7 +157,7 @@ describe('tracing middleware', () => {
     }
   });
 
-  it('carries tracestate and baggage, and traces stateless requests with their revision', async () => {
+  it('carries tracestate and baggage, and traces modern requests with their revision', async () => {
     const { provider, named } = tracing();
     const metas: Record<string, unknown>[] = [];
     const { server } = demoServer({

@@ -146,7 +146,7 @@ describe('trace propagation with no propagator set up', () => {
 
     it.each<[string, ClientRevision]>([
       ['a 2025-11-25 session', '2025-11-25'],
-      ['a 2026-07-28 stateless request', '2026-07-28'],
+      ['a 2026-07-28 modern request', '2026-07-28'],
     ])('makes one trace of %s', async (_label, protocolVersion) => {
       const { tracerProvider, pair } = tracing();
       const { server } = demoServer({ middleware: [serverTracing({ tracerProvider })] });

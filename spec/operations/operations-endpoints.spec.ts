@@ -117,7 +117,7 @@ describe('startStreamableHttpServer({ operations })', () => {
     );
   });
 
-  it('counts the requests of a stateless revision too', async () => {
+  it('counts the requests of a modern revision too', async () => {
     const { url } = await start({ operations: {} });
     client = await connect(createStreamableHttpClientTransport({ url }), { ...info, protocolVersion: '2026-07-28' });
     await client.promises.callTool('echo');

@@ -15,7 +15,7 @@ import { createStreamableHttpClientTransport } from '../../lib/transport/http-cl
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { Transport } from '../../lib/transport/transport';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
-import { META } from '../../lib/connection/stateless';
+import { META } from '../../lib/connection/modern';
 import { until } from '../support/until';
 import { clientOf, labelled, textOf } from './fixtures';
 import { authenticated } from '../support/authenticated';
@@ -162,7 +162,7 @@ describe('aggregate with a per-session upstream', () => {
   });
 });
 
-describe('aggregate with a per-session upstream, serving a stateless request', () => {
+describe('aggregate with a per-session upstream, serving a modern request', () => {
   it('connects for the request with its headers and credentials, and closes the connection after it', async () => {
     const opened: Array<{ readonly context: UpstreamContext; readonly client: McpClient; readonly server: McpServer }> =
       [];
@@ -178,7 +178,7 @@ describe('aggregate with a per-session upstream, serving a stateless request', (
       },
     });
     const answered = new Promise<JsonRpcMessage>((respond) =>
-      front.stateless.serve(
+      front.modern.serve(
         {
           jsonrpc: '2.0',
           id: 1,
@@ -189,7 +189,7 @@ describe('aggregate with a per-session upstream, serving a stateless request', (
             _meta: {
               [META.protocolVersion]: '2026-07-28',
               [META.clientCapabilities]: {},
-              [META.clientInfo]: { name: 'stateless-caller', version: '1.0.0' },
+              [META.clientInfo]: { name: 'modern-caller', version: '1.0.0' },
             },
           },
         },
@@ -210,7 +210,7 @@ describe('aggregate with a per-session upstream, serving a stateless request', (
   });
 });
 
-describe('aggregate with a per-session upstream, bridging a stateless caller’s rounds', () => {
+describe('aggregate with a per-session upstream, bridging a modern caller’s rounds', () => {
   it('keeps the upstream call and its connection open across the caller’s retry, then closes it', async () => {
     const router = createProxyRouter();
     let runs = 0;

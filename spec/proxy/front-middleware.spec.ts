@@ -91,7 +91,7 @@ describe('aggregate({ middleware })', () => {
     front.close();
   });
 
-  it('runs around stateless requests over HTTP too, with the principal the endpoint verified', async () => {
+  it('runs around modern requests over HTTP too, with the principal the endpoint verified', async () => {
     const front = aggregate({ files: await upstreamClient() }, { middleware: limits() });
     const auth: RequestAuthenticator = {
       authenticate: (headers) =>
@@ -105,7 +105,7 @@ describe('aggregate({ middleware })', () => {
     };
     const running = await startStreamableHttpServer({ server: front, port: 0, auth });
     try {
-      const statelessAs = async (token: string) => {
+      const modernAs = async (token: string) => {
         const transport = createStreamableHttpClientTransport({
           url: running.url,
           headers: { authorization: `Bearer ${token}` },
@@ -114,12 +114,12 @@ describe('aggregate({ middleware })', () => {
         clients.push(client);
         return client;
       };
-      const erin = await statelessAs('erin');
+      const erin = await modernAs('erin');
       await erin.promises.callTool('files_read');
       await erin.promises.callTool('files_read');
       expect(await failureOf(erin.promises.callTool('files_read'))).toMatchObject({ code: ErrorCode.RateLimited });
       // Same client name, another principal: a count of its own.
-      const fred = await statelessAs('fred');
+      const fred = await modernAs('fred');
       expect((await fred.promises.callTool('files_read')).content).toEqual([{ type: 'text', text: 'read' }]);
     } finally {
       clients.splice(0).forEach((client) => client.close());

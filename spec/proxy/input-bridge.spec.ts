@@ -3,8 +3,8 @@ import type { RequestContext } from '../../lib/connection/dispatcher';
 import { createProxyRouter } from '../../lib/proxy/proxy-router';
 import type { ProxyRouter } from '../../lib/proxy/proxy-router';
 
-/** A stateless caller's request as a handler sees it. */
-function statelessContext(requestId: number, progressToken?: number): RequestContext & { progressed: number[] } {
+/** A modern caller's request as a handler sees it. */
+function modernContext(requestId: number, progressToken?: number): RequestContext & { progressed: number[] } {
   const progressed: number[] = [];
   return {
     requestId,
@@ -40,7 +40,7 @@ function outcome(round: Observable<unknown>, scheduler: VirtualTimeScheduler, ms
   return seen;
 }
 
-describe('bridged calls: an upstream’s questions to a stateless caller as input_required rounds', () => {
+describe('bridged calls: an upstream’s questions to a modern caller as input_required rounds', () => {
   let scheduler: VirtualTimeScheduler;
   let router: ProxyRouter;
   let upstreamRuns: number;
@@ -68,7 +68,7 @@ describe('bridged calls: an upstream’s questions to a stateless caller as inpu
   });
 
   it('ends the first round with the question and a requestState, and the retry with the result', () => {
-    const first = outcome(router.bridge({}, statelessContext(1), upstreamCall), scheduler) as Record<string, unknown>;
+    const first = outcome(router.bridge({}, modernContext(1), upstreamCall), scheduler) as Record<string, unknown>;
     expect(first).toEqual({
       resultType: 'input_required',
       inputRequests: { '1': { method: 'sampling/createMessage', params: SAMPLE } },
@@ -79,21 +79,21 @@ describe('bridged calls: an upstream’s questions to a stateless caller as inpu
       inputResponses: { '1': { role: 'assistant', content: {}, model: 'm1' } },
       requestState: first.requestState,
     };
-    const second = outcome(router.bridge(retry, statelessContext(2), upstreamCall), scheduler);
+    const second = outcome(router.bridge(retry, modernContext(2), upstreamCall), scheduler);
     expect(second).toEqual({ content: [{ type: 'text', text: 'model m1' }] });
     expect(upstreamRuns).toBe(1); // the upstream call ran once, across both rounds
     expect(router.bridged.size).toBe(0);
   });
 
   it('cancels the upstream call when no retry comes in time, and then refuses the late retry', () => {
-    const first = outcome(router.bridge({}, statelessContext(1), upstreamCall), scheduler) as Record<string, unknown>;
+    const first = outcome(router.bridge({}, modernContext(1), upstreamCall), scheduler) as Record<string, unknown>;
     expect(upstreamEnded).toBe(0);
     outcome(NEVER, scheduler, 999);
     expect(upstreamEnded).toBe(0);
     outcome(NEVER, scheduler, 2);
     expect(upstreamEnded).toBe(1);
     expect(() =>
-      router.bridge({ inputResponses: {}, requestState: first.requestState }, statelessContext(2), upstreamCall),
+      router.bridge({ inputResponses: {}, requestState: first.requestState }, modernContext(2), upstreamCall),
     ).toThrow(expect.objectContaining({ code: -32602, message: expect.stringMatching(/expired requestState/) }));
   });
 
@@ -103,7 +103,7 @@ describe('bridged calls: an upstream’s questions to a stateless caller as inpu
         upstreamRuns++;
         return () => upstreamEnded++;
       });
-    const round = router.bridge({}, statelessContext(1), slow).subscribe();
+    const round = router.bridge({}, modernContext(1), slow).subscribe();
     expect(upstreamRuns).toBe(1);
     round.unsubscribe();
     expect(upstreamEnded).toBe(1);
@@ -111,9 +111,9 @@ describe('bridged calls: an upstream’s questions to a stateless caller as inpu
   });
 
   it('asks again for what the retry left unanswered, under the same key', () => {
-    const first = outcome(router.bridge({}, statelessContext(1), upstreamCall), scheduler) as Record<string, unknown>;
+    const first = outcome(router.bridge({}, modernContext(1), upstreamCall), scheduler) as Record<string, unknown>;
     const again = outcome(
-      router.bridge({ inputResponses: {}, requestState: first.requestState }, statelessContext(2), upstreamCall),
+      router.bridge({ inputResponses: {}, requestState: first.requestState }, modernContext(2), upstreamCall),
       scheduler,
     ) as Record<string, unknown>;
     expect(again.resultType).toBe('input_required');
@@ -122,11 +122,11 @@ describe('bridged calls: an upstream’s questions to a stateless caller as inpu
   });
 
   it('refuses an answer that is not an object', () => {
-    const first = outcome(router.bridge({}, statelessContext(1), upstreamCall), scheduler) as Record<string, unknown>;
+    const first = outcome(router.bridge({}, modernContext(1), upstreamCall), scheduler) as Record<string, unknown>;
     expect(() =>
       router.bridge(
         { inputResponses: { '1': 'yes' }, requestState: first.requestState },
-        statelessContext(2),
+        modernContext(2),
         upstreamCall,
       ),
     ).toThrow(/inputResponses\.1/);
@@ -141,10 +141,10 @@ describe('bridged calls: an upstream’s questions to a stateless caller as inpu
           next: () => subscriber.next({ content: [] }),
         });
       });
-    const firstCaller = statelessContext(1, 7);
+    const firstCaller = modernContext(1, 7);
     const first = outcome(router.bridge({}, firstCaller, progressing), scheduler) as Record<string, unknown>;
     report!(1);
-    const secondCaller = statelessContext(2, 8);
+    const secondCaller = modernContext(2, 8);
     router.bridge({ requestState: first.requestState }, secondCaller, progressing).subscribe();
     report!(2);
     expect(firstCaller.progressed).toEqual([1]);

@@ -8,7 +8,7 @@
 import type { Revision } from '../../lib/schema/revisions';
 import { OTHER_CASES } from './cases-other';
 import { SERVER_FEATURE_CASES } from './cases-server';
-import { STATELESS_CASES } from './cases-stateless';
+import { STATELESS_CASES } from './cases-modern';
 
 export interface HandWrittenCase {
   readonly definition: string;

@@ -3,7 +3,7 @@
  */
 import { JSONObjectSchema, JSONValueSchema } from '../../lib/schema/base';
 import { schemasFor } from '../../lib/schema/definitions';
-import { STATEFUL_REVISIONS, SUPPORTED_REVISIONS, type Revision } from '../../lib/schema/revisions';
+import { LEGACY_REVISIONS, SUPPORTED_REVISIONS, type Revision } from '../../lib/schema/revisions';
 import { AudioContentSchema, ContentBlockSchema } from '../../lib/schema/content';
 import { ClientCapabilitiesSchema, InitializeRequestSchema } from '../../lib/schema/lifecycle';
 import { ToolSchema } from '../../lib/schema/tools';
@@ -16,7 +16,7 @@ function accepts(revision: Revision, definition: string, value: unknown): boolea
   return schema.safeParse(value).success;
 }
 /** The verdicts of the handshake revisions, oldest first. */
-const verdicts = (definition: string, value: unknown) => STATEFUL_REVISIONS.map((r) => accepts(r, definition, value));
+const verdicts = (definition: string, value: unknown) => LEGACY_REVISIONS.map((r) => accepts(r, definition, value));
 /** The verdicts of every revision, oldest first (2026-07-28 last). */
 const allVerdicts = (definition: string, value: unknown) =>
   SUPPORTED_REVISIONS.map((r) => accepts(r, definition, value));
@@ -177,14 +177,14 @@ describe('latest schemas', () => {
 
   it('type values of every revision alike: what 2026-07-28 alone requires is optional in the types', () => {
     const handshake: CallToolResult = { content: [] };
-    const stateless: CallToolResult = { resultType: 'complete', content: [], structuredContent: [1, 2] };
+    const modern: CallToolResult = { resultType: 'complete', content: [], structuredContent: [1, 2] };
     const params: CallToolRequestParams = { name: 'a', _meta: { progressToken: 1 } };
     const interim: InputRequiredResult = { resultType: 'input_required', requestState: 's' };
     // @ts-expect-error content is required in every revision
     const broken: CallToolResult = { resultType: 'complete' };
-    expect([handshake, stateless, params, interim, broken]).toHaveLength(5);
+    expect([handshake, modern, params, interim, broken]).toHaveLength(5);
     expect(accepts('2025-11-25', 'CallToolResult', handshake)).toBe(true);
-    expect(accepts('2026-07-28', 'CallToolResult', stateless)).toBe(true);
+    expect(accepts('2026-07-28', 'CallToolResult', modern)).toBe(true);
   });
 
   it('validate a whole initialize request', () => {

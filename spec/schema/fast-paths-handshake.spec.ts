@@ -3,7 +3,7 @@ import { paramsPassUnchanged, resultPassesUnchanged } from '../../lib/schema/fas
 import { checkParams, checkResult, paramsSchemaFor, resultSchemaFor } from '../../lib/schema/methods';
 import { featuresOf, SUPPORTED_REVISIONS } from '../../lib/schema/revisions';
 
-const HANDSHAKE_REVISIONS = SUPPORTED_REVISIONS.filter((revision) => !featuresOf(revision).stateless);
+const HANDSHAKE_REVISIONS = SUPPORTED_REVISIONS.filter((revision) => !featuresOf(revision).modern);
 const client = { name: 'client', version: '1.0.0' };
 const server = { name: 'server', version: '2.0.0', title: 'Server' };
 
@@ -103,8 +103,8 @@ describe('fast paths for the handshake', () => {
     });
   });
 
-  it('has none in the stateless revisions', () => {
-    for (const revision of SUPPORTED_REVISIONS.filter((r) => featuresOf(r).stateless)) {
+  it('has none in the modern revisions', () => {
+    for (const revision of SUPPORTED_REVISIONS.filter((r) => featuresOf(r).modern)) {
       expect(paramsPassUnchanged('initialize', revision, plainInitializeParams[0])).toBe(false);
       expect(resultPassesUnchanged('initialize', revision, plainInitializeResults[0])).toBe(false);
       expect(paramsPassUnchanged('notifications/initialized', revision, {})).toBe(false);

@@ -141,7 +141,7 @@ const otherModernResults: unknown[] = [
 ];
 
 function valuesOf(revision: Revision) {
-  return featuresOf(revision).stateless
+  return featuresOf(revision).modern
     ? {
         plain: { params: plainModernParams, results: plainModernResults },
         other: { params: [...otherParams, ...otherModernParams], results: [...otherResults, ...otherModernResults] },

@@ -8,7 +8,7 @@ import {
   paramsSchemaFor,
   resultSchemaFor,
 } from '../../lib/schema/methods';
-import { STATEFUL_REVISIONS } from '../../lib/schema/revisions';
+import { LEGACY_REVISIONS } from '../../lib/schema/revisions';
 
 const meta = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -37,7 +37,7 @@ describe('methodDefinition', () => {
 
   it('marks ping, progress and cancellation as going both ways in the handshake revisions', () => {
     for (const method of ['ping', 'notifications/progress', 'notifications/cancelled']) {
-      for (const revision of STATEFUL_REVISIONS) expect(methodDefinition(method, revision)?.direction).toBe('both');
+      for (const revision of LEGACY_REVISIONS) expect(methodDefinition(method, revision)?.direction).toBe('both');
     }
   });
 
@@ -148,7 +148,7 @@ describe('methodDefinition', () => {
 
 describe('methodsOf', () => {
   it('grows with each handshake revision', () => {
-    const counts = STATEFUL_REVISIONS.map((revision) => methodsOf(revision).length);
+    const counts = LEGACY_REVISIONS.map((revision) => methodsOf(revision).length);
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
     expect(methodsOf('2025-11-25').map((m) => m.method)).toContain('notifications/elicitation/complete');
   });

@@ -1,13 +1,13 @@
 import {
   featuresOf,
   isModernRevision,
-  isStatefulRevision,
+  isLegacyRevision,
   isSupportedRevision,
   LATEST_REVISION,
-  LATEST_STATEFUL_REVISION,
+  LATEST_LEGACY_REVISION,
   MODERN_REVISIONS,
   revisionAtLeast,
-  STATEFUL_REVISIONS,
+  LEGACY_REVISIONS,
   SUPPORTED_REVISIONS,
 } from '../../lib/schema/revisions';
 
@@ -24,13 +24,13 @@ describe('revisions', () => {
     expect(isSupportedRevision('latest')).toBe(false);
   });
 
-  it('splits them into the handshake family and the stateless family', () => {
-    expect(STATEFUL_REVISIONS).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
-    expect(LATEST_STATEFUL_REVISION).toBe('2025-11-25');
+  it('splits them into the handshake family and the modern family', () => {
+    expect(LEGACY_REVISIONS).toEqual(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+    expect(LATEST_LEGACY_REVISION).toBe('2025-11-25');
     expect(MODERN_REVISIONS).toEqual(['2026-07-28']);
-    expect([...STATEFUL_REVISIONS, ...MODERN_REVISIONS]).toEqual([...SUPPORTED_REVISIONS]);
+    expect([...LEGACY_REVISIONS, ...MODERN_REVISIONS]).toEqual([...SUPPORTED_REVISIONS]);
     expect(SUPPORTED_REVISIONS.map(isModernRevision)).toEqual([false, false, false, false, true]);
-    expect(SUPPORTED_REVISIONS.map(isStatefulRevision)).toEqual([true, true, true, true, false]);
+    expect(SUPPORTED_REVISIONS.map(isLegacyRevision)).toEqual([true, true, true, true, false]);
     expect(isModernRevision('2027-01-01')).toBe(false);
   });
 
@@ -73,9 +73,9 @@ describe('featuresOf', () => {
     expect(flag('elicitationCompletion')).toEqual([false, false, false, true, false]);
   });
 
-  it('has the features of the stateless revision from 2026-07-28', () => {
+  it('has the features of the modern revision from 2026-07-28', () => {
     for (const name of [
-      'stateless',
+      'modern',
       'resultType',
       'cacheableResults',
       'multiRoundTrip',

@@ -1,7 +1,7 @@
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';
 import { clusterFront } from './http-fronts';
-import { sessionMatrix, statelessMatrix } from './matrix-suites';
+import { sessionMatrix, modernMatrix } from './matrix-suites';
 import type { FrontKind } from './matrix-suites';
 
 // The combination matrix (rows in `matrix-suites.ts`) on a 2-process cluster on a real
@@ -20,4 +20,4 @@ const MODES = [
   ['a 2-process cluster, each request on the process that does not own the session', clusterKind, 'direct'],
 ] as const;
 sessionMatrix(MODES);
-statelessMatrix(MODES);
+modernMatrix(MODES);

@@ -1,5 +1,5 @@
 import { fetchFront, nodeFront } from './http-fronts';
-import { sessionMatrix, statelessMatrix } from './matrix-suites';
+import { sessionMatrix, modernMatrix } from './matrix-suites';
 import type { Mode } from './matrix-suites';
 
 // The combination matrix (rows in `matrix-suites.ts`) over the modes of one process: Streamable
@@ -13,4 +13,4 @@ const MODES: readonly Mode[] = [
 ];
 
 sessionMatrix(MODES);
-statelessMatrix(MODES);
+modernMatrix(MODES);

@@ -6,7 +6,7 @@ import { jose } from '../../lib/auth/jose';
 import { createResourceServer, jwtVerifier } from '../../lib/auth/resource-server';
 import { createServer } from '../../lib/server/server';
 import { textResult } from '../../lib/server/results';
-import { createLegacySseHandler } from '../../lib/transport/http-server/http-sse/http-sse-handler';
+import { createHttpSseHandler } from '../../lib/transport/http-server/http-sse/http-sse-handler';
 import type { OriginPolicy } from '../../lib/transport/http/http-guards';
 import { createStreamableHttpHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-handler';
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
@@ -156,14 +156,14 @@ describe('a Streamable HTTP session is bound to the principal that opened it', (
 });
 
 /**
- * The MCP endpoint (`/mcp`) and the legacy HTTP+SSE one (`/sse`) served on 127.0.0.1, each request
+ * The MCP endpoint (`/mcp`) and the deprecated HTTP+SSE one (`/sse`) served on 127.0.0.1, each request
  * seen as if it arrived on the public address 10.0.0.5 (same port): what a server bound to a
  * non-loopback address sees. Nothing else of the socket is changed.
  */
 async function startPublic(policy: OriginPolicy = {}) {
   const server = createServer({ name: 'public', version: '1.0.0' });
   const mcp = createStreamableHttpHandler({ server, ...policy });
-  const legacy = createLegacySseHandler({ onSession: (transport) => void server.connect(transport), ...policy });
+  const legacy = createHttpSseHandler({ onSession: (transport) => void server.connect(transport), ...policy });
   const http: Server = createHttpServer((req, res) => {
     const socket = Object.create(req.socket, {
       localAddress: { value: '10.0.0.5' },

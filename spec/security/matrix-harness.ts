@@ -2,7 +2,7 @@ import { firstValueFrom, NEVER } from 'rxjs';
 import { z } from 'zod';
 import { jose } from '../../lib/auth/jose';
 import { createResourceServer, jwtVerifier } from '../../lib/auth/resource-server';
-import { META } from '../../lib/connection/stateless';
+import { META } from '../../lib/connection/modern';
 import { TASKS_EXTENSION } from '../../lib/schema/tasks';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
@@ -123,7 +123,7 @@ export function matrixServer(ran: string[]): McpServer {
 }
 
 /** The `_meta` of a 2026-07-28 request from a client that declares elicitation and tasks. */
-export const statelessMeta = {
+export const modernMeta = {
   [META.protocolVersion]: '2026-07-28',
   [META.clientCapabilities]: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } },
   [META.clientInfo]: { name: 'matrix', version: '1' },

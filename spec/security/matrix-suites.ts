@@ -5,7 +5,7 @@ import { aggregate } from '../../lib/proxy/aggregate';
 import { proxy } from '../../lib/proxy/proxy';
 import type { McpServer } from '../../lib/server/server';
 import type { Front, nodeFront } from './http-fronts';
-import { authority, CELLS, matrixServer, responseTo, statelessMeta } from './matrix-harness';
+import { authority, CELLS, matrixServer, responseTo, modernMeta } from './matrix-harness';
 import type { Answer, Cell } from './matrix-harness';
 
 // The rows of the combination matrix (`combination-matrix.spec.ts`, `cluster-matrix.spec.ts`):
@@ -230,10 +230,10 @@ export function sessionMatrix(modes: readonly Mode[]): void {
   });
 }
 
-/** The rows of stateless requests (2026-07-28) for each of `modes` served directly. */
-export function statelessMatrix(modes: readonly Mode[]): void {
+/** The rows of modern requests (2026-07-28) for each of `modes` served directly. */
+export function modernMatrix(modes: readonly Mode[]): void {
   describe.each(modes.filter(([, , composition]) => composition === 'direct'))(
-    'the combination matrix: %s (2026-07-28, stateless)',
+    'the combination matrix: %s (2026-07-28, modern)',
     (_name, kind) => {
       let h: Harness;
       beforeEach(async () => {
@@ -241,7 +241,7 @@ export function statelessMatrix(modes: readonly Mode[]): void {
       });
       afterEach(() => h.close());
 
-      const stateless = async (
+      const modern = async (
         cell: Cell,
         id: number,
         method: string,
@@ -258,12 +258,12 @@ export function statelessMatrix(modes: readonly Mode[]): void {
             'mcp-method': method,
             ...(name === undefined ? {} : { 'mcp-name': name }),
           },
-          { jsonrpc: '2.0', id, method, params: { ...params, _meta: statelessMeta } },
+          { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta } },
         );
       };
 
       it('a requestState retry: only Alice, who was asked, may answer, and only her answer runs the handler', async () => {
-        const first = await stateless('valid', 1, 'tools/call', { name: 'ask', arguments: {} }, true);
+        const first = await modern('valid', 1, 'tools/call', { name: 'ask', arguments: {} }, true);
         const asked = responseTo(first, 1)!.result as {
           resultType: string;
           inputRequests: Record<string, unknown>;
@@ -275,7 +275,7 @@ export function statelessMatrix(modes: readonly Mode[]): void {
         let id = 10;
         for (const cell of CELLS) {
           const before = h.ran.length;
-          const answer = await stateless(
+          const answer = await modern(
             cell,
             ++id,
             'tools/call',
@@ -295,14 +295,14 @@ export function statelessMatrix(modes: readonly Mode[]): void {
       });
 
       it('tasks/get and tasks/cancel of Alice’s task: another user gets what an unknown task gets', async () => {
-        const created = await stateless('valid', 1, 'tools/call', { name: 'slow', arguments: {} }, true);
+        const created = await modern('valid', 1, 'tools/call', { name: 'slow', arguments: {} }, true);
         const { taskId } = responseTo(created, 1)!.result as { taskId: string };
-        const unknown = outcome(await stateless('valid', 2, 'tasks/get', { taskId: 'no-such-task' }, false), 2);
+        const unknown = outcome(await modern('valid', 2, 'tasks/get', { taskId: 'no-such-task' }, false), 2);
         expect(unknown).toMatch(/^error /);
         for (const method of ['tasks/get', 'tasks/cancel']) {
           const row = {} as Row;
           let id = 10;
-          for (const cell of CELLS) row[cell] = outcome(await stateless(cell, ++id, method, { taskId }, false), id);
+          for (const cell of CELLS) row[cell] = outcome(await modern(cell, ++id, method, { taskId }, false), id);
           expect({ method, row }).toEqual({ method, row: { ...SESSION_ROW, 'another subject': unknown } });
         }
       });
@@ -317,7 +317,7 @@ export function statelessMatrix(modes: readonly Mode[]): void {
         let id = 10;
         for (const cell of CELLS.filter((c) => c !== 'another subject')) {
           const before = h.ran.length;
-          row[cell] = outcome(await stateless(cell, ++id, method, params, true), id);
+          row[cell] = outcome(await modern(cell, ++id, method, params, true), id);
           if (h.ran.length > before) ranBy[cell] = h.ran.slice(before);
         }
         const { 'another subject': _bob, ...expected } = SESSION_ROW;

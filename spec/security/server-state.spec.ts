@@ -3,7 +3,7 @@ import { firstValueFrom, Observable, VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
 import { createConnection } from '../../lib/connection/connection';
 import type { Connection } from '../../lib/connection/connection';
-import { META } from '../../lib/connection/stateless';
+import { META } from '../../lib/connection/modern';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
@@ -48,15 +48,15 @@ interface Answer {
   readonly error?: { code: number; message: string };
 }
 
-/** Serves one stateless request as a protected endpoint would hand it over, with `auth`. */
-async function serveStateless(
+/** Serves one modern request as a protected endpoint would hand it over, with `auth`. */
+async function serveModern(
   server: McpServer,
   method: string,
   params: Record<string, unknown>,
   options: { auth?: AuthInfo; capabilities?: Record<string, unknown> } = {},
 ): Promise<Answer> {
   return new Promise((resolve) => {
-    server.stateless.serve(
+    server.modern.serve(
       { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta(options.capabilities) } },
       {
         auth: options.auth,
@@ -91,7 +91,7 @@ describe('requestState is bound to the principal it was issued to', () => {
 
   /** Alice's first round, and her state holding her answer (a second, unanswered round keeps it sealed). */
   async function aliceState(server: McpServer, auth: AuthInfo | undefined): Promise<string> {
-    const first = await serveStateless(server, 'tools/call', { name: 'transfer', arguments: { to: 'bob' } }, { auth });
+    const first = await serveModern(server, 'tools/call', { name: 'transfer', arguments: { to: 'bob' } }, { auth });
     expect(first.result?.resultType).toBe('input_required');
     return first.result!.requestState as string;
   }
@@ -106,12 +106,12 @@ describe('requestState is bound to the principal it was issued to', () => {
   it("refuses Mallory's replay of Alice's state with his own token, and the handler never runs for him", async () => {
     const { server, runs } = askingServer();
     const state = await aliceState(server, alice);
-    const replay = await serveStateless(server, 'tools/call', retry(state), { auth: mallory });
+    const replay = await serveModern(server, 'tools/call', retry(state), { auth: mallory });
     expect(replay.error?.code).toBe(-32602);
     expect(replay.error?.message).toMatch(/requestState belongs to another principal/);
     expect(runs).toEqual([]);
     // Alice's own retry still works: her answer is in the state she holds.
-    const own = await serveStateless(
+    const own = await serveModern(
       server,
       'tools/call',
       { ...retry(state), inputResponses: { 'elicitation-0': { action: 'accept', content: { pin: '1234' } } } },
@@ -124,11 +124,11 @@ describe('requestState is bound to the principal it was issued to', () => {
   it('refuses a retry without auth of a state issued with auth, and one with auth of a state issued without', async () => {
     const { server, runs } = askingServer();
     const withAuth = await aliceState(server, alice);
-    const anonymous = await serveStateless(server, 'tools/call', retry(withAuth));
+    const anonymous = await serveModern(server, 'tools/call', retry(withAuth));
     expect(anonymous.error?.code).toBe(-32602);
     expect(anonymous.error?.message).toMatch(/another principal/);
     const withoutAuth = await aliceState(server, undefined);
-    const claimed = await serveStateless(server, 'tools/call', retry(withoutAuth), { auth: mallory });
+    const claimed = await serveModern(server, 'tools/call', retry(withoutAuth), { auth: mallory });
     expect(claimed.error?.code).toBe(-32602);
     expect(runs).toEqual([]);
   });
@@ -141,11 +141,11 @@ describe('requestState is bound to the principal it was issued to', () => {
       scopes: [],
       claims: { iss: 'https://other.example', sub: 'alice' },
     };
-    const replay = await serveStateless(server, 'tools/call', retry(state), { auth: elsewhere });
+    const replay = await serveModern(server, 'tools/call', retry(state), { auth: elsewhere });
     expect(replay.error?.code).toBe(-32602);
     // Another token of the same user (other scopes) is the same principal.
     const again: AuthInfo = { ...alice, scopes: ['other'] };
-    const answered = await serveStateless(
+    const answered = await serveModern(
       server,
       'tools/call',
       { ...retry(state), inputResponses: { 'elicitation-0': { action: 'accept', content: { pin: '9' } } } },
@@ -352,7 +352,7 @@ describe('cache: the default key keeps apart what differs by caller', () => {
   }
   const appsClient = { extensions: { [UI_EXTENSION]: { mimeTypes: ['text/html;profile=mcp-app'] } } };
   const uiOf = async (server: McpServer, capabilities: Record<string, unknown>) => {
-    const listed = await serveStateless(server, 'tools/list', {}, { capabilities });
+    const listed = await serveModern(server, 'tools/list', {}, { capabilities });
     const clock = (listed.result?.tools as { name: string; _meta?: Record<string, unknown> }[]).find(
       (tool) => tool.name === 'clock',
     );
@@ -372,7 +372,7 @@ describe('cache: the default key keeps apart what differs by caller', () => {
   it('never answers one principal with what was cached for another', async () => {
     const { server } = appsServer();
     const call = async (auth: AuthInfo) =>
-      (await serveStateless(server, 'tools/call', { name: 'whoami', arguments: {} }, { auth })).result?.content;
+      (await serveModern(server, 'tools/call', { name: 'whoami', arguments: {} }, { auth })).result?.content;
     expect(await call(alice)).toEqual([{ type: 'text', text: 'alice' }]);
     expect(await call(mallory)).toEqual([{ type: 'text', text: 'mallory' }]);
     expect(await call(alice)).toEqual([{ type: 'text', text: 'alice' }]);
@@ -461,7 +461,7 @@ describe('subscriptions and listen streams belong to whoever opened them', () =>
     const received: JsonRpcMessage[] = [];
     let answered: JsonRpcMessage | undefined;
     const listenId = 'listen-1';
-    const goAway = server.stateless.serve(
+    const goAway = server.modern.serve(
       {
         jsonrpc: '2.0',
         id: listenId,
@@ -473,7 +473,7 @@ describe('subscriptions and listen streams belong to whoever opened them', () =>
     await flush();
     const stray: JsonRpcMessage[] = [];
     for (const method of ['notifications/cancelled', 'notifications/resources/unsubscribe']) {
-      server.stateless.serve(
+      server.modern.serve(
         { jsonrpc: '2.0', method, params: { requestId: listenId, uri: URI, _meta: meta() } },
         { auth: mallory, notify: (message) => stray.push(message), respond: (message) => stray.push(message) },
       );
@@ -533,7 +533,7 @@ describe('listen streams per principal', () => {
     let next = 0;
     const listen = (auth: AuthInfo) => {
       const answers: JsonRpcMessage[] = [];
-      const stop = server.stateless.serve(
+      const stop = server.modern.serve(
         {
           jsonrpc: '2.0',
           id: `listen-${(next += 1)}`,
@@ -602,11 +602,11 @@ describe('scopes of a tool, resource or prompt, checked by the server itself', (
     }
   });
 
-  it('refuses the same in a stateless request whose caller lacks the scope', async () => {
+  it('refuses the same in a modern request whose caller lacks the scope', async () => {
     const ran: string[] = [];
     const server = scopedServer(ran);
     const answers: JsonRpcMessage[] = [];
-    server.stateless.serve(
+    server.modern.serve(
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'admin', arguments: {}, _meta: meta() } },
       { auth: alice, notify: () => undefined, respond: (message) => answers.push(message) },
     );

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import WebSocket from 'ws';
-import { createLegacySseHandler } from '../../lib/transport/http-server/http-sse/http-sse-handler';
+import { createHttpSseHandler } from '../../lib/transport/http-server/http-sse/http-sse-handler';
 import { createSseParser } from '../../lib/transport/framing/sse';
 import { createStreamableHttpFetchHandler } from '../../lib/transport/http-server/streamable-http/streamable-http-fetch-handler';
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
@@ -140,21 +140,21 @@ type LegacyFrontKind = (
   resourceServer: (endpoint: URL | string) => RequestAuthenticator,
 ) => Promise<LegacyFront>;
 
-/** `startStreamableHttpServer({ auth, legacySse: true })`: the endpoints beside Streamable HTTP (#defect 1). */
+/** `startStreamableHttpServer({ auth, httpSse: true })`: the endpoints beside Streamable HTTP (#defect 1). */
 const besideStreamableHttp: LegacyFrontKind = async (server, resourceServer) => {
   const running = await startStreamableHttpServer({
     server,
-    legacySse: true,
+    httpSse: true,
     auth: (endpoint) => resourceServer(endpoint),
   });
   closers.push(() => running.close());
   return { sse: new URL('/sse', running.url), resource: running.url.href };
 };
 
-/** `createLegacySseHandler({ auth })` mounted on a node:http server of one's own. */
+/** `createHttpSseHandler({ auth })` mounted on a node:http server of one's own. */
 const onItsOwn: LegacyFrontKind = async (server, resourceServer) => {
   const resource = 'https://legacy.example/sse';
-  const handler = createLegacySseHandler({ server, auth: resourceServer(resource) });
+  const handler = createHttpSseHandler({ server, auth: resourceServer(resource) });
   const { server: http, url } = await listen((req, res) => handler.handle(req, res));
   closers.push(() => closeHttp(http, () => handler.close()));
   return { sse: new URL('/sse', url), resource };
@@ -167,8 +167,8 @@ async function closeHttp(http: Server, before: () => void): Promise<void> {
 }
 
 describe.each([
-  ['beside Streamable HTTP (startStreamableHttpServer legacySse)', besideStreamableHttp],
-  ['on its own (createLegacySseHandler)', onItsOwn],
+  ['beside Streamable HTTP (startStreamableHttpServer httpSse)', besideStreamableHttp],
+  ['on its own (createHttpSseHandler)', onItsOwn],
 ] as const)('HTTP+SSE behind auth, %s', (_name, kind) => {
   async function setup() {
     const ran: string[] = [];
@@ -431,7 +431,7 @@ describe('a surface given an auth it cannot apply', () => {
   const server = () => matrixServer([]);
 
   it.each([
-    ['createLegacySseHandler', () => createLegacySseHandler({ server: server(), auth: notAnAuthenticator })],
+    ['createHttpSseHandler', () => createHttpSseHandler({ server: server(), auth: notAnAuthenticator })],
     ['createWebSocketHandler', () => createWebSocketHandler({ server: server(), auth: notAnAuthenticator })],
     [
       'createStreamableHttpFetchHandler',

@@ -43,7 +43,7 @@ describe('serveApps (MCP Apps)', () => {
   afterEach(() => client?.close('done'));
 
   it.each([
-    ['stateless', {}],
+    ['modern', {}],
     ['2025-11-25 session', { protocolVersion: '2025-11-25' as const }],
   ])(
     'gives a client that declared the extension the links, the view and its sandbox needs (%s)',
@@ -70,7 +70,7 @@ describe('serveApps (MCP Apps)', () => {
   );
 
   it.each([
-    ['stateless', {}],
+    ['modern', {}],
     ['2025-11-25 session', { protocolVersion: '2025-11-25' as const }],
   ])('sends nothing of the extension to a client that did not declare it (%s)', async (_era, options) => {
     client = await connected(appsServer(), options);

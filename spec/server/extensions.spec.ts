@@ -31,7 +31,7 @@ describe('server extensions', () => {
   let client: McpClient | undefined;
   afterEach(() => client?.close('done'));
 
-  it('declares the extension under capabilities.extensions to a stateless client', async () => {
+  it('declares the extension under capabilities.extensions to a modern client', async () => {
     client = await connected(echoServer());
     expect(client.era).toBe('modern');
     expect(client.serverCapabilities.extensions).toEqual({ [ID]: { loud: true } });
@@ -47,7 +47,7 @@ describe('server extensions', () => {
   });
 
   it.each([
-    ['stateless', {}, 'extensions', 'experimental'],
+    ['modern', {}, 'extensions', 'experimental'],
     ['2025-11-25 session', { protocolVersion: '2025-11-25' as const }, 'experimental', 'extensions'],
   ])('answers the extension method and sees what the client declared (%s)', async (_era, options, where, not) => {
     client = await connected(echoServer(), { ...options, extensions: { [ID]: { quiet: 1 } } });
@@ -65,7 +65,7 @@ describe('server extensions', () => {
     expect(answer).toMatchObject({ declared: false, settings: null });
   });
 
-  it('still refuses a method the stateless revision dropped, though the server has a handler for it', async () => {
+  it('still refuses a method the modern revision dropped, though the server has a handler for it', async () => {
     client = await connected(echoServer());
     await expect(firstValueFrom(client.request('resources/unsubscribe', { uri: 'x://y' }))).rejects.toMatchObject({
       code: -32601,

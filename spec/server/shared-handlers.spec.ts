@@ -1,7 +1,7 @@
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { ClientRevision } from '../../lib/client/client-api';
-import { META } from '../../lib/connection/stateless';
+import { META } from '../../lib/connection/modern';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { createRequestHandlers } from '../../lib/server/request-handlers';
 import { createServer } from '../../lib/server/server';
@@ -29,10 +29,10 @@ async function clientOf(server: McpServer, protocolVersion: ClientRevision): Pro
   return connect(clientSide, { name: 'shared-handlers', version: '1.0.0', protocolVersion });
 }
 
-/** Serves one request through the definition's stateless endpoint (what Streamable HTTP hands it). */
-async function serveStateless(server: McpServer, method: string, params: Record<string, unknown>) {
+/** Serves one request through the definition's modern endpoint (what Streamable HTTP hands it). */
+async function serveModern(server: McpServer, method: string, params: Record<string, unknown>) {
   const answers: JsonRpcMessage[] = [];
-  server.stateless.serve(
+  server.modern.serve(
     {
       jsonrpc: '2.0',
       id: 1,
@@ -83,13 +83,13 @@ describe('request handlers shared by every server definition', () => {
     },
   );
 
-  it("serve each definition's stateless endpoint its own registries, with no session", async () => {
+  it("serve each definition's modern endpoint its own registries, with no session", async () => {
     const [a, b] = [definition('a'), definition('b')];
-    const listed = await serveStateless(b, 'tools/list', {});
+    const listed = await serveModern(b, 'tools/list', {});
     expect((listed.result?.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['b-tool']);
-    const called = await serveStateless(a, 'tools/call', { name: 'a-tool', arguments: {} });
+    const called = await serveModern(a, 'tools/call', { name: 'a-tool', arguments: {} });
     expect(called.result).toMatchObject({ content: [{ type: 'text', text: 'a ran' }] });
-    const completed = await serveStateless(b, 'completion/complete', {
+    const completed = await serveModern(b, 'completion/complete', {
       ref: { type: 'ref/prompt', name: 'b-prompt' },
       argument: { name: 'topic', value: 'y' },
     });

@@ -5,7 +5,7 @@ import { linkedPair } from './linked-pair';
 
 /**
  * A client connected to `server` over an in-memory pair, in the era the options pick: the default
- * (`auto`) speaks the stateless revision, `protocolVersion: '2025-11-25'` the handshake.
+ * (`auto`) speaks the modern revision, `protocolVersion: '2025-11-25'` the handshake.
  */
 export async function connected(server: McpServer, options: Partial<ClientOptions> = {}): Promise<McpClient> {
   const { client, server: serverSide } = linkedPair();

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../lib/jsonrpc/message';
-import { createLegacySseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createHttpSseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';
 import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { Transport } from '../../lib/transport/transport';
@@ -45,7 +45,7 @@ const deferred = <T>(): { promise: Promise<T>; resolve: (value: T) => void } => 
 };
 
 describeTransportContract(
-  'Streamable HTTP (stateful)',
+  'Streamable HTTP (legacy)',
   async (): Promise<TransportPair> => {
     const session = deferred<Transport>();
     const running = await startStreamableHttpServer({ retryMs: 20, onSession: (t) => session.resolve(t) });
@@ -74,8 +74,8 @@ describeTransportContract(
   'HTTP+SSE (2024-11-05)',
   async (): Promise<TransportPair> => {
     const session = deferred<Transport>();
-    const running = await startStreamableHttpServer({ legacySse: true, onSession: (t) => session.resolve(t) });
-    const client = createLegacySseClientTransport({ url: new URL('/sse', running.url) });
+    const running = await startStreamableHttpServer({ httpSse: true, onSession: (t) => session.resolve(t) });
+    const client = createHttpSseClientTransport({ url: new URL('/sse', running.url) });
     const server = await session.promise;
     return {
       client,
@@ -112,11 +112,11 @@ describeTransportContract(
   { textFraming: true },
 );
 
-// Stateless Streamable HTTP has no channel for messages that belong to no request, so the shared
+// Modern Streamable HTTP has no channel for messages that belong to no request, so the shared
 // suite (which sends unsolicited messages both ways) does not apply. This is its request-scoped
 // counterpart: each POST gets a fresh server transport, answers travel back on it, and nothing
 // outlives the request.
-describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
+describe('Streamable HTTP (modern) (request-scoped contract)', () => {
   const open = new Set<Transport>();
   const delivered: unknown[] = [];
   let running: Awaited<ReturnType<typeof startStreamableHttpServer>> | undefined;
@@ -125,7 +125,7 @@ describe('Streamable HTTP (stateless) (request-scoped contract)', () => {
   /** Serves each request with `answer`, which may also send related messages first. */
   async function start(answer: (message: Record<string, unknown>, transport: Transport) => void): Promise<Transport> {
     running = await startStreamableHttpServer({
-      stateless: true,
+      sessionless: true,
       onSession: (transport) => {
         open.add(transport);
         transport.closed$.subscribe(() => open.delete(transport));

@@ -1,6 +1,6 @@
 /**
  * `client.tasks`: task calls in the client's era, on the design of its revision (2025-11-25 core
- * tasks on a handshake connection, the tasks extension on a stateless one).
+ * tasks on a handshake connection, the tasks extension on a modern one).
  */
 import type { Logger } from 'pino';
 import { defer, last, map, Observable, of, switchMap, throwError, toArray } from '../../rx/rxjs';
@@ -258,7 +258,7 @@ class ClientTasks implements McpClientTasks {
   }
 
   private checkToolResult(result: Record<string, unknown>): CallToolResult {
-    // The payload as the revision's tools/call answers it (a stateless one says `complete`).
+    // The payload as the revision's tools/call answers it (a modern one says `complete`).
     const answer = this.modern ? { resultType: 'complete', ...result } : result;
     const outcome = checkResult('tools/call', this.host.revision as Revision, answer);
     if (outcome && !outcome.success) {

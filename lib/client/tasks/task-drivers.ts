@@ -1,6 +1,6 @@
 /**
  * The two designs of tasks as `TaskDriver`s: the experimental core tasks of 2025-11-25, and the
- * `io.modelcontextprotocol/tasks` extension of the stateless revisions (2026-07-28 on).
+ * `io.modelcontextprotocol/tasks` extension of the modern revisions (2026-07-28 on).
  */
 import type { Logger } from 'pino';
 import { concatMap, EMPTY, filter, map, of, switchMap } from '../../rx/rxjs';
@@ -15,7 +15,7 @@ import type { TaskDriver } from './task-follower';
 import { readTask2025, readTask2026, TASK_NOTIFICATION_2026, TASK_STATUS_NOTIFICATION } from './task-wire';
 import type { TaskSnapshot } from './task-wire';
 
-/** Sends a request the way the client does in its era (with its `_meta` in a stateless revision). */
+/** Sends a request the way the client does in its era (with its `_meta` in a modern revision). */
 export type SendRequest = (
   method: string,
   params: Record<string, unknown>,

@@ -127,7 +127,7 @@ export function readTask2026(value: unknown, what = 'task'): TaskSnapshot {
   };
 }
 
-/** Whether a stateless result is a task handle rather than the request's own result. */
+/** Whether a modern result is a task handle rather than the request's own result. */
 export function isTaskHandle(result: Record<string, unknown>): boolean {
   return result.resultType === TASK_RESULT_TYPE;
 }

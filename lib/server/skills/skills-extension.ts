@@ -6,8 +6,8 @@
  * with `directoryRead`, `resources/directory/read` (a directory's direct children; -32602 for
  * anything that is not a directory).
  */
-import { isStatelessRevision } from '../../connection/stateless';
-import type { CacheHint } from '../../connection/stateless';
+import { isModernRevision } from '../../connection/modern';
+import type { CacheHint } from '../../connection/modern';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { toValidationIssues } from '../../validation/issues';
 import type { z } from 'zod';
@@ -37,7 +37,7 @@ export interface SkillsOptions {
   readonly directoryRead?: boolean;
   /** Entries per page of `skills/list` and children per page of a directory. Default 100. */
   readonly pageSize?: number;
-  /** Caching hints of `skills/list` and `skills/get` under a stateless revision. Default a minute, public. */
+  /** Caching hints of `skills/list` and `skills/get` under a modern revision. Default a minute, public. */
   readonly cache?: CacheHint;
 }
 
@@ -89,7 +89,7 @@ export function serveSkills(server: McpServer, options: SkillsOptions = {}): Ser
   const skills: CatalogSkill[] = [];
   const tree = new SkillTree();
   const cacheable = (context: ServerContext, result: Record<string, unknown>) =>
-    isStatelessRevision(context.revision) ? { ...result, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope } : result;
+    isModernRevision(context.revision) ? { ...result, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope } : result;
 
   const add = (definition: SkillDefinition) => {
     const skill = catalogSkill(definition, base);

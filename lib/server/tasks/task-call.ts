@@ -13,7 +13,7 @@ import type { CallToolRequestParams } from '../../schema/tools';
 import { principalOf } from '../../transport/transport';
 import { InputRound } from '../input-round';
 import type { RequestStateSealer } from '../request-state';
-import { SessionContext, StatelessContext } from '../server-context';
+import { SessionContext, ModernContext } from '../server-context';
 import type { ServerContext } from '../server-context';
 import type { Session } from '../session';
 import type { ToolRegistry } from '../tool-registry';
@@ -51,7 +51,7 @@ export function runToolTask(
   deps: TaskCallDeps,
 ): HandlerOutput<HandlerResult> {
   const taskContext = new TaskRequestContext(context, plan.session);
-  // Before the call becomes a task, a stateless handler asks its client in multi round-trip rounds.
+  // Before the call becomes a task, a modern handler asks its client in multi round-trip rounds.
   const round =
     plan.design === 'extension' && plan.start === 'signalled'
       ? new InputRound(context.method, params, {
@@ -63,7 +63,7 @@ export function runToolTask(
   const asker = new TaskAsker(round);
   const serverContext: ServerContext =
     plan.design === 'extension'
-      ? new StatelessContext(taskContext, asker)
+      ? new ModernContext(taskContext, asker)
       : new SessionContext(taskContext, plan.session!);
   const escalate = (task: TaskHandle) => {
     taskContext.escalate(task);

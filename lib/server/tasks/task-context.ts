@@ -73,7 +73,7 @@ export class TaskRequestContext implements RequestContext {
   log(level: LogLevel, data: unknown, logger?: string): void {
     if (!this.task) this.inner.log(level, data, logger);
     // A task's log messages reach a session's client as any log message does (spec 2025-11-25);
-    // a stateless client has no channel for them until the listen stream carries task events.
+    // a modern client has no channel for them until the listen stream carries task events.
     else this.session?.log(level, data, logger);
   }
 
@@ -93,7 +93,7 @@ export class TaskRequestContext implements RequestContext {
     if (!session) {
       return new Observable((subscriber) =>
         subscriber.error(
-          new Error(`Cannot send ${method}: a task of a stateless request asks its client through tasks/update`),
+          new Error(`Cannot send ${method}: a task of a modern request asks its client through tasks/update`),
         ),
       );
     }
@@ -110,7 +110,7 @@ export class TaskRequestContext implements RequestContext {
 }
 
 /**
- * Where a stateless request's handler asks its client for input: the request's multi round-trip
+ * Where a modern request's handler asks its client for input: the request's multi round-trip
  * round until the call becomes a task (when there is one), then the task (`tasks/update`).
  */
 export class TaskAsker implements InputAsker {

@@ -1,7 +1,7 @@
 /**
  * A server's handlers with tasks: `tools/call` may run as a task, and the `tasks/*` methods of both
  * designs are served. A request of a handshake revision (a session) follows the 2025-11-25 core
- * tasks; one of a stateless revision follows the tasks extension, and only when its client declared
+ * tasks; one of a modern revision follows the tasks extension, and only when its client declared
  * the extension: nothing of a task is sent to a client that did not ask for tasks.
  */
 import { EMPTY, filter, merge, Observable, take } from '../../rx/rxjs';
@@ -26,7 +26,7 @@ export interface TaskHandlerDeps extends TaskCallDeps {
   readonly pageSize: number;
 }
 
-/** Whether a stateless request's client declared the tasks extension. */
+/** Whether a modern request's client declared the tasks extension. */
 function declaresExtension(context: RequestContext): boolean {
   const extensions = context.peer?.clientCapabilities.extensions as Record<string, unknown> | undefined;
   return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
@@ -177,7 +177,7 @@ function taskResult(deps: TaskHandlerDeps, taskId: string, context: RequestConte
 function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHandler>> {
   const { runner } = deps;
   /**
-   * A session has the core methods only from 2025-11-25 (`tasks/update` never); a stateless
+   * A session has the core methods only from 2025-11-25 (`tasks/update` never); a modern
    * request has the extension's only when its client declared the extension.
    */
   const gate = (context: RequestContext, method: string) => {

@@ -33,7 +33,7 @@ export interface TasksOptions {
   readonly maxTasksPerSession?: number;
   /**
    * The most tasks one principal (a verified caller, see `principalOf`) may run at once (in this
-   * process), over all its sessions and stateless requests; one more is refused with -32029,
+   * process), over all its sessions and modern requests; one more is refused with -32029,
    * `data.quota` `'principal'`. Default 250.
    */
   readonly maxTasksPerPrincipal?: number;

@@ -2,7 +2,7 @@ import { ReplaySubject } from '../../rx/rxjs';
 import type { Observable, Subscription } from '../../rx/rxjs';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createLegacySseClientTransport } from './http-sse/http-sse-client-transport';
+import { createHttpSseClientTransport } from './http-sse/http-sse-client-transport';
 import type { InboundFrame, SendOptions, Transport, TransportClose } from '../transport';
 import { createStreamableHttpClientTransport } from './streamable-http/streamable-http-client-transport';
 import type { StreamableHttpClientTransportOptions } from './streamable-http/streamable-http-client-transport';
@@ -10,15 +10,15 @@ import type { Reconnection } from './streamable-http/session-renewal';
 import { childLogger } from '../../base/logger';
 
 /** Options of {@link createHttpClientTransport}. */
-export interface HttpClientTransportOptions extends Omit<StreamableHttpClientTransportOptions, 'onLegacyServer'> {
+export interface HttpClientTransportOptions extends Omit<StreamableHttpClientTransportOptions, 'onHttpSseServer'> {
   /** Where to open the old transport's SSE stream when falling back; default `url` itself (as the spec says). */
-  readonly legacyUrl?: string | URL;
+  readonly sseUrl?: string | URL;
 }
 
 /** A client transport that speaks Streamable HTTP, or HTTP+SSE with a server that predates it. */
 export interface HttpClientTransport extends Transport {
   /** Which transport is in use: `streamable-http` until (and unless) the fallback happens. */
-  readonly kind: 'streamable-http' | 'legacy-sse';
+  readonly kind: 'streamable-http' | 'http-sse';
   readonly sessionId: string | undefined;
   /** Each new session the Streamable HTTP transport opened after a 404 (see its `reinitialize`). */
   readonly reconnected$: Observable<Reconnection>;
@@ -27,7 +27,7 @@ export interface HttpClientTransport extends Transport {
 /**
  * Creates a client transport for an HTTP server of unknown age (spec: Transports → Backwards
  * Compatibility): it POSTs `initialize` as Streamable HTTP, and when that first POST is refused
- * with 400, 404 or 405 it opens the 2024-11-05 HTTP+SSE transport at the same URL (or `legacyUrl`),
+ * with 400, 404 or 405 it opens the 2024-11-05 HTTP+SSE transport at the same URL (or `sseUrl`),
  * sends the initialize there, and uses it from then on. Otherwise it is exactly
  * `createStreamableHttpClientTransport`. Hot like the transports it wraps; `close()` closes the
  * one in use.
@@ -55,13 +55,13 @@ export function createHttpClientTransport(options: HttpClientTransportOptions): 
 
   const streamable = createStreamableHttpClientTransport({
     ...options,
-    onLegacyServer: (initialize: JsonRpcMessage, status: number) => {
+    onHttpSseServer: (initialize: JsonRpcMessage, status: number) => {
       log.info({ status }, 'server refused Streamable HTTP: falling back to HTTP+SSE');
       for (const subscription of subscriptions) subscription.unsubscribe();
       active.close('falling back to HTTP+SSE');
-      kind = 'legacy-sse';
-      active = createLegacySseClientTransport({
-        url: options.legacyUrl ?? options.url,
+      kind = 'http-sse';
+      active = createHttpSseClientTransport({
+        url: options.sseUrl ?? options.url,
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
         // The same credentials: a protected server that speaks only HTTP+SSE asks for them too.

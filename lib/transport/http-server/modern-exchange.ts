@@ -8,7 +8,7 @@ import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
 import { META } from '../../schema/request-meta';
 import { encodeSseEvent } from '../framing/sse';
-import type { AuthInfo, StatelessExchange, StatelessReceiver } from '../transport';
+import type { AuthInfo, ModernExchange, ModernReceiver } from '../transport';
 import { headerValue } from '../http/http-guards';
 
 /**
@@ -38,7 +38,7 @@ const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 const UTF8 = new TextDecoder();
 
 /**
- * Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`) of the stateless
+ * Decodes a header value that may use the Base64 sentinel (`=?base64?…?=`) of the modern
  * revisions (spec 2026-07-28: Transports → Value Encoding); undefined when it is malformed.
  */
 export function decodeHeaderValue(value: string): string | undefined {
@@ -55,7 +55,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   return PLAIN_VALUE.test(value) ? value : undefined;
 }
 
-/** The requirement a stateless POST's standard headers break, if any (spec 2026-07-28: Transports → Server Validation). */
+/** The requirement a modern POST's standard headers break, if any (spec 2026-07-28: Transports → Server Validation). */
 export function headerMismatch(req: HttpRequestLike, message: JsonRpcRequest): string | undefined {
   const meta = (message.params?._meta ?? undefined) as Record<string, unknown> | undefined;
   const version = headerValue(req, 'mcp-protocol-version');
@@ -78,8 +78,8 @@ export function headerMismatch(req: HttpRequestLike, message: JsonRpcRequest): s
   return undefined;
 }
 
-/** Options of {@link serveStatelessPost}. */
-export interface StatelessPostOptions {
+/** Options of {@link serveModernPost}. */
+export interface ModernPostOptions {
   readonly log: pino.Logger;
   /** An SSE response whose unsent output grows past this many bytes (a slow reader) is closed. */
   readonly maxBufferedBytes: number;
@@ -88,18 +88,18 @@ export interface StatelessPostOptions {
 }
 
 /**
- * Serves one POST of a stateless revision: its standard headers are checked (-32020, 400), then the
+ * Serves one POST of a modern revision: its standard headers are checked (-32020, 400), then the
  * receiver answers it. The answer is one JSON body when the response is the first message, or an
  * SSE stream when a notification comes first (progress, log messages, a listen stream); streams
  * have no event ids and cannot be resumed (spec 2026-07-28: Transports). The client closing the
  * response cancels the request.
  */
-export function serveStatelessPost(
+export function serveModernPost(
   req: HttpRequestLike,
   res: HttpResponseLike,
   message: JsonRpcMessage,
-  receiver: StatelessReceiver,
-  options: StatelessPostOptions,
+  receiver: ModernReceiver,
+  options: ModernPostOptions,
 ): void {
   if (!('id' in message) || !('method' in message)) {
     receiver.serve(message, { notify: () => undefined, respond: () => undefined });
@@ -109,10 +109,7 @@ export function serveStatelessPost(
   const request = message as JsonRpcRequest;
   const mismatch = headerMismatch(req, request);
   if (mismatch !== undefined) {
-    options.log.warn(
-      { id: request.id, method: request.method, mismatch },
-      'stateless request refused: header mismatch',
-    );
+    options.log.warn({ id: request.id, method: request.method, mismatch }, 'modern request refused: header mismatch');
     writeJson(
       res,
       400,
@@ -124,7 +121,7 @@ export function serveStatelessPost(
 }
 
 /**
- * The HTTP status of an answer a handler gave: the errors the stateless revisions give a status
+ * The HTTP status of an answer a handler gave: the errors the modern revisions give a status
  * (spec 2026-07-28: a missing client capability, a header mismatch or an unsupported version are
  * 400; an unknown method is 404), 200 otherwise.
  */
@@ -145,8 +142,8 @@ function writeJson(res: HttpResponseLike, status: number, body: JsonRpcMessage):
   endJson(res, status, text);
 }
 
-/** The answer to one stateless POST: JSON or an SSE stream, decided by its first message. */
-class PostExchange implements StatelessExchange {
+/** The answer to one modern POST: JSON or an SSE stream, decided by its first message. */
+class PostExchange implements ModernExchange {
   readonly headers: IncomingHttpHeaders;
   readonly auth: AuthInfo | undefined;
   private streaming = false;
@@ -158,8 +155,8 @@ class PostExchange implements StatelessExchange {
     req: HttpRequestLike,
     private readonly res: HttpResponseLike,
     private readonly id: RequestId,
-    private readonly receiver: StatelessReceiver,
-    private readonly options: StatelessPostOptions,
+    private readonly receiver: ModernReceiver,
+    private readonly options: ModernPostOptions,
   ) {
     this.headers = req.headers;
     this.auth = verifiedCallers.get(req);
@@ -170,7 +167,7 @@ class PostExchange implements StatelessExchange {
     this.res.on('close', () => {
       if (this.done) return;
       this.finish();
-      this.options.log.debug({ id: this.id }, 'stateless request cancelled: the client closed its response');
+      this.options.log.debug({ id: this.id }, 'modern request cancelled: the client closed its response');
       this.cancel?.();
     });
     const cancel = this.receiver.serve(request, this);
@@ -206,7 +203,7 @@ class PostExchange implements StatelessExchange {
     if (this.res.writableLength > this.options.maxBufferedBytes) {
       this.options.log.warn(
         { id: this.id, buffered: this.res.writableLength },
-        'stateless stream closed: the client does not read it',
+        'modern stream closed: the client does not read it',
       );
       this.res.destroy();
     }

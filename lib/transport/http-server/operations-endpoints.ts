@@ -13,7 +13,7 @@ import { guardHostAndOrigin, headerValue, refuse } from '../http/http-guards';
 import type { OriginPolicy } from '../http/http-guards';
 import { guardRequest } from '../http/request-auth';
 import type { RequestAuthenticator } from '../http/request-auth';
-import type { StatelessExchange, StatelessReceiver } from '../transport';
+import type { ModernExchange, ModernReceiver } from '../transport';
 import type { StreamableHttpHandlerOptions } from './streamable-http/streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from './streamable-http/streamable-http-session';
 
@@ -117,15 +117,15 @@ export function followSessions(
   };
 }
 
-/** A stateless receiver whose requests are followed from the POST to its response (or its cancelling). */
-export function followStateless(calls: CallTracker, receiver: StatelessReceiver): StatelessReceiver {
+/** A modern receiver whose requests are followed from the POST to its response (or its cancelling). */
+export function followModern(calls: CallTracker, receiver: ModernReceiver): ModernReceiver {
   return {
     serve(message, exchange) {
       const request = message as { id?: unknown; method?: unknown; params?: { name?: unknown } };
       if (typeof request.method !== 'string' || request.id === undefined) return receiver.serve(message, exchange);
       const call = calls.start(request.method, request.params);
       let open = true;
-      const followed: StatelessExchange = {
+      const followed: ModernExchange = {
         headers: exchange.headers,
         auth: exchange.auth,
         notify: (notification) => exchange.notify(notification),

@@ -3,10 +3,10 @@ import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
 import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
-import { statelessRevisionOf } from '../../schema/request-meta';
-import { isStatefulRevision } from '../../schema/revisions';
+import { modernRevisionOf } from '../../schema/request-meta';
+import { isLegacyRevision } from '../../schema/revisions';
 import { headerValue, refuse } from '../http/http-guards';
-import type { StatelessReceiver } from '../transport';
+import type { ModernReceiver } from '../transport';
 import { SESSION_HEADER } from './streamable-http/session-table';
 
 /** The header that names a request's protocol revision. */
@@ -14,7 +14,7 @@ export const VERSION_HEADER = 'mcp-protocol-version';
 
 /**
  * The revisions an endpoint serves, and what they decide about a request: whether it belongs to
- * a stateless revision, and whether its `MCP-Protocol-Version` is refused.
+ * a modern revision, and whether its `MCP-Protocol-Version` is refused.
  */
 export class RevisionPolicy {
   /** The handshake revisions served: the values accepted in `MCP-Protocol-Version` on session requests. */
@@ -23,7 +23,7 @@ export class RevisionPolicy {
   readonly sessionsServed: boolean;
 
   constructor(readonly served: readonly string[]) {
-    this.supported = served.filter(isStatefulRevision);
+    this.supported = served.filter(isLegacyRevision);
     this.sessionsServed = this.supported.length > 0;
   }
 
@@ -46,24 +46,24 @@ export class RevisionPolicy {
   }
 
   /**
-   * Whether a POST belongs to a stateless revision (there being a `receiver` to serve it): one
+   * Whether a POST belongs to a modern revision (there being a `receiver` to serve it): one
    * request (not initialize, no session id) whose `_meta` names a revision, or whose
    * `MCP-Protocol-Version` is not a handshake revision served here (an unsupported one is then
    * answered -32022 with the versions that are).
    */
-  isStateless(req: HttpRequestLike, body: unknown, receiver: StatelessReceiver | undefined): body is JsonRpcMessage {
+  isModern(req: HttpRequestLike, body: unknown, receiver: ModernReceiver | undefined): body is JsonRpcMessage {
     if (!receiver || typeof body !== 'object' || body === null || Array.isArray(body)) return false;
     const method = (body as { method?: unknown }).method;
     if (typeof method !== 'string' || headerValue(req, SESSION_HEADER) !== undefined) return false;
-    // An initialize that carries a stateless `_meta` is a stateless request for a removed method.
-    if (statelessRevisionOf((body as { params?: unknown }).params) !== undefined) return true;
+    // An initialize that carries a modern `_meta` is a modern request for a removed method.
+    if (modernRevisionOf((body as { params?: unknown }).params) !== undefined) return true;
     if (method === 'initialize') return false;
     const version = headerValue(req, VERSION_HEADER);
     return version !== undefined && !this.supported.includes(version);
   }
 
   /**
-   * A deployment of stateless revisions only answers a handshake-family POST with -32022 naming the
+   * A deployment of modern revisions only answers a handshake-family POST with -32022 naming the
    * revisions it serves (spec 2026-07-28: Versioning → a modern-only server names its versions in
    * any error to initialize).
    */

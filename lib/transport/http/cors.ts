@@ -35,7 +35,7 @@ export const CORS_METHODS: readonly string[] = ['GET', 'POST', 'DELETE'];
 /**
  * The request headers an MCP client sends, allowed in every preflight: the media types, the
  * bearer token, the session and revision headers, `Last-Event-ID` for resumption, and the
- * request metadata of the stateless revisions (2026-07-28: `Mcp-Method`, `Mcp-Name`; each
+ * request metadata of the modern revisions (2026-07-28: `Mcp-Method`, `Mcp-Name`; each
  * `Mcp-Param-*` a preflight asks for is allowed too, their names being the tools' own).
  */
 export const CORS_REQUEST_HEADERS: readonly string[] = [

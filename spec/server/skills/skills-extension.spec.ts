@@ -54,7 +54,7 @@ describe('serveSkills', () => {
     );
   });
 
-  it('adds the caching attributes to skills/list and skills/get only under the stateless revision', async () => {
+  it('adds the caching attributes to skills/list and skills/get only under the modern revision', async () => {
     client = await connected(skillsServer().server);
     expect(await call('skills/list')).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
     expect(await call('skills/get', { uri: 'skill://pdf-processing/SKILL.md' })).toMatchObject({ ttlMs: 60_000 });

@@ -1,6 +1,6 @@
 import { concat, defer, forkJoin, map, Observable, of, Subject, switchMap } from 'rxjs';
 import { startTask } from '../../../lib/connection/handler-events';
-import { META } from '../../../lib/connection/stateless';
+import { META } from '../../../lib/connection/modern';
 import { JsonRpcError } from '../../../lib/jsonrpc/errors';
 import { DetailedTaskSchema, ExtensionCreateTaskResultSchema, TASKS_EXTENSION } from '../../../lib/schema/tasks';
 import { createServer } from '../../../lib/server/server';
@@ -11,7 +11,7 @@ import { rawPeer } from '../../support/raw-peer';
 import type { RawPeer } from '../../support/raw-peer';
 import { serve } from '../harness';
 
-// The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663), on the stateless wire.
+// The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663), on the modern wire.
 
 const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
 const WITH_TASKS: Record<string, unknown> = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };

@@ -1,5 +1,5 @@
 import { NEVER } from 'rxjs';
-import { META } from '../../../lib/connection/stateless';
+import { META } from '../../../lib/connection/modern';
 import { TASKS_EXTENSION } from '../../../lib/schema/tasks';
 import { createServer } from '../../../lib/server/server';
 import type { McpServer } from '../../../lib/server/server';

@@ -6,18 +6,18 @@ import { jose } from '../../../lib/auth/jose';
 import { createResourceServer, jwtVerifier } from '../../../lib/auth/resource-server';
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
 import type { AuthChallengeAnswer, AuthProvider } from '../../../lib/transport/http-client/auth-provider';
-import { createLegacySseClientTransport } from '../../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createHttpSseClientTransport } from '../../../lib/transport/http-client/http-sse/http-sse-client-transport';
 import { createHttpClientTransport } from '../../../lib/transport/http-client/http-client-transport';
-import { createLegacySseHandler } from '../../../lib/transport/http-server/http-sse/http-sse-handler';
+import { createHttpSseHandler } from '../../../lib/transport/http-server/http-sse/http-sse-handler';
 import type {
-  LegacySseHandler,
-  LegacySseServerTransport,
+  HttpSseHandler,
+  HttpSseServerTransport,
 } from '../../../lib/transport/http-server/http-sse/http-sse-handler';
 import type { Transport } from '../../../lib/transport/transport';
 import { eventually } from '../../support/until';
 import { nextFrames } from '../contract';
 
-// createLegacySseHandler({ auth }) and createLegacySseClientTransport({ auth }): both endpoints take
+// createHttpSseHandler({ auth }) and createHttpSseClientTransport({ auth }): both endpoints take
 // only valid tokens, a session takes POSTs only from the principal who opened it, a message short
 // of its tool's scopes is refused 403 before it reaches the session; the client sends its
 // provider's credentials on the GET and each POST, and answers a 401 or 403 by asking the
@@ -27,8 +27,8 @@ const ISSUER = 'https://as.example';
 const RESOURCE = 'https://mcp.example/sse';
 
 let http: Server | undefined;
-let handler: LegacySseHandler | undefined;
-const sessions: LegacySseServerTransport[] = [];
+let handler: HttpSseHandler | undefined;
+const sessions: HttpSseServerTransport[] = [];
 const clients: Transport[] = [];
 
 afterEach(async () => {
@@ -46,8 +46,8 @@ const requiredScopes = (method: string, params: unknown): readonly string[] =>
 
 async function start() {
   const { privateKey, publicKey } = await jose().generateKeyPair('ES256');
-  const legacy = createLegacySseHandler({
-    server: { connect: (transport) => sessions.push(transport as LegacySseServerTransport), requiredScopes },
+  const legacy = createHttpSseHandler({
+    server: { connect: (transport) => sessions.push(transport as HttpSseServerTransport), requiredScopes },
     auth: createResourceServer({
       resource: RESOURCE,
       authorizationServers: [ISSUER],
@@ -93,7 +93,7 @@ function collect(transport: Transport): unknown[] {
   return frames;
 }
 
-describe('createLegacySseHandler({ auth })', () => {
+describe('createHttpSseHandler({ auth })', () => {
   it('binds a session to the principal who opened it: another user 403, no token 401, nothing delivered', async () => {
     const { sse, token } = await start();
     const endpoint = await openSession(sse, await token('alice'));
@@ -166,11 +166,11 @@ function provider(
   return { auth, challenges, requests };
 }
 
-describe('createLegacySseClientTransport({ auth })', () => {
+describe('createHttpSseClientTransport({ auth })', () => {
   it('sends the provider’s credentials on the GET and on each POST', async () => {
     const { sse, token } = await start();
     const { auth, requests, challenges } = provider(() => token('alice'));
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     clients.push(client);
     client.send(request(1, 'ping'));
     await eventually(() => sessions.length > 0);
@@ -188,7 +188,7 @@ describe('createLegacySseClientTransport({ auth })', () => {
     // No token at first: the server's challenge is what makes the provider get one.
     const tokens = [undefined, await token('alice')];
     const { auth, challenges } = provider(() => Promise.resolve(tokens.shift()));
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     clients.push(client);
     await eventually(() => sessions.length > 0);
     expect(challenges).toEqual([
@@ -208,7 +208,7 @@ describe('createLegacySseClientTransport({ auth })', () => {
       () => Promise.resolve(undefined),
       () => Promise.resolve(false),
     );
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     const closed = await firstValueFrom(client.closed$);
     expect(closed.error?.name).toBe('TransportError');
     expect(closed.reason).toMatch(/401/);
@@ -221,7 +221,7 @@ describe('createLegacySseClientTransport({ auth })', () => {
       () => Promise.resolve(undefined),
       () => Promise.reject(new Error('the user said no')),
     );
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     const closed = await firstValueFrom(client.closed$);
     expect(closed).toMatchObject({ reason: 'authorization failed' });
     expect(closed.error?.name).toBe('TransportError');
@@ -232,7 +232,7 @@ describe('createLegacySseClientTransport({ auth })', () => {
     const { sse, token } = await start();
     const tokens = [await token('alice'), await token('alice', 'read admin')];
     const { auth, challenges } = provider(() => Promise.resolve(tokens.shift()));
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     clients.push(client);
     const admin = request(1, 'tools/call', { name: 'admin', arguments: {} });
     client.send(admin);
@@ -245,7 +245,7 @@ describe('createLegacySseClientTransport({ auth })', () => {
   it('sends a refused POST again only once, then fails its request with the status', async () => {
     const { sse, token } = await start();
     const { auth, challenges } = provider(() => token('alice'));
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     clients.push(client);
     const answer = nextFrames(client.incoming$, 1);
     client.send(request(1, 'tools/call', { name: 'admin', arguments: {} }));
@@ -262,7 +262,7 @@ describe('createLegacySseClientTransport({ auth })', () => {
       () => token('alice'),
       () => (refuse ? Promise.reject(new Error('no consent')) : Promise.resolve(true)),
     );
-    const client = createLegacySseClientTransport({ url: sse, auth });
+    const client = createHttpSseClientTransport({ url: sse, auth });
     clients.push(client);
     const answer = nextFrames(client.incoming$, 1);
     client.send(request(1, 'tools/call', { name: 'admin', arguments: {} }));

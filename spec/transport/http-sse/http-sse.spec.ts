@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { firstValueFrom } from 'rxjs';
 import { notification, request, resultResponse } from '../../../lib/jsonrpc/message';
-import { createLegacySseClientTransport } from '../../../lib/transport/http-client/http-sse/http-sse-client-transport';
-import { createLegacySseHandler } from '../../../lib/transport/http-server/http-sse/http-sse-handler';
+import { createHttpSseClientTransport } from '../../../lib/transport/http-client/http-sse/http-sse-client-transport';
+import { createHttpSseHandler } from '../../../lib/transport/http-server/http-sse/http-sse-handler';
 import type {
-  LegacySseHandler,
-  LegacySseHandlerOptions,
-  LegacySseServerTransport,
+  HttpSseHandler,
+  HttpSseHandlerOptions,
+  HttpSseServerTransport,
 } from '../../../lib/transport/http-server/http-sse/http-sse-handler';
 import { createHttpClientTransport } from '../../../lib/transport/http-client/http-client-transport';
 import { startStreamableHttpServer } from '../../../lib/transport/http-server/streamable-http/streamable-http-server';
@@ -20,15 +20,15 @@ import { nextFrames } from '../contract';
 import { readSse, rawPost } from '../streamable-http/http-kit';
 
 let http: Server | undefined;
-let handler: LegacySseHandler | undefined;
+let handler: HttpSseHandler | undefined;
 let running: RunningStreamableHttpServer | undefined;
 const clients: Transport[] = [];
 /** Raw streams a test opened; a paused one would otherwise keep its socket after the server dropped it. */
 const streams: IncomingMessage[] = [];
-const sessions: LegacySseServerTransport[] = [];
+const sessions: HttpSseServerTransport[] = [];
 
-async function start(extra: Omit<LegacySseHandlerOptions, 'onSession'> = {}): Promise<string> {
-  handler = createLegacySseHandler({ ...extra, onSession: (t) => sessions.push(t) });
+async function start(extra: Omit<HttpSseHandlerOptions, 'onSession'> = {}): Promise<string> {
+  handler = createHttpSseHandler({ ...extra, onSession: (t) => sessions.push(t) });
   const legacy = handler;
   http = createServer((req, res) => legacy.handle(req, res));
   await new Promise<void>((resolve) => http?.listen(0, '127.0.0.1', resolve));
@@ -63,7 +63,7 @@ async function readSseHead(response: Response): Promise<Array<{ event?: string; 
   return event ? [{ event: event[1], data: event[2] as string }] : [];
 }
 
-describe('createLegacySseHandler', () => {
+describe('createHttpSseHandler', () => {
   it('[transport.legacy.endpoint] opens a session per GET and announces the POST endpoint first', async () => {
     const base = await start();
     const { endpoint } = await openStream(base);
@@ -139,7 +139,7 @@ async function floodUntilClosed(transport: Transport) {
   return closed;
 }
 
-describe('createLegacySseHandler: streams that go quiet or are not read', () => {
+describe('createHttpSseHandler: streams that go quiet or are not read', () => {
   it('writes a comment on a stream that stays quiet for keepAliveMs, and only then', async () => {
     // Virtual time for the keep-alive timer; the sockets stay real.
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance', 'Date'] });
@@ -183,7 +183,7 @@ describe('createLegacySseHandler: streams that go quiet or are not read', () => 
     const idle = await rawStream(base);
     idle.pause();
     const reader = await openStream(base);
-    const [stalled, healthy] = sessions as [LegacySseServerTransport, LegacySseServerTransport];
+    const [stalled, healthy] = sessions as [HttpSseServerTransport, HttpSseServerTransport];
     expect((await floodUntilClosed(stalled)).reason).toBe('slow reader');
     expect(handler?.sessions.has(stalled.sessionId)).toBe(false);
     healthy.send(resultResponse(1, {}));
@@ -199,7 +199,7 @@ describe('createLegacySseHandler: streams that go quiet or are not read', () => 
       { write: (line: string) => warnings.push(JSON.parse(line) as { msg?: string; buffered?: number }) },
     );
     running = await startStreamableHttpServer({
-      legacySse: true,
+      httpSse: true,
       maxBufferedBytes: 256 * 1024,
       logger,
       onSession: (t) => seen.push(t),
@@ -208,18 +208,18 @@ describe('createLegacySseHandler: streams that go quiet or are not read', () => 
     idle.pause();
     while (!seen[0]) await new Promise((resolve) => setImmediate(resolve));
     expect((await floodUntilClosed(seen[0])).reason).toBe('slow reader');
-    expect(running.legacyHandler?.sessions.size).toBe(0);
+    expect(running.httpSseHandler?.sessions.size).toBe(0);
     // Closed at the limit given, one 1 MiB message past it, not at the 8 MiB default.
     const [slow] = warnings.filter((w) => w.msg === 'slow reader: closing the session');
     expect(slow?.buffered).toBeLessThan(2 * 1024 * 1024);
   });
 });
 
-describe('createLegacySseClientTransport', () => {
+describe('createHttpSseClientTransport', () => {
   it('[transport.legacy.client] waits for the endpoint, then exchanges messages, with custom headers and fetch', async () => {
     const base = await start();
     const headersSeen: Array<string | null> = [];
-    const client = createLegacySseClientTransport({
+    const client = createHttpSseClientTransport({
       url: `${base}/sse`,
       headers: { 'x-token': 'abc' },
       fetch: (input, init) => {
@@ -242,7 +242,7 @@ describe('createLegacySseClientTransport', () => {
 
   it('closes with a TransportError when the stream cannot be opened', async () => {
     const base = await start();
-    const client = createLegacySseClientTransport({ url: `${base}/nowhere` });
+    const client = createHttpSseClientTransport({ url: `${base}/nowhere` });
     clients.push(client);
     handler?.close();
     http?.removeAllListeners('request');
@@ -268,7 +268,7 @@ describe('createLegacySseClientTransport', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const client = createLegacySseClientTransport({
+      const client = createHttpSseClientTransport({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`,
         maxMessageBytes: 64 * 1024,
       });
@@ -299,7 +299,7 @@ describe('createHttpClientTransport', () => {
     expect(await nextFrames(sessions[0]!.incoming$, 1)).toEqual([
       request(1, 'initialize', { protocolVersion: '2024-11-05' }),
     ]);
-    expect(client.kind).toBe('legacy-sse');
+    expect(client.kind).toBe('http-sse');
     const back = nextFrames(client.incoming$, 1);
     sessions[0]!.send(resultResponse(1, {}));
     expect(await back).toEqual([resultResponse(1, {})]);
@@ -307,7 +307,7 @@ describe('createHttpClientTransport', () => {
 
   it('stays on Streamable HTTP when the server speaks it', async () => {
     const seen: Transport[] = [];
-    running = await startStreamableHttpServer({ legacySse: true, onSession: (t) => seen.push(t) });
+    running = await startStreamableHttpServer({ httpSse: true, onSession: (t) => seen.push(t) });
     const client = createHttpClientTransport({ url: running.url });
     clients.push(client);
     // A valid initialize: one with invalid params opens no session (#13).
@@ -325,7 +325,7 @@ describe('createHttpClientTransport', () => {
     expect(client.kind).toBe('streamable-http');
     expect(seen[0]!.sessionId).toEqual(expect.any(String));
     // The same server also serves old clients.
-    const legacy = createLegacySseClientTransport({ url: new URL('/sse', running.url) });
+    const legacy = createHttpSseClientTransport({ url: new URL('/sse', running.url) });
     clients.push(legacy);
     legacy.send(notification('hello'));
     await new Promise<void>((resolve) => {

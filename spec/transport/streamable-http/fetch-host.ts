@@ -57,7 +57,7 @@ export async function startFetchHostedServer(
   options: StreamableHttpServerOptions = {},
 ): Promise<RunningStreamableHttpServer> {
   const { auth, path = '/mcp', ...handlerOptions } = options;
-  if (typeof auth === 'function' || options.legacySse || options.routes)
+  if (typeof auth === 'function' || options.httpSse || options.routes)
     throw new Error('the fetch-hosted test server takes handler options only');
   const mcp = createStreamableHttpFetchHandler({ ...handlerOptions, ...(auth ? { auth } : {}) });
   const host = await serveFetch((request, localAddress) =>
@@ -76,7 +76,7 @@ export async function startFetchHostedServer(
       sessions: mcp.sessions,
       close: () => mcp.close(),
     },
-    legacyHandler: undefined,
+    httpSseHandler: undefined,
     server: host.server,
     close: async () => {
       mcp.close();

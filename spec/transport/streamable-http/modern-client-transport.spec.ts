@@ -53,7 +53,7 @@ const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const statelessRequest = (id: number, method: string, params: Record<string, unknown> = {}) =>
+const modernRequest = (id: number, method: string, params: Record<string, unknown> = {}) =>
   request(id, method, { ...params, _meta: META });
 
 const waitFor = async (condition: () => boolean, what: string, ms = 3000): Promise<void> => {
@@ -93,10 +93,10 @@ describe('encodeHeaderValue', () => {
   });
 });
 
-describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s)', (_name, stack) => {
+describe.each(STACKS)('Streamable HTTP client transport, modern revisions (%s)', (_name, stack) => {
   const open = (url: string) => (transport = createStreamableHttpClientTransport({ url, ...stack }));
 
-  it('[transport.http.stateless-headers] sends the request metadata headers from the body, never a session id', async () => {
+  it('[transport.http.modern-headers] sends the request metadata headers from the body, never a session id', async () => {
     const url = await startMock((entry, res) => {
       const { id } = JSON.parse(entry.body) as { id: number };
       json(res, { jsonrpc: '2.0', id, result: { resultType: 'complete', content: [] } }, 200, {
@@ -105,11 +105,11 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     });
     const client = open(url);
     const answers = nextFrames(client.incoming$, 3);
-    client.send(statelessRequest(1, 'tools/call', { name: 'héllo', arguments: { region: 'eu' } }), {
+    client.send(modernRequest(1, 'tools/call', { name: 'héllo', arguments: { region: 'eu' } }), {
       headers: { 'Mcp-Param-Region': 'eu' },
     });
-    client.send(statelessRequest(2, 'resources/read', { uri: 'file:///a%20b.txt' }));
-    client.send(statelessRequest(3, 'tools/list'));
+    client.send(modernRequest(2, 'resources/read', { uri: 'file:///a%20b.txt' }));
+    client.send(modernRequest(3, 'tools/list'));
     await answers;
     const byMethod = (m: string) => seen.find((s) => JSON.parse(s.body).method === m)!.headers;
     expect(byMethod('tools/call')).toMatchObject({
@@ -125,7 +125,7 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     expect(client.sessionId).toBeUndefined();
   });
 
-  it('[transport.http.stateless-broken-stream] fails a request whose SSE stream ends before its response, for re-issue', async () => {
+  it('[transport.http.modern-broken-stream] fails a request whose SSE stream ends before its response, for re-issue', async () => {
     const url = await startMock((_entry, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(
@@ -137,14 +137,14 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     });
     const client = open(url);
     const frames = nextFrames(client.incoming$, 2);
-    client.send(statelessRequest(1, 'tools/call', { name: 't' }));
+    client.send(modernRequest(1, 'tools/call', { name: 't' }));
     const [progress, failure] = (await frames) as Array<Record<string, unknown>>;
     expect(progress).toMatchObject({ method: 'notifications/progress' });
     expect(failure).toMatchObject({ id: 1, error: { code: -32000, data: { [STREAM_BROKEN]: true } } });
     expect(seen.map((s) => s.method)).toEqual(['POST']);
   });
 
-  it('[transport.http.stateless-cancel] cancels by closing the response stream, without POSTing notifications/cancelled', async () => {
+  it('[transport.http.modern-cancel] cancels by closing the response stream, without POSTing notifications/cancelled', async () => {
     let closed = false;
     const url = await startMock((_entry, res, req) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -154,7 +154,7 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     const client = open(url);
     const frames: unknown[] = [];
     client.incoming$.subscribe((frame) => frames.push(frame));
-    client.send(statelessRequest(7, 'tools/call', { name: 'slow' }));
+    client.send(modernRequest(7, 'tools/call', { name: 'slow' }));
     await waitFor(() => seen.length === 1, 'the POST');
     client.send(notification('notifications/cancelled', { requestId: 7, reason: 'no longer needed' }));
     await waitFor(() => closed, 'the stream to close');
@@ -163,7 +163,7 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     expect(frames).toEqual([]);
   });
 
-  it('[transport.http.stateless-refusal] keeps the data of a modern error the server refused a request with', async () => {
+  it('[transport.http.modern-refusal] keeps the data of a modern error the server refused a request with', async () => {
     const url = await startMock((entry, res) => {
       const { id } = JSON.parse(entry.body) as { id: number };
       const error = {
@@ -175,7 +175,7 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     });
     const client = open(url);
     const answer = nextFrames(client.incoming$, 1);
-    client.send(statelessRequest(1, 'server/discover'));
+    client.send(modernRequest(1, 'server/discover'));
     expect((await answer)[0]).toEqual({
       jsonrpc: '2.0',
       id: 1,
@@ -196,10 +196,10 @@ describe.each(STACKS)('Streamable HTTP client transport, stateless revisions (%s
     transport = createStreamableHttpClientTransport({
       url,
       ...stack,
-      onLegacyServer: (init, status) => legacy.push([init, status]),
+      onHttpSseServer: (init, status) => legacy.push([init, status]),
     });
     const probe = nextFrames(transport.incoming$, 1);
-    transport.send(statelessRequest(0, 'server/discover'));
+    transport.send(modernRequest(0, 'server/discover'));
     expect((await probe)[0]).toMatchObject({ id: 0, error: { data: { httpStatus: 405 } } });
     const init = request(1, 'initialize', {
       protocolVersion: '2025-11-25',

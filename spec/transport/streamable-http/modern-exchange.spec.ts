@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { progress } from '../../../lib/connection/handler-events';
-import { META } from '../../../lib/connection/stateless';
+import { META } from '../../../lib/connection/modern';
 import { createServer } from '../../../lib/server/server';
 import type { McpServer } from '../../../lib/server/server';
 import { decodeHeaderValue } from '../../../lib/transport/http-server/modern-exchange';
@@ -11,7 +11,7 @@ import { concat, NEVER, of } from 'rxjs';
 const REVISION = '2026-07-28';
 const meta = { [META.protocolVersion]: REVISION, [META.clientCapabilities]: {} };
 
-describe('Streamable HTTP serving stateless requests (2026-07-28) beside sessions', () => {
+describe('Streamable HTTP serving modern requests (2026-07-28) beside sessions', () => {
   let server: McpServer;
   let running: RunningStreamableHttpServer;
   let cancelled = 0;
@@ -20,7 +20,7 @@ describe('Streamable HTTP serving stateless requests (2026-07-28) beside session
   beforeEach(async () => {
     cancelled = 0;
     started = 0;
-    server = createServer({ name: 'http-stateless', version: '1.0.0' });
+    server = createServer({ name: 'http-modern', version: '1.0.0' });
     server.tool({
       name: 'echo',
       description: 'echoes',
@@ -223,7 +223,7 @@ describe('decodeHeaderValue', () => {
   });
 });
 
-describe('a Streamable HTTP deployment of the stateless revision only', () => {
+describe('a Streamable HTTP deployment of the modern revision only', () => {
   it('keeps no sessions: initialize is refused naming the revisions served, GET and DELETE answer 405', async () => {
     const server = createServer({ name: 'modern-only', version: '1.0.0', supportedRevisions: [REVISION] });
     server.tool({ name: 'noop', description: 'does nothing', handler: () => ({ content: [] }) });

@@ -365,10 +365,10 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
     expect(closed.reason).toBe('POST failed');
   });
 
-  it('hands the first initialize to onLegacyServer when the server refuses it with 404 or 405', async () => {
+  it('hands the first initialize to onHttpSseServer when the server refuses it with 404 or 405', async () => {
     const url = await startMock((_entry, res) => res.writeHead(405).end());
     const calls: Array<[unknown, number]> = [];
-    const client = open(url, { onLegacyServer: (message, status) => calls.push([message, status]) });
+    const client = open(url, { onHttpSseServer: (message, status) => calls.push([message, status]) });
     client.send(request(1, 'initialize', {}));
     await waitFor(() => calls.length === 1, 'the fallback');
     expect(calls[0]).toEqual([request(1, 'initialize', {}), 405]);

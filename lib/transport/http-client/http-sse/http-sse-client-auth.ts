@@ -17,7 +17,7 @@ export class AuthorizationFailed extends TransportError {
 export type SendWith = (credentials: Readonly<Record<string, string>>) => Promise<Response>;
 
 /** Authorization for one HTTP+SSE client transport. */
-export class LegacyClientAuth {
+export class HttpSseClientAuth {
   /** @param serverUrl The server as the user named it (the SSE URL): where a challenge sends discovery. */
   constructor(
     private readonly provider: AuthProvider,

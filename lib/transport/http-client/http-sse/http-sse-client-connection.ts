@@ -1,7 +1,7 @@
 import type { EventSource } from 'eventsource';
 import type * as EventSourceModule from 'eventsource';
 
-// Loaded when a legacy HTTP+SSE connection opens: a Streamable HTTP client that never falls back
+// Loaded when an HTTP+SSE connection opens: a Streamable HTTP client that never falls back
 // does not load it.
 let eventSource: typeof EventSourceModule | undefined;
 import type { ErrorEvent, FetchLike } from 'eventsource';
@@ -14,10 +14,10 @@ import { boundEventStream } from '../../framing/bounded-event-stream';
 import { MalformedFrame } from '../../transport';
 import type { InboundFrame, TransportClose } from '../../transport';
 import { AuthorizationFailed } from './http-sse-client-auth';
-import type { LegacyClientAuth, SendWith } from './http-sse-client-auth';
+import type { HttpSseClientAuth, SendWith } from './http-sse-client-auth';
 
-/** What a {@link LegacySseClientConnection} is set up with. */
-export interface LegacySseClientSettings {
+/** What a {@link HttpSseClientConnection} is set up with. */
+export interface HttpSseClientSettings {
   /** The fetch for the GET and the POSTs. */
   readonly fetch: typeof fetch;
   /** Sent with the GET and with every POST. */
@@ -26,16 +26,16 @@ export interface LegacySseClientSettings {
   /** The most bytes one event of the stream may hold. */
   readonly maxMessageBytes: number;
   /** Credentials for the GET and the POSTs, when the server is protected. */
-  readonly auth: LegacyClientAuth | undefined;
+  readonly auth: HttpSseClientAuth | undefined;
 }
 
 type Outgoing = JsonRpcMessage | readonly JsonRpcMessage[];
 
 /**
  * The state of an HTTP+SSE client transport: its SSE stream, the endpoint the server announced,
- * the messages waiting for it, and the POSTs. See `createLegacySseClientTransport` for the behaviour.
+ * the messages waiting for it, and the POSTs. See `createHttpSseClientTransport` for the behaviour.
  */
-export class LegacySseClientConnection {
+export class HttpSseClientConnection {
   readonly inbox = createFrameInbox<InboundFrame>();
   readonly closed$ = new ReplaySubject<TransportClose>(1);
   private readonly abort = new AbortController();
@@ -46,7 +46,7 @@ export class LegacySseClientConnection {
 
   constructor(
     private readonly url: URL,
-    private readonly settings: LegacySseClientSettings,
+    private readonly settings: HttpSseClientSettings,
   ) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     eventSource ??= require('eventsource') as typeof EventSourceModule;

@@ -2,11 +2,11 @@ import type { AuthProvider } from '../auth-provider';
 import type { Transport } from '../../transport';
 import { childLogger } from '../../../base/logger';
 import type { LoggerOption } from '../../../base/logger';
-import { LegacyClientAuth } from './http-sse-client-auth';
-import { LegacySseClientConnection } from './http-sse-client-connection';
+import { HttpSseClientAuth } from './http-sse-client-auth';
+import { HttpSseClientConnection } from './http-sse-client-connection';
 
-/** Options of {@link createLegacySseClientTransport}. */
-export interface LegacySseClientTransportOptions {
+/** Options of {@link createHttpSseClientTransport}. */
+export interface HttpSseClientTransportOptions {
   /** The SSE endpoint (for example `http://127.0.0.1:3000/sse`). */
   readonly url: string | URL;
   /** Sent with the GET and with every POST. */
@@ -47,14 +47,14 @@ const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
  *   new session on the server, so it is not attempted.
  * - `close()` closes the stream; `closed$` emits at once.
  */
-export function createLegacySseClientTransport(options: LegacySseClientTransportOptions): Transport {
+export function createHttpSseClientTransport(options: HttpSseClientTransportOptions): Transport {
   const url = new URL(options.url);
-  const connection = new LegacySseClientConnection(url, {
+  const connection = new HttpSseClientConnection(url, {
     fetch: options.fetch ?? fetch,
     headers: options.headers,
-    log: childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-client' }),
+    log: childLogger(options.logger, { component: 'transport', transport: 'http-sse-client' }),
     maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    auth: options.auth && new LegacyClientAuth(options.auth, url),
+    auth: options.auth && new HttpSseClientAuth(options.auth, url),
   });
   connection.listen();
 

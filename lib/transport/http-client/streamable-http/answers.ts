@@ -22,7 +22,7 @@ export interface AnswerHost {
   readonly sessionId: string | undefined;
   readonly streams: SseStreams;
   readonly maxMessageLength: number;
-  readonly onLegacyServer: ((initialize: JsonRpcMessage, status: number) => void) | undefined;
+  readonly onHttpSseServer: ((initialize: JsonRpcMessage, status: number) => void) | undefined;
   emitText(text: string): unknown;
   /** Delivers one parsed message (or batch) as if it had arrived on a stream. */
   emit(frame: unknown): void;
@@ -38,8 +38,8 @@ export interface PostedMessages {
   readonly requests: ReadonlyArray<{ id: RequestId; method: string }>;
   /** The first `initialize`, sent before any session (the backwards-compatibility probe). */
   readonly firstInitialize: boolean;
-  /** Sent in a stateless revision: no resumption, a broken stream fails its requests. */
-  readonly stateless: boolean;
+  /** Sent in a modern revision: no resumption, a broken stream fails its requests. */
+  readonly modern: boolean;
   /** The session id the POST carried, if any. */
   readonly session: string | undefined;
 }
@@ -62,7 +62,7 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
     const owed = new Set(ids.map(keyOf));
     const seen = await host.streams.read(response, owed);
     if (seen.tooLarge) host.streams.failTooLarge(owed);
-    else if (posted.stateless) host.brokenStream(ids);
+    else if (posted.modern) host.brokenStream(ids);
     else host.streams.afterStream({ standalone: false, owed, attempt: 0, session: posted.session, ...seen });
     return false;
   }
@@ -87,7 +87,7 @@ export async function readAnswer(host: AnswerHost, response: HttpAnswer, posted:
       }
       host.emit(frame);
     }
-    if (posted.stateless) host.brokenStream(ids);
+    if (posted.modern) host.brokenStream(ids);
     return false;
   }
   host.log.warn(
@@ -124,15 +124,15 @@ async function readRefusal(
   const body = await response.text(Math.min(MAX_REFUSAL_LENGTH, host.maxMessageLength)).catch(() => '');
   if (
     posted.firstInitialize &&
-    host.onLegacyServer &&
+    host.onHttpSseServer &&
     [400, 404, 405].includes(response.status) &&
     host.sessionId === undefined
   ) {
-    host.onLegacyServer(posted.list[0] as JsonRpcMessage, response.status);
+    host.onHttpSseServer(posted.list[0] as JsonRpcMessage, response.status);
     return false;
   }
-  // A stateless POST carries no session: its 404 is the server's answer to the request itself.
-  if (!posted.stateless && response.status === 404 && posted.session !== undefined) return true;
+  // A modern POST carries no session: its 404 is the server's answer to the request itself.
+  if (!posted.modern && response.status === 404 && posted.session !== undefined) return true;
   host.log.warn({ status: response.status, body: body.slice(0, 500) }, 'POST refused');
   host.failRequests(ids, response.status, body);
   return false;

@@ -1,5 +1,5 @@
 /**
- * The stateless requests (2026-07-28 on) a Streamable HTTP client has in flight, and the error
+ * The modern requests (2026-07-28 on) a Streamable HTTP client has in flight, and the error
  * responses the client transport makes up for requests that got no response: one whose stream
  * broke, one whose POST the server refused. Client side only.
  */
@@ -8,26 +8,26 @@ import type { JsonRpcErrorResponse, RequestId } from '../../../jsonrpc/message';
 import type { HttpCall } from '../http-requester';
 
 /**
- * `data.streamBroken` of the error a stateless request fails with when its response stream ended
+ * `data.streamBroken` of the error a modern request fails with when its response stream ended
  * before its response: streams cannot be resumed in those revisions, so the caller re-issues the
  * request with a new id (spec: Transports → Streamable HTTP).
  */
 export const STREAM_BROKEN = 'streamBroken';
 
-/** A stateless request in flight: its POST, closed to cancel it (its stream is the cancellation signal). */
-export interface StatelessCall {
+/** A modern request in flight: its POST, closed to cancel it (its stream is the cancellation signal). */
+export interface ModernCall {
   /** Unset while the POST waits for earlier acknowledgements. */
   made?: HttpCall;
   cancelled: boolean;
 }
 
-/** The stateless requests in flight, by request key. */
-export class StatelessCalls {
-  private readonly calls = new Map<string, StatelessCall>();
+/** The modern requests in flight, by request key. */
+export class ModernCalls {
+  private readonly calls = new Map<string, ModernCall>();
 
   /** Starts following a request; set `made` once its POST goes out. */
-  track(key: string): StatelessCall {
-    const call: StatelessCall = { cancelled: false };
+  track(key: string): ModernCall {
+    const call: ModernCall = { cancelled: false };
     this.calls.set(key, call);
     return call;
   }

@@ -8,7 +8,7 @@ import { ErrorCode, TransportError } from '../../../jsonrpc/errors';
 import { MalformedFrame } from '../../transport';
 import type { RequestId } from '../../../jsonrpc/message';
 import { brokenStreamResponse, notMcpResponse, refusalResponse } from './modern-calls';
-import type { StatelessCalls } from './modern-calls';
+import type { ModernCalls } from './modern-calls';
 import { idOfKey, keyOf } from '../../http/request-keys';
 
 /** The `data` of the error a request fails with when its connection or stream was cut. */
@@ -28,7 +28,7 @@ export interface OwedAnswersHost {
 export class OwedAnswers {
   constructor(
     private readonly host: OwedAnswersHost,
-    private readonly stateless: StatelessCalls,
+    private readonly modern: ModernCalls,
   ) {}
 
   /** A request whose POST's connection was cut before any answer: its caller hears so at once. */
@@ -50,13 +50,13 @@ export class OwedAnswers {
     this.host.emit({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message, data } });
   }
 
-  /** A stateless answer ended without the response it owed: the caller re-issues the request. */
+  /** A modern answer ended without the response it owed: the caller re-issues the request. */
   brokenStream(ids: readonly RequestId[]): void {
     const { host } = this;
     for (const id of ids) {
       const key = keyOf(id);
       if (!host.pending.has(key)) continue;
-      const cancelled = this.stateless.forget(key);
+      const cancelled = this.modern.forget(key);
       if (host.closing || cancelled) continue;
       host.log.debug({ id }, 'response stream ended before its response');
       host.emit(brokenStreamResponse(id));

@@ -1,11 +1,11 @@
 /**
- * The request metadata headers a Streamable HTTP client sends with a message of a stateless
+ * The request metadata headers a Streamable HTTP client sends with a message of a modern
  * revision (2026-07-28 on; spec: Transports → Streamable HTTP → Request Metadata), derived from the
  * message itself, and the value encoding they share with `Mcp-Param-*` headers. Client side only.
  */
 import type { JsonRpcMessage } from '../../../jsonrpc/message';
 
-/** The `_meta` key that names a request's revision in the stateless revisions. */
+/** The `_meta` key that names a request's revision in the modern revisions. */
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
 /** The Base64 sentinel (Transports → Streamable HTTP → Value Encoding). */
@@ -50,8 +50,8 @@ function base64OfUtf8(value: string): string {
   return btoa(binary);
 }
 
-/** The stateless revision a message's `_meta` names, if it is a request of that family. */
-export function statelessRevisionOfMessage(message: JsonRpcMessage): string | undefined {
+/** The modern revision a message's `_meta` names, if it is a request of that family. */
+export function modernRevisionOfMessage(message: JsonRpcMessage): string | undefined {
   if (!('method' in message) || !('id' in message)) return undefined;
   const params = (message as { params?: unknown }).params;
   if (!isObject(params) || !isObject(params._meta)) return undefined;
@@ -60,12 +60,12 @@ export function statelessRevisionOfMessage(message: JsonRpcMessage): string | un
 }
 
 /**
- * The standard headers of a stateless request, in lower case: `mcp-protocol-version` from its
+ * The standard headers of a modern request, in lower case: `mcp-protocol-version` from its
  * `_meta`, `mcp-method`, and `mcp-name` for `tools/call`, `prompts/get` and `resources/read`
- * (encoded when needed). Undefined for a message that is not a stateless request.
+ * (encoded when needed). Undefined for a message that is not a modern request.
  */
 export function standardHeadersOf(message: JsonRpcMessage): Record<string, string> | undefined {
-  const revision = statelessRevisionOfMessage(message);
+  const revision = modernRevisionOfMessage(message);
   if (revision === undefined) return undefined;
   const { method, params } = message as { method: string; params: Record<string, unknown> };
   const headers: Record<string, string> = { 'mcp-protocol-version': revision, 'mcp-method': method };

@@ -2,7 +2,7 @@
  * A new session after the server forgot ours (spec: Transports → Streamable HTTP → Session
  * Management: on 404 to a request that carried `Mcp-Session-Id`, the client MUST start a new
  * session with a new `InitializeRequest` without a session id). Client side, handshake revisions
- * only: a stateless request (2026-07-28 on) carries no session id, so a 404 to it is no session
+ * only: a modern request (2026-07-28 on) carries no session id, so a 404 to it is no session
  * matter.
  */
 import type pino from 'pino';

@@ -15,7 +15,7 @@ import { SseStreams } from './sse-streams';
 import { keyOf } from '../../http/request-keys';
 import type { SseHost } from './sse-streams';
 import type { StreamableHttpClientTransport, StreamableHttpClientTransportOptions } from './transport-options';
-import { StatelessCalls } from './modern-calls';
+import { ModernCalls } from './modern-calls';
 import { DEFAULT_MAX_MESSAGE_LENGTH, readAnswer } from './answers';
 import type { AnswerHost } from './answers';
 import { ClientAuth } from './auth';
@@ -58,7 +58,7 @@ const isRequest = (m: JsonRpcMessage): m is JsonRpcMessage & { id: RequestId; me
  * - 404 to a request that carried a session id: by default (`reinitialize`) a new session starts
  *   and `reconnected$` emits; the POSTs refused go again, requests a lost stream owed fail with
  *   {@link REQUEST_OUTCOME_UNKNOWN}. Else, it closes with {@link SessionNotFoundError}.
- * - Stateless revisions (a request whose `_meta` names its revision, 2026-07-28 on): no session
+ * - Modern revisions (a request whose `_meta` names its revision, 2026-07-28 on): no session
  *   id, no GET, no resumption. The POST carries `MCP-Protocol-Version` from the `_meta`,
  *   `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`. A response
  *   stream that ends before its response fails the request with -32000 and `data.streamBroken`,
@@ -106,12 +106,12 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   /** Requests sent whose response has not arrived on any stream. */
   readonly pending = new Set<string>();
   readonly maxMessageLength: number;
-  readonly onLegacyServer: StreamableHttpClientTransportOptions['onLegacyServer'];
+  readonly onHttpSseServer: StreamableHttpClientTransportOptions['onHttpSseServer'];
   private readonly authorization: ClientAuth | undefined;
-  private readonly stateless = new StatelessCalls();
+  private readonly modern = new ModernCalls();
   closing = false;
-  /** Whether the last handshake-defining message was stateless: then notifications are not POSTed. */
-  private statelessMode = false;
+  /** Whether the last handshake-defining message was modern: then notifications are not POSTed. */
+  private modernMode = false;
   private initializeSent = false;
   /** Acknowledgements of earlier notification/response POSTs, which later POSTs wait for. */
   private readonly acknowledgements = new PostAcknowledgements();
@@ -126,12 +126,12 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-client' });
     this.sessionId = options.sessionId;
     this.maxMessageLength = options.maxMessageLength ?? DEFAULT_MAX_MESSAGE_LENGTH;
-    this.onLegacyServer = options.onLegacyServer;
+    this.onHttpSseServer = options.onHttpSseServer;
     this.authorization = options.auth && new ClientAuth(options.auth, this);
     this.incoming$ = this.inbox.values$;
     this.closed$ = this.closedSubject.asObservable();
     this.streams = new SseStreams(this, options.reconnect ?? {});
-    this.owed = new OwedAnswers(this, this.stateless);
+    this.owed = new OwedAnswers(this, this.modern);
   }
 
   get reconnected$(): Observable<Reconnection> {
@@ -208,7 +208,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     if (typeof id !== 'string' && typeof id !== 'number') return;
     const key = keyOf(id);
     this.pending.delete(key);
-    this.stateless.forget(key);
+    this.modern.forget(key);
   }
 
   /** Parses and emits one message's text; returns the frame, or undefined when it was not JSON. */
@@ -245,30 +245,30 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
   }
 
   /**
-   * `notifications/cancelled` in a stateless revision: closing the request's response stream is
+   * `notifications/cancelled` in a modern revision: closing the request's response stream is
    * the cancellation (Transports → Streamable HTTP → Cancellation), and such notifications are not
    * POSTed at all. True when the message was absorbed here.
    */
   private absorbCancellation(message: JsonRpcMessage): boolean {
     if (!('method' in message) || 'id' in message || message.method !== 'notifications/cancelled') return false;
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
-    if ((typeof requestId === 'string' || typeof requestId === 'number') && this.stateless.cancel(keyOf(requestId))) {
+    if ((typeof requestId === 'string' || typeof requestId === 'number') && this.modern.cancel(keyOf(requestId))) {
       this.pending.delete(keyOf(requestId));
-      this.log.debug({ requestId }, 'stateless request cancelled: its response stream is closed');
+      this.log.debug({ requestId }, 'modern request cancelled: its response stream is closed');
       return true;
     }
-    return this.statelessMode;
+    return this.modernMode;
   }
 
   private postHeaders(
     list: readonly JsonRpcMessage[],
     extra: Record<string, string>,
-  ): { headers: Record<string, string>; stateless: boolean } {
+  ): { headers: Record<string, string>; modern: boolean } {
     const standard = list.length === 1 ? standardHeadersOf(list[0] as JsonRpcMessage) : undefined;
     const headers = addHeaders(addHeaders(addHeaders({}, this.ownHeaders), POST_HEADERS), extra);
-    if (standard === undefined) return { headers: this.withSession(headers), stateless: false };
-    // Stateless revisions have no sessions: no session id, and the revision is the request's own.
-    return { headers: addHeaders(headers, standard), stateless: true };
+    if (standard === undefined) return { headers: this.withSession(headers), modern: false };
+    // Modern revisions have no sessions: no session id, and the revision is the request's own.
+    return { headers: addHeaders(headers, standard), modern: true };
   }
 
   private async post(
@@ -279,11 +279,11 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     if (this.renewals.renewing && !(await this.renewals.renewing)) return;
     const list = Array.isArray(message) ? (message as JsonRpcMessage[]) : [message as JsonRpcMessage];
     const requests = list.filter(isRequest);
-    const { headers, stateless } = this.postHeaders(list, extra);
+    const { headers, modern } = this.postHeaders(list, extra);
     const firstInitialize = !this.initializeSent && requests.length === 1 && requests[0]?.method === 'initialize';
-    if (stateless) this.statelessMode = true;
+    if (modern) this.modernMode = true;
     else if (requests.some((r) => r.method === 'initialize')) {
-      this.statelessMode = false;
+      this.modernMode = false;
       this.initializeSent = true;
       this.renewals.remember(requests.find((r) => r.method === 'initialize') as JsonRpcMessage);
     }
@@ -291,7 +291,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     // An earlier acknowledgement still awaited: when none is, the POST goes out at once.
     const before = this.acknowledgements.awaited();
     const done = requests.length === 0 ? this.acknowledgements.count() : () => undefined;
-    const tracked = stateless ? this.stateless.track(keyOf((requests[0] as { id: RequestId }).id)) : undefined;
+    const tracked = modern ? this.modern.track(keyOf((requests[0] as { id: RequestId }).id)) : undefined;
     let made: HttpCall | undefined;
     try {
       if (before) await before;
@@ -310,24 +310,24 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
           return;
         }
       } else if (this.authorization && response.ok) this.authorization.accepted();
-      if (!stateless) this.adoptSession(response, list, done);
+      if (!modern) this.adoptSession(response, list, done);
       else done();
       if (this.closing) return;
       this.log.debug({ status: response.status, requests: requests.length }, 'POST answered');
       const session = headers['mcp-session-id'];
-      if (await readAnswer(this, response, { list, requests, firstInitialize, stateless, session })) {
+      if (await readAnswer(this, response, { list, requests, firstInitialize, modern, session })) {
         const again = (messages: JsonRpcMessage | JsonRpcMessage[]) => void this.post(messages, extra);
         await this.renewals.refused(session as string, requests, again, this.options.reinitialize !== false);
       }
     } catch (error) {
       done();
-      if (this.closing || this.wasCancelled(requests, stateless)) return;
+      if (this.closing || this.wasCancelled(requests, modern)) return;
       this.log.warn({ err: error }, 'POST failed');
       // A connection cut under the POST (reset, broken pipe) fails only its requests: the server
       // may have read them, so they are not sent again (#13), and the transport goes on.
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ECONNRESET' || code === 'EPIPE') {
-        if (stateless) this.brokenStream(requests.map((r) => r.id));
+        if (modern) this.brokenStream(requests.map((r) => r.id));
         else for (const r of requests) this.owed.cutRequest(r.id, code);
         return;
       }
@@ -341,8 +341,8 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     }
   }
 
-  private wasCancelled(requests: ReadonlyArray<{ id: RequestId }>, stateless: boolean): boolean {
-    return stateless && requests.length === 1 && !this.pending.has(keyOf((requests[0] as { id: RequestId }).id));
+  private wasCancelled(requests: ReadonlyArray<{ id: RequestId }>, modern: boolean): boolean {
+    return modern && requests.length === 1 && !this.pending.has(keyOf((requests[0] as { id: RequestId }).id));
   }
 
   /** Handshake revisions: keeps the session the server names; opens the standalone stream after `initialized`. */

@@ -90,7 +90,7 @@ export interface StreamableHttpClientTransportOptions {
    * with 400, 404 or 405: the backwards-compatibility probe. The transport then stays silent; the
    * caller takes over (see `createHttpClientTransport`).
    */
-  readonly onLegacyServer?: (initialize: JsonRpcMessage, status: number) => void;
+  readonly onHttpSseServer?: (initialize: JsonRpcMessage, status: number) => void;
 }
 
 /** The client side of Streamable HTTP. */

@@ -12,18 +12,18 @@ import { childLogger } from '../../../base/logger';
 import type { LoggerOption } from '../../../base/logger';
 import { principalOf } from '../../transport';
 import type { AuthInfo } from '../../transport';
-import { LegacySseSession } from './http-sse-session';
-import type { LegacySseServerTransport, LegacySseSessionSettings } from './http-sse-session';
+import { HttpSseSession } from './http-sse-session';
+import type { HttpSseServerTransport, HttpSseSessionSettings } from './http-sse-session';
 
-/** Options of {@link createLegacySseHandler}. */
-export interface LegacySseHandlerOptions extends OriginPolicy {
+/** Options of {@link createHttpSseHandler}. */
+export interface HttpSseHandlerOptions extends OriginPolicy {
   /**
    * The server to serve, as `createServer` makes it: each session goes to its `connect` (unless
    * `onSession` is given), and under `auth` its `requiredScopes` are checked on every POST.
    */
   readonly server?: TransportServer;
   /** Called with the transport of each new SSE connection (each session). Default: `server.connect`. */
-  readonly onSession?: (transport: LegacySseServerTransport) => void;
+  readonly onSession?: (transport: HttpSseServerTransport) => void;
   /**
    * Protects both endpoints, as `auth` protects the Streamable HTTP one: the GET and every POST
    * need a valid token (else 401 with the `WWW-Authenticate` challenge), a POST whose message
@@ -53,17 +53,17 @@ export interface LegacySseHandlerOptions extends OriginPolicy {
   readonly logger?: LoggerOption;
 }
 
-export type { LegacySseServerTransport } from './http-sse-session';
+export type { HttpSseServerTransport } from './http-sse-session';
 
 /** The 2024-11-05 HTTP+SSE endpoints for `node:http`. */
-export interface LegacySseHandler {
+export interface HttpSseHandler {
   /**
    * Serves both endpoints: GET opens the SSE stream (a new session), POST delivers a message to
    * the session named by `?sessionId=`; other methods get 405. Mount it on the SSE path and on
    * `messagesPath`. Pass `parsedBody` when a body parser already consumed the body.
    */
   readonly handle: (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => void;
-  readonly sessions: ReadonlyMap<string, LegacySseServerTransport>;
+  readonly sessions: ReadonlyMap<string, HttpSseServerTransport>;
   /** Closes every session (ending their SSE streams). */
   close(): void;
 }
@@ -85,17 +85,17 @@ export interface LegacySseHandler {
  * Throws a `TypeError` when there is neither `server` nor `onSession`, or when `auth` is not a
  * `RequestAuthenticator`.
  */
-export function createLegacySseHandler(options: LegacySseHandlerOptions): LegacySseHandler {
-  assertAuthenticator(options.auth, 'createLegacySseHandler');
+export function createHttpSseHandler(options: HttpSseHandlerOptions): HttpSseHandler {
+  assertAuthenticator(options.auth, 'createHttpSseHandler');
   const { server, auth } = options;
   const given =
-    options.onSession ?? (server ? (transport: LegacySseServerTransport) => void server.connect(transport) : undefined);
-  if (!given) throw new TypeError('createLegacySseHandler needs a server or an onSession callback');
+    options.onSession ?? (server ? (transport: HttpSseServerTransport) => void server.connect(transport) : undefined);
+  if (!given) throw new TypeError('createHttpSseHandler needs a server or an onSession callback');
   const onSession = given;
-  const log = childLogger(options.logger, { component: 'transport', transport: 'legacy-sse-server' });
-  const sessions = new Map<string, LegacySseSession>();
-  const transports = new Map<string, LegacySseServerTransport>();
-  const settings: LegacySseSessionSettings = {
+  const log = childLogger(options.logger, { component: 'transport', transport: 'http-sse-server' });
+  const sessions = new Map<string, HttpSseSession>();
+  const transports = new Map<string, HttpSseServerTransport>();
+  const settings: HttpSseSessionSettings = {
     messagesPath: options.messagesPath ?? '/messages',
     maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
     keepAliveMs: options.keepAliveMs ?? 30_000,
@@ -114,7 +114,7 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
   };
 
   function openStream(req: IncomingMessage, res: ServerResponse): void {
-    const session = new LegacySseSession(res, settings, verifiedCallers.get(req));
+    const session = new HttpSseSession(res, settings, verifiedCallers.get(req));
     session.open();
     sessions.set(session.sessionId, session);
     transports.set(session.sessionId, session.transport);
@@ -153,7 +153,7 @@ export function createLegacySseHandler(options: LegacySseHandlerOptions): Legacy
 
 /** What the POST endpoint needs: the open sessions, the body limit, and with `auth` the scope rule. */
 interface Inbound {
-  readonly sessions: ReadonlyMap<string, LegacySseSession>;
+  readonly sessions: ReadonlyMap<string, HttpSseSession>;
   readonly maxBodyBytes: number;
   readonly auth: RequestAuthenticator | undefined;
   readonly rule: ScopeRule | undefined;

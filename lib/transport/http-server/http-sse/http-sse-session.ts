@@ -10,13 +10,13 @@ import type { AuthInfo, InboundFrame, Transport, TransportClose } from '../../tr
 import { childLogger } from '../../../base/logger';
 
 /** The server side of one 2024-11-05 HTTP+SSE session. */
-export interface LegacySseServerTransport extends Transport {
+export interface HttpSseServerTransport extends Transport {
   /** The id carried by the `sessionId` query parameter of the POST endpoint. */
   readonly sessionId: string;
 }
 
 /** What every session of one HTTP+SSE handler shares. */
-export interface LegacySseSessionSettings {
+export interface HttpSseSessionSettings {
   /** The POST endpoint announced in the `endpoint` event. */
   readonly messagesPath: string;
   readonly maxBufferedBytes: number;
@@ -29,11 +29,11 @@ export interface LegacySseSessionSettings {
 
 /**
  * One session of the HTTP+SSE handler: its SSE stream, its transport, and the keep-alive comments
- * written while the stream is idle. See `createLegacySseHandler` for the behaviour.
+ * written while the stream is idle. See `createHttpSseHandler` for the behaviour.
  */
-export class LegacySseSession {
+export class HttpSseSession {
   readonly sessionId = randomUUID();
-  readonly transport: LegacySseServerTransport;
+  readonly transport: HttpSseServerTransport;
   readonly log: pino.Logger;
   /** The principal of the caller who opened the session (undefined on an open endpoint): it alone may POST to it. */
   readonly owner: string | undefined;
@@ -49,7 +49,7 @@ export class LegacySseSession {
   /** @param caller Who opened the session, as the handler's `auth` verified the GET. */
   constructor(
     private readonly res: ServerResponse,
-    private readonly settings: LegacySseSessionSettings,
+    private readonly settings: HttpSseSessionSettings,
     caller: AuthInfo | undefined,
   ) {
     const { sessionId } = this;

@@ -16,7 +16,7 @@ export interface SessionOptions {
    */
   readonly jsonWindowMs: number;
   readonly logger: pino.Logger;
-  /** The session starts initialized, as if this had been its initialize (stateless mode). */
+  /** The session starts initialized, as if this had been its initialize (sessionless mode). */
   readonly impliedInitialize?: ImpliedInitialize;
   /** The number after which the session's new streams are numbered (a resumed session's). Default 0. */
   readonly firstStream?: number;

@@ -130,7 +130,7 @@ export class SessionStreams {
       stream.res = undefined;
       if (res.writableFinished) return;
       this.options.logger.debug({ stream: stream.id }, 'client disconnected from stream');
-      // Stateless: nobody can resume, so the work for this POST is abandoned.
+      // Modern: nobody can resume, so the work for this POST is abandoned.
       if (this.options.sessionId === undefined && !this.host.closed) this.host.close('client disconnected');
     });
   }
@@ -321,7 +321,7 @@ export class SessionStreams {
     this.closeWhenAnswered();
   }
 
-  /** Stateless: the session closes once its POST is answered (only the standalone stream is left). */
+  /** Modern: the session closes once its POST is answered (only the standalone stream is left). */
   private closeWhenAnswered(): void {
     if (this.options.sessionId !== undefined) return;
     this.queue.push(() => {

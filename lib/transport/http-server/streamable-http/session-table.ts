@@ -23,7 +23,7 @@ export interface SessionEntry {
 
 /**
  * The sessions of one handler: makes them (each handed to `onSession`), finds the one a request
- * names, closes those idle for `sessionIdleMs`, and forgets them when they close. Stateless
+ * names, closes those idle for `sessionIdleMs`, and forgets them when they close. Sessionless
  * transports (one per POST) are kept only so that closing the handler closes them.
  */
 export class SessionTable {
@@ -31,7 +31,7 @@ export class SessionTable {
   readonly entries = new Map<string, SessionEntry>();
   /** Their transports by id: the handler's `sessions`. */
   readonly transports = new Map<string, StreamableHttpServerTransport>();
-  private readonly statelessSessions = new Set<Session>();
+  private readonly modernSessions = new Set<Session>();
   private readonly idleMs: number;
 
   constructor(
@@ -44,10 +44,10 @@ export class SessionTable {
   }
 
   /**
-   * Makes a session (stateless without an id), registers it and hands its transport to
+   * Makes a session (sessionless without an id), registers it and hands its transport to
    * `onSession` (or to `restored.connect`: a session resumed from another process, whose new
    * streams are numbered from `restored.firstStream`). With `impliedInitialize` the session starts
-   * initialized (stateless mode).
+   * initialized (sessionless mode).
    */
   open(
     sessionId: string | undefined,
@@ -55,7 +55,7 @@ export class SessionTable {
     impliedInitialize?: ImpliedInitialize,
   ): Session {
     const { options, eventStore } = this;
-    const sessionLog = childLogger(this.log, sessionId === undefined ? { stateless: true } : { sessionId });
+    const sessionLog = childLogger(this.log, sessionId === undefined ? { sessionless: true } : { sessionId });
     let entry: SessionEntry | undefined;
     const session = createSession({
       sessionId,
@@ -72,7 +72,7 @@ export class SessionTable {
         if (sessionId !== undefined) {
           this.entries.delete(sessionId);
           this.transports.delete(sessionId);
-        } else this.statelessSessions.delete(session);
+        } else this.modernSessions.delete(session);
       },
       onConnectionsChange: (open) => {
         if (!entry) return;
@@ -80,7 +80,7 @@ export class SessionTable {
         this.arm(entry);
       },
     });
-    if (sessionId === undefined) this.statelessSessions.add(session);
+    if (sessionId === undefined) this.modernSessions.add(session);
     else {
       entry = { session, open: 0 };
       this.entries.set(sessionId, entry);
@@ -107,10 +107,10 @@ export class SessionTable {
     return entry;
   }
 
-  /** Closes every session, stateless ones included. */
+  /** Closes every session, sessionless ones included. */
   closeAll(reason: string): void {
     for (const entry of [...this.entries.values()]) entry.session.transport.close(reason);
-    for (const session of [...this.statelessSessions]) session.transport.close(reason);
+    for (const session of [...this.modernSessions]) session.transport.close(reason);
   }
 
   /** (Re)starts the idle timer of a session with no open response; stops it while one is open. */

@@ -32,7 +32,7 @@ export interface StreamableHttpFetchHandler {
   readonly fetch: (request: Request) => Promise<Response>;
   /** `fetch`, with what the host knows beyond the `Request` (a parsed body, the local address). */
   readonly handle: (request: Request, context?: FetchRequestContext) => Promise<Response>;
-  /** The open sessions by id (always empty in stateless mode). */
+  /** The open sessions by id (always empty in sessionless mode). */
   readonly sessions: ReadonlyMap<string, StreamableHttpServerTransport>;
   /** Closes every session and refuses later requests with 503. Idempotent. */
   close(): void;
@@ -42,7 +42,7 @@ export interface StreamableHttpFetchHandler {
  * Creates the server side of the Streamable HTTP transport as a web handler,
  * `(request: Request) => Promise<Response>`: the endpoint of `createStreamableHttpHandler`, with the
  * same options, statuses and errors (sessions, SSE or JSON answers, GET streams, DELETE,
- * `Last-Event-ID` resumption, the stateless revisions, authorization, Host and Origin checks,
+ * `Last-Event-ID` resumption, the modern revisions, authorization, Host and Origin checks,
  * limits), served through web streams instead of Node's `http` objects.
  *
  * With `auth`, it also answers a GET for the protected resource metadata at its well-known URL
@@ -56,7 +56,7 @@ export interface StreamableHttpFetchHandler {
  * The promise settles once the answer's head is known: an SSE answer's body is a `ReadableStream`
  * that carries each event as it is sent. Cancelling that stream, or the request's `signal`
  * aborting, is the client going away: a stream can then be resumed (with an event store), and a
- * stateless request is cancelled.
+ * modern request is cancelled.
  *
  * @example
  * const mcp = createStreamableHttpFetchHandler({ server: createServer({ name: 'demo', version: '1.0.0' }) });

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LifecycleInspector } from '../../../base/inspection';
 import type { LoggerOption } from '../../../base/logger';
-import type { StatelessReceiver } from '../../transport';
+import type { ModernReceiver } from '../../transport';
 import type { RequestAuthenticator } from '../../http/request-auth';
 import type { EventStore } from './event-store';
 import type { OriginPolicy } from '../../http/http-guards';
@@ -12,21 +12,21 @@ import type { StreamableHttpServerTransport } from './streamable-http-session';
 export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /**
    * The server to serve, as `createServer` makes it: sessions of the handshake revisions go to its
-   * `connect` (unless `onSession` is given) and requests of the stateless revisions to its
-   * `stateless` receiver (unless `statelessReceiver` is given). One endpoint then serves both
+   * `connect` (unless `onSession` is given) and requests of the modern revisions to its
+   * `modern` receiver (unless `modernReceiver` is given). One endpoint then serves both
    * families side by side, chosen per request.
    */
   readonly server?: McpEndpointServer;
   /**
    * Called with a new transport for each session (each `initialize` without a session id), or for
-   * each POST in stateless mode. Connect a server to it: `onSession: (t) => server.connect(t)`.
+   * each POST in sessionless mode. Connect a server to it: `onSession: (t) => server.connect(t)`.
    * Runs before the first message is delivered, so subscribe to `incoming$` synchronously.
    * Default: `server.connect`.
    */
   readonly onSession?: (transport: StreamableHttpServerTransport) => void;
   /**
    * Receives the XState inspection events of the lifecycle machine of every session the endpoint
-   * connects to `server` (each session an actor of its own; stateless requests build none): passed
+   * connects to `server` (each session an actor of its own; modern requests build none): passed
    * to `server.connect(transport, { inspect })`, over the server's own `inspect`. A function, or an
    * observer whose `next` is called, such as `inspector.inspect` of `@statelyai/inspect`. Not used
    * with `onSession`, which connects sessions itself: pass it to `connect` there.
@@ -37,13 +37,13 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    */
   readonly inspect?: LifecycleInspector;
   /**
-   * Serves POSTs of the stateless revisions (2026-07-28 on: no session; the revision in the
+   * Serves POSTs of the modern revisions (2026-07-28 on: no session; the revision in the
    * `MCP-Protocol-Version` header and in `_meta`), each on its own with no session or transport.
-   * Default: `server.stateless`. Without one, such requests are refused as the handshake revisions
+   * Default: `server.modern`. Without one, such requests are refused as the handshake revisions
    * would refuse them (a client then falls back to initialize).
    */
-  readonly statelessReceiver?: StatelessReceiver;
-  /** A comment line is written on a quiet stateless SSE stream this often. Default 30 s. */
+  readonly modernReceiver?: ModernReceiver;
+  /** A comment line is written on a quiet modern SSE stream this often. Default 30 s. */
   readonly keepAliveMs?: number;
   /**
    * No sessions: every POST gets a fresh transport that closes once the POST is answered; no
@@ -53,13 +53,13 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    * dropped, so the server serves it as an initialized session. Server-to-client requests cannot
    * be answered in this mode (the answer would arrive on another POST). Default `false`.
    */
-  readonly stateless?: boolean;
+  readonly sessionless?: boolean;
   /** A session with no open HTTP response for this long is closed. Default 30 minutes; `Infinity` keeps sessions. */
   readonly sessionIdleMs?: number;
   /**
    * Where SSE events are kept for `Last-Event-ID` resumption. Default: an in-memory store of
    * at most 1 000 events per session and 100 000 in all, a session's dropped when it ends
-   * (`createInMemoryEventStore`; stateful mode). `false`: no resumption, no event ids, no
+   * (`createInMemoryEventStore`; session mode). `false`: no resumption, no event ids, no
    * priming events, and `closeRequestStream` is refused.
    */
   readonly eventStore?: EventStore | false;
@@ -70,7 +70,7 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   /**
    * Protects the endpoint (MCP authorization): every request's credentials are checked first, a
    * refusal is answered 401 or 403 with its challenge, and the verified caller is the transport's
-   * and each stateless request's `auth`. `createResourceServer` makes one.
+   * and each modern request's `auth`. `createResourceServer` makes one.
    */
   readonly auth?: RequestAuthenticator;
   /**
@@ -86,7 +86,7 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
    * `text/event-stream` ... or `application/json`"); when a notification or request goes first,
    * or this time passes, the answer becomes an SSE stream (with its priming event, from which the
    * client can resume a broken connection). `0`: always SSE at once. Default 1000 ms with an event
-   * store; without one (stateless mode, `eventStore: false`) a stream has no priming event to
+   * store; without one (sessionless mode, `eventStore: false`) a stream has no priming event to
    * offer, so the default is `Infinity`: decide when the first message is ready.
    */
   readonly jsonWindowMs?: number;
@@ -107,10 +107,10 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
   readonly maxSessionsPerPrincipal?: number;
   /**
    * Revisions served. Handshake revisions (through 2025-11-25) are the values accepted in
-   * `MCP-Protocol-Version` on session requests; another gets 400. Give only stateless ones (for
+   * `MCP-Protocol-Version` on session requests; another gets 400. Give only modern ones (for
    * example `['2026-07-28']`) for a deployment that keeps no sessions at all: `initialize` is then
    * refused with -32022 naming them, and GET and DELETE answer 405. Default: every handshake
-   * revision rxmcp speaks (stateless requests go to the `statelessReceiver` whatever this says).
+   * revision rxmcp speaks (modern requests go to the `modernReceiver` whatever this says).
    */
   readonly supportedRevisions?: readonly string[];
   /**
@@ -133,7 +133,7 @@ export interface StreamableHttpHandlerOptions extends OriginPolicy {
 export interface McpEndpointServer {
   /** Serves a session over its transport. */
   connect(transport: StreamableHttpServerTransport, options?: { readonly inspect?: LifecycleInspector }): unknown;
-  readonly stateless?: StatelessReceiver;
+  readonly modern?: ModernReceiver;
   /** The scopes a request needs beyond the endpoint's own (a tool's, a resource's or a prompt's). */
   requiredScopes?(method: string, params: unknown): readonly string[];
 }
@@ -147,7 +147,7 @@ export interface StreamableHttpHandler {
    * that says so. Never throws; failures are answered with an HTTP status.
    */
   readonly handle: (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => void;
-  /** The open sessions by id (always empty in stateless mode). */
+  /** The open sessions by id (always empty in sessionless mode). */
   readonly sessions: ReadonlyMap<string, StreamableHttpServerTransport>;
   /** Closes every session and refuses later requests with 503. Idempotent. */
   close(): void;

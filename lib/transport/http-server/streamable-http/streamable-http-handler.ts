@@ -8,19 +8,19 @@ import { errorResponse } from '../../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../../jsonrpc/message';
 import { toValidationIssues } from '../../../validation/issues';
 import { checkParams } from '../../../schema/methods';
-import { LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../../../schema/revisions';
+import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../../../schema/revisions';
 import { accepts, guardHostAndOrigin, headerValue, readJsonBodyWith, refuse } from '../../http/http-guards';
 import { guardRequest, verifiedCallers } from '../../http/request-auth';
 import { applyCors } from '../../http/cors';
 import { principalOf } from '../../transport';
-import type { ImpliedInitialize, StatelessReceiver } from '../../transport';
+import type { ImpliedInitialize, ModernReceiver } from '../../transport';
 import { bindOwner, lacksScopes, ownerOf, sameCaller, setCaller } from '../endpoint-auth';
 import { createInMemoryEventStore } from './event-store';
-import { followSessions, followStateless } from '../operations-endpoints';
+import { followSessions, followModern } from '../operations-endpoints';
 import type { FollowedHandlerOptions } from '../operations-endpoints';
 import { RevisionPolicy, VERSION_HEADER } from '../revision-policy';
 import { SESSION_HEADER, SessionTable } from './session-table';
-import { serveStatelessPost } from '../modern-exchange';
+import { serveModernPost } from '../modern-exchange';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_SESSIONS,
@@ -43,14 +43,14 @@ export type {
   StreamableHttpHandlerOptions,
 } from './streamable-http-handler-options';
 
-const STATELESS_CLIENT = { name: 'stateless-client', version: '0.0.0' };
+const SESSIONLESS_CLIENT = { name: 'sessionless-client', version: '0.0.0' };
 
-/** What a stateless POST's session is taken to have been initialized with, by the revision it names. */
+/** What a sessionless POST's session is taken to have been initialized with, by the revision it names. */
 const implied = new Map<string, ImpliedInitialize>();
 function impliedInitialize(protocolVersion: string): ImpliedInitialize {
   let found = implied.get(protocolVersion);
   if (found === undefined) {
-    found = { protocolVersion, capabilities: {}, clientInfo: STATELESS_CLIENT };
+    found = { protocolVersion, capabilities: {}, clientInfo: SESSIONLESS_CLIENT };
     // Bounded: the header is the client's word, and only a few revisions exist.
     if (implied.size < 32) implied.set(protocolVersion, found);
   }
@@ -115,28 +115,28 @@ export function createStreamableHttpHandler(options: FollowedHandlerOptions): St
 export class StreamableHttpEndpoint {
   readonly sessions: SessionTable;
   private readonly log: pino.Logger;
-  private readonly stateless: boolean;
+  private readonly sessionless: boolean;
   private readonly maxBodyBytes: number;
   private readonly json: boolean;
   private readonly revisions: RevisionPolicy;
   private readonly maxSessions: number;
   private readonly maxSessionsPerPrincipal: number;
   private readonly generateSessionId: (req: HttpRequestLike) => string;
-  private readonly receiver: StatelessReceiver | undefined;
-  private readonly statelessOptions: { log: pino.Logger; maxBufferedBytes: number; keepAliveMs: number };
+  private readonly receiver: ModernReceiver | undefined;
+  private readonly modernOptions: { log: pino.Logger; maxBufferedBytes: number; keepAliveMs: number };
   private readonly calls: CallTracker | undefined;
   private closed = false;
 
   constructor(private readonly options: FollowedHandlerOptions) {
     this.log = childLogger(options.logger, { component: 'transport', transport: 'streamable-http-server' });
-    this.stateless = options.stateless ?? false;
+    this.sessionless = options.sessionless ?? false;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.json = options.enableJsonResponse ?? false;
-    this.revisions = new RevisionPolicy(options.supportedRevisions ?? STATEFUL_REVISIONS);
+    this.revisions = new RevisionPolicy(options.supportedRevisions ?? LEGACY_REVISIONS);
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.maxSessionsPerPrincipal = options.maxSessionsPerPrincipal ?? DEFAULT_MAX_SESSIONS_PER_PRINCIPAL;
     const eventStore =
-      this.stateless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
+      this.sessionless || options.eventStore === false ? undefined : (options.eventStore ?? createInMemoryEventStore());
     this.generateSessionId = options.generateSessionId ?? (() => globalThis.crypto.randomUUID());
     const server = options.server;
     const connectOptions = options.inspect ? { inspect: options.inspect } : undefined;
@@ -149,9 +149,9 @@ export class StreamableHttpEndpoint {
     const calls = (this.calls = options.calls);
     const followed = calls ? followSessions(calls, onSession) : onSession;
     this.sessions = new SessionTable(options, this.log, eventStore, followed);
-    const receiver = options.statelessReceiver ?? server?.stateless;
-    this.receiver = calls && receiver ? followStateless(calls, receiver) : receiver;
-    this.statelessOptions = {
+    const receiver = options.modernReceiver ?? server?.modern;
+    this.receiver = calls && receiver ? followModern(calls, receiver) : receiver;
+    this.modernOptions = {
       log: this.log,
       maxBufferedBytes: options.maxBufferedBytes ?? 8 * 1024 * 1024,
       keepAliveMs: options.keepAliveMs ?? 30_000,
@@ -198,7 +198,7 @@ export class StreamableHttpEndpoint {
         return;
       default:
         refuse(res, 405, `Method Not Allowed: ${req.method ?? ''}`, ErrorCode.ConnectionClosed, {
-          allow: this.stateless ? 'POST' : 'GET, POST, DELETE',
+          allow: this.sessionless ? 'POST' : 'GET, POST, DELETE',
         });
     }
   }
@@ -233,8 +233,8 @@ export class StreamableHttpEndpoint {
     if (!validItems(res, items)) return;
     const { auth, server } = this.options;
     if (auth && lacksScopes(auth, server?.requiredScopes?.bind(server), req, res, items)) return;
-    if (this.revisions.isStateless(req, body, this.receiver)) {
-      serveStatelessPost(req, res, body, this.receiver!, this.statelessOptions);
+    if (this.revisions.isModern(req, body, this.receiver)) {
+      serveModernPost(req, res, body, this.receiver!, this.modernOptions);
       return;
     }
     const frame = body as JsonRpcMessage | JsonRpcMessage[];
@@ -248,7 +248,7 @@ export class StreamableHttpEndpoint {
       return;
     }
     if (!initialize && this.revisions.refused(req, res, body)) return;
-    if (this.stateless) this.serveStateless(req, res, frame, initialize);
+    if (this.sessionless) this.serveSessionless(req, res, frame, initialize);
     else if (initialize && headerValue(req, SESSION_HEADER) === undefined) this.initialize(req, res, frame);
     else {
       const entry = this.sessions.find(req, res);
@@ -261,11 +261,11 @@ export class StreamableHttpEndpoint {
   }
 
   /**
-   * Stateless mode: the POST gets a transport of its own. One that is not `initialize` opens a
+   * Sessionless mode: the POST gets a transport of its own. One that is not `initialize` opens a
    * session that is already initialized, with the revision its header names (`impliedInitialize`):
    * no handshake is run for it.
    */
-  private serveStateless(
+  private serveSessionless(
     req: HttpRequestLike,
     res: HttpResponseLike,
     frame: JsonRpcMessage | JsonRpcMessage[],
@@ -282,7 +282,7 @@ export class StreamableHttpEndpoint {
   private initialize(req: HttpRequestLike, res: HttpResponseLike, frame: JsonRpcMessage | JsonRpcMessage[]): void {
     const message = frame as { readonly id: string | number; readonly params?: unknown };
     // An initialize that cannot succeed opens no session (#13).
-    const checked = checkParams('initialize', LATEST_STATEFUL_REVISION, message.params ?? {});
+    const checked = checkParams('initialize', LATEST_LEGACY_REVISION, message.params ?? {});
     if (checked && !checked.success) {
       const error = JsonRpcError.invalidParams(toValidationIssues(checked.error)).toJSON();
       const text = JSON.stringify(errorResponse(message.id, error));
@@ -332,11 +332,11 @@ export class StreamableHttpEndpoint {
   }
 
   private get(req: HttpRequestLike, res: HttpResponseLike): void {
-    if (this.stateless || !this.revisions.sessionsServed) {
+    if (this.sessionless || !this.revisions.sessionsServed) {
       refuse(
         res,
         405,
-        'Method Not Allowed: this server is stateless and offers no GET stream',
+        'Method Not Allowed: this server is sessionless and offers no GET stream',
         ErrorCode.ConnectionClosed,
         { allow: 'POST' },
       );
@@ -355,11 +355,11 @@ export class StreamableHttpEndpoint {
   }
 
   private remove(req: HttpRequestLike, res: HttpResponseLike): void {
-    if (this.stateless || !this.revisions.sessionsServed) {
+    if (this.sessionless || !this.revisions.sessionsServed) {
       refuse(
         res,
         405,
-        'Method Not Allowed: this server is stateless and has no sessions to delete',
+        'Method Not Allowed: this server is sessionless and has no sessions to delete',
         ErrorCode.ConnectionClosed,
         { allow: 'POST' },
       );

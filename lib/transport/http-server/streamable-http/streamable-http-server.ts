@@ -4,8 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { lstatSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createLegacySseHandler } from '../http-sse/http-sse-handler';
-import type { LegacySseHandler } from '../http-sse/http-sse-handler';
+import { createHttpSseHandler } from '../http-sse/http-sse-handler';
+import type { HttpSseHandler } from '../http-sse/http-sse-handler';
 import { refuse } from '../../http/http-guards';
 import { createStreamableHttpHandler } from './streamable-http-handler';
 import { ServerOperations } from '../../../operations/server-operations';
@@ -37,7 +37,7 @@ export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerO
   /** The MCP endpoint path. Default `/mcp`. */
   readonly path?: string;
   /**
-   * Extra routes served by the same HTTP server before the 404 fallback, for example the legacy
+   * Extra routes served by the same HTTP server before the 404 fallback, for example the HTTP+SSE
    * HTTP+SSE endpoints: return `true` when the request was handled.
    */
   readonly routes?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean;
@@ -46,11 +46,11 @@ export interface StreamableHttpServerOptions extends Omit<StreamableHttpHandlerO
    * `closeRequestStream` and `closeStandaloneStream` then answer false),
    * origin policy, body and slow-reader limits and logger: `true` for `/sse` and `/messages`, or the paths.
    * Their sessions are independent of the Streamable HTTP ones. Default off.
-   * With `auth` they are protected as the MCP endpoint is (see `createLegacySseHandler`'s `auth`): an
+   * With `auth` they are protected as the MCP endpoint is (see `createHttpSseHandler`'s `auth`): an
    * OAuth client discovers the metadata only when its `resource` covers their paths (the origin's
    * root does; `/mcp` does not cover `/sse`).
    */
-  readonly legacySse?: boolean | { readonly ssePath?: string; readonly messagesPath?: string };
+  readonly httpSse?: boolean | { readonly ssePath?: string; readonly messagesPath?: string };
   /** A client that has not sent its request headers this long after connecting is cut off. Default 10 s. */
   readonly headersTimeoutMs?: number;
   /**
@@ -90,8 +90,8 @@ export interface RunningStreamableHttpServer {
   /** The Unix socket (or named pipe) listened on, when `socketPath` was given. */
   readonly socketPath?: string | undefined;
   readonly handler: StreamableHttpHandler;
-  /** The legacy HTTP+SSE handler, when `legacySse` was asked for. */
-  readonly legacyHandler: LegacySseHandler | undefined;
+  /** The deprecated HTTP+SSE handler, when `httpSse` was asked for. */
+  readonly httpSseHandler: HttpSseHandler | undefined;
   /** The state behind `/healthz`, `/readyz` and `/metrics`, when `operations` was given. */
   readonly operations?: ServerOperations | undefined;
   /** The underlying `node:http` server. */
@@ -120,9 +120,9 @@ export async function startStreamableHttpServer(
   const calls = operations?.tracking ? operations.calls : undefined;
   const handler = options.handler ?? createStreamableHttpHandler({ ...options, auth, calls });
   if (operations) operations.sessionCount ??= () => handler.sessions.size;
-  const legacy = legacyEndpoints(options, auth);
-  const legacyHandler = legacy?.handler;
-  const server = createHttpServer(options, path, handler, legacy, auth, operations);
+  const sse = httpSseEndpoints(options, auth);
+  const httpSseHandler = sse?.handler;
+  const server = createHttpServer(options, path, handler, sse, auth, operations);
   const socketPath = options.socketPath;
   if (socketPath !== undefined) await listenOnSocket(server, socketPath);
   else await listen(server, options.port ?? 0, host);
@@ -138,12 +138,12 @@ export async function startStreamableHttpServer(
     port,
     socketPath,
     handler,
-    legacyHandler,
+    httpSseHandler,
     operations,
     server,
     close: async () => {
       handler.close();
-      legacyHandler?.close();
+      httpSseHandler?.close();
       const done = once(server, 'close');
       server.close();
       server.closeAllConnections();
@@ -160,29 +160,29 @@ function operationsOf(options: StreamableHttpServerOptions): ServerOperations | 
 }
 
 /** The 2024-11-05 HTTP+SSE endpoints served beside the MCP endpoint. */
-interface LegacyEndpoints {
-  readonly handler: LegacySseHandler;
+interface HttpSseEndpoints {
+  readonly handler: HttpSseHandler;
   readonly ssePath: string;
   readonly messagesPath: string;
 }
 
 /**
- * Makes the legacy HTTP+SSE handler when `legacySse` asks for one, with the server's `onSession`,
+ * Makes the deprecated HTTP+SSE handler when `httpSse` asks for one, with the server's `onSession`,
  * limits, and `auth` (whose checks, scopes and session owners hold on those endpoints too).
  */
-function legacyEndpoints(
+function httpSseEndpoints(
   options: StreamableHttpServerOptions,
   auth: RequestAuthenticator | undefined,
-): LegacyEndpoints | undefined {
+): HttpSseEndpoints | undefined {
   const mcp = options.server;
   const connectOptions = options.inspect ? { inspect: options.inspect } : undefined;
   const onSession =
     options.onSession ?? ((transport: StreamableHttpServerTransport) => void mcp?.connect(transport, connectOptions));
-  const legacy = options.legacySse ? (options.legacySse === true ? {} : options.legacySse) : undefined;
-  if (!legacy) return undefined;
-  const messagesPath = legacy.messagesPath ?? '/messages';
-  const handler = createLegacySseHandler({
-    // Legacy sessions reach the same onSession; they cannot be polled, so the polling calls answer false.
+  const sse = options.httpSse ? (options.httpSse === true ? {} : options.httpSse) : undefined;
+  if (!sse) return undefined;
+  const messagesPath = sse.messagesPath ?? '/messages';
+  const handler = createHttpSseHandler({
+    // HTTP+SSE sessions reach the same onSession; they cannot be polled, so the polling calls answer false.
     onSession: (transport) => {
       let protocolVersion: string | undefined;
       onSession({
@@ -212,18 +212,18 @@ function legacyEndpoints(
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  return { handler, ssePath: legacy.ssePath ?? '/sse', messagesPath };
+  return { handler, ssePath: sse.ssePath ?? '/sse', messagesPath };
 }
 
 /**
- * The `node:http` server: the MCP endpoint at `path`, the legacy endpoints, the protected resource
+ * The `node:http` server: the MCP endpoint at `path`, the HTTP+SSE endpoints, the protected resource
  * metadata and the extra `routes`, else 404; with the limits on slow or numerous clients (#13).
  */
 function createHttpServer(
   options: StreamableHttpServerOptions,
   path: string,
   handler: StreamableHttpHandler,
-  legacy: LegacyEndpoints | undefined,
+  sse: HttpSseEndpoints | undefined,
   auth: RequestAuthenticator | undefined,
   operations: ServerOperations | undefined,
 ): Server {
@@ -243,8 +243,7 @@ function createHttpServer(
     }
     const url = new URL(target ?? '/', 'http://localhost');
     if (url.pathname === path) handler.handle(req, res);
-    else if (legacy && (url.pathname === legacy.ssePath || url.pathname === legacy.messagesPath))
-      legacy.handler.handle(req, res);
+    else if (sse && (url.pathname === sse.ssePath || url.pathname === sse.messagesPath)) sse.handler.handle(req, res);
     else if (auth?.serveMetadata(req, res, url)) return;
     else if (operations && serveOperations(operations, req, res, url, options, auth)) return;
     else if (!options.routes?.(req, res, url)) refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);

@@ -16,12 +16,12 @@ import type { StreamsHost } from './session-streams';
 export type { SessionOptions } from './session-options';
 
 /**
- * The server side of one Streamable HTTP session (or, in stateless mode, of one POST), as handed
+ * The server side of one Streamable HTTP session (or, in sessionless mode, of one POST), as handed
  * to `onSession`. Besides the {@link Transport} contract it lets a handler close the HTTP
  * connection of a request's SSE stream early, so that the client resumes it (2025-11-25 polling).
  */
 export interface StreamableHttpServerTransport extends Transport {
-  /** The `Mcp-Session-Id` of the session; `undefined` in stateless mode. */
+  /** The `Mcp-Session-Id` of the session; `undefined` in sessionless mode. */
   readonly sessionId: string | undefined;
   /** The revision the connection negotiated, once `setProtocolVersion` was called. */
   readonly protocolVersion: string | undefined;
@@ -75,7 +75,7 @@ class ServerSession implements Session, StreamsHost {
     const { sessionId, eventStore } = options;
     // Stream ids name the session so a Last-Event-ID from another session is refused. Without a
     // session id they need to be unique only where an event store keeps them.
-    const prefix = `${sessionId ?? (eventStore ? globalThis.crypto.randomUUID() : 'stateless')}~`;
+    const prefix = `${sessionId ?? (eventStore ? globalThis.crypto.randomUUID() : 'sessionless')}~`;
     this.streams = new SessionStreams(prefix, options, this);
     this.transport = new SessionTransport(this);
   }
@@ -153,7 +153,7 @@ class ServerSession implements Session, StreamsHost {
 /**
  * The transport a session hands to `onSession`. Its state is plain data properties, no getters:
  * an object literal whose accessor closes over fresh state gets a V8 map of its own, whose
- * transitions keep the session alive through minor collections (one session per stateless POST).
+ * transitions keep the session alive through minor collections (one session per sessionless POST).
  */
 class SessionTransport implements StreamableHttpServerTransport {
   readonly incoming$: Observable<InboundFrame>;

@@ -1,5 +1,5 @@
 import type { McpClient } from '../../lib/client/client';
-import { META } from '../../lib/connection/stateless';
+import { META } from '../../lib/connection/modern';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { rateLimit } from '../../lib/server/middleware-kit';
 import type { ServerMiddleware } from '../../lib/server/middleware';
@@ -8,11 +8,11 @@ import { clientOf, demoServer, textOf, virtualClock } from './harness';
 
 const REVISION = '2026-07-28';
 
-describe('server middleware under the stateless revision', () => {
+describe('server middleware under the modern revision', () => {
   let client: McpClient | undefined;
   afterEach(() => client?.close());
 
-  it('runs for a stateless request over a connection, with no session and the client from _meta', async () => {
+  it('runs for a modern request over a connection, with no session and the client from _meta', async () => {
     const seen: unknown[] = [];
     const spy: ServerMiddleware = (request, context, next) => {
       seen.push({
@@ -35,7 +35,7 @@ describe('server middleware under the stateless revision', () => {
     });
   });
 
-  it('runs for a request the stateless endpoint serves, and its errors are JSON-RPC answers', async () => {
+  it('runs for a request the modern endpoint serves, and its errors are JSON-RPC answers', async () => {
     const clock = virtualClock();
     const methods: string[] = [];
     const { server } = demoServer({
@@ -50,7 +50,7 @@ describe('server middleware under the stateless revision', () => {
     const answers: JsonRpcMessage[] = [];
     const exchange = { notify: () => undefined, respond: (message: JsonRpcMessage) => answers.push(message) };
     const call = (id: number) =>
-      server.stateless.serve(
+      server.modern.serve(
         {
           jsonrpc: '2.0',
           id,
@@ -72,7 +72,7 @@ describe('server middleware under the stateless revision', () => {
     await until(() => answers.length === 2);
     expect(methods).toEqual(['tools/call', 'tools/call']);
     expect(answers[0]).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'call 1' }] } });
-    // Stateless requests from one client name count together (no session to tell them apart).
+    // Modern requests from one client name count together (no session to tell them apart).
     expect(answers[1]).toMatchObject({ id: 2, error: { code: -32029 } });
   });
 });

@@ -1,6 +1,6 @@
 import { firstValueFrom } from 'rxjs';
 import { z } from 'zod';
-import { META } from '../../lib/connection/stateless';
+import { META } from '../../lib/connection/modern';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { rawPeer } from '../support/raw-peer';
@@ -16,7 +16,7 @@ const meta = (extra: Record<string, unknown> = {}, capabilities: Record<string, 
 });
 
 function exampleServer(): McpServer {
-  const server = createServer({ name: 'stateless-spec', version: '2.0.0', instructions: 'be brief' });
+  const server = createServer({ name: 'modern-spec', version: '2.0.0', instructions: 'be brief' });
   server.tool({
     name: 'ask',
     description: 'asks the user for a name, then for a colour',
@@ -74,7 +74,7 @@ function exampleServer(): McpServer {
   return server;
 }
 
-describe('a server serving a stateless revision (2026-07-28) over a connection', () => {
+describe('a server serving a modern revision (2026-07-28) over a connection', () => {
   let server: McpServer;
   let peer: RawPeer;
   let id = 0;
@@ -99,7 +99,7 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
     expect(result.capabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
     expect(result.instructions).toBe('be brief');
     expect((result._meta as Record<string, unknown>)[META.serverInfo]).toEqual({
-      name: 'stateless-spec',
+      name: 'modern-spec',
       version: '2.0.0',
     });
     expect(result).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
@@ -256,7 +256,7 @@ describe('a server serving a stateless revision (2026-07-28) over a connection',
     expect((end.result._meta as Record<string, unknown>)[META.subscriptionId]).toBe(requestId);
   });
 
-  it('[hybrid] still opens a session for a client that initializes after a stateless probe', async () => {
+  it('[hybrid] still opens a session for a client that initializes after a modern probe', async () => {
     await call('server/discover', { _meta: meta() });
     const init = (await call('initialize', {
       protocolVersion: '2025-11-25',

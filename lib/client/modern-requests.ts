@@ -1,5 +1,5 @@
 /**
- * A client request in a stateless revision (2026-07-28 on), end to end: the per-request `_meta`
+ * A client request in a modern revision (2026-07-28 on), end to end: the per-request `_meta`
  * the client adds (log level), re-issuing a request whose HTTP response stream broke (Transports
  * → Streamable HTTP: no resumability, a new id), the result's `resultType`, multi round-trip input
  * (spec: Multi Round-Trip Requests), and the check of the final result against the revision.
@@ -10,7 +10,7 @@ import type { SchedulerLike, Subscriber, Unsubscribable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions, RequestSink } from '../connection/request-pipeline';
-import { CACHEABLE_METHODS, META } from '../connection/stateless';
+import { CACHEABLE_METHODS, META } from '../connection/modern';
 import { JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import { withProperty } from '../base/objects';
 import type { LoggingLevel } from '../schema/logging';
@@ -47,8 +47,8 @@ export class InputRoundsExceededError extends RxmcpError {
   }
 }
 
-/** What the stateless requests of one client share. */
-export interface StatelessRequesterDeps {
+/** What the modern requests of one client share. */
+export interface ModernRequesterDeps {
   readonly connection: Connection;
   readonly revision: string;
   /** The client's handlers for sampling, elicitation and roots, by method. */
@@ -108,7 +108,7 @@ function assumed(method: string, result: Record<string, unknown>): Record<string
 }
 
 /** The result checked against the revision (as the schema gives it back), without the assumed fields. */
-function checkedComplete(deps: StatelessRequesterDeps, method: string, result: Record<string, unknown>) {
+function checkedComplete(deps: ModernRequesterDeps, method: string, result: Record<string, unknown>) {
   const filled = assumed(method, result);
   const input = filled ? { ...result, ...filled } : result;
   const parsed = checkResult(method, deps.revision as Revision, input);
@@ -127,11 +127,11 @@ function checkedComplete(deps: StatelessRequesterDeps, method: string, result: R
 
 /**
  * A complete result as the client API gives it in every era: checked against the revision, then
- * without the fields only the stateless wire has (`resultType`, the server's identity in `_meta`,
+ * without the fields only the modern wire has (`resultType`, the server's identity in `_meta`,
  * which `client.serverInfo` holds). Copied key by key: a rest pattern copies on a slower path.
  */
 function completed(
-  deps: StatelessRequesterDeps,
+  deps: ModernRequesterDeps,
   method: string,
   result: Record<string, unknown>,
 ): Record<string, unknown> {
@@ -152,14 +152,14 @@ function completed(
 }
 
 /** The options of one request with the client's per-request `_meta` added. */
-function withClientMeta(deps: StatelessRequesterDeps, options: RequestOptions): RequestOptions {
+function withClientMeta(deps: ModernRequesterDeps, options: RequestOptions): RequestOptions {
   const level = deps.logLevel();
   if (level === undefined) return options;
   return withProperty(options, 'meta', { [META.logLevel]: level, ...options.meta });
 }
 
 /**
- * Sends a request of a stateless revision. Cold: each subscription sends it; emits the complete
+ * Sends a request of a modern revision. Cold: each subscription sends it; emits the complete
  * result and completes. When the server answers `input_required` (only for tools/call, prompts/get
  * and resources/read), the client's handlers answer its `inputRequests` and the request is sent
  * again, with a new id, carrying `inputResponses` and the exact `requestState` (none when the
@@ -170,27 +170,27 @@ function withClientMeta(deps: StatelessRequesterDeps, options: RequestOptions): 
  * `JsonRpcError`, a timeout or a closed connection otherwise.
  * Unsubscribing cancels the round in flight (and stops handlers still answering).
  */
-export function statelessRequest(
-  deps: StatelessRequesterDeps,
+export function modernRequest(
+  deps: ModernRequesterDeps,
   method: string,
   params: Record<string, unknown> | undefined,
   options: RequestOptions = {},
   hooks: RoundHooks = {},
 ): Observable<Record<string, unknown>> {
   return new Observable<Record<string, unknown>>((subscriber) => {
-    const exchange = new StatelessExchange(deps, method, params ?? {}, options, hooks, subscriber);
+    const exchange = new ModernExchange(deps, method, params ?? {}, options, hooks, subscriber);
     exchange.send();
     return () => exchange.stop();
   });
 }
 
 /**
- * One subscription of {@link statelessRequest}: its rounds, each sent straight through the
+ * One subscription of {@link modernRequest}: its rounds, each sent straight through the
  * connection, and between rounds what answers the server's input requests. Hand-wired rather than
- * composed of operators: every call of a stateless revision runs through it, and almost all of
+ * composed of operators: every call of a modern revision runs through it, and almost all of
  * them end with the first answer.
  */
-class StatelessExchange {
+class ModernExchange {
   /** The params of the current round: the caller's, then with the round's answers and state. */
   private params: Record<string, unknown>;
   /** Input rounds so far (0 for the first request). */
@@ -203,7 +203,7 @@ class StatelessExchange {
   private stopped = false;
 
   constructor(
-    private readonly deps: StatelessRequesterDeps,
+    private readonly deps: ModernRequesterDeps,
     private readonly method: string,
     private readonly base: Record<string, unknown>,
     private readonly options: RequestOptions,
@@ -340,7 +340,7 @@ class StatelessExchange {
 class RoundSink implements RequestSink {
   private answered = false;
 
-  constructor(private readonly exchange: StatelessExchange) {}
+  constructor(private readonly exchange: ModernExchange) {}
 
   next(result: Record<string, unknown>): void {
     this.answered = true;

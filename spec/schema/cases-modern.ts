@@ -1,4 +1,4 @@
-/** Hand-written cases of what 2026-07-28 (the stateless revision) adds, drops and changes. */
+/** Hand-written cases of what 2026-07-28 (the modern revision) adds, drops and changes. */
 import type { Revision } from '../../lib/schema/revisions';
 import type { HandWrittenCase } from './cases';
 import { clientInfo, elicitRequest, modernMeta, note, req, text } from './case-fixtures';

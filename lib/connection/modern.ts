@@ -1,7 +1,7 @@
 /**
- * The per-request protocol of the stateless revisions (2026-07-28 on; spec: Basic → `_meta`,
+ * The per-request protocol of the modern revisions (2026-07-28 on; spec: Basic → `_meta`,
  * Versioning): what a request must carry, how a server admits it, and what every result carries
- * back. Shared by a server connection (stdio, WebSocket, in memory) and the stateless endpoint that
+ * back. Shared by a server connection (stdio, WebSocket, in memory) and the modern endpoint that
  * serves Streamable HTTP requests with no connection at all, so both answer alike.
  */
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
@@ -14,22 +14,14 @@ import { extensionMethodParams } from '../schema/tasks';
 import type { Revision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
 import { LOG_LEVELS } from './handler-events';
-import { META, statelessRevisionOf } from '../schema/request-meta';
+import { META, modernRevisionOf } from '../schema/request-meta';
 import type { LogLevel } from './handler-events';
 import type { AuthInfo } from '../transport/transport';
 
-export { META, statelessRevisionOf };
+export { META, modernRevisionOf, isModernRevision, MODERN_REVISIONS };
 
-/** Revisions without a handshake, oldest first (the schema layer's `MODERN_REVISIONS`). */
-export const STATELESS_REVISIONS: readonly string[] = MODERN_REVISIONS;
-
-/** Whether `revision` is one of the stateless family (no initialize; `_meta` on every request). */
-export function isStatelessRevision(revision: string): boolean {
-  return isModernRevision(revision);
-}
-
-/** Error codes the stateless revisions add (spec 2026-07-28: Basic → Error Codes), from `ErrorCode`. */
-export const StatelessErrorCode = {
+/** Error codes the modern revisions add (spec 2026-07-28: Basic → Error Codes), from `ErrorCode`. */
+export const ModernErrorCode = {
   HeaderMismatch: ErrorCode.HeaderMismatch,
   MissingRequiredClientCapability: ErrorCode.MissingRequiredClientCapability,
   UnsupportedProtocolVersion: ErrorCode.UnsupportedProtocolVersion,
@@ -67,8 +59,8 @@ export const DEFAULT_CACHE_HINTS: Readonly<Record<string, CacheHint>> = {
   'resources/read': { ttlMs: 0, cacheScope: 'private' },
 };
 
-/** What one stateless request says of its client, read from its `_meta`. */
-export interface StatelessPeer {
+/** What one modern request says of its client, read from its `_meta`. */
+export interface ModernPeer {
   readonly revision: string;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo: Record<string, unknown> | undefined;
@@ -80,9 +72,9 @@ export interface StatelessPeer {
   readonly auth?: AuthInfo;
 }
 
-/** How a server serves stateless requests. */
-export interface StatelessPolicy {
-  /** Every revision the server speaks (stateful ones too), listed in an unsupported-version error. */
+/** How a server serves modern requests. */
+export interface ModernPolicy {
+  /** Every revision the server speaks (legacy ones too), listed in an unsupported-version error. */
   readonly supported: readonly string[];
   /** Our capabilities, read per request. */
   capabilities(): Record<string, unknown>;
@@ -102,7 +94,7 @@ export interface Refusal {
 /** A request admitted: its validated params and what its `_meta` says of the client. */
 export interface Admitted {
   readonly params: Record<string, unknown>;
-  readonly peer: StatelessPeer;
+  readonly peer: ModernPeer;
 }
 
 const LEVELS: ReadonlySet<string> = new Set(LOG_LEVELS);
@@ -119,7 +111,7 @@ const badMeta = (detail: string): Refusal => ({
 /** `UnsupportedProtocolVersionError`: lists what the server speaks (spec 2026-07-28: Versioning). */
 export function unsupportedVersion(requested: unknown, supported: readonly string[]): JsonRpcError {
   return new JsonRpcError(
-    StatelessErrorCode.UnsupportedProtocolVersion,
+    ModernErrorCode.UnsupportedProtocolVersion,
     `Unsupported protocol version ${JSON.stringify(requested)} (supported: ${supported.join(', ')})`,
     { supported: [...supported].reverse(), requested },
   );
@@ -129,30 +121,30 @@ export function unsupportedVersion(requested: unknown, supported: readonly strin
 export function missingClientCapability(required: readonly string[], detail?: string): JsonRpcError {
   const what = required.join(', ');
   return new JsonRpcError(
-    StatelessErrorCode.MissingRequiredClientCapability,
+    ModernErrorCode.MissingRequiredClientCapability,
     `Missing required client capability: ${what}${detail ? ` (${detail})` : ''}`,
     { requiredCapabilities: Object.fromEntries(required.map((path) => [path.split('.')[0], {}])) },
   );
 }
 
 /**
- * Admits one stateless request: its `_meta` must name a supported stateless revision and carry
+ * Admits one modern request: its `_meta` must name a supported modern revision and carry
  * the client's capabilities (-32602, HTTP 400, when a required field is missing or malformed;
  * -32022 for an unsupported revision), the method must exist in that revision and be served here
  * (-32601, HTTP 404), and the params must match the revision's schema (-32602). `carrier` gives
  * what the transport knows of the request (its HTTP headers, a verified caller).
  */
-export function admitStatelessRequest(
+export function admitModernRequest(
   request: JsonRpcRequest,
-  policy: StatelessPolicy,
-  carrier?: Pick<StatelessPeer, 'headers' | 'auth'>,
+  policy: ModernPolicy,
+  carrier?: Pick<ModernPeer, 'headers' | 'auth'>,
 ): Admitted | Refusal {
   const params = (request.params ?? {}) as Record<string, unknown>;
   const meta = params._meta;
   if (!isObject(meta)) return badMeta(`is required: ${META.protocolVersion} and ${META.clientCapabilities}`);
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') return badMeta(`${META.protocolVersion} is required (a string)`);
-  if (!isStatelessRevision(version) || !policy.supported.includes(version)) {
+  if (!isModernRevision(version) || !policy.supported.includes(version)) {
     return { error: unsupportedVersion(version, policy.supported), httpStatus: 400 };
   }
   const clientCapabilities = meta[META.clientCapabilities];
@@ -167,7 +159,7 @@ export function admitStatelessRequest(
   const definition = methodDefinition(request.method, revision);
   // One shape for every peer, the transport's facts included (undefined when it has none): adding
   // them to a copy afterwards costs more than the whole object.
-  const peer: StatelessPeer = {
+  const peer: ModernPeer = {
     revision: version,
     clientCapabilities,
     clientInfo: clientInfo as Record<string, unknown> | undefined,
@@ -200,12 +192,12 @@ export function admitStatelessRequest(
   return { params: (checked?.data ?? params) as Record<string, unknown>, peer };
 }
 
-/** Whether `admitStatelessRequest` refused the request. */
+/** Whether `admitModernRequest` refused the request. */
 export function isRefusal(outcome: Admitted | Refusal): outcome is Refusal {
   return 'error' in outcome;
 }
 
-/** What a server puts on every stateless result. */
+/** What a server puts on every modern result. */
 export interface ResultDecoration {
   readonly serverInfo: Record<string, unknown> | undefined;
   /** Caching hints by method; a method missing here gets the default. */
@@ -213,11 +205,11 @@ export interface ResultDecoration {
 }
 
 /**
- * A result as a stateless revision sends it: `resultType` (`complete` unless the handler set
+ * A result as a modern revision sends it: `resultType` (`complete` unless the handler set
  * one, such as `input_required`), the server's identity in `_meta`, and, on a complete result of a
  * cacheable method, `ttlMs` and `cacheScope` unless the handler chose its own.
  */
-export function decorateStatelessResult(
+export function decorateModernResult(
   method: string,
   result: Record<string, unknown>,
   decoration: ResultDecoration,

@@ -1,6 +1,6 @@
 import { EmptyError, filter, lastValueFrom, toArray, VirtualTimeScheduler } from 'rxjs';
 import type { ClientMiddleware } from '../../lib/client/middleware';
-import { InputRoundsExceededError, REISSUE_DELAYS_MS } from '../../lib/client/stateless-requests';
+import { InputRoundsExceededError, REISSUE_DELAYS_MS } from '../../lib/client/modern-requests';
 import { JsonRpcError, ProtocolError } from '../../lib/jsonrpc/errors';
 import { STREAM_BROKEN } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { modernPeer } from './modern-peer';
@@ -23,7 +23,7 @@ function requestsSent(peer: ModernPeer['peer']): number {
   ).length;
 }
 
-describe('stateless requests', () => {
+describe('modern requests', () => {
   let modern: ModernPeer | undefined;
   afterEach(() => modern?.client.close());
 
@@ -329,17 +329,17 @@ describe('stateless requests', () => {
     await listing;
   });
 
-  it('[ping.stateless] pings with server/discover, the stateless revisions having no ping', async () => {
+  it('[ping.modern] pings with server/discover, the modern revisions having no ping', async () => {
     modern = await modernPeer();
     const { client, nextRequest, reply } = modern;
-    const pinging = client.ping();
+    const pinging = client.promises.ping();
     const ping = await nextRequest();
     expect(ping.method).toBe('server/discover');
     reply(ping, { supportedVersions: ['2026-07-28'], capabilities: {}, ttlMs: 0, cacheScope: 'public' });
     await pinging;
   });
 
-  it('[roots.stateless] setRoots sends no notification; the next roots/list input request gets the new roots', async () => {
+  it('[roots.modern] setRoots sends no notification; the next roots/list input request gets the new roots', async () => {
     modern = await modernPeer({ roots: [] });
     const { client, nextRequest, reply, peer } = modern;
     client.setRoots([{ uri: 'file:///new' }]);
@@ -355,7 +355,7 @@ describe('stateless requests', () => {
     ).toEqual([]);
   });
 
-  it('[capabilities.stateless] declares roots without listChanged in _meta', async () => {
+  it('[capabilities.modern] declares roots without listChanged in _meta', async () => {
     modern = await modernPeer({ roots: [] });
     const { client, nextRequest, reply } = modern;
     const listing = client.promises.listTools();

@@ -75,10 +75,10 @@ afterEach(async () => {
   gets.length = 0;
 });
 
-const info = { name: 'http-stateless-spec', version: '1.0.0' };
+const info = { name: 'http-modern-spec', version: '1.0.0' };
 const calls = () => posts.filter((post) => post.body.method === 'tools/call');
 
-describe('rxmcp client over Streamable HTTP, stateless revision', () => {
+describe('rxmcp client over Streamable HTTP, modern revision', () => {
   it('[http.reissue] re-issues, with a new id, a call whose response stream ended before its response', async () => {
     const url = await modernServer((post, res) => {
       if (calls().length === 1) {

@@ -1,6 +1,6 @@
 import { firstValueFrom } from 'rxjs';
 import { createConnection } from '../../lib/connection/connection';
-import { admitStatelessRequest, decorateStatelessResult, isRefusal, META } from '../../lib/connection/stateless';
+import { admitModernRequest, decorateModernResult, isRefusal, META } from '../../lib/connection/modern';
 import { UnsupportedProtocolVersionError } from '../../lib/jsonrpc/errors';
 import { linkedPair } from '../support/linked-pair';
 import { rawPeer } from '../support/raw-peer';
@@ -14,9 +14,9 @@ const request = (method: string, params: Record<string, unknown>) => ({
   params,
 });
 
-describe('admitStatelessRequest', () => {
+describe('admitModernRequest', () => {
   it('admits a request and reads what its _meta says of the client', () => {
-    const outcome = admitStatelessRequest(
+    const outcome = admitModernRequest(
       request('tools/call', {
         name: 'x',
         _meta: { ...meta, [META.logLevel]: 'info', [META.clientInfo]: { name: 'c', version: '1' } },
@@ -39,39 +39,39 @@ describe('admitStatelessRequest', () => {
     ['an unknown log level', { _meta: { ...meta, [META.logLevel]: 'loud' } }, -32602, 400],
     ['a handshake revision', { _meta: { ...meta, [META.protocolVersion]: '2025-11-25' } }, -32022, 400],
   ])('refuses a request with %s', (_what, params, code, httpStatus) => {
-    const outcome = admitStatelessRequest(request('tools/list', params), policy);
+    const outcome = admitModernRequest(request('tools/list', params), policy);
     expect(isRefusal(outcome) && [outcome.error.code, outcome.httpStatus]).toEqual([code, httpStatus]);
   });
 
   it('refuses removed methods, unknown ones and those whose capability the server lacks with -32601 and 404', () => {
     for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/unsubscribe', 'nope', 'prompts/list']) {
-      const outcome = admitStatelessRequest(request(method, { _meta: meta }), policy);
+      const outcome = admitModernRequest(request(method, { _meta: meta }), policy);
       expect(isRefusal(outcome) && [outcome.error.code, outcome.httpStatus]).toEqual([-32601, 404]);
     }
   });
 
   it('checks params against the method schema', () => {
-    const outcome = admitStatelessRequest(request('tools/call', { name: 42, _meta: meta }), policy);
+    const outcome = admitModernRequest(request('tools/call', { name: 42, _meta: meta }), policy);
     expect(isRefusal(outcome) && outcome.error.code).toBe(-32602);
   });
 });
 
-describe('decorateStatelessResult', () => {
+describe('decorateModernResult', () => {
   const decoration = { serverInfo: { name: 's', version: '1' } };
 
   it('adds resultType, the server identity and, on cacheable results, caching hints the handler did not set', () => {
-    expect(decorateStatelessResult('tools/list', { tools: [], ttlMs: 5 }, decoration)).toEqual({
+    expect(decorateModernResult('tools/list', { tools: [], ttlMs: 5 }, decoration)).toEqual({
       tools: [],
       resultType: 'complete',
       ttlMs: 5,
       cacheScope: 'public',
       _meta: { [META.serverInfo]: { name: 's', version: '1' } },
     });
-    expect(decorateStatelessResult('tools/call', { content: [] }, decoration)).not.toHaveProperty('ttlMs');
+    expect(decorateModernResult('tools/call', { content: [] }, decoration)).not.toHaveProperty('ttlMs');
   });
 
   it('leaves an input-required result without caching hints', () => {
-    const result = decorateStatelessResult(
+    const result = decorateModernResult(
       'resources/read',
       { resultType: 'input_required', requestState: 's' },
       decoration,
@@ -81,7 +81,7 @@ describe('decorateStatelessResult', () => {
   });
 });
 
-describe('a client connection in a stateless revision', () => {
+describe('a client connection in a modern revision', () => {
   it('sends every request with the revision, its capabilities and its info in _meta, and no handshake', async () => {
     const { client, server } = linkedPair();
     const peer = rawPeer(server);
@@ -91,7 +91,7 @@ describe('a client connection in a stateless revision', () => {
       info: { name: 'c', version: '1' },
       capabilities: () => ({ roots: {} }),
     });
-    connection.useStateless('2026-07-28', { serverInfo: { name: 's', version: '2' } });
+    connection.useModern('2026-07-28', { serverInfo: { name: 's', version: '2' } });
     expect(connection.state).toBe('operating');
     expect(connection.revision).toBe('2026-07-28');
     const answered = firstValueFrom(connection.request('tools/list', { cursor: 'a' }));
@@ -119,9 +119,9 @@ describe('a client connection in a stateless revision', () => {
       role: 'client',
       info: { name: 'c', version: '1' },
     });
-    expect(() => connection.useStateless('2099-01-01')).toThrow(UnsupportedProtocolVersionError);
-    connection.useStateless('2026-07-28');
-    expect(() => connection.useStateless('2026-07-28')).toThrow(/once per connection/);
+    expect(() => connection.useModern('2099-01-01')).toThrow(UnsupportedProtocolVersionError);
+    connection.useModern('2026-07-28');
+    expect(() => connection.useModern('2026-07-28')).toThrow(/once per connection/);
     connection.close();
   });
 });

@@ -6,24 +6,18 @@ import { childLogger } from '../base/logger';
 import type { LoggerOption } from '../base/logger';
 import { errorResponse, notification, resultResponse } from '../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message';
-import type { StatelessExchange, StatelessReceiver } from '../transport/transport';
+import type { ModernExchange, ModernReceiver } from '../transport/transport';
 import { Dispatcher } from './dispatcher';
 import type { Answer, DispatcherSink, RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import { LifecycleRunner } from './lifecycle-runner';
 import { serverLifecycleMachine } from './lifecycle-machines';
 import type { ServerLifecycleMachine } from './lifecycle-machines';
-import {
-  admitStatelessRequest,
-  decorateStatelessResult,
-  discoverResult,
-  isRefusal,
-  STATELESS_REVISIONS,
-} from './stateless';
-import type { CacheHint, ResultDecoration, StatelessPolicy } from './stateless';
+import { admitModernRequest, decorateModernResult, discoverResult, isRefusal, MODERN_REVISIONS } from './modern';
+import type { CacheHint, ResultDecoration, ModernPolicy } from './modern';
 
-/** Options of {@link StatelessEndpoint}. */
-export interface StatelessEndpointOptions {
+/** Options of {@link ModernEndpoint}. */
+export interface ModernEndpointOptions {
   /** Our name and version, put in every result's `_meta`. */
   readonly info: { readonly name: string; readonly version: string } & Record<string, unknown>;
   readonly instructions?: string;
@@ -33,7 +27,7 @@ export interface StatelessEndpointOptions {
   readonly handlers: Readonly<Record<string, RequestHandler>>;
   /** What the handlers are given as their `owner` (a connection's is its session; here there is none). */
   readonly owner?: unknown;
-  /** Every revision the server speaks, oldest first; only the stateless ones are served here. */
+  /** Every revision the server speaks, oldest first; only the modern ones are served here. */
   readonly supportedRevisions: readonly string[];
   readonly cacheHints?: Readonly<Record<string, CacheHint>>;
   readonly logger?: LoggerOption;
@@ -42,10 +36,10 @@ export interface StatelessEndpointOptions {
 
 /**
  * The sink of one exchange: what a handler sends about its request goes to the exchange.
- * Stateless revisions have no server-to-client requests (they ask through input-required results).
+ * Modern revisions have no server-to-client requests (they ask through input-required results).
  */
 class ExchangeSink implements DispatcherSink {
-  constructor(private readonly exchange: StatelessExchange) {}
+  constructor(private readonly exchange: ModernExchange) {}
 
   notifyFor(method: string, params: Record<string, unknown>): void {
     this.exchange.notify(notification(method, params));
@@ -60,9 +54,7 @@ class ExchangeSink implements DispatcherSink {
   requestFor(method: string): Observable<Record<string, unknown>> {
     return throwError(
       () =>
-        new Error(
-          `Cannot send ${method}: a stateless request asks its client through an input-required result instead`,
-        ),
+        new Error(`Cannot send ${method}: a modern request asks its client through an input-required result instead`),
     );
   }
 }
@@ -70,28 +62,28 @@ class ExchangeSink implements DispatcherSink {
 const NOTHING = (): void => undefined;
 
 /**
- * Serves the requests of the stateless revisions (2026-07-28 on) one by one, with no connection and
+ * Serves the requests of the modern revisions (2026-07-28 on) one by one, with no connection and
  * no session: each request is admitted on its own `_meta`, handled by the server's shared handlers,
  * and answered with `resultType`, the server's identity and caching hints. The Streamable HTTP
  * handler gives it each such POST. One lifecycle describes the endpoint: it starts in the server
- * lifecycle's `stateless` state and ends with `close()`, after which requests are refused.
+ * lifecycle's `modern` state and ends with `close()`, after which requests are refused.
  */
-export class StatelessEndpoint implements StatelessReceiver {
+export class ModernEndpoint implements ModernReceiver {
   private readonly log: Logger;
   private readonly lifecycle: LifecycleRunner<ServerLifecycleMachine>;
-  private readonly policy: StatelessPolicy;
+  private readonly policy: ModernPolicy;
   private readonly decoration: ResultDecoration;
   private readonly inflight = new Set<Dispatcher>();
 
-  constructor(private readonly options: StatelessEndpointOptions) {
-    this.log = childLogger(options.logger, { component: 'stateless-endpoint' });
+  constructor(private readonly options: ModernEndpointOptions) {
+    this.log = childLogger(options.logger, { component: 'modern-endpoint' });
     this.lifecycle = new LifecycleRunner(
       serverLifecycleMachine(),
       { supported: options.supportedRevisions, initializeTimeoutMs: Infinity },
       options.scheduler ?? asyncScheduler,
       () => undefined,
     );
-    this.lifecycle.send({ type: 'peer.statelessRequest', protocolVersion: STATELESS_REVISIONS.at(-1)! });
+    this.lifecycle.send({ type: 'peer.modernRequest', protocolVersion: MODERN_REVISIONS.at(-1)! });
     this.policy = {
       supported: options.supportedRevisions,
       capabilities: options.capabilities,
@@ -105,19 +97,19 @@ export class StatelessEndpoint implements StatelessReceiver {
     return this.inflight.size;
   }
 
-  serve(message: JsonRpcMessage, exchange: StatelessExchange): () => void {
+  serve(message: JsonRpcMessage, exchange: ModernExchange): () => void {
     if (!('method' in message) || !('id' in message)) return NOTHING; // notifications and responses: nothing to answer
     const request = message as JsonRpcRequest;
-    if (!this.lifecycle.snapshot.hasTag('accepts-stateless-requests')) {
+    if (!this.lifecycle.snapshot.hasTag('accepts-modern-requests')) {
       exchange.respond(
         errorResponse(request.id, { code: ErrorCode.ConnectionClosed, message: 'Server is shutting down' }),
         503,
       );
       return NOTHING;
     }
-    const outcome = admitStatelessRequest(request, this.policy, exchange);
+    const outcome = admitModernRequest(request, this.policy, exchange);
     if (isRefusal(outcome)) {
-      this.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'stateless request refused');
+      this.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'modern request refused');
       exchange.respond(errorResponse(request.id, outcome.error.toJSON()), outcome.httpStatus);
       return NOTHING;
     }
@@ -126,7 +118,7 @@ export class StatelessEndpoint implements StatelessReceiver {
       exchange.respond(
         resultResponse(
           request.id,
-          decorateStatelessResult(
+          decorateModernResult(
             method,
             discoverResult(this.options.supportedRevisions, this.options.capabilities(), this.options.instructions),
             this.decoration,
@@ -152,8 +144,7 @@ export class StatelessEndpoint implements StatelessReceiver {
         this.inflight.delete(dispatcher);
         if (answer === null) return;
         if ('error' in answer) exchange.respond(errorResponse(request.id, answer.error));
-        else
-          exchange.respond(resultResponse(request.id, decorateStatelessResult(method, answer.result, this.decoration)));
+        else exchange.respond(resultResponse(request.id, decorateModernResult(method, answer.result, this.decoration)));
       },
       outcome.peer,
     );

@@ -1,5 +1,5 @@
 /**
- * The example server's tools and prompt for the stateless revision (2026-07-28): handlers that ask
+ * The example server's tools and prompt for the modern revision (2026-07-28): handlers that ask
  * their client for input (which becomes a multi round-trip request under 2026-07-28 and ordinary
  * requests to the client in a session), the diagnostics the conformance suite calls, and a tool
  * whose argument is mirrored into an `Mcp-Param-*` header. Every handler works under every revision.
@@ -144,7 +144,7 @@ function inputTools(server: McpServer): void {
   });
 }
 
-/** The diagnostics the conformance suite's stateless scenarios call. */
+/** The diagnostics the conformance suite's modern scenarios call. */
 function diagnosticTools(server: McpServer): void {
   server.tool({
     name: 'test_missing_capability',
@@ -205,8 +205,8 @@ function diagnosticTools(server: McpServer): void {
   });
 }
 
-/** Registers the stateless-revision tools and prompt on the example server. */
-export function statelessTools(server: McpServer): void {
+/** Registers the modern-revision tools and prompt on the example server. */
+export function modernTools(server: McpServer): void {
   inputTools(server);
   diagnosticTools(server);
 }
