@@ -3,7 +3,7 @@ import type { RunInfo } from './samples';
 import type { Spread } from './stats';
 
 export interface Measurement {
-  readonly workload: string; // calls | scale | large | memory | open | fanout | load | proxy | cluster
+  readonly workload: string; // calls | scale | cold | cold-start | large | memory | open | fanout | load | proxy | cluster
   readonly transport: string;
   /** Calls in flight, concurrent sessions, the idle-session mode, the number of clients, or the role loaded. */
   readonly shape: string;
@@ -89,6 +89,10 @@ export function describe(group: Group): string {
       return `new sessions per second, in memory, ${Number(group.shape).toLocaleString('en-US')} at a time`;
     case 'open-cold':
       return `new sessions per second, in memory, ${Number(group.shape).toLocaleString('en-US')} at a time, second batch (cold)`;
+    case 'cold':
+      return `tools/call, ${group.transport}, the first ${Number(group.shape).toLocaleString('en-US')} calls of a fresh process, sequential`;
+    case 'cold-start':
+      return `spawn to the first answered tools/call, ${group.transport}`;
     case 'load':
       return `load time, ${group.shape === 'stdio-server' ? 'stdio server' : 'Streamable HTTP client'}`;
     case 'proxy':

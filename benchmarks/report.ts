@@ -108,6 +108,33 @@ function callTable(report: RunReport): string[] {
   return [...lines, ''];
 }
 
+/** Cold and steady side by side: what a fresh process does in its first seconds. */
+function coldTable(report: RunReport): string[] {
+  const rows = groups(report, 'cold-start', 'cold');
+  if (rows.length === 0) return [];
+  const lines = [
+    '## Cold: a fresh process per measurement',
+    '',
+    'Each measurement is a new client process (cold-client.ts) with a new server (in that process in memory, in',
+    'a child process otherwise): the time from spawning it to its first answered `tools/call` (loading,',
+    'connecting, the first call), then the throughput of its first 1,000 and first 5,000 calls, one at a time.',
+    'The steady rows above measure the same call after thousands of warm-up calls.',
+    '',
+    '| row | implementation | figure |',
+    '| --- | --- | --- |',
+  ];
+  for (const group of rows) {
+    for (const implementation of SERIES) {
+      const m = find(report, group, implementation);
+      if (!m) continue;
+      const value =
+        group.workload === 'cold-start' ? `${range(m.p50Ms, 1, 1)} ms` : `${range(m.perSecond)} calls per second`;
+      lines.push(`| ${describe(group)} | ${implementation} | ${value} |`);
+    }
+  }
+  return [...lines, ''];
+}
+
 function memoryTable(report: RunReport): string[] {
   const figure = (workload: string, shape: string, implementation: string): Measurement | undefined =>
     find(report, { workload, transport: 'in-memory', shape }, implementation);
@@ -144,7 +171,7 @@ function memoryTable(report: RunReport): string[] {
 function otherTable(report: RunReport): string[] {
   const rows = groups(report).filter(
     (g) =>
-      !['calls', 'scale', 'open', 'open-cold'].includes(g.workload) &&
+      !['calls', 'scale', 'cold', 'cold-start', 'open', 'open-cold'].includes(g.workload) &&
       !(g.workload === 'memory' && g.shape !== 'per-request'),
   );
   if (rows.length === 0) return [];
@@ -177,6 +204,7 @@ export function renderReport(report: RunReport): string {
     ...machineLoad(report.runs),
     ...targetTable(targets(report)),
     ...callTable(report),
+    ...coldTable(report),
     ...memoryTable(report),
     ...otherTable(report),
   ].join('\n');

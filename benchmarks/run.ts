@@ -6,13 +6,14 @@
  * and ended, to `--raw=<file>` (how `npm run bench` runs it, three times, see bench.ts); run alone,
  * to benchmarks/results/runs/ and a report of this one run (`quick.*` or `partial.*`).
  *
- *   node dist/benchmarks/run.js [--quick] [--only=calls,scale,large,memory,fanout,load,proxy,cluster]
+ *   node dist/benchmarks/run.js [--quick] [--only=calls,cold,scale,large,memory,fanout,load,proxy,cluster]
  *     [--transports=in-memory,stdio,http-stateful,http-stateless,http-2026] [--raw=<file> --run=<index>]
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { callWorkloads, largeWorkloads, scaleWorkloads } from './call-workloads';
 import { clusterHarness, routingHarness, startBenchRedis } from './cluster-cost';
+import { coldWorkloads } from './cold';
 import { LOAD_ROLES, timeLoad } from './load-time';
 import type { LoadRole } from './load-time';
 import { memoryWorkloads } from './memory-workloads';
@@ -172,6 +173,7 @@ function warnOnce() {
 
 async function measureAll(samples: Samples) {
   if (wanted('calls')) await callWorkloads(samples);
+  if (wanted('cold')) await coldWorkloads(samples);
   if (wanted('scale')) await scaleWorkloads(samples);
   if (wanted('large')) await largeWorkloads(samples);
   if (wanted('memory')) memoryWorkloads(samples);

@@ -7,6 +7,8 @@
  *   peer's (aim: half);
  * - new sessions per second, in a steady state: at least 2 times the official SDK v2's (the cold
  *   rate, while the JIT compiles a connect's code, is reported beside it with no target);
+ * - cold (a fresh process per measurement): the first 1,000 and 5,000 calls at least 0.85 of the
+ *   floor's throughput, and spawn to the first answered call at most 0.8 of the official SDK 1.32's;
  * - kept from earlier issues: 1 MB results at least the peers' throughput, fan-out 5 times, load
  *   time at most the official SDK's, a proxied call at least 0.7 of a direct one (bounded by the
  *   floor when the bare relay keeps less than 0.7 of it too).
@@ -135,6 +137,10 @@ function otherTargets(report: RunReport, group: Group): Array<Target | undefined
       return PEERS.map((peer) => peerTarget(report, group, peer, 5, 'min', 'perSecond', 'deliveries per second'));
     case 'load':
       return [peerTarget(report, group, 'official', 1, 'max', 'p50Ms', 'load time')];
+    case 'cold':
+      return [peerTarget(report, group, 'floor', 0.85, 'min')];
+    case 'cold-start':
+      return [peerTarget(report, group, 'official', 0.8, 'max', 'p50Ms', 'spawn to first result')];
     case 'proxy': {
       const proxied = find(report, group, 'proxied');
       const direct = find(report, group, 'direct');

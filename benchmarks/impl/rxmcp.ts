@@ -5,13 +5,12 @@
  */
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
-import {
-  connect,
-  createInMemoryPair,
-  createStdioClientTransport,
-  createStreamableHttpClientTransport,
-} from '../../lib/index';
-import type { McpClient } from '../../lib/index';
+// The entries a user's client imports, not the root (which loads every role).
+import { connect } from '../../lib/entries/client';
+import type { McpClient } from '../../lib/entries/client';
+import { createStreamableHttpClientTransport } from '../../lib/entries/http-client';
+import { createInMemoryPair } from '../../lib/entries/server';
+import { createStdioClientTransport } from '../../lib/entries/stdio';
 import { startServerProcess } from '../servers/process';
 import { createBenchServer } from '../servers/rxmcp-server';
 import type { HttpMode } from '../servers/rxmcp-server';

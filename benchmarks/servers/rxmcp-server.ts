@@ -10,8 +10,13 @@
  *   the server definition as a session of its own.
  */
 import { z } from 'zod';
-import { createServer, createStdioServerTransport, startStreamableHttpServer } from '../../lib/index';
-import type { McpServer, RunningStreamableHttpServer } from '../../lib/index';
+// The entries a user's server imports (rxmcp/server, rxmcp/stdio; rxmcp/http only when serving
+// HTTP), not the root, which loads every role: a cold start then loads what a user's would.
+import { createServer } from '../../lib/entries/server';
+import type { McpServer } from '../../lib/entries/server';
+import { createStdioServerTransport } from '../../lib/entries/stdio';
+import type * as HttpEntry from '../../lib/entries/http';
+import type { RunningStreamableHttpServer } from '../../lib/entries/http';
 import { LARGE_TEXT } from '../workload';
 import { endWithStdin, keepConnections } from './process';
 
@@ -36,6 +41,8 @@ export type HttpMode = 'stateful' | 'stateless' | '2026';
 
 /** Serves the bench server over Streamable HTTP on a free loopback port, in `mode`. */
 export async function serveBenchHttp(mode: HttpMode): Promise<RunningStreamableHttpServer> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startStreamableHttpServer } = require('../../lib/entries/http') as typeof HttpEntry;
   const server = createBenchServer();
   const running =
     mode === 'stateless'
