@@ -117,8 +117,8 @@ describe('official SDK client → rxmcp Streamable HTTP server (legacy)', () => 
   });
 });
 
-describe('official SDK client → rxmcp Streamable HTTP server (modern)', () => {
-  it('[interop.http.sdk-client-modern] serves every request on a fresh transport, without sessions', async () => {
+describe('official SDK client → rxmcp Streamable HTTP server (sessionless)', () => {
+  it('[interop.http.sdk-client-sessionless] serves every request on a fresh transport, without sessions', async () => {
     server = makeServer();
     const target = server;
     running = await startStreamableHttpServer({ sessionless: true, onSession: (t) => void target.connect(t) });

@@ -116,7 +116,7 @@ describeTransportContract(
 // suite (which sends unsolicited messages both ways) does not apply. This is its request-scoped
 // counterpart: each POST gets a fresh server transport, answers travel back on it, and nothing
 // outlives the request.
-describe('Streamable HTTP (modern) (request-scoped contract)', () => {
+describe('Streamable HTTP (sessionless) (request-scoped contract)', () => {
   const open = new Set<Transport>();
   const delivered: unknown[] = [];
   let running: Awaited<ReturnType<typeof startStreamableHttpServer>> | undefined;

@@ -172,7 +172,7 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect(results).toEqual([1000, 1001, 1002]);
   });
 
-  it('[transport.http.modern] serves a request without initialize or session in sessionless mode, and keeps nothing', async () => {
+  it('[transport.http.sessionless] serves a request without initialize or session in sessionless mode, and keeps nothing', async () => {
     const seen: StreamableHttpServerTransport[] = [];
     const s = await start({ sessionless: true, onSession: (t) => seen.push(t) });
     const response = await post(s.url, toolCall(3, 'echo', { text: 'hi' }), { 'mcp-protocol-version': '2025-06-18' });
@@ -186,9 +186,9 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect(seen[0]!.impliedInitialize).toEqual({
       protocolVersion: '2025-06-18',
       capabilities: {},
-      clientInfo: { name: 'modern-client', version: '0.0.0' },
+      clientInfo: { name: 'sessionless-client', version: '0.0.0' },
     });
-    expect(s.connections[0]!.peerInfo).toEqual({ name: 'modern-client', version: '0.0.0' });
+    expect(s.connections[0]!.peerInfo).toEqual({ name: 'sessionless-client', version: '0.0.0' });
     await firstValueFrom(seen[0]!.closed$);
     expect(s.connections[0]!.state).toBe('shutdown');
     expect(s.connections[0]!.revision).toBe('2025-06-18');
@@ -199,7 +199,7 @@ describe('createStreamableHttpHandler: sessions and streams', () => {
     expect((await answerMessages(init))[0]).toMatchObject({ id: 9, result: { serverInfo: { name: 'http-test' } } });
   });
 
-  it('closes a modern request’s transport, cancelling its work, when the client disconnects mid-stream', async () => {
+  it('closes a sessionless request’s transport, cancelling its work, when the client disconnects mid-stream', async () => {
     const seen: StreamableHttpServerTransport[] = [];
     const s = await start({ sessionless: true, onSession: (t) => seen.push(t) });
     const abort = new AbortController();
@@ -289,7 +289,7 @@ describe('createStreamableHttpHandler: JSON or SSE answers', () => {
     ]);
   });
 
-  it('[transport.http.answer-modern] waits for the response however long it takes in sessionless mode, and answers JSON', async () => {
+  it('[transport.http.answer-sessionless] waits for the response however long it takes in sessionless mode, and answers JSON', async () => {
     const s = await start({ sessionless: true });
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'performance', 'hrtime'] });
     try {
