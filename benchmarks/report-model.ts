@@ -3,7 +3,7 @@ import type { RunInfo } from './samples';
 import type { Spread } from './stats';
 
 export interface Measurement {
-  readonly workload: string; // calls | scale | cold | cold-start | large | memory | open | fanout | load | proxy | cluster
+  readonly workload: string; // calls | scale | cold | cold-start | large | memory | open | fanout | stream | load | proxy | cluster
   readonly transport: string;
   /** Calls in flight, concurrent sessions, the idle-session mode, the number of clients, or the role loaded. */
   readonly shape: string;
@@ -37,7 +37,7 @@ export const QUICK_NOTICE = 'quick run: not for claims';
 
 /** The implementations and the other series a row may have, in the order they are shown. */
 export const SERIES = [
-  ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied', 'policed', 'relay'],
+  ...['rxmcp', 'official', 'official-v2', 'floor', 'direct', 'proxied', 'policed', 'relay', 'partial', 'progress'],
   ...['1 process', '2 processes', '3 processes', 'owner', 'forwarded'],
 ];
 
@@ -93,6 +93,8 @@ export function describe(group: Group): string {
       return `tools/call, ${group.transport}, the first ${Number(group.shape).toLocaleString('en-US')} calls of a fresh process, sequential`;
     case 'cold-start':
       return `spawn to the first answered tools/call, ${group.transport}`;
+    case 'stream':
+      return `a tool streaming ${Number(group.shape).toLocaleString('en-US')} chunks in memory: chunks per second, p50 = ms to the first chunk`;
     case 'load':
       return `load time, ${group.shape === 'stdio-server' ? 'stdio server' : 'Streamable HTTP client'}`;
     case 'proxy':

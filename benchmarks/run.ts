@@ -6,7 +6,7 @@
  * and ended, to `--raw=<file>` (how `npm run bench` runs it, three times, see bench.ts); run alone,
  * to benchmarks/results/runs/ and a report of this one run (`quick.*` or `partial.*`).
  *
- *   node dist/benchmarks/run.js [--quick] [--only=calls,cold,scale,large,memory,fanout,load,proxy,cluster]
+ *   node dist/benchmarks/run.js [--quick] [--only=calls,cold,scale,large,memory,fanout,stream,load,proxy,cluster]
  *     [--transports=in-memory,stdio,http-stateful,http-stateless,http-2026] [--raw=<file> --run=<index>]
  */
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -20,6 +20,7 @@ import { memoryWorkloads } from './memory-workloads';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { ProxySide } from './proxy-cost';
 import { publish, rawFile, reportName } from './publish';
+import { STREAM_CHUNKS, streamHarness } from './stream-cost';
 import { readRawRun, record, writeRawRun } from './samples';
 import type { Samples } from './samples';
 import { alternating, CALL_SCALE, inOrder, log, narrowed, quick, RUN_INDEX, SETTINGS, wanted } from './settings';
@@ -137,6 +138,30 @@ async function clusterWorkloads(samples: Samples) {
   }
 }
 
+/**
+ * A tool streaming 1,000 chunks in memory, as partial results and as progress messages, both tools
+ * of one server on one connection, alternating: chunks per second, and the time to the first chunk.
+ */
+async function streamWorkloads(samples: Samples) {
+  const h = await streamHarness();
+  try {
+    for (let round = 0; round < 3; round++) for (const side of ['partial', 'progress'] as const) await h.call(side);
+    for (let rep = 0; rep < SETTINGS.repetitions * 3; rep++) {
+      for (const side of alternating(rep, ['partial', 'progress'] as const)) {
+        const timing = await h.call(side);
+        record(samples, `stream|in-memory|${STREAM_CHUNKS}|${side}`, {
+          perSecond: timing.chunksPerSecond,
+          p50: timing.firstChunkMs,
+          p99: NaN,
+        });
+      }
+    }
+  } finally {
+    h.close();
+  }
+  log('streamed chunks: done');
+}
+
 /** Each role's load time, rxmcp and the official SDK alternating, one fresh process per run. */
 function loadWorkloads(samples: Samples) {
   for (const role of Object.keys(LOAD_ROLES) as LoadRole[]) {
@@ -178,6 +203,7 @@ async function measureAll(samples: Samples) {
   if (wanted('large')) await largeWorkloads(samples);
   if (wanted('memory')) memoryWorkloads(samples);
   if (wanted('fanout')) await fanOutWorkloads(samples);
+  if (wanted('stream')) await streamWorkloads(samples);
   if (wanted('load')) loadWorkloads(samples);
   if (wanted('proxy')) await proxyWorkloads(samples);
   if (wanted('cluster')) await clusterWorkloads(samples);
