@@ -1,14 +1,45 @@
 /**
  * Events (the triggers and events extension's design sketch of 2026-02-19, experimental): an MCP
- * server declares event types, and a client follows their occurrences. This module holds what
- * both sides share: the extension's identifier, its methods and the shapes they carry.
+ * server declares event types, and a client follows their occurrences, by polling
+ * (`events/poll`), by a push stream (`events/stream`) or by webhook (`events/subscribe`). This
+ * module holds what both sides share: the extension's identifier, its methods and the shapes they
+ * carry.
  */
 
 /** The extension identifier rxmcp negotiates events under. */
 export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
 
-/** The delivery modes of the design sketch; rxmcp serves and follows `poll`. */
+/** The delivery modes of the design sketch. */
 export type EventDeliveryMode = 'poll' | 'push' | 'webhook';
+
+/**
+ * The settings a server declares for the events extension (an rxmcp addition the sketch leaves
+ * open): the delivery modes it serves, and how often a push stream's heartbeat comes, so that a
+ * client can tell a dead stream from a quiet one.
+ */
+export interface EventsSettings {
+  readonly delivery?: readonly EventDeliveryMode[];
+  readonly heartbeatMs?: number;
+}
+
+/** The methods and notifications of events (design sketch: Subscribing and Event Delivery). */
+export const EventMethod = {
+  List: 'events/list',
+  Poll: 'events/poll',
+  Stream: 'events/stream',
+  Subscribe: 'events/subscribe',
+  Unsubscribe: 'events/unsubscribe',
+  /** A push stream is open (or, with `truncated`, skipped ahead): `{ cursor, truncated }`. */
+  Active: 'notifications/events/active',
+  /** One occurrence on a push stream. */
+  Event: 'notifications/events/event',
+  /** A push stream's keepalive, with the cursor checked up to. */
+  Heartbeat: 'notifications/events/heartbeat',
+  /** A recoverable failure: the stream stays open. */
+  Error: 'notifications/events/error',
+  /** The subscription ended (e.g. authorization revoked). */
+  Terminated: 'notifications/events/terminated',
+} as const;
 
 /** One event type a server declares (`events/list`). */
 export interface EventType {
@@ -29,6 +60,8 @@ export interface EventOccurrence {
   /** When it occurred (ISO 8601). */
   readonly timestamp: string;
   readonly data: Record<string, unknown>;
+  /** The subscription's position after this occurrence (push and webhook only). */
+  readonly cursor?: string | null;
 }
 
 /** The answer to `events/poll`. */
@@ -44,9 +77,44 @@ export interface EventPollResult {
   readonly nextPollMs: number;
 }
 
+/** Why webhook deliveries fail, as categories (design sketch: Webhook Delivery Status); never the endpoint's words. */
+export type WebhookErrorCategory =
+  'connection_refused' | 'timeout' | 'tls_error' | 'http_4xx' | 'http_5xx' | 'challenge_failed';
+
+/** How a webhook subscription's deliveries go (`deliveryStatus` of `events/subscribe`). */
+export interface WebhookDeliveryStatus {
+  /** False when deliveries were suspended after repeated failures (a refresh resumes them). */
+  readonly active: boolean;
+  readonly lastDeliveryAt: string | null;
+  readonly lastError: WebhookErrorCategory | null;
+  readonly failedSince?: string;
+}
+
+/** The answer to `events/subscribe`. */
+export interface EventSubscribeResult {
+  /** Derived from (principal, url, name, arguments): a routing handle, not a credential. */
+  readonly id: string;
+  /** When the subscription lapses unless refreshed (ISO 8601); `null`: never. */
+  readonly refreshBefore: string | null;
+  /** A safe-to-persist watermark. */
+  readonly cursor: string | null;
+  readonly truncated: boolean;
+  readonly deliveryStatus?: WebhookDeliveryStatus;
+}
+
+/** A webhook control body (design sketch: Non-event webhook bodies). */
+export type WebhookControlBody =
+  | { readonly type: 'gap'; readonly cursor: string | null }
+  | {
+      readonly type: 'terminated';
+      readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
+    };
+
 /** The design sketch's error codes that events use. */
 export const EventErrorCode = {
   NotFound: -32011,
+  Forbidden: -32012,
   ResourceExhausted: -32013,
   Unsupported: -32014,
+  CallbackEndpointError: -32015,
 } as const;

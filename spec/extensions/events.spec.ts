@@ -53,7 +53,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events by polling (%s)', (
       {
         name: 'email.received',
         description: 'A new email in the inbox',
-        delivery: ['poll'],
+        delivery: ['poll', 'push'],
         inputSchema: { type: 'object', properties: { from: { type: 'string' } } },
       },
     ]);

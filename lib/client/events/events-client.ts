@@ -1,16 +1,21 @@
 /**
  * Events on the client (the triggers and events extension's design sketch of 2026-02-19;
  * experimental): the event types a server declares, and an event type's occurrences as an
- * Observable. The SDK runs the poll loop (`events/poll` at the interval the server asks for, at
- * once while more wait), so that the model only ever sees occurrences.
+ * Observable, whatever the delivery: by push (`events/stream`) when both sides declared it, else
+ * by the poll loop the SDK runs (`events/poll` at the interval the server asks for, at once while
+ * more wait), so that the model only ever sees occurrences.
  */
-import { asyncScheduler, firstValueFrom, Observable } from '../../rx/rxjs';
+import { asyncScheduler, defer, firstValueFrom, from, Observable, switchMap } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { CapabilityNotSupportedError, ProtocolError } from '../../jsonrpc/errors';
-import { EVENTS_EXTENSION } from '../../schema/events';
-import type { EventOccurrence, EventPollResult, EventType } from '../../schema/events';
+import type { JsonRpcError } from '../../jsonrpc/errors';
+import { declaredExtensions } from '../../schema/extensions';
+import { EVENTS_EXTENSION, EventMethod } from '../../schema/events';
+import type { EventOccurrence, EventPollResult, EventsSettings, EventType } from '../../schema/events';
 import type { McpClient } from '../client-api';
-import { serverSupportsExtension } from '../extensions';
+import { serverExtension } from '../extensions';
+import { followByPush } from './push-follower';
+import { SeenIds } from './seen-ids';
 
 /** Options of {@link EventsClient.follow}. */
 export interface FollowEventsOptions {
@@ -24,7 +29,16 @@ export interface FollowEventsOptions {
   readonly minPollMs?: number;
   /** Most occurrences asked for in one poll. */
   readonly maxEvents?: number;
-  /** Where the waits between polls are timed. */
+  /**
+   * How to follow: `'auto'` (the default) pushes when the client declared the events extension
+   * (without `delivery`, or with `push` in it), the server declared push and lists it for the
+   * event type, and polls otherwise; `'push'` and `'poll'` insist (push fails with
+   * `CapabilityNotSupportedError` where the server does not offer it).
+   */
+  readonly delivery?: 'auto' | 'poll' | 'push';
+  /** Hears a push stream's recoverable failures (`notifications/events/error`); the stream goes on. */
+  readonly onStreamError?: (error: JsonRpcError) => void;
+  /** Where the waits between polls, and a push stream's liveness, are timed. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -35,9 +49,12 @@ export interface EventsClient {
   /** The event types the server declares. */
   list(): Promise<readonly EventType[]>;
   /**
-   * The occurrences of event type `name` for `args`, as they are polled: cold (subscribing starts
-   * polling, unsubscribing stops it), never completing on its own, erroring with the server's
-   * error (an unknown event type: -32011). An occurrence seen twice (same `eventId`) is emitted once.
+   * The occurrences of event type `name` for `args`, pushed or polled (see
+   * `FollowEventsOptions.delivery`): cold (subscribing starts polling or opens the stream,
+   * unsubscribing stops it or cancels the stream), never completing on its own, erroring with the
+   * server's error (an unknown event type: -32011). An occurrence seen twice (same `eventId`) is
+   * emitted once. A push stream silent for twice the server's heartbeat interval is opened again
+   * from the last cursor.
    */
   follow(name: string, args?: Record<string, unknown>, options?: FollowEventsOptions): Observable<EventOccurrence>;
 }
@@ -63,8 +80,14 @@ function readPoll(result: Record<string, unknown>): EventPollResult {
   };
 }
 
-/** How many recent event ids a follower remembers to drop a repeat. */
-const REMEMBERED_IDS = 1000;
+/** The heartbeat interval the sketch recommends, when a server declares none. */
+const DEFAULT_HEARTBEAT_MS = 30_000;
+
+/** Whether the client declared push delivery (the events extension, with `push` or no `delivery`). */
+function clientPushes(client: McpClient): boolean {
+  const declared = declaredExtensions(client.connection.capabilities())[EVENTS_EXTENSION] as EventsSettings | undefined;
+  return declared !== undefined && (declared.delivery === undefined || declared.delivery.includes('push'));
+}
 
 /**
  * The events of the server `client` is connected to.
@@ -73,57 +96,100 @@ const REMEMBERED_IDS = 1000;
  * events.follow('email.received', { from: '*@example.com' }).subscribe((event) => wakeTheAgent(event.data));
  */
 export function eventsClient(client: McpClient): EventsClient {
-  const supported = serverSupportsExtension(client, EVENTS_EXTENSION);
+  const settings = serverExtension(client, EVENTS_EXTENSION) as EventsSettings | undefined;
+  const supported = settings !== undefined;
   const need = (method: string) => {
     if (!supported) throw new CapabilityNotSupportedError(EVENTS_EXTENSION, method, 'server');
   };
+  const list = async (): Promise<readonly EventType[]> => {
+    need(EventMethod.List);
+    const result = await firstValueFrom(client.request(EventMethod.List, {}));
+    if (!Array.isArray(result.events)) throw new ProtocolError('events/list returned no list of event types');
+    return result.events as EventType[];
+  };
+  let types: Promise<readonly EventType[]> | undefined;
+  /** Whether to push `name`: both sides declared push, and the server lists it for the type. */
+  const pushes = async (name: string, delivery: 'auto' | 'push'): Promise<boolean> => {
+    const offered = settings?.delivery?.includes('push') === true;
+    if (delivery === 'auto' && !(offered && clientPushes(client))) return false;
+    const type = offered ? (await (types ??= list())).find((candidate) => candidate.name === name) : undefined;
+    if (type?.delivery.includes('push')) return true;
+    if (delivery === 'push') throw new CapabilityNotSupportedError(EVENTS_EXTENSION, EventMethod.Stream, 'server');
+    return false;
+  };
   return {
     supported,
-    async list() {
-      need('events/list');
-      const result = await firstValueFrom(client.request('events/list', {}));
-      if (!Array.isArray(result.events)) throw new ProtocolError('events/list returned no list of event types');
-      return result.events as EventType[];
-    },
+    list,
     follow(name, args = {}, options = {}) {
-      return new Observable<EventOccurrence>((subscriber) => {
-        need('events/poll');
-        const scheduler = options.scheduler ?? asyncScheduler;
-        const minPollMs = options.minPollMs ?? 1000;
-        const seen: string[] = [];
-        let cursor = options.cursor ?? null;
-        let current: Subscription | undefined;
-        const poll = (): void => {
-          const params: Record<string, unknown> = { name, arguments: args, cursor };
-          if (options.maxEvents !== undefined) params.maxEvents = options.maxEvents;
-          current = client.request('events/poll', params).subscribe({
-            next: (raw) => {
-              let result: EventPollResult;
-              try {
-                result = readPoll(raw);
-              } catch (error) {
-                subscriber.error(error);
-                return;
-              }
-              if (result.truncated) options.onTruncated?.();
-              for (const event of result.events) {
-                if (seen.includes(event.eventId)) continue;
-                seen.push(event.eventId);
-                if (seen.length > REMEMBERED_IDS) seen.shift();
-                subscriber.next(event);
-              }
-              cursor = result.cursor;
-              options.onCursor?.(cursor);
-              if (subscriber.closed) return;
-              const wait = result.hasMore ? 0 : Math.max(result.nextPollMs, minPollMs);
-              current = scheduler.schedule(poll, wait);
-            },
-            error: (error: unknown) => subscriber.error(error),
-          });
-        };
-        poll();
-        return () => current?.unsubscribe();
-      });
+      const delivery = options.delivery ?? 'auto';
+      const scheduler = options.scheduler ?? asyncScheduler;
+      const byPoll = () => followByPoll(client, name, args, options);
+      if (delivery === 'poll')
+        return defer(() => {
+          need(EventMethod.Poll);
+          return byPoll();
+        });
+      return defer(() => {
+        need(EventMethod.Stream);
+        return from(pushes(name, delivery));
+      }).pipe(
+        switchMap((push) =>
+          push
+            ? followByPush(client, {
+                name,
+                args,
+                cursor: options.cursor ?? null,
+                heartbeatMs: settings?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+                reopenMs: options.minPollMs ?? 1000,
+                scheduler,
+                ...(options.onCursor && { onCursor: options.onCursor }),
+                ...(options.onTruncated && { onTruncated: options.onTruncated }),
+                ...(options.onStreamError && { onStreamError: options.onStreamError }),
+              })
+            : byPoll(),
+        ),
+      );
     },
   };
+}
+
+/** The occurrences of `name` by the poll loop (see `EventsClient.follow`). */
+function followByPoll(
+  client: McpClient,
+  name: string,
+  args: Record<string, unknown>,
+  options: FollowEventsOptions,
+): Observable<EventOccurrence> {
+  return new Observable<EventOccurrence>((subscriber) => {
+    const scheduler = options.scheduler ?? asyncScheduler;
+    const minPollMs = options.minPollMs ?? 1000;
+    const seen = new SeenIds();
+    let cursor = options.cursor ?? null;
+    let current: Subscription | undefined;
+    const poll = (): void => {
+      const params: Record<string, unknown> = { name, arguments: args, cursor };
+      if (options.maxEvents !== undefined) params.maxEvents = options.maxEvents;
+      current = client.request(EventMethod.Poll, params).subscribe({
+        next: (raw) => {
+          let result: EventPollResult;
+          try {
+            result = readPoll(raw);
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          if (result.truncated) options.onTruncated?.();
+          for (const event of result.events) if (seen.first(event.eventId)) subscriber.next(event);
+          cursor = result.cursor;
+          options.onCursor?.(cursor);
+          if (subscriber.closed) return;
+          const wait = result.hasMore ? 0 : Math.max(result.nextPollMs, minPollMs);
+          current = scheduler.schedule(poll, wait);
+        },
+        error: (error: unknown) => subscriber.error(error),
+      });
+    };
+    poll();
+    return () => current?.unsubscribe();
+  });
 }

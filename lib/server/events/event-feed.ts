@@ -1,8 +1,9 @@
 /**
  * One followed source of events on the server: the occurrences of one event type for one set of
  * subscription arguments, kept in a bounded ring with increasing positions, so that a poll reads
- * what came after its cursor. The source is subscribed on the first poll and released when no
- * poll has come for a lease's length.
+ * what came after its cursor and a push stream or a webhook subscription hears each one as it
+ * comes. The source is subscribed on first use and released when no poll has come for a lease's
+ * length while nobody listens.
  */
 import type { Observable, SchedulerLike, Subscription } from '../../rx/rxjs';
 import type { TimerAction } from '../../operators/timer-scheduler';
@@ -25,73 +26,151 @@ export interface FeedRead {
   readonly hasMore: boolean;
 }
 
+/** An occurrence with its position in the feed. */
+export interface FeedEntry {
+  readonly position: number;
+  readonly occurrence: EventOccurrence;
+}
+
+/** Who hears a feed's occurrences as they come (a push stream, a webhook subscription). */
+export interface FeedListener {
+  next(entry: FeedEntry): void;
+  /** The source failed; the feed follows it again after `retryMs` while anyone listens. */
+  error(error: unknown): void;
+}
+
+/** How a feed is made (see {@link EventFeed}). */
+export interface EventFeedOptions {
+  readonly name: string;
+  readonly source: () => Observable<EventEmission>;
+  /** Occurrences kept for polls and replays. */
+  readonly capacity: number;
+  /** Released when no poll came for this long and nobody listens. */
+  readonly leaseMs: number;
+  /** The wait before following a failed source again, while anyone listens. */
+  readonly retryMs: number;
+  readonly scheduler: SchedulerLike;
+  /** Told when the feed is released. */
+  readonly onIdle: () => void;
+}
+
 export class EventFeed {
-  private readonly ring: Array<{ position: number; occurrence: EventOccurrence }> = [];
+  private readonly ring: FeedEntry[] = [];
   /** The position of the last occurrence kept (0 before any). */
-  private head = 0;
+  private position = 0;
   private subscription: Subscription | undefined;
   private lease: Subscription | undefined;
+  private retry: Subscription | undefined;
+  private readonly listeners = new Set<FeedListener>();
 
-  constructor(
-    private readonly name: string,
-    private readonly source: () => Observable<EventEmission>,
-    private readonly capacity: number,
-    private readonly leaseMs: number,
-    private readonly scheduler: SchedulerLike,
-    private readonly onIdle: () => void,
-  ) {}
+  constructor(private readonly options: EventFeedOptions) {}
+
+  /** The position of the newest occurrence. */
+  get head(): number {
+    return this.position;
+  }
 
   /** Reads what came after `cursor` (null: from now on), at most `max` occurrences. */
   read(cursor: string | null, max: number): FeedRead {
     this.follow();
-    if (cursor === null) return { events: [], cursor: String(this.head), truncated: false, hasMore: false };
-    const from = Number(cursor);
-    const after = Number.isSafeInteger(from) && from >= 0 && from <= this.head ? from : this.head;
-    const oldest = this.ring.length === 0 ? this.head + 1 : this.ring[0]!.position;
-    const waiting = this.ring.filter((entry) => entry.position > after);
-    const taken = waiting.slice(0, max);
-    const last = taken.at(-1)?.position ?? Math.max(after, oldest - 1);
+    this.renewLease();
+    if (cursor === null) return { events: [], cursor: String(this.position), truncated: false, hasMore: false };
+    const { entries, from, truncated } = this.after(cursor);
+    const taken = entries.slice(0, max);
     return {
       events: taken.map((entry) => entry.occurrence),
-      cursor: String(last),
-      truncated: after < oldest - 1,
-      hasMore: waiting.length > taken.length,
+      cursor: String(taken.at(-1)?.position ?? Math.max(from, this.oldest - 1)),
+      truncated,
+      hasMore: entries.length > taken.length,
     };
+  }
+
+  /**
+   * What a stream resuming from `cursor` (null: from now on) should replay, and whether
+   * occurrences were skipped; then `listener` hears each new one until the returned function is
+   * called. The feed stays followed while anyone listens.
+   */
+  listen(
+    cursor: string | null,
+    listener: FeedListener,
+  ): { replay: readonly FeedEntry[]; truncated: boolean; stop: () => void } {
+    this.follow();
+    this.lease?.unsubscribe();
+    const { entries, truncated } = cursor === null ? { entries: [], truncated: false } : this.after(cursor);
+    this.listeners.add(listener);
+    const stop = () => {
+      if (!this.listeners.delete(listener)) return;
+      if (this.listeners.size === 0) this.renewLease();
+    };
+    return { replay: entries, truncated, stop };
   }
 
   /** Stops following the source. */
   close(): void {
     this.subscription?.unsubscribe();
     this.lease?.unsubscribe();
-    this.subscription = this.lease = undefined;
+    this.retry?.unsubscribe();
+    this.subscription = this.lease = this.retry = undefined;
+  }
+
+  private get oldest(): number {
+    return this.ring.length === 0 ? this.position + 1 : this.ring[0]!.position;
+  }
+
+  private after(cursor: string): { entries: FeedEntry[]; from: number; truncated: boolean } {
+    const asked = Number(cursor);
+    const from = Number.isSafeInteger(asked) && asked >= 0 && asked <= this.position ? asked : this.position;
+    return {
+      entries: this.ring.filter((entry) => entry.position > from),
+      from,
+      truncated: from < this.oldest - 1,
+    };
+  }
+
+  private renewLease(): void {
+    this.lease?.unsubscribe();
+    if (this.listeners.size > 0) return;
+    this.lease = this.options.scheduler.schedule(() => {
+      if (this.listeners.size > 0) return;
+      this.close();
+      this.options.onIdle();
+    }, this.options.leaseMs);
+    // A lease never keeps the process alive by itself.
+    (this.lease as Partial<TimerAction>).unref?.();
   }
 
   private follow(): void {
-    this.lease?.unsubscribe();
-    this.lease = this.scheduler.schedule(() => {
-      this.close();
-      this.onIdle();
-    }, this.leaseMs);
-    // A lease never keeps the process alive by itself.
-    (this.lease as Partial<TimerAction>).unref?.();
-    this.subscription ??= this.source().subscribe({
+    if (this.subscription || this.retry) return;
+    this.subscription = this.options.source().subscribe({
       next: (emission) => this.keep(emission),
-      error: () => this.close(),
+      error: (error: unknown) => this.failed(error),
     });
   }
 
+  private failed(error: unknown): void {
+    this.subscription = undefined;
+    if (this.listeners.size === 0) return;
+    for (const listener of [...this.listeners]) listener.error(error);
+    this.retry = this.options.scheduler.schedule(() => {
+      this.retry = undefined;
+      if (this.listeners.size > 0) this.follow();
+    }, this.options.retryMs);
+  }
+
   private keep(emission: EventEmission): void {
-    const position = ++this.head;
+    const position = ++this.position;
     const { timestamp } = emission;
-    this.ring.push({
+    const entry: FeedEntry = {
       position,
       occurrence: {
-        eventId: emission.eventId ?? `${this.name}-${position}`,
-        name: this.name,
+        eventId: emission.eventId ?? `${this.options.name}-${position}`,
+        name: this.options.name,
         timestamp: timestamp instanceof Date ? timestamp.toISOString() : (timestamp ?? new Date().toISOString()),
         data: emission.data,
       },
-    });
-    if (this.ring.length > this.capacity) this.ring.shift();
+    };
+    this.ring.push(entry);
+    if (this.ring.length > this.options.capacity) this.ring.shift();
+    for (const listener of [...this.listeners]) listener.next(entry);
   }
 }

@@ -1,36 +1,42 @@
 /**
  * Events on the server (the triggers and events extension's design sketch of 2026-02-19;
  * experimental): `events(...)` declares event types, each with an Observable source, and serves
- * `events/list` and `events/poll`. A poll needs no subscription: its first one, with a null
- * cursor, starts following the source for its arguments, and each one after reads what came since
- * its cursor. Push (`events/stream`) and webhook delivery are not served yet.
+ * `events/list`, `events/poll` and `events/stream` (push). A poll needs no subscription: its first
+ * one, with a null cursor, starts following the source for its arguments, and each one after
+ * reads what came since its cursor. A stream hears each occurrence as it comes.
  */
-import type { Observable, SchedulerLike } from '../../rx/rxjs';
-import { JsonRpcError } from '../../jsonrpc/errors';
+import type { SchedulerLike } from '../../rx/rxjs';
 import { timerScheduler } from '../../operators/timer-scheduler';
-import { EVENTS_EXTENSION, EventErrorCode } from '../../schema/events';
-import type { EventPollResult, EventType } from '../../schema/events';
-import { principalOf } from '../../transport/transport';
+import { EVENTS_EXTENSION, EventMethod } from '../../schema/events';
+import type { EventDeliveryMode, EventPollResult } from '../../schema/events';
+import { JsonRpcError } from '../../jsonrpc/errors';
 import type { ServerExtension } from '../extensions';
 import type { ServerContext } from '../server-context';
-import { EventFeed } from './event-feed';
-import type { EventEmission } from './event-feed';
+import { EventCatalog } from './event-catalog';
+import type { EventDefinition } from './event-catalog';
+import { streamEvents } from './event-stream';
+import type { PushLimits, StreamCount } from './event-stream';
 
-/** One event type a server serves. */
-export interface EventDefinition {
-  readonly name: string;
-  readonly description?: string;
-  /** JSON Schema of the subscription arguments. Default: any object. */
-  readonly inputSchema?: Record<string, unknown>;
-  /** JSON Schema of an occurrence's `data`. */
-  readonly payloadSchema?: Record<string, unknown>;
+/** Options of push delivery (`events/stream`). */
+export interface PushOptions {
   /**
-   * The occurrences for one set of arguments, as the caller of the poll may see them. Subscribed
-   * when the first poll for those arguments comes, unsubscribed when none has come for `leaseMs`.
-   * `context` is that first poll's: read who asks (`auth`, `session`) from it, but not its
-   * `signal`, which ends with that poll while the source goes on.
+   * How often a stream sends `notifications/events/heartbeat`; declared in the extension's
+   * settings, so that a client knows when a silent stream is dead. Default 30 s (the sketch's
+   * "at least every 30 seconds").
    */
-  readonly source: (args: Record<string, unknown>, context: ServerContext) => Observable<EventEmission>;
+  readonly heartbeatMs?: number;
+  /**
+   * Most occurrences one stream sends a second. Default 100. Transports write without telling
+   * how fast the client reads, so this and `bufferSize` are what bound a stream's memory.
+   */
+  readonly maxEventsPerSecond?: number;
+  /**
+   * Occurrences one stream holds beyond that pace. Default 1000. Past it the stream drops what
+   * waits and skips to now, with `notifications/events/active { truncated: true }`.
+   */
+  readonly bufferSize?: number;
+  /** Streams open at once on this server; the next gets -32013. Default 1000. */
+  readonly maxStreams?: number;
 }
 
 /** Options of {@link events}. */
@@ -39,29 +45,21 @@ export interface EventsOptions {
   readonly nextPollMs?: number;
   /** Most occurrences one poll returns (a client may ask for fewer). Default 100. */
   readonly maxEvents?: number;
-  /** Occurrences kept per followed source for polls to read. Default 1000. */
+  /** Occurrences kept per followed source for polls and replays to read. Default 1000. */
   readonly capacity?: number;
-  /** A followed source no poll has read for this long is released. Default 5 min. */
+  /** A followed source no poll has read and nobody listens to for this long is released. Default 5 min. */
   readonly leaseMs?: number;
-  /** Sources followed at once, across callers and arguments; a poll past it gets -32013. Default 1000. */
+  /** Sources followed at once, across callers and arguments; past it, -32013. Default 1000. */
   readonly maxFeeds?: number;
-  /** Where leases are timed. */
+  /** The wait before following a failed source again while streams listen. Default 5 s. */
+  readonly retryMs?: number;
+  /** Push delivery: its options, or false to serve poll only. Default: served with the defaults. */
+  readonly push?: PushOptions | false;
+  /** Where leases, heartbeats and pacing are timed. */
   readonly scheduler?: SchedulerLike;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A stable text for JSON values: object keys sorted, so that equal arguments name one feed. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
-}
+export type { EventDefinition };
 
 /**
  * The events extension for `createServer({ extensions: [...] })`.
@@ -72,57 +70,47 @@ function canonical(value: unknown): string {
  * });
  */
 export function events(definitions: readonly EventDefinition[], options: EventsOptions = {}): ServerExtension {
-  const byName = new Map(definitions.map((definition) => [definition.name, definition]));
-  if (byName.size !== definitions.length) throw new TypeError('events: each event type needs a name of its own');
-  const types: EventType[] = definitions.map((definition) => ({
-    name: definition.name,
-    ...(definition.description === undefined ? {} : { description: definition.description }),
-    delivery: ['poll'],
-    inputSchema: definition.inputSchema ?? { type: 'object' },
-    ...(definition.payloadSchema === undefined ? {} : { payloadSchema: definition.payloadSchema }),
-  }));
+  const scheduler = options.scheduler ?? timerScheduler;
+  const push = options.push === false ? undefined : (options.push ?? {});
+  const served: EventDeliveryMode[] = push ? ['poll', 'push'] : ['poll'];
+  const catalog = new EventCatalog(definitions, served, {
+    capacity: options.capacity ?? 1000,
+    leaseMs: options.leaseMs ?? 300_000,
+    retryMs: options.retryMs ?? 5000,
+    maxFeeds: options.maxFeeds ?? 1000,
+    scheduler,
+  });
   const nextPollMs = options.nextPollMs ?? 5000;
   const maxEvents = options.maxEvents ?? 100;
-  const feeds = new Map<string, EventFeed>();
+  const limits: PushLimits | undefined = push && {
+    heartbeatMs: push.heartbeatMs ?? 30_000,
+    maxEventsPerSecond: push.maxEventsPerSecond ?? 100,
+    bufferSize: push.bufferSize ?? 1000,
+    maxStreams: push.maxStreams ?? 1000,
+    scheduler,
+  };
+  const streams: StreamCount = { open: 0 };
 
   const poll = (params: Record<string, unknown>, context: ServerContext): EventPollResult => {
-    const { name, arguments: args = {}, cursor = null, maxEvents: asked } = params;
-    if (typeof name !== 'string') throw JsonRpcError.invalidParams("events/poll needs the event type's name");
-    const definition = byName.get(name);
-    if (!definition)
-      throw new JsonRpcError(EventErrorCode.NotFound, `No event type named ${JSON.stringify(name)}`, { kind: 'event' });
-    if (!isObject(args)) throw JsonRpcError.invalidParams('events/poll: arguments must be an object');
-    if (cursor !== null && typeof cursor !== 'string')
-      throw JsonRpcError.invalidParams('events/poll: cursor must be a string or null');
+    const subscription = catalog.check(params, EventMethod.Poll, 'poll');
+    const asked = params.maxEvents;
     if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0))
       throw JsonRpcError.invalidParams('events/poll: maxEvents must be a positive integer');
-    // Each caller follows its own sources: what one may see is not read by another.
-    const key = `${principalOf(context.auth) ?? ''}\n${name}\n${canonical(args)}`;
-    let feed = feeds.get(key);
-    if (!feed) {
-      if (feeds.size >= (options.maxFeeds ?? 1000))
-        throw new JsonRpcError(EventErrorCode.ResourceExhausted, 'Too many event sources followed at once', {
-          limit: 'subscriptions',
-        });
-      feed = new EventFeed(
-        name,
-        () => definition.source(args, context),
-        options.capacity ?? 1000,
-        options.leaseMs ?? 300_000,
-        options.scheduler ?? timerScheduler,
-        () => feeds.delete(key),
-      );
-      feeds.set(key, feed);
-    }
-    const read = feed.read(cursor, Math.min((asked as number | undefined) ?? maxEvents, maxEvents));
+    const feed = catalog.feed(subscription, context);
+    const read = feed.read(subscription.cursor, Math.min((asked as number | undefined) ?? maxEvents, maxEvents));
     return { ...read, nextPollMs };
   };
 
   return {
     id: EVENTS_EXTENSION,
+    settings: { delivery: served, ...(limits ? { heartbeatMs: limits.heartbeatMs } : {}) },
     handlers: {
-      'events/list': () => ({ events: types }),
-      'events/poll': (params, context) => ({ ...poll(params, context) }),
+      [EventMethod.List]: () => ({ events: catalog.types }),
+      [EventMethod.Poll]: (params, context) => ({ ...poll(params, context) }),
+      ...(limits && {
+        [EventMethod.Stream]: (params: Record<string, unknown>, context: ServerContext) =>
+          streamEvents(catalog, limits, streams, catalog.check(params, EventMethod.Stream, 'push'), context),
+      }),
     },
   };
 }

@@ -1,0 +1,106 @@
+/**
+ * Following an event type by push (design sketch: Push-Based Delivery): one `events/stream`
+ * request, its notifications turned into occurrences, its cursor kept, and a stream that is silent
+ * for more than twice the heartbeat interval opened again from the last cursor.
+ */
+import { Observable } from '../../rx/rxjs';
+import type { SchedulerLike, Subscription } from '../../rx/rxjs';
+import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
+import { EventMethod } from '../../schema/events';
+import type { EventOccurrence } from '../../schema/events';
+import type { McpClient } from '../client-api';
+import { pushRouterOf } from './push-router';
+import type { PushMessage } from './push-router';
+import { SeenIds } from './seen-ids';
+
+/** What a push follower needs beside the client. */
+export interface PushFollow {
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  readonly cursor: string | null;
+  /** The server's heartbeat interval: a stream silent for twice as long is dead. */
+  readonly heartbeatMs: number;
+  /** The wait before opening a stream again after the server ended it. */
+  readonly reopenMs: number;
+  readonly scheduler: SchedulerLike;
+  readonly onCursor?: (cursor: string | null) => void;
+  readonly onTruncated?: () => void;
+  readonly onStreamError?: (error: JsonRpcError) => void;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The error a `terminated` or `error` notification carries. */
+function errorOf(params: Record<string, unknown>): JsonRpcError {
+  const error = isObject(params.error) ? params.error : {};
+  const code = typeof error.code === 'number' ? error.code : -32603;
+  return new JsonRpcError(code, typeof error.message === 'string' ? error.message : 'event stream error', error.data);
+}
+
+/** An occurrence as the stream sent it, without the stream's `_meta`. */
+function occurrenceOf(params: Record<string, unknown>): EventOccurrence {
+  const { _meta: _ignored, ...occurrence } = params;
+  if (typeof occurrence.eventId !== 'string' || !isObject(occurrence.data))
+    throw new ProtocolError('notifications/events/event carried no valid occurrence');
+  return occurrence as unknown as EventOccurrence;
+}
+
+/**
+ * The occurrences of one subscription by push: cold (subscribing opens the stream, unsubscribing
+ * cancels it), never completing on its own, erroring with the stream's request error (-32011,
+ * -32014 ...) or with `notifications/events/terminated`'s error.
+ */
+export function followByPush(client: McpClient, follow: PushFollow): Observable<EventOccurrence> {
+  return new Observable<EventOccurrence>((subscriber) => {
+    const router = pushRouterOf(client);
+    const seen = new SeenIds();
+    let cursor = follow.cursor;
+    let stream: Subscription | undefined;
+    let timer: Subscription | undefined;
+    const keep = (next: unknown) => {
+      if (next !== null && typeof next !== 'string') return;
+      cursor = next;
+      follow.onCursor?.(cursor);
+    };
+    const handle = (message: PushMessage) => {
+      const { method, params } = message;
+      if (method === EventMethod.Event) {
+        const occurrence = occurrenceOf(params);
+        keep(occurrence.cursor);
+        if (seen.first(occurrence.eventId)) subscriber.next(occurrence);
+      } else if (method === EventMethod.Active) {
+        keep(params.cursor);
+        if (params.truncated === true) follow.onTruncated?.();
+      } else if (method === EventMethod.Heartbeat) keep(params.cursor);
+      else if (method === EventMethod.Error) follow.onStreamError?.(errorOf(params));
+      else if (method === EventMethod.Terminated) subscriber.error(errorOf(params));
+    };
+    const wait = (delay: number) => {
+      timer?.unsubscribe();
+      timer = follow.scheduler.schedule(open, delay);
+    };
+    function open(): void {
+      stream?.unsubscribe();
+      wait(2 * follow.heartbeatMs);
+      stream = router.open({ name: follow.name, arguments: follow.args, cursor }).subscribe({
+        next: (message) => {
+          wait(2 * follow.heartbeatMs);
+          try {
+            handle(message);
+          } catch (error) {
+            subscriber.error(error);
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        // The server ended the stream (design sketch: Reconnection): open it again from the cursor.
+        complete: () => wait(follow.reopenMs),
+      });
+    }
+    open();
+    return () => {
+      timer?.unsubscribe();
+      stream?.unsubscribe();
+    };
+  });
+}

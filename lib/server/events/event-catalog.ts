@@ -1,0 +1,136 @@
+/**
+ * The event types a server serves and the sources it follows for them, shared by every delivery
+ * mode: the checks of a subscription's params (design sketch: Error Codes), and one feed per
+ * caller, event type and arguments (the sketch's lease key), bounded in number.
+ */
+import type { Observable, SchedulerLike } from '../../rx/rxjs';
+import { JsonRpcError } from '../../jsonrpc/errors';
+import { EventErrorCode } from '../../schema/events';
+import type { EventDeliveryMode, EventType } from '../../schema/events';
+import { principalOf } from '../../transport/transport';
+import type { ServerContext } from '../server-context';
+import { EventFeed } from './event-feed';
+import type { EventEmission } from './event-feed';
+
+/** One event type a server serves. */
+export interface EventDefinition {
+  readonly name: string;
+  readonly description?: string;
+  /** JSON Schema of the subscription arguments. Default: any object. */
+  readonly inputSchema?: Record<string, unknown>;
+  /** JSON Schema of an occurrence's `data`. */
+  readonly payloadSchema?: Record<string, unknown>;
+  /**
+   * The delivery modes offered for this type, among those the server serves. Default: all of
+   * them (poll; push unless `push: false`; webhook when `webhooks` are configured).
+   */
+  readonly delivery?: readonly EventDeliveryMode[];
+  /**
+   * The occurrences for one set of arguments, as the caller may see them. Subscribed when the
+   * first poll, stream or webhook subscription for those arguments comes, unsubscribed when none
+   * has come for `leaseMs` and none listens. `context` is that first request's: read who asks
+   * (`auth`, `session`) from it, but not its `signal`, which ends with that request while the
+   * source goes on.
+   */
+  readonly source: (args: Record<string, unknown>, context: ServerContext) => Observable<EventEmission>;
+}
+
+/** A subscription's params, checked: the sketch's `{ name, arguments, cursor }`. */
+export interface SubscriptionParams {
+  readonly definition: EventDefinition;
+  readonly args: Record<string, unknown>;
+  readonly cursor: string | null;
+}
+
+/** The bounds of a catalog's feeds. */
+export interface CatalogLimits {
+  readonly capacity: number;
+  readonly leaseMs: number;
+  readonly retryMs: number;
+  readonly maxFeeds: number;
+  readonly scheduler: SchedulerLike;
+}
+
+/** Whether `value` is a plain JSON object. */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A stable text for JSON values: object keys sorted, so that equal arguments name one feed. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The -32014 of a delivery mode an event type does not offer. */
+export const unsupportedMode = (mode: EventDeliveryMode, name: string): JsonRpcError =>
+  new JsonRpcError(EventErrorCode.Unsupported, `Event type ${JSON.stringify(name)} is not delivered by ${mode}`, {
+    feature: 'deliveryMode',
+    value: mode,
+  });
+
+export class EventCatalog {
+  private readonly byName: Map<string, EventDefinition>;
+  private readonly feeds = new Map<string, EventFeed>();
+  /** What `events/list` answers. */
+  readonly types: readonly EventType[];
+
+  constructor(
+    definitions: readonly EventDefinition[],
+    served: readonly EventDeliveryMode[],
+    private readonly limits: CatalogLimits,
+  ) {
+    this.byName = new Map(definitions.map((definition) => [definition.name, definition]));
+    if (this.byName.size !== definitions.length) throw new TypeError('events: each event type needs a name of its own');
+    this.types = definitions.map((definition) => ({
+      name: definition.name,
+      ...(definition.description === undefined ? {} : { description: definition.description }),
+      delivery: served.filter((mode) => definition.delivery?.includes(mode) ?? true),
+      inputSchema: definition.inputSchema ?? { type: 'object' },
+      ...(definition.payloadSchema === undefined ? {} : { payloadSchema: definition.payloadSchema }),
+    }));
+  }
+
+  /** Checks a subscription's params for `method` delivered by `mode` (-32011, -32014, -32602). */
+  check(params: Record<string, unknown>, method: string, mode: EventDeliveryMode): SubscriptionParams {
+    const { name, arguments: args = {}, cursor = null } = params;
+    if (typeof name !== 'string') throw JsonRpcError.invalidParams(`${method} needs the event type's name`);
+    const definition = this.byName.get(name);
+    if (!definition)
+      throw new JsonRpcError(EventErrorCode.NotFound, `No event type named ${JSON.stringify(name)}`, { kind: 'event' });
+    if (!isObject(args)) throw JsonRpcError.invalidParams(`${method}: arguments must be an object`);
+    if (cursor !== null && typeof cursor !== 'string')
+      throw JsonRpcError.invalidParams(`${method}: cursor must be a string or null`);
+    if (!this.types.find((type) => type.name === name)!.delivery.includes(mode)) throw unsupportedMode(mode, name);
+    return { definition, args, cursor };
+  }
+
+  /** The feed of `subscription` for `context`'s caller: each caller follows its own sources. */
+  feed(subscription: SubscriptionParams, context: ServerContext, principal = principalOf(context.auth)): EventFeed {
+    const { definition, args } = subscription;
+    const key = `${principal ?? ''}\n${definition.name}\n${canonical(args)}`;
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      if (this.feeds.size >= this.limits.maxFeeds)
+        throw new JsonRpcError(EventErrorCode.ResourceExhausted, 'Too many event sources followed at once', {
+          limit: 'subscriptions',
+          max: this.limits.maxFeeds,
+        });
+      feed = new EventFeed({
+        name: definition.name,
+        source: () => definition.source(args, context),
+        capacity: this.limits.capacity,
+        leaseMs: this.limits.leaseMs,
+        retryMs: this.limits.retryMs,
+        scheduler: this.limits.scheduler,
+        onIdle: () => this.feeds.delete(key),
+      });
+      this.feeds.set(key, feed);
+    }
+    return feed;
+  }
+}

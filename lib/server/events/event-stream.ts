@@ -1,0 +1,138 @@
+/**
+ * Push delivery on the server (design sketch: Push-Based Delivery): one `events/stream` request
+ * per subscription, answered by `notifications/events/active`, then each occurrence as
+ * `notifications/events/event` and a heartbeat at a fixed interval, every one carrying the
+ * request's id in `_meta["io.modelcontextprotocol/subscriptionId"]`, until the client cancels.
+ */
+import { Observable } from '../../rx/rxjs';
+import type { SchedulerLike, Subscription } from '../../rx/rxjs';
+import type { HandlerResult } from '../../connection/dispatcher';
+import { JsonRpcError } from '../../jsonrpc/errors';
+import { EventErrorCode, EventMethod } from '../../schema/events';
+import { META } from '../../schema/request-meta';
+import type { ServerContext } from '../server-context';
+import type { EventCatalog, SubscriptionParams } from './event-catalog';
+import type { FeedEntry } from './event-feed';
+
+/** The bounds of push streams (see `EventsOptions.push`). */
+export interface PushLimits {
+  readonly heartbeatMs: number;
+  readonly maxEventsPerSecond: number;
+  readonly bufferSize: number;
+  readonly maxStreams: number;
+  readonly scheduler: SchedulerLike;
+}
+
+/** The streams open at once, against `PushLimits.maxStreams`. */
+export interface StreamCount {
+  open: number;
+}
+
+/**
+ * What one stream sends, paced: at most `maxEventsPerSecond` occurrences a second, `bufferSize`
+ * waiting beyond that; past it the waiting ones are dropped and the stream skips to now, saying so
+ * with `notifications/events/active { truncated: true }` (the sketch's gap signal), so that a
+ * burst never holds unbounded memory.
+ */
+class PacedStream {
+  private readonly queue: FeedEntry[] = [];
+  private sentInWindow = 0;
+  private window: Subscription | undefined;
+  /** The position everything before which was sent or skipped: the cursor a heartbeat carries. */
+  checked: number;
+
+  constructor(
+    private readonly limits: PushLimits,
+    private readonly send: (method: string, params: Record<string, unknown>) => void,
+    start: number,
+  ) {
+    this.checked = start;
+  }
+
+  offer(entry: FeedEntry): void {
+    if (this.queue.length === 0 && this.sentInWindow < this.limits.maxEventsPerSecond) this.deliver(entry);
+    else if (this.queue.length < this.limits.bufferSize) this.queue.push(entry);
+    else {
+      this.queue.length = 0;
+      this.checked = entry.position;
+      this.send(EventMethod.Active, { cursor: String(this.checked), truncated: true });
+    }
+  }
+
+  close(): void {
+    this.window?.unsubscribe();
+    this.queue.length = 0;
+  }
+
+  private deliver(entry: FeedEntry): void {
+    this.sentInWindow++;
+    this.checked = entry.position;
+    this.send(EventMethod.Event, { ...entry.occurrence, cursor: String(entry.position) });
+    this.window ??= this.limits.scheduler.schedule(() => this.refill(), 1000);
+  }
+
+  private refill(): void {
+    this.window = undefined;
+    this.sentInWindow = 0;
+    while (this.queue.length > 0 && this.sentInWindow < this.limits.maxEventsPerSecond)
+      this.deliver(this.queue.shift()!);
+  }
+}
+
+/**
+ * Serves one `events/stream` request whose params were checked: cold; subscribing opens the
+ * stream (-32013 past `maxStreams`), unsubscribing (the client's cancel, or the connection's end)
+ * stops delivery and releases the feed, the timers and the stream's place. Never emits a result.
+ */
+export function streamEvents(
+  catalog: EventCatalog,
+  limits: PushLimits,
+  count: StreamCount,
+  subscription: SubscriptionParams,
+  context: ServerContext,
+): Observable<HandlerResult> {
+  return new Observable<HandlerResult>((subscriber) => {
+    if (count.open >= limits.maxStreams) {
+      subscriber.error(
+        new JsonRpcError(EventErrorCode.ResourceExhausted, 'Too many event streams open at once', {
+          limit: 'streams',
+          max: limits.maxStreams,
+        }),
+      );
+      return undefined;
+    }
+    let feed;
+    try {
+      feed = catalog.feed(subscription, context);
+    } catch (error) {
+      subscriber.error(error);
+      return undefined;
+    }
+    count.open++;
+    const meta = { [META.subscriptionId]: context.requestId };
+    const send = (method: string, params: Record<string, unknown>) =>
+      context.notify(method, { ...params, _meta: meta });
+    const paced = new PacedStream(limits, send, feed.head);
+    const listening = feed.listen(subscription.cursor, {
+      next: (entry) => paced.offer(entry),
+      // A failed upstream is recoverable (design sketch: Event Delivery): the feed follows it again.
+      error: () => send(EventMethod.Error, { error: { code: -32603, message: 'UpstreamError' } }),
+    });
+    const start = listening.replay.length > 0 ? listening.replay[0]!.position - 1 : feed.head;
+    paced.checked = start;
+    send(EventMethod.Active, { cursor: String(start), truncated: listening.truncated });
+    for (const entry of listening.replay) paced.offer(entry);
+    const heartbeat = limits.scheduler.schedule(function beat(this: {
+      schedule(state?: unknown, delay?: number): void;
+    }) {
+      send(EventMethod.Heartbeat, { cursor: String(paced.checked) });
+      this.schedule(undefined, limits.heartbeatMs);
+    }, limits.heartbeatMs);
+    return () => {
+      count.open--;
+      heartbeat.unsubscribe();
+      paced.close();
+      listening.stop();
+    };
+  });
+}
