@@ -155,7 +155,7 @@ export { PARTIAL_RESULT_METHOD, PARTIAL_RESULTS_EXTENSION } from './connection/p
 export type { PartialResultParams } from './connection/correlator';
 export { partialResults } from './server/partial-results';
 export type { HandlerEvent, LogLevel } from './connection/handler-events';
-export type { RequestContext, RequestHandler, HandlerOutput } from './connection/dispatcher';
+export type { RequestContext, RequestHandler, HandlerOutput, OwnerArgument } from './connection/dispatcher';
 
 // Server
 export { createServer } from './server/server';
@@ -249,6 +249,20 @@ export type { KeepaliveOptions } from './client/keepalive';
 // The protocol types the client's API speaks (inferred from the schemas of the latest revision).
 export type { Implementation, ServerCapabilities, ClientCapabilities } from './schema/lifecycle';
 export type { Tool, CallToolResult } from './schema/tools';
+// Each method's params and result by direction, generated from the method registry.
+export type {
+  ClientRequestMap,
+  ServerRequestMap,
+  ClientNotificationMap,
+  ServerNotificationMap,
+  RequestMap,
+  NotificationMap,
+  RequestMethod,
+  NotificationMethod,
+  ParamsOf,
+  PlainParamsOf,
+  ResultOf,
+} from './schema/method-map';
 export type { Resource, ResourceTemplate, ReadResourceResult } from './schema/resources';
 export type { Prompt, GetPromptResult } from './schema/prompts';
 export type { CompleteRequestParams, CompleteResult } from './schema/completion';

@@ -126,6 +126,12 @@ export type ParamsOf<M extends string> = M extends RequestMethod
     ? NotificationMap[M]['params']
     : Record<string, unknown>;
 
+/**
+ * The params of request \`M\` sent without \`task\`: what a request whose answer is \`ResultOf<M>\` carries
+ * (a task-augmented request, 2025-11-25, is answered with a \`CreateTaskResult\` instead).
+ */
+export type PlainParamsOf<M extends string> = ParamsOf<M> & { readonly task?: undefined };
+
 /** The result of request \`M\`; \`Record<string, unknown>\` for a method the registry does not name. */
 export type ResultOf<M extends string> = M extends RequestMethod ? RequestMap[M]['result'] : Record<string, unknown>;
 `;

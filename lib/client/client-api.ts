@@ -7,6 +7,7 @@ import type { RequestOptions } from '../connection/request-pipeline';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
+import type { ClientRequestMap, PlainParamsOf, ResultOf } from '../schema/method-map';
 import type { GetPromptResult, Prompt } from '../schema/prompts';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
 import type { Revision } from '../schema/revisions';
@@ -197,8 +198,14 @@ export interface McpClient {
   readonly reconnected$: Observable<Reconnection>;
   /**
    * Sends any request. Cold. In a modern revision the request carries the client's `_meta`,
-   * and `input_required` answers are handled as for `callTool`.
+   * and `input_required` answers are handled as for `callTool`. A method of the registry takes its
+   * params and emits its result as the method map types them; any other, plain records.
    */
+  request<M extends keyof ClientRequestMap>(
+    method: M,
+    params?: PlainParamsOf<M>,
+    options?: RequestOptions,
+  ): Observable<ResultOf<M>>;
   request(
     method: string,
     params?: Record<string, unknown>,

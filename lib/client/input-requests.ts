@@ -76,7 +76,7 @@ function inputContext(key: string, request: InputRequest, revision: string, sign
     progress: () => undefined,
     log: () => undefined,
     notify: () => undefined,
-    request: (method) =>
+    request: (method: string) =>
       throwError(
         () => new ProtocolError(`${method} cannot be sent while answering input request ${key} (${request.method})`),
       ),

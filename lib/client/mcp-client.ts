@@ -20,6 +20,7 @@ import type { RequestOptions } from '../connection/request-pipeline';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { paginate } from '../operators/paginate';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
+import type { ClientRequestMap, PlainParamsOf, ResultOf } from '../schema/method-map';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
 import type { GetPromptResult, Prompt } from '../schema/prompts';
@@ -165,6 +166,16 @@ export class Client implements McpClient, ToolCallContext {
       });
   }
 
+  request<M extends keyof ClientRequestMap>(
+    method: M,
+    params?: PlainParamsOf<M>,
+    options?: RequestOptions,
+  ): Observable<ResultOf<M>>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Observable<Record<string, unknown>>;
   request(
     method: string,
     params?: Record<string, unknown>,

@@ -2,6 +2,7 @@ import type { Observable, SchedulerLike, Unsubscribable } from '../rx/rxjs';
 import type { LifecycleInspector } from '../base/inspection';
 import type { LoggerOption } from '../base/logger';
 import type { JsonRpcNotification } from '../jsonrpc/message';
+import type { PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import type { RequestHandler } from './dispatcher';
@@ -121,8 +122,14 @@ export interface Connection {
    * completes, or errors with the peer's `JsonRpcError`, a `RequestTimeoutError`, a
    * `ConnectionClosedError`, a `ProtocolError` (invalid result), or a local refusal
    * (`NotInitializedError`, `CapabilityNotSupportedError`). Unsubscribing before the response
-   * sends `notifications/cancelled`.
+   * sends `notifications/cancelled`. A method of the registry takes its params and emits its
+   * result as the method map types them; any other takes and emits plain records.
    */
+  request<M extends RequestMethod>(
+    method: M,
+    params?: PlainParamsOf<M>,
+    options?: RequestOptions,
+  ): Observable<ResultOf<M>>;
   request(
     method: string,
     params?: Record<string, unknown>,
@@ -144,7 +151,11 @@ export interface Connection {
   capabilities(): Record<string, unknown>;
   /** Sends a notification; dropped (and logged) once the connection is closed. */
   notify(method: string, params?: Record<string, unknown>, options?: SendOptions): void;
-  /** Adds or replaces the handler of a request method. */
+  /**
+   * Adds or replaces the handler of a request method: a method of the registry's handler gets its
+   * params and answers its result as the method map types them.
+   */
+  setRequestHandler<M extends RequestMethod>(method: M, handler: RequestHandler<M>): void;
   setRequestHandler(method: string, handler: RequestHandler): void;
   /** Removes the handler of a request method. */
   removeRequestHandler(method: string): void;

@@ -9,6 +9,7 @@ import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
 import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
+import type { PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import { enterModern, runClientHandshake } from './client-handshake';
@@ -204,6 +205,16 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return this.dispatcherPart?.size ?? 0;
   }
 
+  request<M extends RequestMethod>(
+    method: M,
+    params?: PlainParamsOf<M>,
+    options?: RequestOptions,
+  ): Observable<ResultOf<M>>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Observable<Record<string, unknown>>;
   request(
     method: string,
     params?: Record<string, unknown>,
@@ -233,6 +244,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.send(makeNotification(method, params), sendOptions);
   }
 
+  setRequestHandler<M extends RequestMethod>(method: M, handler: RequestHandler<M>): void;
+  setRequestHandler(method: string, handler: RequestHandler): void;
   setRequestHandler(method: string, handler: RequestHandler): void {
     (this.handlerChanges ??= new Map()).set(method, handler);
   }

@@ -8,6 +8,7 @@ import type { HandlerEvent, LogLevel } from './handler-events';
 import { IdTable } from './id-table';
 import { missingClientCapability } from './modern';
 import type { ModernPeer } from './modern';
+import type { ParamsOf, PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
 
 /** A request's result as a handler produces it. */
 export type HandlerResult = Record<string, unknown>;
@@ -78,7 +79,15 @@ export interface RequestContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Sends a notification to the peer, routed with this request. */
   notify(method: string, params?: Record<string, unknown>): void;
-  /** Sends a request to the peer while handling this one (e.g. sampling from a tool). Cold. */
+  /**
+   * Sends a request to the peer while handling this one (e.g. sampling from a tool). Cold. A method
+   * of the registry takes its params and emits its result as the method map types them.
+   */
+  request<M extends RequestMethod>(
+    method: M,
+    params?: PlainParamsOf<M>,
+    options?: NestedRequestOptions,
+  ): Observable<ResultOf<M>>;
   request(
     method: string,
     params?: Record<string, unknown>,
@@ -87,14 +96,33 @@ export interface RequestContext {
 }
 
 /**
+ * The owner argument of a request handler: optional in the untyped form, given when the handler
+ * names its owner's type (the connection passes what it was created with as its `owner`).
+ */
+export type OwnerArgument<O> = unknown extends O ? [owner?: unknown] : [owner: O];
+
+/**
  * A function that answers one request method. `owner` is what the connection was created with as
  * its `owner` (a server passes its session), so one handler can serve every connection.
+ *
+ * `RequestHandler<'tools/call'>` takes the method's params, validated, and answers its result, as
+ * the method map types them; `RequestHandler` (any method) takes and answers plain records, for
+ * custom methods. `O` names the owner's type, for handlers shared by the connections of one kind.
+ * The typed and untyped forms are assignable to each other's slots (a typed handler in a record of
+ * handlers by method), as method parameters are.
+ * @example
+ * const callTool: RequestHandler<'tools/call'> = (params) => ({
+ *   content: [{ type: 'text', text: `called ${params.name}` }],
+ * });
  */
-export type RequestHandler = (
-  params: Record<string, unknown>,
-  context: RequestContext,
-  owner?: unknown,
-) => HandlerOutput<HandlerResult> | DeferredOutput;
+export type RequestHandler<M extends string = string, O = unknown> = {
+  // A method's parameters are compared both ways, so a typed handler fits a record of untyped ones.
+  handle(
+    params: ParamsOf<M>,
+    context: RequestContext,
+    ...owner: OwnerArgument<O>
+  ): HandlerOutput<ResultOf<M>> | DeferredOutput<ResultOf<M>>;
+}['handle'];
 
 const PASSES_PARAMS_THROUGH: unique symbol = Symbol('rxmcp.passesParamsThrough');
 
@@ -209,6 +237,16 @@ class HandlerContext implements RequestContext {
     if (!this.entry.cancelled) this.sink.notifyFor(method, params ?? {}, this.requestId);
   }
 
+  request<M extends RequestMethod>(
+    method: M,
+    params?: PlainParamsOf<M>,
+    options?: NestedRequestOptions,
+  ): Observable<ResultOf<M>>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: NestedRequestOptions,
+  ): Observable<Record<string, unknown>>;
   request(
     method: string,
     params?: Record<string, unknown>,

@@ -201,7 +201,7 @@ function backgroundContext(context: RequestContext, signal: AbortSignal): Reques
     progress: () => undefined,
     log: (level, data, logger) => context.log(level, data, logger),
     notify: (method, params) => context.notify(method, params),
-    request: (method, params, options) => context.request(method, params, options),
+    request: context.request.bind(context),
   };
 }
 
