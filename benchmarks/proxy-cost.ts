@@ -11,7 +11,7 @@
  * counting every request (issue #39 target: at most 10% of the proxy's throughput).
  */
 import { join } from 'node:path';
-import { firstValueFrom, tap } from 'rxjs';
+import { firstValueFrom } from 'rxjs';
 import {
   concurrencyLimit,
   connect,
@@ -59,13 +59,13 @@ function harness(client: McpClient, stop: () => Promise<void>): CallHarness {
   };
 }
 
-/** An in-memory client of `target`; `serve` may wrap the server's side first. */
+/** An in-memory client of `target`; `sides` may wrap the pair's two sides first. */
 async function inMemoryClient(
   target: { connect(transport: Transport): unknown },
-  serve: (transport: Transport) => Transport = (transport) => transport,
+  sides: (client: Transport, server: Transport) => [Transport, Transport] = (client, server) => [client, server],
 ): Promise<McpClient> {
-  const [clientSide, serverSide] = createInMemoryPair();
-  target.connect(serve(serverSide));
+  const [clientSide, serverSide] = sides(...createInMemoryPair());
+  target.connect(serverSide);
   return connect(clientSide, HANDSHAKE);
 }
 
@@ -90,22 +90,37 @@ export function gatewayPolicies(): ServerMiddleware[] {
 }
 
 /**
- * The server side of an in-memory pair as an authenticating endpoint presents it (with the
- * verified caller), its requests followed by `operations` as the HTTP server's are: each request
- * counted, by method and outcome, with its duration.
+ * The two sides of an in-memory pair as an authenticating HTTP endpoint presents them: the server
+ * side with the verified caller, and its requests followed by `operations` as the HTTP server
+ * follows them (each request counted, by method and outcome, with its duration). The HTTP server
+ * tells the tracker of a request when its POST arrives, before the session's transport carries it:
+ * here, when the client's side sends it, with no step of its own on the server side's stream.
  */
-function gatewayEndpoint(transport: Transport, operations: ServerOperations): Transport {
+function gatewayEndpoint(
+  clientSide: Transport,
+  serverSide: Transport,
+  operations: ServerOperations,
+): [client: Transport, server: Transport] {
   const channel: Transport = {
-    incoming$: transport.incoming$.pipe(tap((frame) => operations.calls.received(channel, [frame]))),
-    closed$: transport.closed$,
+    incoming$: serverSide.incoming$,
+    closed$: serverSide.closed$,
     send: (message, options) => {
       operations.calls.sent(channel, message);
-      transport.send(message, options);
+      serverSide.send(message, options);
     },
-    close: (reason) => transport.close(reason),
+    close: (reason) => serverSide.close(reason),
     auth: CALLER,
   };
-  return channel;
+  const client: Transport = {
+    incoming$: clientSide.incoming$,
+    closed$: clientSide.closed$,
+    send: (message, options) => {
+      operations.calls.received(channel, [message]);
+      clientSide.send(message, options);
+    },
+    close: (reason) => clientSide.close(reason),
+  };
+  return [client, channel];
 }
 
 /** A client calling the bench server directly, or through a proxy (or the relay), over `kind`. */
@@ -118,11 +133,14 @@ export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promi
     if (side === 'policed') {
       const operations = new ServerOperations({ callLog: false });
       const front = proxy(upstream, { middleware: gatewayPolicies() });
-      return harness(await inMemoryClient(front, (transport) => gatewayEndpoint(transport, operations)), async () => {
-        front.close();
-        upstream.close();
-        server.close();
-      });
+      return harness(
+        await inMemoryClient(front, (client, server) => gatewayEndpoint(client, server, operations)),
+        async () => {
+          front.close();
+          upstream.close();
+          server.close();
+        },
+      );
     }
     const front = proxy(upstream);
     return harness(await inMemoryClient(front), async () => {

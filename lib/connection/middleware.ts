@@ -60,6 +60,46 @@ export function isResultEvent(event: MiddlewareEvent): event is Record<string, u
 }
 
 /**
+ * A middleware's decision on one request made at once, without waiting (see {@link admissionOf}):
+ * `undefined` lets the request pass untouched; an `Error` refuses it (the stream errors with it);
+ * an {@link AdmissionHold} lets it pass and is released once when the request ends (answered,
+ * failed or cancelled); {@link RUN_MIDDLEWARE} asks for the middleware itself to run around it.
+ */
+export type Admission = undefined | Error | AdmissionHold | typeof RUN_MIDDLEWARE;
+
+/** What an admitted request holds until it ends (a slot of a concurrency limit). */
+export interface AdmissionHold {
+  /** Called once, when the request it was given for ends. */
+  release(): void;
+}
+
+/** The admission that asks for the middleware to run as a middleware for this request. */
+export const RUN_MIDDLEWARE: unique symbol = Symbol('rxmcp.middleware.run');
+
+/** Where a middleware keeps its synchronous decision. */
+const ADMIT: unique symbol = Symbol('rxmcp.middleware.admit');
+
+/**
+ * `middleware` with `admit`, its decision made at once: a chain of such middleware runs on the
+ * request's path with no stream of its own per step (see `withMiddleware`). `admit` must mean what
+ * the middleware does: the middleware's own function runs only when `admit` answers
+ * {@link RUN_MIDDLEWARE} (or when the chain runs as streams, e.g. under `runMiddleware`).
+ */
+export function withAdmission<R extends MiddlewareRequest, C>(
+  middleware: Middleware<R, C>,
+  admit: (request: R, context: C) => Admission,
+): Middleware<R, C> {
+  return Object.assign(middleware, { [ADMIT]: admit });
+}
+
+/** The synchronous decision `middleware` carries, if it carries one. */
+export function admissionOf<R extends MiddlewareRequest, C>(
+  middleware: Middleware<R, C>,
+): ((request: R, context: C) => Admission) | undefined {
+  return (middleware as { [ADMIT]?: (request: R, context: C) => Admission })[ADMIT];
+}
+
+/**
  * Runs `request` through `chain` in order (the first middleware is the outermost) and then
  * through `terminal`. Cold: nothing runs before subscription; a middleware that throws makes the
  * stream error. The method of a request passed to `next` is that of the original.

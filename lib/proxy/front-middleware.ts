@@ -7,7 +7,9 @@
  */
 import type { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
+import { passesParamsThrough, passParamsThrough } from '../connection/dispatcher';
 import type { RequestHandler } from '../connection/dispatcher';
+import { admissionOf } from '../connection/middleware';
 import type { LogLevel } from '../connection/handler-events';
 import { withMiddleware } from '../server/middleware';
 import type { ServerMiddleware } from '../server/middleware';
@@ -106,6 +108,9 @@ function viewOf(owner: unknown): DownstreamSessionView | undefined {
 /**
  * `handlers` with `chain` around each: the middleware sees the downstream session as a
  * `ServerSession`; the handler still gets its own owner. With no middleware, `handlers` as they are.
+ * A handler that leaves the params to its upstream to check (a forwarded request) keeps doing so
+ * when every middleware of the chain decides at once (this library's limits and policies, which
+ * read the params they need defensively); other middleware sees the params checked.
  */
 export function withFrontMiddleware(
   handlers: Readonly<Record<string, RequestHandler>>,
@@ -113,12 +118,14 @@ export function withFrontMiddleware(
 ): Readonly<Record<string, RequestHandler>> {
   if (chain === undefined || chain.length === 0) return handlers;
   const wrapped: Record<string, RequestHandler> = {};
+  const decidesAtOnce = chain.every((middleware) => admissionOf(middleware) !== undefined);
   for (const [method, handler] of Object.entries(handlers)) {
     const inner = withMiddleware(
       (params, context, view) => handler(params, context, (view as DownstreamSessionView | undefined)?.downstream),
       chain,
     );
-    wrapped[method] = (params, context, owner) => inner(params, context, viewOf(owner));
+    const outer: RequestHandler = (params, context, owner) => inner(params, context, viewOf(owner));
+    wrapped[method] = decidesAtOnce && passesParamsThrough(handler) ? passParamsThrough(outer) : outer;
   }
   return wrapped;
 }

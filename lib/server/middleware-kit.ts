@@ -1,11 +1,11 @@
 import { asyncScheduler, catchError, defer, finalize, map, of, switchMap, tap, throwError } from '../rx/rxjs';
 import type { Observable, SchedulerLike } from '../rx/rxjs';
-import { isResultEvent } from '../connection/middleware';
-import type { MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
+import { isResultEvent, withAdmission } from '../connection/middleware';
+import type { AdmissionHold, MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { childLogger } from '../base/logger';
 import type { LoggerOption } from '../base/logger';
-import { createMemoryRateLimitStore } from './rate-limit-store';
+import { answersImmediately, createMemoryRateLimitStore } from './rate-limit-store';
 import type { RateLimitHit, RateLimitStore } from './rate-limit-store';
 import type { ServerMiddleware } from './middleware';
 import { principalOf } from '../transport/transport';
@@ -15,11 +15,22 @@ import type { ServerContext } from './server-context';
 /** The caller keys of verified tokens, by the token's `AuthInfo`. */
 const callerKeys = new WeakMap<object, string>();
 
+/** The context last asked about, and its caller: the limits of one chain ask in turn for one request. */
+let lastContext: ServerContext | undefined;
+let lastCaller = '';
+
 /**
  * Who a request counts against: its verified principal (see `principalOf`: issuer with `sub`, else
  * with `client_id`), else its session, else its client's name (which the client chooses).
  */
 export function callerOf(context: ServerContext): string {
+  if (context === lastContext) return lastCaller;
+  lastCaller = callerOfContext(context);
+  lastContext = context;
+  return lastCaller;
+}
+
+function callerOfContext(context: ServerContext): string {
   const auth = context.auth;
   if (auth !== undefined) {
     // One key per verified token, made once: a limit reads it on every call.
@@ -97,38 +108,56 @@ export function rateLimit(options: RateLimitOptions): ServerMiddleware {
   const store = options.store ?? createMemoryRateLimitStore();
   const log = childLogger(options.logger, { component: 'rate-limit', name });
   let failing = false;
-  const refusal = (retryAfterMs: number, why: string): Observable<never> => {
+  const refusal = (retryAfterMs: number, why: string): JsonRpcError => {
     const data: RateLimitErrorData = { retryAfterMs, name, limit, windowMs };
-    return throwError(() => new JsonRpcError(code, `${why}; retry in ${retryAfterMs} ms`, data));
+    return new JsonRpcError(code, `${why}; retry in ${retryAfterMs} ms`, data);
   };
-  const decide = (hit: RateLimitHit, next: () => Observable<MiddlewareEvent>): Observable<MiddlewareEvent> => {
+  /** The refusal a count calls for, if any. */
+  const decide = (hit: RateLimitHit): JsonRpcError | undefined => {
     failing = false;
-    if (hit.count <= limit) return next();
+    if (hit.count <= limit) return undefined;
     const retryAfterMs = Math.max(0, Math.ceil(hit.resetInMs));
     return refusal(retryAfterMs, `Rate limit exceeded (${name}): ${limit} requests per ${windowMs} ms`);
   };
-  const failed = (error: unknown, next: () => Observable<MiddlewareEvent>): Observable<MiddlewareEvent> => {
+  /** The refusal a failed store calls for, if any. */
+  const failed = (error: unknown): JsonRpcError | undefined => {
     if (!failing) log.warn({ err: error, onStoreError }, 'rate limit store failed');
     failing = true;
-    return onStoreError === 'allow' ? next() : refusal(windowMs, `Rate limit (${name}) cannot be checked`);
+    return onStoreError === 'allow' ? undefined : refusal(windowMs, `Rate limit (${name}) cannot be checked`);
   };
-  return (request, context, next) => {
+  const count = (request: MiddlewareRequest, context: ServerContext): RateLimitHit | PromiseLike<RateLimitHit> =>
+    store.hit({ caller: key(request, context), name, windowMs, now: scheduler.now() });
+  const middleware: ServerMiddleware = (request, context, next) => {
     if (when !== undefined && !when(request, context)) return next();
-    const counter = { caller: key(request, context), name, windowMs, now: scheduler.now() };
     let hit: RateLimitHit | PromiseLike<RateLimitHit>;
     try {
-      hit = store.hit(counter);
+      hit = count(request, context);
     } catch (error) {
-      return failed(error, next);
+      return goOn(failed(error), next);
     }
-    if (!isThenable(hit)) return decide(hit, next);
+    if (!isThenable(hit)) return goOn(decide(hit), next);
     const pending = hit;
     return defer(() => pending).pipe(
       map((answer) => ({ answer })),
       catchError((error: unknown) => of({ error })),
-      switchMap((outcome) => ('answer' in outcome ? decide(outcome.answer, next) : failed(outcome.error, next))),
+      switchMap((outcome) => goOn('answer' in outcome ? decide(outcome.answer) : failed(outcome.error), next)),
     );
   };
+  // A store that answers at once lets the limit decide on the request's path, with no stream.
+  if (!answersImmediately(store)) return middleware;
+  return withAdmission(middleware, (request, context) => {
+    if (when !== undefined && !when(request, context)) return undefined;
+    try {
+      return decide(count(request, context) as RateLimitHit);
+    } catch (error) {
+      return failed(error);
+    }
+  });
+}
+
+/** `next()`, or the refusal. */
+function goOn(refusal: JsonRpcError | undefined, next: () => Observable<MiddlewareEvent>): Observable<MiddlewareEvent> {
+  return refusal === undefined ? next() : throwError(() => refusal);
 }
 
 /** Options of `concurrencyLimit`. */
@@ -157,27 +186,51 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ServerMiddle
   const { limit, name = 'concurrent', key = callerKey, retryAfterMs = 1000, code = ErrorCode.RateLimited } = options;
   if (!(limit >= 1)) throw new RangeError(`concurrencyLimit needs limit >= 1`);
   const when = options.when ?? ((request: MiddlewareRequest) => request.method === 'tools/call');
-  const inFlight = new Map<string, number>();
-  return (request, context, next) => {
-    if (!when(request, context)) return next();
+  const inFlight = new Map<string, Slots>();
+  /** Takes a slot of the request's caller, or answers the refusal. */
+  const admit = (request: MiddlewareRequest, context: ServerContext): Slots | JsonRpcError | undefined => {
+    if (!when(request, context)) return undefined;
     const caller = key(request, context);
-    return defer(() => {
-      const count = inFlight.get(caller) ?? 0;
-      if (count >= limit) {
-        const data: RateLimitErrorData = { retryAfterMs, name, limit, windowMs: 0 };
-        const message = `Too many calls in flight (${name}): at most ${limit}; retry in ${retryAfterMs} ms`;
-        return throwError(() => new JsonRpcError(code, message, data));
-      }
-      inFlight.set(caller, count + 1);
-      return next().pipe(
-        finalize(() => {
-          const left = inFlight.get(caller)! - 1;
-          if (left === 0) inFlight.delete(caller);
-          else inFlight.set(caller, left);
-        }),
-      );
-    });
+    let slots = inFlight.get(caller);
+    if (slots === undefined) {
+      // Idle callers' entries stay, so that a caller's calls one after another make none; they go
+      // when the map grows.
+      if (inFlight.size >= SWEEP_SLOTS_ABOVE) sweepIdle(inFlight);
+      inFlight.set(caller, (slots = new Slots()));
+    }
+    if (slots.taken >= limit) {
+      const data: RateLimitErrorData = { retryAfterMs, name, limit, windowMs: 0 };
+      const message = `Too many calls in flight (${name}): at most ${limit}; retry in ${retryAfterMs} ms`;
+      return new JsonRpcError(code, message, data);
+    }
+    slots.taken++;
+    return slots;
   };
+  const middleware: ServerMiddleware = (request, context, next) =>
+    defer(() => {
+      const admitted = admit(request, context);
+      if (admitted === undefined) return next();
+      if (admitted instanceof JsonRpcError) return throwError(() => admitted);
+      return next().pipe(finalize(() => admitted.release()));
+    });
+  return withAdmission(middleware, admit);
+}
+
+/** The requests of one caller in flight under a `concurrencyLimit`: what each admitted one holds. */
+class Slots implements AdmissionHold {
+  taken = 0;
+
+  /** One request of the caller ended. */
+  release(): void {
+    this.taken--;
+  }
+}
+
+/** Past how many callers a `concurrencyLimit` drops those with nothing in flight. */
+const SWEEP_SLOTS_ABOVE = 1024;
+
+function sweepIdle(inFlight: Map<string, Slots>): void {
+  for (const [caller, slots] of inFlight) if (slots.taken === 0) inFlight.delete(caller);
 }
 
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
@@ -277,10 +330,11 @@ export interface AuthorizeOptions {
  */
 export function authorize(options: AuthorizeOptions): ServerMiddleware {
   const { tools = {}, methods = {}, check, code = ErrorCode.Forbidden } = options;
-  return (request, context, next) => {
+  const admit = (request: MiddlewareRequest, context: ServerContext): JsonRpcError | undefined => {
     const reason = refusalOf(request, context, tools, methods, check);
-    return reason === undefined ? next() : throwError(() => new JsonRpcError(code, `Forbidden: ${reason}`));
+    return reason === undefined ? undefined : new JsonRpcError(code, `Forbidden: ${reason}`);
   };
+  return withAdmission((request, context, next) => goOn(admit(request, context), next), admit);
 }
 
 function refusalOf(

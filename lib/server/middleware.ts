@@ -1,10 +1,6 @@
-import { from, isObservable, map, of } from '../rx/rxjs';
-import type { Observable } from '../rx/rxjs';
-import { DeferredOutput, isThenable, observeOutput } from '../connection/dispatcher';
-import type { HandlerOutput, HandlerResult, RequestHandler } from '../connection/dispatcher';
-import { runMiddleware } from '../connection/middleware';
-import type { Middleware, MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
-import { contextOf } from './request-contexts';
+import type { RequestHandler } from '../connection/dispatcher';
+import type { Middleware, MiddlewareRequest } from '../connection/middleware';
+import { runAround } from './middleware-runner';
 import type { ServerContext } from './server-context';
 
 /**
@@ -23,20 +19,12 @@ import type { ServerContext } from './server-context';
  */
 export type ServerMiddleware = Middleware<MiddlewareRequest, ServerContext>;
 
-/** A handler's output of any form as a stream of events; no result (`undefined`) stands for `{}`. */
-function eventsOf(output: HandlerOutput<HandlerResult> | DeferredOutput): Observable<MiddlewareEvent> {
-  if (isObservable(output) || output instanceof DeferredOutput) return observeOutput(output);
-  if (isThenable(output))
-    return from(output as PromiseLike<HandlerResult | void>).pipe(map((value) => (value ?? {}) as MiddlewareEvent));
-  return of((output ?? {}) as MiddlewareEvent);
-}
-
-/** `handler` with `chain` around it. */
+/**
+ * `handler` with `chain` around it. Middleware that decides at once (the limits and policies of
+ * this library) runs on the request's own path; the rest runs as streams (see `runAround`).
+ */
 export function withMiddleware(handler: RequestHandler, chain: readonly ServerMiddleware[]): RequestHandler {
-  return (params, context, owner) =>
-    runMiddleware(chain, { method: context.method, params }, contextOf(context, owner), (request) =>
-      eventsOf(handler(request.params, context, owner)),
-    ) as Observable<HandlerResult>;
+  return runAround(handler, chain);
 }
 
 const NO_MIDDLEWARE: readonly ServerMiddleware[] = Object.freeze([]);

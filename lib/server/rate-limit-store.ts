@@ -50,7 +50,7 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
   const { sweepAbove = 1024 } = options;
   const limits = new Map<string, Map<string, Window>>();
   let size = 0;
-  return {
+  return answersAtOnce({
     hit({ caller, name, windowMs, now }) {
       let windows = limits.get(name);
       if (windows === undefined) limits.set(name, (windows = new Map()));
@@ -66,7 +66,21 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
       window.count++;
       return { count: window.count, resetInMs: window.end - now };
     },
-  };
+  });
+}
+
+/** The stores known to answer `hit` at once, never with a promise. */
+const immediate = new WeakSet<RateLimitStore>();
+
+/** `store`, known to answer at once: a limit on it decides on the request's path (see `withAdmission`). */
+function answersAtOnce(store: RateLimitStore): RateLimitStore {
+  immediate.add(store);
+  return store;
+}
+
+/** Whether `store` answers `hit` at once (the in-memory store), so that nothing waits for it. */
+export function answersImmediately(store: RateLimitStore): boolean {
+  return immediate.has(store);
 }
 
 /** Drops the windows that ended; answers how many went. */

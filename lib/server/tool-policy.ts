@@ -1,8 +1,10 @@
 import { map, throwError } from '../rx/rxjs';
-import { isResultEvent } from '../connection/middleware';
+import { isResultEvent, RUN_MIDDLEWARE, withAdmission } from '../connection/middleware';
+import type { MiddlewareRequest } from '../connection/middleware';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { AuthInfo } from '../transport/transport';
 import type { ServerMiddleware } from './middleware';
+import type { ServerContext } from './server-context';
 
 /** Who may use one tool. */
 export interface ToolRule {
@@ -38,12 +40,18 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
   const { tools, rolesClaim = 'roles' } = options;
   const refusal = (name: string, auth: AuthInfo | undefined): string | undefined =>
     Object.hasOwn(tools, name) ? missingOf(tools[name]!, auth, rolesClaim) : undefined;
-  return (request, context, next) => {
+  /** The refusal of a call of a tool the caller may not use. */
+  const callRefusal = (request: MiddlewareRequest, context: ServerContext): JsonRpcError | undefined => {
+    const name = request.params.name;
+    const missing = typeof name === 'string' ? refusal(name, context.auth) : undefined;
+    return missing === undefined
+      ? undefined
+      : new JsonRpcError(ErrorCode.Forbidden, `Forbidden: tool ${String(name)} needs ${missing}`);
+  };
+  const middleware: ServerMiddleware = (request, context, next) => {
     if (request.method === 'tools/call') {
-      const name = request.params.name;
-      const missing = typeof name === 'string' ? refusal(name, context.auth) : undefined;
-      if (missing === undefined) return next();
-      return throwError(() => new JsonRpcError(ErrorCode.Forbidden, `Forbidden: tool ${name} needs ${missing}`));
+      const refused = callRefusal(request, context);
+      return refused === undefined ? next() : throwError(() => refused);
     }
     if (request.method !== 'tools/list') return next();
     return next().pipe(
@@ -56,6 +64,11 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
       }),
     );
   };
+  // A call is decided on its path; a listing is filtered as it comes back.
+  return withAdmission(middleware, (request, context) => {
+    if (request.method === 'tools/call') return callRefusal(request, context);
+    return request.method === 'tools/list' ? RUN_MIDDLEWARE : undefined;
+  });
 }
 
 /** What `auth` lacks to meet `rule`, in words; undefined when it meets it. */

@@ -1,0 +1,218 @@
+/**
+ * How a server runs its middleware around a handler. Middleware that decides at once (see
+ * `withAdmission`: the rate and concurrency limits, the tool policy, `authorize`) runs on the
+ * request's own path, with one object per request and no stream per step; the first middleware
+ * that needs to see the request's events (or that asks for it for this request) runs the rest of
+ * the chain as streams (`runMiddleware`). Both forms mean the same: the stream form is the
+ * reference, and the specs of each middleware run through both.
+ */
+import { from, isObservable, map, of } from '../rx/rxjs';
+import type { Observable, Unsubscribable } from '../rx/rxjs';
+import { DeferredOutput, isThenable, observeOutput } from '../connection/dispatcher';
+import type {
+  HandlerOutput,
+  HandlerResult,
+  OutputSink,
+  RequestContext,
+  RequestHandler,
+} from '../connection/dispatcher';
+import type { HandlerEvent } from '../connection/handler-events';
+import { admissionOf, RUN_MIDDLEWARE, runMiddleware } from '../connection/middleware';
+import type {
+  Admission,
+  AdmissionHold,
+  Middleware,
+  MiddlewareEvent,
+  MiddlewareRequest,
+} from '../connection/middleware';
+import { contextOf } from './request-contexts';
+import type { ServerContext } from './server-context';
+
+type Chain = readonly Middleware<MiddlewareRequest, ServerContext>[];
+type Admit = (request: MiddlewareRequest, context: ServerContext) => Admission;
+
+/** A handler's output of any form as a stream of events; no result (`undefined`) stands for `{}`. */
+export function eventsOf(output: HandlerOutput<HandlerResult> | DeferredOutput): Observable<MiddlewareEvent> {
+  if (isObservable(output) || output instanceof DeferredOutput) return observeOutput(output);
+  if (isThenable(output))
+    return from(output as PromiseLike<HandlerResult | void>).pipe(map((value) => (value ?? {}) as MiddlewareEvent));
+  return of((output ?? {}) as MiddlewareEvent);
+}
+
+/** `handler` with `chain` around it, every middleware run as a stream. */
+function streamed(handler: RequestHandler, chain: Chain): RequestHandler {
+  return (params, context, owner) =>
+    runMiddleware(chain, { method: context.method, params }, contextOf(context, owner), (request) =>
+      eventsOf(handler(request.params, context, owner)),
+    ) as Observable<HandlerResult>;
+}
+
+/** A chain with its leading decisions: those of the middleware before the first that has none. */
+class AdmissionChain {
+  readonly admits: readonly Admit[];
+  /** The chain from each middleware on, for the request that goes on as streams from there. */
+  readonly rests: readonly Chain[];
+
+  constructor(
+    readonly handler: RequestHandler,
+    readonly chain: Chain,
+  ) {
+    const admits: Admit[] = [];
+    for (const middleware of chain) {
+      const admit = admissionOf(middleware);
+      if (admit === undefined) break;
+      admits.push(admit);
+    }
+    this.admits = admits;
+    this.rests = Array.from({ length: admits.length + 1 }, (_, index) => chain.slice(index));
+  }
+}
+
+/**
+ * `handler` with `chain` around it: with middleware that decides at once in front, each request is
+ * an {@link AdmittedCall}; otherwise the whole chain runs as streams.
+ */
+export function runAround(handler: RequestHandler, chain: Chain): RequestHandler {
+  if (chain.length === 0) return handler;
+  const admitting = new AdmissionChain(handler, chain);
+  if (admitting.admits.length === 0) return streamed(handler, chain);
+  return (params, context, owner) => new AdmittedCall(admitting, params, context, owner);
+}
+
+/**
+ * One request through a chain whose leading middleware decide at once: started (subscribed) by its
+ * reader, it asks each decision in order; a refusal ends it with that error, a hold is released
+ * when it ends (answered, failed or cancelled). It then starts the handler with the reader's own
+ * sink (or, with holds, with itself in between), or the rest of the chain as streams.
+ */
+class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubscribable {
+  private sink: OutputSink<unknown> | undefined;
+  private holds: AdmissionHold | AdmissionHold[] | undefined;
+  private inner: Unsubscribable | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly admitting: AdmissionChain,
+    private readonly params: Record<string, unknown>,
+    private readonly context: RequestContext,
+    private readonly owner: unknown,
+  ) {
+    super();
+  }
+
+  start(sink: OutputSink<HandlerResult | HandlerEvent>): Unsubscribable | undefined {
+    const server = contextOf(this.context, this.owner);
+    const request: MiddlewareRequest = { method: this.context.method, params: this.params };
+    const { admits, chain } = this.admitting;
+    let index = 0;
+    try {
+      for (; index < admits.length; index++) {
+        const admission = admits[index]!(request, server);
+        if (admission === undefined) continue;
+        if (admission === RUN_MIDDLEWARE) break;
+        if (admission instanceof Error) return this.refuse(sink, admission);
+        this.hold(admission);
+      }
+    } catch (error) {
+      return this.refuse(sink, error);
+    }
+    // With holds, the end passes through this call (to release them); without, nothing does.
+    const target = this.holds === undefined ? sink : this.between(sink);
+    const inner = index < chain.length ? this.runRest(index, request, server, target) : this.runHandler(target);
+    if (this.holds === undefined || this.ended) return inner;
+    this.inner = inner;
+    return this;
+  }
+
+  next(value: unknown): void {
+    this.sink!.next(value as HandlerResult);
+  }
+  error(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink!.error(error);
+    this.release();
+  }
+  complete(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink!.complete();
+    this.release();
+  }
+  /** The reader cancelled: the work below stops, and the holds go. */
+  unsubscribe(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.inner?.unsubscribe();
+    this.release();
+  }
+
+  private runRest(index: number, request: MiddlewareRequest, server: ServerContext, target: OutputSink<unknown>) {
+    const { handler, rests } = this.admitting;
+    return runMiddleware(rests[index]!, request, server, (passed) =>
+      eventsOf(handler(passed.params, this.context, this.owner)),
+    ).subscribe(target);
+  }
+
+  /** This call, as the sink of what it runs, passing on to `sink`. */
+  private between(sink: OutputSink<unknown>): OutputSink<unknown> {
+    this.sink = sink;
+    return this;
+  }
+
+  private runHandler(target: OutputSink<unknown>): Unsubscribable | undefined {
+    let output: unknown;
+    try {
+      output = this.admitting.handler(this.params, this.context, this.owner);
+    } catch (error) {
+      target.error(error);
+      return undefined;
+    }
+    return deliver(output, target);
+  }
+
+  private refuse(sink: OutputSink<unknown>, error: unknown): undefined {
+    this.ended = true;
+    sink.error(error);
+    this.release();
+    return undefined;
+  }
+
+  private hold(hold: AdmissionHold): void {
+    if (this.holds === undefined) this.holds = hold;
+    else if (Array.isArray(this.holds)) this.holds.push(hold);
+    else this.holds = [this.holds, hold];
+  }
+
+  private release(): void {
+    const holds = this.holds;
+    this.holds = undefined;
+    if (holds === undefined) return;
+    if (!Array.isArray(holds)) holds.release();
+    // The innermost first, as streams would finalize them.
+    else for (let i = holds.length - 1; i >= 0; i--) holds[i]!.release();
+  }
+}
+
+/** Hands what a handler gave, of any form, to `sink`; answers what cancels it. */
+function deliver(output: unknown, sink: OutputSink<unknown>): Unsubscribable | undefined {
+  if (output instanceof DeferredOutput) return output.start(sink);
+  if (isObservable(output)) return output.subscribe(sink);
+  if (isThenable(output)) {
+    let live = true;
+    output.then(
+      (value) => {
+        if (!live) return;
+        sink.next(value ?? {});
+        sink.complete();
+      },
+      (error: unknown) => {
+        if (live) sink.error(error);
+      },
+    );
+    return { unsubscribe: () => void (live = false) };
+  }
+  sink.next(output ?? {});
+  sink.complete();
+  return undefined;
+}
