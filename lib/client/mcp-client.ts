@@ -55,6 +55,8 @@ export type { ClientSetup } from './client-setup';
 const DEFAULT_MAX_LIST_PAGES = 1000;
 /** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
 const LISTEN_OPTIONS: RequestOptions = { timeoutMs: Infinity };
+type Plain = Record<string, unknown>;
+type Sent = keyof ClientRequestMap;
 
 /**
  * The client. A class, so that an idle client costs one object and its methods live on the
@@ -166,21 +168,9 @@ export class Client implements McpClient, ToolCallContext {
       });
   }
 
-  request<M extends keyof ClientRequestMap>(
-    method: M,
-    params?: PlainParamsOf<M>,
-    options?: RequestOptions,
-  ): Observable<ResultOf<M>>;
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Observable<Record<string, unknown>>;
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Observable<Record<string, unknown>> {
+  request<M extends Sent>(method: M, params?: PlainParamsOf<M>, options?: RequestOptions): Observable<ResultOf<M>>;
+  request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain>;
+  request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain> {
     return this.send(method, params, options);
   }
 

@@ -9,7 +9,7 @@ import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
 import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import type { PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
+import type { PlainParamsOf, RequestMethod as Method, ResultOf as Result } from '../schema/method-map';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import { enterModern, runClientHandshake } from './client-handshake';
@@ -35,6 +35,7 @@ export { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 export type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 
 let connectionCount = 0;
+type Plain = Record<string, unknown>;
 
 const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
 
@@ -205,21 +206,9 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return this.dispatcherPart?.size ?? 0;
   }
 
-  request<M extends RequestMethod>(
-    method: M,
-    params?: PlainParamsOf<M>,
-    options?: RequestOptions,
-  ): Observable<ResultOf<M>>;
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Observable<Record<string, unknown>>;
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    requestOptions: RequestOptions = {},
-  ): Observable<Record<string, unknown>> {
+  request<M extends Method>(method: M, params?: PlainParamsOf<M>, options?: RequestOptions): Observable<Result<M>>;
+  request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain>;
+  request(method: string, params?: Plain, requestOptions: RequestOptions = {}): Observable<Plain> {
     const outbound = this.options.outbound;
     if (outbound)
       return outbound(method, params, requestOptions, (m, p, o, id) => sendRequest(this, m, p, o, true, id));
@@ -244,8 +233,6 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.send(makeNotification(method, params), sendOptions);
   }
 
-  setRequestHandler<M extends RequestMethod>(method: M, handler: RequestHandler<M>): void;
-  setRequestHandler(method: string, handler: RequestHandler): void;
   setRequestHandler(method: string, handler: RequestHandler): void {
     (this.handlerChanges ??= new Map()).set(method, handler);
   }
