@@ -104,7 +104,8 @@ export type OwnerArgument<O> = unknown extends O ? [owner?: unknown] : [owner: O
  *
  * `RequestHandler<'tools/call'>` takes the method's params, validated, and answers its result, as
  * the method map types them; `RequestHandler` (any method) takes and answers plain records, for
- * custom methods. `O` names the owner's type, for handlers shared by the connections of one kind.
+ * custom methods. `O` names the owner's type, for handlers shared by the connections of one kind;
+ * `R` what the handler answers, when more than the method's result (an interim answer, say).
  * The typed and untyped forms are assignable to each other's slots (a typed handler in a record of
  * handlers by method), as method parameters are.
  * @example
@@ -112,11 +113,11 @@ export type OwnerArgument<O> = unknown extends O ? [owner?: unknown] : [owner: O
  *   content: [{ type: 'text', text: `called ${params.name}` }],
  * });
  */
-export type RequestHandler<M extends string = string, O = unknown> = {
+export type RequestHandler<M extends string = string, O = unknown, R = ResultOf<M>> = {
   // A method's parameters are compared both ways, so a typed handler fits a record of untyped ones.
   handle(
     params: ParamsOf<M>,
     context: RequestContext,
     ...owner: OwnerArgument<O>
-  ): HandlerOutput<ResultOf<M>> | DeferredOutput<ResultOf<M>>;
+  ): HandlerOutput<R> | DeferredOutput<R>;
 }['handle'];

@@ -46,4 +46,4 @@ export interface HandlerOwner {
 }
 
 /** The parts of the definition a handler was called for. */
-export const partsOf = (owner: unknown): HandlerParts => (owner as HandlerOwner).handlerParts;
+export const partsOf = (owner: HandlerOwner): HandlerParts => owner.handlerParts;

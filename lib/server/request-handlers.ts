@@ -5,14 +5,11 @@
  */
 import type { Logger } from 'pino';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
-import type { LogLevel } from '../connection/handler-events';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { AuthInfo } from '../transport/transport';
-import type { CompleteRequestParams } from '../schema/completion';
-import type { GetPromptRequestParams } from '../schema/prompts';
+import type { ParamsOf } from '../schema/method-map';
 import { featuresOf } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import type { CallToolRequestParams } from '../schema/tools';
 import { completionContextOf, toCompleteResult } from './completion';
 import type { Completer } from './completion';
 import { requestFailure } from './handler-failures';
@@ -22,23 +19,29 @@ import type { ResourceRegistry } from './resource-registry';
 import type { Session } from './session';
 import type { ToolRegistry } from './tool-registry';
 import { partsOf } from './handler-parts';
-import type { HandlerParts } from './handler-parts';
+import type { HandlerOwner, HandlerParts } from './handler-parts';
 import type { ServerContext } from './server-context';
 import { listenTo } from './listen';
 
 const revisionOf = (context: RequestContext) => context.revision as Revision;
-const cursorOf = (params: Record<string, unknown>) => params.cursor as string | undefined;
+
+/**
+ * A server's handler of method `M`: its params typed by the method map, its owner a session or the
+ * modern stand-in (`HandlerOwner`), or a session (`Session`) for a method only sessions have.
+ */
+type Handler<M extends string, O = HandlerOwner> = RequestHandler<M, O, HandlerResult>;
 
 /** The session a request came in: none for a request of a modern revision (its owner is a stand-in). */
 export function sessionOf(context: RequestContext, owner: unknown): Session | undefined {
+  // The connection's owner: a session whenever the request came without a modern peer.
   return context.peer === undefined ? (owner as Session | undefined) : undefined;
 }
 
 /** A page of one of a definition's lists: tools, prompts or resource templates. */
 function listHandler(
   list: (parts: HandlerParts, cursor: string | undefined, revision: Revision) => HandlerResult,
-): RequestHandler {
-  return (params, context, owner) => list(partsOf(owner), cursorOf(params), revisionOf(context));
+): Handler<'tools/list' | 'prompts/list' | 'resources/templates/list'> {
+  return (params, context, owner) => list(partsOf(owner), params.cursor, revisionOf(context));
 }
 
 /**
@@ -47,13 +50,13 @@ function listHandler(
  * holds them. The HTTP endpoints refuse such a request first (403 `insufficient_scope`); this holds
  * on every transport that carries a caller, however the server was connected to it.
  */
-function inputHandler(
-  method: 'tools/call' | 'resources/read' | 'prompts/get',
-  work: (parts: HandlerParts, params: Record<string, unknown>, context: ServerContext) => unknown,
-): RequestHandler {
+function inputHandler<M extends 'tools/call' | 'resources/read' | 'prompts/get'>(
+  method: M,
+  work: (parts: HandlerParts, params: ParamsOf<M>, context: ServerContext) => unknown,
+): Handler<M> {
   return (params, context, owner) => {
     const parts = partsOf(owner);
-    const caller = context.peer === undefined ? (owner as Session | undefined)?.auth : context.peer.auth;
+    const caller = context.peer === undefined ? sessionOf(context, owner)?.auth : context.peer.auth;
     if (caller !== undefined) refuseMissingScopes(method, params, caller, parts);
     return parts.withInput(params, context, owner, (serverContext) => work(parts, params, serverContext));
   };
@@ -77,27 +80,23 @@ const listTemplates = listHandler((parts, cursor, revision) =>
   parts.resources.listTemplates(cursor, parts.pageSize, revision),
 );
 
-const callTool = inputHandler('tools/call', (parts, params, context) =>
-  parts.tools.call(params as CallToolRequestParams, context),
-);
+const callTool = inputHandler('tools/call', (parts, params, context) => parts.tools.call(params, context));
 const readResource = inputHandler('resources/read', (parts, params, context) =>
-  parts.resources.read(params.uri as string, context),
+  parts.resources.read(params.uri, context),
 );
-const getPrompt = inputHandler('prompts/get', (parts, params, context) =>
-  parts.prompts.get(params as GetPromptRequestParams, context),
-);
+const getPrompt = inputHandler('prompts/get', (parts, params, context) => parts.prompts.get(params, context));
 
 // `resources/list` takes the request's context: the templates' `list` handlers it calls receive it.
-const listResources: RequestHandler = (params, context, owner) => {
+const listResources: Handler<'resources/list'> = (params, context, owner) => {
   const parts = partsOf(owner);
-  return parts.resources.listResources(cursorOf(params), parts.pageSize, parts.withSession(context, owner));
+  return parts.resources.listResources(params.cursor, parts.pageSize, parts.withSession(context, owner));
 };
 
-const listen: RequestHandler = (params, context, owner) => listenTo(partsOf(owner), params, context);
+const listen: Handler<'subscriptions/listen'> = (params, context, owner) => listenTo(partsOf(owner), params, context);
 
-const complete: RequestHandler = (params, context, owner) => {
+const complete: Handler<'completion/complete'> = (params, context, owner) => {
   const { prompts, resources, failures } = partsOf(owner);
-  const { ref, argument, context: given } = params as CompleteRequestParams;
+  const { ref, argument, context: given } = params;
   let completer: Completer | undefined;
   if (ref.type === 'ref/prompt') {
     completer = prompts.completer(ref.name, argument.name);
@@ -121,16 +120,16 @@ const complete: RequestHandler = (params, context, owner) => {
   );
 };
 
-const setLevel: RequestHandler = (params, _context, owner) => {
-  (owner as Session).level = params.level as LogLevel;
-  return afterChange(owner as Session);
+// These three exist only in the handshake revisions, whose requests come in a session.
+const setLevel: Handler<'logging/setLevel', Session> = (params, _context, session) => {
+  session.level = params.level;
+  return afterChange(session);
 };
 
 /** `resources/subscribe`: a session's watches, bounded by `maxSubscriptions`. */
-const subscribe: RequestHandler = (params, context, owner) => {
-  const session = owner as Session;
-  const { resources, maxSubscriptions, logger } = partsOf(owner);
-  const uri = params.uri as string;
+const subscribe: Handler<'resources/subscribe', Session> = (params, context, session) => {
+  const { resources, maxSubscriptions, logger } = partsOf(session);
+  const uri = params.uri;
   if (!resources.exists(uri)) {
     throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
   }
@@ -144,9 +143,8 @@ const subscribe: RequestHandler = (params, context, owner) => {
   return afterChange(session);
 };
 
-const unsubscribe: RequestHandler = (params, _context, owner) => {
-  const session = owner as Session;
-  const uri = params.uri as string;
+const unsubscribe: Handler<'resources/unsubscribe', Session> = (params, _context, session) => {
+  const uri = params.uri;
   session.watches?.get(uri)?.unsubscribe();
   session.watches?.delete(uri);
   return afterChange(session);
