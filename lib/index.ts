@@ -239,7 +239,13 @@ export type {
 } from './client/tool-call';
 export { TaskCancelledError, TaskNotSupportedError } from './client/tasks/task-errors';
 export { taskResult } from './client/tasks/task-follower';
-export type { TaskEvent, TaskInputEvent, TaskResultEvent, TaskStatusEvent } from './client/tasks/task-follower';
+export type {
+  TaskEvent,
+  TaskInputEvent,
+  TaskPartialEvent,
+  TaskResultEvent,
+  TaskStatusEvent,
+} from './client/tasks/task-follower';
 export type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from './client/tasks/task-api';
 export type { TaskInfo } from './client/tasks/task-wire';
 export { applyElicitationDefaults } from './client/server-requests';

@@ -38,7 +38,13 @@ export { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 export type { PartialResultParams } from '../connection/correlator';
 export { TaskCancelledError, TaskNotSupportedError } from '../client/tasks/task-errors';
 export { taskResult } from '../client/tasks/task-follower';
-export type { TaskEvent, TaskInputEvent, TaskResultEvent, TaskStatusEvent } from '../client/tasks/task-follower';
+export type {
+  TaskEvent,
+  TaskInputEvent,
+  TaskPartialEvent,
+  TaskResultEvent,
+  TaskStatusEvent,
+} from '../client/tasks/task-follower';
 export type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from '../client/tasks/task-api';
 export { TASKS_EXTENSION } from '../client/tasks/task-wire';
 export type { TaskInfo } from '../client/tasks/task-wire';

@@ -3,7 +3,8 @@
  * Observable emits `partialResult(...)` values before its result, and `partialResults()`, an
  * extension, sends each as `notifications/tools/partial_result` to a client that asked for them.
  * A client that did not ask (or a server without the extension) gets each as a progress message
- * instead, with no change to the handler. The final result stays the whole answer.
+ * instead, with no change to the handler. The final result stays the whole answer. A call that
+ * runs as a task (2025-11-25) sends its pieces in its session, each with the task's id.
  */
 import { Observable } from '../rx/rxjs';
 import { PartialResult } from '../connection/handler-events';
@@ -15,13 +16,47 @@ import type { ServerContext } from './server-context';
 
 /** The token a `tools/call` asked for partial results with, when its client declared them. */
 export function partialResultTokenOf(context: ServerContext): string | number | undefined {
-  const token = context.meta?.partialResultToken;
+  return partialResultToken(context.meta, context.clientCapabilities);
+}
+
+/**
+ * The `partialResultToken` of a request's `_meta`, when the client's capabilities declare partial
+ * results (the extension, or the SEP's bare `partialResults` capability); else `undefined`.
+ */
+export function partialResultToken(
+  meta: Record<string, unknown> | undefined,
+  clientCapabilities: unknown,
+): string | number | undefined {
+  const token = meta?.partialResultToken;
   if (typeof token !== 'string' && !Number.isInteger(token)) return undefined;
-  const capabilities = context.clientCapabilities as Record<string, unknown> | undefined;
+  const capabilities = clientCapabilities as Record<string, unknown> | undefined;
   const declared =
     capabilities?.partialResults !== undefined ||
     declaredExtensions(capabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined;
   return declared ? (token as string | number) : undefined;
+}
+
+/** Whether a server's capabilities declare the partial results extension. */
+export function declaresPartialResults(serverCapabilities: Record<string, unknown>): boolean {
+  return declaredExtensions(serverCapabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined;
+}
+
+/**
+ * The params of one `notifications/tools/partial_result`: the call's token, its `seq`, what the
+ * piece holds, and, for a call that runs as a task, the task's id.
+ */
+export function partialResultParams(
+  token: string | number,
+  seq: number,
+  piece: PartialResult,
+  taskId?: string,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = { partialResultToken: token, seq };
+  if (piece.content !== undefined) params.content = piece.content;
+  if (piece.structuredContent !== undefined) params.structuredContent = piece.structuredContent;
+  if (piece.final !== undefined) params.final = piece.final;
+  if (taskId !== undefined) params.taskId = taskId;
+  return params;
 }
 
 /**
@@ -49,11 +84,7 @@ export function partialResults(): ServerExtension {
               subscriber.next(event);
               return;
             }
-            const params: Record<string, unknown> = { partialResultToken: token, seq: seq++ };
-            if (event.content !== undefined) params.content = event.content;
-            if (event.structuredContent !== undefined) params.structuredContent = event.structuredContent;
-            if (event.final !== undefined) params.final = event.final;
-            context.notify(PARTIAL_RESULT_METHOD, params);
+            context.notify(PARTIAL_RESULT_METHOD, partialResultParams(token, seq++, event));
           },
           error: (error: unknown) => subscriber.error(error),
           complete: () => subscriber.complete(),

@@ -10,3 +10,10 @@ export function textResult(text: string, options: { readonly isError?: boolean }
   const result: ToolResult = { content: [{ type: 'text', text }] };
   return options.isError ? { ...result, isError: true } : result;
 }
+
+/** The text of a result's first text block, if it has one (a failed task's status message). */
+export function firstText(result: Record<string, unknown>): string | undefined {
+  const content = result.content as readonly { type?: unknown; text?: unknown }[] | undefined;
+  const text = content?.find((block) => block.type === 'text')?.text;
+  return typeof text === 'string' ? text : undefined;
+}

@@ -16,7 +16,7 @@ const same = <A, B>(_: Equal<A, B>) => undefined;
 export function typesOf(client: McpClient): void {
   const events = client.tasks.callTool('render', { scene: 1 }, { ttlMs: 60000, cancelOnUnsubscribe: true });
   same<typeof events, Observable<TaskEvent<CallToolResult>>>(true);
-  same<TaskEvent['type'], 'status' | 'input_required' | 'result'>(true);
+  same<TaskEvent['type'], 'status' | 'input_required' | 'partial' | 'result'>(true);
   // taskResult() keeps the tool's result.
   const _result = events.pipe(taskResult());
   same<typeof _result, Observable<CallToolResult>>(true);
@@ -24,6 +24,7 @@ export function typesOf(client: McpClient): void {
     // Narrowing on `type` gives each event its fields.
     if (event.type === 'status') same<typeof event.task, TaskInfo>(true);
     if (event.type === 'result') same<typeof event.result, CallToolResult>(true);
+    if (event.type === 'partial') same<typeof event.seq, number>(true);
     // @ts-expect-error a status event has no result
     if (event.type === 'status') void event.result;
   });

@@ -20,6 +20,7 @@ import type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from './task-
 import { coreTaskDriver, extensionTaskDriver } from './task-drivers';
 import { TaskNotSupportedError } from './task-errors';
 import { followTask } from './task-follower';
+import { serverDeclaresPartials, taskPartialsToken, withTaskPartials } from './task-partials';
 import type { TaskDriver, TaskEvent } from './task-follower';
 import { isTaskHandle, readTask2025, readTask2026, TASKS_EXTENSION } from './task-wire';
 import type { TaskInfo, TaskSnapshot } from './task-wire';
@@ -51,6 +52,8 @@ export interface ClientTasksOptions {
   readonly tasks?: boolean;
   readonly scheduler?: SchedulerLike;
   readonly maxListPages?: number;
+  /** The client declared partial results: its task calls ask for them when the server did too. */
+  readonly partialResults?: boolean;
 }
 
 /** How `client.tasks` is set up. */
@@ -60,6 +63,7 @@ interface ClientTasksSetup {
   readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
   readonly scheduler?: SchedulerLike;
   readonly maxListPages?: number;
+  readonly partialResults?: boolean;
   readonly log: Logger;
 }
 
@@ -83,8 +87,31 @@ class ClientTasks implements McpClientTasks {
   }
 
   callTool(name: string, args?: Record<string, unknown>, options: TaskCallOptions = {}): Observable<TaskEvent> {
-    const { ttlMs, pollIntervalMs, cancelOnUnsubscribe, requestOptions, ...callOptions } = options;
+    const { ttlMs, pollIntervalMs, cancelOnUnsubscribe, requestOptions, partialResults, ...callOptions } = options;
     const follow: TaskFollowOptions = { pollIntervalMs, cancelOnUnsubscribe, requestOptions };
+    // 2025-11-25 tasks answer the call at once: partial results come later, in the session.
+    const wanted =
+      !this.modern &&
+      (partialResults ?? (this.setup.partialResults === true && serverDeclaresPartials(this.host.serverCapabilities)));
+    if (wanted) {
+      const token = taskPartialsToken();
+      const asking = { ...callOptions, meta: { ...callOptions.meta, partialResultToken: token } };
+      return withTaskPartials(
+        this.host.connection.notifications$,
+        token,
+        this.callAsTask(name, args, ttlMs, asking, follow),
+      );
+    }
+    return this.callAsTask(name, args, ttlMs, callOptions, follow);
+  }
+
+  private callAsTask(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    ttlMs: number | undefined,
+    callOptions: RequestOptions,
+    follow: TaskFollowOptions,
+  ): Observable<TaskEvent> {
     return new Observable<TaskEvent>((subscriber) => {
       const params: Record<string, unknown> = { name, arguments: args ?? {} };
       if (!this.modern) params.task = ttlMs === undefined ? {} : { ttl: ttlMs };
@@ -283,6 +310,7 @@ export function createClientTasks(
     inputHandlers,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.maxListPages === undefined ? {} : { maxListPages: options.maxListPages }),
+    ...(options.partialResults === undefined ? {} : { partialResults: options.partialResults }),
     log,
   });
 }

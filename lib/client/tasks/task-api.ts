@@ -23,6 +23,12 @@ export interface TaskCallOptions extends RequestOptions, TaskFollowOptions {
    * The tasks extension has no such request field: the server decides.
    */
   readonly ttlMs?: number;
+  /**
+   * 2025-11-25: ask for the tool's partial results (`partial` events) while its task runs. Default:
+   * when both sides declared partial results (`connect(..., { partialResults: true })` and the
+   * server's `partialResults()` extension). `false`: the server sends the pieces as progress.
+   */
+  readonly partialResults?: boolean;
 }
 
 /**

@@ -41,8 +41,22 @@ export interface TaskResultEvent<R = CallToolResult> {
   readonly result: R;
 }
 
-/** What following a task emits: status and input events, then one result event. */
-export type TaskEvent<R = CallToolResult> = TaskStatusEvent | TaskInputEvent | TaskResultEvent<R>;
+/**
+ * A piece of the tool's output while its task runs (SEP-2998 partial results, 2025-11-25 tasks):
+ * when both sides declared partial results, in `seq` order, before the result. The result is still
+ * the whole answer.
+ */
+export interface TaskPartialEvent {
+  readonly type: 'partial';
+  readonly taskId: string;
+  readonly seq: number;
+  readonly content?: readonly Record<string, unknown>[];
+  readonly structuredContent?: Record<string, unknown>;
+  readonly final?: boolean;
+}
+
+/** What following a task emits: status, input and partial events, then one result event. */
+export type TaskEvent<R = CallToolResult> = TaskStatusEvent | TaskInputEvent | TaskPartialEvent | TaskResultEvent<R>;
 
 /** How one design reaches a task (see the 2025-11-25 and tasks-extension drivers). */
 export interface TaskDriver {

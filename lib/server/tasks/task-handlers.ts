@@ -10,6 +10,8 @@ import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
 import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
+import { PARTIAL_RESULT_METHOD } from '../../connection/partial-results';
+import { declaresPartialResults, partialResultParams, partialResultToken } from '../partial-results';
 import { principalOf } from '../../transport/transport';
 import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
@@ -30,6 +32,24 @@ export interface TaskHandlerDeps extends TaskCallDeps {
 function declaresExtension(context: RequestContext): boolean {
   const extensions = context.peer?.clientCapabilities.extensions as Record<string, unknown> | undefined;
   return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
+}
+
+/**
+ * How a task's partial results reach its caller (SEP-2998 with 2025-11-25 tasks): when the caller
+ * asked for them with a token and both sides declared them, each piece goes out in the session as
+ * `notifications/tools/partial_result` with the call's token and the task's id, since the request
+ * that made the task was answered at once. Without that, pieces become the task's progress.
+ */
+function partialsInSession(context: RequestContext, session: Session | undefined): Pick<TaskSpec, 'onPartial'> {
+  if (session === undefined) return {};
+  const token = partialResultToken(context.meta, session.connection.peerCapabilities);
+  if (token === undefined || !declaresPartialResults(session.connection.capabilities())) return {};
+  return {
+    onPartial: (piece, seq, taskId) => {
+      if (session.operating)
+        session.connection.notify(PARTIAL_RESULT_METHOD, partialResultParams(token, seq, piece, taskId));
+    },
+  };
 }
 
 /** -32021 naming the tasks extension (SEP-2663: Required Capabilities). */
@@ -104,6 +124,7 @@ function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHand
         onChange: (record) => {
           if (session?.operating) session.connection.notify('notifications/tasks/status', { ...toCoreTask(record) });
         },
+        ...partialsInSession(context, session),
         // 2025-11-25: Tasks → Task Progress Notifications: the call's progress token stays valid.
         onProgress: ({ progress, total, message }) => {
           const token = context.progressToken;

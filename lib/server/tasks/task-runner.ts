@@ -15,6 +15,7 @@ import type { TaskStatus } from '../../schema/tasks';
 import { inputCapabilityOf } from '../input-round';
 import type { TaskQuota } from './task-quota';
 import { isTerminalStatus } from './task-store';
+import { firstText } from '../results';
 import type { TaskInputRequest, TaskRecord, TaskStore } from './task-store';
 
 /** How tasks are run and kept. */
@@ -46,6 +47,8 @@ export interface TaskSpec {
   readonly onLog?: (event: LogUpdate) => void;
   /** Progress the work reports once it runs as a task (2025-11-25: the request's progress token stays valid). */
   readonly onProgress?: (event: ProgressUpdate) => void;
+  /** The work's partial results, numbered from 0, when asked for (SEP-2998); else each is progress. */
+  readonly onPartial?: (piece: PartialResult, seq: number, taskId: string) => void;
 }
 
 /**
@@ -116,7 +119,9 @@ class LiveTask implements TaskHandle {
   next(value: unknown): void {
     if (value instanceof ProgressUpdate) this.progress(value.progress, value.total, value.message);
     else if (value instanceof LogUpdate) this.spec.onLog?.(value);
-    else if (value instanceof PartialResult) this.progress((this.partials += 1), undefined, value.text());
+    else if (value instanceof PartialResult && this.spec.onPartial) {
+      if (!isTerminalStatus(this.record.status)) this.spec.onPartial(value, this.partials++, this.taskId);
+    } else if (value instanceof PartialResult) this.progress((this.partials += 1), undefined, value.text());
     else if (!(value instanceof TaskStart)) this.last = value;
   }
 
@@ -217,12 +222,6 @@ class LiveTask implements TaskHandle {
   private inputRequests(): Record<string, TaskInputRequest> {
     return Object.fromEntries([...this.pending].map(([key, { method, params }]) => [key, { method, params }]));
   }
-}
-
-function firstText(result: Record<string, unknown>): string | undefined {
-  const content = result.content as readonly { type?: unknown; text?: unknown }[] | undefined;
-  const text = content?.find((block) => block.type === 'text')?.text;
-  return typeof text === 'string' ? text : undefined;
 }
 
 type Change = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>>;
