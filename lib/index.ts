@@ -50,8 +50,7 @@ export type { Revision, LegacyRevision, ModernRevision } from './schema/revision
 
 // Transports
 export type { Transport, TransportClose, SendOptions } from './transport/transport';
-export { createInMemoryPair } from './transport/in-memory/in-memory-transport';
-export type { InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
+export { createInMemoryPair, type InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
 export { createStdioServerTransport } from './transport/stdio/stdio-server-transport';
 export type { StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
 export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
@@ -121,8 +120,10 @@ export type {
   WebSocketHandlerOptions,
   WebSocketServerOptions,
 } from './transport/websocket/websocket-server';
-export { createWebSocketClientTransport } from './transport/websocket/websocket-transport';
-export type { WebSocketClientTransportOptions } from './transport/websocket/websocket-transport';
+export {
+  createWebSocketClientTransport,
+  type WebSocketClientTransportOptions,
+} from './transport/websocket/websocket-transport';
 
 // Operators
 export { timeoutWithReset } from './operators/timeout-with-reset';
@@ -239,13 +240,8 @@ export type {
 } from './client/tool-call';
 export { TaskCancelledError, TaskNotSupportedError } from './client/tasks/task-errors';
 export { taskResult } from './client/tasks/task-follower';
-export type {
-  TaskEvent,
-  TaskInputEvent,
-  TaskPartialEvent,
-  TaskResultEvent,
-  TaskStatusEvent,
-} from './client/tasks/task-follower';
+export type { TaskEvent, TaskInputEvent, TaskPartialEvent } from './client/tasks/task-follower';
+export type { TaskResultEvent, TaskStatusEvent } from './client/tasks/task-follower';
 export type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from './client/tasks/task-api';
 export type { TaskInfo } from './client/tasks/task-wire';
 export { applyElicitationDefaults } from './client/server-requests';
@@ -315,8 +311,7 @@ export { serverTracing } from './server/telemetry';
 // Extensions: skills (SEP-2640) and MCP Apps
 export { SKILLS_EXTENSION, skillDigest } from './schema/skills';
 export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from './schema/skills';
-export { FrontmatterError, parseSkillDocument } from './validation/skill-frontmatter';
-export type { SkillDocument } from './validation/skill-frontmatter';
+export { FrontmatterError, parseSkillDocument, type SkillDocument } from './validation/skill-frontmatter';
 export type { ExtensionMap, ExtensionSettings } from './schema/extensions';
 export { clientExtension, clientSupportsExtension } from './server/extensions';
 export type { ExtensionHandler, ServerExtension } from './server/extensions';
