@@ -43,21 +43,28 @@ interface MessageShape {
 /** Follows calls per channel (a session's transport, or a modern exchange). */
 export class CallTracker {
   private readonly pending = new WeakMap<CallChannel, Map<unknown, PendingCall>>();
+  /** The channel seen last and its calls: a request and its response find them without a lookup. */
+  private lastChannel: CallChannel | undefined;
+  private lastCalls: Map<unknown, PendingCall> | undefined;
 
   constructor(private readonly options: CallTrackerOptions) {}
 
   /** Messages that arrived on `channel` (a request, a batch's items): their requests start. */
   received(channel: CallChannel, items: readonly unknown[]): void {
-    for (const item of items) {
-      const message = item as MessageShape;
+    for (let i = 0; i < items.length; i++) {
+      const message = items[i] as MessageShape;
       if (typeof message.method !== 'string') continue;
       if (message.id !== undefined && message.id !== null) {
-        let calls = this.pending.get(channel);
-        if (calls === undefined) this.pending.set(channel, (calls = new Map()));
+        let calls = this.callsOf(channel);
+        if (calls === undefined) {
+          this.pending.set(channel, (calls = new Map()));
+          this.lastChannel = channel;
+          this.lastCalls = calls;
+        }
         // A second request with an id in flight is refused by the transport: the first one goes on.
         if (!calls.has(message.id)) calls.set(message.id, this.start(message.method, message.params, channel));
       } else if (message.method === 'notifications/cancelled') {
-        const calls = this.pending.get(channel);
+        const calls = this.callsOf(channel);
         const id = message.params?.requestId;
         const call = calls?.get(id);
         if (call !== undefined) {
@@ -70,16 +77,19 @@ export class CallTracker {
 
   /** A message sent on `channel`: a response ends its request. */
   sent(channel: CallChannel, message: unknown): void {
-    const calls = this.pending.get(channel);
+    const calls = this.callsOf(channel);
     if (calls === undefined || calls.size === 0) return;
-    for (const item of Array.isArray(message) ? (message as unknown[]) : [message]) {
-      const response = item as MessageShape;
-      if (response.method !== undefined || response.id === undefined) continue;
-      const call = calls.get(response.id);
-      if (call === undefined) continue;
-      calls.delete(response.id);
-      this.end(call, this.outcomeOf(response));
-    }
+    if (!Array.isArray(message)) this.answer(calls, message as MessageShape);
+    else for (const item of message as MessageShape[]) this.answer(calls, item);
+  }
+
+  /** Ends the call `response` answers, if it is a response to one of `calls`. */
+  private answer(calls: Map<unknown, PendingCall>, response: MessageShape): void {
+    if (response.method !== undefined || response.id === undefined) return;
+    const call = calls.get(response.id);
+    if (call === undefined) return;
+    calls.delete(response.id);
+    this.end(call, this.outcomeOf(response));
   }
 
   /** Counts a refusal by the quota `limit` (the transport's own: `sessions`, `sessions_per_principal`). */
@@ -90,9 +100,20 @@ export class CallTracker {
   /** `channel` closed: the requests it still held end unanswered. */
   closed(channel: CallChannel): void {
     const calls = this.pending.get(channel);
+    if (this.lastChannel === channel) this.lastChannel = this.lastCalls = undefined;
     if (calls === undefined) return;
     this.pending.delete(channel);
     for (const call of calls.values()) this.end(call, 'closed');
+  }
+
+  private callsOf(channel: CallChannel): Map<unknown, PendingCall> | undefined {
+    if (channel === this.lastChannel) return this.lastCalls;
+    const calls = this.pending.get(channel);
+    if (calls !== undefined) {
+      this.lastChannel = channel;
+      this.lastCalls = calls;
+    }
+    return calls;
   }
 
   /** Starts a call outside any channel (a modern request); end it with {@link CallTracker.answered} or {@link CallTracker.end}. */
@@ -115,11 +136,12 @@ export class CallTracker {
   /** Ends `call`: counts it and writes its line. */
   end(call: PendingCall, outcome: CallOutcome): void {
     const seconds = (performance.now() - call.start) / 1000;
-    const { metrics, log, upstreamOf } = this.options;
+    const metrics = this.options.metrics;
     if (metrics) {
       metrics.inFlight--;
       metrics.observe(call.method, outcome, seconds);
     }
+    const { log, upstreamOf } = this.options;
     if (log === undefined || !log.isLevelEnabled('info')) return;
     const upstream = call.name === undefined ? undefined : upstreamOf?.(call.name);
     log.info(

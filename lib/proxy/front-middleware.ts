@@ -94,15 +94,13 @@ export class DownstreamSessionView implements ServerSession {
 
 const EMPTY_SET: ReadonlySet<string> = new Set();
 
-/** Where a session's view is kept: one per downstream session. */
-const views = new WeakMap<DownstreamState, DownstreamSessionView>();
+/** Where a session's view is kept: on the session's state, one per downstream session. */
+const VIEW: unique symbol = Symbol('rxmcp.proxy.sessionView');
 
 function viewOf(owner: unknown): DownstreamSessionView | undefined {
   if (owner === undefined || owner === null) return undefined;
-  const state = owner as DownstreamState;
-  let view = views.get(state);
-  if (view === undefined) views.set(state, (view = new DownstreamSessionView(state)));
-  return view;
+  const state = owner as DownstreamState & { [VIEW]?: DownstreamSessionView };
+  return (state[VIEW] ??= new DownstreamSessionView(state));
 }
 
 /**

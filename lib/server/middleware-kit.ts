@@ -5,7 +5,7 @@ import type { AdmissionHold, MiddlewareEvent, MiddlewareRequest } from '../conne
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { childLogger } from '../base/logger';
 import type { LoggerOption } from '../base/logger';
-import { answersImmediately, createMemoryRateLimitStore } from './rate-limit-store';
+import { counterOf, createMemoryRateLimitStore } from './rate-limit-store';
 import type { RateLimitHit, RateLimitStore } from './rate-limit-store';
 import type { ServerMiddleware } from './middleware';
 import { principalOf } from '../transport/transport';
@@ -144,14 +144,13 @@ export function rateLimit(options: RateLimitOptions): ServerMiddleware {
     );
   };
   // A store that answers at once lets the limit decide on the request's path, with no stream.
-  if (!answersImmediately(store)) return middleware;
+  const counter = counterOf(store);
+  if (counter === undefined) return middleware;
   return withAdmission(middleware, (request, context) => {
     if (when !== undefined && !when(request, context)) return undefined;
-    try {
-      return decide(count(request, context) as RateLimitHit);
-    } catch (error) {
-      return failed(error);
-    }
+    const window = counter(key(request, context), name, windowMs, limit, scheduler);
+    if (window.count <= limit) return undefined;
+    return decide({ count: window.count, resetInMs: window.end - scheduler.now() });
   });
 }
 

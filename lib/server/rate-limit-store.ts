@@ -1,3 +1,8 @@
+import { asyncScheduler } from '../rx/rxjs';
+import type { SchedulerAction, SchedulerLike } from '../rx/rxjs';
+import { timerScheduler } from '../operators/timer-scheduler';
+import type { TimerAction } from '../operators/timer-scheduler';
+
 /** One request counted by a `RateLimitStore`. */
 export interface RateLimitCounter {
   /** Who the request counts against (by default `callerOf`: the principal, else the session). */
@@ -38,6 +43,10 @@ export interface MemoryRateLimitStoreOptions {
 interface Window {
   end: number;
   count: number;
+  /** On the default clock, whether no timer has yet seen the window end (see `Counter`). */
+  open: boolean;
+  /** The timer that closes it, while one waits. */
+  closing: TimerAction<Window> | undefined;
 }
 
 /**
@@ -47,40 +56,123 @@ interface Window {
  * request builds no key of its own (this runs for every request a limit counts).
  */
 export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
-  const { sweepAbove = 1024 } = options;
-  const limits = new Map<string, Map<string, Window>>();
-  let size = 0;
-  return answersAtOnce({
+  const windows = new MemoryWindows(options.sweepAbove ?? 1024);
+  const store: RateLimitStore = {
     hit({ caller, name, windowMs, now }) {
-      let windows = limits.get(name);
-      if (windows === undefined) limits.set(name, (windows = new Map()));
-      let window = windows.get(caller);
-      if (window === undefined || now >= window.end) {
-        if (window === undefined) {
-          if (size >= sweepAbove) size -= sweep(limits, now);
-          size++;
-        }
-        window = { end: now + windowMs, count: 0 };
-        windows.set(caller, window);
-      }
-      window.count++;
+      const window = windows.count(caller, name, windowMs, now);
       return { count: window.count, resetInMs: window.end - now };
     },
-  });
-}
-
-/** The stores known to answer `hit` at once, never with a promise. */
-const immediate = new WeakSet<RateLimitStore>();
-
-/** `store`, known to answer at once: a limit on it decides on the request's path (see `withAdmission`). */
-function answersAtOnce(store: RateLimitStore): RateLimitStore {
-  immediate.add(store);
+  };
+  counters.set(store, (caller, name, windowMs, limit, scheduler) =>
+    scheduler === asyncScheduler
+      ? windows.countTimed(caller, name, windowMs, limit)
+      : windows.count(caller, name, windowMs, scheduler.now()),
+  );
   return store;
 }
 
-/** Whether `store` answers `hit` at once (the in-memory store), so that nothing waits for it. */
-export function answersImmediately(store: RateLimitStore): boolean {
-  return immediate.has(store);
+/** The windows of a memory store, per limit name, then per caller. */
+class MemoryWindows {
+  private readonly limits = new Map<string, Map<string, Window>>();
+  private size = 0;
+
+  constructor(private readonly sweepAbove: number) {}
+
+  /** Counts a request at `now`. */
+  count(caller: string, name: string, windowMs: number, now: number): Window {
+    const window = this.windowOf(caller, name, now);
+    if (now >= window.end) this.restart(window, now + windowMs);
+    window.count++;
+    return window;
+  }
+
+  /**
+   * Counts a request on the default clock, reading it only when the request starts a window or
+   * would be refused: a timer closes each window when it ends, so a request under the limit in an
+   * open window reads no clock.
+   */
+  countTimed(caller: string, name: string, windowMs: number, limit: number): Window {
+    const window = this.limits.get(name)?.get(caller);
+    // Open, with the timer that will close it: nothing to read the clock for.
+    if (window !== undefined && window.open && window.closing !== undefined && window.count < limit) {
+      window.count++;
+      return window;
+    }
+    const now = asyncScheduler.now();
+    const counted = this.count(caller, name, windowMs, now);
+    if (counted.closing === undefined) counted.closing = closeAt(counted, windowMs);
+    return counted;
+  }
+
+  private windowOf(caller: string, name: string, now: number): Window {
+    let windows = this.limits.get(name);
+    if (windows === undefined) this.limits.set(name, (windows = new Map()));
+    let window = windows.get(caller);
+    if (window === undefined) {
+      if (this.size >= this.sweepAbove) this.size -= sweep(this.limits, now);
+      this.size++;
+      window = { end: -Infinity, count: 0, open: true, closing: undefined };
+      windows.set(caller, window);
+    }
+    return window;
+  }
+
+  /** A caller's next window reuses its entry. */
+  private restart(window: Window, end: number): void {
+    window.end = end;
+    window.count = 0;
+    window.open = true;
+  }
+}
+
+/** A timer that closes `window` once it ended (later, when its end moved meanwhile). */
+function closeAt(window: Window, delayMs: number): TimerAction<Window> {
+  const action = timerScheduler.schedule(closeWhenEnded, delayMs, window);
+  // A window's end keeps no process alive.
+  action.unref();
+  return action;
+}
+
+function closeWhenEnded(this: SchedulerAction<Window>, window?: Window): void {
+  const left = window!.end - asyncScheduler.now();
+  if (left > 0) {
+    this.schedule(window, left);
+    return;
+  }
+  window!.open = false;
+  window!.closing = undefined;
+}
+
+/** The window a request was counted in, as the store keeps it: read it at once, it changes. */
+export interface CountedWindow {
+  /** When the window ends, on the middleware's clock. */
+  readonly end: number;
+  /** The requests counted in it, this one included. */
+  readonly count: number;
+}
+
+/**
+ * Counts one request in a store that answers at once, without making a `RateLimitHit`. On the
+ * default clock (`asyncScheduler`), a window's end is seen by a timer, up to the timer's lateness
+ * after it, except by a request that would be refused, which reads the clock.
+ */
+export type Counter = (
+  caller: string,
+  name: string,
+  windowMs: number,
+  limit: number,
+  scheduler: SchedulerLike,
+) => CountedWindow;
+
+/** The counters of the stores that answer at once (the in-memory ones). */
+const counters = new WeakMap<RateLimitStore, Counter>();
+
+/**
+ * How `store` counts at once, if it does (the in-memory store): a limit on it then decides on the
+ * request's path, with nothing to wait for (see `withAdmission`).
+ */
+export function counterOf(store: RateLimitStore): Counter | undefined {
+  return counters.get(store);
 }
 
 /** Drops the windows that ended; answers how many went. */
