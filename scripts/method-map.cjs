@@ -75,6 +75,8 @@ function generate(methodsSource, schemaFiles) {
     ClientNotificationMap: section('notification', 'client-to-server'),
     ServerNotificationMap: section('notification', 'server-to-client'),
   };
+  // What a request that asks for a task (2025-11-25) is answered with, for ResultFor.
+  const createTaskResult = use('CreateTaskResult');
   const importLines = [...imports]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([file, names]) => importLine(file, [...names].sort()));
@@ -134,6 +136,18 @@ export type PlainParamsOf<M extends string> = ParamsOf<M> & { readonly task?: un
 
 /** The result of request \`M\`; \`Record<string, unknown>\` for a method the registry does not name. */
 export type ResultOf<M extends string> = M extends RequestMethod ? RequestMap[M]['result'] : Record<string, unknown>;
+
+/** The type of the \`task\` that params \`P\` may carry; \`undefined\` when they name none. */
+type TaskOf<P> = P extends { readonly task?: infer T } ? T : undefined;
+
+/**
+ * The result of request \`M\` sent with params \`P\`: \`ResultOf<M>\` when \`P\` carries no \`task\`;
+ * when it may (a task-augmented request, 2025-11-25), that or the \`${createTaskResult}\` it is
+ * answered with instead.
+ */
+export type ResultFor<M extends string, P> = [TaskOf<P>] extends [undefined]
+  ? ResultOf<M>
+  : ResultOf<M> | ${createTaskResult};
 `;
 }
 

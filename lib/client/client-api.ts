@@ -7,7 +7,7 @@ import type { RequestOptions } from '../connection/request-pipeline';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
-import type { ClientRequestMap, PlainParamsOf, ResultOf } from '../schema/method-map';
+import type { ClientRequestMap, ParamsOf, ResultFor } from '../schema/method-map';
 import type { GetPromptResult, Prompt } from '../schema/prompts';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../schema/resources';
 import type { Revision } from '../schema/revisions';
@@ -201,11 +201,11 @@ export interface McpClient {
    * and `input_required` answers are handled as for `callTool`. A method of the registry takes its
    * params and emits its result as the method map types them; any other, plain records.
    */
-  request<M extends keyof ClientRequestMap>(
+  request<M extends keyof ClientRequestMap, P extends ParamsOf<M>>(
     method: M,
-    params?: PlainParamsOf<M>,
+    params?: P,
     options?: RequestOptions,
-  ): Observable<ResultOf<M>>;
+  ): Observable<ResultFor<M, P>>;
   request(
     method: string,
     params?: Record<string, unknown>,

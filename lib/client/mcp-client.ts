@@ -20,7 +20,7 @@ import type { RequestOptions } from '../connection/request-pipeline';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { paginate } from '../operators/paginate';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
-import type { ClientRequestMap, PlainParamsOf, ResultOf } from '../schema/method-map';
+import type { ClientRequestMap, ParamsOf, ResultFor } from '../schema/method-map';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
 import type { GetPromptResult, Prompt } from '../schema/prompts';
@@ -168,7 +168,11 @@ export class Client implements McpClient, ToolCallContext {
       });
   }
 
-  request<M extends Sent>(method: M, params?: PlainParamsOf<M>, options?: RequestOptions): Observable<ResultOf<M>>;
+  request<M extends Sent, P extends ParamsOf<M>>(
+    method: M,
+    params?: P,
+    options?: RequestOptions,
+  ): Observable<ResultFor<M, P>>;
   request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain>;
   request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain> {
     return this.send(method, params, options);
@@ -257,7 +261,7 @@ export class Client implements McpClient, ToolCallContext {
   }
 
   readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult> {
-    return this.send('resources/read', { uri }, options) as Observable<ReadResourceResult>;
+    return this.request('resources/read', { uri }, options);
   }
 
   watchResource(uri: string): Observable<ReadResourceResult> {
@@ -282,11 +286,11 @@ export class Client implements McpClient, ToolCallContext {
 
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Observable<GetPromptResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
-    return this.send('prompts/get', params, options) as Observable<GetPromptResult>;
+    return this.request('prompts/get', params, options);
   }
 
   complete(params: CompleteRequestParams, options?: RequestOptions): Observable<CompleteResult> {
-    return this.send('completion/complete', params as Record<string, unknown>, options) as Observable<CompleteResult>;
+    return this.request('completion/complete', params, options);
   }
 
   setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void> {

@@ -2,7 +2,7 @@ import type { Observable, SchedulerLike, Unsubscribable } from '../rx/rxjs';
 import type { LifecycleInspector } from '../base/inspection';
 import type { LoggerOption } from '../base/logger';
 import type { JsonRpcNotification } from '../jsonrpc/message';
-import type { PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
+import type { ParamsOf, RequestMethod, ResultFor } from '../schema/method-map';
 import type { Revision } from '../schema/revisions';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import type { RequestHandler } from './dispatcher';
@@ -125,11 +125,11 @@ export interface Connection {
    * sends `notifications/cancelled`. A method of the registry takes its params and emits its
    * result as the method map types them; any other takes and emits plain records.
    */
-  request<M extends RequestMethod>(
+  request<M extends RequestMethod, P extends ParamsOf<M>>(
     method: M,
-    params?: PlainParamsOf<M>,
+    params?: P,
     options?: RequestOptions,
-  ): Observable<ResultOf<M>>;
+  ): Observable<ResultFor<M, P>>;
   request(
     method: string,
     params?: Record<string, unknown>,

@@ -9,7 +9,7 @@ import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
 import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import type { PlainParamsOf, RequestMethod as Method, ResultOf as Result } from '../schema/method-map';
+import type { ParamsOf, RequestMethod as Method, ResultFor } from '../schema/method-map';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import { enterModern, runClientHandshake } from './client-handshake';
@@ -206,7 +206,11 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return this.dispatcherPart?.size ?? 0;
   }
 
-  request<M extends Method>(method: M, params?: PlainParamsOf<M>, options?: RequestOptions): Observable<Result<M>>;
+  request<M extends Method, P extends ParamsOf<M>>(
+    method: M,
+    params?: P,
+    options?: RequestOptions,
+  ): Observable<ResultFor<M, P>>;
   request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain>;
   request(method: string, params?: Plain, requestOptions: RequestOptions = {}): Observable<Plain> {
     const outbound = this.options.outbound;

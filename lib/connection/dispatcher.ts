@@ -17,7 +17,7 @@ import type {
   RequestContext,
   RequestHandler,
 } from './request-handler';
-import type { PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
+import type { ParamsOf, RequestMethod, ResultFor } from '../schema/method-map';
 
 export { DeferredOutput } from './request-handler';
 export type {
@@ -143,11 +143,11 @@ class HandlerContext implements RequestContext {
     if (!this.entry.cancelled) this.sink.notifyFor(method, params ?? {}, this.requestId);
   }
 
-  request<M extends RequestMethod>(
+  request<M extends RequestMethod, P extends ParamsOf<M>>(
     method: M,
-    params?: PlainParamsOf<M>,
+    params?: P,
     options?: NestedRequestOptions,
-  ): Observable<ResultOf<M>>;
+  ): Observable<ResultFor<M, P>>;
   request(
     method: string,
     params?: Record<string, unknown>,

@@ -4,7 +4,7 @@
  */
 import type { Observable, Unsubscribable } from '../rx/rxjs';
 import type { RequestId } from '../jsonrpc/message';
-import type { ParamsOf, PlainParamsOf, RequestMethod, ResultOf } from '../schema/method-map';
+import type { ParamsOf, RequestMethod, ResultFor, ResultOf } from '../schema/method-map';
 import type { HandlerEvent, LogLevel } from './handler-events';
 import type { ModernPeer } from './modern';
 /** A request's result as a handler produces it. */
@@ -80,11 +80,11 @@ export interface RequestContext {
    * Sends a request to the peer while handling this one (e.g. sampling from a tool). Cold. A method
    * of the registry takes its params and emits its result as the method map types them.
    */
-  request<M extends RequestMethod>(
+  request<M extends RequestMethod, P extends ParamsOf<M>>(
     method: M,
-    params?: PlainParamsOf<M>,
+    params?: P,
     options?: NestedRequestOptions,
-  ): Observable<ResultOf<M>>;
+  ): Observable<ResultFor<M, P>>;
   request(
     method: string,
     params?: Record<string, unknown>,

@@ -40,6 +40,7 @@ import type {
 import type {
   CancelTaskRequest,
   CancelTaskResult,
+  CreateTaskResult,
   GetTaskPayloadRequest,
   GetTaskPayloadResult,
   GetTaskRequest,
@@ -147,3 +148,15 @@ export type PlainParamsOf<M extends string> = ParamsOf<M> & { readonly task?: un
 
 /** The result of request `M`; `Record<string, unknown>` for a method the registry does not name. */
 export type ResultOf<M extends string> = M extends RequestMethod ? RequestMap[M]['result'] : Record<string, unknown>;
+
+/** The type of the `task` that params `P` may carry; `undefined` when they name none. */
+type TaskOf<P> = P extends { readonly task?: infer T } ? T : undefined;
+
+/**
+ * The result of request `M` sent with params `P`: `ResultOf<M>` when `P` carries no `task`;
+ * when it may (a task-augmented request, 2025-11-25), that or the `CreateTaskResult` it is
+ * answered with instead.
+ */
+export type ResultFor<M extends string, P> = [TaskOf<P>] extends [undefined]
+  ? ResultOf<M>
+  : ResultOf<M> | CreateTaskResult;

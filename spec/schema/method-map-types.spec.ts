@@ -8,7 +8,9 @@ import type { McpClient } from '../../lib/client/client-api';
 import type { Connection } from '../../lib/connection/connection-api';
 import type { RequestContext, RequestHandler } from '../../lib/connection/dispatcher';
 import type { CreateMessageResult } from '../../lib/schema/sampling';
-import type { CallToolResult, ListToolsResult } from '../../lib/schema/tools';
+import type { CompleteRequestParams, CompleteResult } from '../../lib/schema/completion';
+import type { CreateTaskResult } from '../../lib/schema/tasks';
+import type { CallToolRequestParams, CallToolResult, ListToolsResult } from '../../lib/schema/tools';
 
 /** Compiles only when `A` and `B` are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -21,14 +23,25 @@ export function requestsOf(connection: Connection, client: McpClient, context: R
   same<typeof _listed, Observable<ListToolsResult>>(true);
   const _sampled = context.request('sampling/createMessage', { messages: [], maxTokens: 10 });
   same<typeof _sampled, Observable<CreateMessageResult>>(true);
-  // A _custom method, a method named at run time, or a task-_augmented request: plain records.
+  // Params held in a variable of the method's params type: its result still.
+  const completion: CompleteRequestParams = {
+    ref: { type: 'ref/prompt', name: 'p' },
+    argument: { name: 'a', value: '' },
+  };
+  const _completed = client.request('completion/complete', completion);
+  same<typeof _completed, Observable<CompleteResult>>(true);
+  // Params that may ask for a task (2025-11-25): the result, or the task created instead.
+  const call: CallToolRequestParams = { name: 'slow' };
+  const _maybeTask = connection.request('tools/call', call);
+  same<typeof _maybeTask, Observable<CallToolResult | CreateTaskResult>>(true);
+  const _augmented = connection.request('tools/call', { name: 'slow', task: { ttl: 1000 } });
+  same<typeof _augmented, Observable<CallToolResult | CreateTaskResult>>(true);
+  // A _custom method or a method named at run time: plain records.
   const _custom = connection.request('x-acme/frobnicate', { level: 3 });
   same<typeof _custom, Observable<Record<string, unknown>>>(true);
   const named: string = 'tools/list';
   const _byName = client.request(named, {});
   same<typeof _byName, Observable<Record<string, unknown>>>(true);
-  const _augmented = connection.request('tools/call', { name: 'slow', task: { ttl: 1000 } });
-  same<typeof _augmented, Observable<Record<string, unknown>>>(true);
   // A record of params passes as before, untyped.
   const loose: Record<string, unknown> = { name: 'echo' };
   const _looseCall = client.request('tools/call', loose);
