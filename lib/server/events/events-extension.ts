@@ -1,9 +1,10 @@
 /**
  * Events on the server (the triggers and events extension's design sketch of 2026-02-19;
  * experimental): `events(...)` declares event types, each with an Observable source, and serves
- * `events/list`, `events/poll` and `events/stream` (push). A poll needs no subscription: its first
- * one, with a null cursor, starts following the source for its arguments, and each one after
- * reads what came since its cursor. A stream hears each occurrence as it comes.
+ * `events/list`, `events/poll`, `events/stream` (push) and, when `webhooks` are configured,
+ * `events/subscribe` and `events/unsubscribe`. A poll needs no subscription: its first one, with a
+ * null cursor, starts following the source for its arguments, and each one after reads what came
+ * since its cursor. A stream hears each occurrence as it comes; a webhook gets each one posted.
  */
 import type { SchedulerLike } from '../../rx/rxjs';
 import { timerScheduler } from '../../operators/timer-scheduler';
@@ -16,6 +17,39 @@ import { EventCatalog } from './event-catalog';
 import type { EventDefinition } from './event-catalog';
 import { streamEvents } from './event-stream';
 import type { PushLimits, StreamCount } from './event-stream';
+import { WebhookSubscriptions } from './webhook-subscriptions';
+import type { WebhookTargetPolicy } from './webhook-target';
+
+/**
+ * Options of webhook delivery (`events/subscribe`). Only URLs on `allow` are posted to (the
+ * sketch's allow-list, which also stands for its endpoint verification), over `https`, to
+ * globally routable addresses checked at each delivery.
+ */
+export interface WebhookOptions extends WebhookTargetPolicy {
+  /**
+   * Who the caller is, for the subscription key. Default: the principal of the request's verified
+   * token; a caller without one gets -32012 (webhooks need an authenticated caller).
+   */
+  readonly principal?: (context: ServerContext) => string | undefined;
+  /** The TTL granted when the client suggests none. Default 30 min. */
+  readonly defaultTtlMs?: number;
+  /** The longest TTL granted; a suggestion of no expiry gets this too. Default 30 min. */
+  readonly maxTtlMs?: number;
+  /** The shortest TTL granted, against refresh storms. Default 1 min. */
+  readonly minTtlMs?: number;
+  /** Subscriptions held at once; the next gets -32013. Default 1000. */
+  readonly maxSubscriptions?: number;
+  /** Posts waiting per subscription; past it they are dropped for a `gap` body. Default 100. */
+  readonly queueSize?: number;
+  /** The waits before each retry of a failed post; then it is abandoned. Default 1 s, 5 s, 30 s, 2 min. */
+  readonly retryDelaysMs?: readonly number[];
+  /** Abandoned posts in a row after which deliveries stop until a refresh. Default 5. */
+  readonly suspendAfter?: number;
+  /** How long a replaced secret still signs, beside the new one. Default 5 min. */
+  readonly rotationGraceMs?: number;
+  /** How long one post may take. Default 10 s. */
+  readonly timeoutMs?: number;
+}
 
 /** Options of push delivery (`events/stream`). */
 export interface PushOptions {
@@ -55,7 +89,9 @@ export interface EventsOptions {
   readonly retryMs?: number;
   /** Push delivery: its options, or false to serve poll only. Default: served with the defaults. */
   readonly push?: PushOptions | false;
-  /** Where leases, heartbeats and pacing are timed. */
+  /** Webhook delivery: served only when given, to the URLs its allow-list names. */
+  readonly webhooks?: WebhookOptions;
+  /** Where leases, heartbeats, pacing, retries and TTLs are timed. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -73,6 +109,7 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
   const scheduler = options.scheduler ?? timerScheduler;
   const push = options.push === false ? undefined : (options.push ?? {});
   const served: EventDeliveryMode[] = push ? ['poll', 'push'] : ['poll'];
+  if (options.webhooks) served.push('webhook');
   const catalog = new EventCatalog(definitions, served, {
     capacity: options.capacity ?? 1000,
     leaseMs: options.leaseMs ?? 300_000,
@@ -90,6 +127,7 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     scheduler,
   };
   const streams: StreamCount = { open: 0 };
+  const webhooks = options.webhooks && webhookSubscriptions(catalog, options.webhooks, scheduler);
 
   const poll = (params: Record<string, unknown>, context: ServerContext): EventPollResult => {
     const subscription = catalog.check(params, EventMethod.Poll, 'poll');
@@ -111,6 +149,35 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
         [EventMethod.Stream]: (params: Record<string, unknown>, context: ServerContext) =>
           streamEvents(catalog, limits, streams, catalog.check(params, EventMethod.Stream, 'push'), context),
       }),
+      ...(webhooks && {
+        [EventMethod.Subscribe]: async (params: Record<string, unknown>, context: ServerContext) => ({
+          ...(await webhooks.subscribe(params, context)),
+        }),
+        [EventMethod.Unsubscribe]: (params: Record<string, unknown>, context: ServerContext) =>
+          webhooks.unsubscribe(params, context),
+      }),
     },
   };
+}
+
+/** The webhook subscriptions of `options`, with their defaults. */
+function webhookSubscriptions(
+  catalog: EventCatalog,
+  options: WebhookOptions,
+  scheduler: SchedulerLike,
+): WebhookSubscriptions {
+  return new WebhookSubscriptions(catalog, {
+    policy: { allow: options.allow, ...(options.allowAddresses && { allowAddresses: options.allowAddresses }) },
+    principal: options.principal,
+    defaultTtlMs: options.defaultTtlMs ?? 1_800_000,
+    maxTtlMs: options.maxTtlMs ?? 1_800_000,
+    minTtlMs: options.minTtlMs ?? 60_000,
+    maxSubscriptions: options.maxSubscriptions ?? 1000,
+    queueSize: options.queueSize ?? 100,
+    retryDelaysMs: options.retryDelaysMs ?? [1000, 5000, 30_000, 120_000],
+    suspendAfter: options.suspendAfter ?? 5,
+    rotationGraceMs: options.rotationGraceMs ?? 300_000,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    scheduler,
+  });
 }

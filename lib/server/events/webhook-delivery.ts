@@ -1,0 +1,168 @@
+/**
+ * One webhook subscription's deliveries (design sketch: Webhook Event Delivery): what its feed
+ * brings waits in a bounded queue and is posted one at a time, in order, signed, each attempt with
+ * a fresh timestamp; a failure is retried after the next of `retryDelaysMs`, then abandoned; after
+ * `suspendAfter` abandoned in a row, deliveries stop until the client refreshes. Because they go
+ * in order, the cursor a body carries is a safe watermark: everything before it was acknowledged
+ * or abandoned.
+ */
+import type { SchedulerLike, Subscription } from '../../rx/rxjs';
+import { nodeCrypto } from '../../base/node-builtins';
+import type { WebhookControlBody, WebhookDeliveryStatus, WebhookErrorCategory } from '../../schema/events';
+import type { FeedEntry } from './event-feed';
+import { signWebhook, WebhookHeader } from './webhook-signature';
+import { postWebhook, resolveTarget } from './webhook-target';
+import type { PostOutcome, WebhookTargetPolicy } from './webhook-target';
+
+/** The bounds of webhook deliveries (see `WebhookOptions`). */
+export interface DeliveryLimits {
+  readonly policy: WebhookTargetPolicy;
+  readonly queueSize: number;
+  readonly retryDelaysMs: readonly number[];
+  readonly suspendAfter: number;
+  readonly rotationGraceMs: number;
+  readonly timeoutMs: number;
+  readonly scheduler: SchedulerLike;
+}
+
+type Item = { readonly entry: FeedEntry } | { readonly control: WebhookControlBody };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class WebhookDelivery {
+  private readonly queue: Item[] = [];
+  private secrets: Array<{ readonly secret: string; readonly until: number }>;
+  private inFlight = false;
+  private retry: Subscription | undefined;
+  private closed = false;
+  private active = true;
+  private abandonedInRow = 0;
+  private lastDeliveryAt: string | null = null;
+  private lastError: WebhookErrorCategory | null = null;
+  private failedSince: string | undefined;
+  /** Everything at or before this position was acknowledged or abandoned. */
+  watermark: number;
+
+  constructor(
+    readonly id: string,
+    readonly url: string,
+    secret: string,
+    start: number,
+    private readonly limits: DeliveryLimits,
+  ) {
+    this.secrets = [{ secret, until: Infinity }];
+    this.watermark = start;
+  }
+
+  /** How deliveries go, for a refresh's answer. */
+  get status(): WebhookDeliveryStatus {
+    return {
+      active: this.active,
+      lastDeliveryAt: this.lastDeliveryAt,
+      lastError: this.lastError,
+      ...(this.failedSince === undefined ? {} : { failedSince: this.failedSince }),
+    };
+  }
+
+  /** Queues an occurrence; past `queueSize` what waits is dropped and a `gap` body goes instead. */
+  offer(entry: FeedEntry): void {
+    if (this.queue.length >= this.limits.queueSize) {
+      // The one in flight stays: its answer settles it.
+      this.queue.splice(this.inFlight ? 1 : 0);
+      this.watermark = entry.position;
+      this.queue.push({ control: { type: 'gap', cursor: String(entry.position) } });
+    } else this.queue.push({ entry });
+    this.pump();
+  }
+
+  /** A refresh: a new secret replaces the old, which still signs for `rotationGraceMs`; delivery resumes. */
+  refresh(secret: string): void {
+    const now = this.limits.scheduler.now();
+    if (this.secrets[0]!.secret !== secret) {
+      const grace = now + this.limits.rotationGraceMs;
+      this.secrets = [
+        { secret, until: Infinity },
+        ...this.secrets.map((old) => ({ ...old, until: Math.min(old.until, grace) })),
+      ];
+    }
+    this.active = true;
+    this.abandonedInRow = 0;
+    this.pump();
+  }
+
+  /** Stops delivering; what waits is dropped. */
+  close(): void {
+    this.closed = true;
+    this.retry?.unsubscribe();
+    this.queue.length = 0;
+  }
+
+  private pump(): void {
+    if (this.closed || this.inFlight || !this.active || this.queue.length === 0) return;
+    this.attempt(this.queue[0]!, 0);
+  }
+
+  private attempt(item: Item, tries: number): void {
+    this.inFlight = true;
+    const now = this.limits.scheduler.now();
+    this.secrets = this.secrets.filter((held) => held.until > now);
+    const body =
+      'entry' in item
+        ? JSON.stringify({ ...item.entry.occurrence, cursor: String(item.entry.position) })
+        : JSON.stringify(item.control);
+    const messageId =
+      'entry' in item
+        ? item.entry.occurrence.eventId
+        : `msg_${item.control.type}_${nodeCrypto().randomBytes(8).toString('hex')}`;
+    const timestampS = Math.floor(now / 1000);
+    const headers = {
+      [WebhookHeader.Id]: messageId,
+      [WebhookHeader.Timestamp]: String(timestampS),
+      [WebhookHeader.Signature]: signWebhook(
+        this.secrets.map((held) => held.secret),
+        messageId,
+        timestampS,
+        body,
+      ),
+      [WebhookHeader.SubscriptionId]: this.id,
+    };
+    void resolveTarget(this.url, this.limits.policy)
+      .then((target): Promise<PostOutcome> | PostOutcome =>
+        target ? postWebhook(target, headers, body, this.limits.timeoutMs) : { failure: 'connection_refused' },
+      )
+      .catch((): PostOutcome => ({ failure: 'connection_refused' }))
+      .then((outcome) => this.settled(item, tries, outcome));
+  }
+
+  private settled(item: Item, tries: number, outcome: PostOutcome): void {
+    this.inFlight = false;
+    if (this.closed) return;
+    const now = this.limits.scheduler.now();
+    if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
+      this.lastDeliveryAt = iso(now);
+      this.lastError = null;
+      this.failedSince = undefined;
+      this.abandonedInRow = 0;
+      this.done(item);
+      return;
+    }
+    this.lastError = 'failure' in outcome ? outcome.failure : outcome.status < 500 ? 'http_4xx' : 'http_5xx';
+    this.failedSince ??= iso(now);
+    // 413 is never retried (design sketch: Delivery profile).
+    const retryable = !('status' in outcome && outcome.status === 413);
+    const delay = this.limits.retryDelaysMs[tries];
+    if (retryable && delay !== undefined) {
+      this.inFlight = true;
+      this.retry = this.limits.scheduler.schedule(() => this.attempt(item, tries + 1), delay);
+      return;
+    }
+    if (++this.abandonedInRow >= this.limits.suspendAfter) this.active = false;
+    this.done(item);
+  }
+
+  private done(item: Item): void {
+    this.queue.shift();
+    if ('entry' in item) this.watermark = Math.max(this.watermark, item.entry.position);
+    this.pump();
+  }
+}
