@@ -331,10 +331,22 @@ export type {
 } from './server/apps';
 export { serverExtension, serverExtensions, serverSupportsExtension } from './client/extensions';
 export { SkillVerificationError, skillsClient } from './client/skills/skills-client';
-export { EVENTS_EXTENSION, EventErrorCode } from './schema/events';
-export type { EventDeliveryMode, EventOccurrence, EventPollResult, EventType } from './schema/events';
+export { EVENTS_EXTENSION, EventErrorCode, EventMethod } from './schema/events';
+export type {
+  EventDeliveryMode,
+  EventOccurrence,
+  EventPollResult,
+  EventsSettings,
+  EventSubscribeResult,
+  EventType,
+  WebhookControlBody,
+  WebhookDeliveryStatus,
+  WebhookErrorCategory,
+} from './schema/events';
 export { events } from './server/events/events-extension';
-export type { EventDefinition, EventsOptions } from './server/events/events-extension';
+export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from './server/events/events-extension';
+export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './server/events/webhook-signature';
+export type { VerifyWebhookOptions, WebhookVerification } from './server/events/webhook-signature';
 export type { EventEmission } from './server/events/event-feed';
 export { eventsClient } from './client/events/events-client';
 export type { EventsClient, FollowEventsOptions } from './client/events/events-client';
