@@ -140,7 +140,13 @@ export async function startUpstream(upstream: Upstream, options: UpstreamOptions
     // A server that died during the handshake may leave only its transport's close to tell why.
     const closed = firstValueFrom(transport.closed$).then((close) => close.error ?? new Error(close.reason));
     const handshake = async () => {
-      const client = await connect(transport, { ...options.info, ...options.answers, logger: options.logger });
+      // Partial tool results pass through the gateway to callers that ask for them.
+      const client = await connect(transport, {
+        ...options.info,
+        ...options.answers,
+        partialResults: true,
+        logger: options.logger,
+      });
       const listed = client.serverCapabilities.tools ? await firstValueFrom(client.listTools()) : undefined;
       return { client, tools: listed?.length };
     };

@@ -1,5 +1,7 @@
 import { Subject } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
+import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
+import { declaresPartialResults } from '../server/partial-results';
 import type { Connection } from '../connection/connection';
 import { childLogger } from '../base/logger';
 import type { Transport } from '../transport/transport';
@@ -164,6 +166,7 @@ function unionCapabilities(members: readonly Member[]): Record<string, unknown> 
     if (!own) continue;
     for (const key of ['tools', 'resources', 'prompts', 'completions']) if (hasCapability(own, key)) union[key] ??= {};
     if (hasCapability(own, 'resources.subscribe')) union.resources = { subscribe: true };
+    if (declaresPartialResults(own)) union.extensions = { [PARTIAL_RESULTS_EXTENSION]: {} };
   }
   return downstreamCapabilities(union);
 }

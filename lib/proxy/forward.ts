@@ -7,18 +7,23 @@ import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
+import { PARTIAL_RESULT_METHOD } from '../connection/partial-results';
+import { declaresPartialResults, partialResultToken } from '../server/partial-results';
 import type { ProxyRouter } from './proxy-router';
 import { callerIsOlder, resultForCaller } from './revision-shapes';
 
 /** `_meta` keys that belong to one hop and are never passed on: the next hop gets its own. */
 const HOP_META_PREFIX = 'io.modelcontextprotocol/';
 
-/** The request's `_meta` without what belongs to the downstream hop (its progress token, its revision fields). */
+/**
+ * The request's `_meta` without what belongs to the downstream hop (its progress and partial
+ * result tokens, its revision fields).
+ */
 export function forwardedMeta(meta: unknown): Record<string, unknown> | undefined {
   if (typeof meta !== 'object' || meta === null) return undefined;
   let kept: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(meta)) {
-    if (key === 'progressToken' || key.startsWith(HOP_META_PREFIX)) continue;
+    if (key === 'progressToken' || key === 'partialResultToken' || key.startsWith(HOP_META_PREFIX)) continue;
     (kept ??= {})[key] = value;
   }
   return kept;
@@ -59,14 +64,42 @@ function callerLogLevel(context: RequestContext, owner: unknown): string | undef
 /** Options of a forwarded request that only skips the result check: the caller checks it. */
 const UNCHECKED: RequestOptions = Object.freeze({ checkResult: false });
 
+/**
+ * The caller's partial result token when it asked for partial results of a `tools/call` (with the
+ * capability declared) and the upstream streams them (both its sides declared them); else undefined.
+ */
+export function partialsToPass(
+  method: string,
+  context: RequestContext,
+  owner: unknown,
+  upstream: McpClient,
+): string | number | undefined {
+  if (method !== 'tools/call' || context.meta?.partialResultToken === undefined) return undefined;
+  const session = owner as
+    { readonly connection?: { readonly peerCapabilities?: Record<string, unknown> } } | undefined;
+  const token = partialResultToken(
+    context.meta,
+    context.peer?.clientCapabilities ?? session?.connection?.peerCapabilities,
+  );
+  if (token === undefined || !declaresPartialResults(upstream.serverCapabilities)) return undefined;
+  return declaresPartialResults(upstream.connection.capabilities()) ? token : undefined;
+}
+
 /** What the forwarded request may tell its caller while it runs. */
 function upstreamOptions(
   current: () => RequestContext,
   timeoutMs: number | undefined,
   logLevel: string | undefined,
+  partialToken?: string | number,
 ): RequestOptions {
   // The common case (no timeout of its own, no log level, no progress asked for) shares one object.
-  if (timeoutMs === undefined && logLevel === undefined && current().progressToken === undefined) return UNCHECKED;
+  if (
+    timeoutMs === undefined &&
+    logLevel === undefined &&
+    partialToken === undefined &&
+    current().progressToken === undefined
+  )
+    return UNCHECKED;
   // The caller checks the result: the proxy passes it on without checking it again.
   const options: { -readonly [K in keyof RequestOptions]: RequestOptions[K] } = { checkResult: false };
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
@@ -75,6 +108,10 @@ function upstreamOptions(
   // Progress from upstream reaches the caller under its own token, and keeps the call alive.
   if (current().progressToken !== undefined)
     options.onProgress = (update) => current().progress(update.progress, update.total, update.message);
+  // Partial results from upstream reach the caller under its own token, in the upstream's order.
+  if (partialToken !== undefined)
+    options.onPartialResult = (piece) =>
+      current().notify(PARTIAL_RESULT_METHOD, { partialResultToken: partialToken, ...piece });
   return options;
 }
 
@@ -113,7 +150,7 @@ export function forwardTo(
         client,
         method,
         forwardedParams(params),
-        upstreamOptions(() => context, timeoutMs, undefined),
+        upstreamOptions(() => context, timeoutMs, undefined, partialsToPass(method, context, owner, client)),
       );
     return forwardRequest(client, method, forwardedParams(params), context, timeoutMs, router, params, owner);
   });
@@ -143,8 +180,9 @@ export function forwardRequest(
     : callerIsOlder(caller, upstream.revision)
       ? (result: HandlerResult) => resultForCaller(result, caller)
       : undefined;
+  const partials = partialsToPass(method, context, owner, upstream);
   const send = (current: () => RequestContext) => {
-    const answer = upstream.request(method, params, upstreamOptions(current, timeoutMs, level));
+    const answer = upstream.request(method, params, upstreamOptions(current, timeoutMs, level, partials));
     return shape ? answer.pipe(map(shape)) : answer;
   };
   if (!router) return send(() => context);

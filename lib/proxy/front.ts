@@ -9,6 +9,7 @@ import type { LogLevel } from '../connection/handler-events';
 import { ModernEndpoint } from '../connection/modern-endpoint';
 import { MODERN_REVISIONS } from '../connection/modern';
 import { LEGACY_REVISIONS } from '../schema/revisions';
+import { placeExtensions } from '../schema/extensions';
 import type { ModernReceiver, Transport } from '../transport/transport';
 import type { ServerMiddleware } from '../server/middleware';
 import { withFrontMiddleware } from './front-middleware';
@@ -77,7 +78,8 @@ export class Front implements McpProxy {
       role: 'server',
       info: config.info,
       ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
-      capabilities: config.capabilities,
+      // Extensions go where the caller's revision keeps them (`experimental` before 2026-07-28).
+      capabilities: () => placeExtensions(config.capabilities(), connection.revision),
       handlers: this.handlers,
       owner: session,
       logger: config.logger,

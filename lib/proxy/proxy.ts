@@ -1,6 +1,8 @@
 import { catchError, EMPTY, map, merge, skip, Subject } from '../rx/rxjs';
 import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
+import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
+import { declaresPartialResults } from '../server/partial-results';
 import type { RequestHandler } from '../connection/dispatcher';
 import { childLogger } from '../base/logger';
 import type { LoggerOption } from '../base/logger';
@@ -113,6 +115,8 @@ export function downstreamCapabilities(declared: Record<string, unknown>): Recor
   }
   if (hasCapability(declared, 'prompts')) capabilities.prompts = { listChanged: true };
   if (hasCapability(declared, 'completions')) capabilities.completions = {};
+  // Partial tool results pass through when the upstream streams them (see `partialsToPass`).
+  if (declaresPartialResults(declared)) capabilities.extensions = { [PARTIAL_RESULTS_EXTENSION]: {} };
   return capabilities;
 }
 
