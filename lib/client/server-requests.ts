@@ -11,12 +11,8 @@ import { observeOutput } from '../connection/dispatcher';
 import type { HandlerOutput, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { isHandlerEvent } from '../connection/handler-events';
 import type { HandlerEvent } from '../connection/handler-events';
-import type {
-  ElicitRequestFormParams,
-  ElicitRequestParams,
-  ElicitRequestURLParams,
-  ElicitResult,
-} from '../schema/elicitation';
+import type { ElicitRequestFormParams, ElicitRequestParams, ElicitResult } from '../schema/elicitation';
+import type { ParamsOf, ServerRequestMap } from '../schema/method-map';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { resultSchemaFor } from '../schema/methods';
 import { LATEST_LEGACY_REVISION } from '../schema/revisions';
@@ -96,15 +92,21 @@ export function capabilitiesFor(options: ServerRequestOptions): Record<string, u
   return capabilities;
 }
 
-/** Runs `handler` and passes every result value (not progress or log events) through `check`. */
-function checked<P>(
-  handler: (params: P, context: RequestContext) => HandlerOutput<Record<string, unknown>>,
-  check: (result: Record<string, unknown>, params: P, context: RequestContext) => Record<string, unknown>,
-): RequestHandler {
+/** A request the server sends and the client answers. */
+type Answered = keyof ServerRequestMap;
+
+/**
+ * Runs `handler` and passes every result value (not progress or log events) through `check`, which
+ * validates what the handler answered (the user's code) before it goes back to the server.
+ */
+function checked<M extends Answered>(
+  handler: (params: ParamsOf<M>, context: RequestContext) => HandlerOutput<Record<string, unknown>>,
+  check: (result: Record<string, unknown>, params: ParamsOf<M>, context: RequestContext) => Record<string, unknown>,
+): RequestHandler<M, unknown, Record<string, unknown>> {
   return (params, context) =>
-    observeOutput(handler(params as P, context)).pipe(
+    observeOutput(handler(params, context)).pipe(
       map((value): Record<string, unknown> | HandlerEvent =>
-        isHandlerEvent(value) ? value : check((value ?? {}) as Record<string, unknown>, params as P, context),
+        isHandlerEvent(value) ? value : check(value ?? {}, params, context),
       ),
     );
 }
@@ -155,10 +157,10 @@ function checkElicitResult(
   context: RequestContext,
 ): Record<string, unknown> {
   const method = 'elicitation/create';
-  const form = params.mode !== 'url';
+  const form = params.mode === 'url' ? undefined : params;
   let content = result.content as Record<string, unknown> | undefined;
   if (form && result.action === 'accept' && options.applyDefaults) {
-    content = applyElicitationDefaults((params as ElicitRequestFormParams).requestedSchema, content);
+    content = applyElicitationDefaults(form.requestedSchema, content);
   }
   // The published JSON schemas type content numbers as integers, but the spec's TypeScript source
   // (and NumberSchema with `type: "number"`) allow any number, so content is checked here against
@@ -171,7 +173,7 @@ function checkElicitResult(
     throw invalidAnswer(method, `content is only allowed with action "accept", not "${String(result.action)}"`);
   const bad = Object.entries(content).find(([, value]) => !isContentValue(value));
   if (bad) throw invalidAnswer(method, `content.${bad[0]} must be a string, number, boolean or array of strings`);
-  const issues = check((params as ElicitRequestFormParams).requestedSchema, content);
+  const issues = check(form.requestedSchema, content);
   if (issues.length > 0)
     throw invalidAnswer(method, `content does not match requestedSchema: ${describeIssues(issues)}`);
   return { ...checkedRest, content };
@@ -193,14 +195,14 @@ export function serverRequestHandlers(
   let roots: readonly Root[] | RootsHandler = options.roots ?? [];
   const handlers: Record<string, RequestHandler> = {};
   if (options.sampling) {
-    handlers['sampling/createMessage'] = checked<CreateMessageRequestParams>(
+    handlers['sampling/createMessage'] = checked<'sampling/createMessage'>(
       options.sampling,
       (result, _params, context) => validateResult('sampling/createMessage', context.revision, result),
     );
   }
   if (options.elicitation) handlers['elicitation/create'] = elicitationHandler(options.elicitation, check, logger);
   if (options.roots) {
-    const listed = checked<Record<string, unknown>>(
+    const listed = checked<'roots/list'>(
       (params, context) => (typeof roots === 'function' ? roots(params, context) : { roots }),
       (result, _params, context) =>
         validateResult('roots/list', context.revision, {
@@ -234,9 +236,9 @@ function elicitationHandler(
       logger.warn({ mode }, 'elicitation request in a mode the client did not declare');
       throw JsonRpcError.invalidParams(`This client does not support ${mode}-mode elicitation`);
     }
-    return elicitation.handler(mode === 'url' ? (params as ElicitRequestURLParams) : params, context);
+    return elicitation.handler(params, context);
   };
-  return checked<ElicitRequestParams>(handler, (result, params, context) =>
+  return checked<'elicitation/create'>(handler, (result, params, context) =>
     checkElicitResult(check, elicitation, result, params, context),
   );
 }

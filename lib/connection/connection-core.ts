@@ -18,7 +18,8 @@ export interface Replier {
 }
 
 /** The lifecycle machine of either role, run by a `LifecycleRunner`. */
-export type Lifecycle = LifecycleRunner<typeof serverLifecycle> | LifecycleRunner<typeof clientLifecycle>;
+export type Lifecycle =
+  LifecycleRunner<typeof serverLifecycle, ConnectionCore> | LifecycleRunner<typeof clientLifecycle, ConnectionCore>;
 
 /**
  * What the parts of a connection (the inbound router, the client handshake) see of it. The

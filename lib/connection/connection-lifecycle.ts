@@ -10,13 +10,13 @@ import type { ImpliedInitialize } from '../transport/transport';
 import type { Revision } from '../schema/revisions';
 import { modernRequestMeta } from './client-handshake';
 
-function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: unknown): void {
-  (owner as ConnectionCore).onLifecycle(snapshot);
+function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: ConnectionCore | undefined): void {
+  owner?.onLifecycle(snapshot);
 }
 
 /** An action of the machine threw: the machine is in status error, and the connection closes. */
-function onRunnerError(error: unknown, owner: unknown): void {
-  const connection = owner as ConnectionCore;
+function onRunnerError(error: unknown, connection: ConnectionCore | undefined): void {
+  if (connection === undefined) throw error;
   connection.log.error({ err: error }, 'lifecycle machine failed');
   connection.shutdown('the lifecycle machine failed', error instanceof Error ? error : new Error(String(error)));
 }

@@ -28,20 +28,23 @@ interface ResolvedRaise {
   readonly delay?: number;
 }
 
-/** Options of {@link LifecycleRunner} beyond its machine, input and scheduler. */
-export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
+/**
+ * Options of {@link LifecycleRunner} beyond its machine, input and scheduler. `TOwner` is the type of
+ * the runner's `owner`, which the callbacks receive (undefined when the runner was given none).
+ */
+export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine, TOwner = unknown> {
   /**
    * Called after every transition (not for the initial snapshot: read `snapshot` for that), as an
    * actor's observers are: after the step's actions, before its `@xstate.snapshot` inspection event.
    */
-  readonly onTransition?: (snapshot: SnapshotFrom<TMachine>, owner: unknown) => void;
+  readonly onTransition?: (snapshot: SnapshotFrom<TMachine>, owner: TOwner | undefined) => void;
   /**
    * Called when the machine throws (a custom action, a guard, an assign, a delay): the snapshot is
    * then the one before the step with status `'error'` and `error` set, and the runner ignores
    * events from then on, as an XState actor does. Without it the error is thrown to whoever sent
    * the event (or made the runner, or flushed the scheduler for a delayed event).
    */
-  readonly onError?: (error: unknown, owner: unknown) => void;
+  readonly onError?: (error: unknown, owner: TOwner | undefined) => void;
   /**
    * Receives XState inspection events, shaped as an actor's inspector gets them: `@xstate.actor`
    * once, `@xstate.event` for each event received (`xstate.init` first), `@xstate.action` for each
@@ -93,11 +96,11 @@ export interface LifecycleRunnerOptions<TMachine extends AnyStateMachine> {
  *
  * Events sent after the machine has reached a final state (or an error) are ignored.
  */
-export class LifecycleRunner<TMachine extends AnyStateMachine> {
+export class LifecycleRunner<TMachine extends AnyStateMachine, TOwner = unknown> {
   private current!: AnyMachineSnapshot;
   /** Pending delayed events; made when the first one is scheduled, dropped when none is left. */
   private timers: ScheduledEvents | undefined;
-  private readonly options: LifecycleRunnerOptions<TMachine>;
+  private readonly options: LifecycleRunnerOptions<TMachine, TOwner>;
   /** Undefined unless someone inspects: every inspection step is behind one check of it. */
   private readonly inspection: Inspection | undefined;
   /**
@@ -112,9 +115,9 @@ export class LifecycleRunner<TMachine extends AnyStateMachine> {
     private readonly machine: TMachine,
     input: InputFrom<TMachine>,
     private readonly scheduler: SchedulerLike,
-    options: LifecycleRunnerOptions<TMachine> | ((snapshot: SnapshotFrom<TMachine>) => void) = {},
+    options: LifecycleRunnerOptions<TMachine, TOwner> | ((snapshot: SnapshotFrom<TMachine>) => void) = {},
     /** Passed to `onTransition` and `onError` as their second argument: lets one options object serve many runners. */
-    private readonly owner?: unknown,
+    private readonly owner?: TOwner,
   ) {
     this.options = typeof options === 'function' ? { onTransition: options } : options;
     prepare(machine);

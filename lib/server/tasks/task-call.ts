@@ -45,7 +45,7 @@ function createdResult(record: TaskRecord, design: 'core' | 'extension'): Handle
 
 /** Runs one `tools/call` as a task (see the module). */
 export function runToolTask(
-  params: Record<string, unknown>,
+  params: CallToolRequestParams,
   context: RequestContext,
   plan: TaskCallPlan,
   deps: TaskCallDeps,
@@ -69,7 +69,7 @@ export function runToolTask(
     taskContext.escalate(task);
     asker.escalate(task);
   };
-  const work = defer(() => observeOutput(deps.tools.call(params as CallToolRequestParams, serverContext)));
+  const work = defer(() => observeOutput(deps.tools.call(params, serverContext)));
   if (plan.start === 'immediately') {
     return from(deps.runner.create(plan.spec)).pipe(
       map((task) => {

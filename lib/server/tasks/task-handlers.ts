@@ -95,9 +95,12 @@ const unknownTask = (taskId: string) =>
   JsonRpcError.invalidParams(`Unknown task: ${taskId.length > 100 ? `${taskId.slice(0, 100)}…` : taskId}`);
 
 /** The tools/call handler: runs the call as a task when the design, the tool and the client agree. */
-function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHandler {
+function toolsCall(
+  original: RequestHandler,
+  deps: TaskHandlerDeps,
+): RequestHandler<'tools/call', unknown, HandlerResult> {
   return (params, context, owner) => {
-    const name = params.name as string;
+    const name = params.name;
     const mode = deps.tools.taskMode(name);
     if (mode === undefined || (mode.support === 'forbidden' && params.task === undefined)) {
       return original(params, context, owner);
@@ -108,7 +111,7 @@ function toolsCall(original: RequestHandler, deps: TaskHandlerDeps): RequestHand
     if (session !== undefined && sessionKey !== undefined) watchSession(deps.runner, session, sessionKey);
     if (context.peer === undefined) {
       if (!featuresOf(context.revision as Revision).tasks) return original(params, context, owner);
-      const task = params.task as { ttl?: number } | undefined;
+      const task = params.task;
       // 2025-11-25: Tools → Tool-level negotiation.
       if (task !== undefined && mode.support === 'forbidden') {
         throw JsonRpcError.methodNotFound('tools/call', `tool ${name} does not run as a task`);
