@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { RedisConnection } from '../cluster/redis-connection';
 import type * as RedisConnectionExports from '../cluster/redis-connection';
 import type * as RateLimitStoreExports from '../cluster/redis-rate-limit-store';
+import type * as ClusterOperationsExports from '../cluster/cluster-operations';
 import type { LoggerOption } from '../base/logger';
 import { concurrencyLimit, rateLimit } from '../server/middleware-kit';
 import type { ServerMiddleware } from '../server/middleware';
@@ -52,6 +53,8 @@ export function checkPolicies(file: string, policies: GatewayPolicies): GatewayP
 /** The middleware of a gateway's policies, and what closes the Redis connection it opened. */
 export interface GatewayMiddleware {
   readonly middleware: readonly ServerMiddleware[];
+  /** Whether the Redis the limits count in answers, or what is wrong with it; absent without `redis`. */
+  readonly redisReady?: () => Promise<true | string>;
   close(): Promise<void>;
 }
 
@@ -94,10 +97,15 @@ export async function gatewayMiddleware(
     );
   }
   if (policies.concurrency !== undefined) middleware.push(concurrencyLimit({ limit: policies.concurrency }));
-  return { middleware, close: async () => void (await redis?.quit()) };
+  const close = async () => void (await redis?.quit());
+  if (!redis) return { middleware, close };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { redisReady } = require('../cluster/cluster-operations') as ClusterOperationsModule;
+  return { middleware, redisReady: () => redisReady(redis), close };
 }
 
 type RateLimitStoreModule = typeof RateLimitStoreExports;
+type ClusterOperationsModule = typeof ClusterOperationsExports;
 type RedisConnectionModule = typeof RedisConnectionExports;
 
 async function defaultConnect(url: string): Promise<RedisConnection> {

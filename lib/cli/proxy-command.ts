@@ -21,9 +21,10 @@ import type { UpstreamOAuth } from './upstream-oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
 import { isLoopback, serveProxy } from './serve';
-import { describeGatewayAuth, gatewayAuthenticator } from './gateway-auth';
-import { gatewayMiddleware } from './gateway-policies';
-import type { GatewayMiddleware } from './gateway-policies';
+import { describeGatewayAuth } from './gateway-auth';
+import type { LoggerOption } from '../base/logger';
+import { GatewayRuntime } from './gateway-runtime';
+import type { PreparedGateway } from './gateway-runtime';
 import { closeUpstreams, startUpstream, startUpstreams } from './upstreams';
 import type { Closable, Started, UpstreamOptions } from './upstreams';
 import type { McpClient } from '../client/client-api';
@@ -213,13 +214,6 @@ class Members {
   }
 }
 
-/** Whether two readings of the servers file set the same options beside the servers list. */
-function sameOptions(next: ProxyConfig, running: ProxyConfig): boolean {
-  const { upstreams: _next, ...nextOptions } = next;
-  const { upstreams: _running, ...runningOptions } = running;
-  return JSON.stringify(nextOptions) === JSON.stringify(runningOptions);
-}
-
 /** What a reload needs. */
 interface ReloadContext {
   readonly command: ProxyCommand;
@@ -230,24 +224,51 @@ interface ReloadContext {
   readonly current: Map<string, Closable>;
   readonly options: UpstreamOptions;
   readonly config: ProxyConfig;
+  /** The serving keys (`auth`, `policies`, `metrics`), replaced by a reload. */
+  readonly gateway: GatewayRuntime;
+  readonly logger: LoggerOption;
   /** Tells the operations endpoints that the members changed. */
   readonly changed: () => void;
 }
 
 /**
  * Reads the servers file again and applies it: new servers join, removed ones leave, changed ones
- * start again; the others, and every downstream session, carry on. A file that cannot be read or
- * is not valid changes nothing: its error goes to stderr.
+ * start again; the others, and every downstream session, carry on; `auth`, `policies` and
+ * `metrics` are replaced. A file that cannot be read, is not valid, or whose policies cannot be
+ * applied (Redis unreachable) changes nothing: its error goes to stderr.
  */
 async function reload(context: ReloadContext, why: string): Promise<void> {
-  const { command, progress, proxy, members, current, options } = context;
+  const { command, progress } = context;
+  const refused = (error: unknown) =>
+    progress.error(`${why}: ${command.config} not reloaded, the running servers stay: ${causeOf(error)}`);
   let next: ProxyConfig;
+  let gateway: PreparedGateway;
   try {
     next = await readProxyConfig(command.config, context.io.env);
+    gateway = await context.gateway.prepare(next, context.logger);
   } catch (error) {
-    progress.error(`${why}: ${command.config} not reloaded, the running servers stay: ${causeOf(error)}`);
+    refused(error);
     return;
   }
+  const said = reconfigure(context, next);
+  if (said instanceof Error) {
+    await gateway.discard();
+    refused(said);
+    return;
+  }
+  said.push(...(await gateway.commit()).map((key) => `~${key}`));
+  context.changed();
+  progress.note(`${why}: reloaded ${command.config}${said.length > 0 ? ` (${said.join(' ')})` : ', nothing changed'}`);
+  // The aggregate's own options (separator, sharing...) are read once.
+  if (JSON.stringify(next.settings) !== JSON.stringify(context.config.settings))
+    progress.note(
+      `${why}: the aggregate's options beside the servers list (separator, sharing...) take effect on restart`,
+    );
+}
+
+/** Applies the servers list of `next`; answers what changed (`+added ~changed -removed`), or why it could not. */
+function reconfigure(context: ReloadContext, next: ProxyConfig): string[] | Error {
+  const { progress, proxy, members, current, options } = context;
   const before = new Set(members.names());
   const kept = new Set(
     next.upstreams.filter((upstream) => before.has(upstream.name) && members.same(upstream)).map((u) => u.name),
@@ -266,25 +287,20 @@ async function reload(context: ReloadContext, why: string): Promise<void> {
   try {
     proxy.reconfigure(entries, (key) => kept.has(key));
   } catch (error) {
-    progress.error(`${why}: ${command.config} not reloaded, the running servers stay: ${causeOf(error)}`);
-    return;
+    return error instanceof Error ? error : new Error(String(error));
   }
   const names = new Set(next.upstreams.map((upstream) => upstream.name));
   for (const name of before) if (!names.has(name)) members.entries.delete(name);
   for (const name of before) if (!names.has(name) || made.has(name)) current.delete(name);
   for (const upstream of next.upstreams) if (made.has(upstream.name)) members.set(upstream, made.get(upstream.name)!);
-  context.changed();
   const added = [...made.keys()].filter((name) => !before.has(name));
   const changed = [...made.keys()].filter((name) => before.has(name));
   const removed = [...before].filter((name) => !names.has(name));
-  const said = [
+  return [
     ...added.map((name) => `+${name}`),
     ...changed.map((name) => `~${name}`),
     ...removed.map((name) => `-${name}`),
   ];
-  progress.note(`${why}: reloaded ${command.config}${said.length > 0 ? ` (${said.join(' ')})` : ', nothing changed'}`);
-  if (!sameOptions(next, context.config))
-    progress.note(`${why}: the options beside the servers list (auth, policies, separator...) take effect on restart`);
 }
 
 async function serveUntilStopped(
@@ -310,9 +326,9 @@ async function serveUntilStopped(
     members.set(upstream, entryOf(upstream, connector));
   }
   const { settings } = config;
-  let policies: GatewayMiddleware;
+  let gateway: GatewayRuntime;
   try {
-    policies = await gatewayMiddleware(config.policies, logger);
+    gateway = await GatewayRuntime.start(config, logger);
   } catch (error) {
     progress.error(`cannot apply the policies of ${command.config}: ${causeOf(error)}`);
     await closeUpstreams([...current.values()]);
@@ -323,7 +339,7 @@ async function serveUntilStopped(
     version: packageVersion(),
     logger,
     router,
-    middleware: policies.middleware,
+    middleware: gateway.middleware,
     ...settings,
   });
   const separator = settings.separator ?? '_';
@@ -331,7 +347,6 @@ async function serveUntilStopped(
     const namespace = members.entries.get(name)?.namespace ?? namespaceOf(name);
     return namespace === '' ? '' : `${namespace}${separator}`;
   };
-  const auth = config.auth && gatewayAuthenticator(config.auth, logger);
   let serving;
   try {
     serving = await serveProxy(proxy, command.serve, io, logger, {
@@ -339,13 +354,16 @@ async function serveUntilStopped(
       members: () => members.shared(),
       log: command.log,
       prefixOf,
-      auth,
-      metricsToken: config.metricsToken,
+      auth: gateway.auth,
+      get metricsToken() {
+        return gateway.metricsToken;
+      },
+      readiness: gateway.readiness,
     });
   } catch (error) {
     progress.error(`cannot serve: ${servingFailure(command, error)}`);
     proxy.close();
-    await policies.close();
+    await gateway.close();
     await closeUpstreams([...current.values()]);
     return EXIT.failed;
   }
@@ -360,7 +378,10 @@ async function serveUntilStopped(
       `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: set "auth" in the servers file, protect it otherwise (a firewall, a reverse proxy with authentication), or serve on 127.0.0.1`,
     );
   const changed = () => serving.upstreamsChanged();
-  const context: ReloadContext = { command, io, progress, proxy, members, current, options, config, changed };
+  const context: ReloadContext = {
+    ...{ command, io, progress, proxy, members, current, options, config },
+    ...{ gateway, logger, changed },
+  };
   const reloading = reloadTriggers({
     file: command.config,
     watch: command.watch === true,
@@ -371,7 +392,7 @@ async function serveUntilStopped(
   await reloading.close();
   proxy.close();
   await serving.close();
-  await policies.close();
+  await gateway.close();
   await closeUpstreams([...current.values()]);
   return EXIT.ok;
 }

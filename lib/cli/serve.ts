@@ -53,8 +53,10 @@ export interface ServedUpstreams {
    * principal of limits and policies; its token stays here (upstreams never see it).
    */
   readonly auth?: RequestAuthenticator | undefined;
-  /** The bearer token a scraper of `/metrics` presents; absent: `/metrics` takes `auth`. */
+  /** The bearer token a scraper of `/metrics` presents, read at each scrape; absent: `/metrics` takes `auth`. */
   readonly metricsToken?: string | undefined;
+  /** More checks of `/readyz` (the gateway's Redis), read again with the members. */
+  readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
 }
 
 /** Whether `host` is this machine only: an endpoint there is reached by local processes alone. */
@@ -76,6 +78,7 @@ export async function serveProxy(
       served.upstreams ?? new Map(),
       served.members,
       served.prefixOf ?? ((name) => `${name}_`),
+      served.readiness,
     );
     const running = await startStreamableHttpServer({
       server: proxy,
@@ -86,7 +89,10 @@ export async function serveProxy(
       // A process run on its own: /healthz, /readyz and /metrics on (where the endpoint is).
       operations: {
         ...upstreams.operations(),
-        ...(served.metricsToken ? { metricsAccess: { bearerToken: served.metricsToken } } : {}),
+        get metricsAccess() {
+          const token = served.metricsToken;
+          return token ? { bearerToken: token } : undefined;
+        },
       },
     });
     return {
@@ -124,6 +130,7 @@ class UpstreamStates {
     private readonly upstreams: ReadonlyMap<string, { readonly client: McpClient }>,
     private readonly members: (() => readonly string[]) | undefined,
     private readonly prefixOf: (name: string) => string,
+    private readonly more: Readonly<Record<string, ReadinessCheck>> | undefined,
   ) {
     this.refresh();
   }
@@ -134,6 +141,7 @@ class UpstreamStates {
     this.names = [...names].sort((a, b) => this.prefixOf(b).length - this.prefixOf(a).length);
     for (const key of Object.keys(this.checks)) delete this.checks[key];
     for (const name of this.names) this.checks[`upstream:${name}`] = () => this.state(name);
+    Object.assign(this.checks, this.more);
   }
 
   /** `true`, or what is wrong with the upstream `name`. */

@@ -23,7 +23,7 @@ export function clusterOperations(
 }
 
 /** Whether Redis answers, or what is wrong with it. */
-async function redisReady(redis: RedisConnection): Promise<true | string> {
+export async function redisReady(redis: RedisConnection): Promise<true | string> {
   const status = (redis as { status?: unknown }).status;
   if (typeof status === 'string' && status !== 'ready') return `the Redis connection is ${status}`;
   try {

@@ -9,7 +9,7 @@ import type { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import { passesParamsThrough, passParamsThrough } from '../connection/dispatcher';
 import type { RequestHandler } from '../connection/dispatcher';
-import { admissionOf } from '../connection/middleware';
+import { decidesAtOnce } from '../server/middleware-runner';
 import type { LogLevel } from '../connection/handler-events';
 import { withMiddleware } from '../server/middleware';
 import type { ServerMiddleware } from '../server/middleware';
@@ -116,14 +116,14 @@ export function withFrontMiddleware(
 ): Readonly<Record<string, RequestHandler>> {
   if (chain === undefined || chain.length === 0) return handlers;
   const wrapped: Record<string, RequestHandler> = {};
-  const decidesAtOnce = chain.every((middleware) => admissionOf(middleware) !== undefined);
+  const atOnce = chain.every(decidesAtOnce);
   for (const [method, handler] of Object.entries(handlers)) {
     const inner = withMiddleware(
       (params, context, view) => handler(params, context, (view as DownstreamSessionView | undefined)?.downstream),
       chain,
     );
     const outer: RequestHandler = (params, context, owner) => inner(params, context, viewOf(owner));
-    wrapped[method] = decidesAtOnce && passesParamsThrough(handler) ? passParamsThrough(outer) : outer;
+    wrapped[method] = atOnce && passesParamsThrough(handler) ? passParamsThrough(outer) : outer;
   }
   return wrapped;
 }

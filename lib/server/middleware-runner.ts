@@ -47,16 +47,80 @@ function streamed(handler: RequestHandler, chain: Chain): RequestHandler {
     ) as Observable<HandlerResult>;
 }
 
+/** Where a replaceable middleware keeps its list. */
+const REPLACEABLE: unique symbol = Symbol('rxmcp.middleware.replaceable');
+
+/** The list of a replaceable middleware, and how many times it was replaced. */
+interface Replaceable {
+  chain: Chain;
+  version: number;
+}
+
+/** A place in a chain whose middleware can be replaced while requests run (see {@link replaceableMiddleware}). */
+export interface ReplaceableMiddleware {
+  /** What goes in the chain: it runs, for each request, the list it holds when the request starts. */
+  readonly middleware: Middleware<MiddlewareRequest, ServerContext>;
+  /** Replaces the list: requests that start from now on run `chain`, those under way keep theirs. */
+  replace(chain: Chain): void;
+}
+
+/**
+ * A middleware that stands for a list of them, replaceable while requests run: a gateway's
+ * policies, replaced when its config is read again. In a chain, its list is run as if it were
+ * there itself (middleware that decides at once still does).
+ */
+export function replaceableMiddleware(initial: Chain): ReplaceableMiddleware {
+  const state: Replaceable = { chain: [...initial], version: 0 };
+  const middleware: Middleware<MiddlewareRequest, ServerContext> = (request, context, next) =>
+    runMiddleware(state.chain, request, context, (passed) => next(passed));
+  Object.assign(middleware, { [REPLACEABLE]: state });
+  return {
+    middleware,
+    replace: (chain) => {
+      state.chain = [...chain];
+      state.version++;
+    },
+  };
+}
+
+function replaceableOf(middleware: Middleware<MiddlewareRequest, ServerContext>): Replaceable | undefined {
+  return (middleware as { [REPLACEABLE]?: Replaceable })[REPLACEABLE];
+}
+
+/**
+ * Whether `middleware` decides every request at once (see `withAdmission`); a replaceable one
+ * when every middleware of its list does, now.
+ */
+export function decidesAtOnce(middleware: Middleware<MiddlewareRequest, ServerContext>): boolean {
+  const replaceable = replaceableOf(middleware);
+  return replaceable === undefined ? admissionOf(middleware) !== undefined : replaceable.chain.every(decidesAtOnce);
+}
+
+/** `chain` with each replaceable middleware's list in its place; `seen` gets each replaceable and its version. */
+function flatten(chain: Chain, seen: Array<[Replaceable, number]>): Chain {
+  if (!chain.some((middleware) => replaceableOf(middleware) !== undefined)) return chain;
+  return chain.flatMap((middleware) => {
+    const replaceable = replaceableOf(middleware);
+    if (replaceable === undefined) return [middleware];
+    seen.push([replaceable, replaceable.version]);
+    return flatten(replaceable.chain, seen);
+  });
+}
+
 /** A chain with its leading decisions: those of the middleware before the first that has none. */
 class AdmissionChain {
   readonly admits: readonly Admit[];
   /** The chain from each middleware on, for the request that goes on as streams from there. */
   readonly rests: readonly Chain[];
+  readonly chain: Chain;
+  /** The replaceable middleware read, with the version read. */
+  private readonly replaceables: Array<[Replaceable, number]> = [];
 
   constructor(
     readonly handler: RequestHandler,
-    readonly chain: Chain,
+    given: Chain,
   ) {
+    const chain = (this.chain = flatten(given, this.replaceables));
     const admits: Admit[] = [];
     for (const middleware of chain) {
       const admit = admissionOf(middleware);
@@ -66,6 +130,17 @@ class AdmissionChain {
     this.admits = admits;
     this.rests = Array.from({ length: admits.length + 1 }, (_, index) => chain.slice(index));
   }
+
+  /** Whether a replaceable middleware of the chain was replaced since. */
+  get stale(): boolean {
+    for (const [replaceable, version] of this.replaceables) if (replaceable.version !== version) return true;
+    return false;
+  }
+
+  /** Whether the chain has replaceable middleware. */
+  get replaceable(): boolean {
+    return this.replaceables.length > 0;
+  }
 }
 
 /**
@@ -74,9 +149,12 @@ class AdmissionChain {
  */
 export function runAround(handler: RequestHandler, chain: Chain): RequestHandler {
   if (chain.length === 0) return handler;
-  const admitting = new AdmissionChain(handler, chain);
-  if (admitting.admits.length === 0) return streamed(handler, chain);
-  return (params, context, owner) => new AdmittedCall(admitting, params, context, owner);
+  let admitting = new AdmissionChain(handler, chain);
+  if (admitting.admits.length === 0 && !admitting.replaceable) return streamed(handler, chain);
+  return (params, context, owner) => {
+    if (admitting.replaceable && admitting.stale) admitting = new AdmissionChain(handler, chain);
+    return new AdmittedCall(admitting, params, context, owner);
+  };
 }
 
 /**

@@ -47,7 +47,7 @@ async function run(chain: ServerMiddleware[], handler: RequestHandler, method = 
 }
 
 /** A middleware that decides at once, recording what it is asked and what it releases. */
-function recorded(name: string, log: string[], admission: () => Admission): ServerMiddleware {
+function recorded(name: string, log: string[], admission: () => Admission | 'hold'): ServerMiddleware {
   return withAdmission(
     (_request, _context, next) => {
       log.push(`${name} as a stream`);
@@ -66,7 +66,7 @@ describe('middleware that decides at once', () => {
 
   it('runs the handler of every form, once, after every decision', async () => {
     const log: string[] = [];
-    const chain = [recorded('a', log, () => undefined), recorded('b', log, () => 'hold' as never)];
+    const chain = [recorded('a', log, () => undefined), recorded('b', log, () => 'hold')];
     const handlers: RequestHandler[] = [
       () => result,
       () => Promise.resolve(result),
@@ -89,7 +89,7 @@ describe('middleware that decides at once', () => {
     const log: string[] = [];
     const refusal = new JsonRpcError(ErrorCode.RateLimited, 'no');
     let runs = 0;
-    const chain = [recorded('a', log, () => 'hold' as never), recorded('b', log, () => refusal)];
+    const chain = [recorded('a', log, () => 'hold'), recorded('b', log, () => refusal)];
     expect(await run(chain, () => void runs++)).toEqual({ failed: refusal });
     expect(runs).toBe(0);
     expect(log).toEqual(['a asked', 'b asked', 'a released']);
@@ -106,11 +106,11 @@ describe('middleware that decides at once', () => {
     expect(await run([throwing], () => result)).toEqual({ failed: thrown });
     const log: string[] = [];
     expect(
-      await run([recorded('a', log, () => 'hold' as never)], () => {
+      await run([recorded('a', log, () => 'hold')], () => {
         throw thrown;
       }),
     ).toEqual({ failed: thrown });
-    expect(await run([recorded('a', log, () => 'hold' as never)], () => throwError(() => thrown))).toEqual({
+    expect(await run([recorded('a', log, () => 'hold')], () => throwError(() => thrown))).toEqual({
       failed: thrown,
     });
     expect(log).toEqual(['a asked', 'a released', 'a asked', 'a released']);
@@ -120,7 +120,7 @@ describe('middleware that decides at once', () => {
     const log: string[] = [];
     let torn = 0;
     const handler: RequestHandler = () => new Observable(() => () => void torn++);
-    const output = withMiddleware(handler, [recorded('a', log, () => 'hold' as never)])({}, requestContext(), SESSION);
+    const output = withMiddleware(handler, [recorded('a', log, () => 'hold')])({}, requestContext(), SESSION);
     const subscription: Subscription = observeOutput(output).subscribe();
     expect(log).toEqual(['a asked']);
     subscription.unsubscribe();
@@ -134,7 +134,7 @@ describe('middleware that decides at once', () => {
     const upper: ServerMiddleware = (_request, _context, next) =>
       next().pipe(map((event: MiddlewareEvent) => ({ ...event, seen: true })));
     const chain = [
-      recorded('a', log, () => 'hold' as never),
+      recorded('a', log, () => 'hold'),
       recorded('b', log, () => RUN_MIDDLEWARE),
       upper,
       recorded('c', log, () => undefined),
