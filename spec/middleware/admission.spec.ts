@@ -8,6 +8,7 @@ import { admissionOf, RUN_MIDDLEWARE, withAdmission } from '../../lib/connection
 import type { Admission, MiddlewareEvent } from '../../lib/connection/middleware';
 import { ErrorCode, JsonRpcError } from '../../lib/jsonrpc/errors';
 import { withMiddleware } from '../../lib/server/middleware';
+import { decidesAtOnce, replaceableMiddleware } from '../../lib/server/middleware-runner';
 import type { ServerMiddleware } from '../../lib/server/middleware';
 import { authorize, concurrencyLimit, rateLimit } from '../../lib/server/middleware-kit';
 import type { McpServer } from '../../lib/server/server';
@@ -158,6 +159,41 @@ describe('middleware that decides at once', () => {
         rateLimit({ limit: 1, windowMs: 1000, store: { hit: () => Promise.resolve({ count: 1, resetInMs: 1 }) } }),
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('a replaceable middleware', () => {
+  const result = { content: [{ type: 'text', text: 'ok' }] };
+
+  it('runs its list in its place; a replaced list applies to the requests that start after', async () => {
+    const log: string[] = [];
+    const policies = replaceableMiddleware([recorded('a', log, () => 'hold')]);
+    const handler = withMiddleware(() => of(result), [recorded('outer', log, () => undefined), policies.middleware]);
+    let release!: () => void;
+    const slow = withMiddleware(
+      () => new Observable((subscriber) => void (release = () => (subscriber.next(result), subscriber.complete()))),
+      [policies.middleware],
+    );
+    const under = lastValueFrom(observeOutput(slow({}, requestContext(), SESSION)));
+    expect(await lastValueFrom(observeOutput(handler({}, requestContext(), SESSION)))).toEqual(result);
+    policies.replace([recorded('b', log, () => new JsonRpcError(ErrorCode.Forbidden, 'no'))]);
+    await expect(lastValueFrom(observeOutput(handler({}, requestContext(), SESSION)))).rejects.toMatchObject({
+      code: ErrorCode.Forbidden,
+    });
+    // The request under way keeps what it started with: it ends, releasing its hold of `a`.
+    release();
+    expect(await under).toEqual(result);
+    expect(log).toEqual(['a asked', 'outer asked', 'a asked', 'a released', 'outer asked', 'b asked', 'a released']);
+  });
+
+  it('decides at once while its list does, and runs as a stream in a chain run as streams', async () => {
+    const policies = replaceableMiddleware([rateLimit({ limit: 1, windowMs: 1000 })]);
+    expect(decidesAtOnce(policies.middleware)).toBe(true);
+    policies.replace([asStream(rateLimit({ limit: 1, windowMs: 1000 }))]);
+    expect(decidesAtOnce(policies.middleware)).toBe(false);
+    const chain = [asStream((_r, _c, next) => next()), policies.middleware];
+    expect(await run(chain, () => result)).toEqual([result]);
+    expect(await run(chain, () => result)).toMatchObject({ failed: { code: ErrorCode.RateLimited } });
   });
 });
 
