@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '../jsonrpc/errors';
+import { ChannelCalls } from './channel-calls';
 import type { CallOutcome, ServerMetrics } from './server-metrics';
 
 /** What the tracker needs of the channel a request came on: a session's transport, or none. */
@@ -42,10 +43,10 @@ interface MessageShape {
 
 /** Follows calls per channel (a session's transport, or a modern exchange). */
 export class CallTracker {
-  private readonly pending = new WeakMap<CallChannel, Map<unknown, PendingCall>>();
+  private readonly pending = new WeakMap<CallChannel, ChannelCalls<PendingCall>>();
   /** The channel seen last and its calls: a request and its response find them without a lookup. */
   private lastChannel: CallChannel | undefined;
-  private lastCalls: Map<unknown, PendingCall> | undefined;
+  private lastCalls: ChannelCalls<PendingCall> | undefined;
 
   constructor(private readonly options: CallTrackerOptions) {}
 
@@ -57,7 +58,7 @@ export class CallTracker {
       if (message.id !== undefined && message.id !== null) {
         let calls = this.callsOf(channel);
         if (calls === undefined) {
-          this.pending.set(channel, (calls = new Map()));
+          this.pending.set(channel, (calls = new ChannelCalls()));
           this.lastChannel = channel;
           this.lastCalls = calls;
         }
@@ -84,7 +85,7 @@ export class CallTracker {
   }
 
   /** Ends the call `response` answers, if it is a response to one of `calls`. */
-  private answer(calls: Map<unknown, PendingCall>, response: MessageShape): void {
+  private answer(calls: ChannelCalls<PendingCall>, response: MessageShape): void {
     if (response.method !== undefined || response.id === undefined) return;
     const call = calls.get(response.id);
     if (call === undefined) return;
@@ -106,7 +107,7 @@ export class CallTracker {
     for (const call of calls.values()) this.end(call, 'closed');
   }
 
-  private callsOf(channel: CallChannel): Map<unknown, PendingCall> | undefined {
+  private callsOf(channel: CallChannel): ChannelCalls<PendingCall> | undefined {
     if (channel === this.lastChannel) return this.lastCalls;
     const calls = this.pending.get(channel);
     if (calls !== undefined) {
