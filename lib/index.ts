@@ -259,7 +259,7 @@ export type {
   ServerNotificationMap,
 } from './schema/method-map';
 export type { RequestMap, NotificationMap, RequestMethod, NotificationMethod } from './schema/method-map';
-export type { ParamsOf, PlainParamsOf, ResultOf } from './schema/method-map';
+export type { ParamsOf, PlainParamsOf, ResultFor, ResultOf } from './schema/method-map';
 export type { Resource, ResourceTemplate, ReadResourceResult } from './schema/resources';
 export type { Prompt, GetPromptResult } from './schema/prompts';
 export type { CompleteRequestParams, CompleteResult } from './schema/completion';

@@ -56,7 +56,7 @@ function generate(methodsSource, schemaFiles) {
   };
   // The params type by its own name when a schema file exports one, else read off the definition.
   const paramsOf = (definition) =>
-    exports.has(`${definition}Params`) ? use(`${definition}Params`) : `Params<${use(definition)}>`;
+    exports.has(`${definition}Params`) ? use(`${definition}Params`) : `ParamsIn<${use(definition)}>`;
   // Written as prettier writes them (the file is checked with the rest of lib): keys quoted only
   // where they must be, imports past 120 columns one name a line.
   const key = (method) => (/^[A-Za-z_$][\w$]*$/.test(method) ? method : `'${method}'`);
@@ -84,7 +84,7 @@ function generate(methodsSource, schemaFiles) {
 ${importLines.join('\n')}
 
 /** A definition's params as a handler receives them: the object, when the definition's params are optional. */
-type Params<D> = D extends { params?: infer P } ? NonNullable<P> : Record<string, unknown>;
+export type ParamsIn<D> = D extends { params?: infer P } ? NonNullable<P> : Record<string, unknown>;
 
 /** The requests a client sends and a server answers, by method: their params and result. */
 export interface ClientRequestMap {
@@ -137,15 +137,12 @@ export type PlainParamsOf<M extends string> = ParamsOf<M> & { readonly task?: un
 /** The result of request \`M\`; \`Record<string, unknown>\` for a method the registry does not name. */
 export type ResultOf<M extends string> = M extends RequestMethod ? RequestMap[M]['result'] : Record<string, unknown>;
 
-/** The type of the \`task\` that params \`P\` may carry; \`undefined\` when they name none. */
-type TaskOf<P> = P extends { readonly task?: infer T } ? T : undefined;
-
 /**
  * The result of request \`M\` sent with params \`P\`: \`ResultOf<M>\` when \`P\` carries no \`task\`;
  * when it may (a task-augmented request, 2025-11-25), that or the \`${createTaskResult}\` it is
  * answered with instead.
  */
-export type ResultFor<M extends string, P> = [TaskOf<P>] extends [undefined]
+export type ResultFor<M extends string, P> = [P extends { readonly task?: infer T } ? T : undefined] extends [undefined]
   ? ResultOf<M>
   : ResultOf<M> | ${createTaskResult};
 `;

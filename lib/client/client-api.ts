@@ -206,6 +206,7 @@ export interface McpClient {
     params?: P,
     options?: RequestOptions,
   ): Observable<ResultFor<M, P>>;
+  /** Sends a request of any method, with plain records for its params and result (see above). */
   request(
     method: string,
     params?: Record<string, unknown>,

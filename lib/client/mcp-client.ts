@@ -16,11 +16,11 @@ import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
-import type { RequestOptions } from '../connection/request-pipeline';
+import type { RequestOptions as Sending } from '../connection/request-pipeline';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { paginate } from '../operators/paginate';
 import type { CompleteRequestParams, CompleteResult } from '../schema/completion';
-import type { ClientRequestMap, ParamsOf, ResultFor } from '../schema/method-map';
+import type { ClientRequestMap, ParamsOf as Params, ResultFor as Result } from '../schema/method-map';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { LoggingLevel, LoggingMessageNotificationParams } from '../schema/logging';
 import type { GetPromptResult, Prompt } from '../schema/prompts';
@@ -54,7 +54,7 @@ export type { ClientSetup } from './client-setup';
 
 const DEFAULT_MAX_LIST_PAGES = 1000;
 /** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
-const LISTEN_OPTIONS: RequestOptions = { timeoutMs: Infinity };
+const LISTEN_OPTIONS: Sending = { timeoutMs: Infinity };
 type Plain = Record<string, unknown>;
 type Sent = keyof ClientRequestMap;
 
@@ -168,13 +168,9 @@ export class Client implements McpClient, ToolCallContext {
       });
   }
 
-  request<M extends Sent, P extends ParamsOf<M>>(
-    method: M,
-    params?: P,
-    options?: RequestOptions,
-  ): Observable<ResultFor<M, P>>;
-  request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain>;
-  request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain> {
+  request<M extends Sent, P extends Params<M>>(method: M, params?: P, options?: Sending): Observable<Result<M, P>>;
+  request(method: string, params?: Plain, options?: Sending): Observable<Plain>;
+  request(method: string, params?: Plain, options?: Sending): Observable<Plain> {
     return this.send(method, params, options);
   }
 
@@ -182,19 +178,19 @@ export class Client implements McpClient, ToolCallContext {
   private send(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: RequestOptions = {},
+    options: Sending = {},
     hooks?: RoundHooks,
   ): Observable<Record<string, unknown>> {
     if (!this.modern) return this.connection.request(method, params, options);
     return modernRequest(this.modern, method, params, options, hooks);
   }
 
-  private pingRequest(options?: RequestOptions): Observable<Record<string, unknown>> {
+  private pingRequest(options?: Sending): Observable<Record<string, unknown>> {
     // The modern revisions have no ping; discovery is the cheapest request every server answers.
     return this.send(this.modern ? 'server/discover' : 'ping', undefined, options);
   }
 
-  ping(options?: RequestOptions): Observable<void> {
+  ping(options?: Sending): Observable<void> {
     return this.pingRequest(options).pipe(map(() => undefined));
   }
 
@@ -202,7 +198,7 @@ export class Client implements McpClient, ToolCallContext {
     return (this.lazy.tools$ ??= this.cached('tools/list', () => this.listTools(), 'toolsListChanged'));
   }
 
-  listTools(options?: RequestOptions): Observable<Tool[]> {
+  listTools(options?: Sending): Observable<Tool[]> {
     return this.listAll<Tool>('tools/list', 'tools', 'tools', options).pipe(map((tools) => this.tools.record(tools)));
   }
 
@@ -222,7 +218,7 @@ export class Client implements McpClient, ToolCallContext {
 
   sendToolCall(
     params: Record<string, unknown>,
-    options: RequestOptions,
+    options: Sending,
     onInputRequired: (round: number, requests: InputRequests) => void,
     onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
   ): Observable<Record<string, unknown>> {
@@ -252,15 +248,15 @@ export class Client implements McpClient, ToolCallContext {
     ));
   }
 
-  listResources(options?: RequestOptions): Observable<Resource[]> {
+  listResources(options?: Sending): Observable<Resource[]> {
     return this.listAll<Resource>('resources/list', 'resources', 'resources', options);
   }
 
-  listResourceTemplates(options?: RequestOptions): Observable<ResourceTemplate[]> {
+  listResourceTemplates(options?: Sending): Observable<ResourceTemplate[]> {
     return this.listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'resources', options);
   }
 
-  readResource(uri: string, options?: RequestOptions): Observable<ReadResourceResult> {
+  readResource(uri: string, options?: Sending): Observable<ReadResourceResult> {
     return this.request('resources/read', { uri }, options);
   }
 
@@ -280,20 +276,20 @@ export class Client implements McpClient, ToolCallContext {
     return (this.lazy.prompts$ ??= this.cached('prompts/list', () => this.listPrompts(), 'promptsListChanged'));
   }
 
-  listPrompts(options?: RequestOptions): Observable<Prompt[]> {
+  listPrompts(options?: Sending): Observable<Prompt[]> {
     return this.listAll<Prompt>('prompts/list', 'prompts', 'prompts', options);
   }
 
-  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Observable<GetPromptResult> {
+  getPrompt(name: string, args?: Record<string, string>, options?: Sending): Observable<GetPromptResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
     return this.request('prompts/get', params, options);
   }
 
-  complete(params: CompleteRequestParams, options?: RequestOptions): Observable<CompleteResult> {
+  complete(params: CompleteRequestParams, options?: Sending): Observable<CompleteResult> {
     return this.request('completion/complete', params, options);
   }
 
-  setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Observable<void> {
+  setLoggingLevel(level: LoggingLevel, options?: Sending): Observable<void> {
     if (this.modern) {
       // Modern revisions have no logging/setLevel: the level rides in each request's _meta.
       return of(undefined).pipe(tap(() => (this.logLevel = level)));
@@ -383,7 +379,7 @@ export class Client implements McpClient, ToolCallContext {
     return this.notified(method).pipe(map((message) => (message.params ?? {}) as T));
   }
 
-  private listAll<T>(method: string, key: string, capability: string, options?: RequestOptions): Observable<T[]> {
+  private listAll<T>(method: string, key: string, capability: string, options?: Sending): Observable<T[]> {
     if (this.capabilitiesKnown && !hasCapability(this.serverCapabilities, capability)) return of([]);
     const pages = this.modern ? this.freshness.track(method) : undefined;
     return paginate<Record<string, unknown>, T>({

@@ -130,6 +130,7 @@ export interface Connection {
     params?: P,
     options?: RequestOptions,
   ): Observable<ResultFor<M, P>>;
+  /** Sends a request of any method, with plain records for its params and result (see above). */
   request(
     method: string,
     params?: Record<string, unknown>,
@@ -156,6 +157,7 @@ export interface Connection {
    * params and answers its result as the method map types them.
    */
   setRequestHandler<M extends RequestMethod>(method: M, handler: RequestHandler<M>): void;
+  /** Adds or replaces the handler of any request method, which takes and answers plain records. */
   setRequestHandler(method: string, handler: RequestHandler): void;
   /** Removes the handler of a request method. */
   removeRequestHandler(method: string): void;

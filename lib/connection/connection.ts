@@ -9,7 +9,7 @@ import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
 import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import type { ParamsOf, RequestMethod as Method, ResultFor } from '../schema/method-map';
+import type { ParamsOf as Params, RequestMethod as Method, ResultFor as Result } from '../schema/method-map';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import { enterModern, runClientHandshake } from './client-handshake';
@@ -26,7 +26,7 @@ import { adoptLifecycleContext, createLifecycle } from './connection-lifecycle';
 import { Flag, flagsOf } from './lifecycle-flags';
 import type { LifecycleRunner } from './lifecycle-runner';
 import { checkedResult, DEFAULT_REQUEST_TIMEOUT_MS, sendRequest, startRequest } from './request-pipeline';
-import type { RequesterDeps, RequestOptions, RequestSink } from './request-pipeline';
+import type { RequesterDeps, RequestOptions as Sending, RequestSink } from './request-pipeline';
 import type { serverLifecycle } from './server-lifecycle.machine';
 import { MODERN_REVISIONS } from './modern';
 import type { ModernPolicy } from './modern';
@@ -206,13 +206,9 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     return this.dispatcherPart?.size ?? 0;
   }
 
-  request<M extends Method, P extends ParamsOf<M>>(
-    method: M,
-    params?: P,
-    options?: RequestOptions,
-  ): Observable<ResultFor<M, P>>;
-  request(method: string, params?: Plain, options?: RequestOptions): Observable<Plain>;
-  request(method: string, params?: Plain, requestOptions: RequestOptions = {}): Observable<Plain> {
+  request<M extends Method, P extends Params<M>>(method: M, params?: P, options?: Sending): Observable<Result<M, P>>;
+  request(method: string, params?: Plain, options?: Sending): Observable<Plain>;
+  request(method: string, params?: Plain, requestOptions: Sending = {}): Observable<Plain> {
     const outbound = this.options.outbound;
     if (outbound)
       return outbound(method, params, requestOptions, (m, p, o, id) => sendRequest(this, m, p, o, true, id));
@@ -222,7 +218,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   startRequest(
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: RequestOptions,
+    requestOptions: Sending,
     sink: RequestSink,
   ): Unsubscribable | undefined {
     if (this.options.outbound) return this.request(method, params, requestOptions).subscribe(sink);

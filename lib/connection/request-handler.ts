@@ -85,6 +85,7 @@ export interface RequestContext {
     params?: P,
     options?: NestedRequestOptions,
   ): Observable<ResultFor<M, P>>;
+  /** Sends a request of any method to the peer, with plain records for its params and result. */
   request(
     method: string,
     params?: Record<string, unknown>,
@@ -115,6 +116,7 @@ export type OwnerArgument<O> = unknown extends O ? [owner?: unknown] : [owner: O
  */
 export type RequestHandler<M extends string = string, O = unknown, R = ResultOf<M>> = {
   // A method's parameters are compared both ways, so a typed handler fits a record of untyped ones.
+  /** Answers one request: its params, what the handler can see and do, and the connection's owner. */
   handle(
     params: ParamsOf<M>,
     context: RequestContext,

@@ -30,3 +30,53 @@ export type { TextMapPropagatorLike, TracerProviderLike } from '../connection/tr
 export type { InputRequest, InputRequests } from '../client/input-requests';
 export type { ListedMetadata } from '../server/resource-definition';
 export type { StructuredContent } from '../server/tool-definition';
+// The params and results the method map names (schema/method-map.ts).
+export type { ParamsIn } from '../schema/method-map';
+export type { DiscoverRequest, DiscoverResult } from '../schema/discover';
+export type { ElicitationCompleteNotification } from '../schema/elicitation';
+export type { EmptyResult } from '../schema/envelope';
+export type {
+  InitializeRequestParams,
+  InitializeResult,
+  InitializedNotification,
+  PingRequest,
+} from '../schema/lifecycle';
+export type { SetLevelRequestParams } from '../schema/logging';
+export type { CancelledNotificationParams, ProgressNotificationParams } from '../schema/notifications';
+export type { GetPromptRequestParams, ListPromptsRequest, ListPromptsResult } from '../schema/prompts';
+export type { PromptListChangedNotification } from '../schema/prompts';
+export type {
+  ListResourceTemplatesRequest,
+  ListResourceTemplatesResult,
+  ListResourcesRequest,
+  ListResourcesResult,
+  ReadResourceRequestParams,
+  ResourceListChangedNotification,
+  ResourceUpdatedNotificationParams,
+  SubscribeRequestParams,
+  UnsubscribeRequestParams,
+} from '../schema/resources';
+export type { ListRootsRequest, RootsListChangedNotification } from '../schema/roots';
+export type {
+  SubscriptionsAcknowledgedNotificationParams,
+  SubscriptionsListenRequestParams,
+  SubscriptionsListenResult,
+} from '../schema/subscriptions';
+export type {
+  CancelTaskRequest,
+  CancelTaskResult,
+  CreateTaskResult,
+  GetTaskPayloadRequest,
+  GetTaskPayloadResult,
+  GetTaskRequest,
+  GetTaskResult,
+  ListTasksRequest,
+  ListTasksResult,
+  TaskStatusNotificationParams,
+} from '../schema/tasks';
+export type {
+  CallToolRequestParams,
+  ListToolsRequest,
+  ListToolsResult,
+  ToolListChangedNotification,
+} from '../schema/tools';

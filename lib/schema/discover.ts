@@ -25,7 +25,9 @@ const modern = () => discoverSchemas(V2026_07_28);
 
 /** `server/discover`: what the server speaks and supports; params carry only `_meta`. */
 export const DiscoverRequestSchema = z.lazy(() => modern().DiscoverRequest);
+/** A `server/discover` request. */
 export type DiscoverRequest = z.infer<typeof DiscoverRequestSchema>;
 /** The result of `server/discover`: supported revisions, capabilities, instructions, caching hints. */
 export const DiscoverResultSchema = z.lazy(() => modern().DiscoverResult);
+/** The result of `server/discover`. */
 export type DiscoverResult = z.infer<typeof DiscoverResultSchema>;

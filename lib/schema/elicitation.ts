@@ -270,6 +270,7 @@ export const ElicitResultSchema = z.lazy(() => latest().ElicitResult);
 export type ElicitResult = z.infer<typeof ElicitResultSchema>;
 /** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
 export const ElicitationCompleteNotificationSchema = z.lazy(() => latest().ElicitationCompleteNotification);
+/** A `notifications/elicitation/complete` notification. */
 export type ElicitationCompleteNotification = z.infer<typeof ElicitationCompleteNotificationSchema>;
 /** The error response (-32042) that asks the client to complete URL elicitations first. */
 export const URLElicitationRequiredErrorSchema = z.lazy(() => latest().URLElicitationRequiredError);

@@ -244,6 +244,7 @@ export type Result = z.infer<typeof ResultSchema>;
 
 /** A result that carries nothing but may carry `_meta` (ping, subscribe, setLevel...). */
 export const EmptyResultSchema = z.lazy(() => latest().EmptyResult);
+/** A result that says only that the request succeeded. */
 export type EmptyResult = z.infer<typeof EmptyResultSchema>;
 
 /** The error object of a JSON-RPC error response (the `Error` definition; renamed to keep the global). */

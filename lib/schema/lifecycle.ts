@@ -44,18 +44,22 @@ const latest = () => lifecycleSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of `initialize`: the client's revision, capabilities and identity. */
 export const InitializeRequestParamsSchema = z.lazy(() => latest().InitializeRequestParams);
+/** The params of `initialize`. */
 export type InitializeRequestParams = z.infer<typeof InitializeRequestParamsSchema>;
 /** `initialize`: the first request of every session. */
 export const InitializeRequestSchema = z.lazy(() => latest().InitializeRequest);
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
 /** The result of `initialize`: the negotiated revision, the server's capabilities and identity. */
 export const InitializeResultSchema = z.lazy(() => latest().InitializeResult);
+/** The result of `initialize`. */
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
 /** `notifications/initialized`: the client is ready for normal operation. */
 export const InitializedNotificationSchema = z.lazy(() => latest().InitializedNotification);
+/** A `notifications/initialized` notification. */
 export type InitializedNotification = z.infer<typeof InitializedNotificationSchema>;
 
 /** `ping`: either side checks that the other is alive; the answer is an empty result. */
 export const PingRequestSchema = z.lazy(() => latest().PingRequest);
+/** A `ping` request. */
 export type PingRequest = z.infer<typeof PingRequestSchema>;

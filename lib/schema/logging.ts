@@ -35,6 +35,7 @@ const latest = () => loggingSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of `logging/setLevel`. */
 export const SetLevelRequestParamsSchema = z.lazy(() => latest().SetLevelRequestParams);
+/** The params of `logging/setLevel`. */
 export type SetLevelRequestParams = z.infer<typeof SetLevelRequestParamsSchema>;
 /** `logging/setLevel`: the least severe level the client wants to receive. */
 export const SetLevelRequestSchema = z.lazy(() => latest().SetLevelRequest);

@@ -58,49 +58,49 @@ import type {
 } from './tools';
 
 /** A definition's params as a handler receives them: the object, when the definition's params are optional. */
-type Params<D> = D extends { params?: infer P } ? NonNullable<P> : Record<string, unknown>;
+export type ParamsIn<D> = D extends { params?: infer P } ? NonNullable<P> : Record<string, unknown>;
 
 /** The requests a client sends and a server answers, by method: their params and result. */
 export interface ClientRequestMap {
   initialize: { params: InitializeRequestParams; result: InitializeResult };
-  'server/discover': { params: Params<DiscoverRequest>; result: DiscoverResult };
-  ping: { params: Params<PingRequest>; result: EmptyResult };
-  'resources/list': { params: Params<ListResourcesRequest>; result: ListResourcesResult };
-  'resources/templates/list': { params: Params<ListResourceTemplatesRequest>; result: ListResourceTemplatesResult };
+  'server/discover': { params: ParamsIn<DiscoverRequest>; result: DiscoverResult };
+  ping: { params: ParamsIn<PingRequest>; result: EmptyResult };
+  'resources/list': { params: ParamsIn<ListResourcesRequest>; result: ListResourcesResult };
+  'resources/templates/list': { params: ParamsIn<ListResourceTemplatesRequest>; result: ListResourceTemplatesResult };
   'resources/read': { params: ReadResourceRequestParams; result: ReadResourceResult };
   'resources/subscribe': { params: SubscribeRequestParams; result: EmptyResult };
   'resources/unsubscribe': { params: UnsubscribeRequestParams; result: EmptyResult };
   'subscriptions/listen': { params: SubscriptionsListenRequestParams; result: SubscriptionsListenResult };
-  'prompts/list': { params: Params<ListPromptsRequest>; result: ListPromptsResult };
+  'prompts/list': { params: ParamsIn<ListPromptsRequest>; result: ListPromptsResult };
   'prompts/get': { params: GetPromptRequestParams; result: GetPromptResult };
-  'tools/list': { params: Params<ListToolsRequest>; result: ListToolsResult };
+  'tools/list': { params: ParamsIn<ListToolsRequest>; result: ListToolsResult };
   'tools/call': { params: CallToolRequestParams; result: CallToolResult };
   'logging/setLevel': { params: SetLevelRequestParams; result: EmptyResult };
   'completion/complete': { params: CompleteRequestParams; result: CompleteResult };
-  'tasks/get': { params: Params<GetTaskRequest>; result: GetTaskResult };
-  'tasks/result': { params: Params<GetTaskPayloadRequest>; result: GetTaskPayloadResult };
-  'tasks/list': { params: Params<ListTasksRequest>; result: ListTasksResult };
-  'tasks/cancel': { params: Params<CancelTaskRequest>; result: CancelTaskResult };
+  'tasks/get': { params: ParamsIn<GetTaskRequest>; result: GetTaskResult };
+  'tasks/result': { params: ParamsIn<GetTaskPayloadRequest>; result: GetTaskPayloadResult };
+  'tasks/list': { params: ParamsIn<ListTasksRequest>; result: ListTasksResult };
+  'tasks/cancel': { params: ParamsIn<CancelTaskRequest>; result: CancelTaskResult };
 }
 
 /** The requests a server sends and a client answers, by method: their params and result. */
 export interface ServerRequestMap {
-  ping: { params: Params<PingRequest>; result: EmptyResult };
+  ping: { params: ParamsIn<PingRequest>; result: EmptyResult };
   'sampling/createMessage': { params: CreateMessageRequestParams; result: CreateMessageResult };
-  'roots/list': { params: Params<ListRootsRequest>; result: ListRootsResult };
+  'roots/list': { params: ParamsIn<ListRootsRequest>; result: ListRootsResult };
   'elicitation/create': { params: ElicitRequestParams; result: ElicitResult };
-  'tasks/get': { params: Params<GetTaskRequest>; result: GetTaskResult };
-  'tasks/result': { params: Params<GetTaskPayloadRequest>; result: GetTaskPayloadResult };
-  'tasks/list': { params: Params<ListTasksRequest>; result: ListTasksResult };
-  'tasks/cancel': { params: Params<CancelTaskRequest>; result: CancelTaskResult };
+  'tasks/get': { params: ParamsIn<GetTaskRequest>; result: GetTaskResult };
+  'tasks/result': { params: ParamsIn<GetTaskPayloadRequest>; result: GetTaskPayloadResult };
+  'tasks/list': { params: ParamsIn<ListTasksRequest>; result: ListTasksResult };
+  'tasks/cancel': { params: ParamsIn<CancelTaskRequest>; result: CancelTaskResult };
 }
 
 /** The notifications a client sends, by method: their params. */
 export interface ClientNotificationMap {
-  'notifications/initialized': { params: Params<InitializedNotification> };
+  'notifications/initialized': { params: ParamsIn<InitializedNotification> };
   'notifications/cancelled': { params: CancelledNotificationParams };
   'notifications/progress': { params: ProgressNotificationParams };
-  'notifications/roots/list_changed': { params: Params<RootsListChangedNotification> };
+  'notifications/roots/list_changed': { params: ParamsIn<RootsListChangedNotification> };
   'notifications/tasks/status': { params: TaskStatusNotificationParams };
 }
 
@@ -109,12 +109,12 @@ export interface ServerNotificationMap {
   'notifications/cancelled': { params: CancelledNotificationParams };
   'notifications/progress': { params: ProgressNotificationParams };
   'notifications/subscriptions/acknowledged': { params: SubscriptionsAcknowledgedNotificationParams };
-  'notifications/resources/list_changed': { params: Params<ResourceListChangedNotification> };
+  'notifications/resources/list_changed': { params: ParamsIn<ResourceListChangedNotification> };
   'notifications/resources/updated': { params: ResourceUpdatedNotificationParams };
-  'notifications/prompts/list_changed': { params: Params<PromptListChangedNotification> };
-  'notifications/tools/list_changed': { params: Params<ToolListChangedNotification> };
+  'notifications/prompts/list_changed': { params: ParamsIn<PromptListChangedNotification> };
+  'notifications/tools/list_changed': { params: ParamsIn<ToolListChangedNotification> };
   'notifications/message': { params: LoggingMessageNotificationParams };
-  'notifications/elicitation/complete': { params: Params<ElicitationCompleteNotification> };
+  'notifications/elicitation/complete': { params: ParamsIn<ElicitationCompleteNotification> };
   'notifications/tasks/status': { params: TaskStatusNotificationParams };
 }
 
@@ -149,14 +149,11 @@ export type PlainParamsOf<M extends string> = ParamsOf<M> & { readonly task?: un
 /** The result of request `M`; `Record<string, unknown>` for a method the registry does not name. */
 export type ResultOf<M extends string> = M extends RequestMethod ? RequestMap[M]['result'] : Record<string, unknown>;
 
-/** The type of the `task` that params `P` may carry; `undefined` when they name none. */
-type TaskOf<P> = P extends { readonly task?: infer T } ? T : undefined;
-
 /**
  * The result of request `M` sent with params `P`: `ResultOf<M>` when `P` carries no `task`;
  * when it may (a task-augmented request, 2025-11-25), that or the `CreateTaskResult` it is
  * answered with instead.
  */
-export type ResultFor<M extends string, P> = [TaskOf<P>] extends [undefined]
+export type ResultFor<M extends string, P> = [P extends { readonly task?: infer T } ? T : undefined] extends [undefined]
   ? ResultOf<M>
   : ResultOf<M> | CreateTaskResult;

@@ -52,6 +52,7 @@ const latest = () => notificationSchemas(LATEST_LEGACY_REVISION);
 
 /** Params of `notifications/progress`: the token, the progress so far, and optional total and message. */
 export const ProgressNotificationParamsSchema = z.lazy(() => latest().ProgressNotificationParams);
+/** The params of `notifications/progress`. */
 export type ProgressNotificationParams = z.infer<typeof ProgressNotificationParamsSchema>;
 /** `notifications/progress`: progress on a request that asked for it with a progress token. */
 export const ProgressNotificationSchema = z.lazy(() => latest().ProgressNotification);
@@ -59,6 +60,7 @@ export type ProgressNotification = z.infer<typeof ProgressNotificationSchema>;
 
 /** Params of `notifications/cancelled`: which request, and why. */
 export const CancelledNotificationParamsSchema = z.lazy(() => latest().CancelledNotificationParams);
+/** The params of `notifications/cancelled`. */
 export type CancelledNotificationParams = z.infer<typeof CancelledNotificationParamsSchema>;
 /** `notifications/cancelled`: the sender no longer wants the answer to a request. */
 export const CancelledNotificationSchema = z.lazy(() => latest().CancelledNotification);

@@ -70,13 +70,16 @@ export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 /** `prompts/list`: one page of the server's prompts. */
 export const ListPromptsRequestSchema = z.lazy(() => latest().ListPromptsRequest);
+/** A `prompts/list` request. */
 export type ListPromptsRequest = z.infer<typeof ListPromptsRequestSchema>;
 /** The result of `prompts/list`. */
 export const ListPromptsResultSchema = z.lazy(() => latest().ListPromptsResult);
+/** The result of `prompts/list`. */
 export type ListPromptsResult = z.infer<typeof ListPromptsResultSchema>;
 
 /** Params of `prompts/get`: the prompt's name and string arguments. */
 export const GetPromptRequestParamsSchema = z.lazy(() => latest().GetPromptRequestParams);
+/** The params of `prompts/get`. */
 export type GetPromptRequestParams = z.infer<typeof GetPromptRequestParamsSchema>;
 /** `prompts/get`: render a prompt. */
 export const GetPromptRequestSchema = z.lazy(() => latest().GetPromptRequest);
@@ -88,4 +91,5 @@ export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
 
 /** `notifications/prompts/list_changed`: the list of prompts changed. */
 export const PromptListChangedNotificationSchema = z.lazy(() => latest().PromptListChangedNotification);
+/** A `notifications/prompts/list_changed` notification. */
 export type PromptListChangedNotification = z.infer<typeof PromptListChangedNotificationSchema>;

@@ -73,20 +73,25 @@ export type ResourceRequestParams = z.infer<typeof ResourceRequestParamsSchema>;
 
 /** `resources/list`: one page of the server's resources. */
 export const ListResourcesRequestSchema = z.lazy(() => latest().ListResourcesRequest);
+/** A `resources/list` request. */
 export type ListResourcesRequest = z.infer<typeof ListResourcesRequestSchema>;
 /** The result of `resources/list` (with caching hints from 2026-07-28). */
 export const ListResourcesResultSchema = z.lazy(() => latest().ListResourcesResult);
+/** The result of `resources/list`. */
 export type ListResourcesResult = z.infer<typeof ListResourcesResultSchema>;
 
 /** `resources/templates/list`: one page of the server's resource templates. */
 export const ListResourceTemplatesRequestSchema = z.lazy(() => latest().ListResourceTemplatesRequest);
+/** A `resources/templates/list` request. */
 export type ListResourceTemplatesRequest = z.infer<typeof ListResourceTemplatesRequestSchema>;
 /** The result of `resources/templates/list` (with caching hints from 2026-07-28). */
 export const ListResourceTemplatesResultSchema = z.lazy(() => latest().ListResourceTemplatesResult);
+/** The result of `resources/templates/list`. */
 export type ListResourceTemplatesResult = z.infer<typeof ListResourceTemplatesResultSchema>;
 
 /** Params of `resources/read` (and, when retried, the answers to its input requests). */
 export const ReadResourceRequestParamsSchema = z.lazy(() => latest().ReadResourceRequestParams);
+/** The params of `resources/read`. */
 export type ReadResourceRequestParams = z.infer<typeof ReadResourceRequestParamsSchema>;
 /** `resources/read`: the contents of one resource. */
 export const ReadResourceRequestSchema = z.lazy(() => latest().ReadResourceRequest);
@@ -98,6 +103,7 @@ export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 
 /** Params of `resources/subscribe` (through 2025-11-25). */
 export const SubscribeRequestParamsSchema = z.lazy(() => latest().SubscribeRequestParams);
+/** The params of `resources/subscribe`. */
 export type SubscribeRequestParams = z.infer<typeof SubscribeRequestParamsSchema>;
 /** `resources/subscribe`: ask for `notifications/resources/updated` about one URI (through 2025-11-25). */
 export const SubscribeRequestSchema = z.lazy(() => latest().SubscribeRequest);
@@ -105,6 +111,7 @@ export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
 
 /** Params of `resources/unsubscribe` (through 2025-11-25). */
 export const UnsubscribeRequestParamsSchema = z.lazy(() => latest().UnsubscribeRequestParams);
+/** The params of `resources/unsubscribe`. */
 export type UnsubscribeRequestParams = z.infer<typeof UnsubscribeRequestParamsSchema>;
 /** `resources/unsubscribe`: stop updates about one URI (through 2025-11-25). */
 export const UnsubscribeRequestSchema = z.lazy(() => latest().UnsubscribeRequest);
@@ -112,10 +119,12 @@ export type UnsubscribeRequest = z.infer<typeof UnsubscribeRequestSchema>;
 
 /** `notifications/resources/list_changed`: the list of resources changed. */
 export const ResourceListChangedNotificationSchema = z.lazy(() => latest().ResourceListChangedNotification);
+/** A `notifications/resources/list_changed` notification. */
 export type ResourceListChangedNotification = z.infer<typeof ResourceListChangedNotificationSchema>;
 
 /** Params of `notifications/resources/updated`. */
 export const ResourceUpdatedNotificationParamsSchema = z.lazy(() => latest().ResourceUpdatedNotificationParams);
+/** The params of `notifications/resources/updated`. */
 export type ResourceUpdatedNotificationParams = z.infer<typeof ResourceUpdatedNotificationParamsSchema>;
 /** `notifications/resources/updated`: a subscribed resource changed. */
 export const ResourceUpdatedNotificationSchema = z.lazy(() => latest().ResourceUpdatedNotification);

@@ -35,6 +35,7 @@ export type Root = z.infer<typeof RootSchema>;
 
 /** `roots/list`: the server asks the client for its roots. */
 export const ListRootsRequestSchema = z.lazy(() => latest().ListRootsRequest);
+/** A `roots/list` request. */
 export type ListRootsRequest = z.infer<typeof ListRootsRequestSchema>;
 /** The result of `roots/list`. */
 export const ListRootsResultSchema = z.lazy(() => latest().ListRootsResult);
@@ -43,4 +44,5 @@ export type ListRootsResult = z.infer<typeof ListRootsResultSchema>;
 
 /** `notifications/roots/list_changed`: the client's roots changed. */
 export const RootsListChangedNotificationSchema = z.lazy(() => latest().RootsListChangedNotification);
+/** A `notifications/roots/list_changed` notification. */
 export type RootsListChangedNotification = z.infer<typeof RootsListChangedNotificationSchema>;

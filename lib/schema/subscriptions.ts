@@ -53,6 +53,7 @@ export type SubscriptionFilter = z.infer<typeof SubscriptionFilterSchema>;
 
 /** Params of `subscriptions/listen`: `_meta` and the notifications wanted. */
 export const SubscriptionsListenRequestParamsSchema = z.lazy(() => modern().SubscriptionsListenRequestParams);
+/** The params of `subscriptions/listen`. */
 export type SubscriptionsListenRequestParams = z.infer<typeof SubscriptionsListenRequestParamsSchema>;
 /** `subscriptions/listen`: open a stream of change notifications; it lasts until either side ends it. */
 export const SubscriptionsListenRequestSchema = z.lazy(() => modern().SubscriptionsListenRequest);
@@ -63,12 +64,14 @@ export const SubscriptionsListenResultMetaObjectSchema = z.lazy(() => modern().S
 export type SubscriptionsListenResultMetaObject = z.infer<typeof SubscriptionsListenResultMetaObjectSchema>;
 /** The result of `subscriptions/listen`, sent when the server ends the subscription gracefully. */
 export const SubscriptionsListenResultSchema = z.lazy(() => modern().SubscriptionsListenResult);
+/** The result of `subscriptions/listen`. */
 export type SubscriptionsListenResult = z.infer<typeof SubscriptionsListenResultSchema>;
 
 /** Params of `notifications/subscriptions/acknowledged`: the notifications the server agreed to send. */
 export const SubscriptionsAcknowledgedNotificationParamsSchema = z.lazy(
   () => modern().SubscriptionsAcknowledgedNotificationParams,
 );
+/** The params of `notifications/subscriptions/acknowledged`. */
 export type SubscriptionsAcknowledgedNotificationParams = z.infer<
   typeof SubscriptionsAcknowledgedNotificationParamsSchema
 >;

@@ -73,38 +73,48 @@ export type TaskAugmentedRequestParams = z.infer<typeof TaskAugmentedRequestPara
 
 /** The immediate answer to a task-augmented request: the task that was created. */
 export const CreateTaskResultSchema = z.lazy(() => latest().CreateTaskResult);
+/** The answer to a task-augmented request (2025-11-25): the task it created. */
 export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
 
 /** `tasks/get`: the current state of a task. */
 export const GetTaskRequestSchema = z.lazy(() => latest().GetTaskRequest);
+/** A `tasks/get` request. */
 export type GetTaskRequest = z.infer<typeof GetTaskRequestSchema>;
 /** The result of `tasks/get`. */
 export const GetTaskResultSchema = z.lazy(() => latest().GetTaskResult);
+/** The result of `tasks/get`. */
 export type GetTaskResult = z.infer<typeof GetTaskResultSchema>;
 
 /** `tasks/result`: the result of the request a task stands for, once it is done. */
 export const GetTaskPayloadRequestSchema = z.lazy(() => latest().GetTaskPayloadRequest);
+/** A `tasks/result` request. */
 export type GetTaskPayloadRequest = z.infer<typeof GetTaskPayloadRequestSchema>;
 /** The result of `tasks/result`: whatever the original request's result is. */
 export const GetTaskPayloadResultSchema = z.lazy(() => latest().GetTaskPayloadResult);
+/** The result of `tasks/result`. */
 export type GetTaskPayloadResult = z.infer<typeof GetTaskPayloadResultSchema>;
 
 /** `tasks/cancel`: stop a task. */
 export const CancelTaskRequestSchema = z.lazy(() => latest().CancelTaskRequest);
+/** A `tasks/cancel` request. */
 export type CancelTaskRequest = z.infer<typeof CancelTaskRequestSchema>;
 /** The result of `tasks/cancel`: the task's state afterwards. */
 export const CancelTaskResultSchema = z.lazy(() => latest().CancelTaskResult);
+/** The result of `tasks/cancel`. */
 export type CancelTaskResult = z.infer<typeof CancelTaskResultSchema>;
 
 /** `tasks/list`: one page of the receiver's tasks. */
 export const ListTasksRequestSchema = z.lazy(() => latest().ListTasksRequest);
+/** A `tasks/list` request. */
 export type ListTasksRequest = z.infer<typeof ListTasksRequestSchema>;
 /** The result of `tasks/list`. */
 export const ListTasksResultSchema = z.lazy(() => latest().ListTasksResult);
+/** The result of `tasks/list`. */
 export type ListTasksResult = z.infer<typeof ListTasksResultSchema>;
 
 /** Params of `notifications/tasks/status`: the task's new state. */
 export const TaskStatusNotificationParamsSchema = z.lazy(() => latest().TaskStatusNotificationParams);
+/** The params of `notifications/tasks/status`. */
 export type TaskStatusNotificationParams = z.infer<typeof TaskStatusNotificationParamsSchema>;
 /** `notifications/tasks/status`: a task changed state. */
 export const TaskStatusNotificationSchema = z.lazy(() => latest().TaskStatusNotification);

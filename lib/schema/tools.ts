@@ -50,13 +50,16 @@ const latest = () => toolSchemas(LATEST_LEGACY_REVISION);
 
 /** `tools/list`: one page of the server's tools. */
 export const ListToolsRequestSchema = z.lazy(() => latest().ListToolsRequest);
+/** A `tools/list` request. */
 export type ListToolsRequest = z.infer<typeof ListToolsRequestSchema>;
 /** The result of `tools/list` (with caching hints from 2026-07-28). */
 export const ListToolsResultSchema = z.lazy(() => latest().ListToolsResult);
+/** The result of `tools/list`. */
 export type ListToolsResult = z.infer<typeof ListToolsResultSchema>;
 
 /** Params of `tools/call`: the tool's name and arguments (and, when retried, the answers to its input requests). */
 export const CallToolRequestParamsSchema = z.lazy(() => latest().CallToolRequestParams);
+/** The params of `tools/call`. */
 export type CallToolRequestParams = z.infer<typeof CallToolRequestParamsSchema>;
 /** `tools/call`: run a tool. */
 export const CallToolRequestSchema = z.lazy(() => latest().CallToolRequest);
@@ -68,4 +71,5 @@ export type CallToolResult = z.infer<typeof CallToolResultSchema>;
 
 /** `notifications/tools/list_changed`: the list of tools changed. */
 export const ToolListChangedNotificationSchema = z.lazy(() => latest().ToolListChangedNotification);
+/** A `notifications/tools/list_changed` notification. */
 export type ToolListChangedNotification = z.infer<typeof ToolListChangedNotificationSchema>;
