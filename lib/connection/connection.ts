@@ -3,23 +3,20 @@ import type { Observable, SchedulerLike, Subscription, Unsubscribable } from '..
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
 import { CapabilityNotSupportedError, ConnectionClosedError, NotInitializedError } from '../jsonrpc/errors';
-import { notification as makeNotification } from '../jsonrpc/message';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from '../jsonrpc/message';
+import { notification as makeNotification, type JsonRpcMessage, type JsonRpcNotification } from '../jsonrpc/message';
+import type { JsonRpcResponse, RequestId } from '../jsonrpc/message';
 import { childLogger } from '../base/logger';
 import { methodDefinition } from '../schema/methods';
-import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../schema/revisions';
-import type { Revision } from '../schema/revisions';
+import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type Revision } from '../schema/revisions';
 import type { ParamsOf as Params, RequestMethod as Method, ResultFor as Result } from '../schema/method-map';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
-import { enterModern, runClientHandshake } from './client-handshake';
-import type { DiscoveredServer } from './client-handshake';
+import { enterModern, runClientHandshake, type DiscoveredServer } from './client-handshake';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
 import { Correlator } from './correlator';
 import { Deadlines } from '../operators/deadlines';
-import { Dispatcher } from './dispatcher';
-import type { DispatcherSink, NestedRequestOptions, RequestHandler } from './dispatcher';
+import { Dispatcher, type DispatcherSink, type NestedRequestOptions, type RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
 import { FrameObserver, TransportCloseObserver } from './inbound';
 import { adoptLifecycleContext, createLifecycle } from './connection-lifecycle';
@@ -28,15 +25,14 @@ import type { LifecycleRunner } from './lifecycle-runner';
 import { checkedResult, DEFAULT_REQUEST_TIMEOUT_MS, sendRequest, startRequest } from './request-pipeline';
 import type { RequesterDeps, RequestOptions as Sending, RequestSink } from './request-pipeline';
 import type { serverLifecycle } from './server-lifecycle.machine';
-import { MODERN_REVISIONS } from './modern';
-import type { ModernPolicy } from './modern';
+import { MODERN_REVISIONS, type ModernPolicy } from './modern';
+import { PARTIAL_RESULT_METHOD } from './partial-results';
 
 export { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 export type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 
 let connectionCount = 0;
 type Plain = Record<string, unknown>;
-
 const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
 
 /** Every revision a connection speaks unless told otherwise, oldest first. */
@@ -377,7 +373,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   }
 
   notifyFor(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {
-    this.notify(method, params, { relatedRequestId });
+    // A partial result may be missed (the whole answer comes last): a slow reader's transport skips it.
+    this.notify(method, params, { relatedRequestId, droppable: method === PARTIAL_RESULT_METHOD });
   }
 
   logFor(level: LogLevel, data: unknown, loggerName: string | undefined, relatedRequestId: RequestId): void {

@@ -15,6 +15,10 @@ import { serverLifecycleMachine } from './lifecycle-machines';
 import type { ServerLifecycleMachine } from './lifecycle-machines';
 import { admitModernRequest, decorateModernResult, discoverResult, isRefusal, MODERN_REVISIONS } from './modern';
 import type { CacheHint, ResultDecoration, ModernPolicy } from './modern';
+import { PARTIAL_RESULT_METHOD } from './partial-results';
+
+/** A partial result may be missed: a slow reader's exchange skips it (SEP-2998: the result is the whole answer). */
+const DROPPABLE = { droppable: true } as const;
 
 /** Options of {@link ModernEndpoint}. */
 export interface ModernEndpointOptions {
@@ -42,7 +46,7 @@ class ExchangeSink implements DispatcherSink {
   constructor(private readonly exchange: ModernExchange) {}
 
   notifyFor(method: string, params: Record<string, unknown>): void {
-    this.exchange.notify(notification(method, params));
+    this.exchange.notify(notification(method, params), method === PARTIAL_RESULT_METHOD ? DROPPABLE : undefined);
   }
 
   logFor(level: LogLevel, data: unknown, logger: string | undefined): void {

@@ -38,6 +38,20 @@ export interface SendOptions {
    * as the `Mcp-Param-*` headers a modern revision mirrors from tool arguments.
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The peer may miss this message (a partial tool result: the final result is the whole answer).
+   * A transport whose peer has fallen behind skips it rather than buffer it (see {@link isBacklogged}),
+   * so that a fast producer and a slow reader cost the sender a bounded buffer, not the stream.
+   */
+  readonly droppable?: boolean | undefined;
+}
+
+/**
+ * Whether `buffered` bytes waiting for a peer are enough to skip a droppable message: a quarter of
+ * the most the transport lets wait (past which it drops the peer's stream or connection).
+ */
+export function isBacklogged(buffered: number, maxBufferedBytes: number): boolean {
+  return buffered > maxBufferedBytes / 4;
 }
 
 /**
@@ -100,8 +114,11 @@ export interface ModernExchange {
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** Who made the request, where a protected endpoint verified its credentials. */
   readonly auth?: AuthInfo | undefined;
-  /** A notification about the request; the exchange stays open. */
-  notify(message: JsonRpcMessage): void;
+  /**
+   * A notification about the request; the exchange stays open. A `droppable` one may be skipped
+   * when the client reads too slowly (see `SendOptions.droppable`).
+   */
+  notify(message: JsonRpcMessage, options?: { readonly droppable?: boolean }): void;
   /**
    * The response, which ends the exchange. `httpStatus` is set when the request was refused
    * before it reached a handler (400 for a malformed or unsupported request, 404 for an unknown

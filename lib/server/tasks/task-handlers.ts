@@ -34,6 +34,8 @@ function declaresExtension(context: RequestContext): boolean {
   return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
 }
 
+const DROPPABLE = { droppable: true } as const;
+
 /**
  * How a task's partial results reach its caller (SEP-2998 with 2025-11-25 tasks): when the caller
  * asked for them with a token and both sides declared them, each piece goes out in the session as
@@ -46,8 +48,9 @@ function partialsInSession(context: RequestContext, session: Session | undefined
   if (token === undefined || !declaresPartialResults(session.connection.capabilities())) return {};
   return {
     onPartial: (piece, seq, taskId) => {
-      if (session.operating)
-        session.connection.notify(PARTIAL_RESULT_METHOD, partialResultParams(token, seq, piece, taskId));
+      if (!session.operating) return;
+      // A piece may be missed (the task's result is the whole answer): a slow reader's transport skips it.
+      session.connection.notify(PARTIAL_RESULT_METHOD, partialResultParams(token, seq, piece, taskId), DROPPABLE);
     },
   };
 }

@@ -8,6 +8,7 @@ import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
 import { META } from '../../schema/request-meta';
 import { encodeSseEvent } from '../framing/sse';
+import { isBacklogged } from '../transport';
 import type { AuthInfo, ModernExchange, ModernReceiver } from '../transport';
 import { headerValue } from '../http/http-guards';
 
@@ -175,8 +176,10 @@ class PostExchange implements ModernExchange {
     this.cancel = cancel;
   }
 
-  notify(message: JsonRpcMessage): void {
+  notify(message: JsonRpcMessage, options?: { readonly droppable?: boolean }): void {
     if (this.done) return;
+    // A message the client may miss waits for no slow reader (see `SendOptions.droppable`).
+    if (options?.droppable && isBacklogged(this.res.writableLength, this.options.maxBufferedBytes)) return;
     if (!this.streaming) {
       this.streaming = true;
       this.res.writeHead(200, SSE_HEADERS);

@@ -32,6 +32,8 @@ export interface FrameSink {
 export interface FrameWriter {
   /** Writes one encoded frame, or holds it as described above. */
   write(text: string): void;
+  /** Whether frames wait for the stream's `'drain'`: its reader is behind. */
+  readonly backlogged: boolean;
   /** Holds frames until `release()`; calls nest. */
   hold(): void;
   /** Ends a `hold()`: writes what was held with one call, unless the stream asked to wait. */
@@ -92,6 +94,10 @@ class BatchingFrameWriter implements FrameWriter {
 
   constructor(private readonly sink: FrameSink) {
     sink.on('drain', this.onDrain);
+  }
+
+  get backlogged(): boolean {
+    return this.waitingForDrain;
   }
 
   write(text: string): void {

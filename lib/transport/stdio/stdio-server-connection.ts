@@ -80,11 +80,13 @@ export class StdioServerConnection {
   }
 
   /** Writes one message to stdout; ignored once closed. */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], droppable = false): void {
     if (this.closed) {
       this.log.debug('send after close ignored');
       return;
     }
+    // A message the client may miss does not wait behind a stdout the client does not read.
+    if (droppable && this.writer.backlogged) return;
     const text = encodeOutgoing(message, this.log);
     if (text === undefined) return;
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');

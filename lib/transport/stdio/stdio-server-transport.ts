@@ -1,6 +1,6 @@
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { StdioServerConnection } from './stdio-server-connection';
-import type { Transport } from '../transport';
+import type { SendOptions, Transport } from '../transport';
 import { childLogger } from '../../base/logger';
 import type { LoggerOption } from '../../base/logger';
 
@@ -57,8 +57,8 @@ export function createStdioServerTransport(options: StdioServerTransportOptions 
   return {
     incoming$: connection.inbox.values$,
     closed$: connection.closed$.asObservable(),
-    send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
-      connection.send(message);
+    send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: SendOptions) {
+      connection.send(message, options?.droppable);
     },
     close(reason?: string) {
       connection.finish({ reason: reason ?? 'closed locally' }, false);

@@ -5,7 +5,7 @@ import type { RawData } from 'ws';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { MalformedFrame } from '../transport';
+import { isBacklogged, MalformedFrame } from '../transport';
 import type { InboundFrame, TransportClose } from '../transport';
 import { TOKEN_EXPIRED_CLOSE_CODE } from './websocket-auth';
 import type { ConnectionGuard } from './websocket-auth';
@@ -63,11 +63,13 @@ export class WebSocketConnection {
   }
 
   /** Sends one message or batch as a text frame, or queues it while the socket connects. */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], droppable = false): void {
     if (this.closing) {
       this.log.debug('send after close ignored');
       return;
     }
+    // A message the peer may miss waits for no slow reader (see `SendOptions.droppable`).
+    if (droppable && isBacklogged(this.socket.bufferedAmount, this.maxBufferedBytes)) return;
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
     const text = JSON.stringify(message);
     if (this.socket.readyState === WebSocket.CONNECTING) this.waiting.push(text);

@@ -1,6 +1,6 @@
 import { WebSocket } from 'ws';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
-import type { Transport } from '../transport';
+import type { SendOptions, Transport } from '../transport';
 import { childLogger } from '../../base/logger';
 import type { LoggerOption } from '../../base/logger';
 import type { ConnectionGuard } from './websocket-auth';
@@ -53,8 +53,8 @@ export function wrapWebSocket(
     auth: options.guard?.caller,
     incoming$: connection.inbox.values$,
     closed$: connection.closed$.asObservable(),
-    send(message: JsonRpcMessage | readonly JsonRpcMessage[]) {
-      connection.send(message);
+    send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: SendOptions) {
+      connection.send(message, options?.droppable);
     },
     close(reason = 'closed locally') {
       connection.close(reason);

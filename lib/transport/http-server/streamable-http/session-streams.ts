@@ -8,6 +8,7 @@ import { answerError, openSse } from './session-stream';
 import { idOfKey, keyOf } from '../../http/request-keys';
 import type { Payload, SessionStream } from './session-stream';
 import { WriteQueue } from './write-queue';
+import { isBacklogged } from '../../transport';
 
 /** What a session's streams need of the session: whether it is closed, and a way to close it. */
 export interface StreamsHost {
@@ -135,9 +136,18 @@ export class SessionStreams {
     });
   }
 
-  /** Sends a message on the stream it belongs to, and ends that stream after its last response. */
-  dispatch(message: Payload, ids: ReadonlyArray<RequestId | null>, relatedRequestId: RequestId | undefined): void {
+  /**
+   * Sends a message on the stream it belongs to, and ends that stream after its last response. A
+   * `droppable` message is skipped while its stream's reader is behind (`SendOptions.droppable`).
+   */
+  dispatch(
+    message: Payload,
+    ids: ReadonlyArray<RequestId | null>,
+    relatedRequestId: RequestId | undefined,
+    droppable = false,
+  ): void {
     const stream = this.route(ids, relatedRequestId) ?? this.standalone;
+    if (droppable && stream.res && isBacklogged(stream.res.writableLength, this.options.maxBufferedBytes)) return;
     if (stream === this.standalone) {
       this.deliver(stream, message);
       return;

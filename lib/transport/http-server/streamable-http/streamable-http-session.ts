@@ -87,7 +87,7 @@ class ServerSession implements Session, StreamsHost {
       return;
     }
     if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-    this.streams.dispatch(message, responseIds(message), sendOptions?.relatedRequestId);
+    this.streams.dispatch(message, responseIds(message), sendOptions?.relatedRequestId, sendOptions?.droppable);
   }
 
   close(reason = 'closed locally'): void {
