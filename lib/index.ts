@@ -51,8 +51,7 @@ export type { Revision, LegacyRevision, ModernRevision } from './schema/revision
 // Transports
 export type { Transport, TransportClose, SendOptions } from './transport/transport';
 export { createInMemoryPair, type InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
-export { createStdioServerTransport } from './transport/stdio/stdio-server-transport';
-export type { StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
+export { createStdioServerTransport, type StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
 export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
 export type { StdioClientTransport, StdioClientTransportOptions } from './transport/stdio/stdio-client-transport';
 export { createStreamableHttpHandler } from './transport/http-server/streamable-http/streamable-http-handler';
@@ -126,11 +125,9 @@ export {
 } from './transport/websocket/websocket-transport';
 
 // Operators
-export { timeoutWithReset } from './operators/timeout-with-reset';
-export type { TimeoutWithResetOptions } from './operators/timeout-with-reset';
+export { timeoutWithReset, type TimeoutWithResetOptions } from './operators/timeout-with-reset';
 export { cancelOnUnsubscribe } from './operators/cancel-on-unsubscribe';
-export { progressFor, monotonicProgress } from './operators/progress';
-export type { ProgressEvent, ProgressToken } from './operators/progress';
+export { progressFor, monotonicProgress, type ProgressEvent, type ProgressToken } from './operators/progress';
 export { paginate, paginatePages, MissingPageError, PageLimitError, RepeatedCursorError } from './operators/paginate';
 export type { PaginateOptions } from './operators/paginate';
 export { createFanOut } from './operators/ref-count-fan-out';
@@ -138,8 +135,7 @@ export { abortOnSignal } from './operators/abort-on-signal';
 export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 
 // Requests and handlers (the connection itself, for transports and proxies, is in rxmcp/core)
-export { DEFAULT_REQUEST_TIMEOUT_MS } from './connection/request-pipeline';
-export type { RequestOptions } from './connection/request-pipeline';
+export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './connection/request-pipeline';
 export type { Connection } from './connection/connection';
 export {
   progress,
@@ -159,8 +155,7 @@ export type { HandlerEvent, LogLevel } from './connection/handler-events';
 export type { RequestContext, RequestHandler, HandlerOutput, OwnerArgument } from './connection/dispatcher';
 
 // Server
-export { createServer } from './server/server';
-export type { McpServer, ServerOptions } from './server/server';
+export { createServer, type McpServer, type ServerOptions } from './server/server';
 export type { RequestStateOptions } from './server/request-state';
 export { createMemoryTaskStore } from './server/tasks/task-store';
 export type {
@@ -173,8 +168,7 @@ export type {
 } from './server/tasks/task-store';
 export type { TasksOptions } from './server/tasks/tasks-options';
 export { TASKS_EXTENSION } from './schema/tasks';
-export { DEFAULT_CACHE_HINTS } from './connection/modern';
-export type { CacheHint, CacheScope, ModernPeer } from './connection/modern';
+export { DEFAULT_CACHE_HINTS, type CacheHint, type CacheScope, type ModernPeer } from './connection/modern';
 export type { ConnectOptions } from './server/server-sessions';
 export type {
   PersistedSession,
@@ -239,15 +233,13 @@ export type {
   ToolResultEvent,
 } from './client/tool-call';
 export { TaskCancelledError, TaskNotSupportedError } from './client/tasks/task-errors';
-export { taskResult } from './client/tasks/task-follower';
-export type { TaskEvent, TaskInputEvent, TaskPartialEvent } from './client/tasks/task-follower';
+export { taskResult, type TaskEvent, type TaskInputEvent, type TaskPartialEvent } from './client/tasks/task-follower';
 export type { TaskResultEvent, TaskStatusEvent } from './client/tasks/task-follower';
 export type { McpClientTasks, TaskCallOptions, TaskFollowOptions } from './client/tasks/task-api';
 export type { TaskInfo } from './client/tasks/task-wire';
 export { applyElicitationDefaults } from './client/server-requests';
 export type { SamplingHandler, ElicitationHandler, ElicitationOptions, RootsHandler } from './client/server-requests';
-export { KeepaliveTimeoutError } from './client/keepalive';
-export type { KeepaliveOptions } from './client/keepalive';
+export { KeepaliveTimeoutError, type KeepaliveOptions } from './client/keepalive';
 // The protocol types the client's API speaks (inferred from the schemas of the latest revision).
 export type { Implementation, ServerCapabilities, ClientCapabilities } from './schema/lifecycle';
 export type { Tool, CallToolResult } from './schema/tools';
@@ -285,8 +277,7 @@ export type {
   RequestOutcome,
   TimingOptions,
 } from './connection/middleware-kit';
-export { TracingUnavailableError } from './connection/tracing-options';
-export type { TracingOptions } from './connection/tracing-options';
+export { TracingUnavailableError, type TracingOptions } from './connection/tracing-options';
 export type { ServerMiddleware } from './server/middleware';
 export { authorize, cache, callerOf, concurrencyLimit, rateLimit } from './server/middleware-kit';
 export type {
@@ -304,8 +295,7 @@ export type {
   RateLimitHit,
   RateLimitStore,
 } from './server/rate-limit-store';
-export { toolPolicy } from './server/tool-policy';
-export type { ToolPolicyOptions, ToolRule } from './server/tool-policy';
+export { toolPolicy, type ToolPolicyOptions, type ToolRule } from './server/tool-policy';
 export { serverTracing } from './server/telemetry';
 
 // Extensions: skills (SEP-2640) and MCP Apps
@@ -315,10 +305,8 @@ export { FrontmatterError, parseSkillDocument, type SkillDocument } from './vali
 export type { ExtensionMap, ExtensionSettings } from './schema/extensions';
 export { clientExtension, clientSupportsExtension } from './server/extensions';
 export type { ExtensionHandler, ServerExtension } from './server/extensions';
-export { loadSkillFolder } from './server/skills/skill-catalog';
-export type { SkillDefinition } from './server/skills/skill-catalog';
-export { serveSkills } from './server/skills/skills-extension';
-export type { ServedSkills, SkillsOptions } from './server/skills/skills-extension';
+export { loadSkillFolder, type SkillDefinition } from './server/skills/skill-catalog';
+export { serveSkills, type ServedSkills, type SkillsOptions } from './server/skills/skills-extension';
 export { appsMiddleware, clientSupportsApps, serveApps, UI_EXTENSION, UI_MIME_TYPE } from './server/apps';
 export type {
   AppResourceDefinition,
@@ -348,8 +336,7 @@ export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from
 export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './server/events/webhook-signature';
 export type { VerifyWebhookOptions, WebhookVerification } from './server/events/webhook-signature';
 export type { EventEmission } from './server/events/event-feed';
-export { eventsClient } from './client/events/events-client';
-export type { EventsClient, FollowEventsOptions } from './client/events/events-client';
+export { eventsClient, type EventsClient, type FollowEventsOptions } from './client/events/events-client';
 export type {
   LoadedSkill,
   SkillFileContents,
@@ -367,11 +354,9 @@ export type { RedisConnection, RedisSource } from './cluster/redis-connection';
 export { redisRateLimitStore } from './cluster/redis-rate-limit-store';
 export { SessionTakenOverError } from './cluster/redis-event-store';
 export type { RedisRateLimitStoreOptions } from './cluster/redis-rate-limit-store';
-export { proxy } from './proxy/proxy';
-export type { McpProxy, ProxyOptions } from './proxy/proxy';
+export { proxy, type McpProxy, type ProxyOptions } from './proxy/proxy';
 export { createProxyRouter } from './proxy/proxy-router';
-export { aggregate } from './proxy/aggregate';
-export type { AggregateOptions, ReconfigurableAggregate } from './proxy/aggregate';
+export { aggregate, type AggregateOptions, type ReconfigurableAggregate } from './proxy/aggregate';
 export type { ProxyRouter, ProxyRouterOptions } from './proxy/proxy-router';
 export type {
   DownstreamInfo,
@@ -404,8 +389,7 @@ export type {
 } from './auth/resource-server';
 export type { AuthChallengeAnswer, AuthProvider, AuthRequest } from './transport/http-client/auth-provider';
 export type { AuthInfo, AuthOutcome, AuthRefusal, RequestAuthenticator } from './transport/http/request-auth';
-export { startLoopbackRedirect } from './auth/loopback-redirect';
-export type { LoopbackRedirect, LoopbackRedirectOptions } from './auth/loopback-redirect';
+export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from './auth/loopback-redirect';
 
 // Types the declarations above name, exported so that code can spell them.
 export type * from './entries/named-types';
