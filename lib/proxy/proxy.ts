@@ -13,6 +13,8 @@ import type { McpProxy } from './front';
 import type { ProxyRouter } from './proxy-router';
 import type { ServerMiddleware } from '../server/middleware';
 import { listenRelay } from './listen-relay';
+import { clientDeclaresEvents, declaredEvents, eventHandlers } from './events-relay';
+import { EVENTS_EXTENSION } from '../schema/events';
 import { SubscriptionRelay } from './subscription-relay';
 
 export type { McpProxy } from './front';
@@ -62,6 +64,9 @@ const FORWARDED: ReadonlyArray<readonly [method: string, capability: string]> = 
  * upstream by every downstream subscriber to the same URI; the upstream's log messages reach every
  * downstream client at the level it set. Downstream clients may speak any revision the proxy
  * serves; sessions of the handshake revisions and modern requests of 2026-07-28 are both served.
+ * Events (experimental) pass through when the upstream and the proxy's client of it both declared
+ * them: polls and webhook subscriptions are forwarded, and each push stream is relayed under the
+ * caller's own subscription id (see `relayStream`).
  */
 export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy {
   const logger = childLogger(options.logger, { component: 'proxy' });
@@ -73,7 +78,8 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
   const capabilities = () => {
     if (upstream.serverCapabilities !== declared) {
       declared = upstream.serverCapabilities;
-      derived = downstreamCapabilities(declared as Record<string, unknown>);
+      // Events pass through when both sides of the upstream hop declared them.
+      derived = downstreamCapabilities(declared as Record<string, unknown>, clientDeclaresEvents(upstream));
     }
     return derived;
   };
@@ -106,8 +112,11 @@ export function proxy(upstream: McpClient, options: ProxyOptions = {}): McpProxy
   return front;
 }
 
-/** What the proxy declares downstream: what the upstream declared, for the features it forwards. */
-export function downstreamCapabilities(declared: Record<string, unknown>): Record<string, unknown> {
+/**
+ * What the proxy declares downstream: what the upstream declared, for the features it forwards;
+ * its events settings only when `events` (the proxy's upstream client declared them too).
+ */
+export function downstreamCapabilities(declared: Record<string, unknown>, events = true): Record<string, unknown> {
   const capabilities: Record<string, unknown> = { logging: {} };
   if (hasCapability(declared, 'tools')) capabilities.tools = { listChanged: true };
   if (hasCapability(declared, 'resources')) {
@@ -115,8 +124,13 @@ export function downstreamCapabilities(declared: Record<string, unknown>): Recor
   }
   if (hasCapability(declared, 'prompts')) capabilities.prompts = { listChanged: true };
   if (hasCapability(declared, 'completions')) capabilities.completions = {};
+  const extensions: Record<string, unknown> = {};
   // Partial tool results pass through when the upstream streams them (see `partialsToPass`).
-  if (declaresPartialResults(declared)) capabilities.extensions = { [PARTIAL_RESULTS_EXTENSION]: {} };
+  if (declaresPartialResults(declared)) extensions[PARTIAL_RESULTS_EXTENSION] = {};
+  // Events pass through with the upstream's settings: its delivery modes and heartbeat (see `relayStream`).
+  const eventsSettings = events ? declaredEvents(declared) : undefined;
+  if (eventsSettings !== undefined) extensions[EVENTS_EXTENSION] = eventsSettings;
+  if (Object.keys(extensions).length > 0) capabilities.extensions = extensions;
   return capabilities;
 }
 
@@ -130,6 +144,7 @@ function proxyHandlers(
   const client = () => upstream;
   for (const [method] of FORWARDED)
     handlers[method] = forwardTo(client, method, options.requestTimeoutMs, options.router);
+  Object.assign(handlers, eventHandlers(client, options.requestTimeoutMs, options.router));
   handlers['logging/setLevel'] = setLevelHandler;
   handlers['resources/subscribe'] = (params, _context, owner) => relay.add(owner, String(params.uri));
   handlers['resources/unsubscribe'] = (params, _context, owner) => {

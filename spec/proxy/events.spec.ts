@@ -1,0 +1,167 @@
+import { firstValueFrom, Subject, take, toArray, VirtualTimeScheduler } from 'rxjs';
+import { connect } from '../../lib/client/client';
+import type { McpClient } from '../../lib/client/client';
+import { eventsClient } from '../../lib/client/events/events-client';
+import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
+import { aggregate } from '../../lib/proxy/aggregate';
+import { proxy } from '../../lib/proxy/proxy';
+import { EVENTS_EXTENSION } from '../../lib/schema/events';
+import type { EventEmission } from '../../lib/server/events/event-feed';
+import { events } from '../../lib/server/events/events-extension';
+import { createServer } from '../../lib/server/server';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import type { Transport } from '../../lib/transport/transport';
+import { until } from '../support/until';
+import { advanceTo } from '../support/virtual-time';
+
+// Events (the triggers and events extension's design sketch of 2026-02-19) through `proxy()` and
+// `aggregate()`: polls are forwarded, a push stream is relayed under the caller's own
+// subscription id, and cancelling downstream cancels upstream.
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+const DECLARES_EVENTS = { extensions: { [EVENTS_EXTENSION]: { delivery: ['push', 'poll'] } } };
+
+/** An upstream server with one event type, its source a Subject, timed on a virtual clock. */
+function pager(name = 'pager') {
+  const source = new Subject<EventEmission>();
+  const scheduler = new VirtualTimeScheduler();
+  const extension = events([{ name: 'incident.created', source: () => source }], {
+    scheduler,
+    nextPollMs: 10,
+    push: { heartbeatMs: 1000 },
+  });
+  const server = createServer({ name, version: '1.0.0', logging: false, extensions: [extension] });
+  return { server, source, scheduler };
+}
+
+/** A client of `target` in memory, declaring events (push and poll) unless told not to, recording what it receives. */
+async function clientOf(
+  target: { connect(transport: Transport): unknown },
+  protocolVersion: '2025-11-25' | '2026-07-28',
+  declares = true,
+): Promise<{ client: McpClient; received: JsonRpcMessage[]; sent: JsonRpcMessage[] }> {
+  const [clientSide, serverSide] = createInMemoryPair();
+  target.connect(serverSide);
+  const received: JsonRpcMessage[] = [];
+  const sent: JsonRpcMessage[] = [];
+  clientSide.incoming$.subscribe((frame) => received.push(frame as JsonRpcMessage));
+  serverSide.incoming$.subscribe((frame) => sent.push(frame as JsonRpcMessage));
+  const client = await connect(clientSide, {
+    name: 'caller',
+    version: '1.0.0',
+    protocolVersion,
+    ...(declares ? DECLARES_EVENTS : {}),
+  });
+  return { client, received, sent };
+}
+
+const framesOf = (received: readonly JsonRpcMessage[], method: string) =>
+  received.filter(
+    (message): message is JsonRpcMessage & { params: Record<string, unknown> } =>
+      'method' in message && message.method === method,
+  );
+
+const clients: McpClient[] = [];
+afterEach(() => {
+  for (const client of clients.splice(0)) client.close();
+});
+
+describe.each([
+  ['2025-11-25', '2025-11-25'],
+  ['2025-11-25', '2026-07-28'],
+  ['2026-07-28', '2025-11-25'],
+  ['2026-07-28', '2026-07-28'],
+] as const)('events through proxy(): upstream %s, caller %s', (upstreamRevision, callerRevision) => {
+  async function through(upstreamDeclares = true) {
+    const upstreamServer = pager();
+    const upstream = await clientOf(upstreamServer.server, upstreamRevision, upstreamDeclares);
+    const front = proxy(upstream.client);
+    const caller = await clientOf(front, callerRevision);
+    clients.push(upstream.client, caller.client);
+    return { ...upstreamServer, upstream, caller, front };
+  }
+
+  it('declares the upstream’s events settings where the caller’s revision keeps extensions', async () => {
+    const { caller } = await through();
+    const capabilities = caller.client.serverCapabilities as Record<string, unknown>;
+    const place = callerRevision === '2026-07-28' ? 'extensions' : 'experimental';
+    expect(capabilities[place]).toEqual({ [EVENTS_EXTENSION]: { delivery: ['poll', 'push'], heartbeatMs: 1000 } });
+    expect(await eventsClient(caller.client).list()).toEqual([
+      expect.objectContaining({ name: 'incident.created', delivery: ['poll', 'push'] }),
+    ]);
+  });
+
+  it('declares no events when the proxy’s upstream client did not declare them', async () => {
+    const { caller } = await through(false);
+    expect(eventsClient(caller.client).supported).toBe(false);
+  });
+
+  it('forwards polls: the caller follows by poll through the proxy', async () => {
+    const { caller, source, upstream } = await through();
+    const followed = eventsClient(caller.client).follow('incident.created', {}, { delivery: 'poll', minPollMs: 0 });
+    const received = firstValueFrom(followed.pipe(take(2), toArray()));
+    await until(() => source.observed);
+    source.next({ data: { n: 1 } });
+    source.next({ data: { n: 2 } });
+    expect((await received).map((event) => event.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    const methods = upstream.sent.flatMap((frame) => ('method' in frame ? [frame.method] : []));
+    expect(methods).toContain('events/poll');
+    expect(methods).not.toContain('events/stream');
+  });
+
+  it('relays a push stream under the caller’s subscription id, heartbeats included', async () => {
+    const { caller, upstream, source, scheduler } = await through();
+    const cursors: Array<string | null> = [];
+    const followed = eventsClient(caller.client).follow('incident.created', {}, { onCursor: (c) => cursors.push(c) });
+    const received = firstValueFrom(followed.pipe(take(2), toArray()));
+    await until(() => source.observed);
+    source.next({ data: { n: 1 }, eventId: 'a' });
+    source.next({ data: { n: 2 }, eventId: 'b' });
+    expect((await received).map((event) => [event.eventId, event.data])).toEqual([
+      ['a', { n: 1 }],
+      ['b', { n: 2 }],
+    ]);
+    expect(cursors.slice(0, 3)).toEqual(['0', '1', '2']);
+    // Each hop has its own subscription id: the upstream stream's, and the caller's request id.
+    const upstreamIds = new Set(framesOf(upstream.received, 'notifications/events/event').map(idOf));
+    const callerIds = new Set(framesOf(caller.received, 'notifications/events/event').map(idOf));
+    expect(upstreamIds.size).toBe(1);
+    expect(callerIds.size).toBe(1);
+    const callerStream = caller.sent.find((frame) => 'method' in frame && frame.method === 'events/stream');
+    expect([...callerIds]).toEqual([(callerStream as { id: unknown }).id]);
+    // A heartbeat of the upstream reaches the caller under the caller's id.
+    const open = eventsClient(caller.client).follow('incident.created').subscribe();
+    await until(
+      () => source.observers.length === 1 && framesOf(caller.received, 'notifications/events/active').length === 2,
+    );
+    advanceTo(scheduler, 1000);
+    await until(() => framesOf(caller.received, 'notifications/events/heartbeat').length > 0);
+    const beat = framesOf(caller.received, 'notifications/events/heartbeat')[0]!;
+    const active = framesOf(caller.received, 'notifications/events/active')[1]!;
+    expect(idOf(beat)).toBe(idOf(active));
+    open.unsubscribe();
+  });
+
+  it('cancels the upstream stream when the caller cancels', async () => {
+    const { caller, upstream, source } = await through();
+    const subscription = eventsClient(caller.client).follow('incident.created').subscribe();
+    await until(() => framesOf(caller.received, 'notifications/events/active').length === 1);
+    const streams = upstream.sent.filter((frame) => 'method' in frame && frame.method === 'events/stream');
+    expect(streams).toHaveLength(1);
+    const upstreamId = (streams[0] as { id: number | string }).id;
+    subscription.unsubscribe();
+    await until(() => framesOf(caller.sent, 'notifications/cancelled').length === 1);
+    await until(() =>
+      framesOf(upstream.sent, 'notifications/cancelled').some((frame) => frame.params.requestId === upstreamId),
+    );
+    // The upstream stopped the stream: an occurrence after the cancel reaches neither hop.
+    source.next({ data: { late: true } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(framesOf(upstream.received, 'notifications/events/event')).toEqual([]);
+    expect(framesOf(caller.received, 'notifications/events/event')).toEqual([]);
+  });
+});
+
+const idOf = (frame: { params: Record<string, unknown> }) =>
+  (frame.params._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID];
+
+void aggregate;
