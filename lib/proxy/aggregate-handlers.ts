@@ -185,16 +185,8 @@ export function aggregateHandlers(routing: Routing): Record<string, RequestHandl
           map((result) => renameContents(result, (uri) => routing.names.uri(member.key, uri))),
         ),
       ),
-    'resources/subscribe': (params, context, owner) => {
-      const found = findResource(routing, String(params.uri));
-      if (!found) return throwError(() => unknownTarget('resource', String(params.uri)));
-      return found.member.links.subscribe(owner as DownstreamSession | undefined, context, found.local);
-    },
-    'resources/unsubscribe': (params, _context, owner) => {
-      const found = findResource(routing, String(params.uri));
-      found?.member.links.unsubscribe(owner as DownstreamSession | undefined, found.local);
-      return {};
-    },
+    'resources/subscribe': subscribeHandler(routing),
+    'resources/unsubscribe': unsubscribeHandler(routing),
     'completion/complete': (params, context, owner) => completeIn(routing, params, asker(context, owner), forward),
   };
 }
@@ -237,5 +229,23 @@ function renameContents(result: HandlerResult, rename: (uri: string) => string):
         ? { ...content, uri: rename((content as { uri: string }).uri) }
         : content,
     ),
+  };
+}
+
+/** `resources/subscribe`, to the upstream that serves the URI, for the downstream session asking. */
+function subscribeHandler(routing: Routing): RequestHandler<'resources/subscribe', DownstreamSession | undefined> {
+  return (params, context, owner) => {
+    const found = findResource(routing, params.uri);
+    if (!found) return throwError(() => unknownTarget('resource', params.uri));
+    return found.member.links.subscribe(owner, context, found.local);
+  };
+}
+
+/** `resources/unsubscribe`, the same way. */
+function unsubscribeHandler(routing: Routing): RequestHandler<'resources/unsubscribe', DownstreamSession | undefined> {
+  return (params, _context, owner) => {
+    const found = findResource(routing, params.uri);
+    found?.member.links.unsubscribe(owner, found.local);
+    return {};
   };
 }

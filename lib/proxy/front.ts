@@ -166,7 +166,7 @@ export class Front implements McpProxy {
 }
 
 /** `logging/setLevel`, answered by the proxy for each downstream client (the upstream keeps its own level). */
-export const setLevelHandler: RequestHandler = (params, _context, owner) => {
-  (owner as DownstreamSession).level = params.level as LogLevel;
+export const setLevelHandler: RequestHandler<'logging/setLevel', DownstreamSession> = (params, _context, owner) => {
+  owner.level = params.level;
   return {};
 };
