@@ -22,6 +22,9 @@ import type { NormalizedUpstream, UpstreamEntry } from './upstream-source';
 
 import type { AggregateOptions } from './aggregate-options';
 import { aggregateHandlers, updatesOf } from './aggregate-handlers';
+import { aggregateEventHandlers } from './aggregate-events';
+import { declaredEvents, mergedEvents } from './events-relay';
+import { EVENTS_EXTENSION } from '../schema/events';
 import type { Routing } from './aggregate-handlers';
 
 export type { AggregateOptions } from './aggregate-options';
@@ -54,7 +57,9 @@ export interface ReconfigurableAggregate extends McpProxy {
  * naming it. A connector's upstream is connected again with exponential backoff (`reconnect`) and
  * its entries come back (`list_changed` again). Each upstream's list changes, resource updates and
  * log messages reach downstream clients, renamed to match. Resource subscriptions are shared: one
- * upstream subscription per URI, whatever the number of downstream subscribers.
+ * upstream subscription per URI, whatever the number of downstream subscribers. Event types
+ * (experimental) are listed namespaced like tools, and each poll, push stream and webhook
+ * subscription goes to the upstream owning its type (see `aggregateEventHandlers`).
  *
  * Throws a `TypeError` for a configuration that cannot work: a namespace that cannot prefix a URI,
  * two upstreams with one namespace, two entries renamed alike, `'perSession'` on a ready client.
@@ -69,7 +74,7 @@ export function aggregate(
   const routing: Routing = { members, names: namespacesOf(entries, options), options, logger };
   const transports = new WeakMap<Connection, Transport>();
   const closing = new Subject<void>();
-  const handlers = aggregateHandlers(routing);
+  const handlers = { ...aggregateHandlers(routing), ...aggregateEventHandlers(routing) };
   handlers['subscriptions/listen'] = listenRelay({
     capabilities: () => unionCapabilities(members),
     changes: () => front.broadcasts,
@@ -168,6 +173,9 @@ function unionCapabilities(members: readonly Member[]): Record<string, unknown> 
     if (hasCapability(own, 'resources.subscribe')) union.resources = { subscribe: true };
     if (declaresPartialResults(own)) union.extensions = { [PARTIAL_RESULTS_EXTENSION]: {} };
   }
+  // Events: every delivery mode one upstream serves, under the longest heartbeat (see `mergedEvents`).
+  const events = mergedEvents(members.map((member) => declaredEvents(declared(member))));
+  if (events) union.extensions = { ...(union.extensions as Record<string, unknown>), [EVENTS_EXTENSION]: events };
   return downstreamCapabilities(union);
 }
 

@@ -164,4 +164,61 @@ describe.each([
 const idOf = (frame: { params: Record<string, unknown> }) =>
   (frame.params._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID];
 
-void aggregate;
+describe.each(['2025-11-25', '2026-07-28'] as const)('events through aggregate(): caller %s', (callerRevision) => {
+  async function two() {
+    const ops = pager('ops');
+    const dev = pager('dev');
+    const opsUpstream = await clientOf(ops.server, '2025-11-25');
+    const devUpstream = await clientOf(dev.server, '2026-07-28');
+    const front = aggregate({ ops: opsUpstream.client, dev: devUpstream.client });
+    const caller = await clientOf(front, callerRevision);
+    clients.push(opsUpstream.client, devUpstream.client, caller.client);
+    return { ops, dev, opsUpstream, devUpstream, caller };
+  }
+
+  it('lists each upstream’s event types namespaced like tools, and declares what they serve', async () => {
+    const { caller } = await two();
+    const events$ = eventsClient(caller.client);
+    expect(events$.supported).toBe(true);
+    expect((await events$.list()).map((type) => [type.name, type.delivery])).toEqual([
+      ['ops_incident.created', ['poll', 'push']],
+      ['dev_incident.created', ['poll', 'push']],
+    ]);
+  });
+
+  it('routes a poll to the upstream owning the type, and names its occurrences as listed', async () => {
+    const { caller, dev, ops, devUpstream } = await two();
+    const followed = eventsClient(caller.client).follow('dev_incident.created', {}, { delivery: 'poll', minPollMs: 0 });
+    const received = firstValueFrom(followed.pipe(take(1)));
+    await until(() => dev.source.observed);
+    expect(ops.source.observed).toBe(false);
+    dev.source.next({ data: { from: 'dev' } });
+    expect(await received).toMatchObject({ name: 'dev_incident.created', data: { from: 'dev' } });
+    const polls = framesOf(devUpstream.sent, 'events/poll');
+    expect(polls[0]!.params).toMatchObject({ name: 'incident.created' });
+  });
+
+  it('relays a push stream from the owning upstream, renamed, and cancels it upstream', async () => {
+    const { caller, ops, opsUpstream } = await two();
+    const received = firstValueFrom(eventsClient(caller.client).follow('ops_incident.created').pipe(take(1)));
+    await until(() => ops.source.observed);
+    ops.source.next({ data: { from: 'ops' } });
+    expect(await received).toMatchObject({ name: 'ops_incident.created', data: { from: 'ops' } });
+    const stream = opsUpstream.sent.find((frame) => 'method' in frame && frame.method === 'events/stream') as {
+      id: number;
+      params: Record<string, unknown>;
+    };
+    expect(stream.params).toMatchObject({ name: 'incident.created' });
+    // take(1) unsubscribed: the caller cancelled, and the aggregate cancels the upstream stream.
+    await until(() =>
+      framesOf(opsUpstream.sent, 'notifications/cancelled').some((frame) => frame.params.requestId === stream.id),
+    );
+  });
+
+  it('answers -32011 for an event type no upstream serves', async () => {
+    const { caller } = await two();
+    await expect(
+      firstValueFrom(eventsClient(caller.client).follow('nope_incident.created', {}, { delivery: 'poll' })),
+    ).rejects.toMatchObject({ code: -32011 });
+  });
+});
