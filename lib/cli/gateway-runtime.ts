@@ -10,10 +10,14 @@ import type { ReadinessCheck } from '../operations/server-operations';
 import { replaceableMiddleware } from '../server/middleware-runner';
 import type { ServerMiddleware } from '../server/middleware';
 import type { AuthOutcome, AuthRefusal, RequestAuthenticator } from '../transport/http/request-auth';
-import { gatewayAuthenticator } from './gateway-auth';
+import { DEFAULT_HOST } from './args';
+import type { ServeMode } from './args';
+import { describeGatewayAuth, gatewayAuthenticator } from './gateway-auth';
 import type { GatewayOptions } from './gateway-options';
 import { gatewayMiddleware } from './gateway-policies';
 import type { GatewayMiddleware } from './gateway-policies';
+import type { Progress } from './progress';
+import { isLoopback } from './serve';
 
 /** One reading of the serving keys, made: its policies' middleware and its authenticator. */
 interface Made {
@@ -127,4 +131,15 @@ class CurrentAuthenticator implements RequestAuthenticator {
   insufficientScope(scopes: readonly string[]): AuthRefusal {
     return this.current().insufficientScope(scopes);
   }
+}
+
+/** Says who may call the gateway served as `serve`, and warns of an endpoint open beyond this machine. */
+export function noteProtection(progress: Progress, options: GatewayOptions, serve: ServeMode): void {
+  if (options.auth && serve.kind === 'http') progress.note(`callers need ${describeGatewayAuth(options.auth)}`);
+  if (options.auth && serve.kind === 'stdio')
+    progress.note('"auth" protects --http only: on stdio the caller is the parent process');
+  if (serve.kind === 'http' && !options.auth && !isLoopback(serve.host ?? DEFAULT_HOST))
+    progress.note(
+      `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: set "auth" in the servers file, protect it otherwise (a firewall, a reverse proxy with authentication), or serve on 127.0.0.1`,
+    );
 }

@@ -20,10 +20,9 @@ import { createFileOAuthStorage } from '../auth/storage';
 import type { UpstreamOAuth } from './upstream-oauth';
 import { causeOf, createProgress, progressLogger } from './progress';
 import type { Progress } from './progress';
-import { isLoopback, serveProxy } from './serve';
-import { describeGatewayAuth } from './gateway-auth';
+import { serveProxy } from './serve';
 import type { LoggerOption } from '../base/logger';
-import { GatewayRuntime } from './gateway-runtime';
+import { GatewayRuntime, noteProtection } from './gateway-runtime';
 import type { PreparedGateway } from './gateway-runtime';
 import { closeUpstreams, startUpstream, startUpstreams } from './upstreams';
 import type { Closable, Started, UpstreamOptions } from './upstreams';
@@ -369,14 +368,7 @@ async function serveUntilStopped(
   }
   const count = `${members.entries.size} upstream${members.entries.size === 1 ? '' : 's'}`;
   progress.note(serving.where === 'stdio' ? `serving ${count} on stdio` : `serving ${count} at ${serving.where}`);
-  const { serve } = command;
-  if (config.auth && serve.kind === 'http') progress.note(`callers need ${describeGatewayAuth(config.auth)}`);
-  if (config.auth && serve.kind === 'stdio')
-    progress.note('"auth" protects --http only: on stdio the caller is the parent process');
-  if (serve.kind === 'http' && !config.auth && !isLoopback(serve.host ?? DEFAULT_HOST))
-    progress.note(
-      `warning: ${serve.host} is reachable from other machines and this endpoint has no authorization: set "auth" in the servers file, protect it otherwise (a firewall, a reverse proxy with authentication), or serve on 127.0.0.1`,
-    );
+  noteProtection(progress, config, command.serve);
   const changed = () => serving.upstreamsChanged();
   const context: ReloadContext = {
     ...{ command, io, progress, proxy, members, current, options, config },
