@@ -17,6 +17,7 @@ import type { Upstream } from './config';
 import type { CliAuth } from './oauth';
 import { causeOf } from './progress';
 import type { Progress } from './progress';
+import { EVENTS_EXTENSION } from '../schema/events';
 
 /** What every upstream is started with. */
 export interface UpstreamOptions {
@@ -145,6 +146,8 @@ export async function startUpstream(upstream: Upstream, options: UpstreamOptions
         ...options.info,
         ...options.answers,
         partialResults: true,
+        // Events pass through too: the gateway follows an upstream's polls and streams for its callers.
+        extensions: { [EVENTS_EXTENSION]: { delivery: ['push', 'poll'] } },
         logger: options.logger,
       });
       const listed = client.serverCapabilities.tools ? await firstValueFrom(client.listTools()) : undefined;
