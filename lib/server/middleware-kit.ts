@@ -97,7 +97,10 @@ export interface RateLimitErrorData {
  * together, and initializing again does not start a new count) make `limit` requests per
  * `windowMs`, and refuses the rest with a JSON-RPC error (-32029) whose message says when to retry
  * and whose `data` is a `RateLimitErrorData`. The handler of a refused request never runs. With an
- * asynchronous store (Redis), the request waits for the count; with the in-memory store, nothing waits.
+ * asynchronous store (Redis), the request waits for the count; with the in-memory store, nothing waits
+ * and the limit decides on the request's path. On the default clock the in-memory store sees a
+ * window end by a timer (a request under the limit reads no clock), up to the timer's lateness
+ * after the end; a request that would be refused reads the clock, so none is refused past the end.
  * @example
  * rateLimit({ name: 'calls', limit: 60, windowMs: 60_000, when: (r) => r.method === 'tools/call' })
  */

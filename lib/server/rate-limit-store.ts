@@ -53,7 +53,8 @@ interface Window {
  * A `RateLimitStore` in this process's memory, on the middleware's clock: a caller's window starts
  * with its first request. It holds about the callers of one window: ended windows go when the map
  * grows past `sweepAbove`. Windows are kept per limit name, then per caller, so that counting a
- * request builds no key of its own (this runs for every request a limit counts).
+ * request builds no key of its own (this runs for every request a limit counts). A window's timer
+ * (under `rateLimit` on the default clock) keeps no process alive.
  */
 export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
   const windows = new MemoryWindows(options.sweepAbove ?? 1024);
