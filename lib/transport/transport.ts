@@ -40,7 +40,7 @@ export interface SendOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * The peer may miss this message (a partial tool result: the final result is the whole answer).
-   * A transport whose peer has fallen behind skips it rather than buffer it (see {@link isBacklogged}),
+   * A transport whose peer has fallen behind (a quarter of its buffer limit waiting) skips it rather than buffer it,
    * so that a fast producer and a slow reader cost the sender a bounded buffer, not the stream.
    */
   readonly droppable?: boolean | undefined;
