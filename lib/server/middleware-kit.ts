@@ -12,36 +12,38 @@ import { principalOf } from '../transport/transport';
 import { capabilitiesDigest } from './digest';
 import type { ServerContext } from './server-context';
 
-/** The caller keys of verified tokens, by the token's `AuthInfo`. */
+/** The caller keys of verified tokens, by the token's `AuthInfo`, and of sessions, by the session. */
 const callerKeys = new WeakMap<object, string>();
 
-/** The context last asked about, and its caller: the limits of one chain ask in turn for one request. */
-let lastContext: ServerContext | undefined;
-let lastCaller = '';
+/** The token asked about last, and its key: the limits of one chain ask in turn for one request. */
+let lastAuth: object | undefined;
+let lastKey = '';
 
 /**
  * Who a request counts against: its verified principal (see `principalOf`: issuer with `sub`, else
  * with `client_id`), else its session, else its client's name (which the client chooses).
  */
 export function callerOf(context: ServerContext): string {
-  if (context === lastContext) return lastCaller;
-  lastCaller = callerOfContext(context);
-  lastContext = context;
-  return lastCaller;
-}
-
-function callerOfContext(context: ServerContext): string {
   const auth = context.auth;
   if (auth !== undefined) {
+    if (auth === lastAuth) return lastKey;
     // One key per verified token, made once: a limit reads it on every call.
     let key = callerKeys.get(auth);
     if (key === undefined) {
       const principal = principalOf(auth);
       if (principal !== undefined) callerKeys.set(auth, (key = `principal:${principal}`));
     }
-    if (key !== undefined) return key;
+    if (key !== undefined) {
+      lastAuth = auth;
+      return (lastKey = key);
+    }
   }
-  if (context.session !== undefined) return `session:${context.session.id}`;
+  const session = context.session;
+  if (session !== undefined) {
+    let key = callerKeys.get(session);
+    if (key === undefined) callerKeys.set(session, (key = `session:${session.id}`));
+    return key;
+  }
   return context.clientInfo === undefined ? 'anonymous' : `client:${context.clientInfo.name}`;
 }
 
