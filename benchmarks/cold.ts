@@ -16,6 +16,9 @@ import type { CallTransport } from './workload';
 /** The call counts whose rates are reported, counted after the first call. */
 export const COLD_MARKS = [1_000, 5_000] as const;
 
+/** The longest a cold process makes calls for, whatever marks it has reached (see cold-client.ts). */
+export const COLD_MAX_MS = 8_000;
+
 /** What cold-client.js writes as its last line (JSON). */
 export interface ColdReport {
   /** Calls per second over the first 1,000 and the first 5,000 calls after the first, by count. */
@@ -25,7 +28,7 @@ export interface ColdReport {
 }
 
 /** Fresh processes per implementation and transport in one run. */
-const COLD_REPETITIONS = quick ? 1 : 3;
+const COLD_REPETITIONS = quick ? 1 : 2;
 
 interface ColdMeasurement extends ColdReport {
   /** From just before the spawn to the child's line saying its first call was answered. */
