@@ -1,7 +1,6 @@
 import { Subject } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
-import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
-import { declaresPartialResults } from '../server/partial-results';
+import { declaresPartialResults, PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 import type { Connection } from '../connection/connection';
 import { childLogger } from '../base/logger';
 import type { Transport } from '../transport/transport';

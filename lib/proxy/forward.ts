@@ -7,8 +7,7 @@ import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
-import { PARTIAL_RESULT_METHOD } from '../connection/partial-results';
-import { declaresPartialResults, partialResultToken } from '../server/partial-results';
+import { declaresPartialResults, PARTIAL_RESULT_METHOD, partialResultToken } from '../connection/partial-results';
 import type { ProxyRouter } from './proxy-router';
 import { callerIsOlder, resultForCaller } from './revision-shapes';
 

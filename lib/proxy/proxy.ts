@@ -1,8 +1,7 @@
 import { catchError, EMPTY, map, merge, skip, Subject } from '../rx/rxjs';
 import type { Observable, Subscription } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
-import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
-import { declaresPartialResults } from '../server/partial-results';
+import { declaresPartialResults, PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 import type { RequestHandler } from '../connection/dispatcher';
 import { childLogger } from '../base/logger';
 import type { LoggerOption } from '../base/logger';

@@ -11,6 +11,7 @@ import type { ServerMiddleware } from './middleware';
 import { principalOf } from '../transport/transport';
 import { capabilitiesDigest } from './digest';
 import type { ServerContext } from './server-context';
+import { admitted } from './middleware-runner';
 
 /** The caller keys of verified tokens, by the token's `AuthInfo`, and of sessions, by the session. */
 const callerKeys = new WeakMap<object, string>();
@@ -151,12 +152,14 @@ export function rateLimit(options: RateLimitOptions): ServerMiddleware {
   // A store that answers at once lets the limit decide on the request's path, with no stream.
   const counter = counterOf(store);
   if (counter === undefined) return middleware;
-  return withAdmission(middleware, (request, context) => {
-    if (when !== undefined && !when(request, context)) return undefined;
-    const window = counter(key(request, context), name, windowMs, limit, scheduler);
-    if (window.count <= limit) return undefined;
-    return decide({ count: window.count, resetInMs: window.end - scheduler.now() });
-  });
+  return admitted(
+    withAdmission(middleware, (request, context) => {
+      if (when !== undefined && !when(request, context)) return undefined;
+      const window = counter(key(request, context), name, windowMs, limit, scheduler);
+      if (window.count <= limit) return undefined;
+      return decide({ count: window.count, resetInMs: window.end - scheduler.now() });
+    }),
+  );
 }
 
 /** `next()`, or the refusal. */
@@ -217,7 +220,7 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ServerMiddle
       if (admitted instanceof JsonRpcError) return throwError(() => admitted);
       return next().pipe(finalize(() => admitted.release()));
     });
-  return withAdmission(middleware, admit);
+  return admitted(withAdmission(middleware, admit));
 }
 
 /** The requests of one caller in flight under a `concurrencyLimit`: what each admitted one holds. */
@@ -338,7 +341,7 @@ export function authorize(options: AuthorizeOptions): ServerMiddleware {
     const reason = refusalOf(request, context, tools, methods, check);
     return reason === undefined ? undefined : new JsonRpcError(code, `Forbidden: ${reason}`);
   };
-  return withAdmission((request, context, next) => goOn(admit(request, context), next), admit);
+  return admitted(withAdmission((request, context, next) => goOn(admit(request, context), next), admit));
 }
 
 function refusalOf(

@@ -6,46 +6,19 @@
  * the chain as streams (`runMiddleware`). Both forms mean the same: the stream form is the
  * reference, and the specs of each middleware run through both.
  */
-import { from, isObservable, map, of } from '../rx/rxjs';
-import type { Observable, Unsubscribable } from '../rx/rxjs';
-import { DeferredOutput, isThenable, observeOutput } from '../connection/dispatcher';
-import type {
-  HandlerOutput,
-  HandlerResult,
-  OutputSink,
-  RequestContext,
-  RequestHandler,
-} from '../connection/dispatcher';
+import { isObservable } from '../rx/rxjs';
+import type { Unsubscribable } from '../rx/rxjs';
+import { DeferredOutput, isThenable } from '../connection/dispatcher';
+import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { HandlerEvent } from '../connection/handler-events';
 import { admissionOf, RUN_MIDDLEWARE, runMiddleware } from '../connection/middleware';
-import type {
-  Admission,
-  AdmissionHold,
-  Middleware,
-  MiddlewareEvent,
-  MiddlewareRequest,
-} from '../connection/middleware';
+import type { Admission, AdmissionHold, Middleware, MiddlewareRequest } from '../connection/middleware';
+import { eventsOf, streamed, useAdmittedRunner } from './middleware';
 import { contextOf } from './request-contexts';
 import type { ServerContext } from './server-context';
 
 type Chain = readonly Middleware<MiddlewareRequest, ServerContext>[];
 type Admit = (request: MiddlewareRequest, context: ServerContext) => Admission;
-
-/** A handler's output of any form as a stream of events; no result (`undefined`) stands for `{}`. */
-export function eventsOf(output: HandlerOutput<HandlerResult> | DeferredOutput): Observable<MiddlewareEvent> {
-  if (isObservable(output) || output instanceof DeferredOutput) return observeOutput(output);
-  if (isThenable(output))
-    return from(output as PromiseLike<HandlerResult | void>).pipe(map((value) => (value ?? {}) as MiddlewareEvent));
-  return of((output ?? {}) as MiddlewareEvent);
-}
-
-/** `handler` with `chain` around it, every middleware run as a stream. */
-function streamed(handler: RequestHandler, chain: Chain): RequestHandler {
-  return (params, context, owner) =>
-    runMiddleware(chain, { method: context.method, params }, contextOf(context, owner), (request) =>
-      eventsOf(handler(request.params, context, owner)),
-    ) as Observable<HandlerResult>;
-}
 
 /** Where a replaceable middleware keeps its list. */
 const REPLACEABLE: unique symbol = Symbol('rxmcp.middleware.replaceable');
@@ -70,6 +43,7 @@ export interface ReplaceableMiddleware {
  * there itself (middleware that decides at once still does).
  */
 export function replaceableMiddleware(initial: Chain): ReplaceableMiddleware {
+  useAdmittedRunner(runAround);
   const state: Replaceable = { chain: [...initial], version: 0 };
   const middleware: Middleware<MiddlewareRequest, ServerContext> = (request, context, next) =>
     runMiddleware(state.chain, request, context, (passed) => next(passed));
@@ -147,7 +121,7 @@ class AdmissionChain {
  * `handler` with `chain` around it: with middleware that decides at once in front, each request is
  * an {@link AdmittedCall}; otherwise the whole chain runs as streams.
  */
-export function runAround(handler: RequestHandler, chain: Chain): RequestHandler {
+function runAround(handler: RequestHandler, chain: Chain): RequestHandler {
   if (chain.length === 0) return handler;
   let admitting = new AdmissionChain(handler, chain);
   if (admitting.admits.length === 0 && !admitting.replaceable) return streamed(handler, chain);
@@ -293,4 +267,14 @@ function deliver(output: unknown, sink: OutputSink<unknown>): Unsubscribable | u
   sink.next(output ?? {});
   sink.complete();
   return undefined;
+}
+
+/**
+ * `middleware` itself, once servers run chains with {@link runAround}: this library's middleware
+ * that decides at once passes through here as it is made, so a server whose middleware never did
+ * runs its chains as streams, and a bundle without such middleware leaves this module out.
+ */
+export function admitted<M>(middleware: M): M {
+  useAdmittedRunner(runAround);
+  return middleware;
 }

@@ -1,6 +1,10 @@
-import type { RequestHandler } from '../connection/dispatcher';
-import type { Middleware, MiddlewareRequest } from '../connection/middleware';
-import { runAround } from './middleware-runner';
+import { from, isObservable, map, of } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
+import { DeferredOutput, isThenable, observeOutput } from '../connection/dispatcher';
+import type { HandlerOutput, HandlerResult, RequestHandler } from '../connection/dispatcher';
+import { runMiddleware } from '../connection/middleware';
+import type { Middleware, MiddlewareEvent, MiddlewareRequest } from '../connection/middleware';
+import { contextOf } from './request-contexts';
 import type { ServerContext } from './server-context';
 
 /**
@@ -19,12 +23,39 @@ import type { ServerContext } from './server-context';
  */
 export type ServerMiddleware = Middleware<MiddlewareRequest, ServerContext>;
 
+/** A handler's output of any form as a stream of events; no result (`undefined`) stands for `{}`. */
+export function eventsOf(output: HandlerOutput<HandlerResult> | DeferredOutput): Observable<MiddlewareEvent> {
+  if (isObservable(output) || output instanceof DeferredOutput) return observeOutput(output);
+  if (isThenable(output))
+    return from(output as PromiseLike<HandlerResult | void>).pipe(map((value) => (value ?? {}) as MiddlewareEvent));
+  return of((output ?? {}) as MiddlewareEvent);
+}
+
+/** `handler` with `chain` around it, every middleware run as a stream. */
+export function streamed(handler: RequestHandler, chain: readonly ServerMiddleware[]): RequestHandler {
+  return (params, context, owner) =>
+    runMiddleware(chain, { method: context.method, params }, contextOf(context, owner), (request) =>
+      eventsOf(handler(request.params, context, owner)),
+    ) as Observable<HandlerResult>;
+}
+
+/** How chains run once the module of the middleware that decides at once is loaded (see middleware-runner.ts). */
+let admittedRunner: ((handler: RequestHandler, chain: readonly ServerMiddleware[]) => RequestHandler) | undefined;
+
+/** Called by middleware-runner.ts as it loads. */
+export function useAdmittedRunner(
+  run: (handler: RequestHandler, chain: readonly ServerMiddleware[]) => RequestHandler,
+): void {
+  admittedRunner = run;
+}
+
 /**
  * `handler` with `chain` around it. Middleware that decides at once (the limits and policies of
- * this library) runs on the request's own path; the rest runs as streams (see `runAround`).
+ * this library) runs on the request's own path; the rest runs as streams (see middleware-runner.ts).
  */
 export function withMiddleware(handler: RequestHandler, chain: readonly ServerMiddleware[]): RequestHandler {
-  return runAround(handler, chain);
+  if (chain.length === 0) return handler;
+  return admittedRunner ? admittedRunner(handler, chain) : streamed(handler, chain);
 }
 
 const NO_MIDDLEWARE: readonly ServerMiddleware[] = Object.freeze([]);

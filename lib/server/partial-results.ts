@@ -9,54 +9,18 @@
 import { Observable } from '../rx/rxjs';
 import { PartialResult } from '../connection/handler-events';
 import type { MiddlewareEvent } from '../connection/middleware';
-import { PARTIAL_RESULT_METHOD, PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
-import { declaredExtensions } from '../schema/extensions';
+import {
+  PARTIAL_RESULT_METHOD,
+  PARTIAL_RESULTS_EXTENSION,
+  partialResultParams,
+  partialResultToken,
+} from '../connection/partial-results';
 import type { ServerExtension } from './extensions';
 import type { ServerContext } from './server-context';
 
 /** The token a `tools/call` asked for partial results with, when its client declared them. */
 export function partialResultTokenOf(context: ServerContext): string | number | undefined {
   return partialResultToken(context.meta, context.clientCapabilities);
-}
-
-/**
- * The `partialResultToken` of a request's `_meta`, when the client's capabilities declare partial
- * results (the extension, or the SEP's bare `partialResults` capability); else `undefined`.
- */
-export function partialResultToken(
-  meta: Record<string, unknown> | undefined,
-  clientCapabilities: unknown,
-): string | number | undefined {
-  const token = meta?.partialResultToken;
-  if (typeof token !== 'string' && !Number.isInteger(token)) return undefined;
-  const capabilities = clientCapabilities as Record<string, unknown> | undefined;
-  const declared =
-    capabilities?.partialResults !== undefined ||
-    declaredExtensions(capabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined;
-  return declared ? (token as string | number) : undefined;
-}
-
-/** Whether a server's capabilities declare the partial results extension. */
-export function declaresPartialResults(serverCapabilities: Record<string, unknown>): boolean {
-  return declaredExtensions(serverCapabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined;
-}
-
-/**
- * The params of one `notifications/tools/partial_result`: the call's token, its `seq`, what the
- * piece holds, and, for a call that runs as a task, the task's id.
- */
-export function partialResultParams(
-  token: string | number,
-  seq: number,
-  piece: PartialResult,
-  taskId?: string,
-): Record<string, unknown> {
-  const params: Record<string, unknown> = { partialResultToken: token, seq };
-  if (piece.content !== undefined) params.content = piece.content;
-  if (piece.structuredContent !== undefined) params.structuredContent = piece.structuredContent;
-  if (piece.final !== undefined) params.final = piece.final;
-  if (taskId !== undefined) params.taskId = taskId;
-  return params;
 }
 
 /**

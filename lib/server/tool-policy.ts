@@ -5,6 +5,7 @@ import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { AuthInfo } from '../transport/transport';
 import type { ServerMiddleware } from './middleware';
 import type { ServerContext } from './server-context';
+import { admitted } from './middleware-runner';
 
 /** Who may use one tool. */
 export interface ToolRule {
@@ -65,10 +66,12 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
     );
   };
   // A call is decided on its path; a listing is filtered as it comes back.
-  return withAdmission(middleware, (request, context) => {
-    if (request.method === 'tools/call') return callRefusal(request, context);
-    return request.method === 'tools/list' ? RUN_MIDDLEWARE : undefined;
-  });
+  return admitted(
+    withAdmission(middleware, (request, context) => {
+      if (request.method === 'tools/call') return callRefusal(request, context);
+      return request.method === 'tools/list' ? RUN_MIDDLEWARE : undefined;
+    }),
+  );
 }
 
 /** What `auth` lacks to meet `rule`, in words; undefined when it meets it. */

@@ -8,7 +8,7 @@ import { admissionOf, RUN_MIDDLEWARE, withAdmission } from '../../lib/connection
 import type { Admission, MiddlewareEvent } from '../../lib/connection/middleware';
 import { ErrorCode, JsonRpcError } from '../../lib/jsonrpc/errors';
 import { withMiddleware } from '../../lib/server/middleware';
-import { decidesAtOnce, replaceableMiddleware } from '../../lib/server/middleware-runner';
+import { admitted, decidesAtOnce, replaceableMiddleware } from '../../lib/server/middleware-runner';
 import type { ServerMiddleware } from '../../lib/server/middleware';
 import { authorize, concurrencyLimit, rateLimit } from '../../lib/server/middleware-kit';
 import type { McpServer } from '../../lib/server/server';
@@ -47,18 +47,23 @@ async function run(chain: ServerMiddleware[], handler: RequestHandler, method = 
   return lastValueFrom(observeOutput(output).pipe(toArray())).catch((error: unknown) => ({ failed: error }));
 }
 
-/** A middleware that decides at once, recording what it is asked and what it releases. */
+/**
+ * A middleware that decides at once, recording what it is asked and what it releases. Made as the
+ * kit makes its own: through `admitted`, which has servers run such chains on the request's path.
+ */
 function recorded(name: string, log: string[], admission: () => Admission | 'hold'): ServerMiddleware {
-  return withAdmission(
-    (_request, _context, next) => {
-      log.push(`${name} as a stream`);
-      return next();
-    },
-    () => {
-      log.push(`${name} asked`);
-      const answer = admission();
-      return answer === 'hold' ? { release: () => void log.push(`${name} released`) } : answer;
-    },
+  return admitted(
+    withAdmission(
+      (_request, _context, next) => {
+        log.push(`${name} as a stream`);
+        return next();
+      },
+      () => {
+        log.push(`${name} asked`);
+        const answer = admission();
+        return answer === 'hold' ? { release: () => void log.push(`${name} released`) } : answer;
+      },
+    ),
   );
 }
 

@@ -10,8 +10,12 @@ import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
 import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
-import { PARTIAL_RESULT_METHOD } from '../../connection/partial-results';
-import { declaresPartialResults, partialResultParams, partialResultToken } from '../partial-results';
+import {
+  declaresPartialResults,
+  PARTIAL_RESULT_METHOD,
+  partialResultParams,
+  partialResultToken,
+} from '../../connection/partial-results';
 import { principalOf } from '../../transport/transport';
 import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
