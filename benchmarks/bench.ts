@@ -4,9 +4,10 @@
  * pooled: each figure is the median of the runs' own medians, with [min – max] of those, and the
  * machine's load as each run started and ended. Writes benchmarks/results/latest.{md,json,svg}.
  *
- * A full `npm run bench` takes about 30 minutes on a 2-core machine (three runs of about 10 minutes
- * each on 2026-11-26, load average 1.4 to 2.6): the servers in processes of their own are warmed up
- * with 5,000 calls (or 6 s) per measurement, which the slow implementations spend in full.
+ * A full `npm run bench` takes about 45 minutes on a 2-core machine (three runs of 16 to 19 minutes
+ * on 2026-11-29, load average 3 to 7, before the cold processes were capped at 8 s of calls): the
+ * servers in processes of their own are warmed up with 5,000 calls (or 6 s) per measurement, which
+ * the slow implementations spend in full, and the cold rows start a fresh process per measurement.
  *
  *   node dist/benchmarks/bench.js [--runs=3] [--quick] [--only=...] [--transports=...]
  *

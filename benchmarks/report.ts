@@ -10,7 +10,7 @@ export { renderChart } from './chart';
 export type { Measurement, RunReport } from './report-model';
 
 /** How long a full `npm run bench` (three runs) takes on two cores (estimated: see bench.ts). */
-export const FULL_BENCH_ESTIMATE = 'about 30 minutes (three runs of about 10)';
+export const FULL_BENCH_ESTIMATE = 'about 45 minutes (three runs of about 15)';
 
 const range = (s: Spread, scale = 1, digits = 0) =>
   `${fmt(s.median / scale, digits)} [${fmt(s.min / scale, digits)} – ${fmt(s.max / scale, digits)}]`;
