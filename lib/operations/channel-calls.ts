@@ -23,7 +23,9 @@ export class ChannelCalls<T> {
   }
 
   set(id: unknown, call: T): void {
-    if (this.one === undefined || this.oneId === id) {
+    // An id already in the map stays there: put in the freed fields too, it would be counted twice.
+    if (this.more?.has(id)) this.more.set(id, call);
+    else if (this.one === undefined || this.oneId === id) {
       this.oneId = id;
       this.one = call;
     } else (this.more ??= new Map()).set(id, call);

@@ -25,4 +25,15 @@ describe('ChannelCalls', () => {
     calls.delete(4);
     expect([calls.size, calls.values()]).toEqual([0, []]);
   });
+
+  it('keeps an id that waits in the map in one place when it is set again after the fields were freed', () => {
+    const calls = new ChannelCalls<string>();
+    calls.set(1, 'one');
+    calls.set(2, 'two');
+    calls.delete(1);
+    calls.set(2, 'two again');
+    expect([calls.size, calls.get(2), calls.values()]).toEqual([1, 'two again', ['two again']]);
+    calls.delete(2);
+    expect([calls.size, calls.has(2), calls.values()]).toEqual([0, false, []]);
+  });
 });
