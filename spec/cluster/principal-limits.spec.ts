@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connect } from '../../lib/client/client';
@@ -8,6 +6,8 @@ import type { ClientRevision } from '../../lib/client/client-api';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { startRedis } from '../support/redis-server';
+import { startScriptProcess, stopScriptProcess } from '../support/script-process';
+import type { ScriptProcess } from '../support/script-process';
 import type { RunningRedis } from '../support/redis-server';
 
 // Per-user limits across a cluster: two processes of one server on a real redis-server, each
@@ -64,33 +64,11 @@ const users = { 'alice-token': 'alice', 'bob-token': 'bob' };
 });
 `;
 
-interface ClusterProcess {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly url: URL;
-}
+type ClusterProcess = ScriptProcess;
 
-function startProcess(redisUrl: string, prefix: string): Promise<ClusterProcess> {
-  const child = spawn(process.execPath, ['-e', PROCESS, redisUrl, prefix], { stdio: 'pipe' });
-  return new Promise((done, fail) => {
-    let out = '';
-    let err = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /serving at (\S+)\n/.exec(out);
-      if (match) done({ child, url: new URL(match[1]!) });
-    });
-    child.once('exit', (code) => fail(new Error(`a cluster process exited with ${code}: ${err}`)));
-  });
-}
-
-async function stopProcess(running: ClusterProcess): Promise<void> {
-  const { child } = running;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGKILL');
-  await exited;
-}
+const startProcess = (redisUrl: string, prefix: string): Promise<ClusterProcess> =>
+  startScriptProcess(PROCESS, [redisUrl, prefix]);
+const stopProcess = stopScriptProcess;
 
 const failureOf = (promise: Promise<unknown>) =>
   promise.then(
