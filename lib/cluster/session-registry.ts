@@ -55,6 +55,12 @@ interface OwnedRecord {
  */
 export class SessionRegistry {
   private readonly owned = new Map<string, OwnedRecord>();
+  /**
+   * Sessions this process owned and gave up (another took them over, or it released them): writes
+   * still queued for them are refused, not taken for the unfenced writes of a stream of no session.
+   * The most recent {@link DISOWNED_KEPT}; a session claimed here again leaves it.
+   */
+  private readonly disowned = new Set<string>();
   private readonly replaced = new Subject<string>();
   /** The ids of sessions this process owned until another took them over. Hot; never completes. */
   readonly replaced$: Observable<string> = this.replaced.asObservable();
@@ -82,7 +88,7 @@ export class SessionRegistry {
     }
     const key = this.keys.session(sessionId);
     await this.redis.call('EVAL', [REGISTER, 1, key, this.processId, principal, this.ttlMs, bus]);
-    this.owned.set(sessionId, { principal, epoch: 0, state: '' });
+    this.own(sessionId, { principal, epoch: 0, state: '' });
     return true;
   }
 
@@ -129,7 +135,7 @@ export class SessionRegistry {
     const epoch = Number(await this.redis.call('EVAL', [CLAIM, 1, key, expected, this.processId, principal]));
     if (epoch === -2) return 'forbidden';
     if (epoch < 0) return 'taken';
-    this.owned.set(sessionId, { principal, epoch, state: JSON.stringify(state) });
+    this.own(sessionId, { principal, epoch, state: JSON.stringify(state) });
     return epoch;
   }
 
@@ -152,11 +158,12 @@ export class SessionRegistry {
   /**
    * Appends an event to the session's stream (`fields`: the entry's), fenced like every owner's
    * write when this process owns the session: its entry id, or undefined when another process took
-   * the session over (nothing appended). A stream of no session this process owns (a modern
-   * request's) is written as it is.
+   * the session over (nothing appended), as for a session this process gave up. A stream of no
+   * session (a modern request's) is written as it is.
    */
   async append(sessionId: string, fields: readonly string[], maxLen: number): Promise<string | undefined> {
     const epoch = this.epochOf(sessionId);
+    if (epoch === undefined && this.disowned.has(sessionId)) return undefined;
     const keys = [this.keys.session(sessionId), this.keys.events(sessionId)];
     const args = [APPEND, 2, ...keys, this.processId, epoch ?? -1, maxLen, this.ttlMs, ...fields];
     if (epoch === undefined) {
@@ -278,7 +285,7 @@ export class SessionRegistry {
   async release(sessionIds: Iterable<string>): Promise<void> {
     const ids = [...sessionIds];
     const epochs = ids.map((id) => this.owned.get(id)?.epoch ?? 0);
-    for (const id of ids) this.owned.delete(id);
+    for (const id of ids) this.disown(id);
     await Promise.all(
       ids.map((id, i) => this.redis.call('EVAL', [RELEASE, 1, this.keys.session(id), this.processId, epochs[i]!])),
     );
@@ -311,10 +318,25 @@ export class SessionRegistry {
   /** Another process owns the session now: this one forgets it and says so, once per epoch. */
   private lost(sessionId: string, epoch: number): void {
     if (this.owned.get(sessionId)?.epoch !== epoch) return;
-    this.owned.delete(sessionId);
+    this.disown(sessionId);
     this.replaced.next(sessionId);
   }
+
+  private own(sessionId: string, record: OwnedRecord): void {
+    this.disowned.delete(sessionId);
+    this.owned.set(sessionId, record);
+  }
+
+  private disown(sessionId: string): void {
+    this.owned.delete(sessionId);
+    this.disowned.add(sessionId);
+    // Writes queued for a session given up come within moments: the oldest entries may go.
+    if (this.disowned.size > DISOWNED_KEPT) this.disowned.delete(this.disowned.values().next().value as string);
+  }
 }
+
+/** How many sessions given up a registry remembers, to refuse the writes still queued for them. */
+const DISOWNED_KEPT = 4096;
 
 function parseState(text: string): PersistedSession | undefined {
   if (text === '') return undefined;

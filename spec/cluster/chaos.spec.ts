@@ -136,6 +136,15 @@ async function official(): Promise<Driver> {
   };
 }
 
+/** What became of one call, and which client made it. */
+interface Outcome {
+  readonly kind: Driver['kind'];
+  settled: number;
+  result?: string;
+  error?: string;
+  progress: number[];
+}
+
 /** One fault, chosen by the seeded generator. */
 async function fault(next: () => number, log: string[]): Promise<void> {
   const slot = Math.floor(next() * 3);
@@ -161,16 +170,13 @@ describe(`a cluster under chaos (seed ${SEED})`, () => {
   it('ends every call once, runs no tool twice, loses no stored notification, serves each session from one process', async () => {
     const next = random(SEED);
     for (let i = 0; i < CLIENTS; i++) drivers.push(await (i % 2 === 0 ? ours() : official()));
-    const outcomes = new Map<string, { settled: number; result?: string; error?: string; progress: number[] }>();
+    const outcomes = new Map<string, Outcome>();
     let running = true;
 
     const calling = drivers.map(async (driver, d) => {
       for (let c = 0; c < CALLS_PER_CLIENT; c++) {
         const run = `${d}-${c}`;
-        const outcome: { settled: number; result?: string; error?: string; progress: number[] } = {
-          settled: 0,
-          progress: [],
-        };
+        const outcome: Outcome = { kind: driver.kind, settled: 0, progress: [] };
         outcomes.set(run, outcome);
         await driver
           .countdown(run, (value) => outcome.progress.push(value))
@@ -225,6 +231,8 @@ describe(`a cluster under chaos (seed ${SEED})`, () => {
     for (const outcome of outcomes.values()) expect(outcome.settled).toBe(1);
     for (const { error } of errors) expect(error).toMatch(CAUSES);
     // A call that finished was served by one process throughout: all its progress, each once.
+    const partial = [...outcomes].filter(([, o]) => o.result !== undefined && o.progress.join() !== '1,2,3,4,5');
+    if (partial.length > 0) console.log(JSON.stringify({ partial, faults }));
     for (const { progress } of results) expect(progress).toEqual([1, 2, 3, 4, 5]);
     // No tool ran twice.
     const runs = (await admin.call('HGETALL', [`${PREFIX}runs`])) as string[];

@@ -2,7 +2,10 @@ import { firstValueFrom } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import { connectRedis } from '../../lib/cluster/redis-connection';
 import type { RedisConnection } from '../../lib/cluster/redis-connection';
+import { ClusterKeys } from '../../lib/cluster/cluster-keys';
 import { joinRedisCluster } from '../../lib/cluster/redis-cluster';
+import { SessionRegistry } from '../../lib/cluster/session-registry';
+import type { PersistedSession } from '../../lib/server/server-context';
 import type { RedisCluster } from '../../lib/cluster/redis-cluster';
 import { createServer } from '../../lib/server/server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
@@ -150,5 +153,53 @@ describe('the sessions of a cluster in Redis', () => {
     expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
     expect(await admin.call('HGET', ['moved:s:{orphan}', 'owner'])).toBe(relay.cluster.processId);
     expect(newcomer.running.handler.sessions.has('orphan')).toBe(false);
+  });
+});
+
+describe("an owner's writes after it gave a session up", () => {
+  const keys = new ClusterKeys('given-up:');
+  const state: PersistedSession = { lifecycle: null, declared: undefined, logLevel: 'info', subscriptions: [] };
+  const registries = () => [
+    new SessionRegistry(admin, keys, 60_000, 'process-a'),
+    new SessionRegistry(admin, keys, 60_000, 'process-b'),
+  ];
+  const entries = async (sessionId: string) =>
+    ((await admin.call('XRANGE', [keys.events(sessionId), '-', '+'])) as Array<[string, string[]]>).map(
+      ([, fields]) => fields[fields.indexOf('d') + 1],
+    );
+
+  it('are all refused once another process took the session over, the writes queued after the first too', async () => {
+    const [a, b] = registries();
+    await a!.register('taken', '');
+    expect(await a!.append('taken', ['s', 'taken~1', 'd', 'before'], 100)).toBeDefined();
+    const replaced: string[] = [];
+    a!.replaced$.subscribe((id) => replaced.push(id));
+    expect(await b!.claim('taken', 'process-a', '', state)).toBe(1);
+    // The first refused write tells the process; the ones queued behind it are refused as well,
+    // not written as if the stream belonged to no session.
+    expect(await a!.append('taken', ['s', 'taken~1', 'd', 'progress'], 100)).toBeUndefined();
+    expect(await a!.append('taken', ['s', 'taken~1', 'd', 'result'], 100)).toBeUndefined();
+    expect(replaced).toEqual(['taken']);
+    expect(await entries('taken')).toEqual(['before']);
+    // The new owner writes.
+    expect(await b!.append('taken', ['s', 'taken~1', 'd', 'new owner'], 100)).toBeDefined();
+    expect(await entries('taken')).toEqual(['before', 'new owner']);
+  });
+
+  it('are refused after it released the session, and written again once it claims the session back', async () => {
+    const [a, b] = registries();
+    await a!.register('released', '');
+    await a!.release(['released']);
+    expect(await a!.append('released', ['s', 'released~1', 'd', 'late'], 100)).toBeUndefined();
+    expect(await b!.claim('released', '', '', state)).toBeGreaterThan(0);
+    expect(await a!.claim('released', 'process-b', '', state)).toBeGreaterThan(0);
+    expect(await a!.append('released', ['s', 'released~1', 'd', 'back'], 100)).toBeDefined();
+    expect(await entries('released')).toEqual(['back']);
+  });
+
+  it('leave the streams of no session (a modern request) unfenced', async () => {
+    const [a] = registries();
+    expect(await a!.append('no-session', ['s', 'no-session~1', 'd', 'modern'], 100)).toBeDefined();
+    expect(await entries('no-session')).toEqual(['modern']);
   });
 });
