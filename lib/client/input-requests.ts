@@ -67,7 +67,7 @@ export function readInputRequests(value: unknown, method: string): InputRequests
 }
 
 /** A handler context for an input request: no progress, logs or nested requests go anywhere. */
-function inputContext(key: string, request: InputRequest, revision: string, signal: AbortSignal): RequestContext {
+function inputContext(key: string, request: InputRequest, revision: Revision, signal: AbortSignal): RequestContext {
   return {
     requestId: key,
     method: request.method,
@@ -88,7 +88,7 @@ function answerOne(
   key: string,
   request: InputRequest,
   handler: RequestHandler | undefined,
-  revision: string,
+  revision: Revision,
 ): Observable<Record<string, unknown>> {
   return defer(() => {
     if (!handler) {
@@ -104,8 +104,8 @@ function answerOne(
     // newest handshake revision's (a URL elicitation of 2026-07-28 has no elicitationId).
     const raw = request.params ?? {};
     const checked =
-      checkParams(request.method, revision as Revision, raw) ??
-      inputRequestSchemaFor(request.method, revision as Revision)?.safeParse(raw) ??
+      checkParams(request.method, revision, raw) ??
+      inputRequestSchemaFor(request.method, revision)?.safeParse(raw) ??
       checkParams(request.method, LATEST_LEGACY_REVISION, raw);
     if (checked && !checked.success) {
       const problem = describeIssues(toValidationIssues(checked.error));
@@ -138,7 +138,7 @@ function answerOne(
 export function answerInputRequests(
   requests: InputRequests,
   handlers: Readonly<Record<string, RequestHandler>>,
-  revision: string,
+  revision: Revision,
 ): Observable<InputResponses> {
   const keys = Object.keys(requests);
   if (keys.length === 0) return of({});

@@ -50,7 +50,7 @@ export class InputRoundsExceededError extends RxmcpError {
 /** What the modern requests of one client share. */
 export interface ModernRequesterDeps {
   readonly connection: Connection;
-  readonly revision: string;
+  readonly revision: Revision;
   /** The client's handlers for sampling, elicitation and roots, by method. */
   readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
   readonly maxInputRounds: number;
@@ -111,7 +111,7 @@ function assumed(method: string, result: Record<string, unknown>): Record<string
 function checkedComplete(deps: ModernRequesterDeps, method: string, result: Record<string, unknown>) {
   const filled = assumed(method, result);
   const input = filled ? { ...result, ...filled } : result;
-  const parsed = checkResult(method, deps.revision as Revision, input);
+  const parsed = checkResult(method, deps.revision, input);
   if (!parsed) return result;
   if (!parsed.success) {
     throw new ProtocolError(

@@ -18,6 +18,7 @@ import type {
   RequestHandler,
 } from './request-handler';
 import type { ParamsOf, RequestMethod, ResultFor } from '../schema/method-map';
+import type { Revision } from '../schema/revisions';
 
 export { DeferredOutput } from './request-handler';
 export type {
@@ -109,7 +110,7 @@ class HandlerContext implements RequestContext {
   constructor(
     request: JsonRpcRequest,
     params: Record<string, unknown>,
-    readonly revision: string,
+    readonly revision: Revision,
     private readonly entry: InFlight,
     private readonly sink: DispatcherSink,
     readonly peer: ModernPeer | undefined,
@@ -188,7 +189,7 @@ export class Dispatcher {
     request: JsonRpcRequest,
     params: Record<string, unknown>,
     handler: RequestHandler,
-    revision: string,
+    revision: Revision,
     owner: unknown,
     answer: (answer: Answer) => void,
     peer?: ModernPeer,

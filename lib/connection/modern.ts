@@ -11,7 +11,7 @@ import { toValidationIssues } from '../validation/issues';
 import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
 import { extensionMethodParams } from '../schema/tasks';
-import type { Revision } from '../schema/revisions';
+import type { ModernRevision } from '../schema/revisions';
 import { hasCapability } from './capabilities';
 import { LOG_LEVELS } from './handler-events';
 import { META, modernRevisionOf } from '../schema/request-meta';
@@ -61,7 +61,7 @@ export const DEFAULT_CACHE_HINTS: Readonly<Record<string, CacheHint>> = {
 
 /** What one modern request says of its client, read from its `_meta`. */
 export interface ModernPeer {
-  readonly revision: string;
+  readonly revision: ModernRevision;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo: Record<string, unknown> | undefined;
   /** The least severe log level the client wants for this request; without it, no log messages at all. */
@@ -155,8 +155,7 @@ export function admitModernRequest(
   if (logLevel !== undefined && (typeof logLevel !== 'string' || !LEVELS.has(logLevel))) {
     return badMeta(`${META.logLevel} must be one of ${LOG_LEVELS.join(', ')}`);
   }
-  const revision = version as Revision;
-  const definition = methodDefinition(request.method, revision);
+  const definition = methodDefinition(request.method, version);
   // One shape for every peer, the transport's facts included (undefined when it has none): adding
   // them to a copy afterwards costs more than the whole object.
   const peer: ModernPeer = {
@@ -185,7 +184,7 @@ export function admitModernRequest(
       httpStatus: 404,
     };
   }
-  const checked = extension ? extension.safeParse(params) : checkParams(request.method, revision, params);
+  const checked = extension ? extension.safeParse(params) : checkParams(request.method, version, params);
   if (checked && !checked.success) {
     return { error: JsonRpcError.invalidParams(toValidationIssues(checked.error)), httpStatus: 400 };
   }

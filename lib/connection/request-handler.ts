@@ -5,6 +5,7 @@
 import type { Observable, Unsubscribable } from '../rx/rxjs';
 import type { RequestId } from '../jsonrpc/message';
 import type { ParamsOf, RequestMethod, ResultFor, ResultOf } from '../schema/method-map';
+import type { Revision } from '../schema/revisions';
 import type { HandlerEvent, LogLevel } from './handler-events';
 import type { ModernPeer } from './modern';
 /** A request's result as a handler produces it. */
@@ -56,8 +57,8 @@ export interface RequestContext {
   /** The id of the request being handled. */
   readonly requestId: RequestId;
   readonly method: string;
-  /** The negotiated protocol revision. */
-  readonly revision: string;
+  /** The negotiated protocol revision (a modern request's own). */
+  readonly revision: Revision;
   /** The progress token the caller sent in `_meta`, kept with its type. */
   readonly progressToken?: string | number | undefined;
   /** The request's `_meta`, as sent. */

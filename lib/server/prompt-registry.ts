@@ -132,7 +132,7 @@ class Prompts extends OverRegistry<PromptEntry> implements PromptRegistry {
       .filter((argument) => argument.required && args[argument.name] === undefined)
       .map((argument) => ({ path: `arguments.${argument.name}`, message: 'required, expected string' }));
     if (missing.length > 0) throw JsonRpcError.invalidParams(missing);
-    const revision = context.revision as Revision;
+    const revision = context.revision;
     const { options } = this;
     return runHandler(
       () => entry.definition.handler(args, context),

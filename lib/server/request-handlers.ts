@@ -23,8 +23,6 @@ import type { HandlerOwner, HandlerParts } from './handler-parts';
 import type { ServerContext } from './server-context';
 import { listenTo } from './listen';
 
-const revisionOf = (context: RequestContext) => context.revision as Revision;
-
 /**
  * A server's handler of method `M`: its params typed by the method map, its owner a session or the
  * modern stand-in (`HandlerOwner`), or a session (`Session`) for a method only sessions have.
@@ -41,7 +39,7 @@ export function sessionOf(context: RequestContext, owner: unknown): Session | un
 function listHandler(
   list: (parts: HandlerParts, cursor: string | undefined, revision: Revision) => HandlerResult,
 ): Handler<'tools/list' | 'prompts/list' | 'resources/templates/list'> {
-  return (params, context, owner) => list(partsOf(owner), params.cursor, revisionOf(context));
+  return (params, context, owner) => list(partsOf(owner), params.cursor, context.revision);
 }
 
 /**
@@ -131,7 +129,7 @@ const subscribe: Handler<'resources/subscribe', Session> = (params, context, ses
   const { resources, maxSubscriptions, logger } = partsOf(session);
   const uri = params.uri;
   if (!resources.exists(uri)) {
-    throw new JsonRpcError(featuresOf(revisionOf(context)).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+    throw new JsonRpcError(featuresOf(context.revision).resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
   }
   const watches = session.watches;
   if (watches && !watches.has(uri) && watches.size >= maxSubscriptions) {

@@ -123,7 +123,7 @@ function listResources(
   pageSize: number,
   context: ServerContext,
 ): ListResourcesPage | Promise<ListResourcesPage> {
-  const revision = context.revision as Revision;
+  const revision = context.revision;
   const features = featuresOf(revision);
   const listed = cursor === undefined ? undefined : decodeListedCursor(cursor);
   let page: Resource[] = [];
@@ -157,7 +157,7 @@ function readResource(
   uri: string,
   context: ServerContext,
 ): HandlerOutput<ReadResourceResult> {
-  const revision = context.revision as Revision;
+  const revision = context.revision;
   const failed = (error: unknown) => requestFailure(failures, `Reading resource ${uri}`, error, context, { uri });
   const found = resources.get(uri)?.definition.definition;
   if (found) {

@@ -235,7 +235,7 @@ abstract class ContextBase implements ServerContext {
   get method(): string {
     return this.inner.method;
   }
-  get revision(): string {
+  get revision(): Revision {
     return this.inner.revision;
   }
   get progressToken(): string | number | undefined {

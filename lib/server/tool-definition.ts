@@ -303,10 +303,10 @@ function sendToolResult(
         : [{ type: 'text', text: JSON.stringify(produced.structuredContent) }];
   }
   const full = (content === produced.content ? produced : { ...produced, content }) as CallToolResult;
-  const adapted = adaptToolResult(full, featuresOf(context.revision as Revision));
+  const adapted = adaptToolResult(full, featuresOf(context.revision));
   const result = completeResult(adapted, context.revision);
   if (options.validateResults) {
-    const parsed = checkResult('tools/call', context.revision as Revision, result)!;
+    const parsed = checkResult('tools/call', context.revision, result)!;
     if (!parsed.success) {
       options.logger.error(
         { tool: entry.definition.name, problem: describeIssues(toValidationIssues(parsed.error)) },

@@ -29,7 +29,7 @@ import type { TaskInfo, TaskSnapshot } from './task-wire';
 export interface TaskHost {
   readonly connection: Connection;
   readonly era: 'modern' | 'legacy';
-  readonly revision: string;
+  readonly revision: Revision;
   readonly serverCapabilities: Record<string, unknown>;
   request(
     method: string,
@@ -287,7 +287,7 @@ class ClientTasks implements McpClientTasks {
   private checkToolResult(result: Record<string, unknown>): CallToolResult {
     // The payload as the revision's tools/call answers it (a modern one says `complete`).
     const answer = this.modern ? { resultType: 'complete', ...result } : result;
-    const outcome = checkResult('tools/call', this.host.revision as Revision, answer);
+    const outcome = checkResult('tools/call', this.host.revision, answer);
     if (outcome && !outcome.success) {
       throw new ProtocolError(
         `Invalid task result for tools/call from the server: ${describeIssues(toValidationIssues(outcome.error))}`,

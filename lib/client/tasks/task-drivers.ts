@@ -8,6 +8,7 @@ import type { Observable } from '../../rx/rxjs';
 import type { RequestHandler } from '../../connection/dispatcher';
 import type { RequestOptions } from '../../connection/request-pipeline';
 import type { JsonRpcNotification } from '../../jsonrpc/message';
+import type { Revision } from '../../schema/revisions';
 import { encodeHeaderValue } from '../../transport/http-client/streamable-http/request-headers';
 import { answerInputRequests } from '../input-requests';
 import type { InputRequests } from '../input-requests';
@@ -85,7 +86,7 @@ export function aboutTask(taskId: string, options: RequestOptions = {}): Request
 /** What the extension driver needs beyond requests: the client's handlers for the input a task asks for. */
 export interface ExtensionDriverDeps extends DriverDeps {
   readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
-  readonly revision: string;
+  readonly revision: Revision;
 }
 
 /** The `io.modelcontextprotocol/tasks` extension. */

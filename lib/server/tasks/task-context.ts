@@ -7,6 +7,7 @@
 import { Observable } from '../../rx/rxjs';
 import type { NestedRequestOptions, RequestContext } from '../../connection/dispatcher';
 import type { LogLevel } from '../../connection/handler-events';
+import type { Revision } from '../../schema/revisions';
 import type { InputRound } from '../input-round';
 import type { InputAsker } from '../server-context';
 import type { Session } from '../session';
@@ -37,7 +38,7 @@ export class TaskRequestContext implements RequestContext {
   get method(): string {
     return this.inner.method;
   }
-  get revision(): string {
+  get revision(): Revision {
     return this.inner.revision;
   }
   get progressToken(): string | number | undefined {

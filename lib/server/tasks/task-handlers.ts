@@ -8,7 +8,6 @@ import { EMPTY, filter, merge, Observable, take } from '../../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
-import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
 import {
   declaresPartialResults,
@@ -117,7 +116,7 @@ function toolsCall(
     const base = { method: 'tools/call', owner: callerOf(context, session), session: sessionKey };
     if (session !== undefined && sessionKey !== undefined) watchSession(deps.runner, session, sessionKey);
     if (context.peer === undefined) {
-      if (!featuresOf(context.revision as Revision).tasks) return original(params, context, owner);
+      if (!featuresOf(context.revision).tasks) return original(params, context, owner);
       const task = params.task;
       // 2025-11-25: Tools → Tool-level negotiation.
       if (task !== undefined && mode.support === 'forbidden') {
@@ -213,7 +212,7 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
    */
   const gate = (context: RequestContext, method: string) => {
     if (context.peer === undefined) {
-      if (method === 'tasks/update' || !featuresOf(context.revision as Revision).tasks) {
+      if (method === 'tasks/update' || !featuresOf(context.revision).tasks) {
         throw JsonRpcError.methodNotFound(method);
       }
     } else if (!declaresExtension(context)) throw missingExtension(`${method} is part of the tasks extension`);
