@@ -1,7 +1,7 @@
 import type { HandlerOutput, RequestContext } from '../connection/dispatcher';
 import type { CompleteResult } from '../schema/completion';
 import { SessionContext, ModernContext } from './server-context';
-import type { ServerContext, ServerSession } from './server-context';
+import type { ContextSession, ServerContext } from './server-context';
 
 /** The most values one `completion/complete` answer may carry (spec: Utilities → Completion). */
 export const MAX_COMPLETION_VALUES = 100;
@@ -53,7 +53,7 @@ export function toCompleteResult(output: unknown): CompleteResult {
 export class CompletionSessionContext extends SessionContext implements CompletionContext {
   readonly arguments: Readonly<Record<string, string>>;
 
-  constructor(inner: RequestContext, session: ServerSession, chosen: Readonly<Record<string, string>>) {
+  constructor(inner: RequestContext, session: ContextSession, chosen: Readonly<Record<string, string>>) {
     super(inner, session);
     this.arguments = chosen;
   }
@@ -72,7 +72,7 @@ export class ModernCompletionContext extends ModernContext implements Completion
 /** The completion context of a request: its session's, or a modern one. */
 export function completionContextOf(
   inner: RequestContext,
-  session: ServerSession | undefined,
+  session: ContextSession | undefined,
   chosen: Readonly<Record<string, string>>,
 ): CompletionContext {
   return inner.peer === undefined

@@ -31,7 +31,7 @@ export interface HandlerParts extends ListenSources {
     params: Record<string, unknown>,
     context: RequestContext,
     session: unknown,
-    work: (context: ServerContext) => unknown,
+    work: (context: ServerContext) => HandlerOutput<HandlerResult>,
   ): HandlerOutput<HandlerResult>;
 }
 

@@ -1,5 +1,6 @@
 import { asyncScheduler, isObservable, Observable, Subject } from '../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
+import type { HandlerOutput, HandlerResult } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { toValidationIssues } from '../validation/issues';
 import { inputResponseSchemaFor } from '../schema/input-requests';
@@ -129,8 +130,8 @@ export class InputRound {
    * handler is unsubscribed. A plain value (not an Observable or a promise) is returned as it is:
    * the handler answered within its turn, so the round never suspends.
    */
-  run(output: Observable<unknown>): Observable<unknown>;
-  run(output: unknown): unknown;
+  run<T>(output: Observable<T>): Observable<T | HandlerResult>;
+  run<R>(output: HandlerOutput<R>): HandlerOutput<R | HandlerResult>;
   run(output: unknown): unknown {
     if (!isObservable(output) && typeof (output as PromiseLike<unknown> | undefined)?.then !== 'function') {
       // A value: the handler's turn is over and it answered, whatever it asked on the way.

@@ -7,19 +7,27 @@ import { SessionContext, ModernContext } from './server-context';
 import type { ServerContext } from './server-context';
 import type { Session } from './session';
 
+/**
+ * Whether a request came in a session of a handshake revision, which is then its owner (the
+ * connection's): one without a modern peer always does. A modern request belongs to no session,
+ * even on a connection a session owns. The one place this rule is stated: the handlers narrow
+ * their owner with it rather than each asserting its type.
+ */
+export function inSession(context: RequestContext, _owner: unknown): _owner is Session {
+  return context.peer === undefined;
+}
+
 /** Runs a handler's work with the context it needs to ask its client for input. */
 export type InputRunner = (
   params: Record<string, unknown>,
   context: RequestContext,
   session: unknown,
-  work: (context: ServerContext) => unknown,
+  work: (context: ServerContext) => HandlerOutput<HandlerResult>,
 ) => HandlerOutput<HandlerResult>;
 
 /** The context of a request that asks its client nothing: its session's, or a modern request's. */
 export function contextOf(context: RequestContext, session: unknown): ServerContext {
-  return context.peer === undefined
-    ? new SessionContext(context, session as Session)
-    : new ModernContext(context, undefined);
+  return inSession(context, session) ? new SessionContext(context, session) : new ModernContext(context, undefined);
 }
 
 /**
@@ -29,16 +37,14 @@ export function contextOf(context: RequestContext, session: unknown): ServerCont
  */
 export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike | undefined): InputRunner {
   return (params, context, session, work) => {
-    if (context.peer === undefined)
-      return work(new SessionContext(context, session as Session)) as HandlerOutput<HandlerResult>;
-    if (!isMultiRound(context.method))
-      return work(new ModernContext(context, undefined)) as HandlerOutput<HandlerResult>;
+    if (inSession(context, session)) return work(new SessionContext(context, session));
+    if (!isMultiRound(context.method)) return work(new ModernContext(context, undefined));
     // The state is bound to who asked: a retry by anyone else is refused before the handler runs.
     const round = new InputRound(context.method, params, {
       sealer,
       scheduler,
-      principal: principalOf(context.peer.auth),
+      principal: principalOf(context.peer?.auth),
     });
-    return round.run(work(new ModernContext(context, round))) as HandlerOutput<HandlerResult>;
+    return round.run(work(new ModernContext(context, round)));
   };
 }

@@ -4,7 +4,7 @@
  * request needs by what it uses.
  */
 import type { Logger } from 'pino';
-import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
+import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { AuthInfo } from '../transport/transport';
 import type { ParamsOf } from '../schema/method-map';
@@ -22,6 +22,7 @@ import { partsOf } from './handler-parts';
 import type { HandlerOwner, HandlerParts } from './handler-parts';
 import type { ServerContext } from './server-context';
 import { listenTo } from './listen';
+import { inSession } from './request-contexts';
 
 /**
  * A server's handler of method `M`: its params typed by the method map, its owner a session or the
@@ -31,8 +32,7 @@ type Handler<M extends string, O = HandlerOwner> = RequestHandler<M, O, HandlerR
 
 /** The session a request came in: none for a request of a modern revision (its owner is a stand-in). */
 export function sessionOf(context: RequestContext, owner: unknown): Session | undefined {
-  // The connection's owner: a session whenever the request came without a modern peer.
-  return context.peer === undefined ? (owner as Session | undefined) : undefined;
+  return inSession(context, owner) ? owner : undefined;
 }
 
 /** A page of one of a definition's lists: tools, prompts or resource templates. */
@@ -50,7 +50,7 @@ function listHandler(
  */
 function inputHandler<M extends 'tools/call' | 'resources/read' | 'prompts/get'>(
   method: M,
-  work: (parts: HandlerParts, params: ParamsOf<M>, context: ServerContext) => unknown,
+  work: (parts: HandlerParts, params: ParamsOf<M>, context: ServerContext) => HandlerOutput<HandlerResult>,
 ): Handler<M> {
   return (params, context, owner) => {
     const parts = partsOf(owner);

@@ -112,6 +112,11 @@ export interface ServerContext extends RequestContext, ClientRequests {
   readonly clientInfo: Implementation | undefined;
 }
 
+/** A session as a handler context holds it: with the transport that carries its requests, for their headers. */
+export interface ContextSession extends ServerSession {
+  readonly transport: Transport | undefined;
+}
+
 /** Where a modern request's handler asks its client for input: its {@link InputRound}, or a task's inputs. */
 export type InputAsker = Pick<InputRound, 'ask'>;
 
@@ -209,7 +214,7 @@ abstract class ContextBase implements ServerContext {
 
   constructor(protected readonly inner: RequestContext) {}
 
-  abstract readonly session: ServerSession | undefined;
+  abstract readonly session: ContextSession | undefined;
   abstract readonly clientCapabilities: ClientCapabilities | undefined;
   abstract readonly clientInfo: Implementation | undefined;
   /** Builds the client requests of this context (on first use). */
@@ -220,9 +225,7 @@ abstract class ContextBase implements ServerContext {
   }
 
   get headers(): Readonly<Record<string, string | string[] | undefined>> | undefined {
-    const headers =
-      this.inner.peer?.headers ??
-      (this.session as { transport?: Transport } | undefined)?.transport?.requestHeaders?.(this.inner.requestId);
+    const headers = this.inner.peer?.headers ?? this.session?.transport?.requestHeaders?.(this.inner.requestId);
     // A verified token stays with the endpoint that checked it: handlers never see it to pass it on.
     if (headers === undefined || this.auth === undefined) return headers;
     const { authorization: _token, dpop: _proof, 'x-api-key': _key, ...rest } = headers;
@@ -293,7 +296,7 @@ abstract class ContextBase implements ServerContext {
 export class SessionContext extends ContextBase {
   constructor(
     inner: RequestContext,
-    readonly session: ServerSession,
+    readonly session: ContextSession,
   ) {
     super(inner);
   }
