@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcNotification } from '../jsonrpc/message';
 import { META } from '../connection/modern';
+import type { MessageParams } from '../schema/request-meta';
 
 /** What a watcher waits for: a list's changes, or one resource's updates. */
 export type ListenTopic =
@@ -172,9 +173,8 @@ export class SubscriptionHub {
   private onAcknowledged(message: JsonRpcNotification): void {
     const stream = this.opening;
     if (!stream) return;
-    const params = message.params ?? {};
-    const meta = (params._meta ?? {}) as Record<string, unknown>;
-    this.deps.logger.debug({ subscriptionId: meta[META.subscriptionId] }, 'subscription acknowledged');
+    const params: MessageParams = message.params ?? {};
+    this.deps.logger.debug({ subscriptionId: params._meta?.[META.subscriptionId] }, 'subscription acknowledged');
     const acknowledged = keysOf(params.notifications);
     stream.acknowledged = acknowledged;
     const before = this.active?.acknowledged ?? new Set<string>();

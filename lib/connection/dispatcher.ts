@@ -18,6 +18,7 @@ import type {
   RequestHandler,
 } from './request-handler';
 import type { ParamsOf, RequestMethod, ResultFor } from '../schema/method-map';
+import type { MessageParams } from '../schema/request-meta';
 import type { Revision } from '../schema/revisions';
 
 export { DeferredOutput } from './request-handler';
@@ -109,7 +110,7 @@ class HandlerContext implements RequestContext {
 
   constructor(
     request: JsonRpcRequest,
-    params: Record<string, unknown>,
+    params: MessageParams,
     readonly revision: Revision,
     private readonly entry: InFlight,
     private readonly sink: DispatcherSink,
@@ -117,8 +118,8 @@ class HandlerContext implements RequestContext {
   ) {
     this.requestId = request.id;
     this.method = request.method;
-    this.meta = params._meta as Record<string, unknown> | undefined;
-    this.progressToken = this.meta?.progressToken as string | number | undefined;
+    this.meta = params._meta;
+    this.progressToken = params._meta?.progressToken;
   }
 
   get signal(): AbortSignal {

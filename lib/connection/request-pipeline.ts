@@ -4,6 +4,7 @@ import { ProtocolError } from '../jsonrpc/errors';
 import type { RequestLocation, RequestTimeoutError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkResult } from '../schema/methods';
+import type { MessageParams } from '../schema/request-meta';
 import type { Revision } from '../schema/revisions';
 import { request as makeRequest } from '../jsonrpc/message';
 import { withProperty } from '../base/objects';
@@ -134,7 +135,7 @@ export function sendRequest(
 export function startRequest(
   deps: RequesterDeps,
   method: string,
-  params: Record<string, unknown> | undefined,
+  params: MessageParams | undefined,
   requestOptions: RequestOptions,
   cancellable: boolean,
   sink: RequestSink,
@@ -165,7 +166,7 @@ export function startRequest(
   if (requestOptions.onProgress || requestOptions.meta || base || requestOptions.onPartialResult) {
     const meta: Record<string, unknown> = {
       ...base,
-      ...(params?._meta as Record<string, unknown> | undefined),
+      ...params?._meta,
       ...requestOptions.meta,
     };
     if (requestOptions.onProgress) meta.progressToken = requestId;

@@ -1,6 +1,7 @@
 /**
  * The reserved `_meta` keys of the modern revisions (2026-07-28 on; spec: Basic → `_meta`),
- * and how to tell a message of that family by its `_meta`. Data only, so every layer can use it.
+ * how to tell a message of that family by its `_meta`, and the shape of `_meta` in any params.
+ * Data and types only, so every layer can use it.
  */
 
 /** The reserved `_meta` keys of the modern revisions. */
@@ -12,6 +13,22 @@ export const META = {
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
+
+/**
+ * The params of any request or notification as this library reads them: open, with `_meta` an
+ * object when present (Basic → `_meta`), whose `progressToken` a request's caller sets. The
+ * schemas check this of every method they know; it is the envelope every other one shares.
+ */
+export interface MessageParams {
+  readonly _meta?: MessageMeta;
+  readonly [key: string]: unknown;
+}
+
+/** A message's `_meta`: open, with the progress token a request may carry. */
+export interface MessageMeta {
+  readonly progressToken?: string | number;
+  readonly [key: string]: unknown;
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

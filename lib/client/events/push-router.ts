@@ -9,12 +9,13 @@ import type { Subscriber, Subscription } from '../../rx/rxjs';
 import type { RequestId } from '../../jsonrpc/message';
 import { EventMethod } from '../../schema/events';
 import { META } from '../../schema/request-meta';
+import type { MessageParams } from '../../schema/request-meta';
 import type { McpClient } from '../client-api';
 
 /** One notification of a push stream: its method and params. */
 export interface PushMessage {
   readonly method: string;
-  readonly params: Record<string, unknown>;
+  readonly params: MessageParams;
 }
 
 interface Opening {
@@ -74,8 +75,7 @@ class PushRouter {
   }
 
   private route(message: PushMessage): void {
-    const meta = message.params._meta as Record<string, unknown> | undefined;
-    const id = meta?.[META.subscriptionId] as RequestId | undefined;
+    const id = message.params._meta?.[META.subscriptionId] as RequestId | undefined;
     if (id === undefined) return;
     const route = this.routes.get(id);
     if (route) {

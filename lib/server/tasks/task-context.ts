@@ -7,6 +7,7 @@
 import { Observable } from '../../rx/rxjs';
 import type { NestedRequestOptions, RequestContext } from '../../connection/dispatcher';
 import type { LogLevel } from '../../connection/handler-events';
+import type { MessageParams } from '../../schema/request-meta';
 import type { Revision } from '../../schema/revisions';
 import type { InputRound } from '../input-round';
 import type { InputAsker } from '../server-context';
@@ -83,11 +84,7 @@ export class TaskRequestContext implements RequestContext {
     else if (this.session?.connection.state === 'operating') this.session.connection.notify(method, params);
   }
 
-  request(
-    method: string,
-    params?: Record<string, unknown>,
-    options?: NestedRequestOptions,
-  ): Observable<Record<string, unknown>> {
+  request(method: string, params?: MessageParams, options?: NestedRequestOptions): Observable<Record<string, unknown>> {
     const task = this.task;
     if (!task) return this.inner.request(method, params, options);
     const session = this.session;
@@ -99,7 +96,7 @@ export class TaskRequestContext implements RequestContext {
       );
     }
     // 2025-11-25: a request a task depends on carries the task's id, and the task is input_required meanwhile.
-    const meta = { ...(params?._meta as Record<string, unknown> | undefined), [RELATED_TASK]: { taskId: task.taskId } };
+    const meta = { ...params?._meta, [RELATED_TASK]: { taskId: task.taskId } };
     return task.waitingOn(
       session.connection.request(
         method,
