@@ -60,8 +60,8 @@ const PROXY_ROUNDS = quick ? 3 : 7;
 const PROXY_PROCESS_REPETITIONS = quick ? 1 : 3;
 
 /**
- * The same call direct and through a proxy, alternating, in memory and stdio to HTTP (there through
- * the bare relay as well).
+ * The same call direct, through a proxy and through the proxy with a gateway's policies, alternating,
+ * in memory and stdio to HTTP (there through the bare relay as well).
  */
 async function proxyWorkloads(samples: Samples) {
   for (const transport of PROXY_TRANSPORTS) {
@@ -84,7 +84,7 @@ async function proxyWorkloads(samples: Samples) {
         for (const h of sides) await h.close();
       } else {
         for (let rep = 0; rep < PROXY_PROCESS_REPETITIONS; rep++) {
-          for (const side of alternating(rep, ['direct', 'proxied', 'relay'] as const)) {
+          for (const side of alternating(rep, ['direct', 'proxied', 'relay', 'policed'] as const)) {
             const h = await proxyHarness(transport, side);
             // Across processes, the proxy's and the server's code is compiled as it runs: it takes some
             // thousand calls (a few seconds) to reach the steady state a long-running proxy is in.

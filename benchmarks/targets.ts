@@ -170,6 +170,7 @@ function otherTargets(report: RunReport, group: Group): Array<Target | undefined
           bounded: floor < 0.7,
           note: `relay / direct: ${fmt(floor, 2)}; proxied / relay: ${fmt(behind, 2)}`,
         }),
+        ...policies,
       ];
     }
     default:
