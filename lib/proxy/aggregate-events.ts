@@ -16,7 +16,7 @@ import type { Member } from './aggregate-catalog';
 import type { Routing } from './aggregate-handlers';
 import { clientDeclaresEvents, declaredEvents, relayStream } from './events-relay';
 import { forwardedParams, forwardRequest } from './forward';
-import type { DownstreamSession } from './front';
+import type { DownstreamSession, FrontHandler } from './front';
 
 type Params = Record<string, unknown>;
 
@@ -66,32 +66,42 @@ function renameOccurrence(occurrence: unknown, rename: (name: string) => string)
  */
 function routedBy(
   routing: Routing,
-  send: (routed: Routed, params: Params, context: RequestContext, owner: unknown) => Observable<HandlerResult>,
+  send: (
+    routed: Routed,
+    params: Params,
+    context: RequestContext,
+    owner: DownstreamSession | undefined,
+  ) => Observable<HandlerResult>,
 ): RequestHandler {
   // The upstream checks the params, as it would for a direct caller.
-  return passParamsThrough((params, context, owner) => {
+  const handler: FrontHandler = (params, context, owner) => {
     const name = params.name;
     if (typeof name !== 'string')
       return throwError(() => JsonRpcError.invalidParams('the event type’s name is missing'));
     const found = ownerOf(routing, name);
     if (!found) return throwError(() => notFound(name));
     const { member, local } = found;
-    return member.links.use(owner as DownstreamSession | undefined, context, (link) => {
+    return member.links.use(owner, context, (link) => {
       // Off on the upstream hop unless the aggregate's client of it declared events too.
       if (!clientDeclaresEvents(link.client)) return throwError(() => notFound(name));
       const rename = (upstreamName: string) => routing.names.name(member.key, upstreamName);
       return send({ client: link.client, sent: { ...params, name: local }, rename }, params, context, owner);
     });
-  });
+  };
+  return passParamsThrough(handler);
 }
 
 /** The merged `events/list`: each serving upstream's types, namespaced; the first of two alike kept. */
-function listEvents(routing: Routing, context: RequestContext, owner: unknown): Observable<HandlerResult> {
+function listEvents(
+  routing: Routing,
+  context: RequestContext,
+  owner: DownstreamSession | undefined,
+): Observable<HandlerResult> {
   const each = routing.members
     .filter((member) => member.links.available && declaresEvents(member))
     .map((member) =>
       member.links
-        .use(owner as DownstreamSession | undefined, context, (link) =>
+        .use(owner, context, (link) =>
           clientDeclaresEvents(link.client) ? link.client.request(EventMethod.List, {}).pipe(take(1)) : of<Params>({}),
         )
         .pipe(
@@ -116,9 +126,15 @@ function listEvents(routing: Routing, context: RequestContext, owner: unknown): 
 }
 
 /** The aggregate's handlers of the events methods. */
-export function aggregateEventHandlers(routing: Routing): Record<string, RequestHandler> {
+export function aggregateEventHandlers(routing: Routing): Record<string, FrontHandler> {
   const { requestTimeoutMs, router } = routing.options;
-  const forward = (method: string, routed: Routed, params: Params, context: RequestContext, owner: unknown) =>
+  const forward = (
+    method: string,
+    routed: Routed,
+    params: Params,
+    context: RequestContext,
+    owner: DownstreamSession | undefined,
+  ) =>
     forwardRequest(
       routed.client,
       method,

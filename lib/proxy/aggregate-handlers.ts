@@ -10,7 +10,7 @@ import type { Asker, Item, Listed, Member, Naming } from './aggregate-catalog';
 import type { Collision } from './collisions';
 import { forwardedParams, forwardRequest } from './forward';
 import { setLevelHandler } from './front';
-import type { DownstreamSession } from './front';
+import type { DownstreamSession, FrontHandler } from './front';
 import type { Namespaces } from './namespaces';
 import { SharedLinks } from './upstream-links';
 
@@ -28,8 +28,8 @@ export interface Routing {
   readonly logger: Logger;
 }
 
-const asker = (context: RequestContext | undefined, owner: unknown): Asker => ({
-  owner: owner as DownstreamSession | undefined,
+const asker = (context: RequestContext | undefined, owner: DownstreamSession | undefined): Asker => ({
+  owner,
   context,
 });
 
@@ -118,7 +118,7 @@ function resourceList(
 }
 
 /** The aggregate's request handlers: merged lists, and each request routed to its upstream. */
-export function aggregateHandlers(routing: Routing): Record<string, RequestHandler> {
+export function aggregateHandlers(routing: Routing): Record<string, FrontHandler> {
   const { members, options, logger } = routing;
   // `original` and `owner`: the caller's own params (a modern retry's answers) and session (its log level).
   const forward = (
@@ -127,11 +127,11 @@ export function aggregateHandlers(routing: Routing): Record<string, RequestHandl
     params: Record<string, unknown>,
     context: RequestContext,
     original?: Record<string, unknown>,
-    owner?: unknown,
+    owner?: DownstreamSession,
   ) => forwardRequest(client, method, params, context, options.requestTimeoutMs, options.router, original, owner);
   const use = (listed: Listed, who: Asker, send: (client: McpClient) => Observable<HandlerResult>) =>
     listed.member.links.use(who.owner, who.context, (link) => send(link.client));
-  const named = (kind: 'tools' | 'prompts', context: RequestContext, owner: unknown) =>
+  const named = (kind: 'tools' | 'prompts', context: RequestContext, owner: DownstreamSession | undefined) =>
     listsOf(members, kind, asker(context, owner), listOf(kind), logger).pipe(
       map((lists) => [...catalog(lists, naming(routing, kind), reporter(routing, kind)).values()]),
     );

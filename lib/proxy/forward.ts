@@ -8,6 +8,7 @@ import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { McpClient } from '../client/client-api';
 import { declaresPartialResults, PARTIAL_RESULT_METHOD, partialResultToken } from '../connection/partial-results';
+import type { DownstreamSession, FrontHandler } from './front';
 import type { ProxyRouter } from './proxy-router';
 import { callerIsOlder, resultForCaller } from './revision-shapes';
 
@@ -55,9 +56,9 @@ export function forwardedResult(result: Record<string, unknown>): Record<string,
 }
 
 /** The log level the caller wants for this request: its own in a modern revision, its session's otherwise. */
-function callerLogLevel(context: RequestContext, owner: unknown): string | undefined {
+function callerLogLevel(context: RequestContext, owner: DownstreamSession | undefined): string | undefined {
   if (context.peer !== undefined) return context.peer.logLevel;
-  return (owner as { level?: string } | undefined)?.level;
+  return owner?.level;
 }
 
 /** Options of a forwarded request that only skips the result check: the caller checks it. */
@@ -70,15 +71,13 @@ const UNCHECKED: RequestOptions = Object.freeze({ checkResult: false });
 export function partialsToPass(
   method: string,
   context: RequestContext,
-  owner: unknown,
+  owner: DownstreamSession | undefined,
   upstream: McpClient,
 ): string | number | undefined {
   if (method !== 'tools/call' || context.meta?.partialResultToken === undefined) return undefined;
-  const session = owner as
-    { readonly connection?: { readonly peerCapabilities?: Record<string, unknown> } } | undefined;
   const token = partialResultToken(
     context.meta,
-    context.peer?.clientCapabilities ?? session?.connection?.peerCapabilities,
+    context.peer?.clientCapabilities ?? owner?.connection?.peerCapabilities,
   );
   if (token === undefined || !declaresPartialResults(upstream.serverCapabilities)) return undefined;
   return declaresPartialResults(upstream.connection.capabilities()) ? token : undefined;
@@ -140,7 +139,7 @@ export function forwardTo(
   router?: ProxyRouter,
 ): RequestHandler {
   // The upstream checks the params, as it would for a direct caller.
-  return passParamsThrough((params, context, owner) => {
+  const handler: FrontHandler = (params, context, owner) => {
     const client = upstream();
     // A session's upstream without a router, whose results the caller's revision has every field
     // of: straight to its connection, with no Observable between.
@@ -152,7 +151,8 @@ export function forwardTo(
         upstreamOptions(() => context, timeoutMs, undefined, partialsToPass(method, context, owner, client)),
       );
     return forwardRequest(client, method, forwardedParams(params), context, timeoutMs, router, params, owner);
-  });
+  };
+  return passParamsThrough(handler);
 }
 
 /**
@@ -168,7 +168,7 @@ export function forwardRequest(
   timeoutMs?: number,
   router?: ProxyRouter,
   downstreamParams: Record<string, unknown> = params,
-  owner?: unknown,
+  owner?: DownstreamSession,
 ): Observable<HandlerResult> {
   const modern = isModernRevision(upstream.revision);
   const level = modern ? callerLogLevel(context, owner) : undefined;

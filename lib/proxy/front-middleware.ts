@@ -97,10 +97,12 @@ const EMPTY_SET: ReadonlySet<string> = new Set();
 /** Where a session's view is kept: on the session's state, one per downstream session. */
 const VIEW: unique symbol = Symbol('rxmcp.proxy.sessionView');
 
-function viewOf(owner: unknown): DownstreamSessionView | undefined {
+/** A downstream session's state, with the slot its view is kept in. */
+type ViewedState = DownstreamState & { [VIEW]?: DownstreamSessionView };
+
+function viewOf(owner: ViewedState | undefined): DownstreamSessionView | undefined {
   if (owner === undefined || owner === null) return undefined;
-  const state = owner as DownstreamState & { [VIEW]?: DownstreamSessionView };
-  return (state[VIEW] ??= new DownstreamSessionView(state));
+  return (owner[VIEW] ??= new DownstreamSessionView(owner));
 }
 
 /**
@@ -118,11 +120,12 @@ export function withFrontMiddleware(
   const wrapped: Record<string, RequestHandler> = {};
   const atOnce = chain.every(decidesAtOnce);
   for (const [method, handler] of Object.entries(handlers)) {
-    const inner = withMiddleware(
-      (params, context, view) => handler(params, context, (view as DownstreamSessionView | undefined)?.downstream),
-      chain,
-    );
-    const outer: RequestHandler = (params, context, owner) => inner(params, context, viewOf(owner));
+    const viewed: RequestHandler<string, DownstreamSessionView | undefined> = (params, context, view) =>
+      handler(params, context, view?.downstream);
+    const inner = withMiddleware(viewed, chain);
+    // The owner is the downstream session (a modern request has none), which holds a DownstreamState.
+    const outer: RequestHandler<string, ViewedState | undefined> = (params, context, owner) =>
+      inner(params, context, viewOf(owner));
     wrapped[method] = atOnce && passesParamsThrough(handler) ? passParamsThrough(outer) : outer;
   }
   return wrapped;

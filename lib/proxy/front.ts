@@ -34,6 +34,12 @@ export class DownstreamSession {
   transport: Transport | undefined;
 }
 
+/**
+ * A handler of the front's requests: its owner is the downstream session the request came in,
+ * none for a request of a modern revision (the front's modern endpoint passes no owner).
+ */
+export type FrontHandler = RequestHandler<string, DownstreamSession | undefined>;
+
 /** What a {@link Front} serves. */
 export interface FrontConfig {
   readonly info: { readonly name: string; readonly version: string };
