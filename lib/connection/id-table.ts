@@ -18,6 +18,12 @@ export class IdTable<V> {
   private slots: unknown[] | undefined = undefined;
   private mask = 0;
   private count = 0;
+  /**
+   * How many integer ids sit away from their home slot (pushed on by a collision). While none do,
+   * a deletion has nothing to shift: the ids of calls in flight are mostly consecutive, each at
+   * home, and a delete that scanned the run after it would cost as many steps as calls in flight.
+   */
+  private displaced = 0;
   private others: Map<RequestId, V> | undefined = undefined;
 
   get size(): number {
@@ -61,13 +67,15 @@ export class IdTable<V> {
       if (held === undefined) return false;
       if (held === id) break;
     }
+    if (hole !== (id & mask)) this.displaced--;
     // Backward-shift deletion: later ids of the same run move up, so a lookup never meets a gap early.
-    for (let next = (hole + 1) & mask; slots[2 * next] !== undefined; next = (next + 1) & mask) {
+    for (let next = (hole + 1) & mask; this.displaced > 0 && slots[2 * next] !== undefined; next = (next + 1) & mask) {
       const home = (slots[2 * next] as number) & mask;
       const movable = next > hole ? home <= hole || home > next : home <= hole && home > next;
       if (!movable) continue;
       slots[2 * hole] = slots[2 * next];
       slots[2 * hole + 1] = slots[2 * next + 1];
+      if (hole === home) this.displaced--;
       hole = next;
     }
     slots[2 * hole] = slots[2 * hole + 1] = undefined;
@@ -86,7 +94,7 @@ export class IdTable<V> {
     drained.sort((a, b) => (a[0] as number) - (b[0] as number));
     if (this.others !== undefined) drained.push(...this.others);
     this.slots = this.others = undefined;
-    this.count = 0;
+    this.count = this.displaced = 0;
     return drained;
   }
 
@@ -102,6 +110,7 @@ export class IdTable<V> {
         slots[2 * i] = id;
         slots[2 * i + 1] = value;
         this.count++;
+        if (i !== (id & this.mask)) this.displaced++;
         return;
       }
     }
@@ -111,7 +120,7 @@ export class IdTable<V> {
     const old = this.slots;
     this.slots = new Array<unknown>(2 * capacity).fill(undefined);
     this.mask = capacity - 1;
-    this.count = 0;
+    this.count = this.displaced = 0;
     if (old !== undefined)
       for (let i = 0; i < old.length; i += 2) if (old[i] !== undefined) this.place(old[i] as number, old[i + 1] as V);
   }

@@ -75,6 +75,34 @@ describe('IdTable', () => {
     expect(model.size).toBeGreaterThan(1_000);
   });
 
+  it('behaves as a Map for calls in flight answered oldest first, with a colliding id now and then', () => {
+    // A window of consecutive ids, each at home; a far id that lands in the window's run is pushed
+    // on, and deleting ids before and after it must keep every id findable.
+    const next = random(7);
+    const table = new IdTable<number>();
+    const model = new Map<RequestId, number>();
+    const mismatches: string[] = [];
+    let oldest = 0;
+    for (let id = 0; id < 5_000; id++) {
+      table.set(id, id);
+      model.set(id, id);
+      if (next() < 0.1) {
+        const far = id + 128 * (1 + Math.floor(next() * 4));
+        table.set(far, -far);
+        model.set(far, -far);
+      }
+      while (model.size > 64) {
+        const gone = [...model.keys()][next() < 0.8 ? 0 : Math.floor(next() * model.size)]!;
+        if (table.delete(gone) !== model.delete(gone)) mismatches.push(`delete ${gone}`);
+        oldest++;
+      }
+      for (const [key, value] of model) if (table.get(key) !== value) mismatches.push(`get ${key} after ${id}`);
+      if (table.size !== model.size) mismatches.push(`size after ${id}`);
+    }
+    expect(mismatches).toEqual([]);
+    expect(oldest).toBeGreaterThan(4_000);
+  });
+
   it('drains integer ids in ascending order, then the others in insertion order', () => {
     const table = new IdTable<string>();
     for (const id of [5, 'b', 3, 'a', 12, 4]) table.set(id, String(id));
