@@ -9,6 +9,7 @@
  * baseline, so 1.00 or less is no loss.
  *
  *   npx tsc -p tsconfig.bench.json && node dist/benchmarks/compare-builds.js <baseline> [candidate] [--rounds=6]
+ *     [--only=in-memory,stdio,http]
  *
  * A baseline checkout of an older commit: `git worktree add ../base <commit>`, link or install its
  * node_modules, and build it the same way.
@@ -127,7 +128,7 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
 const spread = (values: readonly number[]): string =>
   `${median(values).toFixed(2)} [${Math.min(...values).toFixed(2)} – ${Math.max(...values).toFixed(2)}]`;
 
-function compare(builds: readonly [string, string], rounds: number): void {
+function compare(builds: readonly [string, string], rounds: number, only: readonly string[] | undefined): void {
   const lines = [
     `baseline ${builds[0]}, candidate ${builds[1]}: CPU µs per call, median [min – max] of ${rounds} rounds`,
     '',
@@ -135,6 +136,7 @@ function compare(builds: readonly [string, string], rounds: number): void {
     '| --- | --- | --- | --- | --- | --- |',
   ];
   for (const [index, workload] of WORKLOADS.entries()) {
+    if (only !== undefined && !only.includes(workload.transport)) continue;
     const figures: [Measurement[], Measurement[]] = [[], []];
     for (let round = 0; round < rounds; round++) {
       for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) {
@@ -160,6 +162,10 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const rounds = Number(args.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 6);
+  const only = args
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
   const dirs = args.filter((a) => !a.startsWith('--'));
   if (dirs.length < 1 || dirs.length > 2 || !Number.isInteger(rounds) || rounds < 1)
     throw new Error('usage: compare-builds <baseline checkout> [candidate checkout] [--rounds=N]');
@@ -167,7 +173,7 @@ async function main(): Promise<void> {
   for (const build of builds)
     if (!existsSync(join(build, 'dist/lib/index.js')))
       throw new Error(`${build} has no dist/lib/index.js: build it with npx tsc -p tsconfig.bench.json`);
-  compare(builds, rounds);
+  compare(builds, rounds, only);
 }
 
 main().catch((error: unknown) => {
