@@ -10,7 +10,7 @@ import { isHandlerEvent } from '../connection/handler-events';
 import { ProtocolError } from '../jsonrpc/errors';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { inputRequestSchemaFor } from '../schema/input-requests';
-import { checkParams } from '../schema/methods';
+import { checkObjectParams, checkParams } from '../schema/methods';
 import { LATEST_LEGACY_REVISION } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
 
@@ -105,13 +105,13 @@ function answerOne(
     const raw = request.params ?? {};
     const checked =
       checkParams(request.method, revision, raw) ??
-      inputRequestSchemaFor(request.method, revision)?.safeParse(raw) ??
+      checkObjectParams(inputRequestSchemaFor(request.method, revision), raw) ??
       checkParams(request.method, LATEST_LEGACY_REVISION, raw);
     if (checked && !checked.success) {
       const problem = describeIssues(toValidationIssues(checked.error));
       return throwError(() => new ProtocolError(`Invalid input request ${key} (${request.method}): ${problem}`));
     }
-    const params = (checked?.data ?? request.params ?? {}) as Record<string, unknown>;
+    const params = checked?.data ?? raw;
     return new Observable<Record<string, unknown>>((subscriber) => {
       const abort = new AbortController();
       const inner = observeOutput(handler(params, inputContext(key, request, revision, abort.signal)))

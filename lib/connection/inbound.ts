@@ -2,7 +2,7 @@ import { classify } from '../jsonrpc/classify';
 import type { Classified } from '../jsonrpc/classify';
 import { ErrorCode, JsonRpcError, ProtocolError } from '../jsonrpc/errors';
 import { errorResponse, resultResponse } from '../jsonrpc/message';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkParams, methodDefinition } from '../schema/methods';
 import { featuresOf, LATEST_LEGACY_REVISION } from '../schema/revisions';
@@ -10,7 +10,7 @@ import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import type { TransportClose } from '../transport/transport';
 import type { ConnectionCore, Replier } from './connection-core';
-import type { ProgressEvent } from '../operators/progress';
+import type { ParamsOf } from '../schema/method-map';
 import { PARTIAL_RESULT_METHOD, readPartialResult } from './partial-results';
 import { passesParamsThrough } from './dispatcher';
 import type { Answer } from './dispatcher';
@@ -172,7 +172,7 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
       reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
       return;
     }
-    if (parsed) params = parsed.data as Record<string, unknown>;
+    if (parsed) params = parsed.data;
   }
   conn.dispatcher.dispatch(request, params, handler, negotiated, conn.options.owner, (answer: Answer) => {
     if (answer === null) reply.answer(null);
@@ -259,39 +259,58 @@ function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Repl
 
 function onNotification(conn: ConnectionCore, message: JsonRpcNotification): void {
   const { method } = message;
-  const negotiated = conn.revision ?? LATEST_LEGACY_REVISION;
-  let params = message.params ?? {};
-  if (methodDefinition(method, negotiated)) {
-    const parsed = checkParams(method, negotiated, params);
-    if (parsed && !parsed.success) {
-      conn.log.warn(
-        { method, problem: describeIssues(toValidationIssues(parsed.error)) },
-        'invalid notification dropped',
-      );
-      return;
-    }
-    if (parsed) params = parsed.data as Record<string, unknown>;
+  const raw = message.params ?? {};
+  // Both are in every revision, so their params are always checked, and typed by the method map.
+  if (method === 'notifications/cancelled') {
+    const params = checkNotification(conn, method, raw);
+    if (params === false) return;
+    // Without a requestId (optional in 2025-11-25) it names no request, so it cancels none.
+    if (params?.requestId !== undefined) conn.dispatcher.cancel(params.requestId, params.reason);
+    deliverNotification(conn, message, params ?? raw);
+    return;
   }
-  switch (method) {
-    case 'notifications/initialized':
-      if (conn.role === 'server') conn.sendLifecycle({ type: 'peer.initialized' });
-      break;
-    case 'notifications/cancelled':
-      conn.dispatcher.cancel(params.requestId as RequestId, params.reason as string | undefined);
-      break;
-    case 'notifications/progress':
-      conn.correlator.progress(params.progressToken as RequestId, params as unknown as ProgressEvent);
-      break;
-    case PARTIAL_RESULT_METHOD: {
-      // SEP-2998, not in any revision's schema: checked here, and a malformed one dropped.
-      const partial = readPartialResult(params);
-      if (partial === undefined) conn.log.warn({ method }, 'invalid partial result dropped');
-      else conn.correlator.partial(partial.token, partial.params);
-      break;
-    }
+  if (method === 'notifications/progress') {
+    const params = checkNotification(conn, method, raw);
+    if (params === false) return;
+    if (params !== undefined) conn.correlator.progress(params.progressToken, params);
+    deliverNotification(conn, message, params ?? raw);
+    return;
   }
-  const delivered = params === message.params ? message : { ...message, params };
-  conn.deliverNotification(delivered);
+  const checked = checkNotification(conn, method, raw);
+  if (checked === false) return;
+  const params = checked ?? raw;
+  if (method === 'notifications/initialized') {
+    if (conn.role === 'server') conn.sendLifecycle({ type: 'peer.initialized' });
+  } else if (method === PARTIAL_RESULT_METHOD) {
+    // SEP-2998, not in any revision's schema: checked here, and a malformed one dropped.
+    const partial = readPartialResult(params);
+    if (partial === undefined) conn.log.warn({ method }, 'invalid partial result dropped');
+    else conn.correlator.partial(partial.token, partial.params);
+  }
+  deliverNotification(conn, message, params);
+}
+
+/**
+ * A notification's params checked against the negotiated revision's schema: `false` when they fail
+ * it (the notification is dropped, with a warning), undefined when the revision lacks the method.
+ */
+function checkNotification<M extends string>(
+  conn: ConnectionCore,
+  method: M,
+  params: Record<string, unknown>,
+): ParamsOf<M> | false | undefined {
+  const parsed = checkParams(method, conn.revision ?? LATEST_LEGACY_REVISION, params);
+  if (parsed === undefined || parsed.success) return parsed?.data;
+  conn.log.warn({ method, problem: describeIssues(toValidationIssues(parsed.error)) }, 'invalid notification dropped');
+  return false;
+}
+
+function deliverNotification(
+  conn: ConnectionCore,
+  message: JsonRpcNotification,
+  params: Record<string, unknown>,
+): void {
+  conn.deliverNotification(params === message.params ? message : { ...message, params });
 }
 
 /** Reads the transport's frames into the connection (an object rather than closures: cheaper to hold). */

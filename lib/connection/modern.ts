@@ -8,7 +8,14 @@ import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcRequest } from '../jsonrpc/message';
 import { withProperty } from '../base/objects';
 import { toValidationIssues } from '../validation/issues';
-import { checkParams, hasCacheableResult, isKnownMethod, methodDefinition, methodsOf } from '../schema/methods';
+import {
+  checkObjectParams,
+  checkParams,
+  hasCacheableResult,
+  isKnownMethod,
+  methodDefinition,
+  methodsOf,
+} from '../schema/methods';
 import { isModernRevision, MODERN_REVISIONS } from '../schema/revisions';
 import { extensionMethodParams } from '../schema/tasks';
 import type { ModernRevision } from '../schema/revisions';
@@ -139,7 +146,7 @@ export function admitModernRequest(
   policy: ModernPolicy,
   carrier?: Pick<ModernPeer, 'headers' | 'auth'>,
 ): Admitted | Refusal {
-  const params = (request.params ?? {}) as Record<string, unknown>;
+  const params: Record<string, unknown> = request.params ?? {};
   const meta = params._meta;
   if (!isObject(meta)) return badMeta(`is required: ${META.protocolVersion} and ${META.clientCapabilities}`);
   const version = meta[META.protocolVersion];
@@ -184,11 +191,11 @@ export function admitModernRequest(
       httpStatus: 404,
     };
   }
-  const checked = extension ? extension.safeParse(params) : checkParams(request.method, version, params);
+  const checked = extension ? checkObjectParams(extension, params) : checkParams(request.method, version, params);
   if (checked && !checked.success) {
     return { error: JsonRpcError.invalidParams(toValidationIssues(checked.error)), httpStatus: 400 };
   }
-  return { params: (checked?.data ?? params) as Record<string, unknown>, peer };
+  return { params: checked?.data ?? params, peer };
 }
 
 /** Whether `admitModernRequest` refused the request. */

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { schemasFor } from './definitions';
 import { featuresOf, revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
-import { paramsPassUnchanged, resultPassesUnchanged } from './fast-paths';
+import { isPlainObject, paramsPassUnchanged, resultPassesUnchanged } from './fast-paths';
+import type { ParamsOf } from './method-map';
 
 /** Whether a method is a request (answered) or a notification (not answered). */
 export type MethodKind = 'request' | 'notification';
@@ -337,20 +338,42 @@ function isInputRequired(result: unknown): boolean {
   );
 }
 
-/** The outcome of a check: zod's, or the value itself when it passed unchanged. */
-export type CheckOutcome =
-  { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.ZodError };
+/** The outcome of a check: zod's, or the value itself when it passed unchanged; `data` is a `T`. */
+export type CheckOutcome<T = unknown> =
+  { readonly success: true; readonly data: T } | { readonly success: false; readonly error: z.ZodError };
 
 /**
  * Validates the `params` of `method` in `revision` (pass `params ?? {}`); undefined when the
  * revision lacks the method. The common shapes of the hottest methods pass by an exact-shape
- * check (see fast-paths.ts); everything else is parsed by the schema.
+ * check (see fast-paths.ts); everything else is parsed by the schema. What passes is the method's
+ * params as the method map types them (`ParamsOf<M>`; an object for a method named at run time).
  */
-export function checkParams(method: string, revision: Revision, params: unknown): CheckOutcome | undefined {
+export function checkParams<M extends string>(
+  method: M,
+  revision: Revision,
+  params: unknown,
+): CheckOutcome<ParamsOf<M>> | undefined {
   const schema = cachedParams(method, revision);
   if (!schema) return undefined;
-  if (paramsPassUnchanged(method, revision, params)) return { success: true, data: params };
-  return schema.safeParse(params);
+  const outcome: CheckOutcome = paramsPassUnchanged(method, revision, params)
+    ? { success: true, data: params }
+    : schema.safeParse(params);
+  return outcome as CheckOutcome<ParamsOf<M>>; // the method map is generated from this registry's schemas
+}
+
+/**
+ * Validates params against the schema (if any) of a method no registry names (an extension's, an
+ * input request's), as `checkParams` does: what passes is an object, or the check fails.
+ */
+export function checkObjectParams(
+  schema: z.ZodType | undefined,
+  params: unknown,
+): CheckOutcome<Record<string, unknown>> | undefined {
+  if (schema === undefined) return undefined;
+  const outcome = schema.safeParse(params);
+  if (!outcome.success) return outcome;
+  const { data } = outcome;
+  return isPlainObject(data) ? { success: true, data } : z.record(z.string(), z.unknown()).safeParse(data);
 }
 
 /**
