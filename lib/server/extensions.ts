@@ -42,7 +42,7 @@ export interface ServerExtension {
 
 /** The extensions a client declared, as the request's context says (its session, or the request's `_meta`). */
 export function clientExtensions(context: Pick<ServerContext, 'clientCapabilities'>): ExtensionMap {
-  return declaredExtensions(context.clientCapabilities as Record<string, unknown> | undefined);
+  return declaredExtensions(context.clientCapabilities);
 }
 
 /** The settings the client of this request declared for extension `id`, or undefined when it did not. */

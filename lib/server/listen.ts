@@ -72,7 +72,7 @@ export function listenTo(
   params: Record<string, unknown>,
   context: RequestContext,
 ): Observable<HandlerResult> {
-  const wanted = (params.notifications ?? {}) as Record<string, unknown>;
+  const wanted = filterOf(params);
   const meta = { [META.subscriptionId]: context.requestId };
   return new Observable<HandlerResult>((subscriber) => {
     const quota = deps.listenQuota;
@@ -140,6 +140,19 @@ export function listenTo(
     if (principal !== undefined) subscriptions.add(() => quota!.give(principal));
     return subscriptions;
   });
+}
+
+/**
+ * The notifications a `subscriptions/listen` request asks for: its `notifications` filter, an
+ * object by the revision's schema (none asked for when it is missing).
+ */
+function filterOf(params: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  const wanted = params.notifications;
+  return isObject(wanted) ? wanted : {};
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /** {@link listenTo} as a handler of its own, over `deps`. */

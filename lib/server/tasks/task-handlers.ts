@@ -33,8 +33,19 @@ export interface TaskHandlerDeps extends TaskCallDeps {
 
 /** Whether a modern request's client declared the tasks extension. */
 function declaresExtension(context: RequestContext): boolean {
-  const extensions = context.peer?.clientCapabilities.extensions as Record<string, unknown> | undefined;
-  return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION] !== undefined;
+  const extensions = context.peer?.clientCapabilities.extensions;
+  return isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The answers of a `tasks/update`, by key: an object, as the extension's schema checked on admission. */
+function inputResponsesOf(params: Record<string, unknown>): Record<string, unknown> {
+  const responses = params.inputResponses;
+  if (isObject(responses)) return responses;
+  throw JsonRpcError.invalidParams('inputResponses must be an object of answers by key');
 }
 
 const DROPPABLE = { droppable: true } as const;
@@ -239,7 +250,7 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
       const taskId = params.taskId as string;
       const record = await visibleTask(deps, taskId, context, sessionOf(context, owner));
       if (!isTerminalStatus(record.status)) {
-        await runner.answer(taskId, params.inputResponses as Record<string, unknown>);
+        await runner.answer(taskId, inputResponsesOf(params));
       }
       return {};
     },
