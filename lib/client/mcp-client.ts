@@ -31,16 +31,14 @@ import type { TransportClose } from '../transport/transport';
 import { cachedList } from './cached-list';
 import type { ClientOptions, ClientRevision, McpClient, McpClientPromises, ServerEra } from './client-api';
 import type { InputRequests } from './input-requests';
-import { keepalive } from './keepalive';
-import type { KeepaliveOptions } from './keepalive';
+import { keepalive, type KeepaliveOptions } from './keepalive';
 import { ListFreshness } from './list-freshness';
 import { createResourceWatcher } from './resource-watcher';
 import type { ResourceWatcher } from './resource-watcher';
 import type { SchemaCheck } from './schema-checks';
 import { DEFAULT_MAX_INPUT_ROUNDS, modernRequest } from './modern-requests';
 import type { RoundHooks, ModernRequesterDeps } from './modern-requests';
-import { SubscriptionHub } from './subscriptions';
-import type { ListenTopic } from './subscriptions';
+import { SubscriptionHub, type ListenTopic } from './subscriptions';
 import { callTool } from './tool-call';
 import { promisesOf } from './client-promises';
 import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
@@ -56,6 +54,7 @@ const DEFAULT_MAX_LIST_PAGES = 1000;
 /** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
 const LISTEN_OPTIONS: Sending = { timeoutMs: Infinity };
 type Plain = Record<string, unknown>;
+const isObject = (value: unknown): value is Plain => typeof value === 'object' && value !== null;
 type Sent = keyof ClientRequestMap;
 
 /**
@@ -225,7 +224,8 @@ export class Client implements McpClient, ToolCallContext {
     if (!this.modern) return this.tasks.plainCall(params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
       defer(() => {
-        const headers = this.tools.headersFor(String(params.name), params.arguments as Record<string, unknown>);
+        const args = params.arguments;
+        const headers = this.tools.headersFor(String(params.name), isObject(args) ? args : undefined);
         // Custom Headers → Client Behavior: on HeaderMismatch, look at the tool again and retry once.
         const recover = refreshed
           ? undefined

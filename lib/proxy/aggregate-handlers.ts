@@ -191,6 +191,16 @@ export function aggregateHandlers(routing: Routing): Record<string, FrontHandler
   };
 }
 
+/** What a `completion/complete` completes for: its `ref`, an object naming a prompt or a resource template. */
+function refOf(params: Record<string, unknown>): Record<string, unknown> {
+  const ref = params.ref;
+  return isObject(ref) ? ref : {};
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
 /** `completion/complete` for a namespaced prompt or resource template. */
 function completeIn(
   routing: Routing,
@@ -203,7 +213,7 @@ function completeIn(
     context: RequestContext,
   ) => Observable<HandlerResult>,
 ): Observable<HandlerResult> {
-  const ref = (params.ref ?? {}) as Record<string, unknown>;
+  const ref = refOf(params);
   const send = (client: McpClient, local: Record<string, unknown>) =>
     forward(client, 'completion/complete', { ...forwardedParams(params), ref: { ...ref, ...local } }, who.context!);
   if (ref.type === 'ref/prompt') {

@@ -95,9 +95,9 @@ export class ProxyRouter {
     this.bridged.close();
   }
 
-  private ask(method: string, asked: object): Observable<Record<string, unknown>> {
+  private ask(method: string, asked: Record<string, unknown>): Observable<Record<string, unknown>> {
     const caller = this.active.at(-1);
-    let params: Record<string, unknown> = asked as Record<string, unknown>;
+    let params = asked;
     if (caller) {
       // In the caller's revision's shapes; one it cannot carry is refused to the upstream, saying why.
       try {
