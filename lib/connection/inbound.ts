@@ -229,16 +229,14 @@ function onInitialize(conn: ConnectionCore, request: JsonRpcRequest, reply: Repl
     reply.answer(errorResponse(request.id, JsonRpcError.invalidRequest('the session is already initialized').toJSON()));
     return;
   }
+  // The newest handshake revision has initialize, so its params are always checked.
   const parsed = checkParams('initialize', LATEST_LEGACY_REVISION, request.params ?? {});
-  if (parsed && !parsed.success) {
-    reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));
+  if (!parsed?.success) {
+    const issues = parsed === undefined ? [] : toValidationIssues(parsed.error);
+    reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(issues).toJSON()));
     return;
   }
-  const params = (parsed?.data ?? request.params) as {
-    protocolVersion: string;
-    capabilities: Record<string, unknown>;
-    clientInfo: Record<string, unknown>;
-  };
+  const params = parsed.data;
   conn.sendLifecycle({
     type: 'peer.initialize',
     protocolVersion: params.protocolVersion,
