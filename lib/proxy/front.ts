@@ -142,7 +142,11 @@ export class Front implements McpProxy {
     for (const context of this.modernCalls) {
       const wanted = context.peer?.logLevel;
       if (wanted !== undefined && rank >= levelRank.get(wanted)!)
-        context.log(message.level as LogLevel, message.data, message.logger as string | undefined);
+        context.log(
+          logLevelOf(message.level),
+          message.data,
+          typeof message.logger === 'string' ? message.logger : undefined,
+        );
     }
   }
 
@@ -176,3 +180,8 @@ export const setLevelHandler: RequestHandler<'logging/setLevel', DownstreamSessi
   owner.level = params.level;
   return {};
 };
+
+/** A log message's level as one of the levels; an unknown word (a peer's) counts as the least severe. */
+function logLevelOf(level: string): LogLevel {
+  return LOG_LEVELS.find((known) => known === level) ?? 'debug';
+}

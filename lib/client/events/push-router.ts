@@ -75,8 +75,8 @@ class PushRouter {
   }
 
   private route(message: PushMessage): void {
-    const id = message.params._meta?.[META.subscriptionId] as RequestId | undefined;
-    if (id === undefined) return;
+    const id: unknown = message.params._meta?.[META.subscriptionId];
+    if (typeof id !== 'string' && typeof id !== 'number') return;
     const route = this.routes.get(id);
     if (route) {
       route.next(message);

@@ -231,12 +231,12 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
   return {
     'tasks/get': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/get');
-      const record = await visibleTask(deps, params.taskId as string, context, sessionOf(context, owner));
+      const record = await visibleTask(deps, taskIdOf(params), context, sessionOf(context, owner));
       return context.peer === undefined ? { ...toCoreTask(record) } : { ...toDetailedTask(record) };
     },
     'tasks/cancel': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/cancel');
-      const taskId = params.taskId as string;
+      const taskId = taskIdOf(params);
       const record = await visibleTask(deps, taskId, context, sessionOf(context, owner));
       const cancelled = isTerminalStatus(record.status) ? undefined : await runner.cancel(taskId);
       // The extension acknowledges with an empty result, even for a final task (SEP-2663).
@@ -247,7 +247,7 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
     },
     'tasks/update': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/update');
-      const taskId = params.taskId as string;
+      const taskId = taskIdOf(params);
       const record = await visibleTask(deps, taskId, context, sessionOf(context, owner));
       if (!isTerminalStatus(record.status)) {
         await runner.answer(taskId, inputResponsesOf(params));
@@ -256,14 +256,18 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
     },
     'tasks/result': (params, context, owner): HandlerOutput<HandlerResult> => {
       gate(context, 'tasks/result');
-      return taskResult(deps, params.taskId as string, context, sessionOf(context, owner));
+      return taskResult(deps, taskIdOf(params), context, sessionOf(context, owner));
     },
     'tasks/list': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/list');
       const session = sessionOf(context, owner);
       const principal = callerOf(context, session);
       const scope: TaskFilter = principal !== undefined ? { owner: principal } : { session: sessionKeyOf(session) };
-      const page = await runner.store.list(scope, params.cursor as string | undefined, deps.pageSize);
+      const page = await runner.store.list(
+        scope,
+        typeof params.cursor === 'string' ? params.cursor : undefined,
+        deps.pageSize,
+      );
       const tasks = page.tasks.filter((record) => record.design === 'core').map(toCoreTask);
       return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
     },
@@ -278,4 +282,10 @@ export function withTasks(
   const original = handlers['tools/call'];
   if (original === undefined) throw new TypeError('withTasks needs a tools/call handler');
   return { ...handlers, ...taskMethods(deps), 'tools/call': toolsCall(original, deps) };
+}
+
+/** The `taskId` of a tasks request (its schema required a string when the request was admitted). */
+function taskIdOf(params: Record<string, unknown>): string {
+  if (typeof params.taskId !== 'string') throw JsonRpcError.invalidParams('taskId must be a string');
+  return params.taskId;
 }

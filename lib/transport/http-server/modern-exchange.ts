@@ -6,6 +6,7 @@ import type pino from 'pino';
 import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
+import { isPlainObject } from '../../schema/fast-paths';
 import { META } from '../../schema/request-meta';
 import { encodeSseEvent } from '../framing/sse';
 import { isBacklogged } from '../transport';
@@ -58,11 +59,12 @@ export function decodeHeaderValue(value: string): string | undefined {
 
 /** The requirement a modern POST's standard headers break, if any (spec 2026-07-28: Transports → Server Validation). */
 export function headerMismatch(req: HttpRequestLike, message: JsonRpcRequest): string | undefined {
-  const meta = (message.params?._meta ?? undefined) as Record<string, unknown> | undefined;
+  const meta = message.params?._meta;
+  const declared = isPlainObject(meta) ? meta[META.protocolVersion] : undefined;
   const version = headerValue(req, 'mcp-protocol-version');
   if (version === undefined) return 'the MCP-Protocol-Version header is required';
-  if (typeof meta?.[META.protocolVersion] === 'string' && version !== meta[META.protocolVersion]) {
-    return `MCP-Protocol-Version header value '${version}' does not match _meta value '${String(meta[META.protocolVersion])}'`;
+  if (typeof declared === 'string' && version !== declared) {
+    return `MCP-Protocol-Version header value '${version}' does not match _meta value '${declared}'`;
   }
   const method = headerValue(req, 'mcp-method');
   if (method === undefined) return 'the Mcp-Method header is required';

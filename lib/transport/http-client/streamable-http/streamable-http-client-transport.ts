@@ -315,9 +315,11 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
       if (this.closing) return;
       this.log.debug({ status: response.status, requests: requests.length }, 'POST answered');
       const session = headers['mcp-session-id'];
-      if (await readAnswer(this, response, { list, requests, firstInitialize, modern, session })) {
+      // True only for a 404 to a POST that carried a session: that session is gone.
+      const gone = await readAnswer(this, response, { list, requests, firstInitialize, modern, session });
+      if (gone && session !== undefined) {
         const again = (messages: JsonRpcMessage | JsonRpcMessage[]) => void this.post(messages, extra);
-        await this.renewals.refused(session as string, requests, again, this.options.reinitialize !== false);
+        await this.renewals.refused(session, requests, again, this.options.reinitialize !== false);
       }
     } catch (error) {
       done();

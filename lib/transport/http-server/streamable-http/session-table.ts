@@ -15,6 +15,8 @@ export const SESSION_HEADER = 'mcp-session-id';
 
 /** A session with an id, and what its idle timer needs. */
 export interface SessionEntry {
+  /** The session's id, as its `Mcp-Session-Id` header names it. */
+  readonly id: string;
   readonly session: Session;
   timer?: TimerHandle;
   /** The session's open HTTP responses: while there is one, the session is not idle. */
@@ -82,7 +84,7 @@ export class SessionTable {
     });
     if (sessionId === undefined) this.modernSessions.add(session);
     else {
-      entry = { session, open: 0 };
+      entry = { id: sessionId, session, open: 0 };
       this.entries.set(sessionId, entry);
       this.transports.set(sessionId, session.transport);
       sessionLog.info('session opened');

@@ -256,7 +256,7 @@ export class StreamableHttpEndpoint {
       const session = entry.session;
       setCaller(session.transport, req);
       this.calls?.received(session.transport, items);
-      session.post(res, frame, this.json, { [SESSION_HEADER]: session.transport.sessionId as string }, req.headers);
+      session.post(res, frame, this.json, { [SESSION_HEADER]: entry.id }, req.headers);
     }
   }
 
@@ -350,7 +350,7 @@ export class StreamableHttpEndpoint {
     const entry = this.sessions.find(req, res);
     if (!entry || !sameCaller(entry.session.transport, req, res, this.log)) return;
     entry.session.get(res, headerValue(req, 'last-event-id'), {
-      [SESSION_HEADER]: entry.session.transport.sessionId as string,
+      [SESSION_HEADER]: entry.id,
     });
   }
 
