@@ -2,6 +2,7 @@
  * What `rxmcp bench` sends: one operation (a tool with its arguments, a list, a read, a prompt, a
  * ping) or a weighted mix of them, and the check, before any load, that the target serves it.
  */
+import { RxmcpError, RxmcpErrorCode } from '../jsonrpc/errors';
 import { firstValueFrom, timer } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
 import type { McpClient } from '../client/client';
@@ -31,7 +32,8 @@ export interface Served {
 }
 
 /** A target does not serve what the workload asks for; the message names what it serves instead. */
-export class BenchWorkloadError extends Error {
+export class BenchWorkloadError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.BenchWorkload;
   override readonly name = 'BenchWorkloadError';
 }
 

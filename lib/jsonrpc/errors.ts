@@ -66,6 +66,7 @@ export const RxmcpErrorCode = {
   InvalidToken: 'INVALID_TOKEN',
   OAuth: 'OAUTH',
   SessionTakenOver: 'SESSION_TAKEN_OVER',
+  BenchWorkload: 'BENCH_WORKLOAD',
 } as const;
 export type RxmcpErrorCode = (typeof RxmcpErrorCode)[keyof typeof RxmcpErrorCode];
 

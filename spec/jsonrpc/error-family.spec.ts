@@ -1,17 +1,32 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as api from '../../lib/index';
 import { isRxmcpError, RxmcpError, RxmcpErrorCode } from '../../lib/jsonrpc/errors';
 
 type ErrorClass = new (...args: never[]) => Error;
 
-/** The error classes the package exports, by name (the abstract base aside). */
-const exported = Object.entries(api as Record<string, unknown>).filter(
-  (entry): entry is [string, ErrorClass] =>
-    entry[1] !== RxmcpError &&
-    typeof entry[1] === 'function' &&
-    (entry[1] as { prototype?: unknown }).prototype instanceof Error,
-);
+/** Every entry of the package: the root and each subpath (`rxmcp/bench`, `rxmcp/auth`, ...). */
+const ENTRIES = [
+  resolve(__dirname, '../../lib/index'),
+  ...readdirSync(resolve(__dirname, '../../lib/entries'))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => resolve(__dirname, '../../lib/entries', file.slice(0, -3))),
+];
+
+/** The error classes the package's entries export, by name, each once (the abstract base aside). */
+const exported = [
+  ...new Map(
+    ENTRIES.flatMap((entry) =>
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      Object.entries(require(entry) as Record<string, unknown>),
+    ).filter(
+      (entry): entry is [string, ErrorClass] =>
+        entry[1] !== RxmcpError &&
+        typeof entry[1] === 'function' &&
+        (entry[1] as { prototype?: unknown }).prototype instanceof Error,
+    ),
+  ),
+];
 
 /** Stand-in arguments that one constructor or another takes. */
 const ARGUMENTS: readonly unknown[][] = [['idle', 1, {}], ['x', ['a'], 'x'], ['x', 'x', 'x'], [1]];
