@@ -333,10 +333,13 @@ export type {
 } from './schema/events';
 export { events } from './server/events/events-extension';
 export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from './server/events/events-extension';
-export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './server/events/webhook-signature';
-export type { VerifyWebhookOptions, WebhookVerification } from './server/events/webhook-signature';
+export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './schema/webhook-signature';
+export type { VerifyWebhookOptions, WebhookVerification } from './schema/webhook-signature';
 export type { EventEmission } from './server/events/event-feed';
-export { eventsClient, type EventsClient, type FollowEventsOptions } from './client/events/events-client';
+export { eventsClient, createWebhookReceiver } from './client/events/events-client';
+export type { EventsClient, FollowEventsOptions, WebhookFollowOptions } from './client/events/events-client';
+export type { WebhookReceiver, WebhookReceiverOptions } from './client/events/events-client';
+export type { WebhookAnswer, WebhookRequest, WebhookResponse } from './client/events/events-client';
 export type {
   LoadedSkill,
   SkillFileContents,

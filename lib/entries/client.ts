@@ -81,7 +81,15 @@ export { SkillVerificationError, skillsClient } from '../client/skills/skills-cl
 export { EVENTS_EXTENSION } from '../schema/events';
 export type { EventOccurrence, EventPollResult, EventType } from '../schema/events';
 export { eventsClient } from '../client/events/events-client';
-export type { EventsClient, FollowEventsOptions } from '../client/events/events-client';
+export type { EventsClient, FollowEventsOptions, WebhookFollowOptions } from '../client/events/events-client';
+export { createWebhookReceiver } from '../client/events/webhook-receiver';
+export type {
+  WebhookAnswer,
+  WebhookReceiver,
+  WebhookReceiverOptions,
+  WebhookRequest,
+  WebhookResponse,
+} from '../client/events/webhook-receiver';
 export type {
   LoadedSkill,
   SkillFileContents,

@@ -7,7 +7,7 @@ import type { EventSubscribeResult } from '../../lib/schema/events';
 import type { EventEmission } from '../../lib/server/events/event-feed';
 import { events } from '../../lib/server/events/events-extension';
 import type { WebhookOptions } from '../../lib/server/events/events-extension';
-import { generateWebhookSecret, verifyWebhookSignature } from '../../lib/server/events/webhook-signature';
+import { generateWebhookSecret, verifyWebhookSignature } from '../../lib/schema/webhook-signature';
 import { createServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { until } from '../support/until';

@@ -15,6 +15,12 @@ import type { EventOccurrence, EventPollResult, EventsSettings, EventType } from
 import type { McpClient } from '../client-api';
 import { serverExtension } from '../extensions';
 import { followByPush } from './push-follower';
+import { followByWebhook } from './webhook-follower';
+import type { WebhookReceiver } from './webhook-receiver';
+
+export { createWebhookReceiver } from './webhook-receiver';
+export type { WebhookAnswer, WebhookReceiverOptions, WebhookRequest, WebhookResponse } from './webhook-receiver';
+export type { WebhookReceiver };
 import { SeenIds } from './seen-ids';
 
 /** Options of {@link EventsClient.follow}. */
@@ -33,13 +39,26 @@ export interface FollowEventsOptions {
    * How to follow: `'auto'` (the default) pushes when the client declared the events extension
    * (without `delivery`, or with `push` in it), the server declared push and lists it for the
    * event type, and polls otherwise; `'push'` and `'poll'` insist (push fails with
-   * `CapabilityNotSupportedError` where the server does not offer it).
+   * `CapabilityNotSupportedError` where the server does not offer it); `'webhook'` subscribes
+   * with `webhook` and takes the server's posts from its receiver.
    */
-  readonly delivery?: 'auto' | 'poll' | 'push';
+  readonly delivery?: 'auto' | 'poll' | 'push' | 'webhook';
+  /** For `delivery: 'webhook'`: where the server posts. */
+  readonly webhook?: WebhookFollowOptions;
   /** Hears a push stream's recoverable failures (`notifications/events/error`); the stream goes on. */
   readonly onStreamError?: (error: JsonRpcError) => void;
   /** Where the waits between polls, and a push stream's liveness, are timed. */
   readonly scheduler?: SchedulerLike;
+}
+
+/** Where the server posts a webhook subscription's occurrences, and for how long it asks. */
+export interface WebhookFollowOptions {
+  /** Takes the posts: mount its `handle` at `url`. */
+  readonly receiver: WebhookReceiver;
+  /** The URL the server posts to (on the server's allow-list). */
+  readonly url: string;
+  /** The TTL to ask for; the server grants what its bounds allow, and the client refreshes at half. */
+  readonly ttlMs?: number;
 }
 
 /** The events of the server a client is connected to. */
@@ -49,9 +68,10 @@ export interface EventsClient {
   /** The event types the server declares. */
   list(): Promise<readonly EventType[]>;
   /**
-   * The occurrences of event type `name` for `args`, pushed or polled (see
-   * `FollowEventsOptions.delivery`): cold (subscribing starts polling or opens the stream,
-   * unsubscribing stops it or cancels the stream), never completing on its own, erroring with the
+   * The occurrences of event type `name` for `args`, pushed, polled or posted to a webhook (see
+   * `FollowEventsOptions.delivery`): cold (subscribing starts polling, opens the stream or
+   * subscribes the webhook; unsubscribing stops, cancels or unsubscribes it), never completing on
+   * its own, erroring with the
    * server's error (an unknown event type: -32011). An occurrence seen twice (same `eventId`) is
    * emitted once. A push stream silent for twice the server's heartbeat interval is opened again
    * from the last cursor.
@@ -129,6 +149,16 @@ export function eventsClient(client: McpClient): EventsClient {
           need(EventMethod.Poll);
           return byPoll();
         });
+      if (delivery === 'webhook')
+        return defer(async () => {
+          need(EventMethod.Subscribe);
+          const type = (await (types ??= list())).find((candidate) => candidate.name === name);
+          if (
+            settings?.delivery?.includes('webhook') !== true ||
+            (type !== undefined && !type.delivery.includes('webhook'))
+          )
+            throw new CapabilityNotSupportedError(EVENTS_EXTENSION, EventMethod.Subscribe, 'server');
+        }).pipe(switchMap(() => byWebhook(client, name, args, options, scheduler)));
       return defer(() => {
         need(EventMethod.Stream);
         return from(pushes(name, delivery));
@@ -191,5 +221,28 @@ function followByPoll(
     };
     poll();
     return () => current?.unsubscribe();
+  });
+}
+
+/** The occurrences of `name` by webhook (see `EventsClient.follow`), once the server is known to offer it. */
+function byWebhook(
+  client: McpClient,
+  name: string,
+  args: Record<string, unknown>,
+  options: FollowEventsOptions,
+  scheduler: SchedulerLike,
+): Observable<EventOccurrence> {
+  const webhook = options.webhook;
+  if (webhook === undefined) throw new TypeError("delivery 'webhook' needs the webhook option (receiver and url)");
+  return followByWebhook(client, {
+    name,
+    args,
+    cursor: options.cursor ?? null,
+    receiver: webhook.receiver,
+    url: webhook.url,
+    ttlMs: webhook.ttlMs,
+    scheduler,
+    ...(options.onCursor && { onCursor: options.onCursor }),
+    ...(options.onTruncated && { onTruncated: options.onTruncated }),
   });
 }

@@ -10,7 +10,7 @@ import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { nodeCrypto } from '../../base/node-builtins';
 import type { WebhookControlBody, WebhookDeliveryStatus, WebhookErrorCategory } from '../../schema/events';
 import type { FeedEntry } from './event-feed';
-import { signWebhook, WebhookHeader } from './webhook-signature';
+import { signWebhook, WebhookHeader } from '../../schema/webhook-signature';
 import { postWebhook, resolveTarget } from './webhook-target';
 import type { PostOutcome, WebhookTargetPolicy } from './webhook-target';
 

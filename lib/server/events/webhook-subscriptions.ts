@@ -15,7 +15,7 @@ import { canonical, isObject } from './event-catalog';
 import type { EventCatalog } from './event-catalog';
 import { WebhookDelivery } from './webhook-delivery';
 import type { DeliveryLimits } from './webhook-delivery';
-import { webhookSecretKey } from './webhook-signature';
+import { webhookSecretKey } from '../../schema/webhook-signature';
 import { refusedUrl, resolveTarget } from './webhook-target';
 
 /** The bounds of webhook subscriptions (see `WebhookOptions`). */

@@ -4,7 +4,7 @@
  * timestamp + "." + body)>`, several space-delimited during a secret rotation; the secret is
  * `whsec_` and the base64 of 24 to 64 bytes. One implementation signs and verifies.
  */
-import { nodeCrypto } from '../../base/node-builtins';
+import { nodeCrypto } from '../base/node-builtins';
 
 /** The headers of every webhook delivery (lower-case, as Node gives them to a receiver). */
 export const WebhookHeader = {

@@ -1,0 +1,197 @@
+import { createServer as createHttpServer, request } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { firstValueFrom, Subject, VirtualTimeScheduler } from 'rxjs';
+import type { Subscription } from 'rxjs';
+import { connect } from '../../lib/client/client';
+import { eventsClient } from '../../lib/client/events/events-client';
+import { createWebhookReceiver } from '../../lib/client/events/webhook-receiver';
+import type { WebhookReceiver } from '../../lib/client/events/webhook-receiver';
+import { CapabilityNotSupportedError } from '../../lib/jsonrpc/errors';
+import type { EventOccurrence } from '../../lib/schema/events';
+import type { EventEmission } from '../../lib/server/events/event-feed';
+import { events } from '../../lib/server/events/events-extension';
+import type { WebhookOptions } from '../../lib/server/events/events-extension';
+import { createServer } from '../../lib/server/server';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { until } from '../support/until';
+import { advanceTo } from '../support/virtual-time';
+
+// Events by webhook on the client (the triggers and events extension's design sketch of 2026-02-19,
+// "Webhook-Based Delivery"): `follow` with `delivery: 'webhook'` subscribes, refreshes and
+// unsubscribes, and a receiver on a real local HTTP server takes the server's signed posts.
+let http: HttpServer;
+let hookUrl: string;
+let receiver: WebhookReceiver;
+let scheduler: VirtualTimeScheduler;
+/** What the receiver answered, in order. */
+let statuses: number[];
+
+beforeEach(async () => {
+  scheduler = new VirtualTimeScheduler();
+  receiver = createWebhookReceiver({ now: () => scheduler.now() });
+  statuses = [];
+  http = createHttpServer((req, res) => {
+    res.on('finish', () => statuses.push(res.statusCode));
+    receiver.handle(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  hookUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hooks`;
+});
+afterEach(() => new Promise<void>((resolve) => http.close(() => resolve())));
+
+async function incidents(webhooks: Partial<WebhookOptions> | false = {}) {
+  const upstream = new Subject<EventEmission>();
+  const extension = events([{ name: 'incident.created', source: () => upstream }], {
+    scheduler,
+    ...(webhooks === false
+      ? {}
+      : {
+          webhooks: {
+            allow: ['http://127.0.0.1:'],
+            allowAddresses: ['127.0.0.1'],
+            principal: () => 'tenant-a',
+            ...webhooks,
+          },
+        }),
+  });
+  const server = createServer({ name: 'pager', version: '1.0.0', logging: false, extensions: [extension] });
+  const [clientSide, serverSide] = createInMemoryPair();
+  server.connect(serverSide);
+  const client = await connect(clientSide, { name: 'agent', version: '1.0.0', protocolVersion: '2025-11-25' });
+  return { client, upstream };
+}
+
+/** A POST to the receiver, as a stranger would make it. */
+function post(headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(hookUrl, { method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe("eventsClient's follow by webhook", () => {
+  it('subscribes with a fresh secret and emits each verified post once, in order, keeping the cursor', async () => {
+    const { client, upstream } = await incidents();
+    const seen: EventOccurrence[] = [];
+    const cursors: Array<string | null> = [];
+    const following = eventsClient(client)
+      .follow(
+        'incident.created',
+        { severity: 'P1' },
+        {
+          delivery: 'webhook',
+          webhook: { receiver, url: hookUrl },
+          scheduler,
+          onCursor: (cursor) => cursors.push(cursor),
+        },
+      )
+      .subscribe((occurrence) => seen.push(occurrence));
+    await until(() => client.connection.state === 'operating');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    upstream.next({ eventId: 'evt_1', timestamp: '2026-02-19T16:00:00Z', data: { incidentId: 'INC-1' } });
+    upstream.next({ eventId: 'evt_2', timestamp: '2026-02-19T16:01:00Z', data: { incidentId: 'INC-2' } });
+    await until(() => seen.length === 2);
+    expect(seen.map((occurrence) => [occurrence.eventId, occurrence.data])).toEqual([
+      ['evt_1', { incidentId: 'INC-1' }],
+      ['evt_2', { incidentId: 'INC-2' }],
+    ]);
+    expect(cursors).toEqual(['1', '2']);
+    expect(statuses).toEqual([204, 204]);
+    following.unsubscribe();
+    client.close();
+  });
+
+  it('answers 401 to a post no subscription signed, and 405 to anything but a POST, emitting nothing', async () => {
+    const { client } = await incidents();
+    const seen: EventOccurrence[] = [];
+    const following = eventsClient(client)
+      .follow('incident.created', {}, { delivery: 'webhook', webhook: { receiver, url: hookUrl }, scheduler })
+      .subscribe((occurrence) => seen.push(occurrence));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const forged = {
+      'content-type': 'application/json',
+      'webhook-id': 'evt_x',
+      'webhook-timestamp': '0',
+      'webhook-signature': 'v1,AAAA',
+    };
+    const body = JSON.stringify({ eventId: 'evt_x', name: 'incident.created', timestamp: 't', data: {} });
+    expect(await post(forged, body)).toBe(401);
+    expect(await post({}, body)).toBe(401);
+    const got = await new Promise<number>((resolve) =>
+      request(hookUrl, { method: 'GET' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).end(),
+    );
+    expect(got).toBe(405);
+    expect(seen).toEqual([]);
+    following.unsubscribe();
+    client.close();
+  });
+
+  it('refreshes at half of each granted TTL, so the subscription outlives it', async () => {
+    const { client, upstream } = await incidents({ minTtlMs: 1000, maxTtlMs: 10_000 });
+    const seen: EventOccurrence[] = [];
+    const following = eventsClient(client)
+      .follow(
+        'incident.created',
+        {},
+        { delivery: 'webhook', webhook: { receiver, url: hookUrl, ttlMs: 10_000 }, scheduler },
+      )
+      .subscribe((occurrence) => seen.push(occurrence));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Refreshed at 5 s and at 10 s (each granting 10 s more); unrefreshed, it would lapse at 10 s.
+    for (const ms of [5_000, 10_000, 12_000]) {
+      advanceTo(scheduler, ms);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    upstream.next({ eventId: 'late', data: { at: 12_000 } });
+    await until(() => seen.length === 1);
+    expect(seen[0]!.eventId).toBe('late');
+    following.unsubscribe();
+    client.close();
+  });
+
+  it('unsubscribes on the server when the caller stops following', async () => {
+    const { client } = await incidents();
+    const following: Subscription = eventsClient(client)
+      .follow(
+        'incident.created',
+        { severity: 'P2' },
+        { delivery: 'webhook', webhook: { receiver, url: hookUrl }, scheduler },
+      )
+      .subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const unsubscribe = () =>
+      firstValueFrom(
+        client.request('events/unsubscribe', {
+          name: 'incident.created',
+          arguments: { severity: 'P2' },
+          delivery: { url: hookUrl },
+        }),
+      );
+    following.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The follower's own events/unsubscribe ended it: there is none left to end.
+    await expect(unsubscribe()).rejects.toMatchObject({ code: -32011 });
+    client.close();
+  });
+
+  it('fails with CapabilityNotSupportedError where the server delivers no webhooks', async () => {
+    const { client } = await incidents(false);
+    const followed = firstValueFrom(
+      eventsClient(client).follow(
+        'incident.created',
+        {},
+        { delivery: 'webhook', webhook: { receiver, url: hookUrl }, scheduler },
+      ),
+    );
+    await expect(followed).rejects.toBeInstanceOf(CapabilityNotSupportedError);
+    client.close();
+  });
+});
