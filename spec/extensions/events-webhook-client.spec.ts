@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, request } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,12 +27,23 @@ let receiver: WebhookReceiver;
 let scheduler: VirtualTimeScheduler;
 /** What the receiver answered, in order. */
 let statuses: number[];
+/** The posts the receiver got, as they came: headers and raw body. */
+let posts: Array<{ headers: Record<string, string>; body: string }>;
 
 beforeEach(async () => {
   scheduler = new VirtualTimeScheduler();
   receiver = createWebhookReceiver({ now: () => scheduler.now() });
   statuses = [];
+  posts = [];
   http = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      );
+      posts.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
+    });
     res.on('finish', () => statuses.push(res.statusCode));
     receiver.handle(req, res);
   });
@@ -132,6 +144,39 @@ describe("eventsClient's follow by webhook", () => {
     expect(seen).toEqual([]);
     following.unsubscribe();
     client.close();
+  });
+
+  it('emits a post sent again (a retry, or a replay within the five minutes) only once', async () => {
+    const { client, upstream } = await incidents();
+    const seen: EventOccurrence[] = [];
+    const following = eventsClient(client)
+      .follow('incident.created', {}, { delivery: 'webhook', webhook: { receiver, url: hookUrl }, scheduler })
+      .subscribe((occurrence) => seen.push(occurrence));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    upstream.next({ eventId: 'evt_once', data: { n: 1 } });
+    await until(() => seen.length === 1);
+    const [first] = posts;
+    expect(await post(first!.headers, first!.body)).toBe(204);
+    expect(statuses).toEqual([204, 204]);
+    expect(seen.map((occurrence) => occurrence.eventId)).toEqual(['evt_once']);
+    following.unsubscribe();
+    client.close();
+  });
+
+  it('answers 413 to a body past maxBodyBytes as soon as it passes, keeping none of the rest', () => {
+    const small = createWebhookReceiver({ maxBodyBytes: 16 });
+    const req = Object.assign(new EventEmitter(), { method: 'POST', headers: {} });
+    const answered: number[] = [];
+    small.handle(req, {
+      writeHead: (status) => (answered.push(status), { end: () => undefined }),
+      destroy: () => undefined,
+    });
+    req.emit('data', new Uint8Array(10));
+    expect(answered).toEqual([]);
+    req.emit('data', new Uint8Array(10));
+    req.emit('data', new Uint8Array(10));
+    req.emit('end');
+    expect(answered).toEqual([413]);
   });
 
   it('refreshes at half of each granted TTL, so the subscription outlives it', async () => {

@@ -111,11 +111,14 @@ export function createWebhookReceiver(options: WebhookReceiverOptions = {}): Web
       const chunks: Uint8Array[] = [];
       let size = 0;
       req.on('data', (chunk) => {
+        if (size > maxBodyBytes) return;
         size += chunk.length;
         if (size <= maxBodyBytes) chunks.push(chunk);
+        // Answered at once: what follows is not kept.
+        else answer(res, 413);
       });
       req.on('end', () => {
-        if (size > maxBodyBytes) return answer(res, 413);
+        if (size > maxBodyBytes) return;
         const body = new Uint8Array(size);
         let at = 0;
         for (const chunk of chunks) body.set(chunk, (at += chunk.length) - chunk.length);
