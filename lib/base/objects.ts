@@ -15,3 +15,11 @@ export function withProperty<T extends object, K extends string, V>(
   copy[key] = value;
   return copy as Omit<T, K> & { [P in K]: V };
 }
+
+/**
+ * Whether `value` is an object that is not an array: what a JSON object field may be read as. Any
+ * prototype passes (an object made in another realm too); use `isPlainObject` where it matters.
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

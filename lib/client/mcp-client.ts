@@ -1,3 +1,4 @@
+import { isRecord } from '../base/objects';
 import type { Logger } from 'pino';
 import {
   asyncScheduler,
@@ -54,7 +55,6 @@ const DEFAULT_MAX_LIST_PAGES = 1000;
 /** `timeoutMs` of a `subscriptions/listen` request: it lasts as long as anyone listens. */
 const LISTEN_OPTIONS: Sending = { timeoutMs: Infinity };
 type Plain = Record<string, unknown>;
-const isObject = (value: unknown): value is Plain => typeof value === 'object' && value !== null;
 type Sent = keyof ClientRequestMap;
 
 /**
@@ -225,7 +225,7 @@ export class Client implements McpClient, ToolCallContext {
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>
       defer(() => {
         const args = params.arguments;
-        const headers = this.tools.headersFor(String(params.name), isObject(args) ? args : undefined);
+        const headers = this.tools.headersFor(String(params.name), isRecord(args) ? args : undefined);
         // Custom Headers → Client Behavior: on HeaderMismatch, look at the tool again and retry once.
         const recover = refreshed
           ? undefined

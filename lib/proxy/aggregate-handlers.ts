@@ -1,4 +1,5 @@
 /** The request handlers of an aggregate: each finds the upstream that serves what a request names. */
+import { isRecord } from '../base/objects';
 import type { Logger } from 'pino';
 import { EMPTY, map, of, switchMap, throwError } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
@@ -194,11 +195,7 @@ export function aggregateHandlers(routing: Routing): Record<string, FrontHandler
 /** What a `completion/complete` completes for: its `ref`, an object naming a prompt or a resource template. */
 function refOf(params: Record<string, unknown>): Record<string, unknown> {
   const ref = params.ref;
-  return isObject(ref) ? ref : {};
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+  return isRecord(ref) ? ref : {};
 }
 
 /** `completion/complete` for a namespaced prompt or resource template. */

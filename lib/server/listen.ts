@@ -1,3 +1,4 @@
+import { isRecord } from '../base/objects';
 import { filter, Observable, Subscription } from '../rx/rxjs';
 import type { Subject } from '../rx/rxjs';
 import type { Logger } from 'pino';
@@ -148,11 +149,7 @@ export function listenTo(
  */
 function filterOf(params: Record<string, unknown>): Readonly<Record<string, unknown>> {
   const wanted = params.notifications;
-  return isObject(wanted) ? wanted : {};
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+  return isRecord(wanted) ? wanted : {};
 }
 
 /** {@link listenTo} as a handler of its own, over `deps`. */

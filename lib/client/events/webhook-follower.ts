@@ -3,6 +3,7 @@
  * with a fresh secret and the receiver's URL, refreshed at half of each granted TTL, the posts the
  * receiver verified turned into occurrences, and `events/unsubscribe` when the caller stops.
  */
+import { isRecord } from '../../base/objects';
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { ProtocolError } from '../../jsonrpc/errors';
@@ -30,9 +31,6 @@ export interface WebhookFollow {
 /** A refresh comes at half the time left, and never sooner than this after the last one. */
 const MIN_REFRESH_MS = 1000;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The occurrences of `follow.name` posted to `follow.receiver` (see `EventsClient.follow`). */
 export function followByWebhook(client: McpClient, follow: WebhookFollow): Observable<EventOccurrence> {
   return new Observable<EventOccurrence>((subscriber) => {
@@ -51,7 +49,7 @@ export function followByWebhook(client: McpClient, follow: WebhookFollow): Obser
       secrets: [secret],
       id: undefined,
       deliver: (body) => {
-        if (!isObject(body)) return;
+        if (!isRecord(body)) return;
         // A control body (design sketch: Non-event webhook bodies): occurrences were dropped, or it ended.
         if (body.type === 'gap') {
           follow.onTruncated?.();
@@ -59,12 +57,12 @@ export function followByWebhook(client: McpClient, follow: WebhookFollow): Obser
           return;
         }
         if (body.type === 'terminated') {
-          const error = isObject(body.error) ? body.error : {};
+          const error = isRecord(body.error) ? body.error : {};
           subscriber.error(new ProtocolError(`the server ended the webhook subscription: ${String(error.message)}`));
           return;
         }
         const { eventId, data, timestamp } = body;
-        if (typeof eventId !== 'string' || !isObject(data)) return;
+        if (typeof eventId !== 'string' || !isRecord(data)) return;
         const occurrence: EventOccurrence = {
           eventId,
           name: typeof body.name === 'string' ? body.name : name,

@@ -4,6 +4,7 @@
  * tasks; one of a modern revision follows the tasks extension, and only when its client declared
  * the extension: nothing of a task is sent to a client that did not ask for tasks.
  */
+import { isRecord } from '../../base/objects';
 import { EMPTY, filter, merge, Observable, take } from '../../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../../connection/dispatcher';
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
@@ -34,17 +35,13 @@ export interface TaskHandlerDeps extends TaskCallDeps {
 /** Whether a modern request's client declared the tasks extension. */
 function declaresExtension(context: RequestContext): boolean {
   const extensions = context.peer?.clientCapabilities.extensions;
-  return isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+  return isRecord(extensions) && extensions[TASKS_EXTENSION] !== undefined;
 }
 
 /** The answers of a `tasks/update`, by key: an object, as the extension's schema checked on admission. */
 function inputResponsesOf(params: Record<string, unknown>): Record<string, unknown> {
   const responses = params.inputResponses;
-  if (isObject(responses)) return responses;
+  if (isRecord(responses)) return responses;
   throw JsonRpcError.invalidParams('inputResponses must be an object of answers by key');
 }
 
