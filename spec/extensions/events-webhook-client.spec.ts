@@ -15,6 +15,9 @@ import { events } from '../../lib/server/events/events-extension';
 import type { WebhookOptions } from '../../lib/server/events/events-extension';
 import { createServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import type { Transport } from '../../lib/transport/transport';
+import { proxy } from '../../lib/proxy/proxy';
+import { EVENTS_EXTENSION } from '../../lib/schema/events';
 import { until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
@@ -52,7 +55,26 @@ beforeEach(async () => {
 });
 afterEach(() => new Promise<void>((resolve) => http.close(() => resolve())));
 
-async function incidents(webhooks: Partial<WebhookOptions> | false = {}) {
+type Revision = '2025-11-25' | '2026-07-28';
+/** The client declares the events extension, as a proxy's client of an events server must. */
+const DECLARES_EVENTS = { extensions: { [EVENTS_EXTENSION]: { delivery: ['push', 'poll', 'webhook'] } } };
+
+/** A client of `target`, in memory. */
+async function clientOf(target: { connect(transport: Transport): unknown }, protocolVersion: Revision) {
+  const [clientSide, serverSide] = createInMemoryPair();
+  target.connect(serverSide);
+  return connect(clientSide, { name: 'agent', version: '1.0.0', protocolVersion, ...DECLARES_EVENTS });
+}
+
+/**
+ * The pager server and a client of it: directly, or through `proxy()` (whose client of the pager
+ * speaks `via`), the caller speaking `protocolVersion`.
+ */
+async function incidents(
+  webhooks: Partial<WebhookOptions> | false = {},
+  protocolVersion: Revision = '2025-11-25',
+  via?: Revision,
+) {
   const upstream = new Subject<EventEmission>();
   const extension = events([{ name: 'incident.created', source: () => upstream }], {
     scheduler,
@@ -68,10 +90,9 @@ async function incidents(webhooks: Partial<WebhookOptions> | false = {}) {
         }),
   });
   const server = createServer({ name: 'pager', version: '1.0.0', logging: false, extensions: [extension] });
-  const [clientSide, serverSide] = createInMemoryPair();
-  server.connect(serverSide);
-  const client = await connect(clientSide, { name: 'agent', version: '1.0.0', protocolVersion: '2025-11-25' });
-  return { client, upstream };
+  if (via === undefined) return { client: await clientOf(server, protocolVersion), upstream };
+  const front = proxy(await clientOf(server, via));
+  return { client: await clientOf(front, protocolVersion), upstream };
 }
 
 /** A POST to the receiver, as a stranger would make it. */
@@ -86,9 +107,15 @@ function post(headers: Record<string, string>, body: string): Promise<number> {
   });
 }
 
-describe("eventsClient's follow by webhook", () => {
+describe.each([
+  ['2025-11-25', undefined],
+  ['2026-07-28', undefined],
+  ['2025-11-25', '2026-07-28'],
+  ['2026-07-28', '2025-11-25'],
+] as const)("eventsClient's follow by webhook, the caller on %s, through proxy() on %s", (protocolVersion, via) => {
   it('subscribes with a fresh secret and emits each verified post once, in order, keeping the cursor', async () => {
-    const { client, upstream } = await incidents();
+    const { client, upstream } = await incidents({}, protocolVersion, via);
+    expect(client.connection.revision).toBe(protocolVersion);
     const seen: EventOccurrence[] = [];
     const cursors: Array<string | null> = [];
     const following = eventsClient(client)
@@ -117,7 +144,9 @@ describe("eventsClient's follow by webhook", () => {
     following.unsubscribe();
     client.close();
   });
+});
 
+describe("eventsClient's follow by webhook", () => {
   it('answers 401 to a post no subscription signed, and 405 to anything but a POST, emitting nothing', async () => {
     const { client } = await incidents();
     const seen: EventOccurrence[] = [];
