@@ -47,6 +47,15 @@ export function readPartialResult(
   };
 }
 
+/** Whether a client's capabilities declare partial results: the extension, or the SEP's bare `partialResults`. */
+export function clientDeclaresPartialResults(clientCapabilities: unknown): boolean {
+  const capabilities = clientCapabilities as Record<string, unknown> | undefined;
+  return (
+    capabilities?.partialResults !== undefined ||
+    declaredExtensions(capabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined
+  );
+}
+
 /**
  * The `partialResultToken` of a request's `_meta`, when the client's capabilities declare partial
  * results (the extension, or the SEP's bare `partialResults` capability); else `undefined`.
@@ -57,11 +66,7 @@ export function partialResultToken(
 ): string | number | undefined {
   const token = meta?.partialResultToken;
   if (typeof token !== 'string' && !Number.isInteger(token)) return undefined;
-  const capabilities = clientCapabilities as Record<string, unknown> | undefined;
-  const declared =
-    capabilities?.partialResults !== undefined ||
-    declaredExtensions(capabilities)[PARTIAL_RESULTS_EXTENSION] !== undefined;
-  return declared ? (token as string | number) : undefined;
+  return clientDeclaresPartialResults(clientCapabilities) ? (token as string | number) : undefined;
 }
 
 /** Whether a server's capabilities declare the partial results extension. */

@@ -4,7 +4,9 @@
  * extension, sends each as `notifications/tools/partial_result` to a client that asked for them.
  * A client that did not ask (or a server without the extension) gets each as a progress message
  * instead, with no change to the handler. The final result stays the whole answer. A call that
- * runs as a task (2025-11-25) sends its pieces in its session, each with the task's id.
+ * runs as a task (2025-11-25) sends its pieces in its session, each with the task's id; one that
+ * runs as a task of the 2026-07-28 tasks extension keeps them (bounded, see `TasksOptions`) for
+ * the `tasks/get` answers of callers that declared partial results (lib/server/tasks/kept-partials.ts).
  */
 import { Observable } from '../rx/rxjs';
 import { PartialResult } from '../connection/handler-events';

@@ -8,7 +8,7 @@ import { defer, from, map, Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import type { HandlerOutput, HandlerResult, RequestContext } from '../../connection/dispatcher';
 import { observeOutput } from '../../connection/dispatcher';
-import { TaskStart } from '../../connection/handler-events';
+import { PartialResult, TaskStart } from '../../connection/handler-events';
 import type { CallToolRequestParams } from '../../schema/tools';
 import { principalOf } from '../../transport/transport';
 import { InputRound } from '../input-round';
@@ -18,7 +18,8 @@ import type { ServerContext } from '../server-context';
 import type { Session } from '../session';
 import type { ToolRegistry } from '../tool-registry';
 import { TaskAsker, TaskRequestContext } from './task-context';
-import type { TaskHandle, TaskRunner, TaskSpec } from './task-runner';
+import type { TaskRunner } from './task-runner';
+import type { TaskHandle, TaskSpec } from './task-spec';
 import { toCoreTask, toExtensionCreateResult } from './task-wire';
 import type { TaskRecord } from './task-store';
 
@@ -79,18 +80,33 @@ export function runToolTask(
       }),
     );
   }
-  const source = round ? round.run(work) : work;
+  return signalledTask(round ? round.run(work) : work, plan, deps, escalate);
+}
+
+/**
+ * A call whose tool signals when it becomes a task (`startTask()`): the request carries what the
+ * work emits until then; the task is created at the signal, answers the request with its handle,
+ * and takes the work's emissions from there (those emitted while it was being stored included).
+ */
+function signalledTask(
+  source: Observable<unknown>,
+  plan: TaskCallPlan,
+  deps: TaskCallDeps,
+  escalate: (task: TaskHandle) => void,
+): Observable<HandlerResult> {
   return new Observable<unknown>((subscriber) => {
     let task: TaskHandle | undefined;
     /** What the work emitted while its task was being stored, replayed to the task. */
     let queued: ((task: TaskHandle) => void)[] | undefined;
+    /** Pieces of partial results that went with the request: the task's own are numbered after them. */
+    let before = 0;
     const toTask = (deliver: (task: TaskHandle) => void) => {
       if (task) deliver(task);
       else queued!.push(deliver);
     };
     const begin = () => {
       queued = [];
-      deps.runner.create(plan.spec).then(
+      deps.runner.create(before === 0 ? plan.spec : { ...plan.spec, firstSeq: before }).then(
         (created) => {
           escalate(created);
           task = created;
@@ -110,7 +126,10 @@ export function runToolTask(
       next: (value) => {
         if (queued !== undefined) toTask((t) => t.next(value));
         else if (value instanceof TaskStart) begin();
-        else subscriber.next(value);
+        else {
+          if (value instanceof PartialResult) before += 1;
+          subscriber.next(value);
+        }
       },
       error: (error: unknown) => (queued !== undefined ? toTask((t) => t.error(error)) : subscriber.error(error)),
       complete: () => (queued !== undefined ? toTask((t) => t.complete()) : subscriber.complete()),

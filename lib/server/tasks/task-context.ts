@@ -12,7 +12,7 @@ import type { Revision } from '../../schema/revisions';
 import type { InputRound } from '../input-round';
 import type { InputAsker } from '../server-context';
 import type { Session } from '../session';
-import type { TaskHandle } from './task-runner';
+import type { TaskHandle } from './task-spec';
 
 /** The `_meta` key that ties a message to its task (2025-11-25: Tasks → Related Task Metadata). */
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';

@@ -17,11 +17,14 @@ import {
   partialResultToken,
 } from '../../connection/partial-results';
 import { principalOf } from '../../transport/transport';
+import type { HandlerOwner } from '../handler-parts';
 import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
+import { partialsKept, withKeptPartials } from './kept-partials';
+import type { KeptPartialsBound } from './kept-partials';
 import { runToolTask } from './task-call';
 import type { TaskCallDeps } from './task-call';
-import type { TaskSpec } from './task-runner';
+import type { TaskSpec } from './task-spec';
 import { isTerminalStatus } from './task-store';
 import type { TaskFilter, TaskRecord } from './task-store';
 import { corePayload, toCoreTask, toDetailedTask } from './task-wire';
@@ -30,6 +33,13 @@ import { corePayload, toCoreTask, toDetailedTask } from './task-wire';
 export interface TaskHandlerDeps extends TaskCallDeps {
   /** Tasks per page of `tasks/list`. */
   readonly pageSize: number;
+  /** What an extension task keeps of its partial results for `tasks/get`. */
+  readonly partials: KeptPartialsBound;
+}
+
+/** The capabilities the server declares, as the handler's owner (a session or the modern endpoint's stand-in) says. */
+function serverCapabilitiesOf(owner: unknown): Record<string, unknown> {
+  return (owner as Partial<HandlerOwner> | undefined)?.handlerParts?.capabilities() ?? {};
 }
 
 /** Whether a modern request's client declared the tasks extension. */
@@ -162,7 +172,11 @@ function toolsCall(
       if (mode.support === 'required') throw missingExtension(`tool ${name} runs only as a task`);
       return original(params, context, owner);
     }
-    const spec: TaskSpec = { ...base, design: 'extension' };
+    const spec: TaskSpec = {
+      ...base,
+      design: 'extension',
+      ...partialsKept(context, serverCapabilitiesOf(owner), deps.runner, deps.partials),
+    };
     return runToolTask(params, context, { design: 'extension', start: mode.start, session, spec }, deps);
   };
 }
@@ -229,7 +243,8 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
     'tasks/get': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/get');
       const record = await visibleTask(deps, taskIdOf(params), context, sessionOf(context, owner));
-      return context.peer === undefined ? { ...toCoreTask(record) } : { ...toDetailedTask(record) };
+      if (context.peer === undefined) return { ...toCoreTask(record) };
+      return withKeptPartials({ ...toDetailedTask(record) }, record, context);
     },
     'tasks/cancel': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/cancel');

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { Observable, Subject } from '../../rx/rxjs';
-import type { Observer, SchedulerLike, Subscriber, Subscription } from '../../rx/rxjs';
+import type { SchedulerLike, Subscriber, Subscription } from '../../rx/rxjs';
 import { LogUpdate, PartialResult, ProgressUpdate, TaskStart } from '../../connection/handler-events';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { toValidationIssues } from '../../validation/issues';
@@ -16,7 +16,10 @@ import { inputCapabilityOf } from '../input-round';
 import type { TaskQuota } from './task-quota';
 import { isTerminalStatus } from './task-store';
 import { firstText } from '../results';
+import type { TaskHandle, TaskSpec } from './task-spec';
 import type { TaskInputRequest, TaskRecord, TaskStore } from './task-store';
+
+export type { TaskHandle, TaskSpec } from './task-spec';
 
 /** How tasks are run and kept. */
 export interface TaskRunnerOptions {
@@ -31,47 +34,6 @@ export interface TaskRunnerOptions {
   readonly logger: Logger;
   /** How many tasks each session and each principal may run at once; no limit but the store's when absent. */
   readonly quota?: TaskQuota;
-}
-
-/** What a task to create is. */
-export interface TaskSpec {
-  readonly design: 'core' | 'extension';
-  readonly method: string;
-  /** The time to live the creator asked for (2025-11-25 `task.ttl`). */
-  readonly requestedTtlMs?: number;
-  readonly owner?: string;
-  readonly session?: string;
-  /** Told of every change of the task's record (a status notification in a session). */
-  readonly onChange?: (record: TaskRecord) => void;
-  /** Log messages the work emits once it runs as a task. */
-  readonly onLog?: (event: LogUpdate) => void;
-  /** Progress the work reports once it runs as a task (2025-11-25: the request's progress token stays valid). */
-  readonly onProgress?: (event: ProgressUpdate) => void;
-  /** The work's partial results, numbered from 0, when asked for (SEP-2998); else each is progress. */
-  readonly onPartial?: (piece: PartialResult, seq: number, taskId: string) => void;
-}
-
-/**
- * A task in this process: an Observer of its work's emissions, with the ways its work reaches its
- * client (input requests parked in the record, or requests sent while the task waits on them).
- */
-export interface TaskHandle extends Observer<unknown> {
-  readonly taskId: string;
-  /** The record as the task was created. */
-  readonly created: TaskRecord;
-  /** Aborted when the task is cancelled. */
-  readonly signal: AbortSignal;
-  /** Keeps the subscription to the task's work, so that cancelling the task unsubscribes it. */
-  hold(subscription: Subscription): void;
-  /** Sets the status message (from the work's progress). */
-  progress(progress: number, total?: number, message?: string): void;
-  /**
-   * Extension design: parks an input request in the task (status `input_required`) until
-   * `tasks/update` answers its key. Cold; unsubscribing withdraws the request.
-   */
-  ask<T>(method: string, params: Record<string, unknown> | undefined, inputKey?: string): Observable<T>;
-  /** Core design: the task is `input_required` while `request` (a request to the client) is in flight. */
-  waitingOn<T>(request: Observable<T>): Observable<T>;
 }
 
 interface Pending {
@@ -94,7 +56,7 @@ class LiveTask implements TaskHandle {
   private asked = 0;
   private waiting = 0;
   private last: unknown;
-  private partials = 0;
+  private partials: number;
 
   constructor(
     private readonly runner: TaskRunner,
@@ -102,6 +64,7 @@ class LiveTask implements TaskHandle {
     readonly spec: TaskSpec,
   ) {
     this.record = created;
+    this.partials = spec.firstSeq ?? 0;
   }
 
   get taskId(): string {
@@ -224,7 +187,7 @@ class LiveTask implements TaskHandle {
   }
 }
 
-type Change = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>>;
+type Change = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'partials'>>;
 
 /** Creates, runs, cancels and answers the tasks of one server. */
 export class TaskRunner {
@@ -332,8 +295,10 @@ export class TaskRunner {
     const record = next as unknown as TaskRecord;
     const status: TaskStatus = record.status;
     task.record = record;
+    // Records are cumulative: a piece of partial results already overtaken is stored with what overtook it.
+    const overtaken = () => change.partials !== undefined && task.record !== record;
     const written = task.writes
-      .then(() => this.options.store.put(record))
+      .then(() => (overtaken() ? undefined : this.options.store.put(record)))
       .catch((error: unknown) => this.options.logger.error({ err: error, taskId: record.taskId }, 'task not stored'));
     task.writes = written;
     this.writing.set(record.taskId, written);
@@ -348,6 +313,15 @@ export class TaskRunner {
       void task.writes.then(() => this.settled$.next(record));
     }
     if (statusChanged) task.spec.onChange?.(record);
+  }
+
+  /**
+   * Changes what a running task keeps of its partial results (the extension design: its caller
+   * reads them with `tasks/get`); nothing for a task that is final or runs elsewhere.
+   */
+  keepPartials(taskId: string, keep: (kept: TaskRecord['partials']) => TaskRecord['partials']): void {
+    const task = this.live.get(taskId);
+    if (task !== undefined) this.change(task, { partials: keep(task.record.partials) });
   }
 
   /**

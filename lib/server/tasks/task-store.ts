@@ -40,6 +40,18 @@ export interface TaskRecord {
   readonly error?: JsonRpcErrorObject;
   /** The input requests the task waits on, by key (status `input_required`, extension design). */
   readonly inputRequests?: Readonly<Record<string, TaskInputRequest>>;
+  /**
+   * The partial results the task keeps for its caller (extension design, SEP-2998, when the call
+   * asked for them): the newest pieces, within the server's bound, for `tasks/get` to give.
+   */
+  readonly partials?: {
+    /** The pieces kept, oldest first: each the params of a `notifications/tools/partial_result`. */
+    readonly pieces: readonly Readonly<Record<string, unknown>>[];
+    /** How many of the oldest pieces were dropped to stay within the bound. */
+    readonly dropped: number;
+    /** The size of the pieces kept, in UTF-8 bytes of their JSON. */
+    readonly bytes: number;
+  };
 }
 
 /** Which tasks `list` returns: those of one owner, or else those of one session. */

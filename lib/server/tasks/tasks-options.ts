@@ -13,6 +13,7 @@ import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
 import type { RequestStateSealer } from '../request-state';
 import type { ToolRegistry } from '../tool-registry';
+import { DEFAULT_MAX_PARTIAL_RESULT_BYTES_PER_TASK, DEFAULT_MAX_PARTIAL_RESULTS_PER_TASK } from './kept-partials';
 import { withTasks } from './task-handlers';
 import { DEFAULT_MAX_TASKS_PER_PRINCIPAL, DEFAULT_MAX_TASKS_PER_SESSION, TaskQuota } from './task-quota';
 import { TaskRunner } from './task-runner';
@@ -43,6 +44,14 @@ export interface TasksOptions {
   readonly maxTtlMs?: number;
   /** The interval between polls suggested to clients. Default 1 second. */
   readonly pollIntervalMs?: number;
+  /**
+   * The most pieces of partial results (SEP-2998, with the `partialResults()` extension) a task of
+   * the 2026-07-28 tasks extension keeps for `tasks/get`; past it the oldest are dropped, and
+   * `tasks/get` says how many. Default 100.
+   */
+  readonly maxPartialResultsPerTask?: number;
+  /** The most UTF-8 bytes of JSON those pieces take per task, likewise. Default 64 KiB. */
+  readonly maxPartialResultBytesPerTask?: number;
 }
 
 export const DEFAULT_TASK_TTL_MS = 5 * 60_000;
@@ -91,6 +100,12 @@ function positive(name: string, value: number): number {
   return value;
 }
 
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`tasks.${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
 /** `handlers` with tasks, as configured by `options`. */
 export function handlersWithTasks(
   handlers: Readonly<Record<string, RequestHandler>>,
@@ -111,11 +126,22 @@ export function handlersWithTasks(
     ),
   });
   setup.closing.subscribe(() => runner.stopAll('the server closed while the task ran'));
+  const partials = {
+    maxPieces: positiveInteger(
+      'maxPartialResultsPerTask',
+      options.maxPartialResultsPerTask ?? DEFAULT_MAX_PARTIAL_RESULTS_PER_TASK,
+    ),
+    maxBytes: positiveInteger(
+      'maxPartialResultBytesPerTask',
+      options.maxPartialResultBytesPerTask ?? DEFAULT_MAX_PARTIAL_RESULT_BYTES_PER_TASK,
+    ),
+  };
   return withTasks(handlers, {
     tools: setup.tools,
     runner,
     sealer: setup.sealer,
     scheduler: setup.scheduler,
     pageSize: setup.pageSize,
+    partials,
   });
 }
