@@ -89,20 +89,19 @@ class ClientTasks implements McpClientTasks {
   callTool(name: string, args?: Record<string, unknown>, options: TaskCallOptions = {}): Observable<TaskEvent> {
     const { ttlMs, pollIntervalMs, cancelOnUnsubscribe, requestOptions, partialResults, ...callOptions } = options;
     const follow: TaskFollowOptions = { pollIntervalMs, cancelOnUnsubscribe, requestOptions };
-    // 2025-11-25 tasks answer the call at once: partial results come later, in the session.
     const wanted =
-      !this.modern &&
-      (partialResults ?? (this.setup.partialResults === true && serverDeclaresPartials(this.host.serverCapabilities)));
-    if (wanted) {
-      const token = taskPartialsToken();
-      const asking = { ...callOptions, meta: { ...callOptions.meta, partialResultToken: token } };
-      return withTaskPartials(
-        this.host.connection.notifications$,
-        token,
-        this.callAsTask(name, args, ttlMs, asking, follow),
-      );
-    }
-    return this.callAsTask(name, args, ttlMs, callOptions, follow);
+      partialResults ?? (this.setup.partialResults === true && serverDeclaresPartials(this.host.serverCapabilities));
+    if (!wanted) return this.callAsTask(name, args, ttlMs, callOptions, follow);
+    const token = taskPartialsToken();
+    const asking = { ...callOptions, meta: { ...callOptions.meta, partialResultToken: token } };
+    // The tasks extension: the server keeps the pieces, and each tasks/get answer carries the newer ones.
+    if (this.modern) return this.callAsTask(name, args, ttlMs, asking, follow, token);
+    // 2025-11-25 tasks answer the call at once: partial results come later, in the session.
+    return withTaskPartials(
+      this.host.connection.notifications$,
+      token,
+      this.callAsTask(name, args, ttlMs, asking, follow),
+    );
   }
 
   private callAsTask(
@@ -111,6 +110,7 @@ class ClientTasks implements McpClientTasks {
     ttlMs: number | undefined,
     callOptions: RequestOptions,
     follow: TaskFollowOptions,
+    partialResultToken?: string,
   ): Observable<TaskEvent> {
     return new Observable<TaskEvent>((subscriber) => {
       const params: Record<string, unknown> = { name, arguments: args ?? {} };
@@ -122,7 +122,7 @@ class ClientTasks implements McpClientTasks {
           switchMap(() => this.create(params, callOptions, onInput)),
           switchMap((created) =>
             'task' in created
-              ? this.follow(created.task, follow)
+              ? this.follow(created.task, follow, partialResultToken)
               : defer(() => [{ type: 'result' as const, result: this.checkToolResult(created.result) }]),
           ),
         )
@@ -205,9 +205,14 @@ class ClientTasks implements McpClientTasks {
     );
   }
 
-  private follow(start: TaskSnapshot | string, options: TaskFollowOptions): Observable<TaskEvent> {
+  private follow(
+    start: TaskSnapshot | string,
+    options: TaskFollowOptions,
+    partialResultToken?: string,
+  ): Observable<TaskEvent> {
     return followTask(this.driver(options.requestOptions), start, {
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+      ...(partialResultToken === undefined ? {} : { partialResultToken }),
       cancelOnUnsubscribe: options.cancelOnUnsubscribe ?? false,
       ...(this.setup.scheduler ? { scheduler: this.setup.scheduler } : {}),
       checkResult: (result) => this.checkToolResult(result),

@@ -24,9 +24,11 @@ export interface TaskCallOptions extends RequestOptions, TaskFollowOptions {
    */
   readonly ttlMs?: number;
   /**
-   * 2025-11-25: ask for the tool's partial results (`partial` events) while its task runs. Default:
-   * when both sides declared partial results (`connect(..., { partialResults: true })` and the
-   * server's `partialResults()` extension). `false`: the server sends the pieces as progress.
+   * Ask for the tool's partial results (`partial` events) while its task runs: in the session
+   * (2025-11-25), or kept by the server and carried by each `tasks/get` answer (the tasks
+   * extension). Default: when both sides declared partial results (`connect(..., { partialResults:
+   * true })` and the server's `partialResults()` extension). `false`: the server makes the pieces
+   * progress (2025-11-25) or status messages (the tasks extension), as without partial results.
    */
   readonly partialResults?: boolean;
 }
@@ -56,6 +58,8 @@ export interface McpClientTasks {
   /**
    * Follows a task by id, as `callTool` does once the task exists: for a task started earlier, by
    * this client or by an earlier process (keep the id from the first status event). Polls at once.
+   * A tasks-extension task's partial results that the server keeps come as `partial` events too,
+   * when the client declared partial results.
    */
   resume(taskId: string, options?: TaskFollowOptions): Observable<TaskEvent>;
   /** The task's current state (`tasks/get`). Cold. */

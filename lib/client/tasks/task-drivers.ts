@@ -9,6 +9,7 @@ import type { RequestHandler } from '../../connection/dispatcher';
 import type { RequestOptions } from '../../connection/request-pipeline';
 import type { JsonRpcNotification } from '../../jsonrpc/message';
 import type { Revision } from '../../schema/revisions';
+import { PARTIAL_RESULTS_EXTENSION } from '../../connection/partial-results';
 import { encodeHeaderValue } from '../../transport/http-client/streamable-http/request-headers';
 import { answerInputRequests } from '../input-requests';
 import type { InputRequests } from '../input-requests';
@@ -83,6 +84,14 @@ export function aboutTask(taskId: string, options: RequestOptions = {}): Request
   return { ...options, headers: { ...options.headers, 'mcp-name': encodeHeaderValue(taskId) } };
 }
 
+/**
+ * The options of a `tasks/get` that asks for the task's partial results from `nextSeq` on, those
+ * before it being in hand (a server keeping them answers only the newer ones).
+ */
+function fromPiece(options: RequestOptions, nextSeq: number): RequestOptions {
+  return { ...options, meta: { ...options.meta, [PARTIAL_RESULTS_EXTENSION]: { nextSeq } } };
+}
+
 /** What the extension driver needs beyond requests: the client's handlers for the input a task asks for. */
 export interface ExtensionDriverDeps extends DriverDeps {
   readonly inputHandlers: Readonly<Record<string, RequestHandler>>;
@@ -94,8 +103,10 @@ export function extensionTaskDriver(deps: ExtensionDriverDeps): TaskDriver {
   const options = deps.requestOptions ?? {};
   return {
     log: deps.log,
-    get: (taskId) =>
-      deps.request('tasks/get', { taskId }, aboutTask(taskId, options)).pipe(map((task) => readTask2026(task))),
+    get: (taskId, nextSeq = 0) =>
+      deps
+        .request('tasks/get', { taskId }, aboutTask(taskId, nextSeq > 0 ? fromPiece(options, nextSeq) : options))
+        .pipe(map((task) => readTask2026(task))),
     pushed: (taskId) =>
       pushedStates(deps, [TASK_NOTIFICATION_2026, TASK_STATUS_NOTIFICATION], taskId, (params) =>
         readTask2026(params, 'task notification'),

@@ -1,8 +1,9 @@
 /**
  * Following one task to its end, whatever the design: the status it goes through (from polling
  * `tasks/get` at the server's poll interval, and from the server's status notifications), the
- * input it asks for (tasks extension: answered with `tasks/update`), and its result (2025-11-25:
- * `tasks/result`; tasks extension: inlined in the terminal state).
+ * input it asks for (tasks extension: answered with `tasks/update`), the partial results its
+ * answers carry (tasks extension, SEP-2998), and its result (2025-11-25: `tasks/result`; tasks
+ * extension: inlined in the terminal state).
  */
 import type { Logger } from 'pino';
 import { asyncScheduler, filter, map, Observable, Subscription, switchMap, timer } from '../../rx/rxjs';
@@ -12,7 +13,7 @@ import type { CallToolResult } from '../../schema/tools';
 import type { InputRequests } from '../input-requests';
 import { TaskCancelledError } from './task-errors';
 import { isOlder, TERMINAL_STATUSES } from './task-wire';
-import type { TaskInfo, TaskSnapshot } from './task-wire';
+import type { SnapshotPartials, TaskInfo, TaskSnapshot } from './task-wire';
 
 /** The task's status changed (the first event gives the state the task was found in). */
 export interface TaskStatusEvent {
@@ -42,17 +43,30 @@ export interface TaskResultEvent<R = CallToolResult> {
 }
 
 /**
- * A piece of the tool's output while its task runs (SEP-2998 partial results, 2025-11-25 tasks):
- * when both sides declared partial results, in `seq` order, before the result. The result is still
- * the whole answer.
+ * A piece of the tool's output while its task runs (SEP-2998 partial results): when both sides
+ * declared partial results, in `seq` order, each once, before the result. A 2025-11-25 task's
+ * pieces come in its session; a tasks-extension task's with its `tasks/get` answers, from what the
+ * server keeps (a bounded number: see `missed`). The result is still the whole answer.
  */
 export interface TaskPartialEvent {
+  /** The kind of event. */
   readonly type: 'partial';
+  /** The task the piece belongs to. */
   readonly taskId: string;
+  /** Its place among the call's pieces, from 0. */
   readonly seq: number;
+  /** What the piece holds, as content blocks. */
   readonly content?: readonly Record<string, unknown>[];
+  /** What the piece holds, structured (merged as the tool documents). */
   readonly structuredContent?: Record<string, unknown>;
+  /** The server's hint that this is the last piece. */
   readonly final?: boolean;
+  /**
+   * Tasks extension: how many pieces just before this one this follow will never see, when some
+   * are missing: the server dropped the oldest of what it keeps per task before they were read
+   * (its `dropped` count says so), or they went with the request before the call became a task.
+   */
+  readonly missed?: number;
 }
 
 /** What following a task emits: status, input and partial events, then one result event. */
@@ -60,8 +74,11 @@ export type TaskEvent<R = CallToolResult> = TaskStatusEvent | TaskInputEvent | T
 
 /** How one design reaches a task (see the 2025-11-25 and tasks-extension drivers). */
 export interface TaskDriver {
-  /** `tasks/get`. */
-  get(taskId: string): Observable<TaskSnapshot>;
+  /**
+   * `tasks/get`; `nextSeq` (tasks extension) asks for the task's partial results from that `seq`
+   * on, the client having those before it.
+   */
+  get(taskId: string, nextSeq?: number): Observable<TaskSnapshot>;
   /** The task's states the server pushes (status notifications); hot, never completes on its own. */
   pushed(taskId: string): Observable<TaskSnapshot>;
   /**
@@ -86,6 +103,11 @@ export interface FollowOptions<R> {
   readonly checkResult: (result: Record<string, unknown>) => R;
   /** Where the polls are timed. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Tasks extension: the token the call asked for partial results with; only pieces that carry it
+   * become `partial` events. Without one (a task resumed by its id), every piece of the task does.
+   */
+  readonly partialResultToken?: string | number;
 }
 
 /** Between polls when the server suggests none. */
@@ -103,6 +125,8 @@ class TaskFollower<R> {
   private fetching = false;
   private readonly answered = new Set<string>();
   private done = false;
+  /** The `seq` of the next piece of partial results to emit (tasks extension). */
+  private nextSeq = 0;
 
   constructor(
     private readonly driver: TaskDriver,
@@ -140,6 +164,8 @@ class TaskFollower<R> {
     if (this.done || info.taskId !== this.taskId || isOlder(info, this.current)) return;
     const previous = this.current;
     this.current = info;
+    // The pieces came before the state that carries them: before a final one's result, too.
+    if (snapshot.partials) this.emitPieces(snapshot.partials);
     if (!previous || previous.status !== info.status || previous.statusMessage !== info.statusMessage) {
       this.driver.log.debug({ taskId: info.taskId, status: info.status }, 'task status');
       this.subscriber.next({ type: 'status', task: info });
@@ -154,6 +180,22 @@ class TaskFollower<R> {
       if (info.status !== 'working') this.fetch(this.driver.fetchResult, !TERMINAL_STATUSES.has(info.status));
     } else this.settleInline(snapshot, polled);
     if (!this.done && !TERMINAL_STATUSES.has(info.status)) this.schedulePoll(this.intervalOf(info));
+  }
+
+  /** Emits the pieces not emitted yet, in `seq` order, each once; a gap before one is its `missed`. */
+  private emitPieces(partials: SnapshotPartials): void {
+    const token = this.options.partialResultToken;
+    const fresh = partials.pieces
+      .filter(({ token: carried }) => token === undefined || carried === token)
+      .filter(({ params }) => params.seq >= this.nextSeq && (params.taskId ?? this.taskId) === this.taskId)
+      .sort((a, b) => a.params.seq - b.params.seq);
+    for (const { params } of fresh) {
+      if (params.seq < this.nextSeq) continue; // the same piece twice in one answer
+      const { taskId: _taskId, ...piece } = params;
+      const missed = params.seq - this.nextSeq;
+      this.nextSeq = params.seq + 1;
+      this.subscriber.next({ type: 'partial', taskId: this.taskId, ...piece, ...(missed > 0 ? { missed } : {}) });
+    }
   }
 
   /** The tasks extension: the outcome is in the task itself. */
@@ -214,7 +256,7 @@ class TaskFollower<R> {
       .pipe(
         switchMap(() => {
           this.polling = true;
-          return this.driver.get(this.taskId);
+          return this.driver.get(this.taskId, this.nextSeq);
         }),
       )
       .subscribe({

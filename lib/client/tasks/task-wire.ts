@@ -9,7 +9,11 @@
  *   carries `inputRequests`; durations are `ttlMs` and `pollIntervalMs`.
  */
 import { z } from 'zod';
+import { isRecord } from '../../base/objects';
+import type { PartialResultParams } from '../../connection/correlator';
+import { PARTIAL_RESULTS_EXTENSION, readPartialResult } from '../../connection/partial-results';
 import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
+import type { RequestId } from '../../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../../validation/issues';
 import type { TaskStatus } from '../../schema/tasks';
 import { readInputRequests } from '../input-requests';
@@ -48,6 +52,36 @@ export interface TaskSnapshot {
   readonly error?: JsonRpcError;
   /** What an `input_required` task waits for (tasks extension). */
   readonly inputRequests?: InputRequests;
+  /** Pieces of the task's partial results the answer carried (tasks extension, SEP-2998). */
+  readonly partials?: SnapshotPartials;
+}
+
+/**
+ * The partial results a `tasks/get` answer carries in `_meta["io.modelcontextprotocol/partial-results"]`
+ * (tasks extension): the pieces the server keeps from the `nextSeq` asked for, and how many of
+ * the oldest it dropped to stay within its bound.
+ */
+export interface SnapshotPartials {
+  /** The pieces, each with the token of the call that asked for them. */
+  readonly pieces: readonly { readonly token: RequestId; readonly params: PartialResultParams }[];
+  /** How many of the oldest pieces the server dropped (0 when none). */
+  readonly dropped: number;
+}
+
+/**
+ * The partial results in a task's `_meta`, when there are: a piece that is not well formed is
+ * skipped (a peer's mistake costs that piece, never the task), and so is a `dropped` that is not a
+ * non-negative integer.
+ */
+function readSnapshotPartials(meta: unknown): SnapshotPartials | undefined {
+  const carried = isRecord(meta) ? meta[PARTIAL_RESULTS_EXTENSION] : undefined;
+  if (!isRecord(carried) || !Array.isArray(carried.pieces)) return undefined;
+  const pieces = carried.pieces.flatMap((piece: unknown) => {
+    const read = isRecord(piece) ? readPartialResult(piece) : undefined;
+    return read === undefined ? [] : [read];
+  });
+  const { dropped } = carried;
+  return { pieces, dropped: typeof dropped === 'number' && Number.isInteger(dropped) && dropped > 0 ? dropped : 0 };
 }
 
 /** The statuses after which a task never changes again. */
@@ -77,6 +111,7 @@ const Task2026 = z.looseObject({
   result: z.record(z.string(), z.unknown()).optional(),
   error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
   inputRequests: z.unknown().optional(),
+  _meta: z.unknown().optional(),
 });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -115,12 +150,15 @@ export function readTask2025(value: unknown, what = 'task'): TaskSnapshot {
 
 /**
  * Reads a task of the tasks extension: a task handle, the detailed task of `tasks/get`, or a
- * status notification's params. A `failed` task's inlined error becomes a `JsonRpcError`.
+ * status notification's params. A `failed` task's inlined error becomes a `JsonRpcError`; the
+ * partial results its `_meta` carries are read too.
  */
 export function readTask2026(value: unknown, what = 'task'): TaskSnapshot {
   const task = parse(Task2026, value, what);
+  const partials = readSnapshotPartials(task._meta);
   return {
     info: info(task, task.ttlMs, task.pollIntervalMs),
+    ...(partials === undefined ? {} : { partials }),
     ...(task.result === undefined ? {} : { result: task.result }),
     ...(task.error === undefined ? {} : { error: JsonRpcError.fromObject(task.error) }),
     ...(task.inputRequests === undefined ? {} : { inputRequests: readInputRequests(task.inputRequests, 'tasks/get') }),
