@@ -3,15 +3,19 @@
  * `tools/call` through `proxy()`, plain and `policed` (a rate limit, a concurrency cap and a tool
  * policy per verified caller, and every request counted for `/metrics`), with 1 and 64 calls in
  * flight, in memory (nothing but the proxy's own work is timed: the worst case) and from stdio to
- * HTTP (a proxy process between a client and a server process, as a gateway runs). The two sides
- * stay open and take turns, round after round; each side's figure is the median of its rounds, and
- * the ratio is policed over plain (target: at least 0.9). Each round is timed by the wall clock
+ * HTTP (a proxy process between a client and a server process, as a gateway runs). In memory, each
+ * side runs in a process of its own, as a gateway runs one configuration (see proxy-side.ts); from
+ * stdio to HTTP, the two sides stay open and take turns, round after round. Each side's figure is
+ * the median of its rounds, and the ratio is policed over plain (target: at least 0.9). Each round is timed by the wall clock
  * (calls per second) and, in memory, by the CPU time the process used (calls per CPU second), which
  * what else the machine runs changes less; the ratio of each is given with the spread of the
  * ratios of single rounds.
  *
  *   npx tsc -p tsconfig.bench.json && node dist/benchmarks/proxy-policies.js [--rounds=7] [--ms=1000]
+ *     [--only=in-memory,stdio-to-http]
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { ProxySide } from './proxy-cost';
 import type { CallHarness } from './workload';
@@ -53,22 +57,70 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** One in-memory side's rounds, in a process of its own (proxy-side.ts), after as long a warm-up. */
+function isolated(side: ProxySide, inFlight: number, rounds: number): Promise<Figure[]> {
+  const args = [side, inFlight, 1000, MEASURE_MS, 1, MEASURE_MS, rounds].map(String);
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(__dirname, 'proxy-side.js'), ...args], (error, stdout) => {
+      if (error) return reject(error);
+      const lines = stdout.trim().split('\n');
+      resolve(lines.map((line) => JSON.parse(line) as { perSecond: number; cpuMicros: number }).map(figureOf));
+    });
+  });
+}
+
+const figureOf = (sample: { perSecond: number; cpuMicros: number }): Figure => ({
+  wall: sample.perSecond,
+  cpu: 1e6 / sample.cpuMicros,
+});
+
+/** Processes per side in memory, taking turns. */
+const PROCESSES = 3;
+
+/**
+ * Both sides in memory, each in processes of its own (a gateway runs one configuration): three per
+ * side, taking turns, each measuring a third of the rounds.
+ */
+async function apart(inFlight: number): Promise<Map<ProxySide, Figure[]>> {
+  const figures = new Map<ProxySide, Figure[]>(SIDES.map((side) => [side, []]));
+  for (let turn = 0; turn < PROCESSES; turn++) {
+    const order = turn % 2 === 0 ? SIDES : [...SIDES].reverse();
+    for (const side of order)
+      figures.get(side)!.push(...(await isolated(side, inFlight, Math.ceil(ROUNDS / PROCESSES))));
+  }
+  return figures;
+}
+
+/** Both sides over `transport`'s harnesses, open together and taking turns. */
+async function alongside(
+  transport: (typeof PROXY_TRANSPORTS)[number],
+  inFlight: number,
+): Promise<Map<ProxySide, Figure[]>> {
+  const harnesses = new Map<ProxySide, CallHarness>();
+  for (const side of SIDES) harnesses.set(side, await proxyHarness(transport, side));
+  // Warm up both, so that neither measures the compiler (across processes, some thousand calls).
+  for (const side of SIDES) await throughput(harnesses.get(side)!.call, inFlight, MEASURE_MS * 4);
+  const figures = new Map<ProxySide, Figure[]>(SIDES.map((side) => [side, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
+    for (const side of order)
+      figures.get(side)!.push(await throughput(harnesses.get(side)!.call, inFlight, MEASURE_MS));
+  }
+  for (const harness of harnesses.values()) await harness.close();
+  return figures;
+}
+
+const SIDES: readonly ProxySide[] = ['proxied', 'policed'];
+
 async function main(): Promise<void> {
-  const sides: readonly ProxySide[] = ['proxied', 'policed'];
   const lines: string[] = [];
-  for (const [transport, inFlight] of PROXY_TRANSPORTS.flatMap((t) => [1, 64].map((n) => [t, n] as const))) {
-    const harnesses = new Map<ProxySide, CallHarness>();
-    for (const side of sides) harnesses.set(side, await proxyHarness(transport, side));
-    // Warm up both, so that neither measures the compiler (across processes, some thousand calls).
-    const warmupMs = transport === 'in-memory' ? MEASURE_MS : MEASURE_MS * 4;
-    for (const side of sides) await throughput(harnesses.get(side)!.call, inFlight, warmupMs);
-    const figures = new Map<ProxySide, Figure[]>(sides.map((side) => [side, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? sides : [...sides].reverse();
-      for (const side of order)
-        figures.get(side)!.push(await throughput(harnesses.get(side)!.call, inFlight, MEASURE_MS));
-    }
-    for (const harness of harnesses.values()) await harness.close();
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  const transports = PROXY_TRANSPORTS.filter((transport) => only?.includes(transport) ?? true);
+  for (const [transport, inFlight] of transports.flatMap((t) => [1, 64].map((n) => [t, n] as const))) {
+    const figures = transport === 'in-memory' ? await apart(inFlight) : await alongside(transport, inFlight);
     const [plain, policed] = [figures.get('proxied')!, figures.get('policed')!];
     const of = (kind: keyof Figure) => {
       const ratio = median(policed.map((f) => f[kind])) / median(plain.map((f) => f[kind]));

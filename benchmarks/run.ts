@@ -9,7 +9,9 @@
  *   node dist/benchmarks/run.js [--quick] [--only=calls,cold,scale,large,memory,fanout,stream,load,proxy,cluster]
  *     [--transports=in-memory,stdio,http-stateful,http-stateless,http-2026] [--raw=<file> --run=<index>]
  */
+import { execFile } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { callWorkloads, largeWorkloads, scaleWorkloads } from './call-workloads';
 import { clusterHarness, routingHarness, startBenchRedis } from './cluster-cost';
@@ -22,7 +24,7 @@ import type { ProxySide } from './proxy-cost';
 import { publish, rawFile, reportName } from './publish';
 import { STREAM_CHUNKS, streamHarness } from './stream-cost';
 import { readRawRun, record, writeRawRun } from './samples';
-import type { Samples } from './samples';
+import type { Sample, Samples } from './samples';
 import { alternating, CALL_SCALE, inOrder, log, narrowed, quick, RUN_INDEX, SETTINGS, wanted } from './settings';
 import { timeCalls } from './timing';
 
@@ -50,14 +52,43 @@ async function fanOutWorkloads(samples: Samples) {
 }
 
 /**
- * Rounds of the in-memory proxy rows. Both harnesses stay open and take turns, and each run's figure
- * is the median of its rounds: a moment of noise on the machine then falls on one round of one
- * side, where a single measurement per side put it into the ratio whole (one run gave 0.41, the
- * next 0.72, of the same code).
+ * Measurements per process of the in-memory proxy rows. Each run's figure is the median of all of
+ * a side's measurements: a moment of noise on the machine then falls on one of them, where a
+ * single measurement per side put it into the ratio whole (one run gave 0.41, the next 0.72, of
+ * the same code).
  */
 const PROXY_ROUNDS = quick ? 3 : 7;
-/** Measurements per side of the stdio-to-HTTP proxy rows, each with processes of its own, alternating. */
+/** Measurements per side of the proxy rows, each with processes of its own, alternating. */
 const PROXY_PROCESS_REPETITIONS = quick ? 1 : 3;
+
+/**
+ * The rounds of one side of the in-memory proxy rows, measured in a process of its own (see
+ * proxy-side.ts): warmed up as the other rows are, then `PROXY_ROUNDS` measurements of a quarter
+ * of theirs each.
+ */
+function inMemoryProxySide(side: ProxySide, inFlight: number): Promise<Sample[]> {
+  const args = [
+    side,
+    inFlight,
+    SETTINGS.warmup,
+    SETTINGS.warmupMs,
+    SETTINGS.calls,
+    SETTINGS.measureMs / 4,
+    PROXY_ROUNDS,
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(__dirname, 'proxy-side.js'), ...args.map(String)], (error, stdout) => {
+      if (error) reject(error);
+      else
+        resolve(
+          stdout
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as Sample),
+        );
+    });
+  });
+}
 
 /**
  * The same call direct, through a proxy and through the proxy with a gateway's policies, alternating,
@@ -69,19 +100,11 @@ async function proxyWorkloads(samples: Samples) {
       const key = (side: ProxySide) => `proxy|${transport}|${inFlight}|${side}`;
       if (transport === 'in-memory') {
         // The policed proxy is the gateway as production runs it: limits, tool rules and metrics.
-        const sides = [
-          await proxyHarness(transport, 'direct'),
-          await proxyHarness(transport, 'proxied'),
-          await proxyHarness(transport, 'policed'),
-        ] as const;
-        for (const h of sides) await timeCalls(SETTINGS.warmup, SETTINGS.warmupMs, inFlight, h.call);
-        for (let round = 0; round < PROXY_ROUNDS; round++) {
-          for (const side of alternating(round, ['direct', 'proxied', 'policed'] as const)) {
-            const h = sides[side === 'proxied' ? 1 : side === 'policed' ? 2 : 0];
-            record(samples, key(side), await timeCalls(SETTINGS.calls, SETTINGS.measureMs / 4, inFlight, h.call));
-          }
+        // Each side runs in a process of its own, as a gateway runs one configuration.
+        for (let rep = 0; rep < PROXY_PROCESS_REPETITIONS; rep++) {
+          for (const side of alternating(rep, ['direct', 'proxied', 'policed'] as const))
+            for (const sample of await inMemoryProxySide(side, inFlight)) record(samples, key(side), sample);
         }
-        for (const h of sides) await h.close();
       } else {
         for (let rep = 0; rep < PROXY_PROCESS_REPETITIONS; rep++) {
           for (const side of alternating(rep, ['direct', 'proxied', 'relay', 'policed'] as const)) {

@@ -63,15 +63,12 @@ export class CallTracker {
           this.lastCalls = calls;
         }
         // A second request with an id in flight is refused by the transport: the first one goes on.
-        if (!calls.has(message.id)) calls.set(message.id, this.start(message.method, message.params, channel));
+        if (!calls.has(message.id)) calls.put(message.id, this.start(message.method, message.params, channel));
       } else if (message.method === 'notifications/cancelled') {
         const calls = this.callsOf(channel);
         const id = message.params?.requestId;
-        const call = calls?.get(id);
-        if (call !== undefined) {
-          calls!.delete(id);
-          this.end(call, 'cancelled');
-        }
+        const call = calls?.take(id);
+        if (call !== undefined) this.end(call, 'cancelled');
       }
     }
   }
@@ -87,10 +84,8 @@ export class CallTracker {
   /** Ends the call `response` answers, if it is a response to one of `calls`. */
   private answer(calls: ChannelCalls<PendingCall>, response: MessageShape): void {
     if (response.method !== undefined || response.id === undefined) return;
-    const call = calls.get(response.id);
-    if (call === undefined) return;
-    calls.delete(response.id);
-    this.end(call, this.outcomeOf(response));
+    const call = calls.take(response.id);
+    if (call !== undefined) this.end(call, this.outcomeOf(response));
   }
 
   /** Counts a refusal by the quota `limit` (the transport's own: `sessions`, `sessions_per_principal`). */

@@ -17,25 +17,25 @@ export class ChannelCalls<T> {
     return (this.one !== undefined && this.oneId === id) || (this.more?.has(id) ?? false);
   }
 
-  get(id: unknown): T | undefined {
-    if (this.one !== undefined && this.oneId === id) return this.one;
-    return this.more?.get(id);
-  }
-
-  set(id: unknown, call: T): void {
-    // An id already in the map stays there: put in the freed fields too, it would be counted twice.
-    if (this.more?.has(id)) this.more.set(id, call);
-    else if (this.one === undefined || this.oneId === id) {
+  /** Adds `call` under `id`, which no call waits under (see `has`). */
+  put(id: unknown, call: T): void {
+    if (this.one === undefined) {
       this.oneId = id;
       this.one = call;
     } else (this.more ??= new Map()).set(id, call);
   }
 
-  delete(id: unknown): void {
+  /** Removes and answers the call waiting under `id`, if any. */
+  take(id: unknown): T | undefined {
     if (this.one !== undefined && this.oneId === id) {
+      const call = this.one;
       this.one = undefined;
       this.oneId = undefined;
-    } else this.more?.delete(id);
+      return call;
+    }
+    const call = this.more?.get(id);
+    if (call !== undefined) this.more!.delete(id);
+    return call;
   }
 
   /** Every call waiting. */

@@ -4,9 +4,9 @@ describe('ChannelCalls', () => {
   it('keeps calls by id, the first in its fields and the others in a map, in any order of ending', () => {
     const calls = new ChannelCalls<string>();
     expect(calls.size).toBe(0);
-    calls.set(1, 'one');
-    calls.set(2, 'two');
-    calls.set('3', 'three');
+    calls.put(1, 'one');
+    calls.put(2, 'two');
+    calls.put('3', 'three');
     expect([calls.size, calls.has(1), calls.has(2), calls.has('3'), calls.has(3)]).toEqual([
       3,
       true,
@@ -14,26 +14,23 @@ describe('ChannelCalls', () => {
       true,
       false,
     ]);
-    expect([calls.get(1), calls.get(2), calls.get('3'), calls.get(4)]).toEqual(['one', 'two', 'three', undefined]);
-    calls.delete(1);
-    expect([calls.size, calls.has(1), calls.get(2)]).toEqual([2, false, 'two']);
+    expect(calls.values().sort()).toEqual(['one', 'three', 'two']);
+    expect(calls.take(1)).toBe('one');
+    expect([calls.size, calls.has(1), calls.has(2), calls.take(1)]).toEqual([2, false, true, undefined]);
     // The freed fields take the next call; the map keeps the others.
-    calls.set(4, 'four');
+    calls.put(4, 'four');
     expect(calls.values().sort()).toEqual(['four', 'three', 'two']);
-    calls.delete(2);
-    calls.delete('3');
-    calls.delete(4);
-    expect([calls.size, calls.values()]).toEqual([0, []]);
+    expect([calls.take(2), calls.take('3'), calls.take(4)]).toEqual(['two', 'three', 'four']);
+    expect([calls.size, calls.values(), calls.take(4)]).toEqual([0, [], undefined]);
   });
 
-  it('keeps an id that waits in the map in one place when it is set again after the fields were freed', () => {
+  it('finds an id that waits in the map after the fields were freed, and takes it once', () => {
     const calls = new ChannelCalls<string>();
-    calls.set(1, 'one');
-    calls.set(2, 'two');
-    calls.delete(1);
-    calls.set(2, 'two again');
-    expect([calls.size, calls.get(2), calls.values()]).toEqual([1, 'two again', ['two again']]);
-    calls.delete(2);
+    calls.put(1, 'one');
+    calls.put(2, 'two');
+    calls.take(1);
+    expect([calls.size, calls.has(2), calls.values()]).toEqual([1, true, ['two']]);
+    expect([calls.take(2), calls.take(2)]).toEqual(['two', undefined]);
     expect([calls.size, calls.has(2), calls.values()]).toEqual([0, false, []]);
   });
 });
