@@ -219,7 +219,7 @@ export class Client implements McpClient, ToolCallContext {
     params: Record<string, unknown>,
     options: Sending,
     onInputRequired: (round: number, requests: InputRequests) => void,
-    onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle),
+    onTask = (handle: Record<string, unknown>) => this.tasks.settle(handle, options.onPartialResult),
   ): Observable<Record<string, unknown>> {
     if (!this.modern) return this.tasks.plainCall(params, options);
     const attempt = (refreshed: boolean): Observable<Record<string, unknown>> =>

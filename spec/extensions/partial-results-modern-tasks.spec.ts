@@ -1,6 +1,7 @@
 import { concat, Observable, of, Subject } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
+import type { ToolCallEvent } from '../../lib/client/tool-call';
 import type { TaskEvent } from '../../lib/client/tasks/task-follower';
 import { partialResult, startTask } from '../../lib/connection/handler-events';
 import { PARTIAL_RESULT_METHOD, PARTIAL_RESULTS_EXTENSION } from '../../lib/connection/partial-results';
@@ -423,5 +424,46 @@ describe('partial tool results of a task of the 2026-07-28 tasks extension', () 
     expect(follow.events.filter((event) => event.type === 'partial')).toEqual([
       partialEvent(taskId, 2, 'late', { missed: 2 }),
     ]);
+  });
+  it('reach a plain callTool that the server answered with a task, after those sent with the request', async () => {
+    const { server, runs } = writer();
+    server.tool({
+      name: 'warm-up',
+      description: 'two pieces with the request, then a task',
+      execution: { taskSupport: 'optional' },
+      taskStart: 'signalled',
+      handler: () =>
+        concat(
+          of(piece('early-0'), piece('early-1'), startTask()),
+          new Observable<never>((subscriber) => {
+            const run = new Subject<unknown>();
+            runs.push(run);
+            return run.subscribe({
+              next: (value) => subscriber.next(value as never),
+              complete: () => subscriber.complete(),
+            });
+          }),
+        ),
+    });
+    const reader = await start(server, { partialResults: true });
+    const events: ToolCallEvent[] = [];
+    let done = false;
+    reader.client
+      .callTool('warm-up', {})
+      .subscribe({ next: (event) => events.push(event), complete: () => (done = true) });
+    await settle();
+    runs[0]!.next(piece('late-2'));
+    runs[0]!.next(piece('late-3'));
+    runs[0]!.next(textResult('done'));
+    runs[0]!.complete();
+    await jest.advanceTimersByTimeAsync(POLL_MS);
+    await settle();
+    expect(done).toBe(true);
+    expect(
+      events.map((event) =>
+        event.type === 'partial' ? `partial:${event.seq}:${event.content?.[0]?.text}` : event.type,
+      ),
+    ).toEqual(['partial:0:early-0', 'partial:1:early-1', 'partial:2:late-2', 'partial:3:late-3', 'result']);
+    expect(events.at(-1)).toMatchObject({ type: 'result', result: { content: [{ text: 'done' }] } });
   });
 });

@@ -3,10 +3,11 @@
  * tasks on a handshake connection, the tasks extension on a modern one).
  */
 import type { Logger } from 'pino';
-import { defer, last, map, Observable, of, switchMap, throwError, toArray } from '../../rx/rxjs';
+import { defer, last, map, Observable, of, switchMap, tap, throwError, toArray } from '../../rx/rxjs';
 import type { SchedulerLike } from '../../rx/rxjs';
 import { hasCapability } from '../../connection/capabilities';
 import type { Connection } from '../../connection/connection';
+import type { PartialResultParams } from '../../connection/correlator';
 import type { RequestHandler } from '../../connection/dispatcher';
 import type { RequestOptions } from '../../connection/request-pipeline';
 import { ProtocolError } from '../../jsonrpc/errors';
@@ -165,9 +166,14 @@ class ClientTasks implements McpClientTasks {
 
   /**
    * A task handle that a plain `tools/call` got (tasks extension): followed to its result, which
-   * the call then answers. Without the extension enabled, a server had no business sending one.
+   * the call then answers, and the partial results the task keeps handed to `onPartialResult`
+   * (the call's, when it asked for them). Without the extension enabled, a server had no business
+   * sending one.
    */
-  settle(handle: Record<string, unknown>): Observable<Record<string, unknown>> {
+  settle(
+    handle: Record<string, unknown>,
+    onPartialResult?: (partial: PartialResultParams) => void,
+  ): Observable<Record<string, unknown>> {
     if (!this.setup.extensionEnabled) {
       return throwError(
         () =>
@@ -177,6 +183,11 @@ class ClientTasks implements McpClientTasks {
       );
     }
     return defer(() => this.follow(readTask2026(handle, 'task handle'), PLAIN_CALL)).pipe(
+      tap((event) => {
+        if (event.type !== 'partial' || onPartialResult === undefined) return;
+        const { type: _type, missed: _missed, ...piece } = event;
+        onPartialResult(piece);
+      }),
       last(),
       map((event) => (event as { result: Record<string, unknown> }).result),
     );
