@@ -198,8 +198,10 @@ export interface McpClient {
   readonly reconnected$: Observable<Reconnection>;
   /**
    * Sends any request. Cold. In a modern revision the request carries the client's `_meta`,
-   * and `input_required` answers are handled as for `callTool`. A method of the registry takes its
-   * params and emits its result as the method map types them; any other, plain records.
+   * and `input_required` answers are handled as for `callTool`; a `tools/call` also carries its
+   * tool's `Mcp-Param` headers, and a task the server answers it with (tasks extension) is
+   * followed to its result. A method of the registry takes its params and emits its result as the
+   * method map types them; any other, plain records.
    */
   request<M extends keyof ClientRequestMap, P extends ParamsOf<M>>(
     method: M,

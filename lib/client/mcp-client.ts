@@ -34,15 +34,12 @@ import type { ClientOptions, ClientRevision, McpClient, McpClientPromises, Serve
 import type { InputRequests } from './input-requests';
 import { keepalive, type KeepaliveOptions } from './keepalive';
 import { ListFreshness } from './list-freshness';
-import { createResourceWatcher } from './resource-watcher';
-import type { ResourceWatcher } from './resource-watcher';
+import { createResourceWatcher, type ResourceWatcher } from './resource-watcher';
 import type { SchemaCheck } from './schema-checks';
-import { DEFAULT_MAX_INPUT_ROUNDS, modernRequest } from './modern-requests';
-import type { RoundHooks, ModernRequesterDeps } from './modern-requests';
+import { DEFAULT_MAX_INPUT_ROUNDS, modernRequest, type RoundHooks, type ModernRequesterDeps } from './modern-requests';
 import { SubscriptionHub, type ListenTopic } from './subscriptions';
-import { callTool } from './tool-call';
+import { callTool, type CallToolOptions, type ToolCallContext, type ToolCallEvent } from './tool-call';
 import { promisesOf } from './client-promises';
-import type { CallToolOptions, ToolCallContext, ToolCallEvent } from './tool-call';
 import { isHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
 import type { ClientSetup } from './client-setup';
@@ -169,7 +166,9 @@ export class Client implements McpClient, ToolCallContext {
 
   request<M extends Sent, P extends Params<M>>(method: M, params?: P, options?: Sending): Observable<Result<M, P>>;
   request(method: string, params?: Plain, options?: Sending): Observable<Plain>;
-  request(method: string, params?: Plain, options?: Sending): Observable<Plain> {
+  request(method: string, params?: Plain, options: Sending = {}): Observable<Plain> {
+    // A modern tools/call goes as callTool's: with its tool's headers, and a task it becomes followed.
+    if (method === 'tools/call' && this.modern && params) return this.sendToolCall(params, options, () => {});
     return this.send(method, params, options);
   }
 

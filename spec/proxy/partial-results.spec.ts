@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { concat, lastValueFrom, of, toArray } from 'rxjs';
+import { concat, delay, lastValueFrom, map, of, toArray } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { ToolCallEvent } from '../../lib/client/tool-call';
-import { partialResult } from '../../lib/connection/handler-events';
+import { partialResult, startTask } from '../../lib/connection/handler-events';
 import { PARTIAL_RESULT_METHOD } from '../../lib/connection/partial-results';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { aggregate } from '../../lib/proxy/aggregate';
@@ -164,3 +164,52 @@ describe('the official SDK client through proxy()', () => {
     }
   });
 });
+
+describe.each(['2025-11-25', '2026-07-28'] as const)(
+  'partial results of an upstream 2026-07-28 task through proxy(): caller %s',
+  (callerRevision) => {
+    it('reach the caller in order, those sent with the request and those the task kept, before the result', async () => {
+      const server = createServer({
+        name: 'tasker',
+        version: '1.0.0',
+        logging: false,
+        tasks: { pollIntervalMs: 5 },
+        extensions: [partialResults()],
+      });
+      server.tool({
+        name: 'write',
+        execution: { taskSupport: 'optional' },
+        taskStart: 'signalled',
+        handler: () =>
+          concat(
+            of(partialResult({ content: [{ type: 'text', text: 'early' }] }), startTask()),
+            of('late-1', 'late-2').pipe(
+              delay(5),
+              map((text) => partialResult({ content: [{ type: 'text', text }] })),
+            ),
+            of(textResult('done')).pipe(delay(5)),
+          ),
+      });
+      const [upstreamSide, serverSide] = createInMemoryPair();
+      server.connect(serverSide);
+      const upstream = await connect(upstreamSide, {
+        name: 'proxy',
+        version: '1.0.0',
+        protocolVersion: '2026-07-28',
+        tasks: true,
+        partialResults: true,
+      });
+      const caller = await clientOf(proxy(upstream), { protocolVersion: callerRevision, partialResults: true });
+      try {
+        const events = await lastValueFrom(caller.client.callTool('write', {}).pipe(toArray()));
+        const texts = partialsOf(events).map((event) => (event.type === 'partial' ? event.content?.[0]?.text : ''));
+        expect(texts).toEqual(['early', 'late-1', 'late-2']);
+        expect(partialsOf(events).map((event) => (event.type === 'partial' ? event.seq : -1))).toEqual([0, 1, 2]);
+        expect(events.at(-1)).toMatchObject({ type: 'result', result: { content: [{ type: 'text', text: 'done' }] } });
+      } finally {
+        caller.client.close();
+        upstream.close();
+      }
+    });
+  },
+);
