@@ -7,3 +7,7 @@ export type { RedisConnection, RedisSource } from '../cluster/redis-connection';
 export { redisRateLimitStore } from '../cluster/redis-rate-limit-store';
 export { SessionTakenOverError } from '../cluster/redis-event-store';
 export type { RedisRateLimitStoreOptions } from '../cluster/redis-rate-limit-store';
+export { redisEventFeeds } from '../cluster/redis-event-feeds';
+export type { RedisEventFeeds, RedisEventFeedsOptions } from '../cluster/redis-event-feeds';
+export type { EventFeedStore, SharedFeed, SharedFeedOptions } from '../server/events/feed-store';
+export type { EventFeedOptions, FeedEntry, FeedListener, FeedListening, FeedRead } from '../server/events/event-feed';

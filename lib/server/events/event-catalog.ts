@@ -10,7 +10,8 @@ import type { EventDeliveryMode, EventType } from '../../schema/events';
 import { principalOf } from '../../transport/transport';
 import type { ServerContext } from '../server-context';
 import { EventFeed } from './event-feed';
-import type { EventEmission } from './event-feed';
+import type { EventEmission, EventFeedOptions } from './event-feed';
+import type { EventFeedStore, Feed } from './feed-store';
 
 /** One event type a server serves. */
 export interface EventDefinition {
@@ -49,6 +50,8 @@ export interface CatalogLimits {
   readonly retryMs: number;
   readonly maxFeeds: number;
   readonly scheduler: SchedulerLike;
+  /** Where feeds are shared with other processes; none: each feed lives in this process's memory. */
+  readonly store: EventFeedStore | undefined;
 }
 
 /** Whether `value` is a plain JSON object. */
@@ -75,7 +78,7 @@ export const unsupportedMode = (mode: EventDeliveryMode, name: string): JsonRpcE
 
 export class EventCatalog {
   private readonly byName: Map<string, EventDefinition>;
-  private readonly feeds = new Map<string, EventFeed>();
+  private readonly feeds = new Map<string, Feed>();
   /** What `events/list` answers. */
   readonly types: readonly EventType[];
 
@@ -110,7 +113,7 @@ export class EventCatalog {
   }
 
   /** The feed of `subscription` for `context`'s caller: each caller follows its own sources. */
-  feed(subscription: SubscriptionParams, context: ServerContext, principal = principalOf(context.auth)): EventFeed {
+  feed(subscription: SubscriptionParams, context: ServerContext, principal = principalOf(context.auth)): Feed {
     const { definition, args } = subscription;
     const key = `${principal ?? ''}\n${definition.name}\n${canonical(args)}`;
     let feed = this.feeds.get(key);
@@ -120,7 +123,7 @@ export class EventCatalog {
           limit: 'subscriptions',
           max: this.limits.maxFeeds,
         });
-      feed = new EventFeed({
+      const options: EventFeedOptions = {
         name: definition.name,
         source: () => definition.source(args, context),
         capacity: this.limits.capacity,
@@ -128,7 +131,8 @@ export class EventCatalog {
         retryMs: this.limits.retryMs,
         scheduler: this.limits.scheduler,
         onIdle: () => this.feeds.delete(key),
-      });
+      };
+      feed = this.limits.store ? this.limits.store.open({ ...options, key }) : new EventFeed(options);
       this.feeds.set(key, feed);
     }
     return feed;

@@ -11,6 +11,7 @@ import type { EventOccurrence } from '../../schema/events';
 
 /** What an event source emits: the payload, and optionally its own id and time. */
 export interface EventEmission {
+  /** The occurrence's payload: its `data`. */
   readonly data: Record<string, unknown>;
   /** The upstream's stable id, when it has one (the SDK makes one otherwise). */
   readonly eventId?: string;
@@ -20,28 +21,55 @@ export interface EventEmission {
 
 /** A position in a feed and what was read from it. */
 export interface FeedRead {
+  /** The occurrences after the cursor, oldest first. */
   readonly events: readonly EventOccurrence[];
+  /** Where the next read starts: the position of the last occurrence read (or of the newest, when none was). */
   readonly cursor: string;
+  /** Whether occurrences between the cursor and the first one read were lost (no longer kept). */
   readonly truncated: boolean;
+  /** Whether more occurrences wait after these than the read's maximum let through. */
   readonly hasMore: boolean;
 }
 
 /** An occurrence with its position in the feed. */
 export interface FeedEntry {
+  /** Its position: one more than the one before it in the feed; its cursor is `String(position)`. */
   readonly position: number;
+  /** The occurrence as a client gets it. */
   readonly occurrence: EventOccurrence;
 }
 
 /** Who hears a feed's occurrences as they come (a push stream, a webhook subscription). */
 export interface FeedListener {
+  /** Hears one new occurrence, in order, once. */
   next(entry: FeedEntry): void;
   /** The source failed; the feed follows it again after `retryMs` while anyone listens. */
   error(error: unknown): void;
+  /**
+   * Occurrences up to position `through` were lost to this listener (a shared feed's were trimmed
+   * before this process read them, or its source was not followed for a while). Never called by
+   * the in-memory feed.
+   */
+  skipped?(through: number): void;
 }
 
-/** How a feed is made (see {@link EventFeed}). */
+/** What listening to a feed gives: what to replay first, from where, and how to stop. */
+export interface FeedListening {
+  /** The position the listener starts after when nothing is replayed (the newest at the time). */
+  readonly head: number;
+  /** The occurrences after the listener's cursor, in order, that it hears before any new one. */
+  readonly replay: readonly FeedEntry[];
+  /** Whether occurrences between the cursor and the replay were lost (trimmed, or never followed). */
+  readonly truncated: boolean;
+  /** Stops the listener hearing new occurrences; the feed stays followed while others listen or poll. */
+  stop(): void;
+}
+
+/** How a feed is made: in memory (`EventFeed`), or shared (`SharedFeedOptions` adds its key). */
 export interface EventFeedOptions {
+  /** The event type: each occurrence's `name`, and the prefix of the ids the SDK makes. */
   readonly name: string;
+  /** Subscribes to the event type's source for the feed's arguments (the definition's `source`). */
   readonly source: () => Observable<EventEmission>;
   /** Occurrences kept for polls and replays. */
   readonly capacity: number;
@@ -49,6 +77,7 @@ export interface EventFeedOptions {
   readonly leaseMs: number;
   /** The wait before following a failed source again, while anyone listens. */
   readonly retryMs: number;
+  /** Where the lease and retries (and a shared feed's reads and renewals) are timed. */
   readonly scheduler: SchedulerLike;
   /** Told when the feed is released. */
   readonly onIdle: () => void;
@@ -64,11 +93,6 @@ export class EventFeed {
   private readonly listeners = new Set<FeedListener>();
 
   constructor(private readonly options: EventFeedOptions) {}
-
-  /** The position of the newest occurrence. */
-  get head(): number {
-    return this.position;
-  }
 
   /** Reads what came after `cursor` (null: from now on), at most `max` occurrences. */
   read(cursor: string | null, max: number): FeedRead {
@@ -90,10 +114,7 @@ export class EventFeed {
    * occurrences were skipped; then `listener` hears each new one until the returned function is
    * called. The feed stays followed while anyone listens.
    */
-  listen(
-    cursor: string | null,
-    listener: FeedListener,
-  ): { replay: readonly FeedEntry[]; truncated: boolean; stop: () => void } {
+  listen(cursor: string | null, listener: FeedListener): FeedListening {
     this.follow();
     this.lease?.unsubscribe();
     const { entries, truncated } = cursor === null ? { entries: [], truncated: false } : this.after(cursor);
@@ -102,7 +123,7 @@ export class EventFeed {
       if (!this.listeners.delete(listener)) return;
       if (this.listeners.size === 0) this.renewLease();
     };
-    return { replay: entries, truncated, stop };
+    return { head: this.position, replay: entries, truncated, stop };
   }
 
   /** Stops following the source. */

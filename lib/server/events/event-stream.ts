@@ -12,7 +12,8 @@ import { EventErrorCode, EventMethod } from '../../schema/events';
 import { META } from '../../schema/request-meta';
 import type { ServerContext } from '../server-context';
 import type { EventCatalog, SubscriptionParams } from './event-catalog';
-import type { FeedEntry } from './event-feed';
+import type { FeedEntry, FeedListener, FeedListening } from './event-feed';
+import { listenTo } from './feed-store';
 
 /** The bounds of push streams (see `EventsOptions.push`). */
 export interface PushLimits {
@@ -35,33 +36,45 @@ export interface StreamCount {
  * burst never holds unbounded memory.
  */
 class PacedStream {
-  private readonly queue: FeedEntry[] = [];
+  /** Occurrences waiting for the pace, and gaps (the position lost up to) in their place. */
+  private readonly queue: Array<FeedEntry | number> = [];
   private sentInWindow = 0;
   private window: Subscription | undefined;
   /** The position everything before which was sent or skipped: the cursor a heartbeat carries. */
-  checked: number;
+  checked = 0;
 
   constructor(
     private readonly limits: PushLimits,
     private readonly send: (method: string, params: Record<string, unknown>) => void,
-    start: number,
-  ) {
-    this.checked = start;
-  }
+  ) {}
 
   offer(entry: FeedEntry): void {
     if (this.queue.length === 0 && this.sentInWindow < this.limits.maxEventsPerSecond) this.deliver(entry);
     else if (this.queue.length < this.limits.bufferSize) this.queue.push(entry);
     else {
       this.queue.length = 0;
-      this.checked = entry.position;
-      this.send(EventMethod.Active, { cursor: String(this.checked), truncated: true });
+      this.gap(entry.position);
+    }
+  }
+
+  /** Occurrences up to `through` were lost before they reached the stream: said in their place. */
+  skip(through: number): void {
+    if (this.queue.length === 0) this.gap(through);
+    else if (this.queue.length < this.limits.bufferSize) this.queue.push(through);
+    else {
+      this.queue.length = 0;
+      this.gap(through);
     }
   }
 
   close(): void {
     this.window?.unsubscribe();
     this.queue.length = 0;
+  }
+
+  private gap(through: number): void {
+    this.checked = Math.max(this.checked, through);
+    this.send(EventMethod.Active, { cursor: String(this.checked), truncated: true });
   }
 
   private deliver(entry: FeedEntry): void {
@@ -74,8 +87,11 @@ class PacedStream {
   private refill(): void {
     this.window = undefined;
     this.sentInWindow = 0;
-    while (this.queue.length > 0 && this.sentInWindow < this.limits.maxEventsPerSecond)
-      this.deliver(this.queue.shift()!);
+    while (this.queue.length > 0 && this.sentInWindow < this.limits.maxEventsPerSecond) {
+      const item = this.queue.shift()!;
+      if (typeof item === 'number') this.gap(item);
+      else this.deliver(item);
+    }
   }
 }
 
@@ -112,27 +128,31 @@ export function streamEvents(
     const meta = { [META.subscriptionId]: context.requestId };
     const send = (method: string, params: Record<string, unknown>) =>
       context.notify(method, { ...params, _meta: meta });
-    const paced = new PacedStream(limits, send, feed.head);
-    const listening = feed.listen(subscription.cursor, {
+    const paced = new PacedStream(limits, send);
+    let heartbeat: Subscription | undefined;
+    const opened = (listening: FeedListening) => {
+      const start = listening.replay.length > 0 ? listening.replay[0]!.position - 1 : listening.head;
+      paced.checked = start;
+      send(EventMethod.Active, { cursor: String(start), truncated: listening.truncated });
+      for (const entry of listening.replay) paced.offer(entry);
+      heartbeat = limits.scheduler.schedule(function beat(this: { schedule(state?: unknown, delay?: number): void }) {
+        send(EventMethod.Heartbeat, { cursor: String(paced.checked) });
+        this.schedule(undefined, limits.heartbeatMs);
+      }, limits.heartbeatMs);
+    };
+    const listener: FeedListener = {
       next: (entry) => paced.offer(entry),
       // A failed upstream is recoverable (design sketch: Event Delivery): the feed follows it again.
       error: () => send(EventMethod.Error, { error: { code: -32603, message: 'UpstreamError' } }),
-    });
-    const start = listening.replay.length > 0 ? listening.replay[0]!.position - 1 : feed.head;
-    paced.checked = start;
-    send(EventMethod.Active, { cursor: String(start), truncated: listening.truncated });
-    for (const entry of listening.replay) paced.offer(entry);
-    const heartbeat = limits.scheduler.schedule(function beat(this: {
-      schedule(state?: unknown, delay?: number): void;
-    }) {
-      send(EventMethod.Heartbeat, { cursor: String(paced.checked) });
-      this.schedule(undefined, limits.heartbeatMs);
-    }, limits.heartbeatMs);
+      skipped: (through) => paced.skip(through),
+    };
+    // A shared feed's store failing: the request answers with its error, and the stream never opens.
+    const stop = listenTo(feed, subscription.cursor, listener, opened, (error) => subscriber.error(error));
     return () => {
       count.open--;
-      heartbeat.unsubscribe();
+      heartbeat?.unsubscribe();
       paced.close();
-      listening.stop();
+      stop();
     };
   });
 }

@@ -15,6 +15,9 @@ import type { ServerExtension } from '../extensions';
 import type { ServerContext } from '../server-context';
 import { EventCatalog } from './event-catalog';
 import type { EventDefinition } from './event-catalog';
+import { EventFeed } from './event-feed';
+import type { FeedRead } from './event-feed';
+import type { EventFeedStore } from './feed-store';
 import { streamEvents } from './event-stream';
 import type { PushLimits, StreamCount } from './event-stream';
 import { WebhookSubscriptions } from './webhook-subscriptions';
@@ -93,6 +96,12 @@ export interface EventsOptions {
   readonly webhooks?: WebhookOptions;
   /** Where leases, heartbeats, pacing, retries and TTLs are timed. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Where feeds are kept so that the processes of a cluster share them: e.g.
+   * `redisEventFeeds(redis)` of rxmcp/cluster. A cursor then reads on every process, and each
+   * source is followed by one process at a time. Default: each feed lives in this process's memory.
+   */
+  readonly store?: EventFeedStore;
 }
 
 export type { EventDefinition };
@@ -116,6 +125,7 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     retryMs: options.retryMs ?? 5000,
     maxFeeds: options.maxFeeds ?? 1000,
     scheduler,
+    store: options.store,
   });
   const nextPollMs = options.nextPollMs ?? 5000;
   const maxEvents = options.maxEvents ?? 100;
@@ -129,22 +139,28 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
   const streams: StreamCount = { open: 0 };
   const webhooks = options.webhooks && webhookSubscriptions(catalog, options.webhooks, scheduler);
 
-  const poll = (params: Record<string, unknown>, context: ServerContext): EventPollResult => {
+  /** Answers `events/poll`: at once from a feed in memory, once the store answers from a shared one. */
+  const poll = (
+    params: Record<string, unknown>,
+    context: ServerContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> => {
     const subscription = catalog.check(params, EventMethod.Poll, 'poll');
     const asked = params.maxEvents;
-    if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0))
+    if (asked !== undefined && !(typeof asked === 'number' && Number.isInteger(asked) && asked > 0))
       throw JsonRpcError.invalidParams('events/poll: maxEvents must be a positive integer');
     const feed = catalog.feed(subscription, context);
-    const read = feed.read(subscription.cursor, Math.min((asked as number | undefined) ?? maxEvents, maxEvents));
-    return { ...read, nextPollMs };
+    const max = Math.min(asked ?? maxEvents, maxEvents);
+    if (feed instanceof EventFeed) return answer(feed.read(subscription.cursor, max));
+    return feed.read(subscription.cursor, max).then(answer);
   };
+  const answer = (read: FeedRead): Record<string, unknown> => ({ ...read, nextPollMs }) satisfies EventPollResult;
 
   return {
     id: EVENTS_EXTENSION,
     settings: { delivery: served, ...(limits ? { heartbeatMs: limits.heartbeatMs } : {}) },
     handlers: {
       [EventMethod.List]: () => ({ events: catalog.types }),
-      [EventMethod.Poll]: (params, context) => ({ ...poll(params, context) }),
+      [EventMethod.Poll]: poll,
       ...(limits && {
         [EventMethod.Stream]: (params: Record<string, unknown>, context: ServerContext) =>
           streamEvents(catalog, limits, streams, catalog.check(params, EventMethod.Stream, 'push'), context),

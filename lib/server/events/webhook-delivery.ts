@@ -75,6 +75,13 @@ export class WebhookDelivery {
     this.pump();
   }
 
+  /** Occurrences up to `through` were lost before they reached this subscription: a `gap` body says so. */
+  skip(through: number): void {
+    if (this.queue.length >= this.limits.queueSize) this.queue.splice(this.inFlight ? 1 : 0);
+    this.queue.push({ control: { type: 'gap', cursor: String(through) } });
+    this.pump();
+  }
+
   /** A refresh: a new secret replaces the old, which still signs for `rotationGraceMs`; delivery resumes. */
   refresh(secret: string): void {
     const now = this.limits.scheduler.now();

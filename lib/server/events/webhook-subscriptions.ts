@@ -15,6 +15,8 @@ import { canonical, isObject } from './event-catalog';
 import type { EventCatalog } from './event-catalog';
 import { WebhookDelivery } from './webhook-delivery';
 import type { DeliveryLimits } from './webhook-delivery';
+import type { FeedListener, FeedListening } from './event-feed';
+import { listenTo } from './feed-store';
 import { webhookSecretKey } from '../../schema/webhook-signature';
 import { refusedUrl, resolveTarget } from './webhook-target';
 
@@ -66,14 +68,22 @@ export class WebhookSubscriptions {
       throw JsonRpcError.invalidParams('delivery.url resolves to an address webhooks may not be posted to');
     const id = `sub_${nodeCrypto().createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
     const feed = this.catalog.feed(subscription, context, principal);
-    const delivery = new WebhookDelivery(id, url, secret, feed.head, this.limits);
-    const listening = feed.listen(subscription.cursor, {
+    const delivery = new WebhookDelivery(id, url, secret, 0, this.limits);
+    const listener: FeedListener = {
       next: (entry) => delivery.offer(entry),
       error: () => undefined,
+      skipped: (through) => delivery.skip(through),
+    };
+    // What the feed replays is queued first; a shared feed's store failing answers the request.
+    const listening = await new Promise<FeedListening>((resolve, reject) => {
+      const opened = (result: FeedListening) => {
+        delivery.watermark = result.replay.length > 0 ? result.replay[0]!.position - 1 : result.head;
+        for (const entry of result.replay) delivery.offer(entry);
+        resolve(result);
+      };
+      listenTo(feed, subscription.cursor, listener, opened, reject);
     });
-    if (listening.replay.length > 0) delivery.watermark = listening.replay[0]!.position - 1;
     this.held.set(key, { delivery, stop: listening.stop, expiry: this.expire(key, ttlMs) });
-    for (const entry of listening.replay) delivery.offer(entry);
     return this.answer(delivery, ttlMs, listening.truncated, false);
   }
 
