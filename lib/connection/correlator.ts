@@ -1,7 +1,7 @@
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from '../jsonrpc/message';
 import type { ProgressEvent } from '../operators/progress';
-import { IdTable } from './id-table';
+import { IdTable } from '../jsonrpc/id-table';
 
 /** A partial result of a request (SEP-2998 `notifications/tools/partial_result`), as checked on arrival. */
 export interface PartialResultParams {

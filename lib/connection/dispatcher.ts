@@ -5,7 +5,7 @@ import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
 import { LOG_LEVELS, LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
-import { IdTable } from './id-table';
+import { IdTable } from '../jsonrpc/id-table';
 import { missingClientCapability } from './modern';
 import type { ModernPeer } from './modern';
 import { DeferredOutput } from './request-handler';

@@ -67,7 +67,7 @@ export class CallTracker {
       } else if (message.method === 'notifications/cancelled') {
         const calls = this.callsOf(channel);
         const id = message.params?.requestId;
-        const call = calls?.take(id);
+        const call = typeof id === 'string' || typeof id === 'number' ? calls?.take(id) : undefined;
         if (call !== undefined) this.end(call, 'cancelled');
       }
     }
@@ -83,7 +83,7 @@ export class CallTracker {
 
   /** Ends the call `response` answers, if it is a response to one of `calls`. */
   private answer(calls: ChannelCalls<PendingCall>, response: MessageShape): void {
-    if (response.method !== undefined || response.id === undefined) return;
+    if (response.method !== undefined || response.id === undefined || response.id === null) return;
     const call = calls.take(response.id);
     if (call !== undefined) this.end(call, this.outcomeOf(response));
   }
@@ -99,7 +99,7 @@ export class CallTracker {
     if (this.lastChannel === channel) this.lastChannel = this.lastCalls = undefined;
     if (calls === undefined) return;
     this.pending.delete(channel);
-    for (const call of calls.values()) this.end(call, 'closed');
+    for (const call of calls.drain()) this.end(call, 'closed');
   }
 
   private callsOf(channel: CallChannel): ChannelCalls<PendingCall> | undefined {

@@ -1,47 +1,53 @@
+import { IdTable } from '../jsonrpc/id-table';
+import type { RequestId } from '../jsonrpc/message';
+
 /**
  * The calls of one channel in flight, by request id, for the call tracker: the first is kept in
- * two fields and a map is made only when a second one waits, so that a channel making one call at
- * a time (the common case) touches no map per call.
+ * two fields and a table is made only when a second one waits, so that a channel making one call
+ * at a time (the common case) touches no table per call. The table is the connection's own kind
+ * (`IdTable`): consecutive integer ids, as clients send them, each sit in their home slot.
  */
 export class ChannelCalls<T> {
-  private oneId: unknown = undefined;
+  private oneId: RequestId | undefined = undefined;
   private one: T | undefined = undefined;
-  private more: Map<unknown, T> | undefined;
+  private more: IdTable<T> | undefined;
 
   /** How many calls wait. */
   get size(): number {
     return (this.one === undefined ? 0 : 1) + (this.more?.size ?? 0);
   }
 
-  has(id: unknown): boolean {
-    return (this.one !== undefined && this.oneId === id) || (this.more?.has(id) ?? false);
+  has(id: RequestId): boolean {
+    return (this.one !== undefined && this.oneId === id) || (this.more !== undefined && this.more.has(id));
   }
 
   /** Adds `call` under `id`, which no call waits under (see `has`). */
-  put(id: unknown, call: T): void {
+  put(id: RequestId, call: T): void {
     if (this.one === undefined) {
       this.oneId = id;
       this.one = call;
-    } else (this.more ??= new Map()).set(id, call);
+    } else (this.more ??= new IdTable()).set(id, call);
   }
 
   /** Removes and answers the call waiting under `id`, if any. */
-  take(id: unknown): T | undefined {
+  take(id: RequestId): T | undefined {
     if (this.one !== undefined && this.oneId === id) {
       const call = this.one;
-      this.one = undefined;
-      this.oneId = undefined;
+      this.one = this.oneId = undefined;
       return call;
     }
-    const call = this.more?.get(id);
-    if (call !== undefined) this.more!.delete(id);
+    const more = this.more;
+    if (more === undefined) return undefined;
+    const call = more.get(id);
+    if (call !== undefined) more.delete(id);
     return call;
   }
 
-  /** Every call waiting. */
-  values(): T[] {
-    const all = this.more ? [...this.more.values()] : [];
+  /** Takes every call waiting out (the channel closed). */
+  drain(): T[] {
+    const all = this.more ? this.more.drain().map(([, call]) => call) : [];
     if (this.one !== undefined) all.unshift(this.one);
+    this.one = this.oneId = undefined;
     return all;
   }
 }

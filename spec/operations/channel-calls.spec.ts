@@ -1,7 +1,7 @@
 import { ChannelCalls } from '../../lib/operations/channel-calls';
 
 describe('ChannelCalls', () => {
-  it('keeps calls by id, the first in its fields and the others in a map, in any order of ending', () => {
+  it('keeps calls by id, the first in its fields and the others in a table, in any order of ending', () => {
     const calls = new ChannelCalls<string>();
     expect(calls.size).toBe(0);
     calls.put(1, 'one');
@@ -14,23 +14,42 @@ describe('ChannelCalls', () => {
       true,
       false,
     ]);
-    expect(calls.values().sort()).toEqual(['one', 'three', 'two']);
     expect(calls.take(1)).toBe('one');
     expect([calls.size, calls.has(1), calls.has(2), calls.take(1)]).toEqual([2, false, true, undefined]);
-    // The freed fields take the next call; the map keeps the others.
+    // The freed fields take the next call; the table keeps the others.
     calls.put(4, 'four');
-    expect(calls.values().sort()).toEqual(['four', 'three', 'two']);
+    expect([calls.size, calls.has(4)]).toEqual([3, true]);
     expect([calls.take(2), calls.take('3'), calls.take(4)]).toEqual(['two', 'three', 'four']);
-    expect([calls.size, calls.values(), calls.take(4)]).toEqual([0, [], undefined]);
+    expect([calls.size, calls.drain(), calls.take(4)]).toEqual([0, [], undefined]);
   });
 
-  it('finds an id that waits in the map after the fields were freed, and takes it once', () => {
+  it('finds an id that waits in the table after the fields were freed, and takes it once', () => {
     const calls = new ChannelCalls<string>();
     calls.put(1, 'one');
     calls.put(2, 'two');
     calls.take(1);
-    expect([calls.size, calls.has(2), calls.values()]).toEqual([1, true, ['two']]);
+    expect([calls.size, calls.has(2)]).toEqual([1, true]);
     expect([calls.take(2), calls.take(2)]).toEqual(['two', undefined]);
-    expect([calls.size, calls.has(2), calls.values()]).toEqual([0, false, []]);
+    expect([calls.size, calls.has(2)]).toEqual([0, false]);
+  });
+
+  it('drains every call waiting, the one in its fields first, and is empty after', () => {
+    const calls = new ChannelCalls<string>();
+    for (let id = 10; id < 80; id++) calls.put(id, `call ${id}`);
+    calls.put('text', 'call text');
+    expect(calls.take(40)).toBe('call 40');
+    const drained = calls.drain();
+    expect(drained).toHaveLength(70);
+    expect(drained[0]).toBe('call 10');
+    expect(new Set(drained)).toEqual(
+      new Set([...Array.from({ length: 70 }, (_, i) => `call ${i + 10}`).filter((c) => c !== 'call 40'), 'call text']),
+    );
+    expect([calls.size, calls.has(10), calls.has(79), calls.has('text'), calls.drain()]).toEqual([
+      0,
+      false,
+      false,
+      false,
+      [],
+    ]);
   });
 });

@@ -26,7 +26,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)(
       server.tool({
         name: 'regional',
         inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
-        handler: (args, context) => {
+        handler: (args: Record<string, unknown>, context) => {
           const header = context.headers?.['mcp-param-region'];
           regions.push(typeof header === 'string' ? header : undefined);
           return textResult(`ran in ${String(args.region)}`);

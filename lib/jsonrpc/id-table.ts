@@ -1,4 +1,4 @@
-import type { RequestId } from '../jsonrpc/message';
+import type { RequestId } from './message';
 
 /** Slots (an id and its value) a table starts with when its first integer id arrives. */
 const FIRST_CAPACITY = 8;

@@ -1,4 +1,4 @@
-import { IdTable } from '../../lib/connection/id-table';
+import { IdTable } from '../../lib/jsonrpc/id-table';
 import type { RequestId } from '../../lib/jsonrpc/message';
 
 /** A small deterministic generator (mulberry32), so that a failure repeats. */
