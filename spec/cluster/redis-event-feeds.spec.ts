@@ -1,3 +1,5 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { firstValueFrom, Subject, VirtualTimeScheduler } from 'rxjs';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { connect } from '../../lib/client/client';
@@ -10,6 +12,7 @@ import { redisEventFeeds } from '../../lib/cluster/redis-event-feeds';
 import type { RedisEventFeeds, RedisEventFeedsOptions } from '../../lib/cluster/redis-event-feeds';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import { EVENTS_EXTENSION } from '../../lib/schema/events';
+import { generateWebhookSecret } from '../../lib/schema/webhook-signature';
 import type { EventOccurrence, EventPollResult } from '../../lib/schema/events';
 import type { EventEmission } from '../../lib/server/events/event-feed';
 import { events } from '../../lib/server/events/events-extension';
@@ -291,6 +294,49 @@ describe('redisEventFeeds', () => {
     const across = await poll(await client(b.server), '1');
     expect(across).toMatchObject({ truncated: true, cursor: '3' });
     expect(dataOf(across)).toEqual([{ n: 2 }]);
+  });
+
+  it('posts to a webhook subscribed on B what A follows, in order', async () => {
+    const posts: Array<{ path: string; body: Record<string, unknown> }> = [];
+    const receiver = createHttpServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        posts.push({ path: request.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      const webhooks = { allow: [base], allowAddresses: ['127.0.0.1'], principal: () => 'tenant-a' };
+      const prefix = nextPrefix();
+      const a = await startProcess({ prefix, events: { webhooks } });
+      const b = await startProcess({ prefix, events: { webhooks } });
+      const hook = (path: string) => ({ name: 'build.finished', arguments: {}, delivery: { url: `${base}${path}` } });
+      const subscribe = (on: McpClient, path: string) => {
+        const params = hook(path);
+        const delivery = { ...params.delivery, mode: 'webhook', secret: generateWebhookSecret() };
+        return firstValueFrom(on.request('events/subscribe', { ...params, cursor: null, delivery }));
+      };
+      const onA = await client(a.server);
+      const onB = await client(b.server);
+      await subscribe(onA, '/a');
+      await subscribe(onB, '/b');
+      expect([a.follows, b.follows]).toEqual([1, 0]);
+      for (let n = 1; n <= 3; n++) a.upstream.next({ data: { n } });
+      await eventually(() => posts.filter((post) => post.path === '/b').length === 3);
+      expect(posts.filter((post) => post.path === '/b').map((post) => [post.body.cursor, post.body.data])).toEqual([
+        ['1', { n: 1 }],
+        ['2', { n: 2 }],
+        ['3', { n: 3 }],
+      ]);
+      // Unsubscribed, the subscriptions leave no timer behind.
+      await firstValueFrom(onA.request('events/unsubscribe', hook('/a')));
+      await firstValueFrom(onB.request('events/unsubscribe', hook('/b')));
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('lets a process that polls take the feed over when its leader stops renewing, after leaderTtlMs', async () => {
