@@ -77,8 +77,13 @@ export function listenTo(
   feed.listen(cursor, gate).then(
     (result) => {
       if (stopped) return result.stop();
+      try {
+        opened(result);
+      } catch (error) {
+        result.stop();
+        return failed(error);
+      }
       listening = result;
-      opened(result);
       const waiting = early ?? [];
       early = undefined;
       for (const deliver of waiting) deliver();
