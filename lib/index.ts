@@ -49,7 +49,7 @@ export {
 export type { Revision, LegacyRevision, ModernRevision } from './schema/revisions';
 
 // Transports
-export type { Transport, TransportClose, SendOptions } from './transport/transport';
+export { type Transport, type TransportClose, type SendOptions, principalOf } from './transport/transport';
 export { createInMemoryPair, type InMemoryPairOptions } from './transport/in-memory/in-memory-transport';
 export { createStdioServerTransport, type StdioServerTransportOptions } from './transport/stdio/stdio-server-transport';
 export { createStdioClientTransport } from './transport/stdio/stdio-client-transport';
@@ -130,9 +130,8 @@ export { cancelOnUnsubscribe } from './operators/cancel-on-unsubscribe';
 export { progressFor, monotonicProgress, type ProgressEvent, type ProgressToken } from './operators/progress';
 export { paginate, paginatePages, MissingPageError, PageLimitError, RepeatedCursorError } from './operators/paginate';
 export type { PaginateOptions } from './operators/paginate';
-export { createFanOut } from './operators/ref-count-fan-out';
+export { createFanOut, type FanOut, type FanOutOptions } from './operators/ref-count-fan-out';
 export { abortOnSignal } from './operators/abort-on-signal';
-export type { FanOut, FanOutOptions } from './operators/ref-count-fan-out';
 
 // Requests and handlers (the connection itself, for transports and proxies, is in rxmcp/core)
 export { DEFAULT_REQUEST_TIMEOUT_MS, type RequestOptions } from './connection/request-pipeline';
@@ -335,7 +334,8 @@ export { events } from './server/events/events-extension';
 export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from './server/events/events-extension';
 export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './schema/webhook-signature';
 export type { VerifyWebhookOptions, WebhookVerification } from './schema/webhook-signature';
-export type { EventEmission } from './server/events/event-feed';
+export type { EventEmission, EventFeedOptions, FeedEntry } from './server/events/event-feed';
+export type { FeedListener, FeedListening, FeedRead } from './server/events/event-feed';
 export { eventsClient, createWebhookReceiver } from './client/events/events-client';
 export type { EventsClient, FollowEventsOptions, WebhookFollowOptions } from './client/events/events-client';
 export type { WebhookReceiver, WebhookReceiverOptions } from './client/events/events-client';
@@ -354,13 +354,13 @@ export { clientTracing } from './client/telemetry';
 export { joinRedisCluster } from './cluster/redis-cluster';
 export type { ClusterServeOptions, RedisCluster, RedisClusterOptions } from './cluster/redis-cluster';
 export type { RedisConnection, RedisSource } from './cluster/redis-connection';
-export { redisRateLimitStore } from './cluster/redis-rate-limit-store';
+export { redisRateLimitStore, type RedisRateLimitStoreOptions } from './cluster/redis-rate-limit-store';
 export { SessionTakenOverError } from './cluster/redis-event-store';
-export type { RedisRateLimitStoreOptions } from './cluster/redis-rate-limit-store';
+export { redisEventFeeds, type RedisEventFeeds, type RedisEventFeedsOptions } from './cluster/redis-event-feeds';
+export type { EventFeedStore, SharedFeed, SharedFeedOptions } from './server/events/feed-store';
 export { proxy, type McpProxy, type ProxyOptions } from './proxy/proxy';
-export { createProxyRouter } from './proxy/proxy-router';
+export { createProxyRouter, type ProxyRouter, type ProxyRouterOptions } from './proxy/proxy-router';
 export { aggregate, type AggregateOptions, type ReconfigurableAggregate } from './proxy/aggregate';
-export type { ProxyRouter, ProxyRouterOptions } from './proxy/proxy-router';
 export type {
   DownstreamInfo,
   UpstreamConfig,
@@ -382,7 +382,6 @@ export { createFileOAuthStorage, createMemoryOAuthStorage } from './auth/storage
 export type { OAuthClientInformation, OAuthRecord, OAuthStorage, OAuthTokens } from './auth/storage';
 export type { IdentityAssertionExchange, SigningKey } from './auth/assertions';
 export { createResourceServer, introspectionVerifier, InvalidTokenError, jwtVerifier } from './auth/resource-server';
-export { principalOf } from './transport/transport';
 export type {
   IntrospectionVerifierOptions,
   InvalidTokenReason,

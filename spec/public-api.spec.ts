@@ -156,6 +156,7 @@ const EXPORTS = [
   'createMemoryTaskStore',
   'joinRedisCluster',
   'redisRateLimitStore',
+  'redisEventFeeds',
 ];
 
 describe('public API', () => {
@@ -168,7 +169,11 @@ describe('public API', () => {
 const ENTRIES: ReadonlyArray<[string, Record<string, unknown>, readonly string[]]> = [
   ['rxmcp/stdio', stdio, ['createStdioClientTransport', 'createStdioServerTransport']],
   ['rxmcp/proxy', proxyEntry, ['aggregate', 'createProxyRouter', 'proxy']],
-  ['rxmcp/cluster', clusterEntry, ['SessionTakenOverError', 'joinRedisCluster', 'redisRateLimitStore']],
+  [
+    'rxmcp/cluster',
+    clusterEntry,
+    ['SessionTakenOverError', 'joinRedisCluster', 'redisEventFeeds', 'redisRateLimitStore'],
+  ],
   [
     'rxmcp/auth',
     auth,
