@@ -183,7 +183,8 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
 
 /** Serves one request of a modern revision: admitted on its own `_meta`, answered with `resultType` and our identity. */
 function onModernRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier): void {
-  const outcome = admitModernRequest(request, conn.modernPolicy);
+  // The transport's verified caller is the request's, as an HTTP exchange's is (a gateway's channel).
+  const outcome = admitModernRequest(request, conn.modernPolicy, conn.transport);
   if (isRefusal(outcome)) {
     conn.log.warn({ id: request.id, method: request.method, code: outcome.error.code }, 'modern request refused');
     reply.answer(errorResponse(request.id, outcome.error.toJSON()));
