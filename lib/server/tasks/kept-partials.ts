@@ -78,7 +78,8 @@ export function withKeptPartials(answer: HandlerResult, record: TaskRecord, cont
   const nextSeq = nextSeqOf(context.meta);
   const pieces = kept.pieces.filter((piece) => (piece.seq as number) >= nextSeq);
   const carried = kept.dropped > 0 ? { pieces, dropped: kept.dropped } : { pieces };
-  return { ...answer, _meta: { [PARTIAL_RESULTS_EXTENSION]: carried } };
+  const meta = isRecord(answer._meta) ? answer._meta : undefined;
+  return { ...answer, _meta: { ...meta, [PARTIAL_RESULTS_EXTENSION]: carried } };
 }
 
 /**

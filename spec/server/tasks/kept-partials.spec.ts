@@ -66,6 +66,15 @@ describe('withKeptPartials', () => {
     });
   });
 
+  it('adds the pieces beside what the answer’s _meta already carries', () => {
+    const related = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } };
+    const answer = withKeptPartials({ status: 'working', _meta: related }, record, context(declared));
+    expect(answer._meta).toEqual({
+      ...related,
+      [PARTIAL_RESULTS_EXTENSION]: { pieces: [piece(2), piece(3), piece(4)], dropped: 2 },
+    });
+  });
+
   it('gives every piece kept when nextSeq is absent or malformed; takes the SEP’s bare capability', () => {
     for (const nextSeq of [undefined, -1, 1.5, '3']) {
       const meta = nextSeq === undefined ? undefined : { [PARTIAL_RESULTS_EXTENSION]: { nextSeq } };
