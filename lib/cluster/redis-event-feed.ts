@@ -36,7 +36,7 @@ function afterOf(cursor: string | null): number {
 }
 
 /** Runs `work` after `delay`, keeping no process alive for it. */
-function unrefd(scheduler: SchedulerLike, work: () => void, delay: number): Subscription {
+export function unrefd(scheduler: SchedulerLike, work: () => void, delay: number): Subscription {
   const action = scheduler.schedule(work, delay);
   (action as Partial<TimerAction>).unref?.();
   return action;

@@ -2,8 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { childLogger } from '../base/logger';
 import type { LoggerOption } from '../base/logger';
 import type { EventFeedStore, SharedFeed, SharedFeedOptions } from '../server/events/feed-store';
+import type { WebhookSubscriptionStore } from '../server/events/webhook-store';
 import type { FeedKeys } from './event-feed-scripts';
 import { RedisEventFeed } from './redis-event-feed';
+import { RedisWebhookStore } from './redis-webhook-store';
 import type { RedisConnection } from './redis-connection';
 
 /** Options of {@link redisEventFeeds}. */
@@ -18,7 +20,8 @@ export interface RedisEventFeedsOptions {
   /**
    * How long a feed's leader lease lasts unless renewed (it is renewed every third of it): how
    * long a feed whose leader died goes unfollowed at most, before a process with interest takes
-   * it. Default 5 s.
+   * it. Webhook subscriptions' delivery leases last as long, and a process that serves webhooks
+   * renews its own and looks for free ones every third of it. Default 5 s.
    */
   readonly leaderTtlMs?: number;
   /** Where failures of the store are logged. Default: silent. */
@@ -28,9 +31,16 @@ export interface RedisEventFeedsOptions {
 /** An {@link EventFeedStore} in Redis, which the process that leaves closes. */
 export interface RedisEventFeeds extends EventFeedStore {
   /**
+   * Webhook subscriptions kept in Redis, which `events(definitions, { store, webhooks })` uses:
+   * each has one record, and one process at a time delivers it (see {@link redisEventFeeds}).
+   */
+  readonly webhooks: WebhookSubscriptionStore;
+  /**
    * Stops following and reading every feed this process holds and gives up their leases, so that
    * the other processes take them over at once (at their next poll or read) instead of after
-   * `leaderTtlMs`. Call it when the process leaves; feeds opened afterwards work as before.
+   * `leaderTtlMs`; stops the webhook deliveries it runs and gives their leases up too, for the
+   * others to take at their next look. Call it when the process leaves; feeds opened afterwards
+   * work as before.
    */
   close(): Promise<void>;
 }
@@ -70,7 +80,12 @@ export function redisEventFeeds(redis: RedisConnection, options: RedisEventFeeds
     logger: childLogger(options.logger, { component: 'event-feeds' }),
   };
   const open = new Set<RedisEventFeed>();
+  const webhooks = new RedisWebhookStore(
+    { redis, me: context.me, leaseTtlMs: leaderTtlMs, logger: context.logger },
+    `${prefix}{webhooks}`,
+  );
   return {
+    webhooks,
     open(feedOptions: SharedFeedOptions): SharedFeed {
       const tag = createHash('sha256').update(feedOptions.key).digest('base64url');
       const base = `${prefix}{${tag}}`;
@@ -80,7 +95,7 @@ export function redisEventFeeds(redis: RedisConnection, options: RedisEventFeeds
       return feed;
     },
     async close(): Promise<void> {
-      await Promise.all([...open].map((feed) => feed.close()));
+      await Promise.all([webhooks.close(), ...[...open].map((feed) => feed.close())]);
     },
   };
 }

@@ -21,6 +21,8 @@ import type { EventFeedStore } from './feed-store';
 import { streamEvents } from './event-stream';
 import type { PushLimits, StreamCount } from './event-stream';
 import { WebhookSubscriptions } from './webhook-subscriptions';
+import { SharedWebhookSubscriptions } from './shared-webhooks';
+import type { SubscriptionLimits } from './webhook-requests';
 import type { WebhookTargetPolicy } from './webhook-target';
 
 /**
@@ -99,7 +101,9 @@ export interface EventsOptions {
   /**
    * Where feeds are kept so that the processes of a cluster share them: e.g.
    * `redisEventFeeds(redis)` of rxmcp/cluster. A cursor then reads on every process, and each
-   * source is followed by one process at a time. Default: each feed lives in this process's memory.
+   * source is followed by one process at a time. A store that keeps `webhooks` shares the webhook
+   * subscriptions too: each has one record, and one process at a time delivers it. Default: each
+   * feed and subscription lives in this process's memory.
    */
   readonly store?: EventFeedStore;
 }
@@ -137,7 +141,7 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     scheduler,
   };
   const streams: StreamCount = { open: 0 };
-  const webhooks = options.webhooks && webhookSubscriptions(catalog, options.webhooks, scheduler);
+  const webhooks = options.webhooks && webhookSubscriptions(catalog, options.webhooks, scheduler, options.store);
 
   /** Answers `events/poll`: at once from a feed in memory, once the store answers from a shared one. */
   const poll = (
@@ -181,8 +185,9 @@ function webhookSubscriptions(
   catalog: EventCatalog,
   options: WebhookOptions,
   scheduler: SchedulerLike,
-): WebhookSubscriptions {
-  return new WebhookSubscriptions(catalog, {
+  store: EventFeedStore | undefined,
+): WebhookSubscriptions | SharedWebhookSubscriptions {
+  const limits: SubscriptionLimits = {
     policy: { allow: options.allow, ...(options.allowAddresses && { allowAddresses: options.allowAddresses }) },
     principal: options.principal,
     defaultTtlMs: options.defaultTtlMs ?? 1_800_000,
@@ -195,5 +200,8 @@ function webhookSubscriptions(
     rotationGraceMs: options.rotationGraceMs ?? 300_000,
     timeoutMs: options.timeoutMs ?? 10_000,
     scheduler,
-  });
+  };
+  return store?.webhooks
+    ? new SharedWebhookSubscriptions(catalog, limits, store.webhooks, scheduler)
+    : new WebhookSubscriptions(catalog, limits);
 }

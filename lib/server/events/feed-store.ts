@@ -6,6 +6,7 @@
  */
 import { EventFeed } from './event-feed';
 import type { EventFeedOptions, FeedListener, FeedListening, FeedRead } from './event-feed';
+import type { WebhookSubscriptionStore } from './webhook-store';
 
 /**
  * One feed of an {@link EventFeedStore}, as one process sees it: the same reads and listeners as
@@ -41,6 +42,12 @@ export interface EventFeedStore {
    * is to follow the source.
    */
   open(options: SharedFeedOptions): SharedFeed;
+  /**
+   * Where webhook subscriptions are kept so that every process answers `events/subscribe` and
+   * `events/unsubscribe` for the same ones, and one at a time delivers each. None: each process
+   * keeps the subscriptions made on it and delivers them itself.
+   */
+  readonly webhooks?: WebhookSubscriptionStore;
 }
 
 /** A feed of the catalog: in memory, or shared through a store. */

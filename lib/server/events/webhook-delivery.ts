@@ -49,6 +49,8 @@ export class WebhookDelivery {
     secret: string,
     start: number,
     private readonly limits: DeliveryLimits,
+    /** Told each time the watermark or status moves (a shared store keeps them). */
+    private readonly moved?: () => void,
   ) {
     this.secrets = [{ secret, until: Infinity }];
     this.watermark = start;
@@ -92,6 +94,21 @@ export class WebhookDelivery {
         ...this.secrets.map((old) => ({ ...old, until: Math.min(old.until, grace) })),
       ];
     }
+    this.resume();
+  }
+
+  /** Signs with `secrets` from now on (a shared store's record, where null is the current one). */
+  adopt(secrets: ReadonlyArray<{ readonly secret: string; readonly until: number | null }>): void {
+    if (secrets.length > 0) this.secrets = secrets.map(({ secret, until }) => ({ secret, until: until ?? Infinity }));
+  }
+
+  /** Stops posting until `resume` (a suspension another process decided). */
+  suspend(): void {
+    this.active = false;
+  }
+
+  /** Posts again after a suspension, with a fresh count of abandoned posts. */
+  resume(): void {
     this.active = true;
     this.abandonedInRow = 0;
     this.pump();
@@ -170,6 +187,7 @@ export class WebhookDelivery {
   private done(item: Item): void {
     this.queue.shift();
     if ('entry' in item) this.watermark = Math.max(this.watermark, item.entry.position);
+    this.moved?.();
     this.pump();
   }
 }
