@@ -336,10 +336,9 @@ export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './
 export type { VerifyWebhookOptions, WebhookVerification } from './schema/webhook-signature';
 export type { EventEmission, EventFeedOptions, FeedEntry } from './server/events/event-feed';
 export type { FeedListener, FeedListening, FeedRead } from './server/events/event-feed';
-export { eventsClient, createWebhookReceiver } from './client/events/events-client';
-export type { EventsClient, FollowEventsOptions, WebhookFollowOptions } from './client/events/events-client';
-export type { WebhookReceiver, WebhookReceiverOptions } from './client/events/events-client';
-export type { WebhookAnswer, WebhookRequest, WebhookResponse } from './client/events/events-client';
+export { eventsClient, createWebhookReceiver, type WebhookReceiverOptions } from './client/events/events-client';
+export type { FollowEventsOptions, WebhookFollowOptions, WebhookReceiver } from './client/events/events-client';
+export type { EventsClient, WebhookAnswer, WebhookRequest, WebhookResponse } from './client/events/events-client';
 export type {
   LoadedSkill,
   SkillFileContents,
@@ -358,6 +357,9 @@ export { redisRateLimitStore, type RedisRateLimitStoreOptions } from './cluster/
 export { SessionTakenOverError } from './cluster/redis-event-store';
 export { redisEventFeeds, type RedisEventFeeds, type RedisEventFeedsOptions } from './cluster/redis-event-feeds';
 export type { EventFeedStore, SharedFeed, SharedFeedOptions } from './server/events/feed-store';
+export type { StoredWebhook, StoredWebhookSecret, WebhookLease } from './server/events/webhook-store';
+export type { WebhookRun, WebhookRunner, WebhookSubscribeOutcome } from './server/events/webhook-store';
+export type { WebhookSubscribeRequest, WebhookSubscriptionStore } from './server/events/webhook-store';
 export { proxy, type McpProxy, type ProxyOptions } from './proxy/proxy';
 export { createProxyRouter, type ProxyRouter, type ProxyRouterOptions } from './proxy/proxy-router';
 export { aggregate, type AggregateOptions, type ReconfigurableAggregate } from './proxy/aggregate';

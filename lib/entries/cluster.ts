@@ -11,3 +11,6 @@ export { redisEventFeeds } from '../cluster/redis-event-feeds';
 export type { RedisEventFeeds, RedisEventFeedsOptions } from '../cluster/redis-event-feeds';
 export type { EventFeedStore, SharedFeed, SharedFeedOptions } from '../server/events/feed-store';
 export type { EventFeedOptions, FeedEntry, FeedListener, FeedListening, FeedRead } from '../server/events/event-feed';
+export type { StoredWebhook, StoredWebhookSecret, WebhookLease, WebhookRun } from '../server/events/webhook-store';
+export type { WebhookRunner, WebhookSubscribeOutcome, WebhookSubscribeRequest } from '../server/events/webhook-store';
+export type { WebhookSubscriptionStore } from '../server/events/webhook-store';
