@@ -62,6 +62,12 @@ export interface RedisEventFeeds extends EventFeedStore {
  * sit in one slot of a Redis Cluster. A failed command answers the poll or stream with -32603
  * naming the events store; a failed read of a push stream's feed is tried again at the next tick.
  * Timers run on the events extension's `scheduler` and keep no process alive.
+ *
+ * Its `webhooks` share webhook subscriptions: one hash per subscription under the tag
+ * `{webhooks}`, expiring with the TTL granted, and a delivery lease per subscription (as long as
+ * `leaderTtlMs`). The process that creates a subscription delivers it; each process that serves
+ * webhooks renews its leases every third of `leaderTtlMs`, re-reading the records, and takes the
+ * free ones, so a subscription whose deliverer died is delivered on from its stored watermark.
  * @example
  * const redis = new Redis(url);
  * const feeds = redisEventFeeds(redis);
