@@ -251,6 +251,28 @@ describe('redisEventFeeds: webhook subscriptions shared across processes', () =>
     expect(posted()).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
+  it('posts nothing from a process that takes over a subscription whose URL its allow-list does not name', async () => {
+    const prefix = nextPrefix();
+    const a = await startProcess(prefix);
+    const b = await startProcess(prefix, { allow: ['https://hooks.example/'], retryDelaysMs: [] });
+    const onA = await client(a.server);
+    await subscribe(onA, generateWebhookSecret());
+    a.upstream.next({ data: { n: 1 } });
+    await eventually(() => posted().length === 1);
+    await sleep(TICK_MS);
+    await a.store.close();
+    await eventually(() => b.follows.length === 1, 20 * LEASE_MS);
+    b.upstream.next({ data: { n: 2 } });
+    await sleep(4 * TICK_MS);
+    expect(posted()).toEqual([{ n: 1 }]);
+    // The refused post is abandoned, and the stored status says so.
+    const onB = await client(b.server);
+    await expect(unsubscribe(onB)).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    const stored = await recordKeys(prefix);
+    const status = JSON.parse(String(await connections[0]!.call('HGET', [stored[0]!, 'st'])));
+    expect(status).toMatchObject({ lastError: 'connection_refused' });
+  });
+
   it('lets the record expire with its TTL: no more posts, and unsubscribe answers -32011', async () => {
     const prefix = nextPrefix();
     const ttl = { minTtlMs: 1, maxTtlMs: 10_000 };

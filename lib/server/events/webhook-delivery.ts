@@ -11,7 +11,7 @@ import { nodeCrypto } from '../../base/node-builtins';
 import type { WebhookControlBody, WebhookDeliveryStatus, WebhookErrorCategory } from '../../schema/events';
 import type { FeedEntry } from './event-feed';
 import { signWebhook, WebhookHeader } from '../../schema/webhook-signature';
-import { postWebhook, resolveTarget } from './webhook-target';
+import { postWebhook, refusedUrl, resolveTarget } from './webhook-target';
 import type { PostOutcome, WebhookTargetPolicy } from './webhook-target';
 
 /** The bounds of webhook deliveries (see `WebhookOptions`). */
@@ -150,7 +150,10 @@ export class WebhookDelivery {
       ),
       [WebhookHeader.SubscriptionId]: this.id,
     };
-    void resolveTarget(this.url, this.limits.policy)
+    // The allow-list too, at each post: a shared subscription's URL comes from the store, and the
+    // process posting it may allow less than the one that took the subscribe.
+    const allowed = refusedUrl(this.url, this.limits.policy) === undefined;
+    void (allowed ? resolveTarget(this.url, this.limits.policy) : Promise.resolve(undefined))
       .then((target): Promise<PostOutcome> | PostOutcome =>
         target ? postWebhook(target, headers, body, this.limits.timeoutMs) : { failure: 'connection_refused' },
       )
