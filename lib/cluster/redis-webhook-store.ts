@@ -76,6 +76,8 @@ export class RedisWebhookStore implements WebhookSubscriptionStore {
     if (Number(reply[0]) === 1) {
       const refreshed = recordOf(reply[1]);
       if (!refreshed) throw this.failed('events/subscribe', new Error('malformed record'));
+      // Delivered here: the refresh (a rotated secret, a resumption) applies at once.
+      this.held.get(digest)?.run.update(refreshed);
       return { created: false, record: refreshed };
     }
     try {

@@ -111,6 +111,7 @@ export class SharedWebhookSubscriptions {
     if (!record.status.active) delivery.suspend();
     let refreshes = record.refreshes;
     let stopListening: (() => void) | undefined;
+    let unopened: ((error: unknown) => void) | undefined;
     let stopped = false;
     const listener: FeedListener = {
       next: (entry) => delivery.offer(entry),
@@ -118,6 +119,7 @@ export class SharedWebhookSubscriptions {
       skipped: (through) => delivery.skip(through),
     };
     const opened = new Promise<FeedListening>((resolve, reject) => {
+      unopened = reject;
       const feed = this.catalog.feed({ ...checked, cursor }, context ?? detachedContext(record), record.principal);
       const open = (result: FeedListening) => {
         const first = result.replay[0];
@@ -126,6 +128,7 @@ export class SharedWebhookSubscriptions {
         if (!context && result.truncated) delivery.skip(delivery.watermark);
         for (const entry of result.replay) delivery.offer(entry);
         lease.save(delivery.watermark, delivery.status);
+        unopened = undefined;
         resolve(result);
       };
       stopListening = listenTo(feed, cursor, listener, open, reject);
@@ -142,6 +145,8 @@ export class SharedWebhookSubscriptions {
         stopped = true;
         delivery.close();
         stopListening?.();
+        // Removed (or the store closed) before its feed opened: the subscribe waiting on it ends.
+        unopened?.(noSuchSubscription());
       },
     };
   }
