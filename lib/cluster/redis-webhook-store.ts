@@ -27,11 +27,13 @@ import { CLAIM, RELEASE, RENEW, SAVE, staticPartOf, SUBSCRIBE, UNSUBSCRIBE, reco
 
 /** What the store shares with the feeds of `redisEventFeeds`: the connection, this process's token, the timings. */
 export interface WebhookStoreContext {
+  /** The connection the feeds use too. */
   readonly redis: RedisConnection;
   /** This process's token in the lease keys. */
   readonly me: string;
   /** How long a delivery lease lasts unless renewed. */
   readonly leaseTtlMs: number;
+  /** Where failures are logged (never a secret). */
   readonly logger: Logger;
 }
 
@@ -45,6 +47,7 @@ interface Held {
   next: [number, WebhookDeliveryStatus] | undefined;
 }
 
+/** The {@link WebhookSubscriptionStore} of `redisEventFeeds`, closed with it. */
 export class RedisWebhookStore implements WebhookSubscriptionStore {
   private readonly held = new Map<string, Held>();
   private runner: WebhookRunner | undefined;

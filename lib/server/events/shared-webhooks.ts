@@ -34,6 +34,10 @@ const storeFailed = (method: string) => (error: unknown) => {
   throw JsonRpcError.internalError(`The events store did not answer: ${method} could not be served`);
 };
 
+/**
+ * Answers `events/subscribe` and `events/unsubscribe` from a shared store, and delivers the
+ * subscriptions the store hands this process.
+ */
 export class SharedWebhookSubscriptions {
   constructor(
     private readonly catalog: EventCatalog,
