@@ -18,6 +18,8 @@ import {
   partialResultToken,
 } from '../connection/partial-results';
 import type { ServerExtension } from './extensions';
+import { TASK_PARTIALS } from './tasks/kept-partials';
+import { useTaskPartials } from './tasks/task-handlers';
 import type { ServerContext } from './server-context';
 
 /** The token a `tools/call` asked for partial results with, when its client declared them. */
@@ -36,6 +38,8 @@ export function partialResultTokenOf(context: ServerContext): string | number | 
  * const server = createServer({ name: 'writer', version: '1.0.0', extensions: [partialResults()] });
  */
 export function partialResults(): ServerExtension {
+  // Tasks send or keep pieces only with this extension: its code comes with it.
+  useTaskPartials(TASK_PARTIALS);
   return {
     id: PARTIAL_RESULTS_EXTENSION,
     middleware: (request, context, next) => {

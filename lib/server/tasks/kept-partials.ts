@@ -1,5 +1,9 @@
 /**
- * Partial results of a task of the 2026-07-28 tasks extension (SEP-2998 with SEP-2663). The request
+ * What tasks do with partial results (SEP-2998), installed by `partialResults()` through
+ * `useTaskPartials` (a server without the extension has none of it, nor does its bundle).
+ *
+ * A 2025-11-25 task's request was answered at once: its pieces go out in its session, each with the
+ * call's token and the task's id. A task of the 2026-07-28 tasks extension (SEP-2663): the request
  * that made the task was answered with the task's handle and no session is left to carry
  * notifications, so the task keeps its pieces in its record (the newest, within a bound) and
  * `tasks/get` gives them to a caller that declared partial results: the SEP's open question on
@@ -16,11 +20,14 @@ import type { HandlerResult, RequestContext } from '../../connection/dispatcher'
 import {
   clientDeclaresPartialResults,
   declaresPartialResults,
+  PARTIAL_RESULT_METHOD,
   PARTIAL_RESULTS_EXTENSION,
   partialResultParams,
   partialResultToken,
 } from '../../connection/partial-results';
-import { utf8Length } from '../../transport/http/http-exchange';
+import { utf8Length } from '../../base/text';
+import type { Session } from '../session';
+import type { KeptPartialsLimits, TaskPartials } from './task-handlers';
 import type { TaskRunner } from './task-runner';
 import type { TaskSpec } from './task-spec';
 import type { TaskRecord } from './task-store';
@@ -91,12 +98,44 @@ export function partialsKept(
   context: RequestContext,
   serverCapabilities: Record<string, unknown>,
   runner: TaskRunner,
-  bound: KeptPartialsBound,
+  limits: KeptPartialsLimits,
 ): Pick<TaskSpec, 'onPartial'> {
   const token = partialResultToken(context.meta, context.peer?.clientCapabilities);
   if (token === undefined || !declaresPartialResults(serverCapabilities)) return {};
+  const bound: KeptPartialsBound = {
+    maxPieces: limits.maxPieces ?? DEFAULT_MAX_PARTIAL_RESULTS_PER_TASK,
+    maxBytes: limits.maxBytes ?? DEFAULT_MAX_PARTIAL_RESULT_BYTES_PER_TASK,
+  };
   return {
     onPartial: (piece, seq, taskId) =>
       runner.keepPartials(taskId, (kept) => keepPiece(kept, partialResultParams(token, seq, piece, taskId), bound)),
   };
 }
+
+const DROPPABLE = { droppable: true } as const;
+
+/**
+ * How a 2025-11-25 task's partial results reach its caller: when the caller asked for them with a
+ * token and both sides declared them, each piece goes out in the session as
+ * `notifications/tools/partial_result` with the call's token and the task's id, since the request
+ * that made the task was answered at once. Without that, pieces become the task's progress.
+ */
+export function partialsInSession(context: RequestContext, session: Session | undefined): Pick<TaskSpec, 'onPartial'> {
+  if (session === undefined) return {};
+  const token = partialResultToken(context.meta, session.connection.peerCapabilities);
+  if (token === undefined || !declaresPartialResults(session.connection.capabilities())) return {};
+  return {
+    onPartial: (piece, seq, taskId) => {
+      if (!session.operating) return;
+      // A piece may be missed (the task's result is the whole answer): a slow reader's transport skips it.
+      session.connection.notify(PARTIAL_RESULT_METHOD, partialResultParams(token, seq, piece, taskId), DROPPABLE);
+    },
+  };
+}
+
+/** What `partialResults()` installs for tasks. */
+export const TASK_PARTIALS: TaskPartials = {
+  inSession: partialsInSession,
+  kept: partialsKept,
+  withKept: withKeptPartials,
+};

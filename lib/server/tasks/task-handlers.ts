@@ -10,20 +10,13 @@ import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } fro
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
-import {
-  declaresPartialResults,
-  PARTIAL_RESULT_METHOD,
-  partialResultParams,
-  partialResultToken,
-} from '../../connection/partial-results';
 import { principalOf } from '../../transport/transport';
 import type { HandlerOwner } from '../handler-parts';
 import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
-import { partialsKept, withKeptPartials } from './kept-partials';
-import type { KeptPartialsBound } from './kept-partials';
 import { runToolTask } from './task-call';
 import type { TaskCallDeps } from './task-call';
+import type { TaskRunner } from './task-runner';
 import type { TaskSpec } from './task-spec';
 import { isTerminalStatus } from './task-store';
 import type { TaskFilter, TaskRecord } from './task-store';
@@ -33,8 +26,40 @@ import { corePayload, toCoreTask, toDetailedTask } from './task-wire';
 export interface TaskHandlerDeps extends TaskCallDeps {
   /** Tasks per page of `tasks/list`. */
   readonly pageSize: number;
-  /** What an extension task keeps of its partial results for `tasks/get`. */
-  readonly partials: KeptPartialsBound;
+  /** What an extension task keeps of its partial results for `tasks/get` (unset: the defaults). */
+  readonly partials: KeptPartialsLimits;
+}
+
+/** The bounds of what an extension task keeps of its partial results (`TasksOptions`); unset: the defaults. */
+export interface KeptPartialsLimits {
+  readonly maxPieces?: number | undefined;
+  readonly maxBytes?: number | undefined;
+}
+
+/**
+ * What tasks do with partial results (SEP-2998): send them in a 2025-11-25 task's session, keep them
+ * in a tasks-extension task for `tasks/get`. Installed by `partialResults()` (task-partials.ts):
+ * without that extension a server sends and keeps none, and its bundle carries none of the code.
+ */
+export interface TaskPartials {
+  /** Where a 2025-11-25 task's pieces go: its session, when the call asked for them. */
+  inSession(context: RequestContext, session: Session | undefined): Pick<TaskSpec, 'onPartial'>;
+  /** Where a tasks-extension task's pieces go: its record, within `limits`, when the call asked for them. */
+  kept(
+    context: RequestContext,
+    serverCapabilities: Record<string, unknown>,
+    runner: TaskRunner,
+    limits: KeptPartialsLimits,
+  ): Pick<TaskSpec, 'onPartial'>;
+  /** A `tasks/get` answer with the pieces the task keeps, for a caller that declared partial results. */
+  withKept(answer: HandlerResult, record: TaskRecord, context: RequestContext): HandlerResult;
+}
+
+let taskPartials: TaskPartials | undefined;
+
+/** Installs what tasks do with partial results (`partialResults()` does, once it is used). */
+export function useTaskPartials(partials: TaskPartials): void {
+  taskPartials = partials;
 }
 
 /** The capabilities the server declares, as the handler's owner (a session or the modern endpoint's stand-in) says. */
@@ -53,27 +78,6 @@ function inputResponsesOf(params: Record<string, unknown>): Record<string, unkno
   const responses = params.inputResponses;
   if (isRecord(responses)) return responses;
   throw JsonRpcError.invalidParams('inputResponses must be an object of answers by key');
-}
-
-const DROPPABLE = { droppable: true } as const;
-
-/**
- * How a task's partial results reach its caller (SEP-2998 with 2025-11-25 tasks): when the caller
- * asked for them with a token and both sides declared them, each piece goes out in the session as
- * `notifications/tools/partial_result` with the call's token and the task's id, since the request
- * that made the task was answered at once. Without that, pieces become the task's progress.
- */
-function partialsInSession(context: RequestContext, session: Session | undefined): Pick<TaskSpec, 'onPartial'> {
-  if (session === undefined) return {};
-  const token = partialResultToken(context.meta, session.connection.peerCapabilities);
-  if (token === undefined || !declaresPartialResults(session.connection.capabilities())) return {};
-  return {
-    onPartial: (piece, seq, taskId) => {
-      if (!session.operating) return;
-      // A piece may be missed (the task's result is the whole answer): a slow reader's transport skips it.
-      session.connection.notify(PARTIAL_RESULT_METHOD, partialResultParams(token, seq, piece, taskId), DROPPABLE);
-    },
-  };
 }
 
 /** -32021 naming the tasks extension (SEP-2663: Required Capabilities). */
@@ -151,7 +155,7 @@ function toolsCall(
         onChange: (record) => {
           if (session?.operating) session.connection.notify('notifications/tasks/status', { ...toCoreTask(record) });
         },
-        ...partialsInSession(context, session),
+        ...taskPartials?.inSession(context, session),
         // 2025-11-25: Tasks → Task Progress Notifications: the call's progress token stays valid.
         onProgress: ({ progress, total, message }) => {
           const token = context.progressToken;
@@ -175,7 +179,7 @@ function toolsCall(
     const spec: TaskSpec = {
       ...base,
       design: 'extension',
-      ...partialsKept(context, serverCapabilitiesOf(owner), deps.runner, deps.partials),
+      ...taskPartials?.kept(context, serverCapabilitiesOf(owner), deps.runner, deps.partials),
     };
     return runToolTask(params, context, { design: 'extension', start: mode.start, session, spec }, deps);
   };
@@ -244,7 +248,8 @@ function taskMethods(deps: TaskHandlerDeps): Readonly<Record<string, RequestHand
       gate(context, 'tasks/get');
       const record = await visibleTask(deps, taskIdOf(params), context, sessionOf(context, owner));
       if (context.peer === undefined) return { ...toCoreTask(record) };
-      return withKeptPartials({ ...toDetailedTask(record) }, record, context);
+      const answer = { ...toDetailedTask(record) };
+      return taskPartials ? taskPartials.withKept(answer, record, context) : answer;
     },
     'tasks/cancel': async (params, context, owner): Promise<HandlerResult> => {
       gate(context, 'tasks/cancel');

@@ -13,7 +13,6 @@ import type { Revision } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
 import type { RequestStateSealer } from '../request-state';
 import type { ToolRegistry } from '../tool-registry';
-import { DEFAULT_MAX_PARTIAL_RESULT_BYTES_PER_TASK, DEFAULT_MAX_PARTIAL_RESULTS_PER_TASK } from './kept-partials';
 import { withTasks } from './task-handlers';
 import { DEFAULT_MAX_TASKS_PER_PRINCIPAL, DEFAULT_MAX_TASKS_PER_SESSION, TaskQuota } from './task-quota';
 import { TaskRunner } from './task-runner';
@@ -100,8 +99,8 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1)
+function positiveInteger(name: string, value: number | undefined): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && value > 0))
     throw new RangeError(`tasks.${name} must be a positive integer, got ${value}`);
   return value;
 }
@@ -127,14 +126,8 @@ export function handlersWithTasks(
   });
   setup.closing.subscribe(() => runner.stopAll('the server closed while the task ran'));
   const partials = {
-    maxPieces: positiveInteger(
-      'maxPartialResultsPerTask',
-      options.maxPartialResultsPerTask ?? DEFAULT_MAX_PARTIAL_RESULTS_PER_TASK,
-    ),
-    maxBytes: positiveInteger(
-      'maxPartialResultBytesPerTask',
-      options.maxPartialResultBytesPerTask ?? DEFAULT_MAX_PARTIAL_RESULT_BYTES_PER_TASK,
-    ),
+    maxPieces: positiveInteger('maxPartialResultsPerTask', options.maxPartialResultsPerTask),
+    maxBytes: positiveInteger('maxPartialResultBytesPerTask', options.maxPartialResultBytesPerTask),
   };
   return withTasks(handlers, {
     tools: setup.tools,

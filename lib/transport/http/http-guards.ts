@@ -1,7 +1,8 @@
 import { ErrorCode } from '../../jsonrpc/errors';
 import { corsAllowsOrigin } from './cors';
 import type { CorsOptions } from './cors';
-import { endJson, unrefTimer, utf8Length } from './http-exchange';
+import { utf8Length } from '../../base/text';
+import { endJson, unrefTimer } from './http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from './http-exchange';
 
 /**

@@ -1,7 +1,8 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventEmitter } from 'node:events';
-import { endJson, utf8Length } from '../../../lib/transport/http/http-exchange';
+import { utf8Length } from '../../../lib/base/text';
+import { endJson } from '../../../lib/transport/http/http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from '../../../lib/transport/http/http-exchange';
 import { DRAIN_MAX_BYTES, DRAIN_MAX_MS, readJsonBodyWith } from '../../../lib/transport/http/http-guards';
 
