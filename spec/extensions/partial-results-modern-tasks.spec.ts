@@ -106,6 +106,28 @@ const partialEvent = (taskId: string, seq: number, text: string, extra: Record<s
   structuredContent: { text },
   ...extra,
 });
+/** A `warm-up` tool on `server`: two pieces with the request, then a task whose run `runs` gets. */
+function warmUp(server: McpServer, runs: Subject<unknown>[]): void {
+  server.tool({
+    name: 'warm-up',
+    description: 'two pieces with the request, then a task',
+    execution: { taskSupport: 'optional' },
+    taskStart: 'signalled',
+    handler: () =>
+      concat(
+        of(piece('early-0'), piece('early-1'), startTask()),
+        new Observable<never>((subscriber) => {
+          const run = new Subject<unknown>();
+          runs.push(run);
+          return run.subscribe({
+            next: (value) => subscriber.next(value as never),
+            complete: () => subscriber.complete(),
+          });
+        }),
+      ),
+  });
+}
+
 const kinds = (events: readonly TaskEvent[]) =>
   events.map((event) => {
     if (event.type === 'status') return `status:${event.task.status}`;
@@ -387,24 +409,7 @@ describe('partial tool results of a task of the 2026-07-28 tasks extension', () 
 
   it('number a tool’s pieces on from those it sent with the request before it signalled its task', async () => {
     const { server, runs } = writer();
-    server.tool({
-      name: 'warm-up',
-      description: 'two pieces with the request, then a task',
-      execution: { taskSupport: 'optional' },
-      taskStart: 'signalled',
-      handler: () =>
-        concat(
-          of(piece('early-0'), piece('early-1'), startTask()),
-          new Observable<never>((subscriber) => {
-            const run = new Subject<unknown>();
-            runs.push(run);
-            return run.subscribe({
-              next: (value) => subscriber.next(value as never),
-              complete: () => subscriber.complete(),
-            });
-          }),
-        ),
-    });
+    warmUp(server, runs);
     const reader = await start(server, { partialResults: true });
     const follow = record(reader.client.tasks.callTool('warm-up', {}));
     await settle();
@@ -427,24 +432,7 @@ describe('partial tool results of a task of the 2026-07-28 tasks extension', () 
   });
   it('reach a plain callTool that the server answered with a task, after those sent with the request', async () => {
     const { server, runs } = writer();
-    server.tool({
-      name: 'warm-up',
-      description: 'two pieces with the request, then a task',
-      execution: { taskSupport: 'optional' },
-      taskStart: 'signalled',
-      handler: () =>
-        concat(
-          of(piece('early-0'), piece('early-1'), startTask()),
-          new Observable<never>((subscriber) => {
-            const run = new Subject<unknown>();
-            runs.push(run);
-            return run.subscribe({
-              next: (value) => subscriber.next(value as never),
-              complete: () => subscriber.complete(),
-            });
-          }),
-        ),
-    });
+    warmUp(server, runs);
     const reader = await start(server, { partialResults: true });
     const events: ToolCallEvent[] = [];
     let done = false;
