@@ -145,10 +145,12 @@ export const rxmcp: Implementation = {
     // no session on the server (see the stateless rows).
     const shared = serving === 'shared' ? createBenchServer() : undefined;
     const clients: McpClient[] = [];
+    // One options object for every client, as the official SDKs' rows pass one `Implementation`.
+    const handshake = { ...CLIENT_INFO, protocolVersion };
     for (let i = 0; i < count; i++) {
       const [clientSide, serverSide] = createInMemoryPair();
       (shared ?? createBenchServer()).connect(serverSide);
-      clients.push(await connect(clientSide, { ...CLIENT_INFO, protocolVersion }));
+      clients.push(await connect(clientSide, handshake));
     }
     return {
       close: async () => {

@@ -133,17 +133,14 @@ class ServerDefinition implements McpServer {
     const shared = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
     this.stack = new MiddlewareStack(shared.handlers, options.middleware);
     const watch = (session: Session, uri: string) => watchResource(session, uri, registries.resources, logger);
-    const config: SessionConfig = {
-      ...sessionConfig(options, {
-        info,
-        capabilities,
-        handlers: this.stack.handlers,
-        handlerParts: shared.parts,
-        logger,
-        watch,
-      }),
-      inspect: options.inspect,
-    };
+    const config: SessionConfig = sessionConfig(options, {
+      info,
+      capabilities,
+      handlers: this.stack.handlers,
+      handlerParts: shared.parts,
+      logger,
+      watch,
+    });
     this.open = new ServerSessions(config);
     this.sessions = this.open.all;
     announceListChanges(registries, this.open);
