@@ -121,7 +121,7 @@ export { events } from '../server/events/events-extension';
 export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from '../server/events/events-extension';
 export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from '../schema/webhook-signature';
 export type { VerifyWebhookOptions, WebhookVerification } from '../schema/webhook-signature';
-export type { EventEmission } from '../server/events/event-feed';
+export { EventsTerminated, type EventEmission } from '../server/events/event-feed';
 export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from '../schema/skills';
 export { FrontmatterError, parseSkillDocument } from '../validation/skill-frontmatter';
 export type { SkillDocument } from '../validation/skill-frontmatter';

@@ -7,7 +7,24 @@
  */
 import type { Observable, SchedulerLike, Subscription } from '../../rx/rxjs';
 import type { TimerAction } from '../../operators/timer-scheduler';
+import { JsonRpcError } from '../../jsonrpc/errors';
 import type { EventOccurrence } from '../../schema/events';
+
+/**
+ * The error an event source ends its subscriptions with (design sketch: the server ends a
+ * subscription): a source Observable that errors with it is not followed again. Push streams get
+ * `notifications/events/terminated` carrying it and their request answers with it; the next poll
+ * with a cursor answers with it; webhook subscriptions get a signed `terminated` body and end. The
+ * feed is released, so a later subscription follows the source anew. Any other error a source
+ * fails with is recoverable: the feed follows it again after `retryMs`.
+ * @example
+ * source: () => mail$.pipe(takeUntil(revoked$.pipe(map(() => {
+ *   throw new EventsTerminated(-32012, 'Forbidden', { reason: 'Access revoked' });
+ * }))))
+ */
+export class EventsTerminated extends JsonRpcError {
+  override readonly name: string = 'EventsTerminated';
+}
 
 /** What an event source emits: the payload, and optionally its own id and time. */
 export interface EventEmission {
@@ -45,6 +62,11 @@ export interface FeedListener {
   next(entry: FeedEntry): void;
   /** The source failed; the feed follows it again after `retryMs` while anyone listens. */
   error(error: unknown): void;
+  /**
+   * The source ended its subscriptions with `error` (an {@link EventsTerminated}): the listener
+   * hears nothing more and is stopped. A listener without it hears `error` instead.
+   */
+  terminated?(error: JsonRpcError): void;
   /**
    * Occurrences up to position `through` were lost to this listener (a shared feed's were trimmed
    * before this process read them, or its source was not followed for a while). Never called by
@@ -91,13 +113,18 @@ export class EventFeed {
   private lease: Subscription | undefined;
   private retry: Subscription | undefined;
   private readonly listeners = new Set<FeedListener>();
+  /** Why the source ended its subscriptions, until a fresh subscription follows it again. */
+  private ended: JsonRpcError | undefined;
 
   constructor(private readonly options: EventFeedOptions) {}
 
   /** Reads what came after `cursor` (null: from now on), at most `max` occurrences. */
   read(cursor: string | null, max: number): FeedRead {
+    // A cursor belongs to a subscription the source may have ended; a null one starts a fresh one.
+    if (this.ended && cursor !== null) throw this.ended;
     this.follow();
     this.renewLease();
+    if (this.ended) throw this.ended;
     if (cursor === null) return { events: [], cursor: String(this.position), truncated: false, hasMore: false };
     const { entries, from, truncated } = this.after(cursor);
     const taken = entries.slice(0, max);
@@ -116,6 +143,8 @@ export class EventFeed {
    */
   listen(cursor: string | null, listener: FeedListener): FeedListening {
     this.follow();
+    // The source ended the fresh subscription at once: the stream or subscribe answers with why.
+    if (this.ended) throw this.ended;
     this.lease?.unsubscribe();
     const { entries, truncated } = cursor === null ? { entries: [], truncated: false } : this.after(cursor);
     this.listeners.add(listener);
@@ -162,20 +191,36 @@ export class EventFeed {
 
   private follow(): void {
     if (this.subscription || this.retry) return;
-    this.subscription = this.options.source().subscribe({
+    this.ended = undefined;
+    const subscription = this.options.source().subscribe({
       next: (emission) => this.keep(emission),
       error: (error: unknown) => this.failed(error),
     });
+    // A source that ended its subscriptions as it was subscribed is not followed.
+    this.subscription = this.ended ? undefined : subscription;
   }
 
   private failed(error: unknown): void {
     this.subscription = undefined;
+    if (error instanceof EventsTerminated) return this.terminate(error);
     if (this.listeners.size === 0) return;
     for (const listener of [...this.listeners]) listener.error(error);
     this.retry = this.options.scheduler.schedule(() => {
       this.retry = undefined;
       if (this.listeners.size > 0) this.follow();
     }, this.options.retryMs);
+  }
+
+  /** The source ended its subscriptions: each listener hears why and is dropped; the lease then releases the feed. */
+  private terminate(error: EventsTerminated): void {
+    this.ended = error;
+    const ended = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of ended) {
+      if (listener.terminated) listener.terminated(error);
+      else listener.error(error);
+    }
+    this.renewLease();
   }
 
   private keep(emission: EventEmission): void {

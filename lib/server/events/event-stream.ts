@@ -2,7 +2,9 @@
  * Push delivery on the server (design sketch: Push-Based Delivery): one `events/stream` request
  * per subscription, answered by `notifications/events/active`, then each occurrence as
  * `notifications/events/event` and a heartbeat at a fixed interval, every one carrying the
- * request's id in `_meta["io.modelcontextprotocol/subscriptionId"]`, until the client cancels.
+ * request's id in `_meta["io.modelcontextprotocol/subscriptionId"]`, until the client cancels, or
+ * until the source ends its subscriptions: then `notifications/events/terminated` and the request's
+ * error response, with the same error.
  */
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
@@ -98,7 +100,8 @@ class PacedStream {
 /**
  * Serves one `events/stream` request whose params were checked: cold; subscribing opens the
  * stream (-32013 past `maxStreams`), unsubscribing (the client's cancel, or the connection's end)
- * stops delivery and releases the feed, the timers and the stream's place. Never emits a result.
+ * stops delivery and releases the feed, the timers and the stream's place. Never emits a result;
+ * errors with the `EventsTerminated` a source ends its subscriptions with, after saying so.
  */
 export function streamEvents(
   catalog: EventCatalog,
@@ -145,6 +148,12 @@ export function streamEvents(
       // A failed upstream is recoverable (design sketch: Event Delivery): the feed follows it again.
       error: () => send(EventMethod.Error, { error: { code: -32603, message: 'UpstreamError' } }),
       skipped: (through) => paced.skip(through),
+      // The source ended its subscriptions (design sketch: the server ends a subscription): the
+      // stream says so, then its request answers with the same error, so the client does not reopen it.
+      terminated: (error) => {
+        send(EventMethod.Terminated, { error: error.toJSON() });
+        subscriber.error(error);
+      },
     };
     // A shared feed's store failing: the request answers with its error, and the stream never opens.
     const stop = listenTo(feed, subscription.cursor, listener, opened, (error) => subscriber.error(error));

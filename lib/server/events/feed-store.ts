@@ -55,7 +55,8 @@ export type Feed = EventFeed | SharedFeed;
 
 /**
  * Listens to `feed` from `cursor`: `opened` gets what to replay before `listener` hears anything
- * new; `failed` gets why a shared feed could not be listened to. The in-memory feed opens at once.
+ * new; `failed` gets why a shared feed could not be listened to, or why the source ended the
+ * subscription as it was followed. The in-memory feed opens at once.
  * Returns the stop, which may be called before a shared feed has opened (it then stops when it
  * opens).
  */
@@ -67,7 +68,14 @@ export function listenTo(
   failed: (error: unknown) => void,
 ): () => void {
   if (feed instanceof EventFeed) {
-    const listening = feed.listen(cursor, listener);
+    let listening: FeedListening;
+    try {
+      listening = feed.listen(cursor, listener);
+    } catch (error) {
+      // The source ended the subscription as it was followed (an `EventsTerminated`).
+      failed(error);
+      return () => undefined;
+    }
     opened(listening);
     return listening.stop;
   }
@@ -80,6 +88,7 @@ export function listenTo(
     next: (entry) => hand(() => listener.next(entry)),
     error: (error) => hand(() => listener.error(error)),
     skipped: (through) => hand(() => listener.skipped?.(through)),
+    terminated: (error) => hand(() => (listener.terminated ? listener.terminated(error) : listener.error(error))),
   };
   feed.listen(cursor, gate).then(
     (result) => {

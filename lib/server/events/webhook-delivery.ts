@@ -35,6 +35,8 @@ export class WebhookDelivery {
   private inFlight = false;
   private retry: Subscription | undefined;
   private closed = false;
+  /** A `terminated` body waits: delivering stops once it is posted or abandoned. */
+  private ending = false;
   private active = true;
   private abandonedInRow = 0;
   private lastDeliveryAt: string | null = null;
@@ -111,6 +113,16 @@ export class WebhookDelivery {
   resume(): void {
     this.active = true;
     this.abandonedInRow = 0;
+    this.pump();
+  }
+
+  /**
+   * The source ended the subscription: a signed `terminated` body carrying `error` is posted after
+   * what waits, and then delivering stops.
+   */
+  terminate(error: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
+    this.ending = true;
+    this.queue.push({ control: { type: 'terminated', error } });
     this.pump();
   }
 
@@ -191,6 +203,7 @@ export class WebhookDelivery {
     this.queue.shift();
     if ('entry' in item) this.watermark = Math.max(this.watermark, item.entry.position);
     this.moved?.();
-    this.pump();
+    if (this.ending && 'control' in item && item.control.type === 'terminated') this.close();
+    else this.pump();
   }
 }

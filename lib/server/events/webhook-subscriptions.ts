@@ -61,6 +61,15 @@ export class WebhookSubscriptions {
       next: (entry) => delivery.offer(entry),
       error: () => undefined,
       skipped: (through) => delivery.skip(through),
+      // The source ended it: the subscription is gone at once (a refresh is a fresh subscribe), and
+      // its delivery posts the `terminated` body after what waits, then stops.
+      terminated: (error) => {
+        const held = this.held.get(key);
+        if (held?.delivery !== delivery) return;
+        this.held.delete(key);
+        held.expiry.unsubscribe();
+        delivery.terminate(error.toJSON());
+      },
     };
     // What the feed replays is queued first; a shared feed's store failing answers the request.
     const listening = await new Promise<FeedListening>((resolve, reject) => {
