@@ -47,3 +47,8 @@ export interface HandlerOwner {
 
 /** The parts of the definition a handler was called for. */
 export const partsOf = (owner: HandlerOwner): HandlerParts => owner.handlerParts;
+
+/** Whether `owner` names the parts of a definition (a session, or a modern endpoint's stand-in). */
+export function isHandlerOwner(owner: unknown): owner is HandlerOwner {
+  return typeof owner === 'object' && owner !== null && 'handlerParts' in owner;
+}

@@ -11,7 +11,7 @@ import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { featuresOf } from '../../schema/revisions';
 import { TASKS_EXTENSION } from '../../schema/tasks';
 import { principalOf } from '../../transport/transport';
-import type { HandlerOwner } from '../handler-parts';
+import { isHandlerOwner } from '../handler-parts';
 import { sessionOf } from '../request-handlers';
 import type { Session } from '../session';
 import { runToolTask } from './task-call';
@@ -64,7 +64,7 @@ export function useTaskPartials(partials: TaskPartials): void {
 
 /** The capabilities the server declares, as the handler's owner (a session or the modern endpoint's stand-in) says. */
 function serverCapabilitiesOf(owner: unknown): Record<string, unknown> {
-  return (owner as Partial<HandlerOwner> | undefined)?.handlerParts?.capabilities() ?? {};
+  return isHandlerOwner(owner) ? owner.handlerParts.capabilities() : {};
 }
 
 /** Whether a modern request's client declared the tasks extension. */
