@@ -6,6 +6,7 @@
  * occurrences are fenced on the leader key: a process that lost the lease writes nothing.
  */
 import { isRecord } from '../base/objects';
+import { EventsTerminated } from '../server/events/event-feed';
 import type { FeedEntry } from '../server/events/event-feed';
 
 /** The keys of one feed, in the order the scripts take them. */
@@ -96,7 +97,30 @@ export interface StoredOccurrence {
 export interface ReadReply {
   readonly lead: boolean;
   readonly last: number;
+  /** The occurrences read, up to the termination entry when the read reached one. */
   readonly entries: readonly FeedEntry[];
+  /** The source ended its subscriptions at `position` (the leader appended why): readers from before it end. */
+  readonly ended?: { readonly position: number; readonly error: EventsTerminated };
+}
+
+/** What the leader appends when the source ends its subscriptions: `{"terminated": <error object>}`. */
+export const terminationEntry = (error: EventsTerminated): string => JSON.stringify({ terminated: error.toJSON() });
+
+/** The termination a stream entry holds; undefined when it holds something else. */
+function endedOf(raw: unknown): ReadReply['ended'] {
+  if (!Array.isArray(raw) || typeof raw[0] !== 'string' || !Array.isArray(raw[1])) return undefined;
+  const fields: unknown[] = raw[1];
+  const text = fields[fields.indexOf('o') + 1];
+  if (typeof text !== 'string' || !text.startsWith('{"terminated":')) return undefined;
+  try {
+    const { terminated } = JSON.parse(text) as { terminated: unknown };
+    if (!isRecord(terminated) || typeof terminated.code !== 'number' || typeof terminated.message !== 'string')
+      return undefined;
+    const position = Number(raw[0].slice(0, raw[0].indexOf('-')));
+    return { position, error: new EventsTerminated(terminated.code, terminated.message, terminated.data) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The entry a stream entry `[id, [field, value, ...]]` holds for event type `name`; undefined when malformed. */
@@ -120,16 +144,19 @@ export function entryOf(raw: unknown, name: string): FeedEntry | undefined {
 
 /**
  * A READ reply for event type `name`; throws on a reply of another shape. `malformed` hears each
- * entry that is not an occurrence (it is skipped).
+ * entry that is not an occurrence (it is skipped). A termination entry ends the entries read.
  */
 export function readReplyOf(reply: unknown, name: string, malformed: (raw: unknown) => void): ReadReply {
   if (!Array.isArray(reply) || reply.length !== 3 || !Array.isArray(reply[2]))
     throw new Error('unexpected reply of the events store script');
   const entries: FeedEntry[] = [];
+  const read = { lead: Number(reply[0]) === 1, last: Number(reply[1]), entries };
   for (const raw of reply[2] as unknown[]) {
+    const ended = endedOf(raw);
+    if (ended) return { ...read, ended };
     const entry = entryOf(raw, name);
     if (entry) entries.push(entry);
     else malformed(raw);
   }
-  return { lead: Number(reply[0]) === 1, last: Number(reply[1]), entries };
+  return read;
 }

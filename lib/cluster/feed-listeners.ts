@@ -5,7 +5,7 @@
  * (another process leads). A listener joins before its first read answers, so that nothing handed
  * on meanwhile is missed: until then what comes waits with it.
  */
-import type { FeedEntry, FeedListener } from '../server/events/event-feed';
+import type { EventsTerminated, FeedEntry, FeedListener } from '../server/events/event-feed';
 
 /** One listener and where it starts. */
 export interface LocalListener {
@@ -106,6 +106,21 @@ export class FeedListeners {
       this.hand(entry);
     }
     if (complete && last > this.delivered) this.gap(last);
+  }
+
+  /**
+   * The source ended its subscriptions at `position`: every listener that started before it hears
+   * why and is removed. Answers whether any listener is left.
+   */
+  terminated(position: number, error: EventsTerminated): boolean {
+    this.delivered = Math.max(this.delivered ?? position, position);
+    for (const local of [...this.all]) {
+      if (local.from === undefined || local.from >= position) continue;
+      this.all.delete(local);
+      if (local.listener.terminated) local.listener.terminated(error);
+      else local.listener.error(error);
+    }
+    return this.all.size > 0;
   }
 
   /** Tells every listener that the source failed. */

@@ -11,9 +11,10 @@ import type { Logger } from 'pino';
 import type { SchedulerLike, Subscription } from '../rx/rxjs';
 import type { TimerAction } from '../operators/timer-scheduler';
 import { JsonRpcError } from '../jsonrpc/errors';
+import { EventsTerminated } from '../server/events/event-feed';
 import type { EventEmission, FeedListener, FeedListening, FeedRead } from '../server/events/event-feed';
 import type { SharedFeed, SharedFeedOptions } from '../server/events/feed-store';
-import { APPEND, MARK, READ, readReplyOf, RELEASE, RENEW } from './event-feed-scripts';
+import { APPEND, MARK, READ, readReplyOf, RELEASE, RENEW, terminationEntry } from './event-feed-scripts';
 import type { FeedKeys, ReadReply, StoredOccurrence } from './event-feed-scripts';
 import { FeedListeners } from './feed-listeners';
 import type { LocalListener } from './feed-listeners';
@@ -59,6 +60,8 @@ export class RedisEventFeed implements SharedFeed {
   private idle: Subscription | undefined;
   private idleDue = false;
   private closed = false;
+  /** This process's source ended its subscriptions, and the lead is being given up. */
+  private ending = false;
 
   constructor(
     private readonly io: FeedStoreContext,
@@ -70,7 +73,9 @@ export class RedisEventFeed implements SharedFeed {
   read(cursor: string | null, max: number): Promise<FeedRead> {
     this.idleFrom();
     const after = afterOf(cursor);
-    return this.readAfter(after, max + 1, ({ last, entries }): FeedRead => {
+    return this.readAfter(after, max + 1, ({ last, entries, ended }): FeedRead => {
+      // A cursor from before the termination belongs to a subscription the source ended.
+      if (ended && after >= 0) throw ended.error;
       if (after < 0 || after >= last) return { events: [], cursor: String(last), truncated: false, hasMore: false };
       const taken = entries.slice(0, max);
       return {
@@ -89,7 +94,8 @@ export class RedisEventFeed implements SharedFeed {
     this.idle?.unsubscribe();
     this.idleDue = false;
     const after = afterOf(cursor);
-    return this.readAfter(after, this.options.capacity, ({ last, entries }): FeedListening => {
+    return this.readAfter(after, this.options.capacity, ({ last, entries, ended }): FeedListening => {
+      if (ended && after >= 0) throw ended.error;
       if (this.listeners.size === 1 && !this.leading && !this.tailing) this.listeners.rebase(last);
       const early = this.listeners.start(local, last);
       const replay = after < 0 || after >= last ? [] : entries;
@@ -150,7 +156,7 @@ export class RedisEventFeed implements SharedFeed {
 
   /** What a read said of the lead: this process takes it up, or lost it. */
   private led(lead: boolean): void {
-    if (this.closed) return;
+    if (this.closed || this.ending) return;
     if (lead && !this.leading) this.startLeading();
     else if (lead && !this.source && !this.retry) this.follow();
     else if (!lead && this.leading) this.stepDown();
@@ -226,6 +232,7 @@ export class RedisEventFeed implements SharedFeed {
 
   private failed(error: unknown): void {
     this.source = undefined;
+    if (error instanceof EventsTerminated) return this.terminate(error);
     this.listeners.failed(error);
     if (!this.leading) return;
     this.retry = unrefd(
@@ -236,6 +243,28 @@ export class RedisEventFeed implements SharedFeed {
       },
       this.options.retryMs,
     );
+  }
+
+  /**
+   * The source ended its subscriptions: a termination entry goes to the stream, where every
+   * process's tails and polls find it (this process's listeners hear it through a tail like
+   * theirs), and the lead is given up, so that the next read anywhere follows the source anew.
+   */
+  private terminate(error: EventsTerminated): void {
+    if (!this.leading) return;
+    this.ending = true;
+    this.stopLeading();
+    const { capacity, leaseMs } = this.options;
+    const { me } = this.io;
+    this.run(APPEND, [me, capacity, leaseMs, '0', terminationEntry(error)])
+      .then(() => this.run(RELEASE, [me]))
+      .catch((cause: unknown) =>
+        this.io.logger.warn({ err: cause, feed: this.keys.stream }, 'event feed termination lost'),
+      )
+      .finally(() => {
+        this.ending = false;
+        this.tail();
+      });
   }
 
   private renew(): void {
@@ -287,9 +316,12 @@ export class RedisEventFeed implements SharedFeed {
         this.tail();
       } else this.keepTailing();
     };
-    this.readAfter(after, capacity, ({ last, entries }) =>
-      this.listeners.caughtUp(entries, last, entries.length < capacity),
-    ).then(
+    this.readAfter(after, capacity, ({ last, entries, ended }) => {
+      if (!ended) return this.listeners.caughtUp(entries, last, entries.length < capacity);
+      this.listeners.caughtUp(entries, ended.position - 1, true);
+      if (!this.listeners.terminated(ended.position, ended.error)) this.idleFrom();
+      else this.tailAgain = true;
+    }).then(
       () => done(),
       (error: unknown) => {
         // Tried again at the next tick.

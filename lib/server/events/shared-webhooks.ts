@@ -121,6 +121,9 @@ export class SharedWebhookSubscriptions {
       next: (entry) => delivery.offer(entry),
       error: () => undefined,
       skipped: (through) => delivery.skip(through),
+      // The source ended it: the `terminated` body is posted after what waits, then the record goes.
+      terminated: (error) =>
+        delivery.terminate(error.toJSON(), () => void this.store.unsubscribe(record.key).catch(() => undefined)),
     };
     const opened = new Promise<FeedListening>((resolve, reject) => {
       unopened = reject;

@@ -37,6 +37,7 @@ export class WebhookDelivery {
   private closed = false;
   /** A `terminated` body waits: delivering stops once it is posted or abandoned. */
   private ending = false;
+  private ended: (() => void) | undefined;
   private active = true;
   private abandonedInRow = 0;
   private lastDeliveryAt: string | null = null;
@@ -118,10 +119,14 @@ export class WebhookDelivery {
 
   /**
    * The source ended the subscription: a signed `terminated` body carrying `error` is posted after
-   * what waits, and then delivering stops.
+   * what waits, and then delivering stops and `ended` is told.
    */
-  terminate(error: { readonly code: number; readonly message: string; readonly data?: unknown }): void {
+  terminate(
+    error: { readonly code: number; readonly message: string; readonly data?: unknown },
+    ended?: () => void,
+  ): void {
     this.ending = true;
+    this.ended = ended;
     this.queue.push({ control: { type: 'terminated', error } });
     this.pump();
   }
@@ -203,7 +208,9 @@ export class WebhookDelivery {
     this.queue.shift();
     if ('entry' in item) this.watermark = Math.max(this.watermark, item.entry.position);
     this.moved?.();
-    if (this.ending && 'control' in item && item.control.type === 'terminated') this.close();
-    else this.pump();
+    if (this.ending && 'control' in item && item.control.type === 'terminated') {
+      this.close();
+      this.ended?.();
+    } else this.pump();
   }
 }
