@@ -75,7 +75,7 @@ const poll = (client: Client, cursor: string | null) =>
   >;
 
 describe('a source ending its subscriptions (EventsTerminated)', () => {
-  it('[Push] sends notifications/events/terminated with the subscription id, then answers the stream with the error', async () => {
+  it('[Push] sends notifications/events/terminated with the subscription id, then the final frame (StreamEventsResult)', async () => {
     const { server, attempts, state } = incidents();
     const peer = await wire(server);
     peer.send(stream(7));
@@ -86,7 +86,7 @@ describe('a source ending its subscriptions (EventsTerminated)', () => {
       method: 'notifications/events/terminated',
       params: { error: FORBIDDEN, _meta: { [SUBSCRIPTION_ID]: 7 } },
     });
-    expect(await peer.next()).toEqual({ jsonrpc: '2.0', id: 7, error: FORBIDDEN });
+    expect(await peer.next()).toEqual({ jsonrpc: '2.0', id: 7, result: { _meta: {} } });
     // The feed was dropped: a later stream follows the source anew, and is refused while the cause applies.
     peer.send(stream(8));
     expect(await peer.next()).toMatchObject({ method: 'notifications/events/active' });

@@ -4,7 +4,7 @@
  * `notifications/events/event` and a heartbeat at a fixed interval, every one carrying the
  * request's id in `_meta["io.modelcontextprotocol/subscriptionId"]`, until the client cancels, or
  * until the source ends its subscriptions: then `notifications/events/terminated` and the request's
- * error response, with the same error.
+ * final frame (`StreamEventsResult`, `{ _meta: {} }`).
  */
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
@@ -100,8 +100,8 @@ class PacedStream {
 /**
  * Serves one `events/stream` request whose params were checked: cold; subscribing opens the
  * stream (-32013 past `maxStreams`), unsubscribing (the client's cancel, or the connection's end)
- * stops delivery and releases the feed, the timers and the stream's place. Never emits a result;
- * errors with the `EventsTerminated` a source ends its subscriptions with, after saying so.
+ * stops delivery and releases the feed, the timers and the stream's place. Emits a result only
+ * when the source ends its subscriptions (`EventsTerminated`): the final frame, after saying so.
  */
 export function streamEvents(
   catalog: EventCatalog,
@@ -149,10 +149,12 @@ export function streamEvents(
       error: () => send(EventMethod.Error, { error: { code: -32603, message: 'UpstreamError' } }),
       skipped: (through) => paced.skip(through),
       // The source ended its subscriptions (design sketch: the server ends a subscription): the
-      // stream says so, then its request answers with the same error, so the client does not reopen it.
+      // stream says so, then its request answers with the final frame, `StreamEventsResult`, as
+      // when the server closes a stream; a client stops on `terminated` and does not reopen it.
       terminated: (error) => {
         send(EventMethod.Terminated, { error: error.toJSON() });
-        subscriber.error(error);
+        subscriber.next({ _meta: {} });
+        subscriber.complete();
       },
     };
     // A shared feed's store failing: the request answers with its error, and the stream never opens.
