@@ -36,6 +36,12 @@ export interface FollowEventsOptions {
   /** Most occurrences asked for in one poll. */
   readonly maxEvents?: number;
   /**
+   * Occurrences older than this are not replayed when following resumes from `cursor` (the first
+   * poll, or each stream opened; design sketch: `maxAgeMs`). Default: the server replays what it
+   * keeps.
+   */
+  readonly maxAgeMs?: number;
+  /**
    * How to follow: `'auto'` (the default) pushes when the client declared the events extension
    * (without `delivery`, or with `push` in it), the server declared push and lists it for the
    * event type, and polls otherwise; `'push'` and `'poll'` insist (push fails with
@@ -169,6 +175,7 @@ export function eventsClient(client: McpClient): EventsClient {
                 name,
                 args,
                 cursor: options.cursor ?? null,
+                ...(options.maxAgeMs !== undefined && { maxAgeMs: options.maxAgeMs }),
                 heartbeatMs: settings?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
                 reopenMs: options.minPollMs ?? 1000,
                 scheduler,
@@ -195,10 +202,14 @@ function followByPoll(
     const minPollMs = options.minPollMs ?? 1000;
     const seen = new SeenIds();
     let cursor = options.cursor ?? null;
+    let resuming = true;
     let current: Subscription | undefined;
     const poll = (): void => {
       const params: Record<string, unknown> = { name, arguments: args, cursor };
       if (options.maxEvents !== undefined) params.maxEvents = options.maxEvents;
+      // Only the poll that resumes replays: later ones read what came since, however old.
+      if (options.maxAgeMs !== undefined && resuming) params.maxAgeMs = options.maxAgeMs;
+      resuming = false;
       current = client.request(EventMethod.Poll, params).subscribe({
         next: (raw) => {
           let result: EventPollResult;

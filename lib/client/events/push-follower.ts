@@ -18,6 +18,8 @@ export interface PushFollow {
   readonly name: string;
   readonly args: Record<string, unknown>;
   readonly cursor: string | null;
+  /** Occurrences older than this are not replayed (`maxAgeMs` of `events/stream`). */
+  readonly maxAgeMs?: number;
   /** The server's heartbeat interval: a stream silent for twice as long is dead. */
   readonly heartbeatMs: number;
   /** The wait before opening a stream again after the server ended it. */
@@ -83,19 +85,22 @@ export function followByPush(client: McpClient, follow: PushFollow): Observable<
     function open(): void {
       stream?.unsubscribe();
       wait(2 * follow.heartbeatMs);
-      stream = router.open({ name: follow.name, arguments: follow.args, cursor }).subscribe({
-        next: (message) => {
-          wait(2 * follow.heartbeatMs);
-          try {
-            handle(message);
-          } catch (error) {
-            subscriber.error(error);
-          }
-        },
-        error: (error: unknown) => subscriber.error(error),
-        // The server ended the stream (design sketch: Reconnection): open it again from the cursor.
-        complete: () => wait(follow.reopenMs),
-      });
+      const params = { name: follow.name, arguments: follow.args, cursor };
+      stream = router
+        .open(follow.maxAgeMs === undefined ? params : { ...params, maxAgeMs: follow.maxAgeMs })
+        .subscribe({
+          next: (message) => {
+            wait(2 * follow.heartbeatMs);
+            try {
+              handle(message);
+            } catch (error) {
+              subscriber.error(error);
+            }
+          },
+          error: (error: unknown) => subscriber.error(error),
+          // The server ended the stream (design sketch: Reconnection): open it again from the cursor.
+          complete: () => wait(follow.reopenMs),
+        });
     }
     open();
     return () => {

@@ -41,6 +41,17 @@ export interface SubscriptionParams {
   readonly definition: EventDefinition;
   readonly args: Record<string, unknown>;
   readonly cursor: string | null;
+  /** Occurrences older than this (by their `timestamp`) are not replayed (design sketch: `maxAgeMs`). */
+  readonly maxAgeMs?: number;
+}
+
+/**
+ * Whether `occurrence` may be replayed to a subscription that asked for none older than
+ * `maxAgeMs`, at `now` (an occurrence whose time cannot be read is kept).
+ */
+export function youngEnough(occurrence: { readonly timestamp: string }, maxAgeMs: number, now: number): boolean {
+  const time = Date.parse(occurrence.timestamp);
+  return Number.isNaN(time) || time >= now - maxAgeMs;
 }
 
 /** The bounds of a catalog's feeds. */
@@ -100,7 +111,7 @@ export class EventCatalog {
 
   /** Checks a subscription's params for `method` delivered by `mode` (-32011, -32014, -32602). */
   check(params: Record<string, unknown>, method: string, mode: EventDeliveryMode): SubscriptionParams {
-    const { name, arguments: args = {}, cursor = null } = params;
+    const { name, arguments: args = {}, cursor = null, maxAgeMs } = params;
     if (typeof name !== 'string') throw JsonRpcError.invalidParams(`${method} needs the event type's name`);
     const definition = this.byName.get(name);
     if (!definition)
@@ -108,8 +119,10 @@ export class EventCatalog {
     if (!isObject(args)) throw JsonRpcError.invalidParams(`${method}: arguments must be an object`);
     if (cursor !== null && typeof cursor !== 'string')
       throw JsonRpcError.invalidParams(`${method}: cursor must be a string or null`);
+    if (maxAgeMs !== undefined && !(typeof maxAgeMs === 'number' && Number.isFinite(maxAgeMs) && maxAgeMs >= 0))
+      throw JsonRpcError.invalidParams(`${method}: maxAgeMs must be a non-negative number`);
     if (!this.types.find((type) => type.name === name)!.delivery.includes(mode)) throw unsupportedMode(mode, name);
-    return { definition, args, cursor };
+    return maxAgeMs === undefined ? { definition, args, cursor } : { definition, args, cursor, maxAgeMs };
   }
 
   /** The feed of `subscription` for `context`'s caller: each caller follows its own sources. */

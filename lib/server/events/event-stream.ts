@@ -13,6 +13,7 @@ import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode, EventMethod } from '../../schema/events';
 import { META } from '../../schema/request-meta';
 import type { ServerContext } from '../server-context';
+import { youngEnough } from './event-catalog';
 import type { EventCatalog, SubscriptionParams } from './event-catalog';
 import type { FeedEntry, FeedListener, FeedListening } from './event-feed';
 import { listenTo } from './feed-store';
@@ -135,9 +136,16 @@ export function streamEvents(
     let heartbeat: Subscription | undefined;
     const opened = (listening: FeedListening) => {
       const start = listening.replay.length > 0 ? listening.replay[0]!.position - 1 : listening.head;
-      paced.checked = start;
+      // What the stream asked not to replay (older than its `maxAgeMs`) is passed over, not sent.
+      const { maxAgeMs } = subscription;
+      const now = Date.now();
+      const replay =
+        maxAgeMs === undefined
+          ? listening.replay
+          : listening.replay.filter((entry) => youngEnough(entry.occurrence, maxAgeMs, now));
+      paced.checked = replay.length > 0 ? replay[0]!.position - 1 : (listening.replay.at(-1)?.position ?? start);
       send(EventMethod.Active, { cursor: String(start), truncated: listening.truncated });
-      for (const entry of listening.replay) paced.offer(entry);
+      for (const entry of replay) paced.offer(entry);
       heartbeat = limits.scheduler.schedule(function beat(this: { schedule(state?: unknown, delay?: number): void }) {
         send(EventMethod.Heartbeat, { cursor: String(paced.checked) });
         this.schedule(undefined, limits.heartbeatMs);

@@ -13,7 +13,7 @@ import type { EventDeliveryMode, EventPollResult } from '../../schema/events';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import type { ServerExtension } from '../extensions';
 import type { ServerContext } from '../server-context';
-import { EventCatalog } from './event-catalog';
+import { EventCatalog, youngEnough } from './event-catalog';
 import type { EventDefinition } from './event-catalog';
 import { EventFeed } from './event-feed';
 import type { FeedRead } from './event-feed';
@@ -154,10 +154,11 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
       throw JsonRpcError.invalidParams('events/poll: maxEvents must be a positive integer');
     const feed = catalog.feed(subscription, context);
     const max = Math.min(asked ?? maxEvents, maxEvents);
+    const answer = (read: FeedRead): Record<string, unknown> =>
+      ({ ...aged(read, subscription.maxAgeMs), nextPollMs }) satisfies EventPollResult;
     if (feed instanceof EventFeed) return answer(feed.read(subscription.cursor, max));
     return feed.read(subscription.cursor, max).then(answer);
   };
-  const answer = (read: FeedRead): Record<string, unknown> => ({ ...read, nextPollMs }) satisfies EventPollResult;
 
   return {
     id: EVENTS_EXTENSION,
@@ -204,4 +205,11 @@ function webhookSubscriptions(
   return store?.webhooks
     ? new SharedWebhookSubscriptions(catalog, limits, store.webhooks, scheduler)
     : new WebhookSubscriptions(catalog, limits);
+}
+
+/** `read` without the occurrences older than `maxAgeMs` (when asked); its cursor still passes them. */
+function aged(read: FeedRead, maxAgeMs: number | undefined): FeedRead {
+  if (maxAgeMs === undefined) return read;
+  const now = Date.now();
+  return { ...read, events: read.events.filter((occurrence) => youngEnough(occurrence, maxAgeMs, now)) };
 }
