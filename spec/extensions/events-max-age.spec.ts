@@ -123,7 +123,10 @@ describe('a client following with maxAgeMs', () => {
     following.unsubscribe();
     expect(seen).toEqual(['recent', 'untimed', 'late']);
     const polls = sent.filter((message) => 'method' in message && message.method === 'events/poll').slice(1);
-    const ages = polls.map((message) => ('params' in message ? message.params?.maxAgeMs : undefined));
+    const ages = polls.map((message) => {
+      const params: unknown = 'params' in message ? message.params : undefined;
+      return typeof params === 'object' && params !== null && 'maxAgeMs' in params ? params.maxAgeMs : undefined;
+    });
     expect(ages[0]).toBe(HOUR);
     expect(ages.slice(1).every((age) => age === undefined)).toBe(true);
     expect(ages.length).toBeGreaterThan(1);
