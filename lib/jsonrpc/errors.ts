@@ -67,6 +67,7 @@ export const RxmcpErrorCode = {
   OAuth: 'OAUTH',
   SessionTakenOver: 'SESSION_TAKEN_OVER',
   BenchWorkload: 'BENCH_WORKLOAD',
+  EventsTerminated: 'EVENTS_TERMINATED',
 } as const;
 export type RxmcpErrorCode = (typeof RxmcpErrorCode)[keyof typeof RxmcpErrorCode];
 

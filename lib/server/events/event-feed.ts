@@ -7,13 +7,13 @@
  */
 import type { Observable, SchedulerLike, Subscription } from '../../rx/rxjs';
 import type { TimerAction } from '../../operators/timer-scheduler';
-import { JsonRpcError } from '../../jsonrpc/errors';
+import { JsonRpcError, RxmcpErrorCode } from '../../jsonrpc/errors';
 import type { EventOccurrence } from '../../schema/events';
 
 /**
  * The error an event source ends its subscriptions with (design sketch: the server ends a
  * subscription): a source Observable that errors with it is not followed again. Push streams get
- * `notifications/events/terminated` carrying it and their request answers with it; the next poll
+ * `notifications/events/terminated` carrying it, then their request's final frame; the next poll
  * with a cursor answers with it; webhook subscriptions get a signed `terminated` body and end. The
  * feed is released, so a later subscription follows the source anew. Any other error a source
  * fails with is recoverable: the feed follows it again after `retryMs`.
@@ -23,6 +23,7 @@ import type { EventOccurrence } from '../../schema/events';
  * }))))
  */
 export class EventsTerminated extends JsonRpcError {
+  override readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.EventsTerminated;
   override readonly name: string = 'EventsTerminated';
 }
 
