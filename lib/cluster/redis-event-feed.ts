@@ -8,8 +8,8 @@
  * source when its leader died or let go; the leader lets go when nobody wants the feed any more.
  */
 import type { Logger } from 'pino';
-import type { SchedulerLike, Subscription } from '../rx/rxjs';
-import type { TimerAction } from '../operators/timer-scheduler';
+import type { Subscription } from '../rx/rxjs';
+import { unrefd } from '../operators/timer-scheduler';
 import { JsonRpcError } from '../jsonrpc/errors';
 import { EventsTerminated } from '../server/events/event-feed';
 import type { EventEmission, FeedListener, FeedListening, FeedRead } from '../server/events/event-feed';
@@ -34,13 +34,6 @@ export interface FeedStoreContext {
 function afterOf(cursor: string | null): number {
   const asked = cursor === null ? -1 : Number(cursor);
   return Number.isSafeInteger(asked) && asked >= 0 ? asked : -1;
-}
-
-/** Runs `work` after `delay`, keeping no process alive for it. */
-export function unrefd(scheduler: SchedulerLike, work: () => void, delay: number): Subscription {
-  const action = scheduler.schedule(work, delay);
-  (action as Partial<TimerAction>).unref?.();
-  return action;
 }
 
 export class RedisEventFeed implements SharedFeed {

@@ -21,7 +21,7 @@ import type {
   WebhookSubscribeRequest,
   WebhookSubscriptionStore,
 } from '../server/events/webhook-store';
-import { unrefd } from './redis-event-feed';
+import { unrefd } from '../operators/timer-scheduler';
 import type { RedisConnection } from './redis-connection';
 import { CLAIM, RELEASE, RENEW, SAVE, staticPartOf, SUBSCRIBE, UNSUBSCRIBE, recordOf } from './webhook-scripts';
 

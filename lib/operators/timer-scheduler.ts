@@ -79,3 +79,14 @@ export const timerScheduler: TimerScheduler = {
     return action;
   },
 };
+
+/**
+ * Runs `work` after `delay` on `scheduler`, keeping no process alive for it where the scheduler's
+ * actions can let go of their timer (see {@link TimerAction}): for leases, renewals and polls that
+ * go on only while something else keeps the process running.
+ */
+export function unrefd(scheduler: SchedulerLike, work: () => void, delay: number): Subscription {
+  const action = scheduler.schedule(work, delay);
+  (action as Partial<TimerAction>).unref?.();
+  return action;
+}

@@ -5,6 +5,7 @@
  * by the poll loop the SDK runs (`events/poll` at the interval the server asks for, at once while
  * more wait), so that the model only ever sees occurrences.
  */
+import { isRecord } from '../../base/objects';
 import { asyncScheduler, defer, firstValueFrom, from, Observable, switchMap } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { CapabilityNotSupportedError, ProtocolError } from '../../jsonrpc/errors';
@@ -85,15 +86,12 @@ export interface EventsClient {
   follow(name: string, args?: Record<string, unknown>, options?: FollowEventsOptions): Observable<EventOccurrence>;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A poll's answer as checked on arrival. */
 function readPoll(result: Record<string, unknown>): EventPollResult {
   const { events, cursor, truncated, hasMore, nextPollMs } = result;
   const valid =
     Array.isArray(events) &&
-    events.every((event) => isObject(event) && typeof event.eventId === 'string' && isObject(event.data)) &&
+    events.every((event) => isRecord(event) && typeof event.eventId === 'string' && isRecord(event.data)) &&
     (cursor === null || typeof cursor === 'string') &&
     (nextPollMs === undefined || (typeof nextPollMs === 'number' && nextPollMs >= 0));
   if (!valid) throw new ProtocolError('events/poll returned no valid poll result');

@@ -3,6 +3,7 @@
  * request, its notifications turned into occurrences, its cursor kept, and a stream that is silent
  * for more than twice the heartbeat interval opened again from the last cursor.
  */
+import { isRecord } from '../../base/objects';
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
@@ -30,12 +31,9 @@ export interface PushFollow {
   readonly onStreamError?: (error: JsonRpcError) => void;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The error a `terminated` or `error` notification carries. */
 function errorOf(params: Record<string, unknown>): JsonRpcError {
-  const error = isObject(params.error) ? params.error : {};
+  const error = isRecord(params.error) ? params.error : {};
   const code = typeof error.code === 'number' ? error.code : -32603;
   return new JsonRpcError(code, typeof error.message === 'string' ? error.message : 'event stream error', error.data);
 }
@@ -43,7 +41,7 @@ function errorOf(params: Record<string, unknown>): JsonRpcError {
 /** An occurrence as the stream sent it, without the stream's `_meta`. */
 function occurrenceOf(params: Record<string, unknown>): EventOccurrence {
   const { _meta: _ignored, ...occurrence } = params;
-  if (typeof occurrence.eventId !== 'string' || !isObject(occurrence.data))
+  if (typeof occurrence.eventId !== 'string' || !isRecord(occurrence.data))
     throw new ProtocolError('notifications/events/event carried no valid occurrence');
   return occurrence as unknown as EventOccurrence;
 }

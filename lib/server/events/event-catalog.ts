@@ -3,6 +3,7 @@
  * mode: the checks of a subscription's params (design sketch: Error Codes), and one feed per
  * caller, event type and arguments (the sketch's lease key), bounded in number.
  */
+import { isRecord } from '../../base/objects';
 import type { Observable, SchedulerLike } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode } from '../../schema/events';
@@ -65,14 +66,10 @@ export interface CatalogLimits {
   readonly store: EventFeedStore | undefined;
 }
 
-/** Whether `value` is a plain JSON object. */
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A stable text for JSON values: object keys sorted, so that equal arguments name one feed. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value))
+  if (isRecord(value))
     return `{${Object.keys(value)
       .sort()
       .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
@@ -116,7 +113,7 @@ export class EventCatalog {
     const definition = this.byName.get(name);
     if (!definition)
       throw new JsonRpcError(EventErrorCode.NotFound, `No event type named ${JSON.stringify(name)}`, { kind: 'event' });
-    if (!isObject(args)) throw JsonRpcError.invalidParams(`${method}: arguments must be an object`);
+    if (!isRecord(args)) throw JsonRpcError.invalidParams(`${method}: arguments must be an object`);
     if (cursor !== null && typeof cursor !== 'string')
       throw JsonRpcError.invalidParams(`${method}: cursor must be a string or null`);
     if (maxAgeMs !== undefined && !(typeof maxAgeMs === 'number' && Number.isFinite(maxAgeMs) && maxAgeMs >= 0))

@@ -6,7 +6,7 @@
  * length while nobody listens.
  */
 import type { Observable, SchedulerLike, Subscription } from '../../rx/rxjs';
-import type { TimerAction } from '../../operators/timer-scheduler';
+import { unrefd } from '../../operators/timer-scheduler';
 import { JsonRpcError, RxmcpErrorCode } from '../../jsonrpc/errors';
 import type { EventOccurrence } from '../../schema/events';
 
@@ -181,13 +181,16 @@ export class EventFeed {
   private renewLease(): void {
     this.lease?.unsubscribe();
     if (this.listeners.size > 0) return;
-    this.lease = this.options.scheduler.schedule(() => {
-      if (this.listeners.size > 0) return;
-      this.close();
-      this.options.onIdle();
-    }, this.options.leaseMs);
     // A lease never keeps the process alive by itself.
-    (this.lease as Partial<TimerAction>).unref?.();
+    this.lease = unrefd(
+      this.options.scheduler,
+      () => {
+        if (this.listeners.size > 0) return;
+        this.close();
+        this.options.onIdle();
+      },
+      this.options.leaseMs,
+    );
   }
 
   private follow(): void {

@@ -3,13 +3,14 @@
  * shares, in this process's memory or in a cluster's: who the caller is, the delivery target, the
  * secret, the TTL granted, and the subscription key (design sketch: Subscription Identity).
  */
+import { isRecord } from '../../base/objects';
 import { nodeCrypto } from '../../base/node-builtins';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode, EventMethod } from '../../schema/events';
 import { webhookSecretKey } from '../../schema/webhook-signature';
 import { principalOf } from '../../transport/transport';
 import type { ServerContext } from '../server-context';
-import { canonical, isObject } from './event-catalog';
+import { canonical } from './event-catalog';
 import type { EventCatalog, SubscriptionParams } from './event-catalog';
 import type { DeliveryLimits } from './webhook-delivery';
 import { refusedUrl } from './webhook-target';
@@ -91,7 +92,7 @@ function callerOf(limits: SubscriptionLimits, context: ServerContext): string {
 
 function deliveryOf(limits: SubscriptionLimits, params: Record<string, unknown>): { url: string; secret: unknown } {
   const { delivery } = params;
-  if (!isObject(delivery) || typeof delivery.url !== 'string')
+  if (!isRecord(delivery) || typeof delivery.url !== 'string')
     throw JsonRpcError.invalidParams('delivery.url is required');
   if (delivery.mode !== undefined && delivery.mode !== 'webhook')
     throw JsonRpcError.invalidParams('delivery.mode must be webhook');
