@@ -1,4 +1,4 @@
-import { Observable, Subject } from 'rxjs';
+import type { Observable, Subject } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { TaskEvent } from '../../lib/client/tasks/task-follower';
@@ -15,6 +15,7 @@ import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-tran
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';
 import { eventually } from '../support/until';
+import { drivenHandler } from '../support/driven-tool';
 
 // Partial results of a task of the 2026-07-28 tasks extension, in a cluster: the pieces a task keeps
 // are part of its record, so with the tasks in Redis a `tasks/get` answered by another process
@@ -59,15 +60,7 @@ describe('partial results of a 2026-07-28 task kept in Redis', () => {
       name: 'write',
       description: 'writes what the test pushes',
       execution: { taskSupport: 'optional' },
-      handler: () =>
-        new Observable<never>((subscriber) => {
-          const run = new Subject<unknown>();
-          runs.push(run);
-          return run.subscribe({
-            next: (value) => subscriber.next(value as never),
-            complete: () => subscriber.complete(),
-          });
-        }),
+      handler: drivenHandler(runs),
     });
     servers.push(server);
     return server;

@@ -1,4 +1,5 @@
-import { concat, Observable, of, Subject } from 'rxjs';
+import type { Observable, Subject } from 'rxjs';
+import { concat, defer, of } from 'rxjs';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import type { ToolCallEvent } from '../../lib/client/tool-call';
@@ -12,6 +13,7 @@ import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import type { TasksOptions } from '../../lib/server/tasks/tasks-options';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { drivenHandler } from '../support/driven-tool';
 
 // Partial tool results (SEP-2998, as drafted) of a call that runs as a task of the 2026-07-28 tasks
 // extension. The call is answered with the task's handle and no session carries notifications, so
@@ -41,16 +43,7 @@ function writer(tasks: TasksOptions = {}, withExtension = true): Writer {
     name: 'write',
     description: 'writes what the test pushes',
     execution: { taskSupport: 'optional' },
-    handler: () =>
-      new Observable<never>((subscriber) => {
-        const run = new Subject<unknown>();
-        runs.push(run);
-        return run.subscribe({
-          next: (value) => subscriber.next(value as never),
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => subscriber.complete(),
-        });
-      }),
+    handler: drivenHandler(runs),
   });
   return { server, runs };
 }
@@ -113,18 +106,7 @@ function warmUp(server: McpServer, runs: Subject<unknown>[]): void {
     description: 'two pieces with the request, then a task',
     execution: { taskSupport: 'optional' },
     taskStart: 'signalled',
-    handler: () =>
-      concat(
-        of(piece('early-0'), piece('early-1'), startTask()),
-        new Observable<never>((subscriber) => {
-          const run = new Subject<unknown>();
-          runs.push(run);
-          return run.subscribe({
-            next: (value) => subscriber.next(value as never),
-            complete: () => subscriber.complete(),
-          });
-        }),
-      ),
+    handler: () => concat(of(piece('early-0'), piece('early-1'), startTask()), defer(drivenHandler(runs))),
   });
 }
 

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { concat, Observable, of, Subject } from 'rxjs';
+import type { Subject } from 'rxjs';
+import { concat, of } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
@@ -15,6 +16,7 @@ import { createStreamableHttpClientTransport } from '../../lib/transport/http-cl
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { eventually } from '../support/until';
+import { drivenHandler } from '../support/driven-tool';
 
 // Partial tool results of a task of the 2026-07-28 tasks extension (SEP-2998 pieces kept with the
 // task, given by `tasks/get` to a caller that declared them), and the official TypeScript SDK v2
@@ -62,15 +64,7 @@ describe('partial results of a 2026-07-28 task, and the official SDK v2 client, 
       name: 'write',
       description: 'writes what the test pushes',
       execution: { taskSupport: 'optional' },
-      handler: () =>
-        new Observable<never>((subscriber) => {
-          const run = new Subject<unknown>();
-          runs.push(run);
-          return run.subscribe({
-            next: (value) => subscriber.next(value as never),
-            complete: () => subscriber.complete(),
-          });
-        }),
+      handler: drivenHandler(runs),
     });
     server.tool({
       name: 'spell',
