@@ -302,8 +302,8 @@ export { SKILLS_EXTENSION, skillDigest } from './schema/skills';
 export type { SkillEntry, SkillFile, ListSkillsResult, GetSkillResult } from './schema/skills';
 export { FrontmatterError, parseSkillDocument, type SkillDocument } from './validation/skill-frontmatter';
 export type { ExtensionMap, ExtensionSettings } from './schema/extensions';
-export { clientExtension, clientSupportsExtension } from './server/extensions';
-export type { ExtensionHandler, ServerExtension } from './server/extensions';
+export { clientExtension, clientSupportsExtension, ExtensionListChanges } from './server/extensions';
+export type { ExtensionHandler, ListedSession, ListenedList, ServerExtension } from './server/extensions';
 export { loadSkillFolder, type SkillDefinition } from './server/skills/skill-catalog';
 export { serveSkills, type ServedSkills, type SkillsOptions } from './server/skills/skills-extension';
 export { appsMiddleware, clientSupportsApps, serveApps, UI_EXTENSION, UI_MIME_TYPE } from './server/apps';
@@ -318,7 +318,7 @@ export type {
 } from './server/apps';
 export { serverExtension, serverExtensions, serverSupportsExtension } from './client/extensions';
 export { SkillVerificationError, skillsClient } from './client/skills/skills-client';
-export { EVENTS_EXTENSION, EventErrorCode, EventMethod } from './schema/events';
+export { EVENTS_EXTENSION, EVENTS_LIST_CHANGED_KEY, EventErrorCode, EventMethod } from './schema/events';
 export type {
   EventDeliveryMode,
   EventOccurrence,
@@ -330,7 +330,7 @@ export type {
   WebhookDeliveryStatus,
   WebhookErrorCategory,
 } from './schema/events';
-export { events } from './server/events/events-extension';
+export { events, type EventsExtension } from './server/events/events-extension';
 export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from './server/events/events-extension';
 export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './schema/webhook-signature';
 export type { VerifyWebhookOptions, WebhookVerification } from './schema/webhook-signature';

@@ -245,6 +245,15 @@ export interface McpClient {
    */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Observable<ToolCallEvent>;
 
+  /**
+   * Each time the server says one of its lists changed with notification `method` (an
+   * extension's, such as `notifications/events/list_changed`): in a modern revision heard on a
+   * `subscriptions/listen` stream whose filter asks for `filterKey`, open while anyone is
+   * subscribed, which also emits once the server acknowledged the key (a refresh then covers what
+   * changed before). Hot; completes when the connection closes.
+   */
+  listChanges(method: string, filterKey: string): Observable<unknown>;
+
   /** Like `tools$`, for resources (refreshed on `notifications/resources/list_changed`). */
   readonly resources$: Observable<readonly Resource[]>;
   /** Like `tools$`, for resource templates (refreshed on `notifications/resources/list_changed`). */

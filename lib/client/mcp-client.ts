@@ -355,19 +355,16 @@ export class Client implements McpClient, ToolCallContext {
     fetch: () => Observable<T[]>,
     topic: ListenTopic & string,
   ): Observable<readonly T[]> {
-    const notification = `notifications/${topic.replace('ListChanged', '')}/list_changed`;
-    const changed$ = this.modern
-      ? merge(
-          this.notified(notification),
-          // Listening starts with the acknowledgement: the refresh then covers changes made before it.
-          this.hub.watch(topic).pipe(filter((event) => event.kind === 'listening')),
-        )
-      : this.notified(notification);
-    return cachedList({
-      fetch,
-      changed$,
-      ...(this.modern ? { freshUntil: () => this.freshness.until(method), scheduler: this.options.scheduler } : {}),
-    });
+    const changed$ = this.listChanges(`notifications/${topic.replace('ListChanged', '')}/list_changed`, topic);
+    const fresh = this.modern && { freshUntil: () => this.freshness.until(method), scheduler: this.options.scheduler };
+    return cachedList({ fetch, changed$, ...fresh });
+  }
+
+  listChanges(method: string, filterKey: string): Observable<unknown> {
+    if (!this.modern) return this.notified(method);
+    // Listening starts with the acknowledgement: the refresh then covers changes made before it.
+    const listening$ = this.hub.watch(filterKey).pipe(filter((event) => event.kind === 'listening'));
+    return merge(this.notified(method), listening$);
   }
 
   private notified(method: string): Observable<JsonRpcNotification> {

@@ -12,9 +12,11 @@ import type { JsonRpcNotification } from '../jsonrpc/message';
 import { META } from '../connection/modern';
 import type { MessageParams } from '../schema/request-meta';
 
-/** What a watcher waits for: a list's changes, or one resource's updates. */
-export type ListenTopic =
-  'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged' | { readonly resource: string };
+/**
+ * What a watcher waits for: a list's changes (a filter key of the revision, or one an extension
+ * adds, such as `eventsListChanged`), or one resource's updates.
+ */
+export type ListenTopic = string | { readonly resource: string };
 
 /** The news a topic's watchers get from the hub. */
 export type TopicEvent =
@@ -35,9 +37,8 @@ export interface SubscriptionHubDeps {
 }
 
 interface SubscriptionFilter {
-  toolsListChanged?: true;
-  promptsListChanged?: true;
-  resourcesListChanged?: true;
+  /** A list's changes: `toolsListChanged`, `eventsListChanged`. */
+  [flag: string]: true | string[] | undefined;
   resourceSubscriptions?: string[];
 }
 
@@ -57,7 +58,7 @@ function filterOf(keys: Iterable<string>): SubscriptionFilter {
   const out: SubscriptionFilter = {};
   for (const key of keys) {
     if (key.startsWith('resource:')) (out.resourceSubscriptions ??= []).push(key.slice('resource:'.length));
-    else out[key as 'toolsListChanged'] = true;
+    else out[key] = true;
   }
   return out;
 }
@@ -67,8 +68,7 @@ function keysOf(notifications: unknown): Set<string> {
   const keys = new Set<string>();
   if (typeof notifications !== 'object' || notifications === null) return keys;
   const ack = notifications as Record<string, unknown>;
-  for (const flag of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
-    if (ack[flag] === true) keys.add(flag);
+  for (const [flag, agreed] of Object.entries(ack)) if (agreed === true) keys.add(flag);
   if (Array.isArray(ack.resourceSubscriptions)) {
     for (const uri of ack.resourceSubscriptions) if (typeof uri === 'string') keys.add(`resource:${uri}`);
   }

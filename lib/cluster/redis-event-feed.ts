@@ -106,6 +106,19 @@ export class RedisEventFeed implements SharedFeed {
     });
   }
 
+  /**
+   * Ends the feed's subscriptions with `error` (its event type is no longer served, or changed):
+   * when this process follows the source, it lets it go and writes the termination every process
+   * reads; otherwise the process that follows it does so when it serves the change too.
+   */
+  end(error: EventsTerminated): void {
+    if (!this.leading) return;
+    this.source?.unsubscribe();
+    this.retry?.unsubscribe();
+    this.source = this.retry = undefined;
+    this.terminate(error);
+  }
+
   /** Stops following and reading, and gives the lead up, so that another process takes it at once. */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();

@@ -78,7 +78,7 @@ export { SKILLS_EXTENSION, skillDigest } from '../schema/skills';
 export type { SkillEntry, SkillFile } from '../schema/skills';
 export { serverExtension, serverExtensions, serverSupportsExtension } from '../client/extensions';
 export { SkillVerificationError, skillsClient } from '../client/skills/skills-client';
-export { EVENTS_EXTENSION } from '../schema/events';
+export { EVENTS_EXTENSION, EVENTS_LIST_CHANGED_KEY } from '../schema/events';
 export type { EventOccurrence, EventPollResult, EventType } from '../schema/events';
 export { eventsClient } from '../client/events/events-client';
 export type { EventsClient, FollowEventsOptions, WebhookFollowOptions } from '../client/events/events-client';

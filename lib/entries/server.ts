@@ -115,9 +115,9 @@ export { serverTracing } from '../server/telemetry';
 
 // Extensions: skills (SEP-2640) and MCP Apps
 export { SKILLS_EXTENSION, skillDigest } from '../schema/skills';
-export { EVENTS_EXTENSION } from '../schema/events';
+export { EVENTS_EXTENSION, EVENTS_LIST_CHANGED_KEY } from '../schema/events';
 export type { EventOccurrence, EventType } from '../schema/events';
-export { events } from '../server/events/events-extension';
+export { events, type EventsExtension } from '../server/events/events-extension';
 export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from '../server/events/events-extension';
 export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from '../schema/webhook-signature';
 export type { VerifyWebhookOptions, WebhookVerification } from '../schema/webhook-signature';
@@ -127,7 +127,8 @@ export { FrontmatterError, parseSkillDocument } from '../validation/skill-frontm
 export type { SkillDocument } from '../validation/skill-frontmatter';
 export type { ExtensionMap, ExtensionSettings } from '../schema/extensions';
 export { clientExtension, clientSupportsExtension } from '../server/extensions';
-export type { ExtensionHandler, ServerExtension } from '../server/extensions';
+export type { ExtensionHandler, ListedSession, ListenedList, ServerExtension } from '../server/extensions';
+export { ExtensionListChanges } from '../server/extension-lists';
 export { loadSkillFolder } from '../server/skills/skill-catalog';
 export type { SkillDefinition } from '../server/skills/skill-catalog';
 export { serveSkills } from '../server/skills/skills-extension';

@@ -4,17 +4,18 @@
  * and each poll, stream and webhook subscription goes to the upstream that owns its type, under
  * the name that upstream knows; the occurrences it answers carry the namespaced name again.
  */
-import { catchError, forkJoin, map, of, take, throwError } from '../rx/rxjs';
-import type { Observable } from '../rx/rxjs';
+import { catchError, filter, forkJoin, map, Observable, of, take, throwError } from '../rx/rxjs';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { passParamsThrough } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { McpClient } from '../client/client-api';
 import { EventErrorCode, EventMethod } from '../schema/events';
+import { META } from '../schema/request-meta';
 import { declared } from './aggregate-catalog';
 import type { Member } from './aggregate-catalog';
 import type { Routing } from './aggregate-handlers';
-import { clientDeclaresEvents, declaredEvents, relayStream } from './events-relay';
+import { clientDeclaresEvents, declaredEvents } from './event-declarations';
+import { relayStream } from './events-relay';
 import { forwardedParams, forwardRequest } from './forward';
 import type { DownstreamSession, FrontHandler } from './front';
 
@@ -22,6 +23,7 @@ type Params = Record<string, unknown>;
 
 /** What routes one request about an event type: its upstream's client, and the names both ways. */
 interface Routed {
+  readonly member: Member;
   readonly client: McpClient;
   /** The params as the upstream knows them: its own name for the type. */
   readonly sent: Params;
@@ -85,7 +87,7 @@ function routedBy(
       // Off on the upstream hop unless the aggregate's client of it declared events too.
       if (!clientDeclaresEvents(link.client)) return throwError(() => notFound(name));
       const rename = (upstreamName: string) => routing.names.name(member.key, upstreamName);
-      return send({ client: link.client, sent: { ...params, name: local }, rename }, params, context, owner);
+      return send({ member, client: link.client, sent: { ...params, name: local }, rename }, params, context, owner);
     });
   };
   return passParamsThrough(handler);
@@ -125,6 +127,30 @@ function listEvents(
   );
 }
 
+/**
+ * Ends a relayed stream when its upstream leaves the aggregate, as a server ends the streams of a
+ * type it no longer serves (design sketch: List changes and type removal): `terminated` with
+ * -32011, then the request's final frame; the upstream stream is cancelled.
+ */
+function untilLeft(
+  routing: Routing,
+  member: Member,
+  name: unknown,
+  context: RequestContext,
+): (stream$: Observable<HandlerResult>) => Observable<HandlerResult> {
+  return (stream$) =>
+    new Observable<HandlerResult>((subscriber) => {
+      const gone = routing.left.pipe(filter((each) => each === member)).subscribe(() => {
+        const error = notFound(name).toJSON();
+        context.notify(EventMethod.Terminated, { error, _meta: { [META.subscriptionId]: context.requestId } });
+        subscriber.next({ _meta: {} });
+        subscriber.complete();
+      });
+      subscriber.add(gone);
+      subscriber.add(stream$.subscribe(subscriber));
+    });
+}
+
 /** The aggregate's handlers of the events methods. */
 export function aggregateEventHandlers(routing: Routing): Record<string, FrontHandler> {
   const { requestTimeoutMs, router } = routing.options;
@@ -152,8 +178,10 @@ export function aggregateEventHandlers(routing: Routing): Record<string, FrontHa
         map((result) => renamePoll(result, routed.rename)),
       ),
     ),
-    [EventMethod.Stream]: routedBy(routing, (routed, _params, context) =>
-      relayStream(routed.client, routed.sent, context, (params) => renameOccurrence(params, routed.rename) as Params),
+    [EventMethod.Stream]: routedBy(routing, (routed, params, context) =>
+      relayStream(routed.client, routed.sent, context, (sent) => renameOccurrence(sent, routed.rename) as Params).pipe(
+        untilLeft(routing, routed.member, params.name, context),
+      ),
     ),
     [EventMethod.Subscribe]: routedBy(routing, (routed, params, context, owner) =>
       forward(EventMethod.Subscribe, routed, params, context, owner),

@@ -27,6 +27,8 @@ export interface Routing {
   names: Namespaces;
   readonly options: AggregateOptions;
   readonly logger: Logger;
+  /** Each member as it leaves (a reconfiguration dropped or replaced it). */
+  readonly left: Observable<Member>;
 }
 
 const asker = (context: RequestContext | undefined, owner: DownstreamSession | undefined): Asker => ({

@@ -22,7 +22,7 @@ import type { NormalizedUpstream, UpstreamEntry } from './upstream-source';
 import type { AggregateOptions } from './aggregate-options';
 import { aggregateHandlers, updatesOf } from './aggregate-handlers';
 import { aggregateEventHandlers } from './aggregate-events';
-import { declaredEvents, mergedEvents } from './events-relay';
+import { declaredEvents, mergedEvents } from './event-declarations';
 import { EVENTS_EXTENSION } from '../schema/events';
 import type { Routing } from './aggregate-handlers';
 
@@ -70,7 +70,8 @@ export function aggregate(
   const logger = childLogger(options.logger, { component: 'aggregate' });
   const entries = Object.entries(upstreams).map(([key, entry]) => [key, normalizeUpstream(key, entry)] as const);
   const members: Member[] = [];
-  const routing: Routing = { members, names: namespacesOf(entries, options), options, logger };
+  const left = new Subject<Member>();
+  const routing: Routing = { members, names: namespacesOf(entries, options), options, logger, left };
   const transports = new WeakMap<Connection, Transport>();
   const closing = new Subject<void>();
   const handlers = { ...aggregateHandlers(routing), ...aggregateEventHandlers(routing) };
@@ -124,7 +125,11 @@ export function aggregate(
       const old = new Map(members.map((member) => [member.key, member]));
       members.splice(0, members.length, ...normalized.map(([key]) => made.get(key) ?? old.get(key)!));
       routing.names = names;
-      for (const [key, member] of old) if (made.has(key) || !(key in next)) member.links.close();
+      for (const [key, member] of old)
+        if (made.has(key) || !(key in next)) {
+          member.links.close();
+          left.next(member);
+        }
       listsChanged(front);
     },
     connect: (transport) => {

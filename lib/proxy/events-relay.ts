@@ -1,6 +1,6 @@
 /**
  * Events through a proxy (the triggers and events extension's design sketch of 2026-02-19;
- * experimental): what a proxy declares of its upstream's events, the requests it forwards as they
+ * experimental): the requests it forwards as they
  * are (`events/list`, `events/poll`, `events/subscribe`, `events/unsubscribe`), and the relay of a
  * push stream: a downstream `events/stream` becomes one upstream `events/stream` of the proxy's
  * client, whose notifications reach the caller under the caller's own subscription id.
@@ -10,41 +10,10 @@ import type { HandlerResult, RequestContext, RequestHandler } from '../connectio
 import { passParamsThrough } from '../connection/dispatcher';
 import type { McpClient } from '../client/client-api';
 import { pushRouterOf } from '../client/events/push-router';
-import { declaredExtensions } from '../schema/extensions';
-import { EVENTS_EXTENSION, EventMethod } from '../schema/events';
-import type { EventDeliveryMode, EventsSettings } from '../schema/events';
+import { EventMethod } from '../schema/events';
 import { META } from '../schema/request-meta';
 import type { ProxyRouter } from './proxy-router';
 import { forwardedMeta, forwardedParams, forwardTo } from './forward';
-
-/** The events settings an upstream declared (`capabilities.extensions` or `experimental`), or undefined. */
-export function declaredEvents(capabilities: unknown): EventsSettings | undefined {
-  const settings = declaredExtensions(capabilities as Record<string, unknown> | undefined)[EVENTS_EXTENSION];
-  return settings as EventsSettings | undefined;
-}
-
-/** Whether `client` declared the events extension to its server: events are off on that hop otherwise. */
-export function clientDeclaresEvents(client: McpClient): boolean {
-  return declaredEvents(client.connection.capabilities()) !== undefined;
-}
-
-const MODES: readonly EventDeliveryMode[] = ['poll', 'push', 'webhook'];
-
-/**
- * The events settings to declare for several upstreams at once (an aggregate): every delivery mode
- * one of them serves, and the longest heartbeat interval, so that a client never takes the
- * slowest upstream's quiet stream for a dead one. Undefined when none declared events.
- */
-export function mergedEvents(declared: ReadonlyArray<EventsSettings | undefined>): EventsSettings | undefined {
-  const present = declared.filter((settings): settings is EventsSettings => settings !== undefined);
-  if (present.length === 0) return undefined;
-  const served = new Set<EventDeliveryMode>(present.flatMap((settings) => settings.delivery ?? ['poll' as const]));
-  const beats = present.flatMap((settings) => (settings.heartbeatMs === undefined ? [] : [settings.heartbeatMs]));
-  return {
-    delivery: MODES.filter((mode) => served.has(mode)),
-    ...(beats.length > 0 ? { heartbeatMs: Math.max(...beats) } : {}),
-  };
-}
 
 /** The params of a stream's notification as the caller gets it: its own request id as the subscription id. */
 function underCaller(params: Record<string, unknown>, requestId: RequestContext['requestId']): Record<string, unknown> {

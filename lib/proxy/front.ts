@@ -13,6 +13,7 @@ import { placeExtensions } from '../schema/extensions';
 import type { ModernReceiver, Transport } from '../transport/transport';
 import type { ServerMiddleware } from '../server/middleware';
 import { withFrontMiddleware } from './front-middleware';
+import { mayTell } from './event-declarations';
 
 /** A server definition that serves what upstream MCP servers offer, to any number of clients. */
 export interface McpProxy {
@@ -125,7 +126,8 @@ export class Front implements McpProxy {
   broadcast(method: string): void {
     this.broadcasts.next(method);
     for (const session of this.downstream) {
-      if (session.connection.state === 'operating') session.connection.notify(method);
+      if (session.connection.state === 'operating' && mayTell(session.connection, method))
+        session.connection.notify(method);
     }
   }
 

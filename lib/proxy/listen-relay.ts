@@ -3,6 +3,8 @@ import type { Observable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { RequestHandler } from '../connection/dispatcher';
 import { createListenHandler } from '../server/listen';
+import { EventMethod } from '../schema/events';
+import { eventsListenList } from './event-declarations';
 
 /** The most resources one `subscriptions/listen` stream through a proxy may follow. */
 const MAX_LISTENED_RESOURCES = 100;
@@ -44,6 +46,7 @@ export function listenRelay(sources: ListenRelaySources): RequestHandler {
     },
     updates: new Subject<string>(),
     closing: sources.closing,
+    extensionLists: [eventsListenList(changed(EventMethod.ListChanged), sources.capabilities)],
     maxSubscriptions: MAX_LISTENED_RESOURCES,
     logger: sources.logger,
   });

@@ -6,6 +6,7 @@ import type { McpClient } from '../client/client-api';
 import type { DownstreamSession } from './front';
 import { tellRootsChanged } from './forward';
 import { closedUnder, connection, listsChanged, openLink, unavailable } from './upstream-links';
+import { mayTell } from './event-declarations';
 import type { Link, LinkSetup, OpenLink, UpstreamLinks, UpstreamSink } from './upstream-links';
 import { downstreamInfo } from './upstream-source';
 import type { UpstreamConnectFunction } from './upstream-source';
@@ -32,7 +33,8 @@ const levelRank = new Map<string, number>(LOG_LEVELS.map((level, index) => [leve
 function sessionSink(session: DownstreamSession): UpstreamSink {
   return {
     broadcast: (method) => {
-      if (session.connection.state === 'operating') session.connection.notify(method);
+      if (session.connection.state === 'operating' && mayTell(session.connection, method))
+        session.connection.notify(method);
     },
     log: (message) => {
       const rank = levelRank.get(message.level) ?? 0;

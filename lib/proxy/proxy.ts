@@ -12,7 +12,8 @@ import type { McpProxy } from './front';
 import type { ProxyRouter } from './proxy-router';
 import type { ServerMiddleware } from '../server/middleware';
 import { listenRelay } from './listen-relay';
-import { clientDeclaresEvents, declaredEvents, eventHandlers } from './events-relay';
+import { clientDeclaresEvents, declaredEvents, eventTypeChanges } from './event-declarations';
+import { eventHandlers } from './events-relay';
 import { EVENTS_EXTENSION } from '../schema/events';
 import { SubscriptionRelay } from './subscription-relay';
 
@@ -181,6 +182,7 @@ export function watchUpstream(
     follow(upstream.resources$, 'notifications/resources/list_changed');
     follow(upstream.resourceTemplates$, 'notifications/resources/list_changed');
   }
+  changes.push(eventTypeChanges(upstream));
   const subscription = merge(...changes).subscribe((method) => front.broadcast(method));
   subscription.add(
     upstream.logMessages$.subscribe((message) =>

@@ -72,7 +72,8 @@ export interface UpstreamLinks {
   close(): void;
 }
 
-const LIST_CHANGES = ['tools', 'prompts', 'resources'].map((list) => `notifications/${list}/list_changed`);
+// The events one reaches only the clients told of events (see `mayTell`).
+const LIST_CHANGES = ['tools', 'prompts', 'resources', 'events'].map((list) => `notifications/${list}/list_changed`);
 
 /** Tells `sink` that every list may have changed: the upstream's entries came or went. */
 export function listsChanged(sink: UpstreamSink): void {

@@ -20,7 +20,16 @@ export type EventDeliveryMode = 'poll' | 'push' | 'webhook';
 export interface EventsSettings {
   readonly delivery?: readonly EventDeliveryMode[];
   readonly heartbeatMs?: number;
+  /** The server tells when its event types change (`notifications/events/list_changed`; design sketch). */
+  readonly listChanged?: boolean;
 }
+
+/**
+ * The `subscriptions/listen` filter key under which a client of a modern revision asks for
+ * `notifications/events/list_changed` (an rxmcp addition: the sketch names no key, and the
+ * revision's filter takes keys beyond its own; the acknowledgement says whether it is honoured).
+ */
+export const EVENTS_LIST_CHANGED_KEY = 'eventsListChanged';
 
 /** The methods and notifications of events (design sketch: Subscribing and Event Delivery). */
 export const EventMethod = {
@@ -39,6 +48,8 @@ export const EventMethod = {
   Error: 'notifications/events/error',
   /** The subscription ended (e.g. authorization revoked). */
   Terminated: 'notifications/events/terminated',
+  /** The set of event types, or one's descriptor, changed: call `events/list` again. */
+  ListChanged: 'notifications/events/list_changed',
 } as const;
 
 /** One event type a server declares (`events/list`). */

@@ -9,6 +9,7 @@
 import type { HandlerOutput, HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { declaredExtensions, isExtensionId } from '../schema/extensions';
 import type { ExtensionMap, ExtensionSettings } from '../schema/extensions';
+import type { ExtensionListChanges } from './extension-lists';
 import type { ServerMiddleware } from './middleware';
 import { contextOf } from './request-contexts';
 import type { ServerContext } from './server-context';
@@ -38,7 +39,14 @@ export interface ServerExtension {
    * core results what the extension added, for clients that did not declare it.
    */
   readonly middleware?: ServerMiddleware;
+  /**
+   * A list the extension serves that changes at runtime (its `events/list`): each
+   * `changed()` is told to every client that declared the extension (see `ExtensionListChanges`).
+   */
+  readonly listChanged?: ExtensionListChanges;
 }
+
+export { ExtensionListChanges, type ListedSession, type ListenedList } from './extension-lists';
 
 /** The extensions a client declared, as the request's context says (its session, or the request's `_meta`). */
 export function clientExtensions(context: Pick<ServerContext, 'clientCapabilities'>): ExtensionMap {

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { HandlerOutput, HandlerResult, RequestContext } from '../connection/dispatcher';
 import type { FailurePolicy } from './handler-failures';
+import type { ListenedList } from './extension-lists';
 import type { ListenSources } from './listen';
 import type { PromptRegistry } from './prompt-registry';
 import type { ResourceRegistry } from './resource-registry';
@@ -24,6 +25,8 @@ export interface HandlerParts extends ListenSources {
   readonly logger: Logger;
   /** How a completion handler's unexpected failure is answered and logged. */
   readonly failures: FailurePolicy;
+  /** Made when the first extension with a changing list is served. */
+  extensionLists: ListenedList[] | undefined;
   /** The context of a request that asks its client for nothing. */
   withSession(context: RequestContext, session: unknown): ServerContext;
   /** Runs work that may ask its client for input (requests in a session, input rounds when modern). */

@@ -7,6 +7,7 @@ import type { HandlerResult, RequestContext } from '../connection/dispatcher';
 import { META } from '../connection/modern';
 import { ErrorCode, JsonRpcError } from '../jsonrpc/errors';
 import { principalOf } from '../transport/transport';
+import type { ListenedList } from './extension-lists';
 
 /**
  * How many `subscriptions/listen` streams each principal holds open, against a bound: each stream
@@ -59,6 +60,8 @@ export interface ListenSources {
   readonly maxSubscriptions: number;
   /** Bounds the streams each principal holds open (modern requests with `auth`); none without it. */
   readonly listenQuota?: ListenQuota;
+  /** The lists of extensions that change at runtime, followed for their filter keys. */
+  readonly extensionLists?: readonly ListenedList[] | undefined;
   readonly logger: Logger;
 }
 
@@ -107,6 +110,10 @@ export function listenTo(
       deps.resources.resourcesChanged$,
       deps.resources.templatesChanged$,
     );
+    for (const list of deps.extensionLists ?? []) {
+      const following = list.follow(wanted, context.peer?.clientCapabilities, agreed, relay);
+      if (following) subscriptions.add(following);
+    }
     const uris = Array.isArray(wanted.resourceSubscriptions)
       ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))].slice(
           0,

@@ -134,6 +134,7 @@ export function sharedHandlers(
     closing: streams.closing,
     withSession: contextOf,
     withInput: inputRunner(sealer, options.scheduler),
+    extensionLists: undefined,
   };
   const handlers = createRequestHandlers();
   if (!options.tasks) return { handlers, parts };

@@ -218,5 +218,8 @@ class ServerDefinition implements McpServer {
     stack.add(handlers);
     if (extension.middleware !== undefined) stack.use(extension.middleware);
     (sources.extensions ??= {})[extension.id] = { ...extension.settings };
+    const { listChanged } = extension;
+    if (listChanged)
+      (this.open.shared.handlerParts.extensionLists ??= []).push(listChanged.attach(extension.id, this.open.all));
   }
 }

@@ -30,8 +30,11 @@ function pager(name = 'pager') {
     push: { heartbeatMs: 1000 },
   });
   const server = createServer({ name, version: '1.0.0', logging: false, extensions: [extension] });
-  return { server, source, scheduler };
+  return { server, source, scheduler, extension };
 }
+
+/** A second event type, for changes of the set. */
+const resolved = { name: 'incident.resolved', source: () => new Subject<EventEmission>() };
 
 /** A client of `target` in memory, declaring events (push and poll) unless told not to, recording what it receives. */
 async function clientOf(
@@ -84,10 +87,42 @@ describe.each([
     const { caller } = await through();
     const capabilities = caller.client.serverCapabilities as Record<string, unknown>;
     const place = callerRevision === '2026-07-28' ? 'extensions' : 'experimental';
-    expect(capabilities[place]).toEqual({ [EVENTS_EXTENSION]: { delivery: ['poll', 'push'], heartbeatMs: 1000 } });
+    expect(capabilities[place]).toEqual({
+      [EVENTS_EXTENSION]: { delivery: ['poll', 'push'], heartbeatMs: 1000, listChanged: true },
+    });
     expect(await eventsClient(caller.client).list()).toEqual([
       expect.objectContaining({ name: 'incident.created', delivery: ['poll', 'push'] }),
     ]);
+  });
+
+  it('tells the callers that declared events when the upstream’s event types change, and no other', async () => {
+    const { caller, extension, front } = await through();
+    const silent = await clientOf(front, callerRevision, false);
+    clients.push(silent.client);
+    const seen: string[][] = [];
+    const subscription = eventsClient(caller.client).types$.subscribe((types) => seen.push(types.map((t) => t.name)));
+    await until(() => seen.length === 1);
+    extension.setTypes([{ name: 'incident.created', source: () => new Subject<EventEmission>() }, resolved]);
+    await until(() => seen.at(-1)?.length === 2);
+    expect(seen.at(-1)).toEqual(['incident.created', 'incident.resolved']);
+    // The caller heard it in its own revision's way: on its listen stream when modern.
+    const told = framesOf(caller.received, 'notifications/events/list_changed');
+    expect(told.length).toBeGreaterThan(0);
+    if (callerRevision === '2026-07-28') expect(idOf(told[0]!)).toBeDefined();
+    else expect(told[0]!.params).toBeUndefined();
+    expect(framesOf(silent.received, 'notifications/events/list_changed')).toEqual([]);
+    subscription.unsubscribe();
+  });
+
+  it('passes on the termination of a push stream whose event type the upstream removed (-32011)', async () => {
+    const { caller, extension, source } = await through();
+    const failure = firstValueFrom(
+      eventsClient(caller.client).follow('incident.created', {}, { delivery: 'push' }),
+    ).catch((error: unknown) => error);
+    await until(() => source.observed);
+    extension.setTypes([resolved]);
+    expect(await failure).toMatchObject({ code: -32011, data: { kind: 'event' } });
+    expect(framesOf(caller.received, 'notifications/events/terminated')).toHaveLength(1);
   });
 
   it('declares no events when the proxy’s upstream client did not declare them', async () => {
@@ -173,7 +208,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events through aggregate()
     const front = aggregate({ ops: opsUpstream.client, dev: devUpstream.client });
     const caller = await clientOf(front, callerRevision);
     clients.push(opsUpstream.client, devUpstream.client, caller.client);
-    return { ops, dev, opsUpstream, devUpstream, caller };
+    return { ops, dev, opsUpstream, devUpstream, caller, front };
   }
 
   it('lists each upstream’s event types namespaced like tools, and declares what they serve', async () => {
@@ -213,6 +248,25 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events through aggregate()
     await until(() =>
       framesOf(opsUpstream.sent, 'notifications/cancelled').some((frame) => frame.params.requestId === stream.id),
     );
+  });
+
+  it('tells the caller when an upstream’s event types change, and when an upstream leaves', async () => {
+    const { caller, dev, front, opsUpstream } = await two();
+    const seen: string[][] = [];
+    eventsClient(caller.client).types$.subscribe((types) => seen.push(types.map((t) => t.name)));
+    await until(() => seen.length === 1);
+    dev.extension.setTypes([{ name: 'incident.created', source: () => dev.source }, resolved]);
+    await until(() => seen.at(-1)?.length === 3);
+    expect(seen.at(-1)).toEqual(['ops_incident.created', 'dev_incident.created', 'dev_incident.resolved']);
+    const streamed = firstValueFrom(
+      eventsClient(caller.client).follow('dev_incident.created', {}, { delivery: 'push', minPollMs: 10 }),
+    ).catch((error: unknown) => error);
+    await until(() => dev.source.observed);
+    front.reconfigure({ ops: opsUpstream.client });
+    await until(() => seen.at(-1)?.length === 1);
+    expect(seen.at(-1)).toEqual(['ops_incident.created']);
+    // The stream of a type that left with its upstream ends as a removed type's does (terminated, -32011).
+    expect(await streamed).toMatchObject({ code: -32011, data: { kind: 'event' } });
   });
 
   it('answers -32011 for an event type no upstream serves', async () => {

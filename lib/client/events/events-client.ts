@@ -6,13 +6,14 @@
  * more wait), so that the model only ever sees occurrences.
  */
 import { isRecord } from '../../base/objects';
-import { asyncScheduler, defer, firstValueFrom, from, Observable, switchMap } from '../../rx/rxjs';
+import { asyncScheduler, defer, EMPTY, firstValueFrom, from, Observable, switchMap } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { CapabilityNotSupportedError, ProtocolError } from '../../jsonrpc/errors';
 import type { JsonRpcError } from '../../jsonrpc/errors';
 import { declaredExtensions } from '../../schema/extensions';
-import { EVENTS_EXTENSION, EventMethod } from '../../schema/events';
+import { EVENTS_EXTENSION, EVENTS_LIST_CHANGED_KEY, EventMethod } from '../../schema/events';
 import type { EventOccurrence, EventPollResult, EventsSettings, EventType } from '../../schema/events';
+import { cachedList } from '../cached-list';
 import type { McpClient } from '../client-api';
 import { serverExtension } from '../extensions';
 import { followByPush } from './push-follower';
@@ -74,6 +75,14 @@ export interface EventsClient {
   readonly supported: boolean;
   /** The event types the server declares. */
   list(): Promise<readonly EventType[]>;
+  /**
+   * The event types, kept up to date: fetched on first subscription, replayed to later
+   * subscribers, and fetched again each time the server says they changed
+   * (`notifications/events/list_changed`; in a modern revision heard on a `subscriptions/listen`
+   * stream asking for `eventsListChanged`). Fetched once from a server that does not declare
+   * `listChanged`. Errors with `CapabilityNotSupportedError` where the server has no events.
+   */
+  readonly types$: Observable<readonly EventType[]>;
   /**
    * The occurrences of event type `name` for `args`, pushed, polled or posted to a webhook (see
    * `FollowEventsOptions.delivery`): cold (subscribing starts polling, opens the stream or
@@ -141,9 +150,17 @@ export function eventsClient(client: McpClient): EventsClient {
     if (delivery === 'push') throw new CapabilityNotSupportedError(EVENTS_EXTENSION, EventMethod.Stream, 'server');
     return false;
   };
+  let types$: Observable<readonly EventType[]> | undefined;
   return {
     supported,
     list,
+    get types$() {
+      return (types$ ??= cachedList({
+        fetch: () => from(list()),
+        changed$:
+          settings?.listChanged === true ? client.listChanges(EventMethod.ListChanged, EVENTS_LIST_CHANGED_KEY) : EMPTY,
+      }));
+    },
     follow(name, args = {}, options = {}) {
       const delivery = options.delivery ?? 'auto';
       const scheduler = options.scheduler ?? asyncScheduler;

@@ -3,7 +3,7 @@
  * mode: the checks of a subscription's params (design sketch: Error Codes), and one feed per
  * caller, event type and arguments (the sketch's lease key), bounded in number.
  */
-import { isRecord } from '../../base/objects';
+import { canonical, isRecord } from '../../base/objects';
 import type { Observable, SchedulerLike } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode } from '../../schema/events';
@@ -11,6 +11,7 @@ import type { EventDeliveryMode, EventType } from '../../schema/events';
 import { principalOf } from '../../transport/transport';
 import type { ServerContext } from '../server-context';
 import { EventFeed } from './event-feed';
+import { endedTypes } from './type-changes';
 import type { EventEmission, EventFeedOptions } from './event-feed';
 import type { EventFeedStore, Feed } from './feed-store';
 
@@ -66,17 +67,6 @@ export interface CatalogLimits {
   readonly store: EventFeedStore | undefined;
 }
 
-/** A stable text for JSON values: object keys sorted, so that equal arguments name one feed. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isRecord(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** The -32014 of a delivery mode an event type does not offer. */
 export const unsupportedMode = (mode: EventDeliveryMode, name: string): JsonRpcError =>
   new JsonRpcError(EventErrorCode.Unsupported, `Event type ${JSON.stringify(name)} is not delivered by ${mode}`, {
@@ -84,26 +74,59 @@ export const unsupportedMode = (mode: EventDeliveryMode, name: string): JsonRpcE
     value: mode,
   });
 
+/** The descriptors `events/list` answers for `definitions`, each with the modes it is delivered by among `served`. */
+function typesOf(definitions: readonly EventDefinition[], served: readonly EventDeliveryMode[]): EventType[] {
+  return definitions.map((definition) => ({
+    name: definition.name,
+    ...(definition.description === undefined ? {} : { description: definition.description }),
+    delivery: served.filter((mode) => definition.delivery?.includes(mode) ?? true),
+    inputSchema: definition.inputSchema ?? { type: 'object' },
+    ...(definition.payloadSchema === undefined ? {} : { payloadSchema: definition.payloadSchema }),
+  }));
+}
+
+/** `definitions` by name; a `TypeError` for two of one name. */
+function byNameOf(definitions: readonly EventDefinition[]): Map<string, EventDefinition> {
+  const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+  if (byName.size !== definitions.length) throw new TypeError('events: each event type needs a name of its own');
+  return byName;
+}
+
 export class EventCatalog {
-  private readonly byName: Map<string, EventDefinition>;
-  private readonly feeds = new Map<string, Feed>();
+  private byName: Map<string, EventDefinition>;
+  /** The feeds followed, by key, with the event type each is of. */
+  private readonly feeds = new Map<string, { readonly feed: Feed; readonly name: string }>();
   /** What `events/list` answers. */
-  readonly types: readonly EventType[];
+  types: readonly EventType[];
 
   constructor(
     definitions: readonly EventDefinition[],
-    served: readonly EventDeliveryMode[],
+    private readonly served: readonly EventDeliveryMode[],
     private readonly limits: CatalogLimits,
   ) {
-    this.byName = new Map(definitions.map((definition) => [definition.name, definition]));
-    if (this.byName.size !== definitions.length) throw new TypeError('events: each event type needs a name of its own');
-    this.types = definitions.map((definition) => ({
-      name: definition.name,
-      ...(definition.description === undefined ? {} : { description: definition.description }),
-      delivery: served.filter((mode) => definition.delivery?.includes(mode) ?? true),
-      inputSchema: definition.inputSchema ?? { type: 'object' },
-      ...(definition.payloadSchema === undefined ? {} : { payloadSchema: definition.payloadSchema }),
-    }));
+    this.byName = byNameOf(definitions);
+    this.types = typesOf(definitions, served);
+  }
+
+  /**
+   * Serves `definitions` from now on (design sketch: List changes and type removal); true when
+   * what `events/list` answers changed. The subscriptions of a type no longer served end with
+   * -32011, those of a type whose schemas changed other than by additions with -32014, and the
+   * others go on (a source followed afresh is the new definition's). Throws a `TypeError`,
+   * changing nothing, for two types of one name.
+   */
+  replace(definitions: readonly EventDefinition[]): boolean {
+    const byName = byNameOf(definitions);
+    const types = typesOf(definitions, this.served);
+    const ended = endedTypes(this.types, types);
+    const changed = canonical(types) !== canonical(this.types);
+    this.byName = byName;
+    this.types = types;
+    for (const { feed, name } of [...this.feeds.values()]) {
+      const error = ended.get(name);
+      if (error !== undefined) feed.end?.(error);
+    }
+    return changed;
   }
 
   /** Checks a subscription's params for `method` delivered by `mode` (-32011, -32014, -32602). */
@@ -125,8 +148,9 @@ export class EventCatalog {
   /** The feed of `subscription` for `context`'s caller: each caller follows its own sources. */
   feed(subscription: SubscriptionParams, context: ServerContext, principal = principalOf(context.auth)): Feed {
     const { definition, args } = subscription;
-    const key = `${principal ?? ''}\n${definition.name}\n${canonical(args)}`;
-    let feed = this.feeds.get(key);
+    const { name } = definition;
+    const key = `${principal ?? ''}\n${name}\n${canonical(args)}`;
+    let feed = this.feeds.get(key)?.feed;
     if (!feed) {
       if (this.feeds.size >= this.limits.maxFeeds)
         throw new JsonRpcError(EventErrorCode.ResourceExhausted, 'Too many event sources followed at once', {
@@ -134,8 +158,9 @@ export class EventCatalog {
           max: this.limits.maxFeeds,
         });
       const options: EventFeedOptions = {
-        name: definition.name,
-        source: () => definition.source(args, context),
+        name,
+        // Followed anew, a source is the one of the definition served then.
+        source: () => (this.byName.get(name) ?? definition).source(args, context),
         capacity: this.limits.capacity,
         leaseMs: this.limits.leaseMs,
         retryMs: this.limits.retryMs,
@@ -143,7 +168,7 @@ export class EventCatalog {
         onIdle: () => this.feeds.delete(key),
       };
       feed = this.limits.store ? this.limits.store.open({ ...options, key }) : new EventFeed(options);
-      this.feeds.set(key, feed);
+      this.feeds.set(key, { feed, name });
     }
     return feed;
   }

@@ -156,6 +156,16 @@ export class EventFeed {
     return { head: this.position, replay: entries, truncated, stop };
   }
 
+  /**
+   * Ends every subscription of the feed with `error`, as a source that errors with it does (its
+   * event type is no longer served, or changed): the source is let go, and followed anew only by
+   * a fresh subscription.
+   */
+  end(error: EventsTerminated): void {
+    this.close();
+    this.terminate(error);
+  }
+
   /** Stops following the source. */
   close(): void {
     this.subscription?.unsubscribe();

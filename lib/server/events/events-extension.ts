@@ -8,9 +8,10 @@
  */
 import type { SchedulerLike } from '../../rx/rxjs';
 import { timerScheduler } from '../../operators/timer-scheduler';
-import { EVENTS_EXTENSION, EventMethod } from '../../schema/events';
-import type { EventDeliveryMode, EventPollResult } from '../../schema/events';
+import { EVENTS_EXTENSION, EVENTS_LIST_CHANGED_KEY, EventMethod } from '../../schema/events';
+import type { EventDeliveryMode, EventPollResult, EventType } from '../../schema/events';
 import { JsonRpcError } from '../../jsonrpc/errors';
+import { ExtensionListChanges } from '../extension-lists';
 import type { ServerExtension } from '../extensions';
 import type { ServerContext } from '../server-context';
 import { EventCatalog, youngEnough } from './event-catalog';
@@ -110,6 +111,23 @@ export interface EventsOptions {
 
 export type { EventDefinition };
 
+/** The events extension as {@link events} makes it: a server extension whose event types may change. */
+export interface EventsExtension extends ServerExtension {
+  /** The event types served now, as `events/list` answers them. */
+  readonly types: readonly EventType[];
+  /**
+   * Serves `definitions` from now on, in place of the types served so far (design sketch: List
+   * changes and type removal). When what `events/list` answers changed, every client that
+   * declared events hears `notifications/events/list_changed` (a modern one on a
+   * `subscriptions/listen` stream asking for `eventsListChanged`). Subscriptions of a type no
+   * longer served end with -32011 (`{ kind: 'event' }`); those of a type whose `inputSchema` or
+   * `payloadSchema` changed other than by additions end with -32014 (`{ feature, reason:
+   * 'schema_changed' }`); the others go on. Throws a `TypeError`, changing nothing, for two types
+   * of one name.
+   */
+  setTypes(definitions: readonly EventDefinition[]): void;
+}
+
 /**
  * The events extension for `createServer({ extensions: [...] })`.
  * @example
@@ -118,7 +136,7 @@ export type { EventDefinition };
  *   extensions: [events([{ name: 'email.received', source: () => mail$.pipe(map((mail) => ({ data: mail }))) }])],
  * });
  */
-export function events(definitions: readonly EventDefinition[], options: EventsOptions = {}): ServerExtension {
+export function events(definitions: readonly EventDefinition[], options: EventsOptions = {}): EventsExtension {
   const scheduler = options.scheduler ?? timerScheduler;
   const push = options.push === false ? undefined : (options.push ?? {});
   const served: EventDeliveryMode[] = push ? ['poll', 'push'] : ['poll'];
@@ -160,9 +178,17 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     return feed.read(subscription.cursor, max).then(answer);
   };
 
+  const listChanged = new ExtensionListChanges(EventMethod.ListChanged, EVENTS_LIST_CHANGED_KEY);
   return {
     id: EVENTS_EXTENSION,
-    settings: { delivery: served, ...(limits ? { heartbeatMs: limits.heartbeatMs } : {}) },
+    settings: { delivery: served, ...(limits ? { heartbeatMs: limits.heartbeatMs } : {}), listChanged: true },
+    get types() {
+      return catalog.types;
+    },
+    setTypes: (next) => {
+      if (catalog.replace(next)) listChanged.changed();
+    },
+    listChanged,
     handlers: {
       [EventMethod.List]: () => ({ events: catalog.types }),
       [EventMethod.Poll]: poll,

@@ -5,7 +5,7 @@
  * in-memory feed answers at once, and only a shared one makes a poll or a stream wait.
  */
 import { EventFeed } from './event-feed';
-import type { EventFeedOptions, FeedListener, FeedListening, FeedRead } from './event-feed';
+import type { EventFeedOptions, EventsTerminated, FeedListener, FeedListening, FeedRead } from './event-feed';
 import type { WebhookSubscriptionStore } from './webhook-store';
 
 /**
@@ -22,6 +22,12 @@ export interface SharedFeed {
    * resolves are in the replay or heard after it, never both.
    */
   listen(cursor: string | null, listener: FeedListener): Promise<FeedListening>;
+  /**
+   * Ends the feed's subscriptions with `error`, as a source that errors with it does: the event
+   * type is no longer served, or changed. The process that follows the source ends them for every
+   * process, so each process of a cluster serving the new types is to call it.
+   */
+  end?(error: EventsTerminated): void;
 }
 
 /** How a shared feed is opened: the in-memory feed's options and the feed's identity. */

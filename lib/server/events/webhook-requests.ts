@@ -10,7 +10,7 @@ import { EventErrorCode, EventMethod } from '../../schema/events';
 import { webhookSecretKey } from '../../schema/webhook-signature';
 import { principalOf } from '../../transport/transport';
 import type { ServerContext } from '../server-context';
-import { canonical } from './event-catalog';
+import { canonical } from '../../base/objects';
 import type { EventCatalog, SubscriptionParams } from './event-catalog';
 import type { DeliveryLimits } from './webhook-delivery';
 import { refusedUrl } from './webhook-target';
