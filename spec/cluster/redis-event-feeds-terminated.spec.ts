@@ -63,7 +63,7 @@ async function startProcess(prefix: string, webhooks?: WebhookOptions) {
     ...(webhooks && { webhooks }),
   });
   const server = createServer({ name: 'ci', version: '1.0.0', logging: false, extensions: [extension] });
-  return { server, attempts };
+  return { server, attempts, extension };
 }
 
 async function client(server: McpServer): Promise<McpClient> {
@@ -117,6 +117,32 @@ describe('a shared feed whose source ends its subscriptions', () => {
     const fresh = await poll(onB, null);
     expect(a.attempts.length + b.attempts.length).toBeGreaterThan(1);
     expect((await poll(onB, fresh.cursor)).events).toEqual([]);
+  });
+
+  it('ends the streams of a type every process stops serving with -32011, from the process that follows it', async () => {
+    const a = await startProcess('spec:eft4:');
+    const b = await startProcess('spec:eft4:');
+    const onA = await client(a.server);
+    const onB = await client(b.server);
+    await poll(onA, null);
+    expect(a.attempts).toHaveLength(1);
+    let received = 0;
+    let error: unknown;
+    eventsClient(onB)
+      .follow('build.finished', {}, { delivery: 'push' })
+      .subscribe({ next: () => received++, error: (caught: unknown) => (error = caught) });
+    for (let tries = 0; received === 0 && tries < 300; tries++) {
+      a.attempts[0]!.next({ data: { n: tries } });
+      await sleep(20);
+    }
+    expect(received).toBeGreaterThan(0);
+    // B follows no source: serving the change there ends nothing by itself, and refuses new polls.
+    b.extension.setTypes([]);
+    await expect(poll(onB, null)).rejects.toMatchObject({ code: -32011 });
+    a.extension.setTypes([]);
+    await eventually(() => error !== undefined);
+    expect(error).toMatchObject({ code: -32011, data: { kind: 'event' } });
+    expect(a.attempts[0]!.observed).toBe(false);
   });
 
   it('keeps any other error recoverable: the leader follows the source again', async () => {
