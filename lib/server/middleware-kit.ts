@@ -194,17 +194,23 @@ export function concurrencyLimit(options: ConcurrencyLimitOptions): ServerMiddle
   if (!(limit >= 1)) throw new RangeError(`concurrencyLimit needs limit >= 1`);
   const when = options.when ?? ((request: MiddlewareRequest) => request.method === 'tools/call');
   const inFlight = new Map<string, Slots>();
+  // The caller admitted last and its slots: its next call finds them without a lookup. An entry
+  // leaves the map only in a sweep, after which the caller being admitted is remembered instead.
+  let lastCaller: string | undefined;
+  let lastSlots: Slots | undefined;
   /** Takes a slot of the request's caller, or answers the refusal. */
   const admit = (request: MiddlewareRequest, context: ServerContext): Slots | JsonRpcError | undefined => {
     if (!when(request, context)) return undefined;
     const caller = key(request, context);
-    let slots = inFlight.get(caller);
+    let slots = caller === lastCaller ? lastSlots! : inFlight.get(caller);
     if (slots === undefined) {
       // Idle callers' entries stay, so that a caller's calls one after another make none; they go
       // when the map grows.
       if (inFlight.size >= SWEEP_SLOTS_ABOVE) sweepIdle(inFlight);
       inFlight.set(caller, (slots = new Slots()));
     }
+    lastCaller = caller;
+    lastSlots = slots;
     if (slots.taken >= limit) {
       const data: RateLimitErrorData = { retryAfterMs, name, limit, windowMs: 0 };
       const message = `Too many calls in flight (${name}): at most ${limit}; retry in ${retryAfterMs} ms`;

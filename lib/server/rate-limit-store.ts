@@ -76,6 +76,13 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
 class MemoryWindows {
   private readonly limits = new Map<string, Map<string, Window>>();
   private size = 0;
+  /**
+   * The window counted last, with its caller and limit name: a caller's requests one after another
+   * find it without a lookup. A window leaves the map only when swept, which forgets it here too.
+   */
+  private last: Window | undefined = undefined;
+  private lastCaller: string | undefined = undefined;
+  private lastName: string | undefined = undefined;
 
   constructor(private readonly sweepAbove: number) {}
 
@@ -93,7 +100,11 @@ class MemoryWindows {
    * open window reads no clock.
    */
   countTimed(caller: string, name: string, windowMs: number, limit: number): Window {
-    const window = this.limits.get(name)?.get(caller);
+    let window = this.last;
+    if (caller !== this.lastCaller || name !== this.lastName) {
+      window = this.limits.get(name)?.get(caller);
+      if (window !== undefined) this.remember(window, caller, name);
+    }
     // Open, with the timer that will close it: nothing to read the clock for.
     if (window !== undefined && window.open && window.closing !== undefined && window.count < limit) {
       window.count++;
@@ -108,14 +119,24 @@ class MemoryWindows {
   private windowOf(caller: string, name: string, now: number): Window {
     let windows = this.limits.get(name);
     if (windows === undefined) this.limits.set(name, (windows = new Map()));
-    let window = windows.get(caller);
+    let window = caller === this.lastCaller && name === this.lastName ? this.last : windows.get(caller);
     if (window === undefined) {
-      if (this.size >= this.sweepAbove) this.size -= sweep(this.limits, now);
+      if (this.size >= this.sweepAbove) {
+        this.size -= sweep(this.limits, now);
+        this.last = undefined;
+      }
       this.size++;
       window = { end: -Infinity, count: 0, open: true, closing: undefined };
       windows.set(caller, window);
     }
+    this.remember(window, caller, name);
     return window;
+  }
+
+  private remember(window: Window, caller: string, name: string): void {
+    this.last = window;
+    this.lastCaller = caller;
+    this.lastName = name;
   }
 
   /** A caller's next window reuses its entry. */

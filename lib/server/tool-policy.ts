@@ -44,7 +44,8 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
   /** The refusal of a call of a tool the caller may not use. */
   const callRefusal = (request: MiddlewareRequest, context: ServerContext): JsonRpcError | undefined => {
     const name = request.params.name;
-    const missing = typeof name === 'string' ? refusal(name, context.auth) : undefined;
+    // The caller is read only for a tool with a rule: a call of any other tool passes untouched.
+    const missing = typeof name === 'string' && Object.hasOwn(tools, name) ? refusal(name, context.auth) : undefined;
     return missing === undefined
       ? undefined
       : new JsonRpcError(ErrorCode.Forbidden, `Forbidden: tool ${String(name)} needs ${missing}`);
