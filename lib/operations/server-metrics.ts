@@ -1,7 +1,8 @@
 /**
  * The counters, gauges and histogram of an MCP server, kept in plain numbers and written in the
- * Prometheus text exposition format (version 0.0.4) when scraped. Recording a call costs a Map
- * lookup by method and a few additions: nothing is allocated once a method has been seen.
+ * Prometheus text exposition format (version 0.0.4) when scraped. Recording a call costs a few
+ * additions, and a Map lookup by method when it is not the method counted last: nothing is
+ * allocated once a method has been seen.
  */
 import { helpAndType, labelValue, sample } from './exposition';
 
@@ -39,18 +40,49 @@ class MethodSeries {
   constructor(readonly label: string) {}
 }
 
+/**
+ * The series of each method, at most {@link MAX_METHOD_SERIES} of them (later methods share
+ * `other`), with the method counted last at hand: calls of one method one after another find its
+ * series without a lookup. A method keeps the series it was given: none is ever dropped.
+ */
+class MethodTable {
+  private readonly series = new Map<string, MethodSeries>();
+  private lastMethod: string | undefined = undefined;
+  private last: MethodSeries | undefined = undefined;
+
+  /** The series `method` is counted in, made on its first call. */
+  of(method: string): MethodSeries {
+    if (method === this.lastMethod) return this.last!;
+    let series = this.series.get(method);
+    if (series === undefined) {
+      const key = this.series.size < MAX_METHOD_SERIES ? method : 'other';
+      series = this.series.get(key);
+      if (series === undefined) {
+        series = new MethodSeries(labelValue(key));
+        this.series.set(key, series);
+      }
+    }
+    this.lastMethod = method;
+    return (this.last = series);
+  }
+
+  values(): IterableIterator<MethodSeries> {
+    return this.series.values();
+  }
+}
+
 /** The metrics of one server. */
 export class ServerMetrics {
   /** Requests received whose response has not been sent. */
   inFlight = 0;
-  private readonly methods = new Map<string, MethodSeries>();
+  private readonly methods = new MethodTable();
   private readonly limits = new Map<string, number>();
 
   constructor(private readonly sources: MetricsSources = {}) {}
 
   /** Counts a call of `method` that ended as `outcome` after `seconds`. */
   observe(method: string, outcome: CallOutcome, seconds: number): void {
-    const series = this.methods.get(method) ?? this.seriesOf(method);
+    const series = this.seriesOf(method);
     series.outcomes[outcome]++;
     series.sum += seconds;
     series.count++;
@@ -110,12 +142,6 @@ export class ServerMetrics {
   }
 
   private seriesOf(method: string): MethodSeries {
-    const key = this.methods.size < MAX_METHOD_SERIES ? method : 'other';
-    let series = this.methods.get(key);
-    if (series === undefined) {
-      series = new MethodSeries(labelValue(key));
-      this.methods.set(key, series);
-    }
-    return series;
+    return this.methods.of(method);
   }
 }
