@@ -32,9 +32,11 @@ async function connected(
   protocolVersion: '2025-11-25' | '2026-07-28',
   sent: JsonRpcMessage[] = [],
   declaresEvents = false,
+  received: JsonRpcMessage[] = [],
 ): Promise<McpClient> {
   const [clientSide, serverSide] = createInMemoryPair();
   serverSide.incoming$.subscribe((message) => sent.push(message as JsonRpcMessage));
+  clientSide.incoming$.subscribe((message) => received.push(message as JsonRpcMessage));
   server.connect(serverSide);
   return connect(clientSide, {
     name: 'agent',
@@ -68,6 +70,10 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('maxAgeMs (%s)', (protocolV
     const all = await poll(client, { cursor: start.cursor });
     expect(all.events.map((event) => event.eventId)).toEqual(['old', 'recent', 'untimed']);
     expect(young.cursor).toBe(all.cursor);
+    // The floor passed the cursor: the skip is said as a gap; nothing skipped, no gap.
+    expect(young.truncated).toBe(true);
+    expect(all.truncated).toBe(false);
+    expect((await poll(client, { cursor: start.cursor, maxAgeMs: 3 * HOUR })).truncated).toBe(false);
     client.close();
   });
 
@@ -79,9 +85,10 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('maxAgeMs (%s)', (protocolV
     client.close();
   });
 
-  it('does not replay old occurrences on a stream resumed with maxAgeMs', async () => {
+  it('does not replay old occurrences on a stream resumed with maxAgeMs, and says so with truncated', async () => {
     const { server, finished } = builds();
-    const client = await connected(server, protocolVersion, [], true);
+    const received: JsonRpcMessage[] = [];
+    const client = await connected(server, protocolVersion, [], true, received);
     const start = await poll(client, { cursor: null });
     emitMixed(finished);
     const seen: string[] = [];
@@ -93,6 +100,8 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('maxAgeMs (%s)', (protocolV
     finished.next({ data: { build: 4 }, eventId: 'late', timestamp: new Date(Date.now() - 3 * HOUR) });
     await settle();
     expect(seen).toEqual(['recent', 'untimed', 'late']);
+    const active = received.find((message) => 'method' in message && message.method === 'notifications/events/active');
+    expect(active).toMatchObject({ params: { truncated: true } });
     following.unsubscribe();
     client.close();
   });

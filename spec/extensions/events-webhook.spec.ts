@@ -195,6 +195,24 @@ describe('events/subscribe (Webhook-Based Delivery)', () => {
     client.close();
   });
 
+  it.each([410, 413])(
+    '[Delivery profile] never retries a post answered %i, and goes on to the next',
+    async (status) => {
+      const { server, upstream, scheduler } = incidents();
+      const client = await connected(server);
+      await subscribe(client, { delivery: { url: hookUrl, secret: generateWebhookSecret() } });
+      statuses = [status];
+      upstream.next({ eventId: 'e1', data: { n: 1 } });
+      upstream.next({ eventId: 'e2', data: { n: 2 } });
+      await until(() => deliveries.length === 2);
+      advanceTo(scheduler, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(deliveries.map((delivery) => delivery.headers['webhook-id'])).toEqual(['e1', 'e2']);
+      expect(scheduler.actions.some((action) => action.delay === 1000)).toBe(false);
+      client.close();
+    },
+  );
+
   it('[Webhook Security → Secret rotation] signs with the old and new secrets for the grace window, then the new only', async () => {
     const { server, upstream, scheduler } = incidents({ rotationGraceMs: 60_000 });
     const client = await connected(server);

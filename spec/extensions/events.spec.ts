@@ -104,6 +104,20 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events by polling (%s)', (
     client.close();
   });
 
+  it('refuses arguments its inputSchema refuses with -32602 naming the field, for polls and streams alike', async () => {
+    const { server, sources } = inbox();
+    const client = await connected(server, protocolVersion);
+    const refused = { code: -32602, data: { issues: [expect.objectContaining({ path: 'arguments.from' })] } };
+    await expect(poll(client, { cursor: null, arguments: { from: 42 } })).rejects.toMatchObject(refused);
+    const stream = client.request('events/stream', { name: 'email.received', arguments: { from: 42 }, cursor: null });
+    await expect(firstValueFrom(stream)).rejects.toMatchObject(refused);
+    // No source was followed for them; arguments it accepts still are.
+    expect(sources).toEqual([]);
+    await poll(client, { cursor: null, arguments: { from: 'ada@example.com' } });
+    expect(sources).toEqual([{ from: 'ada@example.com' }]);
+    client.close();
+  });
+
   it('follows an event type as an Observable: the SDK polls, drops repeats, and stops when unsubscribed', async () => {
     const { server, mail } = inbox();
     const client = await connected(server, protocolVersion);

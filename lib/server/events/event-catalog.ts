@@ -9,6 +9,7 @@ import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode } from '../../schema/events';
 import type { EventDeliveryMode, EventType } from '../../schema/events';
 import { principalOf } from '../../transport/transport';
+import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../../validation/json-schema-validator';
 import type { ServerContext } from '../server-context';
 import { EventFeed } from './event-feed';
 import { endedTypes } from './type-changes';
@@ -63,6 +64,8 @@ export interface CatalogLimits {
   readonly retryMs: number;
   readonly maxFeeds: number;
   readonly scheduler: SchedulerLike;
+  /** Compiles a type's `inputSchema` into the check of subscription arguments. */
+  readonly validator: JsonSchemaValidatorFactory;
   /** Where feeds are shared with other processes; none: each feed lives in this process's memory. */
   readonly store: EventFeedStore | undefined;
 }
@@ -98,6 +101,7 @@ export class EventCatalog {
   private readonly feeds = new Map<string, { readonly feed: Feed; readonly name: string }>();
   /** What `events/list` answers. */
   types: readonly EventType[];
+  private readonly validators = new WeakMap<EventType, JsonSchemaValidate>();
 
   constructor(
     definitions: readonly EventDefinition[],
@@ -129,7 +133,18 @@ export class EventCatalog {
     return changed;
   }
 
-  /** Checks a subscription's params for `method` delivered by `mode` (-32011, -32014, -32602). */
+  /** The check of a type's subscription arguments against its `inputSchema`, compiled on first use. */
+  private validatorOf(type: EventType): JsonSchemaValidate {
+    let validate = this.validators.get(type);
+    if (!validate) this.validators.set(type, (validate = this.limits.validator(type.inputSchema)));
+    return validate;
+  }
+
+  /**
+   * Checks a subscription's params for `method` delivered by `mode`: -32011 for an unknown type,
+   * -32014 for a mode it does not offer, -32602 for malformed params or `arguments` its
+   * `inputSchema` refuses.
+   */
   check(params: Record<string, unknown>, method: string, mode: EventDeliveryMode): SubscriptionParams {
     const { name, arguments: args = {}, cursor = null, maxAgeMs } = params;
     if (typeof name !== 'string') throw JsonRpcError.invalidParams(`${method} needs the event type's name`);
@@ -141,7 +156,13 @@ export class EventCatalog {
       throw JsonRpcError.invalidParams(`${method}: cursor must be a string or null`);
     if (maxAgeMs !== undefined && !(typeof maxAgeMs === 'number' && Number.isFinite(maxAgeMs) && maxAgeMs >= 0))
       throw JsonRpcError.invalidParams(`${method}: maxAgeMs must be a non-negative number`);
-    if (!this.types.find((type) => type.name === name)!.delivery.includes(mode)) throw unsupportedMode(mode, name);
+    const type = this.types.find((each) => each.name === name)!;
+    if (!type.delivery.includes(mode)) throw unsupportedMode(mode, name);
+    const issues = this.validatorOf(type)(args);
+    if (issues.length > 0)
+      throw JsonRpcError.invalidParams(
+        issues.map((issue) => ({ ...issue, path: issue.path ? `arguments.${issue.path}` : 'arguments' })),
+      );
     return maxAgeMs === undefined ? { definition, args, cursor } : { definition, args, cursor, maxAgeMs };
   }
 

@@ -144,7 +144,8 @@ export function streamEvents(
           ? listening.replay
           : listening.replay.filter((entry) => youngEnough(entry.occurrence, maxAgeMs, now));
       paced.checked = replay.length > 0 ? replay[0]!.position - 1 : (listening.replay.at(-1)?.position ?? start);
-      send(EventMethod.Active, { cursor: String(start), truncated: listening.truncated });
+      const truncated = listening.truncated || replay.length < listening.replay.length;
+      send(EventMethod.Active, { cursor: String(start), truncated });
       for (const entry of replay) paced.offer(entry);
       heartbeat = limits.scheduler.schedule(function beat(this: { schedule(state?: unknown, delay?: number): void }) {
         send(EventMethod.Heartbeat, { cursor: String(paced.checked) });

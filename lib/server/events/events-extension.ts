@@ -25,6 +25,8 @@ import { WebhookSubscriptions } from './webhook-subscriptions';
 import { SharedWebhookSubscriptions } from './shared-webhooks';
 import type { SubscriptionLimits } from './webhook-requests';
 import type { WebhookTargetPolicy } from './webhook-target';
+import { compileJsonSchema } from '../../validation/json-schema-validator';
+import type { JsonSchemaValidatorFactory } from '../../validation/json-schema-validator';
 
 /**
  * Options of webhook delivery (`events/subscribe`). Only URLs on `allow` are posted to (the
@@ -100,6 +102,11 @@ export interface EventsOptions {
   /** Where leases, heartbeats, pacing, retries and TTLs are timed. */
   readonly scheduler?: SchedulerLike;
   /**
+   * Compiles each event type's `inputSchema` into the check of subscription arguments, which
+   * refuses with -32602 what does not match. Default: rxmcp's own validator, as for tools.
+   */
+  readonly jsonSchemaValidator?: JsonSchemaValidatorFactory;
+  /**
    * Where feeds are kept so that the processes of a cluster share them: e.g.
    * `redisEventFeeds(redis)` of rxmcp/cluster. A cursor then reads on every process, and each
    * source is followed by one process at a time. A store that keeps `webhooks` shares the webhook
@@ -147,6 +154,7 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     retryMs: options.retryMs ?? 5000,
     maxFeeds: options.maxFeeds ?? 1000,
     scheduler,
+    validator: options.jsonSchemaValidator ?? compileJsonSchema,
     store: options.store,
   });
   const nextPollMs = options.nextPollMs ?? 5000;
@@ -237,5 +245,7 @@ function webhookSubscriptions(
 function aged(read: FeedRead, maxAgeMs: number | undefined): FeedRead {
   if (maxAgeMs === undefined) return read;
   const now = Date.now();
-  return { ...read, events: read.events.filter((occurrence) => youngEnough(occurrence, maxAgeMs, now)) };
+  const events = read.events.filter((occurrence) => youngEnough(occurrence, maxAgeMs, now));
+  // The floor passed the cursor: what it skipped is said as a gap (design sketch: `maxAgeMs`).
+  return { ...read, events, truncated: read.truncated || events.length < read.events.length };
 }

@@ -192,8 +192,8 @@ export class WebhookDelivery {
     }
     this.lastError = 'failure' in outcome ? outcome.failure : outcome.status < 500 ? 'http_4xx' : 'http_5xx';
     this.failedSince ??= iso(now);
-    // 413 is never retried (design sketch: Delivery profile).
-    const retryable = !('status' in outcome && outcome.status === 413);
+    // 413 and 410 are never retried (design sketch: Delivery profile).
+    const retryable = !('status' in outcome && (outcome.status === 413 || outcome.status === 410));
     const delay = this.limits.retryDelaysMs[tries];
     if (retryable && delay !== undefined) {
       this.inFlight = true;
