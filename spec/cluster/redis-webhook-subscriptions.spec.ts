@@ -169,6 +169,24 @@ describe('redisEventFeeds: webhook subscriptions shared across processes', () =>
     expect(b.follows).toHaveLength(0);
   });
 
+  it('posts none older than maxAgeMs to a subscription resuming from a cursor, and answers truncated', async () => {
+    const prefix = nextPrefix();
+    const a = await startProcess(prefix);
+    const onA = await client(a.server);
+    const secret = generateWebhookSecret();
+    const made = await subscribe(onA, secret);
+    await unsubscribe(onA);
+    // The shared feed is still followed: what comes waits in its stream for the next cursor.
+    a.upstream.next({ eventId: 'old', data: { n: 1 }, timestamp: new Date(Date.now() - 7_200_000) });
+    a.upstream.next({ eventId: 'recent', data: { n: 2 } });
+    await sleep(TICK_MS);
+    const resumed = await subscribe(onA, secret, { cursor: made.cursor, maxAgeMs: 3_600_000 });
+    expect(resumed.truncated).toBe(true);
+    await eventually(() => posted().length === 1);
+    await sleep(TICK_MS);
+    expect(posted()).toEqual([{ n: 2 }]);
+  });
+
   it('resumes on A, at a refresh on B, deliveries A suspended, and answers the status A stored', async () => {
     const prefix = nextPrefix();
     const limits = { retryDelaysMs: [], suspendAfter: 1 };

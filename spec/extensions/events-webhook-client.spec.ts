@@ -8,7 +8,7 @@ import { connect } from '../../lib/client/client';
 import { eventsClient } from '../../lib/client/events/events-client';
 import { createWebhookReceiver } from '../../lib/client/events/webhook-receiver';
 import type { WebhookReceiver } from '../../lib/client/events/webhook-receiver';
-import { CapabilityNotSupportedError } from '../../lib/jsonrpc/errors';
+import { CapabilityNotSupportedError, JsonRpcError } from '../../lib/jsonrpc/errors';
 import type { EventOccurrence } from '../../lib/schema/events';
 import type { EventEmission } from '../../lib/server/events/event-feed';
 import { events } from '../../lib/server/events/events-extension';
@@ -60,8 +60,13 @@ type Revision = '2025-11-25' | '2026-07-28';
 const DECLARES_EVENTS = { extensions: { [EVENTS_EXTENSION]: { delivery: ['push', 'poll', 'webhook'] } } };
 
 /** A client of `target`, in memory. */
-async function clientOf(target: { connect(transport: Transport): unknown }, protocolVersion: Revision) {
+async function clientOf(
+  target: { connect(transport: Transport): unknown },
+  protocolVersion: Revision,
+  sent: Array<Record<string, unknown>> = [],
+) {
   const [clientSide, serverSide] = createInMemoryPair();
+  serverSide.incoming$.subscribe((message) => sent.push(message as Record<string, unknown>));
   target.connect(serverSide);
   return connect(clientSide, { name: 'agent', version: '1.0.0', protocolVersion, ...DECLARES_EVENTS });
 }
@@ -90,9 +95,10 @@ async function incidents(
         }),
   });
   const server = createServer({ name: 'pager', version: '1.0.0', logging: false, extensions: [extension] });
-  if (via === undefined) return { client: await clientOf(server, protocolVersion), upstream };
+  const sent: Array<Record<string, unknown>> = [];
+  if (via === undefined) return { client: await clientOf(server, protocolVersion, sent), upstream, extension, sent };
   const front = proxy(await clientOf(server, via));
-  return { client: await clientOf(front, protocolVersion), upstream };
+  return { client: await clientOf(front, protocolVersion, sent), upstream, extension, sent };
 }
 
 /** A POST to the receiver, as a stranger would make it. */
@@ -172,6 +178,38 @@ describe("eventsClient's follow by webhook", () => {
     expect(got).toBe(405);
     expect(seen).toEqual([]);
     following.unsubscribe();
+    client.close();
+  });
+
+  it('sends maxAgeMs with the subscribe that resumes only, and errors with the server’s error on a terminated body', async () => {
+    const { client, extension, sent } = await incidents();
+    const subscribes = () =>
+      sent
+        .filter((message) => message.method === 'events/subscribe')
+        .map((message) => message.params as Record<string, unknown>);
+    let failure: unknown;
+    eventsClient(client)
+      .follow(
+        'incident.created',
+        {},
+        {
+          delivery: 'webhook',
+          webhook: { receiver, url: hookUrl, ttlMs: 60_000 },
+          cursor: '0',
+          maxAgeMs: 5000,
+          scheduler,
+        },
+      )
+      .subscribe({ error: (error: unknown) => (failure = error) });
+    await until(() => subscribes().length === 1);
+    // The refresh, at half the TTL, carries no maxAgeMs.
+    advanceTo(scheduler, 30_000);
+    await until(() => subscribes().length === 2);
+    expect(subscribes().map((params) => params.maxAgeMs)).toEqual([5000, undefined]);
+    extension.setTypes([]);
+    await until(() => failure !== undefined);
+    expect(failure).toBeInstanceOf(JsonRpcError);
+    expect(failure).toMatchObject({ code: -32011, data: { kind: 'event' } });
     client.close();
   });
 

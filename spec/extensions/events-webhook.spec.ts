@@ -213,6 +213,25 @@ describe('events/subscribe (Webhook-Based Delivery)', () => {
     },
   );
 
+  it('[maxAgeMs] a subscribe resuming from a cursor posts none older than maxAgeMs, and answers truncated', async () => {
+    const { server, upstream } = incidents();
+    const client = await connected(server);
+    const delivery = { url: hookUrl, secret: generateWebhookSecret() };
+    const first = await subscribe(client, { delivery });
+    await firstValueFrom(
+      client.request('events/unsubscribe', { name: 'incident.created', arguments: { severity: 'P1' }, delivery }),
+    );
+    // While nobody is subscribed, the followed source keeps what comes for the next cursor.
+    upstream.next({ eventId: 'old', data: { n: 1 }, timestamp: new Date(Date.now() - 7_200_000) });
+    upstream.next({ eventId: 'recent', data: { n: 2 } });
+    const resumed = await subscribe(client, { delivery, cursor: first.cursor, maxAgeMs: 3_600_000 });
+    expect(resumed.truncated).toBe(true);
+    await until(() => deliveries.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(deliveries.map((posted) => posted.headers['webhook-id'])).toEqual(['recent']);
+    client.close();
+  });
+
   it('[Webhook Security → Secret rotation] signs with the old and new secrets for the grace window, then the new only', async () => {
     const { server, upstream, scheduler } = incidents({ rotationGraceMs: 60_000 });
     const client = await connected(server);

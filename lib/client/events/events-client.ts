@@ -39,8 +39,8 @@ export interface FollowEventsOptions {
   readonly maxEvents?: number;
   /**
    * Occurrences older than this are not replayed when following resumes from `cursor` (the first
-   * poll, or each stream opened; design sketch: `maxAgeMs`). Default: the server replays what it
-   * keeps.
+   * poll, each stream opened, or the first webhook subscribe; design sketch: `maxAgeMs`). Default:
+   * the server replays what it keeps.
    */
   readonly maxAgeMs?: number;
   /**
@@ -264,6 +264,7 @@ function byWebhook(
     name,
     args,
     cursor: options.cursor ?? null,
+    ...(options.maxAgeMs !== undefined && { maxAgeMs: options.maxAgeMs }),
     receiver: webhook.receiver,
     url: webhook.url,
     ttlMs: webhook.ttlMs,

@@ -6,7 +6,7 @@
 import { isRecord } from '../../base/objects';
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
-import { ProtocolError } from '../../jsonrpc/errors';
+import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
 import { EventMethod } from '../../schema/events';
 import type { EventOccurrence } from '../../schema/events';
 import { generateWebhookSecret } from '../../schema/webhook-signature';
@@ -20,12 +20,21 @@ export interface WebhookFollow {
   readonly name: string;
   readonly args: Record<string, unknown>;
   readonly cursor: string | null;
+  /** Sent with the first subscribe, which resumes from `cursor`: older occurrences are not posted. */
+  readonly maxAgeMs?: number;
   readonly receiver: WebhookReceiver;
   readonly url: string;
   readonly ttlMs: number | undefined;
   readonly scheduler: SchedulerLike;
   readonly onCursor?: (cursor: string | null) => void;
   readonly onTruncated?: () => void;
+}
+
+/** The error of a `terminated` body, as the other modes give it: the server's, or why it could not be read. */
+function terminationOf(error: unknown): Error {
+  if (isRecord(error) && typeof error.code === 'number' && typeof error.message === 'string')
+    return new JsonRpcError(error.code, error.message, error.data);
+  return new ProtocolError('the server ended the webhook subscription without a readable error');
 }
 
 /** A refresh comes at half the time left, and never sooner than this after the last one. */
@@ -57,8 +66,7 @@ export function followByWebhook(client: McpClient, follow: WebhookFollow): Obser
           return;
         }
         if (body.type === 'terminated') {
-          const error = isRecord(body.error) ? body.error : {};
-          subscriber.error(new ProtocolError(`the server ended the webhook subscription: ${String(error.message)}`));
+          subscriber.error(terminationOf(body.error));
           return;
         }
         const { eventId, data, timestamp } = body;
@@ -83,6 +91,8 @@ export function followByWebhook(client: McpClient, follow: WebhookFollow): Obser
         delivery: { mode: 'webhook', url, secret },
       };
       if (follow.ttlMs !== undefined) params.ttlMs = follow.ttlMs;
+      // Only the first subscribe replays; a refresh goes on from where delivery is.
+      if (follow.maxAgeMs !== undefined && route.id === undefined) params.maxAgeMs = follow.maxAgeMs;
       pending = client.request(EventMethod.Subscribe, params).subscribe({
         next: (result) => {
           if (typeof result.id !== 'string') {

@@ -13,7 +13,7 @@ import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../../valid
 import type { ServerContext } from '../server-context';
 import { EventFeed } from './event-feed';
 import { endedTypes } from './type-changes';
-import type { EventEmission, EventFeedOptions } from './event-feed';
+import type { EventEmission, EventFeedOptions, FeedEntry } from './event-feed';
 import type { EventFeedStore, Feed } from './feed-store';
 
 /** One event type a server serves. */
@@ -55,6 +55,20 @@ export interface SubscriptionParams {
 export function youngEnough(occurrence: { readonly timestamp: string }, maxAgeMs: number, now: number): boolean {
   const time = Date.parse(occurrence.timestamp);
   return Number.isNaN(time) || time >= now - maxAgeMs;
+}
+
+/**
+ * The entries of `replay` a subscription that asked for none older than `maxAgeMs` gets (all of
+ * them without it), and whether any were left out: the sketch's `truncated`.
+ */
+export function replayable(
+  replay: readonly FeedEntry[],
+  maxAgeMs: number | undefined,
+): { readonly entries: readonly FeedEntry[]; readonly skipped: boolean } {
+  if (maxAgeMs === undefined) return { entries: replay, skipped: false };
+  const now = Date.now();
+  const entries = replay.filter((entry) => youngEnough(entry.occurrence, maxAgeMs, now));
+  return { entries, skipped: entries.length < replay.length };
 }
 
 /** The bounds of a catalog's feeds. */

@@ -10,6 +10,7 @@ import type { SchedulerLike } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import type { EventSubscribeResult, WebhookDeliveryStatus } from '../../schema/events';
 import type { ServerContext } from '../server-context';
+import { replayable } from './event-catalog';
 import type { EventCatalog } from './event-catalog';
 import type { FeedListener, FeedListening } from './event-feed';
 import { listenTo } from './feed-store';
@@ -39,6 +40,9 @@ const storeFailed = (method: string) => (error: unknown) => {
  * subscriptions the store hands this process.
  */
 export class SharedWebhookSubscriptions {
+  /** The `maxAgeMs` of subscribes in progress here, by key, for the first run their feed opens. */
+  private readonly replayAges = new Map<string, number>();
+
   constructor(
     private readonly catalog: EventCatalog,
     private readonly limits: SubscriptionLimits,
@@ -78,9 +82,11 @@ export class SharedWebhookSubscriptions {
       refreshes: 0,
     };
     const { rotationGraceMs, maxSubscriptions } = this.limits;
+    if (subscription.maxAgeMs !== undefined) this.replayAges.set(key, subscription.maxAgeMs);
     const outcome = await this.store
       .subscribe({ record, rotationGraceMs, maxSubscriptions, now }, context)
-      .catch(storeFailed('events/subscribe'));
+      .catch(storeFailed('events/subscribe'))
+      .finally(() => this.replayAges.delete(key));
     const refreshBefore = new Date(now + ttlMs).toISOString();
     if ('full' in outcome) throw tooManySubscriptions(maxSubscriptions);
     if (outcome.created)
@@ -107,6 +113,8 @@ export class SharedWebhookSubscriptions {
   private run(record: StoredWebhook, lease: WebhookLease, context: ServerContext | undefined): WebhookRun {
     const checked = this.catalog.check({ name: record.name, arguments: record.args }, 'events/subscribe', 'webhook');
     const cursor = record.watermark === null ? null : String(record.watermark);
+    // Only the run its subscribe starts replays what the caller asked for.
+    const maxAgeMs = context ? this.replayAges.get(record.key) : undefined;
     const current = record.secrets[0]?.secret ?? '';
     const delivery: WebhookDelivery = new WebhookDelivery(record.id, record.url, current, 0, this.limits, () =>
       lease.save(delivery.watermark, delivery.status),
@@ -133,10 +141,11 @@ export class SharedWebhookSubscriptions {
         delivery.watermark = first ? first.position - 1 : result.head;
         // A takeover across occurrences the feed no longer has tells the receiver of the gap.
         if (!context && result.truncated) delivery.skip(delivery.watermark);
-        for (const entry of result.replay) delivery.offer(entry);
+        const { entries, skipped } = replayable(result.replay, maxAgeMs);
+        for (const entry of entries) delivery.offer(entry);
         lease.save(delivery.watermark, delivery.status);
         unopened = undefined;
-        resolve(result);
+        resolve({ ...result, truncated: result.truncated || skipped });
       };
       stopListening = listenTo(feed, cursor, listener, open, reject);
     }).then(({ truncated }) => ({ watermark: delivery.watermark, truncated }));

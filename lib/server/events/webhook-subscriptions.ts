@@ -8,6 +8,7 @@ import type { Subscription } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import type { EventSubscribeResult } from '../../schema/events';
 import type { ServerContext } from '../server-context';
+import { replayable } from './event-catalog';
 import type { EventCatalog } from './event-catalog';
 import { WebhookDelivery } from './webhook-delivery';
 import type { FeedListener, FeedListening } from './event-feed';
@@ -75,8 +76,10 @@ export class WebhookSubscriptions {
     const listening = await new Promise<FeedListening>((resolve, reject) => {
       const opened = (result: FeedListening) => {
         delivery.watermark = result.replay.length > 0 ? result.replay[0]!.position - 1 : result.head;
-        for (const entry of result.replay) delivery.offer(entry);
-        resolve(result);
+        // What is older than the caller's `maxAgeMs` is passed over, and said as `truncated`.
+        const { entries, skipped } = replayable(result.replay, subscription.maxAgeMs);
+        for (const entry of entries) delivery.offer(entry);
+        resolve({ ...result, truncated: result.truncated || skipped });
       };
       listenTo(feed, subscription.cursor, listener, opened, reject);
     });
