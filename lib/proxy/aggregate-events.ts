@@ -4,11 +4,12 @@
  * and each poll, stream and webhook subscription goes to the upstream that owns its type, under
  * the name that upstream knows; the occurrences it answers carry the namespaced name again.
  */
-import { catchError, filter, forkJoin, map, Observable, of, take, throwError } from '../rx/rxjs';
+import { catchError, filter, forkJoin, from, map, Observable, of, throwError } from '../rx/rxjs';
 import type { HandlerResult, RequestContext, RequestHandler } from '../connection/dispatcher';
 import { passParamsThrough } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { McpClient } from '../client/client-api';
+import { eventsClient } from '../client/events/events-client';
 import { EventErrorCode, EventMethod } from '../schema/events';
 import { META } from '../schema/request-meta';
 import { declared } from './aggregate-catalog';
@@ -104,10 +105,10 @@ function listEvents(
     .map((member) =>
       member.links
         .use(owner, context, (link) =>
-          clientDeclaresEvents(link.client) ? link.client.request(EventMethod.List, {}).pipe(take(1)) : of<Params>({}),
+          clientDeclaresEvents(link.client) ? from(eventsClient(link.client).list()) : of<readonly unknown[]>([]),
         )
         .pipe(
-          map((result) => ({ member, types: Array.isArray(result.events) ? (result.events as unknown[]) : [] })),
+          map((types) => ({ member, types })),
           catchError((error: unknown) => {
             routing.logger.warn({ upstream: member.key, err: error }, 'upstream left out of the merged event types');
             return of({ member, types: [] as unknown[] });

@@ -153,6 +153,34 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events by polling (%s)', (
   });
 });
 
+describe.each(['2025-11-25', '2026-07-28'] as const)('events/list pages (%s)', (protocolVersion) => {
+  const types = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, source: () => new Subject<EventEmission>() }));
+
+  it('answers pageSize types a page with nextCursor, and the client reads every page', async () => {
+    const server = createServer({
+      name: 'many',
+      version: '1.0.0',
+      logging: false,
+      extensions: [events(types, { pageSize: 2 })],
+    });
+    const client = await connected(server, protocolVersion);
+    const first = await firstValueFrom(client.request('events/list', {}));
+    expect((first.events as Array<{ name: string }>).map((type) => type.name)).toEqual(['a', 'b']);
+    expect(typeof first.nextCursor).toBe('string');
+    const second = await firstValueFrom(client.request('events/list', { cursor: first.nextCursor }));
+    expect((second.events as Array<{ name: string }>).map((type) => type.name)).toEqual(['c', 'd']);
+    expect((await eventsClient(client).list()).map((type) => type.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    await expect(firstValueFrom(client.request('events/list', { cursor: 'not ours' }))).rejects.toMatchObject({
+      code: -32602,
+    });
+    client.close();
+  });
+
+  it('refuses a pageSize that is not a positive integer', () => {
+    expect(() => events(types, { pageSize: 0 })).toThrow(RangeError);
+  });
+});
+
 describe('an event source followed for polls', () => {
   it('is released when no poll has read it for the lease, and followed again by the next poll', async () => {
     const mail = new Subject<EventEmission>();

@@ -269,6 +269,24 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('events through aggregate()
     expect(await streamed).toMatchObject({ code: -32011, data: { kind: 'event' } });
   });
 
+  it('reads every page of an upstream’s event types', async () => {
+    const many = ['a', 'b', 'c'].map((name) => ({ name, source: () => new Subject<EventEmission>() }));
+    const paged = createServer({
+      name: 'paged',
+      version: '1.0.0',
+      logging: false,
+      extensions: [events(many, { pageSize: 1 })],
+    });
+    const upstream = await clientOf(paged, '2025-11-25');
+    const caller = await clientOf(aggregate({ paged: upstream.client }), callerRevision);
+    clients.push(upstream.client, caller.client);
+    expect((await eventsClient(caller.client).list()).map((type) => type.name)).toEqual([
+      'paged_a',
+      'paged_b',
+      'paged_c',
+    ]);
+  });
+
   it('answers -32011 for an event type no upstream serves', async () => {
     const { caller } = await two();
     await expect(

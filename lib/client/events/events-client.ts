@@ -113,6 +113,27 @@ function readPoll(result: Record<string, unknown>): EventPollResult {
   };
 }
 
+/** The most `events/list` pages read for one list, against a server whose cursors never end. */
+const MAX_LIST_PAGES = 1000;
+
+/** Every event type of `client`'s server, page after page (`nextCursor`, as for `tools/list`). */
+async function listAllTypes(client: McpClient): Promise<readonly EventType[]> {
+  const types: EventType[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await firstValueFrom(client.request(EventMethod.List, cursor === undefined ? {} : { cursor }));
+    if (!Array.isArray(result.events)) throw new ProtocolError('events/list returned no list of event types');
+    types.push(...(result.events as EventType[]));
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || next === '') return types;
+    if (seen.has(next)) throw new ProtocolError('events/list gave the same nextCursor twice');
+    seen.add(next);
+    cursor = next;
+  }
+  throw new ProtocolError(`events/list gave more than ${MAX_LIST_PAGES} pages`);
+}
+
 /** The heartbeat interval the sketch recommends, when a server declares none. */
 const DEFAULT_HEARTBEAT_MS = 30_000;
 
@@ -136,9 +157,7 @@ export function eventsClient(client: McpClient): EventsClient {
   };
   const list = async (): Promise<readonly EventType[]> => {
     need(EventMethod.List);
-    const result = await firstValueFrom(client.request(EventMethod.List, {}));
-    if (!Array.isArray(result.events)) throw new ProtocolError('events/list returned no list of event types');
-    return result.events as EventType[];
+    return listAllTypes(client);
   };
   let types: Promise<readonly EventType[]> | undefined;
   /** Whether to push `name`: both sides declared push, and the server lists it for the type. */

@@ -85,6 +85,8 @@ export interface PushOptions {
 export interface EventsOptions {
   /** When a client should poll next, when nothing more waits. Default 5 s. */
   readonly nextPollMs?: number;
+  /** Event types per `events/list` page; past it, `nextCursor` leads to the next. Default 100. */
+  readonly pageSize?: number;
   /** Most occurrences one poll returns (a client may ask for fewer). Default 100. */
   readonly maxEvents?: number;
   /** Occurrences kept per followed source for polls and replays to read. Default 1000. */
@@ -158,6 +160,9 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     store: options.store,
   });
   const nextPollMs = options.nextPollMs ?? 5000;
+  const pageSize = options.pageSize ?? 100;
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError(`events: pageSize must be a positive integer, got ${pageSize}`);
   const maxEvents = options.maxEvents ?? 100;
   const limits: PushLimits | undefined = push && {
     heartbeatMs: push.heartbeatMs ?? 30_000,
@@ -198,7 +203,7 @@ export function events(definitions: readonly EventDefinition[], options: EventsO
     },
     listChanged,
     handlers: {
-      [EventMethod.List]: () => ({ events: catalog.types }),
+      [EventMethod.List]: (params: Record<string, unknown>) => listPage(catalog.types, params.cursor, pageSize),
       [EventMethod.Poll]: poll,
       ...(limits && {
         [EventMethod.Stream]: (params: Record<string, unknown>, context: ServerContext) =>
@@ -242,6 +247,22 @@ function webhookSubscriptions(
 }
 
 /** `read` without the occurrences older than `maxAgeMs` (when asked); its cursor still passes them. */
+/**
+ * One page of `events/list` (same semantics as `tools/list`): from the position `cursor` names (an
+ * opaque string of ours; -32602 for one we did not give), with `nextCursor` when more follow.
+ */
+function listPage(types: readonly EventType[], cursor: unknown, pageSize: number): Record<string, unknown> {
+  let from = 0;
+  if (cursor !== undefined && cursor !== null) {
+    const position = typeof cursor === 'string' && /^e[0-9]+$/.test(cursor) ? Number(cursor.slice(1)) : NaN;
+    if (!Number.isSafeInteger(position) || position > types.length)
+      throw JsonRpcError.invalidParams('events/list: cursor is not one this server gave');
+    from = position;
+  }
+  const to = from + pageSize;
+  return { events: types.slice(from, to), ...(to < types.length ? { nextCursor: `e${to}` } : {}) };
+}
+
 function aged(read: FeedRead, maxAgeMs: number | undefined): FeedRead {
   if (maxAgeMs === undefined) return read;
   const now = Date.now();
