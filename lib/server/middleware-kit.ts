@@ -167,13 +167,20 @@ function goOn(refusal: JsonRpcError | undefined, next: () => Observable<Middlewa
   return refusal === undefined ? next() : throwError(() => refusal);
 }
 
+/** Requests that last as long as a subscription: never counted by a `concurrencyLimit`. */
+const LONG_LIVED: ReadonlySet<string> = new Set(['events/stream', 'subscriptions/listen']);
+
 /** Options of `concurrencyLimit`. */
 export interface ConcurrencyLimitOptions {
   /** Requests a caller may have in flight at once. */
   readonly limit: number;
   /** The limit's name, in the refusal's `data`. Default `concurrent`. */
   readonly name?: string;
-  /** Which requests count. Default: `tools/call`. */
+  /**
+   * Which requests count. Default: `tools/call`. Requests that last as long as a subscription
+   * (`events/stream`, `subscriptions/listen`) never count, whatever this says: the events design
+   * sketch requires that a push stream be exempt from any concurrency cap.
+   */
   readonly when?: (request: MiddlewareRequest, context: ServerContext) => boolean;
   /** Who a request counts against. Default `callerOf` (the principal, else the session). */
   readonly key?: (request: MiddlewareRequest, context: ServerContext) => string;
@@ -192,7 +199,11 @@ export interface ConcurrencyLimitOptions {
 export function concurrencyLimit(options: ConcurrencyLimitOptions): ServerMiddleware {
   const { limit, name = 'concurrent', key = callerKey, retryAfterMs = 1000, code = ErrorCode.RateLimited } = options;
   if (!(limit >= 1)) throw new RangeError(`concurrencyLimit needs limit >= 1`);
-  const when = options.when ?? ((request: MiddlewareRequest) => request.method === 'tools/call');
+  const chosen = options.when;
+  const when = chosen
+    ? (request: MiddlewareRequest, context: ServerContext) =>
+        !LONG_LIVED.has(request.method) && chosen(request, context)
+    : (request: MiddlewareRequest) => request.method === 'tools/call';
   const inFlight = new Map<string, Slots>();
   // The caller admitted last and its slots: its next call finds them without a lookup. An entry
   // leaves the map only in a sweep, after which the caller being admitted is remembered instead.

@@ -2,6 +2,11 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import { concurrencyLimit } from '../../lib/server/middleware-kit';
+import { Subject } from 'rxjs';
+import type { EventEmission } from '../../lib/server/events/event-feed';
+import { events } from '../../lib/server/events/events-extension';
+import { createServer } from '../../lib/server/server';
+import { textResult } from '../../lib/server/results';
 import type { McpServer } from '../../lib/server/server';
 import type { AuthInfo } from '../../lib/transport/transport';
 import { authenticated } from '../support/authenticated';
@@ -50,5 +55,27 @@ describe('concurrencyLimit', () => {
     await until(() => seen.hangTornDown);
     expect(textOf(await alice2.promises.callTool('echo', { text: 'again' }))).toBe('again');
     expect(textOf(await alice2.promises.callTool('echo', { text: 'and again' }))).toBe('and again');
+  });
+
+  it('never counts a push stream (events/stream), even where every request counts', async () => {
+    const server = createServer({
+      name: 'streams',
+      version: '1.0.0',
+      logging: false,
+      middleware: [concurrencyLimit({ limit: 1, when: () => true })],
+      extensions: [events([{ name: 'build.finished', source: () => new Subject<EventEmission>() }])],
+    });
+    server.tool({ name: 'echo', handler: () => textResult('ok') });
+    const alice = await sessionAs(server, user('alice'));
+    const stream = (id: number) =>
+      alice
+        .request('events/stream', { name: 'build.finished', arguments: {}, cursor: null })
+        .subscribe({ error: (error: unknown) => failures.push({ id, error }) });
+    const failures: Array<{ id: number; error: unknown }> = [];
+    const streams = [stream(1), stream(2)];
+    // Two streams open and a call admitted beside them: none of the streams holds the one place.
+    expect(textOf(await alice.promises.callTool('echo', {}))).toBe('ok');
+    expect(failures).toEqual([]);
+    for (const each of streams) each.unsubscribe();
   });
 });
