@@ -86,31 +86,39 @@ const poll = (on: McpClient, cursor: string | null) =>
     Record<string, unknown> & EventPollResult
   >;
 
+/**
+ * Processes A and B on one prefix: A follows the source (its poll came first), and B's client
+ * follows by push until its stream has heard an occurrence; `streamError` is how that stream ended.
+ */
+async function streamingOnB(prefix: string) {
+  const a = await startProcess(prefix);
+  const b = await startProcess(prefix);
+  const onA = await client(a.server);
+  const onB = await client(b.server);
+  const start = await poll(onA, null);
+  expect(a.attempts).toHaveLength(1);
+  let received = 0;
+  let error: unknown;
+  eventsClient(onB)
+    .follow('build.finished', {}, { delivery: 'push' })
+    .subscribe({ next: () => received++, error: (caught: unknown) => (error = caught) });
+  // Until B's stream hears one (it opens a round trip or more later).
+  for (let tries = 0; received === 0 && tries < 300; tries++) {
+    a.attempts[0]!.next({ data: { n: tries } });
+    await sleep(20);
+  }
+  expect(received).toBeGreaterThan(0);
+  return { a, b, onA, onB, start, streamError: () => error };
+}
+
 describe('a shared feed whose source ends its subscriptions', () => {
   it('ends push streams and polls on every process, and a fresh poll follows the source anew', async () => {
-    const prefix = 'spec:eft1:';
-    const a = await startProcess(prefix);
-    const b = await startProcess(prefix);
-    const onA = await client(a.server);
-    const onB = await client(b.server);
-    const start = await poll(onA, null);
-    expect(a.attempts).toHaveLength(1);
-    let received = 0;
-    let error: unknown;
-    eventsClient(onB)
-      .follow('build.finished', {}, { delivery: 'push' })
-      .subscribe({ next: () => received++, error: (caught: unknown) => (error = caught) });
-    // Until B's stream hears one (it opens a round trip or more later).
-    for (let tries = 0; received === 0 && tries < 300; tries++) {
-      a.attempts[0]!.next({ data: { n: tries } });
-      await sleep(20);
-    }
-    expect(received).toBeGreaterThan(0);
+    const { a, b, onA, onB, start, streamError } = await streamingOnB('spec:eft1:');
     const before = await poll(onB, null);
     a.attempts[0]!.error(new EventsTerminated(-32012, 'Forbidden', { reason: 'Access revoked' }));
-    await eventually(() => error !== undefined);
-    expect(error).toBeInstanceOf(JsonRpcError);
-    expect(error).toMatchObject(FORBIDDEN);
+    await eventually(() => streamError() !== undefined);
+    expect(streamError()).toBeInstanceOf(JsonRpcError);
+    expect(streamError()).toMatchObject(FORBIDDEN);
     await expect(poll(onB, before.cursor)).rejects.toMatchObject(FORBIDDEN);
     await expect(poll(onA, start.cursor)).rejects.toMatchObject(FORBIDDEN);
     // A fresh subscription: the lead was given up, and a poll with a null cursor follows the source anew.
@@ -120,28 +128,13 @@ describe('a shared feed whose source ends its subscriptions', () => {
   });
 
   it('ends the streams of a type every process stops serving with -32011, from the process that follows it', async () => {
-    const a = await startProcess('spec:eft4:');
-    const b = await startProcess('spec:eft4:');
-    const onA = await client(a.server);
-    const onB = await client(b.server);
-    await poll(onA, null);
-    expect(a.attempts).toHaveLength(1);
-    let received = 0;
-    let error: unknown;
-    eventsClient(onB)
-      .follow('build.finished', {}, { delivery: 'push' })
-      .subscribe({ next: () => received++, error: (caught: unknown) => (error = caught) });
-    for (let tries = 0; received === 0 && tries < 300; tries++) {
-      a.attempts[0]!.next({ data: { n: tries } });
-      await sleep(20);
-    }
-    expect(received).toBeGreaterThan(0);
+    const { a, b, onB, streamError } = await streamingOnB('spec:eft4:');
     // B follows no source: serving the change there ends nothing by itself, and refuses new polls.
     b.extension.setTypes([]);
     await expect(poll(onB, null)).rejects.toMatchObject({ code: -32011 });
     a.extension.setTypes([]);
-    await eventually(() => error !== undefined);
-    expect(error).toMatchObject({ code: -32011, data: { kind: 'event' } });
+    await eventually(() => streamError() !== undefined);
+    expect(streamError()).toMatchObject({ code: -32011, data: { kind: 'event' } });
     expect(a.attempts[0]!.observed).toBe(false);
   });
 
