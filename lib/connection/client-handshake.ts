@@ -83,6 +83,9 @@ export function runClientHandshake(conn: ClientCore): Observable<Record<string, 
         }
         conn.notify('notifications/initialized');
         conn.sendLifecycle({ type: 'local.initialized' });
+        // The handshake's deadline was the only one: a client that then waits holds no timer (the
+        // next request arms it again).
+        if (conn.deadlines.size === 0) conn.deadlines.stop();
         conn.log.info({ revision: conn.revision, server: conn.peerInfo }, 'initialized');
         subscriber.next(result);
         subscriber.complete();

@@ -1,6 +1,9 @@
 import { asyncScheduler, VirtualTimeScheduler } from 'rxjs';
 import { Deadlines } from '../../lib/operators/deadlines';
 import type { Expiring } from '../../lib/operators/deadlines';
+import { connect } from '../../lib/client/client';
+import { createServer } from '../../lib/server/server';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 
 function clock() {
   const scheduler = new VirtualTimeScheduler();
@@ -103,6 +106,19 @@ describe('Deadlines', () => {
     advanceTo(500);
     expect(fired).toEqual([]);
     expect(deadlines.size).toBe(0);
+  });
+});
+
+describe('a client after its handshake', () => {
+  it('holds no scheduled action: the handshake deadline is let go', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const server = createServer({ name: 'idle', version: '1.0.0', logging: false });
+    const [clientSide, serverSide] = createInMemoryPair();
+    server.connect(serverSide);
+    const client = await connect(clientSide, { name: 'c', version: '1.0.0', protocolVersion: '2025-11-25', scheduler });
+    expect(scheduler.actions.filter((action) => !action.closed)).toEqual([]);
+    client.close();
+    server.close();
   });
 });
 
