@@ -12,7 +12,11 @@
  * ratios of single rounds.
  *
  *   npx tsc -p tsconfig.bench.json && node dist/benchmarks/proxy-policies.js [--rounds=7] [--ms=1000]
- *     [--only=in-memory,stdio-to-http]
+ *     [--processes=3] [--only=in-memory,stdio-to-http]
+ *
+ * In memory, most of the spread is between processes rather than between the rounds of one (each
+ * process compiles the shared code its own way): `--processes=N` runs N processes per side, the
+ * rounds shared among them, for a median that a single process sways less.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -75,11 +79,11 @@ const figureOf = (sample: { perSecond: number; cpuMicros: number }): Figure => (
 });
 
 /** Processes per side in memory, taking turns. */
-const PROCESSES = 3;
+const PROCESSES = arg('processes', 3);
 
 /**
- * Both sides in memory, each in processes of its own (a gateway runs one configuration): three per
- * side, taking turns, each measuring a third of the rounds.
+ * Both sides in memory, each in processes of its own (a gateway runs one configuration):
+ * `PROCESSES` per side, taking turns, each measuring its share of the rounds.
  */
 async function apart(inFlight: number): Promise<Map<ProxySide, Figure[]>> {
   const figures = new Map<ProxySide, Figure[]>(SIDES.map((side) => [side, []]));
@@ -113,6 +117,7 @@ async function alongside(
 const SIDES: readonly ProxySide[] = ['proxied', 'policed'];
 
 async function main(): Promise<void> {
+  if (!Number.isInteger(PROCESSES) || PROCESSES < 1) throw new Error('--processes wants a count of at least 1');
   const lines: string[] = [];
   const only = process.argv
     .find((a) => a.startsWith('--only='))
