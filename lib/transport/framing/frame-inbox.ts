@@ -39,9 +39,16 @@ export function createFrameInbox<T>(options: FrameInboxOptions = {}): FrameInbox
   return new Inbox<T>(options.maxBuffered ?? Infinity);
 }
 
-/** A class, so that each transport's inbox is one small object with no closures. */
-class Inbox<T> implements FrameInbox<T> {
-  readonly values$: Observable<T>;
+/** The subscribe function of every inbox: `this` is the inbox, so that no inbox makes a closure. */
+function subscribeToInbox<T>(this: Observable<T>, subscriber: Subscriber<T>): void {
+  (this as Inbox<T>).admit(subscriber);
+}
+
+/**
+ * A class, so that each transport's inbox is one small object with no closures; it is its own
+ * `values$`, so that an inbox is one object rather than three.
+ */
+class Inbox<T> extends Observable<T> implements FrameInbox<T> {
   completed = false;
   private readonly listeners = new SubscriberSlots<T>();
   private held: T[] | undefined = undefined;
@@ -49,7 +56,11 @@ class Inbox<T> implements FrameInbox<T> {
   private draining = false;
 
   constructor(private readonly maxBuffered: number) {
-    this.values$ = new Observable<T>((subscriber) => this.subscribe(subscriber));
+    super(subscribeToInbox);
+  }
+
+  get values$(): Observable<T> {
+    return this;
   }
 
   push(value: T): void {
@@ -69,8 +80,8 @@ class Inbox<T> implements FrameInbox<T> {
     this.listeners.complete();
   }
 
-  /** Returns no teardown: see `SubscriberSlots`. */
-  private subscribe(subscriber: Subscriber<T>): void {
+  /** Takes a subscriber of `values$`. Returns no teardown: see `SubscriberSlots`. */
+  admit(subscriber: Subscriber<T>): void {
     const held = this.held;
     if (held !== undefined && held.length > 0) {
       this.draining = true;
