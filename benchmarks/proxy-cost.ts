@@ -102,23 +102,23 @@ export function gatewayPolicies(): ServerMiddleware[] {
 function gatewayEndpoint(
   clientSide: Transport,
   serverSide: Transport,
-  operations: ServerOperations,
+  operations?: ServerOperations,
 ): [client: Transport, server: Transport] {
   const channel: Transport = {
     incoming$: serverSide.incoming$,
     closed$: serverSide.closed$,
     send: (message, options) => {
-      operations.calls.sent(channel, message);
+      operations?.calls.sent(channel, message);
       serverSide.send(message, options);
     },
     close: (reason) => serverSide.close(reason),
-    auth: CALLER,
+    auth: operations && CALLER,
   };
   const client: Transport = {
     incoming$: clientSide.incoming$,
     closed$: clientSide.closed$,
     send: (message, options) => {
-      operations.calls.received(channel, [message]);
+      operations?.calls.received(channel, [message]);
       clientSide.send(message, options);
     },
     close: (reason) => clientSide.close(reason),
@@ -126,12 +126,20 @@ function gatewayEndpoint(
   return [client, channel];
 }
 
+/**
+ * The endpoint of a side without operations: the same two wrappers, telling nobody. Every in-memory
+ * side passes through one, so that what the wrappers themselves cost (a step per message, which an
+ * HTTP server's own handling stands for) is in every figure alike, and a ratio of two sides is what
+ * the proxy, or its policies and metrics, add.
+ */
+const plainEndpoint = (clientSide: Transport, serverSide: Transport) => gatewayEndpoint(clientSide, serverSide);
+
 /** A client calling the bench server directly, or through a proxy (or the relay), over `kind`. */
 export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promise<CallHarness> {
   if (kind === 'in-memory') {
     if (side === 'relay') throw new Error('the relay floor runs from stdio to HTTP only');
     const server = createBenchServer();
-    if (side === 'direct') return harness(await inMemoryClient(server), async () => server.close());
+    if (side === 'direct') return harness(await inMemoryClient(server, plainEndpoint), async () => server.close());
     const upstream = await inMemoryClient(server);
     if (side === 'policed') {
       const operations = new ServerOperations({ callLog: false });
@@ -146,7 +154,7 @@ export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promi
       );
     }
     const front = proxy(upstream);
-    return harness(await inMemoryClient(front), async () => {
+    return harness(await inMemoryClient(front, plainEndpoint), async () => {
       front.close();
       upstream.close();
       server.close();
