@@ -97,8 +97,12 @@ export class ExtensionListChanges {
   attach(id: string, sessions: Iterable<ListedSession>): ListenedList {
     const { method, filterKey } = this;
     const declares = (capabilities: Record<string, unknown> | undefined) => declared(capabilities, id);
-    this.changes.subscribe(() => {
-      for (const session of sessions)
+    // Held weakly: servers made one per client around one extension are collected all the same.
+    const held = new WeakRef(sessions);
+    const following: Subscription = this.changes.subscribe(() => {
+      const live = held.deref();
+      if (live === undefined) return following.unsubscribe();
+      for (const session of live)
         if (session.operating && declares(session.declared) && declares(session.clientCapabilities))
           session.connection.notify(method);
     });

@@ -11,6 +11,10 @@ import type { EventDefinition } from '../../lib/server/events/events-extension';
 import { onlyAdds } from '../../lib/server/events/type-changes';
 import { createServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ExtensionListChanges } from '../../lib/server/extension-lists';
+import type { ListedSession } from '../../lib/server/extension-lists';
 import { linkedPair } from '../support/linked-pair';
 import { rawPeer } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
@@ -107,6 +111,27 @@ describe('notifications/events/list_changed', () => {
     const { extension, incident } = pager();
     expect(() => extension.setTypes([incident, { ...incident }])).toThrow(TypeError);
     expect(extension.types.map((type) => type.name)).toEqual(['incident.created']);
+  });
+});
+
+describe('ExtensionListChanges', () => {
+  it('holds the sessions of a server weakly: servers made per client around one extension are collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const changes = new ExtensionListChanges('notifications/x/list_changed', 'xListChanged');
+    let held: WeakRef<object>;
+    (() => {
+      const sessions = new Set<ListedSession>();
+      changes.attach('example.com/x', sessions);
+      held = new WeakRef(sessions);
+    })();
+    for (let i = 0; i < 5 && held!.deref() !== undefined; i++) {
+      await new Promise((done) => setImmediate(done));
+      gc();
+    }
+    expect(held!.deref()).toBeUndefined();
+    // A change after that finds nobody, and costs nothing.
+    expect(() => changes.changed()).not.toThrow();
   });
 });
 
