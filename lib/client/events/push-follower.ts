@@ -6,13 +6,15 @@
 import { isRecord } from '../../base/objects';
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
-import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
+import { ProtocolError } from '../../jsonrpc/errors';
+import type { JsonRpcError } from '../../jsonrpc/errors';
 import { EventMethod } from '../../schema/events';
 import type { EventOccurrence } from '../../schema/events';
 import type { McpClient } from '../client-api';
 import { pushRouterOf } from './push-router';
 import type { PushMessage } from './push-router';
 import { SeenIds } from './seen-ids';
+import { eventErrorOf } from './event-errors';
 
 /** What a push follower needs beside the client. */
 export interface PushFollow {
@@ -29,13 +31,6 @@ export interface PushFollow {
   readonly onCursor?: (cursor: string | null) => void;
   readonly onTruncated?: () => void;
   readonly onStreamError?: (error: JsonRpcError) => void;
-}
-
-/** The error a `terminated` or `error` notification carries. */
-function errorOf(params: Record<string, unknown>): JsonRpcError {
-  const error = isRecord(params.error) ? params.error : {};
-  const code = typeof error.code === 'number' ? error.code : -32603;
-  return new JsonRpcError(code, typeof error.message === 'string' ? error.message : 'event stream error', error.data);
 }
 
 /** An occurrence as the stream sent it, without the stream's `_meta`. */
@@ -73,8 +68,8 @@ export function followByPush(client: McpClient, follow: PushFollow): Observable<
         keep(params.cursor);
         if (params.truncated === true) follow.onTruncated?.();
       } else if (method === EventMethod.Heartbeat) keep(params.cursor);
-      else if (method === EventMethod.Error) follow.onStreamError?.(errorOf(params));
-      else if (method === EventMethod.Terminated) subscriber.error(errorOf(params));
+      else if (method === EventMethod.Error) follow.onStreamError?.(eventErrorOf(params.error, 'event stream error'));
+      else if (method === EventMethod.Terminated) subscriber.error(eventErrorOf(params.error, 'event stream ended'));
     };
     const wait = (delay: number) => {
       timer?.unsubscribe();

@@ -6,12 +6,13 @@
 import { isRecord } from '../../base/objects';
 import { Observable } from '../../rx/rxjs';
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
-import { JsonRpcError, ProtocolError } from '../../jsonrpc/errors';
+import { ProtocolError } from '../../jsonrpc/errors';
 import { EventMethod } from '../../schema/events';
 import type { EventOccurrence } from '../../schema/events';
 import { generateWebhookSecret } from '../../schema/webhook-signature';
 import type { McpClient } from '../client-api';
 import { SeenIds } from './seen-ids';
+import { eventErrorOf } from './event-errors';
 import { routeWebhooks } from './webhook-receiver';
 import type { WebhookReceiver, WebhookRoute } from './webhook-receiver';
 
@@ -28,13 +29,6 @@ export interface WebhookFollow {
   readonly scheduler: SchedulerLike;
   readonly onCursor?: (cursor: string | null) => void;
   readonly onTruncated?: () => void;
-}
-
-/** The error of a `terminated` body, as the other modes give it: the server's, or why it could not be read. */
-function terminationOf(error: unknown): Error {
-  if (isRecord(error) && typeof error.code === 'number' && typeof error.message === 'string')
-    return new JsonRpcError(error.code, error.message, error.data);
-  return new ProtocolError('the server ended the webhook subscription without a readable error');
 }
 
 /** A refresh comes at half the time left, and never sooner than this after the last one. */
@@ -66,7 +60,7 @@ export function followByWebhook(client: McpClient, follow: WebhookFollow): Obser
           return;
         }
         if (body.type === 'terminated') {
-          subscriber.error(terminationOf(body.error));
+          subscriber.error(eventErrorOf(body.error, 'the server ended the webhook subscription'));
           return;
         }
         const { eventId, data, timestamp } = body;
