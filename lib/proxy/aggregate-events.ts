@@ -10,7 +10,8 @@ import { passParamsThrough } from '../connection/dispatcher';
 import { JsonRpcError } from '../jsonrpc/errors';
 import type { McpClient } from '../client/client-api';
 import { eventsClient } from '../client/events/events-client';
-import { EventErrorCode, EventMethod } from '../schema/events';
+import { EventMethod } from '../schema/events';
+import { unknownEventType } from '../server/events/event-catalog';
 import { META } from '../schema/request-meta';
 import { declared } from './aggregate-catalog';
 import type { Member } from './aggregate-catalog';
@@ -31,9 +32,6 @@ interface Routed {
   /** An upstream name as downstream clients know it. */
   readonly rename: (name: string) => string;
 }
-
-const notFound = (name: unknown) =>
-  new JsonRpcError(EventErrorCode.NotFound, `No event type named ${JSON.stringify(name)}`, { kind: 'event' });
 
 /** Whether a member declared events when it last connected. */
 const declaresEvents = (member: Member) => declaredEvents(declared(member)) !== undefined;
@@ -82,11 +80,11 @@ function routedBy(
     if (typeof name !== 'string')
       return throwError(() => JsonRpcError.invalidParams('the event type’s name is missing'));
     const found = ownerOf(routing, name);
-    if (!found) return throwError(() => notFound(name));
+    if (!found) return throwError(() => unknownEventType(name));
     const { member, local } = found;
     return member.links.use(owner, context, (link) => {
       // Off on the upstream hop unless the aggregate's client of it declared events too.
-      if (!clientDeclaresEvents(link.client)) return throwError(() => notFound(name));
+      if (!clientDeclaresEvents(link.client)) return throwError(() => unknownEventType(name));
       const rename = (upstreamName: string) => routing.names.name(member.key, upstreamName);
       return send({ member, client: link.client, sent: { ...params, name: local }, rename }, params, context, owner);
     });
@@ -142,7 +140,7 @@ function untilLeft(
   return (stream$) =>
     new Observable<HandlerResult>((subscriber) => {
       const gone = routing.left.pipe(filter((each) => each === member)).subscribe(() => {
-        const error = notFound(name).toJSON();
+        const error = unknownEventType(name).toJSON();
         context.notify(EventMethod.Terminated, { error, _meta: { [META.subscriptionId]: context.requestId } });
         subscriber.next({ _meta: {} });
         subscriber.complete();

@@ -84,6 +84,10 @@ export interface CatalogLimits {
   readonly store: EventFeedStore | undefined;
 }
 
+/** The -32011 of an event type nobody serves (design sketch: Error Codes). */
+export const unknownEventType = (name: unknown): JsonRpcError =>
+  new JsonRpcError(EventErrorCode.NotFound, `No event type named ${JSON.stringify(name)}`, { kind: 'event' });
+
 /** The -32014 of a delivery mode an event type does not offer. */
 export const unsupportedMode = (mode: EventDeliveryMode, name: string): JsonRpcError =>
   new JsonRpcError(EventErrorCode.Unsupported, `Event type ${JSON.stringify(name)} is not delivered by ${mode}`, {
@@ -163,8 +167,7 @@ export class EventCatalog {
     const { name, arguments: args = {}, cursor = null, maxAgeMs } = params;
     if (typeof name !== 'string') throw JsonRpcError.invalidParams(`${method} needs the event type's name`);
     const definition = this.byName.get(name);
-    if (!definition)
-      throw new JsonRpcError(EventErrorCode.NotFound, `No event type named ${JSON.stringify(name)}`, { kind: 'event' });
+    if (!definition) throw unknownEventType(name);
     if (!isRecord(args)) throw JsonRpcError.invalidParams(`${method}: arguments must be an object`);
     if (cursor !== null && typeof cursor !== 'string')
       throw JsonRpcError.invalidParams(`${method}: cursor must be a string or null`);
