@@ -10,7 +10,6 @@ import type { SchedulerLike } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import type { EventSubscribeResult, WebhookDeliveryStatus } from '../../schema/events';
 import type { ServerContext } from '../server-context';
-import { replayable } from './event-catalog';
 import type { EventCatalog } from './event-catalog';
 import type { FeedListener, FeedListening } from './event-feed';
 import { listenTo } from './feed-store';
@@ -18,6 +17,7 @@ import { detachedContext } from './detached-context';
 import { WebhookDelivery } from './webhook-delivery';
 import {
   checkSubscribe,
+  checkTarget,
   noSuchSubscription,
   subscriptionId,
   tooManySubscriptions,
@@ -25,7 +25,6 @@ import {
 } from './webhook-requests';
 import type { SubscriptionLimits } from './webhook-requests';
 import type { StoredWebhook, WebhookLease, WebhookRun, WebhookSubscriptionStore } from './webhook-store';
-import { resolveTarget } from './webhook-target';
 
 const FRESH_STATUS: WebhookDeliveryStatus = { active: true, lastDeliveryAt: null, lastError: null };
 
@@ -62,8 +61,7 @@ export class SharedWebhookSubscriptions {
     );
     // The target is checked before the store is asked, refresh or not: a refresh may land on a
     // process whose policy or resolver differs from the first one's.
-    if ((await resolveTarget(url, this.limits.policy).catch(() => undefined)) === undefined)
-      throw JsonRpcError.invalidParams('delivery.url resolves to an address webhooks may not be posted to');
+    await checkTarget(url, this.limits);
     const now = this.limits.scheduler.now();
     const record: StoredWebhook = {
       id: subscriptionId(key),
@@ -137,15 +135,11 @@ export class SharedWebhookSubscriptions {
       unopened = reject;
       const feed = this.catalog.feed({ ...checked, cursor }, context ?? detachedContext(record), record.principal);
       const open = (result: FeedListening) => {
-        const first = result.replay[0];
-        delivery.watermark = first ? first.position - 1 : result.head;
         // A takeover across occurrences the feed no longer has tells the receiver of the gap.
-        if (!context && result.truncated) delivery.skip(delivery.watermark);
-        const { entries, skipped } = replayable(result.replay, maxAgeMs);
-        for (const entry of entries) delivery.offer(entry);
+        const truncated = delivery.begin(result, maxAgeMs, !context);
         lease.save(delivery.watermark, delivery.status);
         unopened = undefined;
-        resolve({ ...result, truncated: result.truncated || skipped });
+        resolve({ ...result, truncated });
       };
       stopListening = listenTo(feed, cursor, listener, open, reject);
     }).then(({ truncated }) => ({ watermark: delivery.watermark, truncated }));

@@ -9,7 +9,8 @@
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { nodeCrypto } from '../../base/node-builtins';
 import type { WebhookControlBody, WebhookDeliveryStatus, WebhookErrorCategory } from '../../schema/events';
-import type { FeedEntry } from './event-feed';
+import { replayable } from './event-catalog';
+import type { FeedEntry, FeedListening } from './event-feed';
 import { signWebhook, WebhookHeader } from '../../schema/webhook-signature';
 import { postWebhook, refusedUrl, resolveTarget } from './webhook-target';
 import type { PostOutcome, WebhookTargetPolicy } from './webhook-target';
@@ -67,6 +68,20 @@ export class WebhookDelivery {
       lastError: this.lastError,
       ...(this.failedSince === undefined ? {} : { failedSince: this.failedSince }),
     };
+  }
+
+  /**
+   * Starts from what the feed opened with: the watermark just before its replay (or at its head),
+   * a `gap` body first when `gapFirst` and the feed lost occurrences, then the replay less what is
+   * older than `maxAgeMs`. Answers whether occurrences were skipped, the subscribe's `truncated`.
+   */
+  begin(listening: FeedListening, maxAgeMs: number | undefined, gapFirst = false): boolean {
+    const first = listening.replay[0];
+    this.watermark = first ? first.position - 1 : listening.head;
+    if (gapFirst && listening.truncated) this.skip(this.watermark);
+    const { entries, skipped } = replayable(listening.replay, maxAgeMs);
+    for (const entry of entries) this.offer(entry);
+    return listening.truncated || skipped;
   }
 
   /** Queues an occurrence; past `queueSize` what waits is dropped and a `gap` body goes instead. */

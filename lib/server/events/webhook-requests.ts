@@ -13,7 +13,7 @@ import type { ServerContext } from '../server-context';
 import { canonical } from '../../base/objects';
 import type { EventCatalog, SubscriptionParams } from './event-catalog';
 import type { DeliveryLimits } from './webhook-delivery';
-import { refusedUrl } from './webhook-target';
+import { refusedUrl, resolveTarget } from './webhook-target';
 
 /** The bounds of webhook subscriptions (see `WebhookOptions`). */
 export interface SubscriptionLimits extends DeliveryLimits {
@@ -22,6 +22,12 @@ export interface SubscriptionLimits extends DeliveryLimits {
   readonly maxTtlMs: number;
   readonly maxSubscriptions: number;
   readonly principal: ((context: ServerContext) => string | undefined) | undefined;
+}
+
+/** Refuses (-32602) a delivery URL whose host resolves to no address webhooks may be posted to. */
+export async function checkTarget(url: string, limits: SubscriptionLimits): Promise<void> {
+  if ((await resolveTarget(url, limits.policy).catch(() => undefined)) === undefined)
+    throw JsonRpcError.invalidParams('delivery.url resolves to an address webhooks may not be posted to');
 }
 
 /** An `events/subscribe` request, checked. */

@@ -5,17 +5,15 @@
  * feed followed and posts what it brings (see `WebhookDelivery`).
  */
 import type { Subscription } from '../../rx/rxjs';
-import { JsonRpcError } from '../../jsonrpc/errors';
 import type { EventSubscribeResult } from '../../schema/events';
 import type { ServerContext } from '../server-context';
-import { replayable } from './event-catalog';
 import type { EventCatalog } from './event-catalog';
 import { WebhookDelivery } from './webhook-delivery';
 import type { FeedListener, FeedListening } from './event-feed';
 import { listenTo } from './feed-store';
-import { resolveTarget } from './webhook-target';
 import {
   checkSubscribe,
+  checkTarget,
   noSuchSubscription,
   subscriptionId,
   tooManySubscriptions,
@@ -53,8 +51,7 @@ export class WebhookSubscriptions {
       return this.answer(existing.delivery, ttlMs, false, true);
     }
     if (this.held.size >= this.limits.maxSubscriptions) throw tooManySubscriptions(this.limits.maxSubscriptions);
-    if ((await resolveTarget(url, this.limits.policy).catch(() => undefined)) === undefined)
-      throw JsonRpcError.invalidParams('delivery.url resolves to an address webhooks may not be posted to');
+    await checkTarget(url, this.limits);
     const id = subscriptionId(key);
     const feed = this.catalog.feed(subscription, context, principal);
     const delivery = new WebhookDelivery(id, url, secret, 0, this.limits);
@@ -74,13 +71,8 @@ export class WebhookSubscriptions {
     };
     // What the feed replays is queued first; a shared feed's store failing answers the request.
     const listening = await new Promise<FeedListening>((resolve, reject) => {
-      const opened = (result: FeedListening) => {
-        delivery.watermark = result.replay.length > 0 ? result.replay[0]!.position - 1 : result.head;
-        // What is older than the caller's `maxAgeMs` is passed over, and said as `truncated`.
-        const { entries, skipped } = replayable(result.replay, subscription.maxAgeMs);
-        for (const entry of entries) delivery.offer(entry);
-        resolve({ ...result, truncated: result.truncated || skipped });
-      };
+      const opened = (result: FeedListening) =>
+        resolve({ ...result, truncated: delivery.begin(result, subscription.maxAgeMs) });
       listenTo(feed, subscription.cursor, listener, opened, reject);
     });
     this.held.set(key, { delivery, stop: listening.stop, expiry: this.expire(key, ttlMs) });
