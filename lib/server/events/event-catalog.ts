@@ -7,7 +7,7 @@ import { canonical, isRecord } from '../../base/objects';
 import type { Observable, SchedulerLike } from '../../rx/rxjs';
 import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode } from '../../schema/events';
-import type { EventDeliveryMode, EventType } from '../../schema/events';
+import type { EventDeliveryMode, EventOccurrence, EventType } from '../../schema/events';
 import { principalOf } from '../../transport/transport';
 import type { JsonSchemaValidate, JsonSchemaValidatorFactory } from '../../validation/json-schema-validator';
 import type { ServerContext } from '../server-context';
@@ -49,27 +49,27 @@ export interface SubscriptionParams {
 }
 
 /**
- * Whether `occurrence` may be replayed to a subscription that asked for none older than
- * `maxAgeMs`, at `now` (an occurrence whose time cannot be read is kept).
+ * What of `replay` a subscription that asked for none older than `maxAgeMs` gets (all of it
+ * without one; an occurrence whose time cannot be read is kept), and whether any was left out:
+ * the sketch's `truncated`. `occurrenceOf` finds each item's occurrence (a feed entry's, or the
+ * item itself).
  */
-export function youngEnough(occurrence: { readonly timestamp: string }, maxAgeMs: number, now: number): boolean {
-  const time = Date.parse(occurrence.timestamp);
-  return Number.isNaN(time) || time >= now - maxAgeMs;
-}
-
-/**
- * The entries of `replay` a subscription that asked for none older than `maxAgeMs` gets (all of
- * them without it), and whether any were left out: the sketch's `truncated`.
- */
-export function replayable(
-  replay: readonly FeedEntry[],
+export function replayable<T>(
+  replay: readonly T[],
   maxAgeMs: number | undefined,
-): { readonly entries: readonly FeedEntry[]; readonly skipped: boolean } {
+  occurrenceOf: (item: T) => { readonly timestamp: string },
+): { readonly entries: readonly T[]; readonly skipped: boolean } {
   if (maxAgeMs === undefined) return { entries: replay, skipped: false };
-  const now = Date.now();
-  const entries = replay.filter((entry) => youngEnough(entry.occurrence, maxAgeMs, now));
+  const oldest = Date.now() - maxAgeMs;
+  const entries = replay.filter((item) => {
+    const time = Date.parse(occurrenceOf(item).timestamp);
+    return Number.isNaN(time) || time >= oldest;
+  });
   return { entries, skipped: entries.length < replay.length };
 }
+
+/** The occurrence of a feed entry, for {@link replayable}. */
+export const entryOccurrence = (entry: FeedEntry): EventOccurrence => entry.occurrence;
 
 /** The bounds of a catalog's feeds. */
 export interface CatalogLimits {

@@ -13,7 +13,7 @@ import { JsonRpcError } from '../../jsonrpc/errors';
 import { EventErrorCode, EventMethod } from '../../schema/events';
 import { META } from '../../schema/request-meta';
 import type { ServerContext } from '../server-context';
-import { replayable } from './event-catalog';
+import { entryOccurrence, replayable } from './event-catalog';
 import type { EventCatalog, SubscriptionParams } from './event-catalog';
 import type { FeedEntry, FeedListener, FeedListening } from './event-feed';
 import { listenTo } from './feed-store';
@@ -137,7 +137,7 @@ export function streamEvents(
     const opened = (listening: FeedListening) => {
       const start = listening.replay.length > 0 ? listening.replay[0]!.position - 1 : listening.head;
       // What the stream asked not to replay (older than its `maxAgeMs`) is passed over, not sent.
-      const { entries: replay, skipped } = replayable(listening.replay, subscription.maxAgeMs);
+      const { entries: replay, skipped } = replayable(listening.replay, subscription.maxAgeMs, entryOccurrence);
       paced.checked = replay.length > 0 ? replay[0]!.position - 1 : (listening.replay.at(-1)?.position ?? start);
       const truncated = listening.truncated || skipped;
       send(EventMethod.Active, { cursor: String(start), truncated });

@@ -14,7 +14,7 @@ import { JsonRpcError } from '../../jsonrpc/errors';
 import { ExtensionListChanges } from '../extension-lists';
 import type { ServerExtension } from '../extensions';
 import type { ServerContext } from '../server-context';
-import { EventCatalog, youngEnough } from './event-catalog';
+import { EventCatalog, replayable } from './event-catalog';
 import type { EventDefinition } from './event-catalog';
 import { EventFeed } from './event-feed';
 import type { FeedRead } from './event-feed';
@@ -264,9 +264,7 @@ function listPage(types: readonly EventType[], cursor: unknown, pageSize: number
 }
 
 function aged(read: FeedRead, maxAgeMs: number | undefined): FeedRead {
-  if (maxAgeMs === undefined) return read;
-  const now = Date.now();
-  const events = read.events.filter((occurrence) => youngEnough(occurrence, maxAgeMs, now));
+  const { entries: events, skipped } = replayable(read.events, maxAgeMs, (occurrence) => occurrence);
   // The floor passed the cursor: what it skipped is said as a gap (design sketch: `maxAgeMs`).
-  return { ...read, events, truncated: read.truncated || events.length < read.events.length };
+  return skipped ? { ...read, events, truncated: true } : read;
 }

@@ -9,7 +9,7 @@
 import type { SchedulerLike, Subscription } from '../../rx/rxjs';
 import { nodeCrypto } from '../../base/node-builtins';
 import type { WebhookControlBody, WebhookDeliveryStatus, WebhookErrorCategory } from '../../schema/events';
-import { replayable } from './event-catalog';
+import { entryOccurrence, replayable } from './event-catalog';
 import type { FeedEntry, FeedListening } from './event-feed';
 import { signWebhook, WebhookHeader } from '../../schema/webhook-signature';
 import { postWebhook, refusedUrl, resolveTarget } from './webhook-target';
@@ -79,7 +79,7 @@ export class WebhookDelivery {
     const first = listening.replay[0];
     this.watermark = first ? first.position - 1 : listening.head;
     if (gapFirst && listening.truncated) this.skip(this.watermark);
-    const { entries, skipped } = replayable(listening.replay, maxAgeMs);
+    const { entries, skipped } = replayable(listening.replay, maxAgeMs, entryOccurrence);
     for (const entry of entries) this.offer(entry);
     return listening.truncated || skipped;
   }
