@@ -16,7 +16,7 @@ import { runInNewContext } from 'node:vm';
 import { ExtensionListChanges } from '../../lib/server/extension-lists';
 import type { ListedSession } from '../../lib/server/extension-lists';
 import { linkedPair } from '../support/linked-pair';
-import { rawPeer } from '../support/raw-peer';
+import { rawPeer, rawSession } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
 
 // Event types that change at runtime (the triggers and events extension's design sketch of
@@ -41,14 +41,6 @@ function pager() {
   const extension = events([incident], { nextPollMs: 0, push: { heartbeatMs: 60_000 } });
   const server = createServer({ name: 'pager', version: '1.0.0', logging: false, extensions: [extension] });
   return { server, extension, incident, sources };
-}
-
-async function session(server: ReturnType<typeof pager>['server'], capabilities: Record<string, unknown>) {
-  const [clientSide, serverSide] = createInMemoryPair();
-  server.connect(serverSide);
-  const peer = rawPeer(clientSide);
-  await peer.initialize('2025-11-25', capabilities);
-  return peer;
 }
 
 const stream = (id: number) => ({
@@ -77,8 +69,8 @@ const names = (types: readonly EventType[]) => types.map((type) => type.name);
 describe('notifications/events/list_changed', () => {
   it('declares listChanged, and tells each session whose client declared events, and no other', async () => {
     const { server, extension, incident } = pager();
-    const told = await session(server, DECLARES_EVENTS);
-    const untold = await session(server, {});
+    const told = await rawSession(server, DECLARES_EVENTS);
+    const untold = await rawSession(server, {});
     const init = told.received.find((frame) => (frame as { id?: string }).id === 'init') as {
       result: { capabilities: { experimental: Record<string, { listChanged?: boolean }> } };
     };
@@ -97,7 +89,7 @@ describe('notifications/events/list_changed', () => {
 
   it('sends nothing when the new definitions list the same types', async () => {
     const { server, extension, incident } = pager();
-    const peer = await session(server, DECLARES_EVENTS);
+    const peer = await rawSession(server, DECLARES_EVENTS);
     extension.setTypes([{ ...incident }]);
     extension.setTypes([incident, { name: 'added', source: () => new Subject<EventEmission>() }]);
     // The first frame after the change is the one notification of the second.
@@ -203,7 +195,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('EventsClient.types$ (%s)',
 describe.each(['2025-11-25', '2026-07-28'] as const)('subscriptions of a type that changed (%s)', (protocolVersion) => {
   it('[Push] a removed type ends its streams with -32011 { kind: event }, then the final frame; polls of it get -32011', async () => {
     const { server, extension, sources } = pager();
-    const peer = await session(server, DECLARES_EVENTS);
+    const peer = await rawSession(server, DECLARES_EVENTS);
     peer.send(stream(7));
     expect(await peer.next()).toMatchObject({ method: 'notifications/events/active' });
     extension.setTypes([]);
@@ -229,7 +221,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('subscriptions of a type th
     const { server, extension, incident, sources } = pager();
     const client = await connected(server, protocolVersion);
     const first = await poll(client, null);
-    const peer = await session(server, DECLARES_EVENTS);
+    const peer = await rawSession(server, DECLARES_EVENTS);
     peer.send(stream(3));
     expect(await peer.next()).toMatchObject({ method: 'notifications/events/active' });
     const narrower = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
@@ -252,7 +244,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('subscriptions of a type th
 
   it('[Push] an additive change (an optional argument, a wider enum, a description) is told but ends no stream', async () => {
     const { server, extension, incident, sources } = pager();
-    const peer = await session(server, DECLARES_EVENTS);
+    const peer = await rawSession(server, DECLARES_EVENTS);
     peer.send(stream(4));
     expect(await peer.next()).toMatchObject({ method: 'notifications/events/active' });
     extension.setTypes([

@@ -8,7 +8,7 @@ import { events } from '../../lib/server/events/events-extension';
 import type { EventsOptions } from '../../lib/server/events/events-extension';
 import { createServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
-import { rawPeer } from '../support/raw-peer';
+import { rawSession } from '../support/raw-peer';
 import { until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
@@ -31,14 +31,6 @@ function incidents(options: EventsOptions = {}) {
   return { server, upstream, scheduler };
 }
 
-async function wire(server: ReturnType<typeof incidents>['server']) {
-  const [clientSide, serverSide] = createInMemoryPair();
-  server.connect(serverSide);
-  const peer = rawPeer(clientSide);
-  await peer.initialize('2025-11-25');
-  return peer;
-}
-
 const stream = (id: number, params: Record<string, unknown>) => ({
   jsonrpc: '2.0',
   id,
@@ -49,7 +41,7 @@ const stream = (id: number, params: Record<string, unknown>) => ({
 describe('events/stream on the wire (Push-Based Delivery)', () => {
   it('[Event Delivery] confirms with notifications/events/active, then sends each occurrence with its cursor and the request id', async () => {
     const { server, upstream } = incidents();
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(1, { arguments: { severity: 'P1' } }));
     expect(await peer.next()).toEqual({
       jsonrpc: '2.0',
@@ -73,7 +65,7 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
 
   it('[Event Delivery] refuses at once, opening no stream: -32011 for an unknown event, -32014 for a type not pushed', async () => {
     const { server } = incidents();
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(2, { name: 'nope' }));
     expect(await peer.next()).toMatchObject({ id: 2, error: { code: -32011, data: { kind: 'event' } } });
     peer.send(stream(3, { name: 'email.received' }));
@@ -85,7 +77,7 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
 
   it('[Lifecycle → Heartbeat] sends notifications/events/heartbeat with the cursor checked up to, every interval', async () => {
     const { server, upstream, scheduler } = incidents();
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(4, {}));
     await peer.next();
     upstream.next({ data: { n: 1 } });
@@ -104,7 +96,7 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
 
   it('[Lifecycle → Cancellation] stops delivering and releases the source on notifications/cancelled', async () => {
     const { server, upstream, scheduler } = incidents({ leaseMs: 500 });
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(5, {}));
     await peer.next();
     expect(upstream.observed).toBe(true);
@@ -122,7 +114,7 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
 
   it('[Cursor Lifecycle → Gaps] replays what came after a kept cursor, and says truncated for one older than the ring', async () => {
     const { server, upstream } = incidents({ capacity: 2 });
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(6, {}));
     await peer.next();
     for (let n = 1; n <= 4; n++) upstream.next({ data: { n } });
@@ -142,7 +134,7 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
     const { server, upstream, scheduler } = incidents({
       push: { heartbeatMs: 60_000, maxEventsPerSecond: 2, bufferSize: 2 },
     });
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(9, {}));
     await peer.next();
     for (let n = 1; n <= 5; n++) upstream.next({ data: { n } });
@@ -160,7 +152,7 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
 
   it('refuses a stream past maxStreams with -32013', async () => {
     const { server } = incidents({ push: { maxStreams: 1 } });
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(10, {}));
     await peer.next();
     peer.send(stream(11, {}));
@@ -175,7 +167,9 @@ describe('events/stream on the wire (Push-Based Delivery)', () => {
       return attempts.at(-1)!;
     };
     const extension = events([{ name: 'incident.created', source }], { scheduler, retryMs: 100 });
-    const peer = await wire(createServer({ name: 's', version: '1.0.0', logging: false, extensions: [extension] }));
+    const peer = await rawSession(
+      createServer({ name: 's', version: '1.0.0', logging: false, extensions: [extension] }),
+    );
     peer.send(stream(12, {}));
     await peer.next();
     attempts[0]!.error(new Error('Gmail API 503'));

@@ -14,7 +14,7 @@ import { events } from '../../lib/server/events/events-extension';
 import type { EventsOptions } from '../../lib/server/events/events-extension';
 import { createServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
-import { rawPeer } from '../support/raw-peer';
+import { rawSession } from '../support/raw-peer';
 import { eventually, until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
@@ -47,14 +47,6 @@ function incidents(options: EventsOptions = {}) {
   return { server, scheduler, attempts, state };
 }
 
-async function wire(server: ReturnType<typeof incidents>['server']) {
-  const [clientSide, serverSide] = createInMemoryPair();
-  server.connect(serverSide);
-  const peer = rawPeer(clientSide);
-  await peer.initialize('2025-11-25');
-  return peer;
-}
-
 async function connected(server: ReturnType<typeof incidents>['server']) {
   const [clientSide, serverSide] = createInMemoryPair();
   server.connect(serverSide);
@@ -77,7 +69,7 @@ const poll = (client: Client, cursor: string | null) =>
 describe('a source ending its subscriptions (EventsTerminated)', () => {
   it('[Push] sends notifications/events/terminated with the subscription id, then the final frame (StreamEventsResult)', async () => {
     const { server, attempts, state } = incidents();
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(7));
     expect(await peer.next()).toMatchObject({ method: 'notifications/events/active' });
     attempts[0]!.error(revoked());
@@ -130,7 +122,7 @@ describe('a source ending its subscriptions (EventsTerminated)', () => {
 
   it('keeps any other error recoverable: notifications/events/error, and the source followed again after retryMs', async () => {
     const { server, attempts, scheduler } = incidents();
-    const peer = await wire(server);
+    const peer = await rawSession(server);
     peer.send(stream(3));
     await peer.next();
     attempts[0]!.error(new JsonRpcError(-32012, 'Forbidden'));

@@ -1,3 +1,4 @@
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import type { Transport } from '../../lib/transport/transport';
 
 /**
@@ -51,4 +52,17 @@ export function rawPeer(transport: Transport): RawPeer {
       return answer.result as Record<string, unknown>;
     },
   };
+}
+
+/** A raw peer in a session with `server` over an in-memory pair, its handshake done (2025-11-25 by default). */
+export async function rawSession(
+  server: { connect(transport: Transport): unknown },
+  capabilities: Record<string, unknown> = {},
+  protocolVersion = '2025-11-25',
+): Promise<RawPeer> {
+  const [clientSide, serverSide] = createInMemoryPair();
+  server.connect(serverSide);
+  const peer = rawPeer(clientSide);
+  await peer.initialize(protocolVersion, capabilities);
+  return peer;
 }
