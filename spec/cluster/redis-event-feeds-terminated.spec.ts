@@ -6,9 +6,7 @@ import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { eventsClient } from '../../lib/client/events/events-client';
 import { connectRedis } from '../../lib/cluster/redis-connection';
-import type { RedisConnection } from '../../lib/cluster/redis-connection';
 import { redisEventFeeds } from '../../lib/cluster/redis-event-feeds';
-import type { RedisEventFeeds } from '../../lib/cluster/redis-event-feeds';
 import { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { EVENTS_EXTENSION } from '../../lib/schema/events';
 import type { EventPollResult } from '../../lib/schema/events';
@@ -20,6 +18,7 @@ import { generateWebhookSecret } from '../../lib/schema/webhook-signature';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { FeedResources } from '../support/feed-resources';
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';
 import { eventually } from '../support/until';
@@ -29,17 +28,13 @@ import { eventually } from '../support/until';
 const FORBIDDEN = { code: -32012, message: 'Forbidden', data: { reason: 'Access revoked' } };
 
 let redis: RunningRedis;
-const connections: RedisConnection[] = [];
-const stores: RedisEventFeeds[] = [];
-const clients: McpClient[] = [];
+const held = new FeedResources();
 
 beforeAll(async () => {
   redis = await startRedis();
 });
 afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-  for (const connection of connections.splice(0)) await connection.quit().catch(() => undefined);
+  await held.release();
 });
 afterAll(async () => {
   await redis?.stop();
@@ -48,9 +43,9 @@ afterAll(async () => {
 /** One process: its source makes a Subject per follow, kept in `attempts`. */
 async function startProcess(prefix: string, webhooks?: WebhookOptions) {
   const connection = await connectRedis(redis.url);
-  connections.push(connection);
+  held.connections.push(connection);
   const store = redisEventFeeds(connection, { prefix, tailMs: 10 });
-  stores.push(store);
+  held.stores.push(store);
   const attempts: Array<Subject<EventEmission>> = [];
   const source = () => {
     attempts.push(new Subject<EventEmission>());
@@ -75,7 +70,7 @@ async function client(server: McpServer): Promise<McpClient> {
     protocolVersion: '2025-11-25',
     extensions: { [EVENTS_EXTENSION]: { delivery: ['push', 'poll'] } },
   });
-  clients.push(connected);
+  held.clients.push(connected);
   return connected;
 }
 
@@ -184,7 +179,7 @@ describe('a shared webhook subscription whose source ends it', () => {
       a.attempts.at(-1)?.next({ data: { n: tries } });
       await sleep(20);
     }
-    const records = () => connections[0]!.call('KEYS', ['spec:eft3:{webhooks}:r:*']) as Promise<string[]>;
+    const records = () => held.connections[0]!.call('KEYS', ['spec:eft3:{webhooks}:r:*']) as Promise<string[]>;
     expect(bodies.length).toBeGreaterThan(0);
     expect(await records()).toHaveLength(1);
     a.attempts.at(-1)!.error(new EventsTerminated(-32012, 'Forbidden', { reason: 'Access revoked' }));

@@ -22,6 +22,7 @@ import type { McpServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import type { AuthInfo } from '../../lib/transport/transport';
 import { authenticated } from '../support/authenticated';
+import { FeedResources } from '../support/feed-resources';
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';
 import { eventually } from '../support/until';
@@ -31,21 +32,14 @@ import { advanceTo } from '../support/virtual-time';
 // each with its own connection, store and source (a Subject the test drives as "the upstream").
 
 let redis: RunningRedis;
-let connections: RedisConnection[] = [];
-let stores: RedisEventFeeds[] = [];
-let clients: McpClient[] = [];
+const held = new FeedResources();
 let prefixes = 0;
 
 beforeAll(async () => {
   redis = await startRedis();
 });
 afterEach(async () => {
-  for (const client of clients) client.close();
-  clients = [];
-  await Promise.all(stores.map((store) => store.close()));
-  stores = [];
-  for (const connection of connections) await connection.quit().catch(() => undefined);
-  connections = [];
+  await held.release();
 });
 afterAll(async () => {
   await redis?.stop();
@@ -72,7 +66,7 @@ interface ProcessOptions {
 
 async function startProcess(options: ProcessOptions): Promise<Process> {
   const connection = await connectRedis(options.url ?? redis.url);
-  connections.push(connection);
+  held.connections.push(connection);
   const counted: RedisConnection = Object.assign(Object.create(connection) as RedisConnection, {
     call(command: string, args: (string | number)[]) {
       if (command === 'EVAL' && args[0] === READ) node.reads++;
@@ -80,7 +74,7 @@ async function startProcess(options: ProcessOptions): Promise<Process> {
     },
   });
   const store = redisEventFeeds(counted, { prefix: options.prefix, tailMs: 10, ...options.store });
-  stores.push(store);
+  held.stores.push(store);
   const upstream = new Subject<EventEmission>();
   const extension = events(
     [
@@ -121,7 +115,7 @@ async function client(
     protocolVersion,
     extensions: { [EVENTS_EXTENSION]: { delivery: ['push', 'poll'] } },
   });
-  clients.push(connected);
+  held.clients.push(connected);
   return connected;
 }
 
@@ -260,16 +254,18 @@ describe('redisEventFeeds', () => {
     await poll(onA, null);
     a.upstream.next({ data: { n: 1 } });
     await pollFor(onA, '0', 1);
-    const keys = ((await connections[0]!.call('KEYS', [`${prefix}*`])) as string[]).sort();
+    const keys = ((await held.connections[0]!.call('KEYS', [`${prefix}*`])) as string[]).sort();
     const tag = /^spec:ef\d+:(\{[A-Za-z0-9_-]{43}\}):[lnsw]$/;
     expect(keys.map((key) => key.slice(-1))).toEqual(['l', 'n', 's', 'w']);
     expect(new Set(keys.map((key) => tag.exec(key)?.[1])).size).toBe(1);
     for (const key of keys) {
-      const ttl = Number(await connections[0]!.call('PTTL', [key]));
+      const ttl = Number(await held.connections[0]!.call('PTTL', [key]));
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(60_000);
     }
-    expect(await connections[0]!.call('XRANGE', [keys[2]!, '-', '+'])).toEqual([['1-0', ['o', expect.any(String)]]]);
+    expect(await held.connections[0]!.call('XRANGE', [keys[2]!, '-', '+'])).toEqual([
+      ['1-0', ['o', expect.any(String)]],
+    ]);
   });
 
   it('hands the feed to B when A goes: B follows its own source, occurrences go on, and the change reads truncated', async () => {
@@ -349,7 +345,7 @@ describe('redisEventFeeds', () => {
     await poll(onB, null);
     expect(b.follows).toBe(0);
     // A is cut off from Redis: it cannot renew, and gives up following once its lease may have lapsed.
-    await connections[0]!.quit();
+    await held.connections[0]!.quit();
     await eventually(() => !a.upstream.observed, 5000);
     for (let tries = 0; b.follows === 0 && tries < 200; tries++) {
       await poll(onB, null);
@@ -443,7 +439,7 @@ describe('redisEventFeeds', () => {
       expect(unhandled).toEqual([]);
       // Quit while Redis is up: a client cut off would try to reconnect forever.
       await a.store.close();
-      await connections.pop()!.quit();
+      await held.connections.pop()!.quit();
     } finally {
       process.off('unhandledRejection', hear);
       await own.stop();

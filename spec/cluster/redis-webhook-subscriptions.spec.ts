@@ -21,6 +21,7 @@ import type { ServerContext } from '../../lib/server/server-context';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import type { AuthInfo } from '../../lib/transport/transport';
 import { authenticated } from '../support/authenticated';
+import { FeedResources } from '../support/feed-resources';
 import { startRedis } from '../support/redis-server';
 import type { RunningRedis } from '../support/redis-server';
 import { eventually } from '../support/until';
@@ -35,9 +36,7 @@ const TICK_MS = LEASE_MS / 3;
 const alice: AuthInfo = { subject: 'alice', scopes: [], claims: { iss: 'https://issuer.example' } };
 
 let redis: RunningRedis;
-let connections: RedisConnection[] = [];
-let stores: RedisEventFeeds[] = [];
-let clients: McpClient[] = [];
+const held = new FeedResources();
 let receiver: Server;
 let base: string;
 let posts: Array<{ path: string; headers: IncomingHttpHeaders; raw: string; body: Record<string, unknown> }> = [];
@@ -60,12 +59,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 });
 afterEach(async () => {
-  for (const client of clients) client.close();
-  clients = [];
-  await Promise.all(stores.map((store) => store.close()));
-  stores = [];
-  for (const connection of connections) await connection.quit().catch(() => undefined);
-  connections = [];
+  await held.release();
   posts = [];
   failing = false;
 });
@@ -85,9 +79,9 @@ interface Process {
 
 async function startProcess(prefix: string, webhooks: Partial<WebhookOptions> = {}): Promise<Process> {
   const connection = await connectRedis(redis.url);
-  connections.push(connection);
+  held.connections.push(connection);
   const store = redisEventFeeds(connection, { prefix, tailMs: 10, leaderTtlMs: LEASE_MS });
-  stores.push(store);
+  held.stores.push(store);
   const upstream = new Subject<EventEmission>();
   const follows: ServerContext[] = [];
   const extension = events(
@@ -115,7 +109,7 @@ async function client(server: McpServer): Promise<McpClient> {
     protocolVersion: '2025-11-25',
     extensions: { [EVENTS_EXTENSION]: { delivery: ['webhook'] } },
   });
-  clients.push(connected);
+  held.clients.push(connected);
   return connected;
 }
 
@@ -138,7 +132,8 @@ const posted = () => posts.filter((post) => 'data' in post.body).map((post) => p
 const nextPrefix = () => `spec:wh${++prefixes}:`;
 
 /** The keys of the subscription records under `prefix`. */
-const recordKeys = (prefix: string) => connections[0]!.call('KEYS', [`${prefix}{webhooks}:r:*`]) as Promise<string[]>;
+const recordKeys = (prefix: string) =>
+  held.connections[0]!.call('KEYS', [`${prefix}{webhooks}:r:*`]) as Promise<string[]>;
 
 describe('redisEventFeeds: webhook subscriptions shared across processes', () => {
   it('refreshes on B the subscription made on A: one record, one stream of posts, deliveryStatus answered', async () => {
@@ -318,7 +313,7 @@ describe('redisEventFeeds: webhook subscriptions shared across processes', () =>
     const onB = await client(b.server);
     await expect(unsubscribe(onB)).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
     const stored = await recordKeys(prefix);
-    const status = JSON.parse(String(await connections[0]!.call('HGET', [stored[0]!, 'st'])));
+    const status = JSON.parse(String(await held.connections[0]!.call('HGET', [stored[0]!, 'st'])));
     expect(status).toMatchObject({ lastError: 'connection_refused' });
   });
 
@@ -330,7 +325,7 @@ describe('redisEventFeeds: webhook subscriptions shared across processes', () =>
     const [onA, onB] = [await client(a.server), await client(b.server)];
     await subscribe(onA, generateWebhookSecret(), { ttlMs: 4 * TICK_MS });
     const [key] = await recordKeys(prefix);
-    const pttl = Number(await connections[0]!.call('PTTL', [key!]));
+    const pttl = Number(await held.connections[0]!.call('PTTL', [key!]));
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(4 * TICK_MS);
     a.upstream.next({ data: { n: 1 } });
@@ -372,7 +367,7 @@ describe('redisEventFeeds: webhook subscriptions shared across processes', () =>
       protocolVersion: '2025-11-25',
       extensions: { [EVENTS_EXTENSION]: { delivery: ['webhook'] } },
     });
-    clients.push(anonymous);
+    held.clients.push(anonymous);
     await expect(subscribe(anonymous, generateWebhookSecret())).rejects.toMatchObject({
       code: EventErrorCode.Forbidden,
     });
