@@ -1,5 +1,5 @@
 /**
- * Events in an aggregate (the triggers and events extension's design sketch of 2026-02-19;
+ * Events in an aggregate (the triggers and events extension's design sketch, as merged on 2026-09-08;
  * experimental): event types are listed namespaced like tools (`<namespace><separator><name>`),
  * and each poll, stream and webhook subscription goes to the upstream that owns its type, under
  * the name that upstream knows; the occurrences it answers carry the namespaced name again.

@@ -1,6 +1,6 @@
 /**
  * What a proxy declares and tells of its upstreams' events (the triggers and events extension's
- * design sketch of 2026-02-19; experimental): the settings each side declared, the merged settings
+ * design sketch, as merged on 2026-09-08; experimental): the settings each side declared, the merged settings
  * of an aggregate, and the changes of the event types (`notifications/events/list_changed`), which
  * reach only the downstream clients told of events.
  */

@@ -1,5 +1,5 @@
 /**
- * Events through a proxy (the triggers and events extension's design sketch of 2026-02-19;
+ * Events through a proxy (the triggers and events extension's design sketch, as merged on 2026-09-08;
  * experimental): the requests it forwards as they
  * are (`events/list`, `events/poll`, `events/subscribe`, `events/unsubscribe`), and the relay of a
  * push stream: a downstream `events/stream` becomes one upstream `events/stream` of the proxy's

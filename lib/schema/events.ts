@@ -1,5 +1,5 @@
 /**
- * Events (the triggers and events extension's design sketch of 2026-02-19, experimental): an MCP
+ * Events (the triggers and events extension's design sketch, as merged on 2026-09-08, experimental): an MCP
  * server declares event types, and a client follows their occurrences, by polling
  * (`events/poll`), by a push stream (`events/stream`) or by webhook (`events/subscribe`). This
  * module holds what both sides share: the extension's identifier, its methods and the shapes they

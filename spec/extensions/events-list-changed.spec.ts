@@ -19,8 +19,8 @@ import { linkedPair } from '../support/linked-pair';
 import { rawPeer, rawSession } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
 
-// Event types that change at runtime (the triggers and events extension's design sketch of
-// 2026-02-19, "List changes and type removal"): the server sends notifications/events/list_changed;
+// Event types that change at runtime (the triggers and events extension's design sketch, as
+// merged on 2026-09-08, "List changes and type removal"): the server sends notifications/events/list_changed;
 // a removed type's subscriptions end with -32011 { kind: 'event' }, one whose schemas changed other
 // than by additions with -32014 { feature, reason: 'schema_changed' }; additive changes end none.
 

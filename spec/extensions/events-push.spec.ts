@@ -12,7 +12,7 @@ import { rawSession } from '../support/raw-peer';
 import { until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
-// Events, push delivery (the triggers and events extension's design sketch of 2026-02-19,
+// Events, push delivery (the triggers and events extension's design sketch, as merged on 2026-09-08,
 // "Push-Based Delivery"): one long-lived events/stream request per subscription, its
 // notifications/events/* carrying the request's id in _meta.
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';

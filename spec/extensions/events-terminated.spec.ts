@@ -18,8 +18,8 @@ import { rawSession } from '../support/raw-peer';
 import { eventually, until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
-// Events, the server ending a subscription (the triggers and events extension's design sketch of
-// 2026-02-19): a source that errors with EventsTerminated ends its subscriptions, by push with
+// Events, the server ending a subscription (the triggers and events extension's design sketch, as
+// merged on 2026-09-08): a source that errors with EventsTerminated ends its subscriptions, by push with
 // notifications/events/terminated, by poll with the next poll's error, by webhook with a signed
 // `terminated` body; any other error is recoverable and the source is followed again.
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';

@@ -21,7 +21,7 @@ import { EVENTS_EXTENSION } from '../../lib/schema/events';
 import { until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
-// Events by webhook on the client (the triggers and events extension's design sketch of 2026-02-19,
+// Events by webhook on the client (the triggers and events extension's design sketch, as merged on 2026-09-08,
 // "Webhook-Based Delivery"): `follow` with `delivery: 'webhook'` subscribes, refreshes and
 // unsubscribes, and a receiver on a real local HTTP server takes the server's signed posts.
 let http: HttpServer;

@@ -13,7 +13,7 @@ import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-tran
 import { until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
-// Events, webhook delivery (the triggers and events extension's design sketch of 2026-02-19,
+// Events, webhook delivery (the triggers and events extension's design sketch, as merged on 2026-09-08,
 // "Webhook-Based Delivery"), both ends: the server posts to a real local HTTP receiver.
 interface Delivery {
   readonly headers: IncomingHttpHeaders;

@@ -8,7 +8,7 @@ import type { EventEmission } from '../../lib/server/events/event-feed';
 import { createServer } from '../../lib/server/server';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 
-// Events, poll delivery (the triggers and events extension's design sketch of 2026-02-19): a
+// Events, poll delivery (the triggers and events extension's design sketch, as merged on 2026-09-08): a
 // server declares event types with an Observable source; a client follows one as an Observable,
 // the SDK running the poll loop.
 function inbox() {

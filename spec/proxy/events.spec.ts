@@ -14,7 +14,7 @@ import type { Transport } from '../../lib/transport/transport';
 import { until } from '../support/until';
 import { advanceTo } from '../support/virtual-time';
 
-// Events (the triggers and events extension's design sketch of 2026-02-19) through `proxy()` and
+// Events (the triggers and events extension's design sketch, as merged on 2026-09-08) through `proxy()` and
 // `aggregate()`: polls are forwarded, a push stream is relayed under the caller's own
 // subscription id, and cancelling downstream cancels upstream.
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';

@@ -1,5 +1,5 @@
 /**
- * Events on the client (the triggers and events extension's design sketch of 2026-02-19;
+ * Events on the client (the triggers and events extension's design sketch, as merged on 2026-09-08;
  * experimental): the event types a server declares, and an event type's occurrences as an
  * Observable, whatever the delivery: by push (`events/stream`) when both sides declared it, else
  * by the poll loop the SDK runs (`events/poll` at the interval the server asks for, at once while

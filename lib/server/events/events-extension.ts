@@ -1,5 +1,5 @@
 /**
- * Events on the server (the triggers and events extension's design sketch of 2026-02-19;
+ * Events on the server (the triggers and events extension's design sketch, as merged on 2026-09-08;
  * experimental): `events(...)` declares event types, each with an Observable source, and serves
  * `events/list`, `events/poll`, `events/stream` (push) and, when `webhooks` are configured,
  * `events/subscribe` and `events/unsubscribe`. A poll needs no subscription: its first one, with a
