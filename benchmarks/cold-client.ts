@@ -9,8 +9,8 @@
  *   node dist/benchmarks/cold-client.js <implementation> <transport>
  */
 import { performance } from 'node:perf_hooks';
-import { COLD_MARKS, COLD_MAX_MS } from './cold';
-import type { ColdReport } from './cold';
+import { COLD_MARKS, COLD_MAX_MS } from './cold-marks';
+import type { ColdReport } from './cold-marks';
 import type * as Floor from './impl/floor';
 import type * as Official from './impl/official';
 import type * as OfficialV2 from './impl/official-v2';

@@ -8,24 +8,12 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { COLD_MARKS } from './cold-marks';
+import type { ColdReport } from './cold-marks';
 import { record } from './samples';
 import type { Samples } from './samples';
 import { CALL_TRANSPORTS, inOrder, log, quick } from './settings';
 import type { CallTransport } from './workload';
-
-/** The call counts whose rates are reported, counted after the first call. */
-export const COLD_MARKS = [1_000, 5_000] as const;
-
-/** The longest a cold process makes calls for, whatever marks it has reached (see cold-client.ts). */
-export const COLD_MAX_MS = 8_000;
-
-/** What cold-client.js writes as its last line (JSON). */
-export interface ColdReport {
-  /** Calls per second over the first 1,000 and the first 5,000 calls after the first, by count. */
-  readonly perSecond: Record<string, number>;
-  /** The median call of the first 1,000, in milliseconds. */
-  readonly p50Ms: number;
-}
 
 /** Fresh processes per implementation and transport in one run. */
 const COLD_REPETITIONS = quick ? 1 : 2;

@@ -10,13 +10,21 @@
 import { join } from 'node:path';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ClientOptions } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type * as StdioModule from '@modelcontextprotocol/client/stdio';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createOfficialV2BenchServer } from '../servers/official-v2-server';
+import type * as ServerStdioModule from '@modelcontextprotocol/server/stdio';
+import type * as BenchServer from '../servers/official-v2-server';
 import { startServerProcess } from '../servers/process';
 import type { CallHarness, CallTransport, Implementation } from '../workload';
 import { createDeliveryCounter } from './fan-out-counter';
+
+// The stdio client's module and the in-memory server are loaded by the rows that use them, as a
+// user's program loads only what it uses: a cold process (cold-client.ts) counts what it loads.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const stdioModule = () => require('@modelcontextprotocol/client/stdio') as typeof StdioModule;
+const benchServer = () => require('../servers/official-v2-server') as typeof BenchServer;
+const serverStdioModule = () => require('@modelcontextprotocol/server/stdio') as typeof ServerStdioModule;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const WATCHED_URI = 'bench://watched';
 
@@ -92,7 +100,9 @@ async function serveHttp(transport: CallTransport, count: number, nodeArgs?: rea
 }
 
 /** One McpServer and client connected in memory (v2 binds a server object to one transport too). */
-async function inMemoryClient(server: McpServer = createOfficialV2BenchServer()): Promise<Client> {
+async function inMemoryClient(given?: McpServer): Promise<Client> {
+  const { createOfficialV2BenchServer } = benchServer();
+  const server = given ?? createOfficialV2BenchServer();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client(CLIENT_INFO);
@@ -107,6 +117,8 @@ async function inMemoryClient(server: McpServer = createOfficialV2BenchServer())
  * `transport` option) and pins an instance from the factory to it.
  */
 async function modernInMemoryClient(): Promise<Client> {
+  const { serveStdio } = serverStdioModule();
+  const { createOfficialV2BenchServer } = benchServer();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   serveStdio(() => createOfficialV2BenchServer(), { transport: serverSide });
   const client = new Client(CLIENT_INFO, PINNED_2026);
@@ -120,6 +132,7 @@ export const officialV2: Implementation = {
   async connect(kind, options) {
     if (kind === 'in-memory') return harness([await inMemoryClient()]);
     if (kind === 'stdio') {
+      const { StdioClientTransport } = stdioModule();
       const client = new Client(CLIENT_INFO);
       const args = [...(options?.nodeArgs ?? []), SERVER_SCRIPT, '--stdio'];
       await client.connect(new StdioClientTransport({ command: process.execPath, args }));
@@ -132,6 +145,7 @@ export const officialV2: Implementation = {
   },
   async fanOut(count) {
     // As with 1.32: one McpServer per client, the subscriptions tracked by hand.
+    const { createOfficialV2BenchServer } = benchServer();
     const counter = createDeliveryCounter();
     const subscribed = new Set<McpServer>();
     const clients: Client[] = [];

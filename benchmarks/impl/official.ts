@@ -5,15 +5,24 @@
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ResourceUpdatedNotificationSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type * as StdioModule from '@modelcontextprotocol/sdk/client/stdio.js';
+import type * as HttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as InMemoryModule from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createOfficialBenchServer } from '../servers/official-server';
+import type * as BenchServer from '../servers/official-server';
 import { startServerProcess } from '../servers/process';
 import type { CallHarness, CallTransport, Implementation } from '../workload';
 import { createDeliveryCounter } from './fan-out-counter';
+
+// A transport's module and the in-memory server are loaded by the rows that use them, as a user's
+// program loads only what it uses: a cold process (cold-client.ts) counts what it loads.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const stdioModule = () => require('@modelcontextprotocol/sdk/client/stdio.js') as typeof StdioModule;
+const httpModule = () => require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof HttpModule;
+const inMemoryModule = () => require('@modelcontextprotocol/sdk/inMemory.js') as typeof InMemoryModule;
+const benchServer = () => require('../servers/official-server') as typeof BenchServer;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const WATCHED_URI = 'bench://watched';
 
@@ -49,6 +58,7 @@ function harness(clients: readonly Client[], stop?: () => Promise<void>): CallHa
 
 /** A client of the Streamable HTTP endpoint at `url`, connected (a session, if the server keeps them). */
 async function httpClient(url: string): Promise<Client> {
+  const { StreamableHTTPClientTransport } = httpModule();
   const client = new Client(CLIENT_INFO);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
@@ -84,7 +94,10 @@ async function serveHttp(transport: CallTransport, count: number, nodeArgs?: rea
 }
 
 /** One McpServer and client connected in memory (the SDK binds a server object to one transport). */
-async function inMemoryClient(server: McpServer = createOfficialBenchServer()): Promise<Client> {
+async function inMemoryClient(given?: McpServer): Promise<Client> {
+  const { InMemoryTransport } = inMemoryModule();
+  const { createOfficialBenchServer } = benchServer();
+  const server = given ?? createOfficialBenchServer();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client(CLIENT_INFO);
@@ -98,6 +111,7 @@ export const official: Implementation = {
   async connect(kind, options) {
     if (kind === 'in-memory') return harness([await inMemoryClient()]);
     if (kind === 'stdio') {
+      const { StdioClientTransport } = stdioModule();
       const client = new Client(CLIENT_INFO);
       const args = [...(options?.nodeArgs ?? []), SERVER_SCRIPT, '--stdio'];
       await client.connect(new StdioClientTransport({ command: process.execPath, args }));
@@ -111,6 +125,7 @@ export const official: Implementation = {
   async fanOut(count) {
     // One McpServer per client (the SDK binds a server object to one transport); the
     // subscriptions are tracked by hand, as the SDK leaves that to the user.
+    const { createOfficialBenchServer } = benchServer();
     const counter = createDeliveryCounter();
     const subscribed = new Set<McpServer>();
     const clients: Client[] = [];

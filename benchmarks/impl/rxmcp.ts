@@ -4,18 +4,30 @@
  * (servers/rxmcp-server.ts), as users deploy one.
  */
 import { join } from 'node:path';
-import { firstValueFrom } from 'rxjs';
 // The entries a user's client imports, not the root (which loads every role).
 import { connect } from '../../lib/entries/client';
 import type { McpClient } from '../../lib/entries/client';
-import { createStreamableHttpClientTransport } from '../../lib/entries/http-client';
-import { createInMemoryPair } from '../../lib/entries/server';
-import { createStdioClientTransport } from '../../lib/entries/stdio';
+import type { Observer } from '../../lib/rx/rxjs';
+import type * as HttpClientEntry from '../../lib/entries/http-client';
+import type * as ServerEntry from '../../lib/entries/server';
+import type * as StdioEntry from '../../lib/entries/stdio';
 import { startServerProcess } from '../servers/process';
-import { createBenchServer } from '../servers/rxmcp-server';
+import type * as BenchServer from '../servers/rxmcp-server';
 import type { HttpMode } from '../servers/rxmcp-server';
 import type { CallHarness, CallTransport, Implementation } from '../workload';
 import { createDeliveryCounter } from './fan-out-counter';
+
+// A transport's module and the in-memory server are loaded by the rows that use them, as a user's
+// program loads only what it uses: a cold process (cold-client.ts) counts what it loads.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const httpClientEntry = () => require('../../lib/entries/http-client') as typeof HttpClientEntry;
+const stdioEntry = () => require('../../lib/entries/stdio') as typeof StdioEntry;
+/** The server definition and the in-memory pair, for the rows that serve in this process. */
+const inProcess = () => ({
+  createInMemoryPair: (require('../../lib/entries/server') as typeof ServerEntry).createInMemoryPair,
+  createBenchServer: (require('../servers/rxmcp-server') as typeof BenchServer).createBenchServer,
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const WATCHED_URI = 'bench://watched';
 const SERVER_SCRIPT = join(__dirname, '../servers/rxmcp-server.js');
@@ -37,8 +49,18 @@ const HTTP_MODES: Partial<Record<CallTransport, HttpMode>> = {
 /** How many clients of {@link rxmcp.sessions} connect at once. */
 const CONNECTING_AT_ONCE = 16;
 
+/**
+ * The first thing `source` emits (or its end). Not RxJS's `firstValueFrom`: `require('rxjs')` loads
+ * every operator RxJS has, which rxmcp itself never does, and a cold process would count it.
+ */
+function first(source: { subscribe(observer: Partial<Observer<unknown>>): unknown }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    source.subscribe({ next: () => resolve(), complete: () => resolve(), error: reject });
+  });
+}
+
 async function closeClient(client: McpClient): Promise<void> {
-  const closed = firstValueFrom(client.connection.closed$);
+  const closed = first(client.connection.closed$);
   client.close();
   await closed;
 }
@@ -63,6 +85,7 @@ function harness(clients: readonly McpClient[], stop?: () => Promise<void>): Cal
 /** `count` clients of `url`, a few connecting at a time; none left open on failure. */
 async function httpClients(url: string, transport: CallTransport, count: number): Promise<McpClient[]> {
   const info = transport === 'http-2026' ? PINNED_2026 : HANDSHAKE;
+  const { createStreamableHttpClientTransport } = httpClientEntry();
   const clients: McpClient[] = [];
   for (let i = 0; i < count; i += CONNECTING_AT_ONCE) {
     const batch = Array.from({ length: Math.min(CONNECTING_AT_ONCE, count - i) }, () =>
@@ -97,11 +120,13 @@ export const rxmcp: Implementation = {
   transports: ['in-memory', 'stdio', 'http-stateful', 'http-stateless', 'http-2026'],
   async connect(kind, options) {
     if (kind === 'in-memory') {
+      const { createInMemoryPair, createBenchServer } = inProcess();
       const [clientSide, serverSide] = createInMemoryPair();
       createBenchServer().connect(serverSide);
       return harness([await connect(clientSide, HANDSHAKE)]);
     }
     if (kind === 'stdio') {
+      const { createStdioClientTransport } = stdioEntry();
       const transport = createStdioClientTransport({
         command: process.execPath,
         args: [...(options?.nodeArgs ?? []), SERVER_SCRIPT],
@@ -114,6 +139,7 @@ export const rxmcp: Implementation = {
     return serveHttp(kind, count);
   },
   async fanOut(count) {
+    const { createInMemoryPair, createBenchServer } = inProcess();
     const server = createBenchServer();
     server.resource({ uri: WATCHED_URI, name: 'watched', text: 'watched' });
     const counter = createDeliveryCounter();
@@ -126,7 +152,7 @@ export const rxmcp: Implementation = {
       client.connection.notifications$.subscribe((n) => {
         if (n.method === 'notifications/resources/updated') counter.delivered();
       });
-      await firstValueFrom(client.request('resources/subscribe', { uri: WATCHED_URI }));
+      await first(client.request('resources/subscribe', { uri: WATCHED_URI }));
       clients.push(client);
     }
     return {
@@ -143,6 +169,7 @@ export const rxmcp: Implementation = {
   async idleSessions(count, { server: serving, protocolVersion = '2025-11-25' }) {
     // A session of the handshake family by default, as the official SDK 1.32 opens; 2026-07-28 holds
     // no session on the server (see the stateless rows).
+    const { createInMemoryPair, createBenchServer } = inProcess();
     const shared = serving === 'shared' ? createBenchServer() : undefined;
     const clients: McpClient[] = [];
     // One options object for every client, as the official SDKs' rows pass one `Implementation`.
