@@ -47,6 +47,16 @@ describe('the built package', () => {
     expect(out).toBe('0');
   });
 
+  it('loads no transport class through rxmcp/client: what the client shares with HTTP comes from leaf modules', () => {
+    // The client reads a header encoding and an error's data key of the Streamable HTTP transport:
+    // importing them from the transport's own module loaded all fifteen of its files.
+    const out = run([
+      '-e',
+      "require('rxmcp/client'); console.log(Object.keys(require.cache).filter((f) => /[\\/]transport[\\/](stdio|http|http-server|http-client|websocket)[\\/]/.test(f)).map((f) => f.split(/[\\\\/]/).pop()).sort().join(' '))",
+    ]);
+    expect(out).toBe('modern-calls.js request-headers.js');
+  });
+
   it('requires neither node:crypto nor node:child_process while loading a stdio server, until they are used', () => {
     const script = (use: string) =>
       "const Module = require('node:module'); const load = Module._load; const asked = new Set();" +

@@ -17,7 +17,7 @@ import type { LoggingLevel } from '../schema/logging';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkResult } from '../schema/methods';
 import type { Revision } from '../schema/revisions';
-import { STREAM_BROKEN } from '../transport/http-client/streamable-http/streamable-http-client-transport';
+import { STREAM_BROKEN } from '../transport/http-client/streamable-http/modern-calls';
 import { answerInputRequests, readInputRequests } from './input-requests';
 import type { InputRequests } from './input-requests';
 

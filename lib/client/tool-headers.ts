@@ -4,7 +4,7 @@
  * tool's annotations must follow (a tool that breaks them is left out of the tool list), and the
  * headers of one call.
  */
-import { encodeHeaderValue } from '../transport/http-client/streamable-http/streamable-http-client-transport';
+import { encodeHeaderValue } from '../transport/http-client/streamable-http/request-headers';
 
 const ANNOTATION = 'x-mcp-header';
 
