@@ -57,6 +57,20 @@ describe('the built package', () => {
     expect(out).toBe('modern-calls.js request-headers.js');
   });
 
+  it("sends a client's HTTP requests through undici's pool without loading the rest of undici", () => {
+    // undici's entry loads fetch, WebSocket, caches and mocks too: about 100 ms before a first request.
+    const script =
+      "const http = require('node:http'); const { createStreamableHttpClientTransport } = require('rxmcp/http-client');" +
+      "const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' })" +
+      ".end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }))); });" +
+      "server.listen(0, '127.0.0.1', () => { const t = createStreamableHttpClientTransport({ url: 'http://127.0.0.1:' + server.address().port + '/mcp', openStandaloneStream: false });" +
+      't.incoming$.subscribe((frame) => { const undici = Object.keys(require.cache).filter((f) => /[\\/]node_modules[\\/]undici[\\/]/.test(f));' +
+      "console.log(JSON.stringify(frame.message ?? frame).includes('result'), undici.some((f) => /dispatcher[\\/]pool\\.js$/.test(f)), undici.some((f) => /undici[\\/]index\\.js$/.test(f)));" +
+      't.close(); server.close(); });' +
+      "t.send({ jsonrpc: '2.0', id: 1, method: 'ping' }); });";
+    expect(run(['-e', script])).toBe('true true false');
+  });
+
   it('requires neither node:crypto nor node:child_process while loading a stdio server, until they are used', () => {
     const script = (use: string) =>
       "const Module = require('node:module'); const load = Module._load; const asked = new Set();" +
