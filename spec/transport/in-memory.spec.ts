@@ -1,4 +1,5 @@
 import { config, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { createHook } from 'node:async_hooks';
 import pino from 'pino';
 import { notification, request } from '../../lib/jsonrpc/message';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
@@ -79,6 +80,23 @@ describe('createInMemoryPair', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('delivers without queueMicrotask, which makes an async resource per task on Node', async () => {
+    const made: string[] = [];
+    const hook = createHook({ init: (_id, type) => void made.push(type) }).enable();
+    try {
+      const [a, b] = createInMemoryPair();
+      const received = nextFrames(b.incoming$, 3);
+      for (const n of [1, 2, 3]) {
+        a.send(notification('x', { n }));
+        await Promise.resolve();
+      }
+      expect(await received).toHaveLength(3);
+    } finally {
+      hook.disable();
+    }
+    expect(made).not.toContain('Microtask');
   });
 
   it('delivers the object that was sent, or a copy with clone: true', async () => {

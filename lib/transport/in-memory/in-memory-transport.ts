@@ -23,6 +23,13 @@ let flushScheduled = false;
  * every pair in the process).
  */
 const schedule = queueMicrotask;
+const settled = Promise.resolve();
+/**
+ * Runs `flushPending` in a microtask, through a settled promise rather than `queueMicrotask`: on
+ * Node, `queueMicrotask` makes an `AsyncResource` and a bound function for every task, a
+ * promise's reaction neither. Fake timers leave promises alone.
+ */
+const scheduleFlush = (): void => void settled.then(flushPending);
 
 function flushPending(): void {
   // Jobs enqueued while flushing are appended and run by this same loop.
@@ -48,7 +55,7 @@ function enqueue(target: FrameInbox<InboundFrame> | (() => void), frame: Inbound
   pending.push(target, frame);
   if (!flushScheduled) {
     flushScheduled = true;
-    schedule(flushPending);
+    scheduleFlush();
   }
 }
 
