@@ -199,6 +199,60 @@ export function hasDefinition(name: string, revision: Revision): boolean {
   return revisionWithin(revision, addedIn.get(name) ?? SUPPORTED_REVISIONS[0], lastIn.get(name));
 }
 
+/** A feature module's builder: its definitions of one revision, by name. */
+type Family = (revision: Revision) => object;
+
+/**
+ * The feature module that defines the request, notification and result of a method, by the
+ * method's topic: the part of its name before the first `/`, past `notifications/`.
+ */
+const TOPICS: Readonly<Record<string, Family>> = {
+  tools: toolSchemas,
+  tasks: taskSchemas,
+  cancelled: notificationSchemas,
+  progress: notificationSchemas,
+  completion: completionSchemas,
+  sampling: samplingSchemas,
+  server: discoverSchemas,
+  elicitation: elicitationSchemas,
+  prompts: promptSchemas,
+  initialize: lifecycleSchemas,
+  initialized: lifecycleSchemas,
+  ping: lifecycleSchemas,
+  resources: resourceSchemas,
+  roots: rootSchemas,
+  logging: loggingSchemas,
+  message: loggingSchemas,
+  subscriptions: subscriptionSchemas,
+};
+
+/** Results that many methods share, by the module that defines them. */
+const SHARED_RESULTS: Readonly<Record<string, Family>> = {
+  EmptyResult: envelopeSchemas,
+  CreateTaskResult: taskSchemas,
+  InputRequiredResult: inputRequestSchemas,
+};
+
+function topicOf(method: string): string {
+  const rest = method.startsWith('notifications/') ? method.slice('notifications/'.length) : method;
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest : rest.slice(0, slash);
+}
+
+/**
+ * The definition `name` of `revision` that `method` uses (its request or notification, its result),
+ * or undefined where the revision lacks it. Built with the method's own feature module, not with
+ * every definition of the revision (`schemasFor`): a server that only serves tools builds the
+ * tool schemas and the handshake's, about a fifth of a revision's, in time and memory. The same
+ * schema objects as `schemasFor(revision)[name]`; a name of no known module is looked up there.
+ */
+export function methodSchema(method: string, name: string, revision: Revision): z.ZodType | undefined {
+  if (!hasDefinition(name, revision)) return undefined;
+  const family = SHARED_RESULTS[name] ?? TOPICS[topicOf(method)];
+  const schema = family ? (family(revision) as Readonly<Record<string, z.ZodType | undefined>>)[name] : undefined;
+  return schema ?? schemasFor(revision)[name];
+}
+
 /** The zod schemas of one revision, named as in that revision's official JSON Schema. */
 export type RevisionSchemas = Readonly<Record<string, z.ZodType>>;
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { anyOfTagged, perRevision, since, V2026_07_28 } from './build';
 import { elicitationSchemas } from './elicitation';
 import { envelopeSchemas } from './envelope';
-import { featuresOf, type Revision } from './revisions';
+import { featuresOf, revisionAtLeast, type Revision } from './revisions';
 import { rootSchemas } from './roots';
 import { samplingSchemas } from './sampling';
 
@@ -48,7 +48,13 @@ function retryShape<R extends z.ZodType>(revision: Revision, responses: R) {
  * server's `inputRequests` were, and the server's `requestState`, echoed unchanged.
  */
 export function inputResponseParamsShape(revision: Revision) {
-  return retryShape(revision, inputRequestSchemas(revision).InputResponses);
+  // Before 2026-07-28 `since` accepts anything there: the input schemas (sampling's, elicitation's,
+  // roots') are not built for a revision that has no use for them.
+  type Responses = ReturnType<typeof inputRequestSchemas>['InputResponses'];
+  const responses = revisionAtLeast(revision, V2026_07_28)
+    ? inputRequestSchemas(revision).InputResponses
+    : (z.unknown() as unknown as Responses);
+  return retryShape(revision, responses);
 }
 
 interface InputParts {

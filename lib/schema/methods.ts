@@ -3,7 +3,7 @@
  * the receiver must have declared, and the schemas of its params and result in each revision.
  */
 import { z } from 'zod';
-import { schemasFor } from './definitions';
+import { methodSchema } from './definitions';
 import { featuresOf, revisionWithin, SUPPORTED_REVISIONS, type Revision } from './revisions';
 import { isPlainObject, paramsPassUnchanged, resultPassesUnchanged } from './fast-paths';
 import type { ParamsOf } from './method-map';
@@ -258,8 +258,8 @@ export function hasCacheableResult(method: string, revision: Revision): boolean 
 }
 
 /** A definition's `params` schema: the shape of `params` itself (optional params are unwrapped). */
-function paramsOf(definitionName: string, revision: Revision): z.ZodType {
-  const schema = schemasFor(revision)[definitionName] as z.ZodObject | undefined;
+function paramsOf(method: string, definitionName: string, revision: Revision): z.ZodType {
+  const schema = methodSchema(method, definitionName, revision) as z.ZodObject | undefined;
   const params = schema?.shape.params as z.ZodType | undefined;
   if (!params) throw new TypeError(`${definitionName} of ${revision} has no params schema`);
   return params instanceof z.ZodOptional ? (params.unwrap() as z.ZodType) : params;
@@ -285,12 +285,12 @@ function revisionCache(build: (method: string, revision: Revision) => z.ZodType 
 
 const cachedParams = revisionCache((method, revision) => {
   const definition = methodDefinition(method, revision);
-  return definition && paramsOf(definition.definition, revision);
+  return definition && paramsOf(method, definition.definition, revision);
 });
 
 const cachedResult = revisionCache((method, revision) => {
   const result = methodDefinition(method, revision)?.result;
-  return result === undefined ? undefined : schemasFor(revision)[result];
+  return result === undefined ? undefined : methodSchema(method, result, revision);
 });
 
 /**
@@ -322,10 +322,10 @@ export function resultSchemaFor(
   options: ResultSchemaOptions = {},
 ): z.ZodType | undefined {
   if (options.taskAugmented && methodDefinition(method, revision)?.taskAugmentable) {
-    return schemasFor(revision).CreateTaskResult;
+    return methodSchema(method, 'CreateTaskResult', revision);
   }
   if (options.inputRequired)
-    return mayRequireInput(method, revision) ? schemasFor(revision).InputRequiredResult : undefined;
+    return mayRequireInput(method, revision) ? methodSchema(method, 'InputRequiredResult', revision) : undefined;
   return cachedResult(method, revision);
 }
 

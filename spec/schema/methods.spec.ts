@@ -8,7 +8,11 @@ import {
   paramsSchemaFor,
   resultSchemaFor,
 } from '../../lib/schema/methods';
-import { LEGACY_REVISIONS } from '../../lib/schema/revisions';
+import { methodSchema, schemasFor } from '../../lib/schema/definitions';
+import type * as Messages from '../../lib/schema/messages';
+import type * as Methods from '../../lib/schema/methods';
+import type * as Sampling from '../../lib/schema/sampling';
+import { LEGACY_REVISIONS, SUPPORTED_REVISIONS } from '../../lib/schema/revisions';
 
 const meta = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -297,5 +301,58 @@ describe('checkResult', () => {
     expect(checkResult('completion/complete', '2026-07-28', interim)?.success).toBe(false);
     // Before 2026-07-28 resultType means nothing: the result must be a complete one.
     expect(checkResult('tools/call', '2025-11-25', interim)?.success).toBe(false);
+  });
+});
+
+describe('methodSchema: a method builds its own schemas, not its revision’s', () => {
+  it('gives the very schema objects of schemasFor, for every method and result of every revision', () => {
+    for (const revision of SUPPORTED_REVISIONS) {
+      const all = schemasFor(revision);
+      for (const method of methodsOf(revision)) {
+        const names = [method.definition, ...(method.result ? [method.result] : [])];
+        if (method.taskAugmentable) names.push('CreateTaskResult');
+        if (method.inputRequired) names.push('InputRequiredResult');
+        for (const name of names) {
+          expect({
+            revision,
+            method: method.method,
+            name,
+            same: methodSchema(method.method, name, revision) === all[name],
+          }).toEqual({
+            revision,
+            method: method.method,
+            name,
+            same: true,
+          });
+        }
+      }
+    }
+  });
+
+  it('builds the tool and handshake schemas for a tools call without building sampling’s or the revision’s whole set', () => {
+    jest.isolateModules(() => {
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      // Spied on before the registry loads, so that whatever holds the builders holds the spies.
+      const sampling = require('../../lib/schema/sampling') as typeof Sampling;
+      const messages = require('../../lib/schema/messages') as typeof Messages;
+      const builtSampling = jest.spyOn(sampling, 'samplingSchemas');
+      const builtAll = jest.spyOn(messages, 'messageSchemas');
+      const fresh = require('../../lib/schema/methods') as typeof Methods;
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      for (const method of ['initialize', 'tools/list', 'tools/call']) {
+        expect(fresh.paramsSchemaFor(method, '2025-11-25')).toBeDefined();
+        expect(fresh.resultSchemaFor(method, '2025-11-25')).toBeDefined();
+      }
+      expect(builtSampling).not.toHaveBeenCalled();
+      expect(builtAll).not.toHaveBeenCalled();
+      expect(fresh.paramsSchemaFor('sampling/createMessage', '2025-11-25')).toBeDefined();
+      expect(builtSampling).toHaveBeenCalledWith('2025-11-25');
+    });
+  });
+
+  it('is undefined for a definition the revision lacks', () => {
+    expect(methodSchema('tasks/get', 'GetTaskRequest', '2025-06-18')).toBeUndefined();
+    expect(methodSchema('tools/call', 'InputRequiredResult', '2025-11-25')).toBeUndefined();
+    expect(methodSchema('tools/call', 'InputRequiredResult', '2026-07-28')).toBeDefined();
   });
 });
