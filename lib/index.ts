@@ -165,7 +165,7 @@ export type {
   TaskRecord,
   TaskStore,
 } from './server/tasks/task-store';
-export type { TasksOptions } from './server/tasks/tasks-options';
+export type { TasksOptions } from './server/tasks/task-capabilities';
 export { TASKS_EXTENSION } from './schema/tasks';
 export { DEFAULT_CACHE_HINTS, type CacheHint, type CacheScope, type ModernPeer } from './connection/modern';
 export type { ConnectOptions } from './server/server-sessions';

@@ -47,6 +47,16 @@ describe('the built package', () => {
     expect(out).toBe('0');
   });
 
+  it("loads a server's task runner and handlers with the first server that has tasks, not with rxmcp/server", () => {
+    const script =
+      "const { createServer, partialResults } = require('rxmcp/server');" +
+      'const loaded = () => Object.keys(require.cache).filter((f) => /[\\/]server[\\/]tasks[\\/](task-runner|task-handlers|tasks-options)\\.js$/.test(f)).length;' +
+      "const before = loaded(); createServer({ name: 'plain', version: '1' }); const plain = loaded();" +
+      "createServer({ name: 'pieces', version: '1', extensions: [partialResults()] }); const pieces = loaded();" +
+      "createServer({ name: 'tasks', version: '1', tasks: true }); console.log(before, plain, pieces, loaded());";
+    expect(run(['-e', script])).toBe('0 0 1 3');
+  });
+
   it('loads no transport class through rxmcp/client: what the client shares with HTTP comes from leaf modules', () => {
     // The client reads a header encoding and an error's data key of the Streamable HTTP transport:
     // importing them from the transport's own module loaded all fifteen of its files.

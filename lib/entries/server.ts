@@ -31,7 +31,7 @@ export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector }
 export type { RequestStateOptions } from '../server/request-state';
 export { createMemoryTaskStore } from '../server/tasks/task-store';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStore } from '../server/tasks/task-store';
-export type { TasksOptions } from '../server/tasks/tasks-options';
+export type { TasksOptions } from '../server/tasks/task-capabilities';
 export { TASKS_EXTENSION } from '../schema/tasks';
 export type { ConnectOptions } from '../server/server-sessions';
 export type {

@@ -18,8 +18,8 @@ import {
   partialResultToken,
 } from '../connection/partial-results';
 import type { ServerExtension } from './extensions';
-import { TASK_PARTIALS } from './tasks/kept-partials';
-import { useTaskPartials } from './tasks/task-handlers';
+import type * as KeptPartials from './tasks/kept-partials';
+import type * as TaskHandlers from './tasks/task-handlers';
 import type { ServerContext } from './server-context';
 
 /** The token a `tools/call` asked for partial results with, when its client declared them. */
@@ -38,8 +38,12 @@ export function partialResultTokenOf(context: ServerContext): string | number | 
  * const server = createServer({ name: 'writer', version: '1.0.0', extensions: [partialResults()] });
  */
 export function partialResults(): ServerExtension {
-  // Tasks send or keep pieces only with this extension: its code comes with it.
-  useTaskPartials(TASK_PARTIALS);
+  // Tasks send or keep pieces only with this extension: its code comes with it (and loads the
+  // task handlers it installs into, as a server with tasks does).
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { TASK_PARTIALS } = require('./tasks/kept-partials') as typeof KeptPartials;
+  (require('./tasks/task-handlers') as typeof TaskHandlers).useTaskPartials(TASK_PARTIALS);
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     id: PARTIAL_RESULTS_EXTENSION,
     middleware: (request, context, next) => {

@@ -8,7 +8,7 @@ import type { ServerCapabilities } from '../schema/lifecycle';
 import type { ServerExtension } from './extensions';
 import type { ServerMiddleware } from './middleware';
 import type { RequestStateOptions } from './request-state';
-import type { TasksOptions } from './tasks/tasks-options';
+import type { TasksOptions } from './tasks/task-capabilities';
 
 /** Options of `createServer`. */
 export interface ServerOptions {

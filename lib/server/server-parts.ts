@@ -18,7 +18,7 @@ import type { HandlerParts } from './handler-parts';
 import { ListenQuota } from './listen';
 import { RequestStateSealer } from './request-state';
 import { createResourceRegistry } from './resource-registry';
-import { handlersWithTasks } from './tasks/tasks-options';
+import type * as TasksSetup from './tasks/tasks-options';
 import type { ServerSessions, SessionConfig } from './server-sessions';
 import type { ServerOptions } from './server-options';
 import { createToolRegistry } from './tool-registry';
@@ -139,6 +139,9 @@ export function sharedHandlers(
   const handlers = createRequestHandlers();
   if (!options.tasks) return { handlers, parts };
   const tasks = options.tasks === true ? {} : options.tasks;
+  // A server's tasks (their runner, store and handlers) are loaded by the first server that has them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { handlersWithTasks } = require('./tasks/tasks-options') as typeof TasksSetup;
   const withTasks = handlersWithTasks(handlers, tasks, {
     tools: registries.tools,
     sealer,

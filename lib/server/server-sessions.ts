@@ -13,7 +13,7 @@ import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
 import type { Transport } from '../transport/transport';
 import type { PersistedSession, ServerSession } from './server-context';
 import { Session } from './session';
-import { capabilitiesForRevision } from './tasks/tasks-options';
+import { capabilitiesForRevision } from './tasks/task-capabilities';
 import type { SessionHost } from './session';
 import type { HandlerParts } from './handler-parts';
 

@@ -11,7 +11,7 @@ import type { ServerMiddleware } from './middleware';
 import { requiredScopesOf, watchResource } from './request-handlers';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
 import { deriveCapabilities, mergeCapabilities } from './server-capabilities';
-import { TASK_CAPABILITIES } from './tasks/tasks-options';
+import { TASK_CAPABILITIES } from './tasks/task-capabilities';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { Session } from './session';

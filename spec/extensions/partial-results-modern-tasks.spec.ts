@@ -11,7 +11,7 @@ import { partialResults } from '../../lib/server/partial-results';
 import { textResult } from '../../lib/server/results';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
-import type { TasksOptions } from '../../lib/server/tasks/tasks-options';
+import type { TasksOptions } from '../../lib/server/tasks/task-capabilities';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { drivenHandler } from '../support/driven-tool';
 
