@@ -330,8 +330,8 @@ export type {
   WebhookDeliveryStatus,
   WebhookErrorCategory,
 } from './schema/events';
-export { events, type EventsExtension } from './server/events/events-extension';
-export type { EventDefinition, EventsOptions, PushOptions, WebhookOptions } from './server/events/events-extension';
+export { events, type EventsExtension, type EventsOptions } from './server/events/lazy-events';
+export type { EventDefinition, PushOptions, WebhookOptions } from './server/events/events-extension';
 export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './schema/webhook-signature';
 export type { VerifyWebhookOptions, WebhookVerification } from './schema/webhook-signature';
 export { EventsTerminated, type EventEmission, type FeedEntry } from './server/events/event-feed';

@@ -57,6 +57,15 @@ describe('the built package', () => {
     expect(run(['-e', script])).toBe('0 0 1 3');
   });
 
+  it("loads the events extension's modules when a program first makes it, not with rxmcp/server", () => {
+    const script =
+      "const { createServer, events } = require('rxmcp/server');" +
+      'const loaded = () => Object.keys(require.cache).filter((f) => /[\\/]server[\\/]events[\\/]/.test(f)).length;' +
+      "const before = loaded(); createServer({ name: 'plain', version: '1' }); const plain = loaded();" +
+      "events([{ name: 'tick', source: () => ({ subscribe: () => ({ unsubscribe() {} }) }) }]); console.log(before, plain, loaded() > plain + 5);";
+    expect(run(['-e', script])).toBe('2 2 true');
+  });
+
   it('loads no transport class through rxmcp/client: what the client shares with HTTP comes from leaf modules', () => {
     // The client reads a header encoding and an error's data key of the Streamable HTTP transport:
     // importing them from the transport's own module loaded all fifteen of its files.

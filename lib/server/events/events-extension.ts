@@ -120,7 +120,7 @@ export interface EventsOptions {
 
 export type { EventDefinition };
 
-/** The events extension as {@link events} makes it: a server extension whose event types may change. */
+/** The events extension as `events()` makes it: a server extension whose event types may change. */
 export interface EventsExtension extends ServerExtension {
   /** The event types served now, as `events/list` answers them. */
   readonly types: readonly EventType[];
@@ -137,14 +137,7 @@ export interface EventsExtension extends ServerExtension {
   setTypes(definitions: readonly EventDefinition[]): void;
 }
 
-/**
- * The events extension for `createServer({ extensions: [...] })`.
- * @example
- * const server = createServer({
- *   name: 'inbox', version: '1.0.0',
- *   extensions: [events([{ name: 'email.received', source: () => mail$.pipe(map((mail) => ({ data: mail }))) }])],
- * });
- */
+/** Makes the events extension: what `events` of lazy-events.ts (the one rxmcp/server exports) loads and calls. */
 export function events(definitions: readonly EventDefinition[], options: EventsOptions = {}): EventsExtension {
   const scheduler = options.scheduler ?? timerScheduler;
   const push = options.push === false ? undefined : (options.push ?? {});
