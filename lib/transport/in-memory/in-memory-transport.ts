@@ -18,16 +18,16 @@ import type { LoggerOption } from '../../base/logger';
 const pending: Array<FrameInbox<InboundFrame> | (() => void) | InboundFrame | undefined> = [];
 let flushScheduled = false;
 /**
- * The microtask queue as it was when this module loaded: a test's fake timers, installed later,
- * do not hold back delivery (the queue is shared, so one faked and never-run flush would stall
- * every pair in the process).
+ * `queueMicrotask` as it was when this module loaded, to report a receiver's failure: a test's fake
+ * timers, installed later, do not hold the report back.
  */
 const schedule = queueMicrotask;
 const settled = Promise.resolve();
 /**
  * Runs `flushPending` in a microtask, through a settled promise rather than `queueMicrotask`: on
  * Node, `queueMicrotask` makes an `AsyncResource` and a bound function for every task, a
- * promise's reaction neither. Fake timers leave promises alone.
+ * promise's reaction neither. Fake timers leave promises alone, so they never hold back delivery
+ * (the queue is shared: one faked and never-run flush would stall every pair in the process).
  */
 const scheduleFlush = (): void => void settled.then(flushPending);
 
