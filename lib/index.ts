@@ -336,7 +336,7 @@ export { generateWebhookSecret, verifyWebhookSignature, WebhookHeader } from './
 export type { VerifyWebhookOptions, WebhookVerification } from './schema/webhook-signature';
 export { EventsTerminated, type EventEmission, type FeedEntry } from './server/events/event-feed';
 export type { EventFeedOptions, FeedListener, FeedListening, FeedRead } from './server/events/event-feed';
-export { eventsClient, createWebhookReceiver, type WebhookReceiverOptions } from './client/events/events-client';
+export { eventsClient, createWebhookReceiver, type WebhookReceiverOptions } from './client/events/lazy-events-client';
 export type { FollowEventsOptions, WebhookFollowOptions, WebhookReceiver } from './client/events/events-client';
 export type { EventsClient, WebhookAnswer, WebhookRequest, WebhookResponse } from './client/events/events-client';
 export type {

@@ -89,6 +89,17 @@ describe('the built package', () => {
     expect(withEvents).toBeGreaterThan(withServer! + 5);
   });
 
+  it("loads a client's events modules when a program first asks for them, not with rxmcp/client", () => {
+    const [loaded, asked] = loadsAfter(
+      "const { eventsClient } = require('rxmcp/client')",
+      String.raw`/[\/]client[\/]events[\/]/`,
+      ['try { eventsClient({}); } catch {}'],
+    );
+    // The entry's eventsClient() and the webhook receiver; the followers come with the first call.
+    expect(loaded).toBe(2);
+    expect(asked).toBeGreaterThan(loaded! + 3);
+  });
+
   it('loads no transport class through rxmcp/client: what the client shares with HTTP comes from leaf modules', () => {
     // The client reads a header encoding and an error's data key of the Streamable HTTP transport:
     // importing them from the transport's own module loaded all fifteen of its files.

@@ -80,7 +80,7 @@ export { serverExtension, serverExtensions, serverSupportsExtension } from '../c
 export { SkillVerificationError, skillsClient } from '../client/skills/skills-client';
 export { EVENTS_EXTENSION, EVENTS_LIST_CHANGED_KEY } from '../schema/events';
 export type { EventOccurrence, EventPollResult, EventType } from '../schema/events';
-export { eventsClient } from '../client/events/events-client';
+export { eventsClient } from '../client/events/lazy-events-client';
 export type { EventsClient, FollowEventsOptions, WebhookFollowOptions } from '../client/events/events-client';
 export { createWebhookReceiver } from '../client/events/webhook-receiver';
 export type {

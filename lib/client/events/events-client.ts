@@ -143,12 +143,7 @@ function clientPushes(client: McpClient): boolean {
   return declared !== undefined && (declared.delivery === undefined || declared.delivery.includes('push'));
 }
 
-/**
- * The events of the server `client` is connected to.
- * @example
- * const events = eventsClient(client);
- * events.follow('email.received', { from: '*@example.com' }).subscribe((event) => wakeTheAgent(event.data));
- */
+/** Makes a client's events: what `eventsClient` of lazy-events-client.ts (the one the entries export) loads and calls. */
 export function eventsClient(client: McpClient): EventsClient {
   const settings = serverExtension(client, EVENTS_EXTENSION) as EventsSettings | undefined;
   const supported = settings !== undefined;
