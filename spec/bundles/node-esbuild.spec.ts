@@ -92,6 +92,17 @@ describe('a stdio server bundled for Node with esbuild', () => {
     expect(rxmcp.code).not.toContain('Dynamic require of');
   });
 
+  it('leaves out the modules the server reaches but never uses, the package declaring no side effects', () => {
+    // rxmcp/stdio exports the stdio client too, and rxmcp/server the skills; a stdio server uses neither.
+    const kept = Object.entries(rxmcp.metafile.outputs)
+      .flatMap(([, output]) => Object.entries(output.inputs))
+      .filter(
+        ([file, input]) => /(schema[\\/]skills|stdio-client-transport)\.m?js$/.test(file) && input.bytesInOutput > 0,
+      )
+      .map(([file]) => file);
+    expect(kept).toEqual([]);
+  });
+
   it('holds zod once, as ES modules, shared with the server code that imports it', () => {
     const zod = zodIn(rxmcp.metafile);
     expect(zod.copies).toHaveLength(1);
