@@ -64,7 +64,7 @@ describe('the built package', () => {
   it("loads a server's task runner and handlers with the first server that has tasks, not with rxmcp/server", () => {
     const counts = loadsAfter(
       "const { createServer, partialResults } = require('rxmcp/server')",
-      String.raw`/[\/]server[\/]tasks[\/](task-runner|task-handlers|tasks-options)\.js$/`,
+      String.raw`/[\/]server[\/]tasks[\/](task-runner|task-handlers|task-setup)\.js$/`,
       [
         "createServer({ name: 'plain', version: '1' })",
         // partialResults() installs into the task handlers: it loads them, not the runner.

@@ -18,7 +18,7 @@ import type { HandlerParts } from './handler-parts';
 import { ListenQuota } from './listen';
 import { RequestStateSealer } from './request-state';
 import { createResourceRegistry } from './resource-registry';
-import type * as TasksSetup from './tasks/tasks-options';
+import type * as TasksSetup from './tasks/task-setup';
 import type { ServerSessions, SessionConfig } from './server-sessions';
 import type { ServerOptions } from './server-options';
 import { createToolRegistry } from './tool-registry';
@@ -141,7 +141,7 @@ export function sharedHandlers(
   const tasks = options.tasks === true ? {} : options.tasks;
   // A server's tasks (their runner, store and handlers) are loaded by the first server that has them.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { handlersWithTasks } = require('./tasks/tasks-options') as typeof TasksSetup;
+  const { handlersWithTasks } = require('./tasks/task-setup') as typeof TasksSetup;
   const withTasks = handlersWithTasks(handlers, tasks, {
     tools: registries.tools,
     sealer,

@@ -2,7 +2,7 @@
  * How a server is configured for tasks, and what it then declares: the 2025-11-25 `tasks`
  * capability to sessions of that revision, the `io.modelcontextprotocol/tasks` extension in
  * `server/discover` (2026-07-28), each only where its revision has it. What a server with tasks
- * runs (tasks-options.ts and the modules it loads) is loaded when a server has tasks.
+ * runs (task-setup.ts and the modules it loads) is loaded when a server has tasks.
  */
 import type { ServerCapabilities } from '../../schema/lifecycle';
 import { featuresOf, isModernRevision } from '../../schema/revisions';

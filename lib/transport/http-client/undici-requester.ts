@@ -33,23 +33,24 @@ const UNDICI_POOL_MODULE = 'undici/lib/dispatcher/pool';
 export function loadUndici(): UndiciModule | undefined {
   if (loaded === undefined) {
     const load = builtinModuleLoader();
-    loaded = null;
-    if (load) {
-      const required = (load('node:module') as typeof NodeModule).createRequire(__filename);
-      try {
-        const pool = required(UNDICI_POOL_MODULE) as unknown;
-        if (typeof pool === 'function') loaded = { Pool: pool as typeof Pool };
-      } catch {
-        // not where undici 7 keeps it: the entry has it
-      }
-      try {
-        loaded ??= required('undici') as UndiciModule;
-      } catch {
-        loaded = null;
-      }
-    }
+    loaded = load ? requireUndici((load('node:module') as typeof NodeModule).createRequire(__filename)) : null;
   }
   return loaded ?? undefined;
+}
+
+/** The pool's own module, or undici's entry when that module is not where undici 7 keeps it; null without undici. */
+function requireUndici(required: NodeJS.Require): UndiciModule | null {
+  try {
+    const pool = required(UNDICI_POOL_MODULE) as unknown;
+    if (typeof pool === 'function') return { Pool: pool as typeof Pool };
+  } catch {
+    // moved: the entry has it
+  }
+  try {
+    return required('undici') as UndiciModule;
+  } catch {
+    return null;
+  }
 }
 
 /**
