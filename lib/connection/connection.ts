@@ -1,5 +1,5 @@
 import { asyncScheduler, BehaviorSubject, ReplaySubject, Subject } from '../rx/rxjs';
-import type { Observable, SchedulerLike, Subscription, Unsubscribable } from '../rx/rxjs';
+import type { Observable, SchedulerLike, Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
 import { CapabilityNotSupportedError, ConnectionClosedError, NotInitializedError } from '../jsonrpc/errors';
@@ -18,7 +18,8 @@ import { Correlator } from './correlator';
 import { Deadlines } from '../operators/deadlines';
 import { Dispatcher, type DispatcherSink, type NestedRequestOptions, type RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
-import { FrameObserver, TransportCloseObserver } from './inbound';
+import { readClose, readFrames, stopReading, TransportReader } from './transport-reader';
+import type { Reading } from './transport-reader';
 import { adoptLifecycleContext, createLifecycle } from './connection-lifecycle';
 import { Flag, flagsOf } from './lifecycle-flags';
 import type { LifecycleRunner } from './lifecycle-runner';
@@ -76,8 +77,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   private stateSubject: BehaviorSubject<ConnectionState> | undefined;
   private notificationSubject: Subject<JsonRpcNotification> | undefined;
   private closedSubject: ReplaySubject<TransportClose> | undefined;
-  private incoming: Subscription | undefined;
-  private transportClosed: Subscription | undefined;
+  private incoming: Reading | undefined;
+  private transportClosed: Reading | undefined;
   private deadlineTimer: Deadlines | undefined;
 
   constructor(options: ConnectionOptions) {
@@ -87,8 +88,9 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     this.traceEnabled = this.log.isLevelEnabled('trace');
     this.lifecycle = createLifecycle(this, options);
     this.onLifecycle(this.lifecycle.snapshot);
-    this.transportClosed = options.transport.closed$.subscribe(new TransportCloseObserver(this));
-    if (!this.closed) this.incoming = options.transport.incoming$.subscribe(new FrameObserver(this));
+    const reader = new TransportReader(this);
+    this.transportClosed = readClose(options.transport, reader);
+    if (!this.closed) this.incoming = readFrames(options.transport, reader);
     this.log.info('connection opened');
   }
 
@@ -307,8 +309,8 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
     );
     this.dispatcherPart?.cancelAll(`connection closed: ${reason}`);
     this.deadlineTimer?.stop();
-    this.incoming?.unsubscribe();
-    this.transportClosed?.unsubscribe();
+    stopReading(this.incoming);
+    stopReading(this.transportClosed);
     this.transport.close(reason);
     this.notificationSubject?.complete();
     this.stateSubject?.next('shutdown');

@@ -8,7 +8,6 @@ import { checkParams, methodDefinition } from '../schema/methods';
 import { featuresOf, LATEST_LEGACY_REVISION } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
-import type { TransportClose } from '../transport/transport';
 import type { ConnectionCore, Replier } from './connection-core';
 import type { ParamsOf } from '../schema/method-map';
 import { PARTIAL_RESULT_METHOD, readPartialResult } from './partial-results';
@@ -310,28 +309,4 @@ function deliverNotification(
   params: Record<string, unknown>,
 ): void {
   conn.deliverNotification(params === message.params ? message : { ...message, params });
-}
-
-/** Reads the transport's frames into the connection (an object rather than closures: cheaper to hold). */
-export class FrameObserver {
-  constructor(private readonly connection: ConnectionCore) {}
-
-  next(frame: unknown): void {
-    onFrame(this.connection, frame);
-  }
-
-  complete(): void {
-    // closed$ carries the reason and any error; some transports complete incoming$ just before it,
-    // so wait a microtask before falling back to a generic reason.
-    queueMicrotask(() => this.connection.shutdown('transport ended'));
-  }
-}
-
-/** Shuts the connection down when its transport closes. */
-export class TransportCloseObserver {
-  constructor(private readonly connection: ConnectionCore) {}
-
-  next(close: TransportClose): void {
-    this.connection.shutdown(close.reason, close.error);
-  }
 }

@@ -1,5 +1,7 @@
 import { Observable } from '../../rx/rxjs';
 import type { Subscriber } from '../../rx/rxjs';
+import { readDirectly } from './direct-reading';
+import type { DirectlyReadable, DirectValueReader } from './direct-reading';
 import { SubscriberSlots } from './subscriber-slots';
 
 /** Options for {@link createFrameInbox}. */
@@ -46,11 +48,14 @@ function subscribeToInbox<T>(this: Observable<T>, subscriber: Subscriber<T>): vo
 
 /**
  * A class, so that each transport's inbox is one small object with no closures; it is its own
- * `values$`, so that an inbox is one object rather than three.
+ * `values$`, so that an inbox is one object rather than three. Besides its subscribers, it takes
+ * one direct reader (see `direct-reading.ts`), which gets each value first.
  */
-class Inbox<T> extends Observable<T> implements FrameInbox<T> {
+class Inbox<T> extends Observable<T> implements FrameInbox<T>, DirectlyReadable<DirectValueReader<T>> {
   completed = false;
-  private readonly listeners = new SubscriberSlots<T>();
+  /** Made for the first subscriber: a connection reads its inbox directly. */
+  private listeners: SubscriberSlots<T> | undefined = undefined;
+  private reader: DirectValueReader<T> | undefined = undefined;
   private held: T[] | undefined = undefined;
   // Set while held values are handed to a new subscriber: pushes made meanwhile join the queue.
   private draining = false;
@@ -65,19 +70,49 @@ class Inbox<T> extends Observable<T> implements FrameInbox<T> {
 
   push(value: T): void {
     if (this.completed) return;
-    if (this.draining || this.listeners.empty) {
+    const { reader, listeners } = this;
+    if (this.draining || (reader === undefined && (listeners === undefined || listeners.empty))) {
       const held = (this.held ??= []);
       held.push(value);
       if (held.length > this.maxBuffered) held.shift();
       return;
     }
-    this.listeners.next(value);
+    reader?.next(value);
+    listeners?.next(value);
   }
 
   complete(): void {
     if (this.completed) return;
     this.completed = true;
-    this.listeners.complete();
+    const reader = this.reader;
+    this.reader = undefined;
+    reader?.complete();
+    this.listeners?.complete();
+  }
+
+  /**
+   * Takes the direct reader, in place of any before it: what was held is handed to it first, and
+   * a completed inbox then completes it. `undefined` stops the reader there was.
+   */
+  [readDirectly](reader: DirectValueReader<T> | undefined): void {
+    this.reader = reader;
+    if (reader === undefined) return;
+    const held = this.held;
+    if (held !== undefined && held.length > 0) {
+      this.draining = true;
+      let i = 0;
+      try {
+        // A reader that stops while it is handed what was held leaves the rest for the next one.
+        while (i < held.length && this.reader === reader) reader.next(held[i++] as T);
+      } finally {
+        this.held = i === held.length ? undefined : held.slice(i);
+        this.draining = false;
+      }
+    }
+    if (this.completed && this.reader === reader) {
+      this.reader = undefined;
+      reader.complete();
+    }
   }
 
   /** Takes a subscriber of `values$`. Returns no teardown: see `SubscriberSlots`. */
@@ -95,6 +130,6 @@ class Inbox<T> extends Observable<T> implements FrameInbox<T> {
       }
     }
     if (this.completed) subscriber.complete();
-    else if (!subscriber.closed) this.listeners.add(subscriber);
+    else if (!subscriber.closed) (this.listeners ??= new SubscriberSlots<T>()).add(subscriber);
   }
 }
