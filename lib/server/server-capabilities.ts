@@ -15,6 +15,39 @@ export interface CapabilitySources {
   readonly extensions?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
+/** What `sharedCapabilities` keeps between calls. */
+export interface DerivedCapabilities {
+  /** The capabilities last derived; `undefined` derives them again (an extension was added). */
+  derived: ServerCapabilities | undefined;
+  /** Which of the kinds they depend on were non-empty then, as `presenceOf` gives it. */
+  derivedFrom: number;
+}
+
+/** Which of the kinds the derived capabilities depend on are non-empty, one bit each. */
+function presenceOf(sources: CapabilitySources): number {
+  return (
+    (sources.tools.size > 0 ? 1 : 0) |
+    (sources.resources.size > 0 ? 2 : 0) |
+    (sources.prompts.size > 0 ? 4 : 0) |
+    (sources.completers > 0 ? 8 : 0)
+  );
+}
+
+/**
+ * The capabilities a session started now declares, as one object that every session and modern
+ * request shares until what they are derived from changes: derived again only when a kind
+ * becomes empty or non-empty, or `derived` was cleared. Never written to; a caller outside the
+ * server gets `deriveCapabilities`' fresh object instead.
+ */
+export function sharedCapabilities(sources: CapabilitySources & DerivedCapabilities): ServerCapabilities {
+  const presence = presenceOf(sources);
+  if (sources.derived === undefined || sources.derivedFrom !== presence) {
+    sources.derived = deriveCapabilities(sources);
+    sources.derivedFrom = presence;
+  }
+  return sources.derived;
+}
+
 /** The capabilities a session started now declares: derived from what is registered, then what was given. */
 export function deriveCapabilities(sources: CapabilitySources): ServerCapabilities {
   const derived: Record<string, unknown> = {};

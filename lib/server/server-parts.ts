@@ -9,6 +9,7 @@ import { DEFAULT_CACHE_HINTS } from '../connection/modern';
 import { stderrWarnLogger } from '../base/logger';
 import { compileJsonSchema } from '../validation/json-schema-validator';
 import type { ServerCapabilities } from '../schema/lifecycle';
+import type { DerivedCapabilities } from './server-capabilities';
 import type { FailurePolicy } from './handler-failures';
 import { createPromptRegistry } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
@@ -28,8 +29,8 @@ const DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL = 100;
 /** The default of `maxSubscriptionsPerSession`. */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
 
-/** What a definition's capabilities are derived from. */
-export interface CapabilitySources extends Registries {
+/** What a definition's capabilities are derived from, and the ones last derived. */
+export interface CapabilitySources extends Registries, DerivedCapabilities {
   completers: number;
   readonly logging: boolean;
   readonly given: ServerCapabilities | undefined;

@@ -10,7 +10,7 @@ import { MiddlewareStack } from './middleware';
 import type { ServerMiddleware } from './middleware';
 import { requiredScopesOf, watchResource } from './request-handlers';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { deriveCapabilities, mergeCapabilities } from './server-capabilities';
+import { deriveCapabilities, mergeCapabilities, sharedCapabilities } from './server-capabilities';
 import { TASK_CAPABILITIES } from './tasks/task-capabilities';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
@@ -127,8 +127,10 @@ class ServerDefinition implements McpServer {
       logging: options.logging ?? true,
       given: options.tasks ? mergeCapabilities({ ...TASK_CAPABILITIES }, options.capabilities) : options.capabilities,
       extensions: undefined,
+      derived: undefined,
+      derivedFrom: 0,
     });
-    const capabilities = (): ServerCapabilities => deriveCapabilities(sources);
+    const capabilities = (): ServerCapabilities => sharedCapabilities(sources);
     const { updates, closing } = this;
     const shared = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
     this.stack = new MiddlewareStack(shared.handlers, options.middleware);
@@ -218,6 +220,7 @@ class ServerDefinition implements McpServer {
     stack.add(handlers);
     if (extension.middleware !== undefined) stack.use(extension.middleware);
     (sources.extensions ??= {})[extension.id] = { ...extension.settings };
+    sources.derived = undefined;
     const { listChanged } = extension;
     if (listChanged)
       (this.open.shared.handlerParts.extensionLists ??= []).push(listChanged.attach(extension.id, this.open.all));

@@ -63,13 +63,17 @@ export function capabilitiesForRevision(
   revision: string | undefined,
 ): ServerCapabilities {
   if (revision === undefined || isModernRevision(revision)) return capabilities;
+  const extensions = capabilities.extensions as Record<string, unknown> | undefined;
+  const hasTasksExtension = extensions !== undefined && TASKS_EXTENSION in extensions;
+  const dropsTasks = capabilities.tasks !== undefined && !featuresOf(revision as Revision).tasks;
+  // Nothing to take out: the very object, which every session of the revision then shares.
+  if (!hasTasksExtension && !dropsTasks) return capabilities;
   const declared: Record<string, unknown> = { ...capabilities };
-  const extensions = declared.extensions as Record<string, unknown> | undefined;
-  if (extensions !== undefined && TASKS_EXTENSION in extensions) {
+  if (hasTasksExtension) {
     const { [TASKS_EXTENSION]: _tasks, ...others } = extensions;
     if (Object.keys(others).length > 0) declared.extensions = others;
     else delete declared.extensions;
   }
-  if (!featuresOf(revision as Revision).tasks) delete declared.tasks;
+  if (dropsTasks) delete declared.tasks;
   return declared as ServerCapabilities;
 }
