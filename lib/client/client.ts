@@ -8,11 +8,11 @@ import { isModernRevision } from '../connection/modern';
 import { childLogger } from '../base/logger';
 import { isLegacyRevision, SUPPORTED_REVISIONS } from '../schema/revisions';
 import type { Revision } from '../schema/revisions';
-import type { JsonRpcNotification } from '../jsonrpc/message';
 import type { Transport } from '../transport/transport';
 import type { Reconnection } from '../transport/http-client/streamable-http/session-renewal';
 import type { ClientOptions, ClientRevision, McpClient } from './client-api';
 import { handshakeCapabilities, withExtensions } from './extensions';
+import { ClientConnectionOptions } from './client-connection-options';
 import { Client } from './mcp-client';
 import type { ClientSetup } from './mcp-client';
 import { clientOutbound } from './middleware';
@@ -63,8 +63,8 @@ interface Preparation {
   readonly serverRequests: ServerRequestHandlers;
   readonly declared: Record<string, unknown>;
   readonly revisions: readonly string[];
-  /** Where the client is, once it exists: notifications reach it from then on. */
-  readonly ready: { client?: Client };
+  /** Where the client is, once it exists (the connection's options): notifications reach it from then on. */
+  ready: { client?: Client | undefined };
 }
 
 /** The era of a pinned handshake revision; undefined when the server must be asked. */
@@ -97,16 +97,6 @@ async function decideEra(prep: Preparation): Promise<EraDecision> {
   return decision;
 }
 
-// The connection's callbacks are made here, apart from `newConnection`: a closure made there would
-// hold its whole scope, the preparation with it, for the life of every idle client.
-function constant<T>(value: T): () => T {
-  return () => value;
-}
-
-function notifyWhenReady(ready: Preparation['ready']): (message: JsonRpcNotification) => void {
-  return (message) => ready.client?.onNotification(message);
-}
-
 function newConnection(prep: Preparation, modern: boolean, offer?: string): Connection {
   const { options } = prep;
   const capabilities = modern
@@ -115,24 +105,19 @@ function newConnection(prep: Preparation, modern: boolean, offer?: string): Conn
         mergeCapabilities(prep.declared, options.tasks ? receiverCapabilities(prep.serverRequests.handlers) : {}),
         offer,
       );
-  return createConnection({
-    transport: prep.transport,
-    role: 'client',
-    info: prep.info,
-    capabilities: constant(capabilities),
-    protocolVersion: offer as Revision | undefined,
-    // Left out when not given: the connection's own default is the same list, its handshake part made once.
-    supportedRevisions: options.supportedRevisions,
-    requestTimeoutMs: options.requestTimeoutMs,
-    enforcePeerCapabilities: options.enforceServerCapabilities ?? false,
-    // Modern results may be `input_required`: the client checks them once complete.
-    validateResults: !modern,
-    scheduler: options.scheduler,
-    logger: prep.log,
-    onNotification: notifyWhenReady(prep.ready),
-    outbound: options.middleware?.length ? clientOutbound(options.middleware, middlewareContext(prep)) : undefined,
-    inspect: options.inspect,
-  });
+  const outbound = options.middleware?.length ? clientOutbound(options.middleware, middlewareContext(prep)) : undefined;
+  const connectionOptions = new ClientConnectionOptions(
+    prep.transport,
+    prep.info,
+    capabilities,
+    offer as Revision | undefined,
+    !modern,
+    prep.log,
+    outbound,
+    options,
+  );
+  prep.ready = connectionOptions;
+  return createConnection(connectionOptions);
 }
 
 /** What client middleware sees of the client, read at each request. */

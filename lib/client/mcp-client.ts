@@ -13,7 +13,7 @@ import {
   tap,
   toArray,
 } from '../rx/rxjs';
-import type { Observable, Subscription } from '../rx/rxjs';
+import type { Observable } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
 import type { Connection, ConnectionState } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
@@ -34,7 +34,7 @@ import type { ClientOptions, ClientRevision, McpClient, McpClientPromises, Serve
 import type { InputRequests } from './input-requests';
 import { keepalive, type KeepaliveOptions } from './keepalive';
 import { ListFreshness } from './list-freshness';
-import { createResourceWatcher, type ResourceWatcher } from './resource-watcher';
+import { createResourceWatcher } from './resource-watcher';
 import type { SchemaCheck } from './schema-checks';
 import { DEFAULT_MAX_INPUT_ROUNDS, modernRequest, type RoundHooks, type ModernRequesterDeps } from './modern-requests';
 import { SubscriptionHub, type ListenTopic } from './subscriptions';
@@ -42,7 +42,7 @@ import { callTool, type CallToolOptions, type ToolCallContext, type ToolCallEven
 import { promisesOf } from './client-promises';
 import { isHeaderMismatch, ToolDirectory, withToolHeaders } from './tool-directory';
 import { createClientTasks } from './tasks/client-tasks';
-import type { ClientSetup } from './client-setup';
+import type { ClientSetup, LazyParts } from './client-setup';
 import type { Reconnection } from '../transport/http-client/streamable-http/session-renewal';
 import { restoreLevel } from './log-level-restore';
 
@@ -76,20 +76,11 @@ export class Client implements McpClient, ToolCallContext {
   private logLevel: LoggingLevel | undefined;
   private readonly modern: ModernRequesterDeps | undefined;
   private readonly freshness: ListFreshness;
-  private lazy: Partial<{
-    tools$: Observable<readonly Tool[]>;
-    resources$: Observable<readonly Resource[]>;
-    resourceTemplates$: Observable<readonly ResourceTemplate[]>;
-    prompts$: Observable<readonly Prompt[]>;
-    logMessages$: Observable<LoggingMessageNotificationParams>;
-    elicitationComplete$: Observable<{ elicitationId: string }>;
-    promises: McpClientPromises;
-    resourceWatcher: ResourceWatcher;
-    hub: SubscriptionHub;
-    tasks: ReturnType<typeof createClientTasks>;
-    /** Sets the log level again on each new session, once a level was set. */
-    levelRestore: Subscription;
-  }> = {};
+  /** What `lazy` holds, made at its first use. */
+  private lazyParts: LazyParts | undefined = undefined;
+  private get lazy(): LazyParts {
+    return (this.lazyParts ??= {});
+  }
 
   /** The client's sampling, elicitation and roots handlers, by method (for the tasks API). */
   private readonly inputHandlers: Readonly<Record<string, RequestHandler>>;

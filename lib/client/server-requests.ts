@@ -179,6 +179,12 @@ function checkElicitResult(
   return { ...checkedRest, content };
 }
 
+/** The handlers of a client that answers none of the server's requests: one record for all such clients. */
+const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
+
+/** Roots set on a client that declared none: no server may ask for them, so none are kept. */
+const ROOTS_NOT_DECLARED = (): void => undefined;
+
 /**
  * The handlers that answer the server's requests (sampling, elicitation, roots), by method, and
  * the capabilities they imply. Every answer is validated against the revision's result schema
@@ -192,6 +198,8 @@ export function serverRequestHandlers(
   check: SchemaCheck,
   logger: Logger,
 ): ServerRequestHandlers {
+  if (!options.sampling && !options.elicitation && !options.roots)
+    return { handlers: NO_HANDLERS, capabilities: {}, setRoots: ROOTS_NOT_DECLARED };
   let roots: readonly Root[] | RootsHandler = options.roots ?? [];
   const handlers: Record<string, RequestHandler> = {};
   if (options.sampling) {
