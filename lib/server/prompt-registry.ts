@@ -14,7 +14,7 @@ import { requestFailure } from './handler-failures';
 import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
 import { OverRegistry } from './registry';
-import type { Registration } from './registry';
+import type { ListChangeListener, Registration } from './registry';
 import { adaptListed, adaptPromptResult, completeResult } from './revision-adapter';
 import type { ServerContext } from './server-context';
 
@@ -75,8 +75,8 @@ export interface PromptRegistry {
   add(definition: PromptDefinition): RegisteredPrompt;
   readonly size: number;
   readonly changed$: Observable<void>;
-  /** Called on each change before `changed$` emits. */
-  onChange: (() => void) | undefined;
+  /** Told of each change before `changed$` emits. */
+  onChange: ListChangeListener | undefined;
   list(cursor: string | undefined, pageSize: number, revision: Revision): { prompts: Prompt[]; nextCursor?: string };
   /**
    * Answers `prompts/get`: an unknown prompt or a missing required argument answers -32602; a

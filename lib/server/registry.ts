@@ -65,8 +65,17 @@ export interface Registry<D> {
   readonly size: number;
   /** Hot: emits each time what a list method answers changes. Completes never. */
   readonly changed$: Observable<void>;
-  /** Called on each change before `changed$` emits: the server's `list_changed` to its sessions. */
-  onChange: (() => void) | undefined;
+  /** Told of each change before `changed$` emits: the server's `list_changed` to its sessions. */
+  onChange: ListChangeListener | undefined;
+}
+
+/**
+ * What a registry tells of its changes, naming its kind (`tools`, `prompts`, `resources`,
+ * `resource-templates`): an object with a method rather than a closure, so that a definition's
+ * registries share their server's sessions as their listener.
+ */
+export interface ListChangeListener {
+  listChanged(kind: string): void;
 }
 
 /** The entries of every registry nothing was registered in yet; never written to. */
@@ -109,7 +118,7 @@ class ItemRegistry<D> implements Registry<D> {
   private entries: ReadonlyMap<string, RegistryEntry<D>> = NO_ENTRIES;
   private seq = 0;
   private subject: Subject<void> | undefined;
-  onChange: (() => void) | undefined = undefined;
+  onChange: ListChangeListener | undefined = undefined;
 
   constructor(private readonly kind: string) {}
 
@@ -179,7 +188,7 @@ class ItemRegistry<D> implements Registry<D> {
   }
 
   private changed(): void {
-    this.onChange?.();
+    this.onChange?.listChanged(this.kind);
     this.subject?.next();
   }
 
@@ -215,7 +224,7 @@ export abstract class OverRegistry<D> {
     return this.registry.changed$;
   }
 
-  set onChange(listener: (() => void) | undefined) {
+  set onChange(listener: ListChangeListener | undefined) {
     this.registry.onChange = listener;
   }
 }

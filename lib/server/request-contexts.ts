@@ -17,14 +17,6 @@ export function inSession(context: RequestContext, _owner: unknown): _owner is S
   return context.peer === undefined;
 }
 
-/** Runs a handler's work with the context it needs to ask its client for input. */
-export type InputRunner = (
-  params: Record<string, unknown>,
-  context: RequestContext,
-  session: unknown,
-  work: (context: ServerContext) => HandlerOutput<HandlerResult>,
-) => HandlerOutput<HandlerResult>;
-
 /** The context of a request that asks its client nothing: its session's, or a modern request's. */
 export function contextOf(context: RequestContext, session: unknown): ServerContext {
   return inSession(context, session) ? new SessionContext(context, session) : new ModernContext(context, undefined);
@@ -33,18 +25,23 @@ export function contextOf(context: RequestContext, session: unknown): ServerCont
 /**
  * Runs the work of a request that may ask its client for input: in a session, as requests on the
  * connection; under a modern revision, through the request's input round (spec 2026-07-28:
- * MRTR), which may end the attempt with an input-required result.
+ * MRTR), which may end the attempt with an input-required result. The sealer is read only then.
  */
-export function inputRunner(sealer: RequestStateSealer, scheduler: SchedulerLike | undefined): InputRunner {
-  return (params, context, session, work) => {
-    if (inSession(context, session)) return work(new SessionContext(context, session));
-    if (!isMultiRound(context.method)) return work(new ModernContext(context, undefined));
-    // The state is bound to who asked: a retry by anyone else is refused before the handler runs.
-    const round = new InputRound(context.method, params, {
-      sealer,
-      scheduler,
-      principal: principalOf(context.peer?.auth),
-    });
-    return round.run(work(new ModernContext(context, round)));
-  };
+export function runWithInput(
+  parts: { readonly sealer: RequestStateSealer },
+  scheduler: SchedulerLike | undefined,
+  params: Record<string, unknown>,
+  context: RequestContext,
+  session: unknown,
+  work: (context: ServerContext) => HandlerOutput<HandlerResult>,
+): HandlerOutput<HandlerResult> {
+  if (inSession(context, session)) return work(new SessionContext(context, session));
+  if (!isMultiRound(context.method)) return work(new ModernContext(context, undefined));
+  // The state is bound to who asked: a retry by anyone else is refused before the handler runs.
+  const round = new InputRound(context.method, params, {
+    sealer: parts.sealer,
+    scheduler,
+    principal: principalOf(context.peer?.auth),
+  });
+  return round.run(work(new ModernContext(context, round)));
 }

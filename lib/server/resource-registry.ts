@@ -11,7 +11,7 @@ import { requestFailure } from './handler-failures';
 import type { FailurePolicy } from './handler-failures';
 import { runHandler } from './handler-output';
 import { createRegistry } from './registry';
-import type { Registry } from './registry';
+import type { ListChangeListener, Registry } from './registry';
 import { completeRead, listedResource, listingOf, resourceNotFound, templateItems } from './resource-definition';
 import type {
   RegisteredResource,
@@ -62,8 +62,8 @@ export interface ResourceRegistry {
   readonly resourcesChanged$: Observable<void>;
   /** Emits when `resources/templates/list` changes. */
   readonly templatesChanged$: Observable<void>;
-  /** Called on each change of either list before it emits. */
-  onChange: (() => void) | undefined;
+  /** Told of each change of either list before it emits. */
+  onChange: ListChangeListener | undefined;
   /**
    * Answers `resources/list`: one page of the fixed resources, then of what the templates' `list`
    * handlers name. At once while only fixed resources are on the page; a Promise once a template
@@ -220,7 +220,7 @@ class Resources implements ResourceRegistry {
     return this.store.templates.changed$;
   }
 
-  set onChange(listener: (() => void) | undefined) {
+  set onChange(listener: ListChangeListener | undefined) {
     this.store.resources.onChange = listener;
     this.store.templates.onChange = listener;
   }

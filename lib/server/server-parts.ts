@@ -3,7 +3,6 @@
  * share, what each session is started with, and how registry changes reach the sessions.
  */
 import type { Logger } from 'pino';
-import type { Subject } from '../rx/rxjs';
 import type { RequestHandler } from '../connection/dispatcher';
 import { DEFAULT_CACHE_HINTS } from '../connection/modern';
 import { stderrWarnLogger } from '../base/logger';
@@ -13,19 +12,14 @@ import type { DerivedCapabilities } from './server-capabilities';
 import type { FailurePolicy } from './handler-failures';
 import { createPromptRegistry } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
-import { contextOf, inputRunner } from './request-contexts';
 import { createRequestHandlers } from './request-handlers';
-import type { HandlerParts } from './handler-parts';
-import { ListenQuota } from './listen';
-import { RequestStateSealer } from './request-state';
+import { DefinitionParts } from './definition-parts';
 import { createResourceRegistry } from './resource-registry';
 import type * as TasksSetup from './tasks/task-setup';
 import type { ServerSessions, SessionConfig } from './server-sessions';
 import type { ServerOptions } from './server-options';
 import { createToolRegistry } from './tool-registry';
 
-/** The default of `maxListenStreamsPerPrincipal`. */
-const DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL = 100;
 /** The default of `maxSubscriptionsPerSession`. */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
 
@@ -85,16 +79,16 @@ class StderrFailures implements FailurePolicy {
 
 /** Every registry change becomes the matching `list_changed` notification to the sessions told `listChanged`. */
 export function announceListChanges({ tools, resources, prompts }: Registries, sessions: ServerSessions): void {
-  tools.onChange = () => sessions.broadcast('notifications/tools/list_changed', 'tools.listChanged');
-  prompts.onChange = () => sessions.broadcast('notifications/prompts/list_changed', 'prompts.listChanged');
-  resources.onChange = () => sessions.broadcast('notifications/resources/list_changed', 'resources.listChanged');
+  tools.onChange = sessions;
+  prompts.onChange = sessions;
+  resources.onChange = sessions;
 }
 
 /** The request handlers of a definition, and the parts they find through their owner. */
 export interface DefinitionHandlers {
   /** A record made for this definition alone: its middleware stack takes it as its own. */
   readonly handlers: Record<string, RequestHandler>;
-  readonly parts: HandlerParts;
+  readonly parts: DefinitionParts;
 }
 
 /**
@@ -103,40 +97,15 @@ export interface DefinitionHandlers {
  */
 export function sharedHandlers(
   options: ServerOptions,
-  registries: Registries,
-  streams: {
-    readonly capabilities: () => ServerCapabilities;
-    readonly updates: Subject<string>;
-    readonly closing: Subject<void>;
-    readonly logger: Logger;
-    readonly failures: FailurePolicy;
-  },
+  sources: CapabilitySources,
+  logger: Logger,
+  failures: FailurePolicy,
 ): DefinitionHandlers {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
   const maxSubscriptions = options.maxSubscriptionsPerSession ?? DEFAULT_MAX_SUBSCRIPTIONS;
-  const listenQuota = new ListenQuota(options.maxListenStreamsPerPrincipal ?? DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL);
-  const { logger, failures } = streams;
-  const sealer = new RequestStateSealer(options.requestState);
-  // Spelled out rather than spread: a spread of these objects gives each definition a map of its own.
-  const { tools, resources, prompts } = registries;
-  const parts: HandlerParts = {
-    tools,
-    resources,
-    prompts,
-    pageSize,
-    maxSubscriptions,
-    listenQuota,
-    logger,
-    failures,
-    capabilities: streams.capabilities as () => Record<string, unknown>,
-    updates: streams.updates,
-    closing: streams.closing,
-    withSession: contextOf,
-    withInput: inputRunner(sealer, options.scheduler),
-    extensionLists: undefined,
-  };
+  const parts = new DefinitionParts(sources, pageSize, maxSubscriptions, logger, failures, options);
   const handlers = createRequestHandlers();
   if (!options.tasks) return { handlers, parts };
   const tasks = options.tasks === true ? {} : options.tasks;
@@ -144,12 +113,12 @@ export function sharedHandlers(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { handlersWithTasks } = require('./tasks/task-setup') as typeof TasksSetup;
   const withTasks = handlersWithTasks(handlers, tasks, {
-    tools: registries.tools,
-    sealer,
+    tools: sources.tools,
+    sealer: parts.sealer,
     scheduler: options.scheduler,
     logger,
     pageSize,
-    closing: streams.closing,
+    closing: parts.closing,
   });
   return { handlers: withTasks, parts };
 }
@@ -161,15 +130,13 @@ export function sharedHandlers(
  */
 export function sessionConfig(
   options: ServerOptions,
-  parts: Pick<SessionConfig, 'info' | 'capabilities' | 'handlers' | 'handlerParts' | 'logger' | 'watch'>,
+  parts: Pick<SessionConfig, 'info' | 'handlers' | 'handlerParts' | 'logger'>,
 ): SessionConfig {
   return {
     info: parts.info,
-    capabilities: parts.capabilities,
     handlers: parts.handlers,
     handlerParts: parts.handlerParts,
     logger: parts.logger,
-    watch: parts.watch,
     instructions: options.instructions,
     supportedRevisions: options.supportedRevisions,
     cacheHints: options.cacheHints,

@@ -15,6 +15,8 @@ import type { PersistedSession, ServerSession } from './server-context';
 import { Session } from './session';
 import { capabilitiesForRevision } from './tasks/task-capabilities';
 import type { SessionHost } from './session';
+import type { ListChangeListener } from './registry';
+import type { DefinitionParts } from './definition-parts';
 import type { HandlerParts } from './handler-parts';
 
 /** Options of `connect`: a session resumed from another process, hooks on its state, its inspector. */
@@ -48,8 +50,6 @@ const levelRank = new Map<LogLevel, number>(LOG_LEVELS.map((level, index) => [le
 export interface SessionConfig {
   readonly info: Implementation;
   readonly instructions: string | undefined;
-  /** The capabilities a session started now declares. */
-  readonly capabilities: () => ServerCapabilities;
   readonly supportedRevisions: readonly string[] | undefined;
   readonly cacheHints: Readonly<Record<string, CacheHint>> | undefined;
   readonly requestTimeoutMs: number | undefined;
@@ -58,11 +58,9 @@ export interface SessionConfig {
   /** One set of handlers for every session: each finds its session as the connection's owner. */
   readonly handlers: Readonly<Record<string, RequestHandler>>;
   /** What the handlers work with, found through their owner (a session, or the modern stand-in). */
-  readonly handlerParts: HandlerParts;
+  readonly handlerParts: DefinitionParts;
   readonly scheduler: SchedulerLike | undefined;
   readonly logger: Logger;
-  /** Starts a session's watch of a resource (a resumed session's subscriptions). */
-  readonly watch: (session: Session, uri: string) => void;
   /** Inspects the lifecycle of every session whose `connect` names no inspector of its own. */
   readonly inspect?: LifecycleInspector;
 }
@@ -71,7 +69,7 @@ export interface SessionConfig {
  * The open sessions of a server definition, and what reaches all of them: list changes, resource
  * updates and log messages, each sent only where the session's declarations and level allow.
  */
-export class ServerSessions implements SessionHost {
+export class ServerSessions implements SessionHost, ListChangeListener {
   readonly all = new Set<Session>();
   private warnedNoLogging = false;
 
@@ -89,7 +87,7 @@ export class ServerSessions implements SessionHost {
     if (restore) session.declared = restore.declared;
     session.onChange = options.onChange;
     session.connection = createConnection(new SessionConnectionOptions(this, session, transport, options));
-    if (restore) for (const uri of restore.subscriptions) this.config.watch(session, uri);
+    if (restore) for (const uri of restore.subscriptions) this.config.handlerParts.watchFor(session, uri);
     // A transport that was already closed ends the session before it is counted.
     if (session.connection.state !== 'shutdown') this.all.add(session);
     return session;
@@ -126,6 +124,13 @@ export class ServerSessions implements SessionHost {
   /** A log message to every session whose level lets it through. */
   log(level: LogLevel, data: unknown, loggerName?: string): void {
     for (const session of this.all) this.sendLog(session, level, data, loggerName);
+  }
+
+  /** A registry of `kind` changed: its `list_changed`, to the sessions told `listChanged`. */
+  listChanged(kind: string): void {
+    if (kind === 'tools') this.broadcast('notifications/tools/list_changed', 'tools.listChanged');
+    else if (kind === 'prompts') this.broadcast('notifications/prompts/list_changed', 'prompts.listChanged');
+    else this.broadcast('notifications/resources/list_changed', 'resources.listChanged');
   }
 
   /** A notification with no params to every operating session that was told `capability`. */
@@ -225,7 +230,7 @@ class SessionConnectionOptions implements ConnectionOptions {
     // Those of the session's revision (core tasks before 2026-07-28, the extension from it), with
     // extensions where the revision carries them (`experimental` before 2026-07-28).
     const declared = (this.session.declared ??= capabilitiesForRevision(
-      this.sessions.shared.capabilities(),
+      this.sessions.shared.handlerParts.capabilities() as ServerCapabilities,
       this.session.revision,
     )) as Record<string, unknown>;
     return placeExtensions(declared, this.session.revision);

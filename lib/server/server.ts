@@ -1,5 +1,4 @@
 import type { DestinationStream } from 'pino';
-import { Subject } from '../rx/rxjs';
 import type { LogLevel } from '../connection/handler-events';
 import { childLogger } from '../base/logger';
 import type { Implementation, ServerCapabilities } from '../schema/lifecycle';
@@ -8,21 +7,22 @@ import { createClientLogDestination } from './client-log-destination';
 import type { PromptDefinition, RegisteredPrompt } from './prompt-registry';
 import { MiddlewareStack } from './middleware';
 import type { ServerMiddleware } from './middleware';
-import { requiredScopesOf, watchResource } from './request-handlers';
+import { requiredScopesOf } from './request-handlers';
 import type { RegisteredResource, ResourceDefinition, ResourceTemplateDefinition } from './resource-registry';
-import { deriveCapabilities, mergeCapabilities, sharedCapabilities } from './server-capabilities';
+import { deriveCapabilities, mergeCapabilities } from './server-capabilities';
 import { TASK_CAPABILITIES } from './tasks/task-capabilities';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
-import type { Session } from './session';
-import type { ConnectOptions, SessionConfig } from './server-sessions';
-import { LazyModernEndpoint } from './lazy-modern-endpoint';
+import type { ConnectOptions } from './server-sessions';
+import { createModernEndpoint } from './modern-endpoint-of';
+import type { ModernEndpoint } from '../connection/modern-endpoint';
+import type { DefinitionParts } from './definition-parts';
 import { checkExtension, extensionRequestHandlers } from './extensions';
 import type { ServerExtension } from './extensions';
 import type { RegisteredTool, ToolDefinition } from './tool-registry';
 import type { ServerOptions } from './server-options';
 import { announceListChanges, createRegistries, failurePolicyOf, sessionConfig, sharedHandlers } from './server-parts';
-import type { CapabilitySources, Registries } from './server-parts';
+import type { CapabilitySources } from './server-parts';
 
 export { DEFAULT_MAX_SUBSCRIPTIONS } from './server-parts';
 
@@ -102,21 +102,18 @@ export function createServer(options: ServerOptions): McpServer {
 
 /** What `createServer` makes: a class, so that a definition per client costs a few small objects. */
 class ServerDefinition implements McpServer {
-  readonly sessions: ReadonlySet<ServerSession>;
-  private readonly registries: Registries;
-  /** URIs named by `resourceUpdated`, for the `subscriptions/listen` streams. */
-  private readonly updates = new Subject<string>();
-  /** Emits when the server closes: the listen streams end gracefully. */
-  private readonly closing = new Subject<void>();
+  /** What the capabilities are derived from: the registries among them. */
   private readonly sources: CapabilitySources;
+  private readonly parts: DefinitionParts;
   private readonly stack: MiddlewareStack;
   private readonly open: ServerSessions;
-  private readonly endpoint: LazyModernEndpoint;
+  /** Serves requests of the modern revisions; made on first use. */
+  private modernEndpoint: ModernEndpoint | undefined = undefined;
 
   constructor(options: ServerOptions) {
     const logger = childLogger(options.logger, { component: 'server', server: options.name });
     const failures = failurePolicyOf(options, logger);
-    const registries = (this.registries = createRegistries(options, logger, failures));
+    const registries = createRegistries(options, logger, failures);
     const info: Implementation = { name: options.name, version: options.version };
     if (options.title !== undefined) info.title = options.title;
     const sources = (this.sources = {
@@ -130,56 +127,50 @@ class ServerDefinition implements McpServer {
       derived: undefined,
       derivedFrom: 0,
     });
-    const capabilities = (): ServerCapabilities => sharedCapabilities(sources);
-    const { updates, closing } = this;
-    const shared = sharedHandlers(options, registries, { capabilities, updates, closing, logger, failures });
+    const shared = sharedHandlers(options, sources, logger, failures);
+    this.parts = shared.parts;
     this.stack = new MiddlewareStack(shared.handlers, options.middleware);
-    const watch = (session: Session, uri: string) => watchResource(session, uri, registries.resources, logger);
-    const config: SessionConfig = sessionConfig(options, {
-      info,
-      capabilities,
-      handlers: this.stack.handlers,
-      handlerParts: shared.parts,
-      logger,
-      watch,
-    });
-    this.open = new ServerSessions(config);
-    this.sessions = this.open.all;
-    announceListChanges(registries, this.open);
-    this.endpoint = new LazyModernEndpoint(config);
+    this.open = new ServerSessions(
+      sessionConfig(options, { info, handlers: this.stack.handlers, handlerParts: shared.parts, logger }),
+    );
+    announceListChanges(sources, this.open);
     for (const extension of options.extensions ?? []) this.extension(extension);
   }
 
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.open.all;
+  }
+
   get modern(): ModernReceiver {
-    return this.endpoint.endpoint;
+    return (this.modernEndpoint ??= createModernEndpoint(this.open.shared));
   }
 
   tool<Args, Structured = unknown>(definition: ToolDefinition<Args, Structured>): RegisteredTool {
-    return this.registries.tools.add(definition);
+    return this.sources.tools.add(definition);
   }
 
   removeTool(name: string): boolean {
-    return this.registries.tools.remove(name);
+    return this.sources.tools.remove(name);
   }
 
   resource(definition: ResourceDefinition): RegisteredResource {
-    return this.registries.resources.addResource(definition);
+    return this.sources.resources.addResource(definition);
   }
 
   resourceTemplate(definition: ResourceTemplateDefinition): RegisteredResource {
-    const registration = this.registries.resources.addTemplate(definition);
+    const registration = this.sources.resources.addTemplate(definition);
     if (Object.keys(definition.complete ?? {}).length > 0) this.sources.completers++;
     return registration;
   }
 
   prompt(definition: PromptDefinition): RegisteredPrompt {
-    const registration = this.registries.prompts.add(definition);
+    const registration = this.sources.prompts.add(definition);
     if ((definition.arguments ?? []).some((argument) => argument.complete !== undefined)) this.sources.completers++;
     return registration;
   }
 
   resourceUpdated(uri: string): void {
-    this.updates.next(uri);
+    this.parts.resourceUpdated(uri);
     this.open.resourceUpdated(uri);
   }
 
@@ -200,13 +191,14 @@ class ServerDefinition implements McpServer {
   }
 
   requiredScopes(method: string, params: unknown): readonly string[] {
-    return requiredScopesOf(method, params, this.registries);
+    return requiredScopesOf(method, params, this.sources);
   }
 
   close(reason = 'server closed'): void {
-    this.closing.next();
+    this.parts.close();
     this.open.closeAll(reason);
-    this.endpoint.close(reason);
+    this.modernEndpoint?.close(reason);
+    this.modernEndpoint = undefined;
   }
 
   use(middleware: ServerMiddleware): void {
@@ -223,6 +215,6 @@ class ServerDefinition implements McpServer {
     sources.derived = undefined;
     const { listChanged } = extension;
     if (listChanged)
-      (this.open.shared.handlerParts.extensionLists ??= []).push(listChanged.attach(extension.id, this.open.all));
+      (this.parts.extensionLists ??= []).push(listChanged.attach(extension.id, this.open.all));
   }
 }

@@ -9,6 +9,7 @@ import type { CallToolRequestParams, CallToolResult, Tool } from '../schema/tool
 import { runHandler } from './handler-output';
 import type { JsonSchemaValidatorFactory } from '../validation/json-schema-validator';
 import { OverRegistry } from './registry';
+import type { ListChangeListener } from './registry';
 import { adaptListed } from './revision-adapter';
 import { checkParamHeaders } from './param-headers';
 import { compileTool, errorResult, finishToolCall, whenChecked, withPrefix } from './tool-definition';
@@ -46,8 +47,8 @@ export interface ToolRegistry {
   readonly size: number;
   /** Emits when the list `tools/list` answers changes. */
   readonly changed$: Observable<void>;
-  /** Called on each change before `changed$` emits. */
-  onChange: (() => void) | undefined;
+  /** Told of each change before `changed$` emits. */
+  onChange: ListChangeListener | undefined;
   /** Answers `tools/list`: one page, adapted to the revision. */
   list(cursor: string | undefined, pageSize: number, revision: Revision): { tools: Tool[]; nextCursor?: string };
   /**
