@@ -214,7 +214,6 @@ class ServerDefinition implements McpServer {
     (sources.extensions ??= {})[extension.id] = { ...extension.settings };
     sources.derived = undefined;
     const { listChanged } = extension;
-    if (listChanged)
-      (this.parts.extensionLists ??= []).push(listChanged.attach(extension.id, this.open.all));
+    if (listChanged) (this.parts.extensionLists ??= []).push(listChanged.attach(extension.id, this.open.all));
   }
 }
