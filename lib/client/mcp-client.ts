@@ -68,18 +68,27 @@ export class Client implements McpClient, ToolCallContext {
   readonly serverCapabilities: ServerCapabilities;
   readonly instructions: string | undefined;
   readonly check: SchemaCheck;
-  /** The latest full tool listing, for output-schema checks and headers. */
-  private readonly tools: ToolDirectory;
+  /** Made on first use, as are `freshness` and `lazy`'s parts: see the getters. */
+  private toolDirectory: ToolDirectory | undefined = undefined;
+  private listFreshness: ListFreshness | undefined = undefined;
   private readonly capabilitiesKnown: boolean;
   private readonly log: Logger;
   private readonly options: ClientOptions;
   private logLevel: LoggingLevel | undefined;
   private readonly modern: ModernRequesterDeps | undefined;
-  private readonly freshness: ListFreshness;
-  /** What `lazy` holds, made at its first use. */
   private lazyParts: LazyParts | undefined = undefined;
   private get lazy(): LazyParts {
     return (this.lazyParts ??= {});
+  }
+
+  /** The latest full tool listing, for output-schema checks and headers. */
+  private get tools(): ToolDirectory {
+    return (this.toolDirectory ??= new ToolDirectory(this.era === 'modern', this.log));
+  }
+
+  /** How fresh the latest listings are (modern revisions), and the listings in flight. */
+  private get freshness(): ListFreshness {
+    return (this.listFreshness ??= new ListFreshness(this.options.scheduler ?? asyncScheduler));
   }
 
   /** The client's sampling, elicitation and roots handlers, by method (for the tasks API). */
@@ -101,8 +110,6 @@ export class Client implements McpClient, ToolCallContext {
     this.capabilitiesKnown = setup.serverCapabilities !== undefined;
     this.serverCapabilities = (setup.serverCapabilities ?? {}) as ServerCapabilities;
     this.instructions = setup.instructions;
-    this.freshness = new ListFreshness(setup.options.scheduler ?? asyncScheduler);
-    this.tools = new ToolDirectory(setup.era === 'modern', setup.log);
     this.modern =
       setup.era === 'modern'
         ? {
@@ -131,8 +138,9 @@ export class Client implements McpClient, ToolCallContext {
 
   /** Sees every valid notification before `notifications$` (the connection calls it). */
   onNotification(message: JsonRpcNotification): void {
-    if (message.method === 'notifications/tools/list_changed') this.tools.forget();
-    this.freshness.onNotification(message.method);
+    // Neither made yet: no listing to forget, none fresh or in flight.
+    if (message.method === 'notifications/tools/list_changed') this.toolDirectory?.forget();
+    this.listFreshness?.onNotification(message.method);
   }
 
   keepAlive(settings: KeepaliveOptions): void {

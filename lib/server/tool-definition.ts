@@ -206,6 +206,9 @@ function listingOf(definition: ToolDefinition<never>, input: CompiledSchema, out
   return listing as Tool;
 }
 
+/** The headers of every tool that has none: one array for all of them. */
+const NO_PARAM_HEADERS: readonly ParamHeader[] = Object.freeze([]);
+
 /** Compiles a definition once, at registration: its argument and output checks, and `Mcp-Param-*` headers. */
 export function compileTool(definition: ToolDefinition<never>, validator: JsonSchemaValidatorFactory): ToolEntry {
   const { inputSchema, outputSchema, name } = definition;
@@ -215,10 +218,11 @@ export function compileTool(definition: ToolDefinition<never>, validator: JsonSc
       ? compiledEmptyInput(validator, name)
       : compileToolSchema(inputSchema ?? EMPTY_OBJECT_SCHEMA, { ...common, what: 'inputSchema' });
   const output = outputSchema && compileToolSchema(outputSchema, { ...common, what: 'outputSchema' });
-  let paramHeaders: ParamHeader[];
+  let paramHeaders: readonly ParamHeader[];
   try {
     // A deferred schema carries no `x-mcp-header` (no annotation but descriptions and titles).
-    paramHeaders = input.deferred ? [] : paramHeadersOf(input.json);
+    const found = input.deferred ? undefined : paramHeadersOf(input.json);
+    paramHeaders = found === undefined || found.length === 0 ? NO_PARAM_HEADERS : found;
   } catch (error) {
     throw new TypeError(`the inputSchema of tool ${name}: ${(error as Error).message}`);
   }
