@@ -19,7 +19,7 @@ import { clientOutbound } from './middleware';
 import type { ClientMiddlewareContext } from './middleware';
 import { LegacyServerError, negotiateEra, revisionFamilies } from './negotiation';
 import type { EraDecision } from './negotiation';
-import { createSchemaCheck } from './schema-checks';
+import { createSchemaCheck, defaultSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import { installServerRequestHandlers, serverRequestHandlers } from './server-requests';
 import { receiverCapabilities, taskReceivingHandlers } from './tasks/task-receiver';
@@ -235,7 +235,10 @@ export async function connect(transport: Transport, options: ClientOptions): Pro
   const info: { name: string; version: string; title?: string } = { name: options.name, version: options.version };
   if (options.title !== undefined) info.title = options.title;
   const log = childLogger(options.logger, { component: 'client', client: options.name });
-  const check = createSchemaCheck(options.jsonSchemaValidator, log);
+  const check =
+    options.jsonSchemaValidator === undefined && options.logger === undefined
+      ? defaultSchemaCheck()
+      : createSchemaCheck(options.jsonSchemaValidator, log);
   const serverRequests = serverRequestHandlers(options, check, log);
   const prep: Preparation = {
     transport,

@@ -34,3 +34,14 @@ export function createSchemaCheck(
     return validate(value);
   };
 }
+
+/** See `defaultSchemaCheck`. */
+let defaultCheck: SchemaCheck | undefined;
+
+/**
+ * The check of every client that names neither a validator nor a logger, made with the first: one
+ * for them all, since its compiled schemas are keyed by the schema objects themselves.
+ */
+export function defaultSchemaCheck(): SchemaCheck {
+  return (defaultCheck ??= createSchemaCheck());
+}

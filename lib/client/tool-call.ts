@@ -8,7 +8,7 @@ import { declaredExtensions } from '../schema/extensions';
 import type { RequestOptions } from '../connection/request-pipeline';
 import type { CallToolResult, Tool } from '../schema/tools';
 import { describeIssues } from '../validation/issues';
-import { createSchemaCheck } from './schema-checks';
+import { defaultSchemaCheck } from './schema-checks';
 import type { SchemaCheck } from './schema-checks';
 import type { InputRequests } from './input-requests';
 
@@ -79,8 +79,6 @@ export function toolResult(): OperatorFunction<ToolCallEvent, CallToolResult> {
     );
 }
 
-const defaultCheck = createSchemaCheck();
-
 /**
  * Checks a tool's result against the tool's `outputSchema` (Server Features → Tools → Output
  * Schema): a tool with one must return conforming `structuredContent`, unless the result is an
@@ -89,7 +87,7 @@ const defaultCheck = createSchemaCheck();
 export function checkToolOutput(
   tool: Tool | undefined,
   result: CallToolResult,
-  check: SchemaCheck = defaultCheck,
+  check: SchemaCheck = defaultSchemaCheck(),
 ): CallToolResult {
   const schema = tool?.outputSchema;
   if (!tool || !schema || result.isError) return result;

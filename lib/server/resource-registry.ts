@@ -187,7 +187,7 @@ interface ResourceRegistryOptions {
   /** How a read handler's unexpected failure is answered and logged. */
   readonly failures: FailurePolicy;
   /** The caching hints of a read under a modern revision when the resource sets none. */
-  readonly readCacheHint?: CacheHint;
+  readonly readCacheHint: CacheHint | undefined;
 }
 
 /** The resources and templates of one server definition. */
@@ -199,11 +199,8 @@ class Resources implements ResourceRegistry {
     this.store = {
       resources: createRegistry<StaticEntry>('resources'),
       templates: createRegistry<TemplateEntry>('resource-templates'),
-      checks: {
-        logger: options.logger,
-        validateResults: options.validateResults,
-        readCacheHint: options.readCacheHint,
-      },
+      // The options are the checks' own fields: kept as they are rather than copied.
+      checks: options,
       failures: options.failures,
     };
   }

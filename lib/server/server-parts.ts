@@ -40,21 +40,19 @@ export interface Registries {
 }
 
 export function createRegistries(options: ServerOptions, logger: Logger, failures: FailurePolicy): Registries {
-  const validateResults = options.validateResults ?? true;
-  const tools = createToolRegistry({
+  // One options object for the three registries: each reads the fields it needs of it.
+  const shared = {
     jsonSchemaValidator: options.jsonSchemaValidator ?? compileJsonSchema,
-    validateResults,
-    logger,
-    failures,
-  });
-  const resources = createResourceRegistry({
-    validateResults,
+    validateResults: options.validateResults ?? true,
     logger,
     failures,
     readCacheHint: options.cacheHints?.['resources/read'] ?? DEFAULT_CACHE_HINTS['resources/read'],
-  });
-  const prompts = createPromptRegistry({ validateResults, logger, failures });
-  return { tools, resources, prompts };
+  };
+  return {
+    tools: createToolRegistry(shared),
+    resources: createResourceRegistry(shared),
+    prompts: createPromptRegistry(shared),
+  };
 }
 
 /** Handler failures go to the server's logger, or to stderr at warn when it has none. */

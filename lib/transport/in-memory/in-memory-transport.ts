@@ -86,8 +86,6 @@ interface Pair {
 class InMemoryEnd implements Transport {
   private readonly inbox: FrameInbox<InboundFrame> = createFrameInbox<InboundFrame>();
   private readonly closedSignal = new CloseSignal<TransportClose>();
-  readonly incoming$: Observable<InboundFrame> = this.inbox.values$;
-  readonly closed$: Observable<TransportClose> = this.closedSignal.closed$;
   /** Whether every message is logged (read once: this runs for every message). */
   private readonly trace: boolean;
   // Set right after construction (see `linked`): the two ends name each other.
@@ -98,6 +96,15 @@ class InMemoryEnd implements Transport {
     private readonly log: Logger,
   ) {
     this.trace = log.isLevelEnabled('trace');
+  }
+
+  // Read from the inbox and signal, which are their own Observables, rather than kept twice.
+  get incoming$(): Observable<InboundFrame> {
+    return this.inbox.values$;
+  }
+
+  get closed$(): Observable<TransportClose> {
+    return this.closedSignal.closed$;
   }
 
   /** Two ends, each the other's peer. */
