@@ -75,6 +75,18 @@ describe('the built package', () => {
     expect(counts).toEqual([0, 0, 1, 3]);
   });
 
+  it("loads the client's part of a connection with the first client connection, never for a server's sessions", () => {
+    const counts = loadsAfter(
+      "const { createServer, createInMemoryPair } = require('rxmcp/server'); const { createConnection } = require('rxmcp/core')",
+      String.raw`/[\/]connection[\/](client-handshake|client-lifecycle\.machine)\.js$/`,
+      [
+        "const [a, b] = createInMemoryPair(); createServer({ name: 's', version: '1' }).connect(b)",
+        "createConnection({ transport: a, role: 'client', info: { name: 'c', version: '1' } })",
+      ],
+    );
+    expect(counts).toEqual([0, 0, 2]);
+  });
+
   it("loads the events extension's modules when a program first makes it, not with rxmcp/server", () => {
     const [loaded, withServer, withEvents] = loadsAfter(
       "const { createServer, events } = require('rxmcp/server')",

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { PARTIAL_RESULTS_EXTENSION } from '../connection/partial-results';
 import { EMPTY, firstValueFrom, isObservable } from '../rx/rxjs';
 import type { Observable } from '../rx/rxjs';
-import { createConnection } from '../connection/connection';
+import { createConnection } from '../connection/create-connection';
 import type { Connection } from '../connection/connection';
 import { isModernRevision } from '../connection/modern';
 import { childLogger } from '../base/logger';

@@ -2,13 +2,13 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { DEFAULT_INITIALIZE_TIMEOUT_MS } from './connection-api';
 import type { ConnectionOptions } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
-import { clientLifecycleMachine, serverLifecycleMachine } from './lifecycle-machines';
+import { serverLifecycleMachine } from './lifecycle-machines';
+import { clientPart } from './client-part';
 import { LifecycleRunner } from './lifecycle-runner';
 import type { ServerLifecycleInput } from './server-lifecycle.machine';
 import type { SchedulerLike } from '../rx/rxjs';
 import type { ImpliedInitialize } from '../transport/transport';
 import type { Revision } from '../schema/revisions';
-import { modernRequestMeta } from './client-handshake';
 
 function onRunnerTransition(snapshot: AnyMachineSnapshot, owner: ConnectionCore | undefined): void {
   owner?.onLifecycle(snapshot);
@@ -79,7 +79,7 @@ export function createLifecycle(connection: ConnectionCore, options: ConnectionO
         };
   if (options.role === 'client') {
     return new LifecycleRunner(
-      clientLifecycleMachine(),
+      clientPart().machine,
       { supported: connection.supportedAll },
       scheduler,
       runnerOptions,
@@ -119,6 +119,6 @@ export function adoptLifecycleContext(conn: ConnectionCore, snapshot: AnyMachine
   if (revision === conn.revision) return;
   conn.revision = revision;
   if (revision === undefined) return;
-  if (conn.role === 'client' && snapshot.hasTag('modern')) conn.requestMeta = modernRequestMeta(conn, revision);
+  if (conn.role === 'client' && snapshot.hasTag('modern')) conn.requestMeta = clientPart().requestMeta(conn, revision);
   conn.transport.setProtocolVersion?.(revision);
 }

@@ -11,7 +11,8 @@ import { isLegacyRevision, LATEST_LEGACY_REVISION, LEGACY_REVISIONS, type Revisi
 import type { ParamsOf as Params, RequestMethod as Method, ResultFor as Result } from '../schema/method-map';
 import type { SendOptions, Transport, TransportClose } from '../transport/transport';
 import { hasCapability } from './capabilities';
-import { enterModern, runClientHandshake, type DiscoveredServer } from './client-handshake';
+import type { DiscoveredServer } from './client-handshake';
+import { clientPart, serverInitializeRefusal } from './client-part';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
 import { Correlator } from './correlator';
@@ -40,10 +41,10 @@ const NO_HANDLERS: Readonly<Record<string, RequestHandler>> = Object.freeze({});
 const ALL_REVISIONS: readonly string[] = Object.freeze([...LEGACY_REVISIONS, ...MODERN_REVISIONS]);
 
 /**
- * Creates the connection actor for a transport. It starts reading the transport at once; a server
- * connection then waits for initialize, a client connection for `initialize()`.
+ * Makes the connection actor for a transport, as `createConnection` does (see create-connection.ts):
+ * a server's sessions make theirs here, without the client's part of a connection.
  */
-export function createConnection(options: ConnectionOptions): Connection {
+export function openConnection(options: ConnectionOptions): Connection {
   return new McpConnection(options);
 }
 
@@ -240,11 +241,12 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
   }
 
   useModern(revision: string, server: DiscoveredServer = {}): void {
-    enterModern(this, revision, server);
+    if (this.role !== 'client') throw new Error('useModern() is for client connections');
+    clientPart().enterModern(this, revision, server);
   }
 
   initialize(): Observable<Record<string, unknown>> {
-    return runClientHandshake(this);
+    return this.role === 'client' ? clientPart().handshake(this) : serverInitializeRefusal();
   }
 
   close(reason = 'closed locally'): void {

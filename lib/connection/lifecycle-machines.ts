@@ -1,7 +1,7 @@
 /**
- * The two lifecycle machines, each built when a connection of its role first needs it: a server
- * process never builds the client's machine, a client process never builds the server's (building
- * one at load takes 1 to 2 ms of a process's start).
+ * The two lifecycle machines' types, and the server's machine, built when a server connection first
+ * needs it: a client process never builds it (building one at load takes 1 to 2 ms of a process's
+ * start). The client's machine comes with the client's part of a connection (client-part.ts).
  */
 import type * as ClientMachineModule from './client-lifecycle.machine';
 import type * as ServerMachineModule from './server-lifecycle.machine';
@@ -9,15 +9,9 @@ import type * as ServerMachineModule from './server-lifecycle.machine';
 export type ClientLifecycleMachine = typeof ClientMachineModule.clientLifecycle;
 export type ServerLifecycleMachine = typeof ServerMachineModule.serverLifecycle;
 
-let client: ClientLifecycleMachine | undefined;
 let server: ServerLifecycleMachine | undefined;
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-export function clientLifecycleMachine(): ClientLifecycleMachine {
-  client ??= (require('./client-lifecycle.machine') as typeof ClientMachineModule).clientLifecycle;
-  return client;
-}
-
 export function serverLifecycleMachine(): ServerLifecycleMachine {
   server ??= (require('./server-lifecycle.machine') as typeof ServerMachineModule).serverLifecycle;
   return server;

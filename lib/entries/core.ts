@@ -2,7 +2,7 @@
 // proxy or a peer of a role of your own. Nothing here is needed to serve or to call an MCP server.
 
 // A JSON-RPC connection with its lifecycle machine: what `createServer` and `connect` run on.
-export { createConnection } from '../connection/connection';
+export { createConnection } from '../connection/create-connection';
 export type { Connection, ConnectionOptions, ConnectionState, Role } from '../connection/connection';
 export type { InspectionObserver, LifecycleInspectionEvent, LifecycleInspector } from '../base/inspection';
 export { hasCapability } from '../connection/capabilities';

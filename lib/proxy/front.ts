@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createConnection } from '../connection/connection';
+import { openConnection } from '../connection/connection';
 import type { Connection } from '../connection/connection';
 import { observeOutput } from '../connection/dispatcher';
 import type { RequestContext, RequestHandler } from '../connection/dispatcher';
@@ -80,7 +80,7 @@ export class Front implements McpProxy {
     const { config } = this;
     const session = new DownstreamSession();
     session.transport = transport;
-    const connection = createConnection({
+    const connection = openConnection({
       transport,
       role: 'server',
       info: config.info,

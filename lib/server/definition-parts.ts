@@ -15,10 +15,30 @@ import { contextOf, runWithInput } from './request-contexts';
 import { watchResource } from './request-handlers';
 import { RequestStateSealer } from './request-state';
 import { sharedCapabilities } from './server-capabilities';
+import type { DerivedCapabilities } from './server-capabilities';
+import type { ServerCapabilities } from '../schema/lifecycle';
+import type { PromptRegistry } from './prompt-registry';
+import type { ResourceRegistry } from './resource-registry';
+import type { ToolRegistry } from './tool-registry';
 import type { ServerContext } from './server-context';
 import type { ServerOptions } from './server-options';
-import type { CapabilitySources } from './server-parts';
 import type { Session } from './session';
+
+/** The registries of a server definition. */
+export interface Registries {
+  readonly tools: ToolRegistry;
+  readonly resources: ResourceRegistry;
+  readonly prompts: PromptRegistry;
+}
+
+/** What a definition's capabilities are derived from, and the ones last derived. */
+export interface CapabilitySources extends Registries, DerivedCapabilities {
+  completers: number;
+  readonly logging: boolean;
+  readonly given: ServerCapabilities | undefined;
+  /** Made when the first extension is served. */
+  extensions: Record<string, Record<string, unknown>> | undefined;
+}
 
 /** The default of `maxListenStreamsPerPrincipal`. */
 const DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL = 100;
@@ -42,15 +62,15 @@ export class DefinitionParts implements HandlerParts {
     private readonly options: ServerOptions,
   ) {}
 
-  get tools(): CapabilitySources['tools'] {
+  get tools(): ToolRegistry {
     return this.sources.tools;
   }
 
-  get resources(): CapabilitySources['resources'] {
+  get resources(): ResourceRegistry {
     return this.sources.resources;
   }
 
-  get prompts(): CapabilitySources['prompts'] {
+  get prompts(): PromptRegistry {
     return this.sources.prompts;
   }
 

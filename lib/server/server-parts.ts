@@ -7,13 +7,12 @@ import type { RequestHandler } from '../connection/dispatcher';
 import { DEFAULT_CACHE_HINTS } from '../connection/modern';
 import { stderrWarnLogger } from '../base/logger';
 import { compileJsonSchema } from '../validation/json-schema-validator';
-import type { ServerCapabilities } from '../schema/lifecycle';
-import type { DerivedCapabilities } from './server-capabilities';
 import type { FailurePolicy } from './handler-failures';
 import { createPromptRegistry } from './prompt-registry';
 import { DEFAULT_PAGE_SIZE } from './registry';
 import { createRequestHandlers } from './request-handlers';
 import { DefinitionParts } from './definition-parts';
+import type { CapabilitySources, Registries } from './definition-parts';
 import { createResourceRegistry } from './resource-registry';
 import type * as TasksSetup from './tasks/task-setup';
 import type { ServerSessions, SessionConfig } from './server-sessions';
@@ -23,21 +22,7 @@ import { createToolRegistry } from './tool-registry';
 /** The default of `maxSubscriptionsPerSession`. */
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
 
-/** What a definition's capabilities are derived from, and the ones last derived. */
-export interface CapabilitySources extends Registries, DerivedCapabilities {
-  completers: number;
-  readonly logging: boolean;
-  readonly given: ServerCapabilities | undefined;
-  /** Made when the first extension is served. */
-  extensions: Record<string, Record<string, unknown>> | undefined;
-}
-
-/** The registries of a server definition. */
-export interface Registries {
-  readonly tools: ReturnType<typeof createToolRegistry>;
-  readonly resources: ReturnType<typeof createResourceRegistry>;
-  readonly prompts: ReturnType<typeof createPromptRegistry>;
-}
+export type { CapabilitySources, Registries } from './definition-parts';
 
 export function createRegistries(options: ServerOptions, logger: Logger, failures: FailurePolicy): Registries {
   // One options object for the three registries: each reads the fields it needs of it.

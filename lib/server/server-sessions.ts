@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { SchedulerLike } from '../rx/rxjs';
 import { hasCapability } from '../connection/capabilities';
-import { createConnection } from '../connection/connection';
+import { openConnection } from '../connection/connection';
 import type { ConnectionOptions } from '../connection/connection';
 import type { RequestHandler } from '../connection/dispatcher';
 import { LOG_LEVELS } from '../connection/handler-events';
@@ -86,7 +86,7 @@ export class ServerSessions implements SessionHost, ListChangeListener {
     session.transport = transport;
     if (restore) session.declared = restore.declared;
     session.onChange = options.onChange;
-    session.connection = createConnection(new SessionConnectionOptions(this, session, transport, options));
+    session.connection = openConnection(new SessionConnectionOptions(this, session, transport, options));
     if (restore) for (const uri of restore.subscriptions) this.config.handlerParts.watchFor(session, uri);
     // A transport that was already closed ends the session before it is counted.
     if (session.connection.state !== 'shutdown') this.all.add(session);

@@ -103,6 +103,14 @@ describe('a stdio server bundled for Node with esbuild', () => {
     expect(kept).toEqual([]);
   });
 
+  it("carries none of the client's part of a connection: its handshake and lifecycle machine", () => {
+    const files = Object.values(rxmcp.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(files.some((file) => /connection[\\/]connection\.m?js$/.test(file))).toBe(true);
+    expect(
+      files.filter((file) => /(client-handshake|client-lifecycle\.machine|create-connection)\.m?js$/.test(file)),
+    ).toEqual([]);
+  });
+
   it('holds zod once, as ES modules, shared with the server code that imports it', () => {
     const zod = zodIn(rxmcp.metafile);
     expect(zod.copies).toHaveLength(1);

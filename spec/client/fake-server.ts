@@ -1,4 +1,4 @@
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import type { RequestHandler } from '../../lib/connection/dispatcher';
 import type { Transport } from '../../lib/transport/transport';

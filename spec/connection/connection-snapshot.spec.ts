@@ -1,4 +1,4 @@
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { LifecycleInspectionEvent } from '../../lib/connection/connection-api';
 import { linkedPair } from '../support/linked-pair';
 import { rawPeer } from '../support/raw-peer';

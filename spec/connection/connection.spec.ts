@@ -12,7 +12,7 @@ import {
 } from 'rxjs';
 import { z } from 'zod';
 import { connect } from '../../lib/client/client';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import { log, progress } from '../../lib/connection/handler-events';
 import {

@@ -1,5 +1,5 @@
 import { firstValueFrom } from 'rxjs';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import { DeferredOutput, passParamsThrough } from '../../lib/connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestHandler } from '../../lib/connection/dispatcher';

@@ -1,5 +1,5 @@
 import { firstValueFrom } from 'rxjs';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import { admitModernRequest, decorateModernResult, isRefusal, META } from '../../lib/connection/modern';
 import { UnsupportedProtocolVersionError } from '../../lib/jsonrpc/errors';
 import { linkedPair } from '../support/linked-pair';

@@ -1,6 +1,6 @@
 import { Observable, Subject, VirtualTimeScheduler } from 'rxjs';
 import type { Subscription } from 'rxjs';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import { RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';

@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CreateMessageResultSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { filter, firstValueFrom, toArray, take } from 'rxjs';
 import { z } from 'zod';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import { createHttpClientTransport } from '../../lib/transport/http-client/http-client-transport';
 import { createHttpSseClientTransport } from '../../lib/transport/http-client/http-sse/http-sse-client-transport';

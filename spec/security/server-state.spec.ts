@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { firstValueFrom, Observable, VirtualTimeScheduler } from 'rxjs';
 import { z } from 'zod';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import { META } from '../../lib/connection/modern';
 import { connect } from '../../lib/client/client';

@@ -1,5 +1,5 @@
 import { firstValueFrom } from 'rxjs';
-import { createConnection } from '../../lib/connection/connection';
+import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import type { RequestHandler } from '../../lib/connection/dispatcher';
 import type { JsonRpcNotification } from '../../lib/jsonrpc/message';

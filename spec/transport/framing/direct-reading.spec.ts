@@ -1,5 +1,5 @@
 import { firstValueFrom, Subject } from 'rxjs';
-import { createConnection } from '../../../lib/connection/connection';
+import { createConnection } from '../../../lib/connection/create-connection';
 import { CloseSignal } from '../../../lib/transport/framing/close-signal';
 import { isDirectlyReadable, readDirectly } from '../../../lib/transport/framing/direct-reading';
 import type { DirectValueReader } from '../../../lib/transport/framing/direct-reading';

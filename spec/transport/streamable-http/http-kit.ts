@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { createConnection } from '../../../lib/connection/connection';
+import { createConnection } from '../../../lib/connection/create-connection';
 import type { Connection } from '../../../lib/connection/connection';
 import type { RequestContext } from '../../../lib/connection/dispatcher';
 import { createSseParser } from '../../../lib/transport/framing/sse';
