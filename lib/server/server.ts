@@ -14,7 +14,7 @@ import { TASK_CAPABILITIES } from './tasks/task-capabilities';
 import type { ServerSession } from './server-context';
 import { ServerSessions } from './server-sessions';
 import type { ConnectOptions } from './server-sessions';
-import { createModernEndpoint } from './modern-endpoint-of';
+import { createModernEndpoint } from './server-modern-endpoint';
 import type { ModernEndpoint } from '../connection/modern-endpoint';
 import type { DefinitionParts } from './definition-parts';
 import { checkExtension, extensionRequestHandlers } from './extensions';
