@@ -97,18 +97,8 @@ class Inbox<T> extends Observable<T> implements FrameInbox<T>, DirectlyReadable<
   [readDirectly](reader: DirectValueReader<T> | undefined): void {
     this.reader = reader;
     if (reader === undefined) return;
-    const held = this.held;
-    if (held !== undefined && held.length > 0) {
-      this.draining = true;
-      let i = 0;
-      try {
-        // A reader that stops while it is handed what was held leaves the rest for the next one.
-        while (i < held.length && this.reader === reader) reader.next(held[i++] as T);
-      } finally {
-        this.held = i === held.length ? undefined : held.slice(i);
-        this.draining = false;
-      }
-    }
+    // A reader that stops while it is handed what was held leaves the rest for the next one.
+    this.handHeld(reader, () => this.reader === reader);
     if (this.completed && this.reader === reader) {
       this.reader = undefined;
       reader.complete();
@@ -117,19 +107,26 @@ class Inbox<T> extends Observable<T> implements FrameInbox<T>, DirectlyReadable<
 
   /** Takes a subscriber of `values$`. Returns no teardown: see `SubscriberSlots`. */
   admit(subscriber: Subscriber<T>): void {
-    const held = this.held;
-    if (held !== undefined && held.length > 0) {
-      this.draining = true;
-      let i = 0;
-      try {
-        while (i < held.length && !subscriber.closed) subscriber.next(held[i++] as T);
-      } finally {
-        // What an early unsubscriber did not take stays for the next subscriber.
-        this.held = i === held.length ? undefined : held.slice(i);
-        this.draining = false;
-      }
-    }
+    // What an early unsubscriber did not take stays for the next subscriber.
+    this.handHeld(subscriber, () => !subscriber.closed);
     if (this.completed) subscriber.complete();
     else if (!subscriber.closed) (this.listeners ??= new SubscriberSlots<T>()).add(subscriber);
+  }
+
+  /**
+   * Hands what was held, in order, to a new reader or subscriber while `taking()` holds: values
+   * pushed meanwhile join the queue, and what it did not take stays held.
+   */
+  private handHeld(to: { next(value: T): void }, taking: () => boolean): void {
+    const held = this.held;
+    if (held === undefined || held.length === 0) return;
+    this.draining = true;
+    let i = 0;
+    try {
+      while (i < held.length && taking()) to.next(held[i++] as T);
+    } finally {
+      this.held = i === held.length ? undefined : held.slice(i);
+      this.draining = false;
+    }
   }
 }
