@@ -29,7 +29,6 @@ export function modernRequestMeta(conn: ConnectionCore, revision: string): Recor
  * The lifecycle decides: it enters `modern` only for a modern revision the client speaks.
  */
 export function enterModern(conn: ConnectionCore, revision: string, server: DiscoveredServer): void {
-  if (conn.role !== 'client') throw new Error('useModern() is for client connections');
   if (conn.closed) throw new ConnectionClosedError(conn.closeReason, { method: 'useModern' });
   if (!conn.maySendInitialize) throw new Error('useModern() must come before any handshake, once per connection');
   conn.sendLifecycle({ type: 'local.modern', protocolVersion: revision, ...server });
@@ -39,9 +38,8 @@ export function enterModern(conn: ConnectionCore, revision: string, server: Disc
   conn.log.info({ revision, server: conn.peerInfo }, 'modern revision in use');
 }
 
-/** Why `initialize()` may not run now, if it may not. */
+/** Why `initialize()` may not run now, if it may not (a server's connection is refused before: see client-part.ts). */
 function initializeRefusal(conn: ConnectionCore): Error | undefined {
-  if (conn.role !== 'client') return new Error('initialize() is for client connections; a server answers initialize');
   if (conn.closed) return new ConnectionClosedError(conn.closeReason, { method: 'initialize' });
   if (!conn.maySendInitialize) return new Error('initialize() may be called once per connection');
   return undefined;

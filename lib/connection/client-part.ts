@@ -19,17 +19,20 @@ export interface ClientPart {
   requestMeta(conn: ConnectionCore, revision: string): Record<string, unknown>;
 }
 
-let registered: ClientPart | undefined;
+/** Where the client's part comes from, once `createConnection` has said; and the part, once loaded. */
+let loader: (() => ClientPart) | undefined;
+let loaded: ClientPart | undefined;
 
-/** Registers the client's part; `createConnection` does before it makes a client connection. */
-export function useClientPart(part: ClientPart): void {
-  registered = part;
+/** Says where the client's part comes from; `createConnection` does before it makes a client connection. */
+export function useClientPart(load: () => ClientPart): void {
+  loader ??= load;
 }
 
-/** The client's part, for a connection of the client role. */
+/** The client's part, for a connection of the client role: loaded when first asked for. */
 export function clientPart(): ClientPart {
-  if (registered === undefined) throw new Error('client connections are made with createConnection');
-  return registered;
+  if (loaded !== undefined) return loaded;
+  if (loader === undefined) throw new Error('client connections are made with createConnection');
+  return (loaded = loader());
 }
 
 /** `initialize()` on a connection of the server role: an Observable that fails when subscribed. */

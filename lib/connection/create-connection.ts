@@ -5,8 +5,6 @@ import type { ClientPart } from './client-part';
 import { openConnection } from './connection';
 import type { Connection, ConnectionOptions } from './connection-api';
 
-let part: ClientPart | undefined;
-
 /** The client's part of a connection, loaded with the first client connection (its machine is built then). */
 function loadClientPart(): ClientPart {
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -26,6 +24,6 @@ function loadClientPart(): ClientPart {
  * connection then waits for initialize, a client connection for `initialize()`.
  */
 export function createConnection(options: ConnectionOptions): Connection {
-  if (options.role === 'client' && part === undefined) useClientPart((part = loadClientPart()));
+  if (options.role === 'client') useClientPart(loadClientPart);
   return openConnection(options);
 }
