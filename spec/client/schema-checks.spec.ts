@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import { connect } from '../../lib/client/client';
-import { createSchemaCheck } from '../../lib/client/schema-checks';
+import { createSchemaCheck, defaultSchemaCheck } from '../../lib/client/schema-checks';
 import type { JsonSchemaValidatorFactory } from '../../lib/validation/json-schema-validator';
 import { fakeServer } from './fake-server';
 
@@ -67,5 +67,25 @@ describe('createSchemaCheck', () => {
     await expect(client.promises.callTool('mail')).rejects.toThrow(/\/to: must match format "email"/);
     expect(formats).toHaveBeenCalledTimes(1);
     client.close();
+  });
+});
+
+describe('the schema check a client is given', () => {
+  const checkOf = (client: unknown) => (client as { readonly check: unknown }).check;
+
+  it('is one for every client that names neither a validator nor a logger, and its own otherwise', async () => {
+    const info = { name: 'checks', version: '1.0.0', protocolVersion: '2025-11-25' } as const;
+    const plain = await Promise.all([
+      connect(fakeServer().clientTransport, info),
+      connect(fakeServer().clientTransport, info),
+    ]);
+    const withValidator = await connect(fakeServer().clientTransport, { ...info, jsonSchemaValidator: () => () => [] });
+    const logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
+    const withLogger = await connect(fakeServer().clientTransport, { ...info, logger });
+    expect(checkOf(plain[0])).toBe(defaultSchemaCheck());
+    expect(checkOf(plain[1])).toBe(checkOf(plain[0]));
+    expect(checkOf(withValidator)).not.toBe(defaultSchemaCheck());
+    expect(checkOf(withLogger)).not.toBe(defaultSchemaCheck());
+    for (const client of [...plain, withValidator, withLogger]) client.close();
   });
 });

@@ -189,6 +189,21 @@ describe('server requests', () => {
     });
   });
 
+  it('[roots.none] a client without roots declares none, is not asked for roots/list and tells no server of setRoots', async () => {
+    const server = fakeServer();
+    const methods: string[] = [];
+    server.connection.notifications$.subscribe((n) => methods.push(n.method));
+    client = await connect(server.clientTransport, legacy);
+    expect(server.connection.peerCapabilities).toEqual({});
+    client.setRoots([{ uri: 'file:///b' }]);
+    await flush();
+    expect(methods).not.toContain('notifications/roots/list_changed');
+    // The server may not even ask: the client declared no roots.
+    await expect(firstValueFrom(server.connection.request('roots/list'))).rejects.toThrow(
+      /did not declare the roots capability/,
+    );
+  });
+
   it('[roots.handler] answers each roots/list with a handler, checked like a list', async () => {
     const server = fakeServer();
     let asked = 0;
