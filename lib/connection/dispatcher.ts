@@ -1,7 +1,7 @@
 import { from, isObservable, Observable, of } from '../rx/rxjs';
 import type { Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
-import { CapabilityNotSupportedError, JsonRpcError } from '../jsonrpc/errors';
+import { CapabilityNotSupportedError, ErrorCode, JsonRpcError, RequestTimeoutError } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
 import { LOG_LEVELS, LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
@@ -64,7 +64,8 @@ export interface DispatcherSink {
 /** The answer to a request: a result, an error, or `null` when cancelled (no response is sent). */
 export type Answer = { readonly result: HandlerResult } | { readonly error: JsonRpcErrorObject } | null;
 
-interface InFlight {
+/** A request in flight: what cancels its work, and whether it was cancelled. */
+export interface InFlight {
   subscription?: Unsubscribable | undefined;
   abort?: AbortController;
   cancelled: boolean;
@@ -238,6 +239,17 @@ export class Dispatcher {
     if (this.finish(id, entry)) answer(this.toResult(output, request));
   }
 
+  /**
+   * Counts a request served without a handler (a relay, see relay.ts) as in flight under `id`:
+   * false, and nothing counted, when that id is in use already.
+   */
+  track(id: RequestId, entry: InFlight): boolean {
+    const inflight = (this.inflight ??= new IdTable());
+    if (inflight.has(id)) return false;
+    inflight.set(id, entry);
+    return true;
+  }
+
   /** Cancels a request in flight: its work is unsubscribed or aborted and no answer is given. */
   cancel(id: RequestId, reason?: string): boolean {
     const entry = this.inflight?.get(id);
@@ -267,6 +279,11 @@ export class Dispatcher {
     // A modern request needed what its client did not declare (spec 2026-07-28: Basic → `_meta`).
     if (peer !== undefined && error instanceof CapabilityNotSupportedError && error.peer === 'client') {
       return missingClientCapability([error.capability], `${error.method} needs it`).toJSON();
+    }
+    // A request of the handler's own went unanswered (a proxy's upstream call): the peer learns it timed out.
+    if (error instanceof RequestTimeoutError) {
+      this.logger.warn({ err: error, id: request.id, method: request.method }, 'request handler timed out waiting');
+      return new JsonRpcError(ErrorCode.RequestTimeout, error.message).toJSON();
     }
     // Details stay in our log; the peer learns only that something went wrong (STYLE: Errors).
     this.logger.error({ err: error, id: request.id, method: request.method }, 'request handler failed');

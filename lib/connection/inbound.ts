@@ -12,6 +12,7 @@ import type { ConnectionCore, Replier } from './connection-core';
 import type { ParamsOf } from '../schema/method-map';
 import { PARTIAL_RESULT_METHOD, readPartialResult } from './partial-results';
 import { passesParamsThrough } from './dispatcher';
+import { relayOf, relayRequest } from './relay';
 import type { Answer } from './dispatcher';
 import { admitModernRequest, decorateModernResult, discoverResult, isRefusal, modernRevisionOf } from './modern';
 
@@ -165,6 +166,8 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
     return;
   }
   let params = request.params ?? {};
+  const relay = relayOf(handler);
+  if (relay !== undefined && relayRequest(conn.dispatcher, relay, request, params, negotiated, reply)) return;
   if (definition && !passesParamsThrough(handler)) {
     const parsed = checkParams(method, negotiated, params);
     if (parsed && !parsed.success) {

@@ -5,7 +5,11 @@ import { hasCapability } from '../connection/capabilities';
 import { isModernRevision, isLegacyRevision } from '../schema/revisions';
 import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
-import type { RequestOptions } from '../connection/request-pipeline';
+import type { RequestOptions, RequestSink } from '../connection/request-pipeline';
+import { relayThrough } from '../connection/relay';
+import type { RequestRelay } from '../connection/relay';
+import type { MessageParams } from '../schema/request-meta';
+import type { Revision } from '../schema/revisions';
 import type { McpClient } from '../client/client-api';
 import { declaresPartialResults, PARTIAL_RESULT_METHOD, partialResultToken } from '../connection/partial-results';
 import type { DownstreamSession, FrontHandler } from './front';
@@ -152,7 +156,35 @@ export function forwardTo(
       );
     return forwardRequest(client, method, forwardedParams(params), context, timeoutMs, router, params, owner);
   };
-  return passParamsThrough(handler);
+  passParamsThrough(handler);
+  // Without a router, a call whose caller asked for nothing of its own hop (no progress, no
+  // partial results) is relayed: sent on as it came, with no request context at the proxy.
+  return router === undefined ? relayThrough(handler, new SessionRelay(upstream, timeoutMs)) : handler;
+}
+
+/** Relays calls to a session's upstream whose results the caller's revision has every field of. */
+class SessionRelay implements RequestRelay {
+  private readonly options: RequestOptions;
+
+  constructor(
+    private readonly upstream: () => McpClient,
+    timeoutMs: number | undefined,
+  ) {
+    this.options = timeoutMs === undefined ? UNCHECKED : Object.freeze({ checkResult: false, timeoutMs });
+  }
+
+  start(
+    method: string,
+    params: MessageParams,
+    revision: Revision,
+    sink: RequestSink,
+  ): Unsubscribable | undefined | false {
+    const meta = params._meta;
+    if (meta !== undefined && (meta.progressToken !== undefined || meta.partialResultToken !== undefined)) return false;
+    const client = this.upstream();
+    if (isModernRevision(client.revision) || callerIsOlder(revision, client.revision)) return false;
+    return client.connection.startRequest(method, forwardedParams(params), this.options, sink);
+  }
 }
 
 /**

@@ -128,6 +128,50 @@ describe('proxy over an in-memory upstream', () => {
     expect(seen.progressToken).not.toBe(7);
   });
 
+  it('relays a call that asks for no progress with the caller’s _meta, less what belongs to its hop', async () => {
+    const result = await firstValueFrom(
+      downstream.request('tools/call', {
+        name: 'meta',
+        arguments: {},
+        _meta: { 'example.com/trace': 'abc', 'io.modelcontextprotocol/logLevel': 'debug' },
+      }),
+    );
+    expect(JSON.parse(textOf(result as never))).toEqual({ 'example.com/trace': 'abc' });
+  });
+
+  it('cancels a relayed call upstream when the downstream connection closes', async () => {
+    const observed = firstValueFrom(cancelled);
+    running = 0;
+    downstream.callTool('forever', {}).subscribe({ error: () => undefined });
+    await until(() => running === 1);
+    downstream.close();
+    await expect(observed).resolves.toBe('forever');
+  });
+
+  it('fails a call the upstream does not answer within requestTimeoutMs, and cancels it upstream', async () => {
+    const timed = proxy(upstream, { requestTimeoutMs: 5_000 });
+    const caller = await clientOf(timed);
+    const observed = firstValueFrom(cancelled);
+    running = 0;
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const failure = firstValueFrom(caller.request('tools/call', { name: 'forever', arguments: {} }), {
+        defaultValue: undefined,
+      }).catch((error: unknown) => error);
+      await until(() => running === 1);
+      jest.advanceTimersByTime(5_001);
+      const error = (await failure) as JsonRpcError;
+      expect(error).toBeInstanceOf(JsonRpcError);
+      expect(error.code).toBe(-32001);
+      expect(error.message).toMatch(/timed out after 5000 ms/);
+      await expect(observed).resolves.toBe('forever');
+    } finally {
+      jest.useRealTimers();
+      caller.close();
+      timed.close();
+    }
+  });
+
   it('cancels the upstream call when the downstream caller unsubscribes', async () => {
     const observed = firstValueFrom(cancelled);
     running = 0;

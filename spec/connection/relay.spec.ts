@@ -1,0 +1,163 @@
+import { createConnection } from '../../lib/connection/create-connection';
+import type { Connection } from '../../lib/connection/connection';
+import type { RequestHandler } from '../../lib/connection/dispatcher';
+import { relayOf, relayThrough } from '../../lib/connection/relay';
+import type { RequestRelay } from '../../lib/connection/relay';
+import type { RequestSink } from '../../lib/connection/request-pipeline';
+import { JsonRpcError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
+import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { rawPeer } from '../support/raw-peer';
+import type { RawPeer } from '../support/raw-peer';
+
+// Requests a connection relays (sends on as they came, see relay.ts) rather than hands to their
+// handler: what a proxy does with a call whose caller asked for nothing of its own hop.
+
+/** A relay that keeps each request's sink for the test, refusing the requests `declines` picks. */
+class HeldRelay implements RequestRelay {
+  readonly started: Array<{ method: string; params: unknown; revision: string; sink: RequestSink }> = [];
+  cancelled = 0;
+  declines: (params: Record<string, unknown>) => boolean = () => false;
+  /** Answers each request while it is being started, when set. */
+  answerAtOnce: Record<string, unknown> | undefined;
+
+  start(method: string, params: Record<string, unknown>, revision: string, sink: RequestSink) {
+    if (this.declines(params)) return false;
+    this.started.push({ method, params, revision, sink });
+    if (this.answerAtOnce !== undefined) {
+      sink.next(this.answerAtOnce);
+      sink.complete();
+      return undefined;
+    }
+    return { unsubscribe: () => void this.cancelled++ };
+  }
+}
+
+async function serving(relay: HeldRelay): Promise<{ peer: RawPeer; connection: Connection; handled: unknown[] }> {
+  const handled: unknown[] = [];
+  const handler: RequestHandler = (params) => {
+    handled.push(params);
+    return { content: [{ type: 'text', text: 'from the handler' }] };
+  };
+  const [clientSide, serverSide] = createInMemoryPair();
+  const connection = createConnection({
+    transport: serverSide,
+    role: 'server',
+    info: { name: 's', version: '1' },
+    capabilities: () => ({ tools: {} }),
+    handlers: { 'tools/call': relayThrough(handler, relay) },
+  });
+  const peer = rawPeer(clientSide);
+  await peer.initialize('2025-06-18');
+  return { peer, connection, handled };
+}
+
+const byId = (id: unknown) => (frame: Record<string, unknown>) => frame.id === id;
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('a relayed request', () => {
+  it('goes to the relay with its method, params and revision, and is answered under the caller’s id', async () => {
+    const relay = new HeldRelay();
+    const { peer, handled } = await serving(relay);
+    peer.send({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 't', arguments: { x: 1 } } });
+    await settle();
+    expect(relay.started.map(({ method, params, revision }) => ({ method, params, revision }))).toEqual([
+      { method: 'tools/call', params: { name: 't', arguments: { x: 1 } }, revision: '2025-06-18' },
+    ]);
+    relay.started[0]!.sink.next({ content: [{ type: 'text', text: 'relayed' }] });
+    relay.started[0]!.sink.complete();
+    expect(await peer.nextMatching(byId('a'))).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      result: { content: [{ type: 'text', text: 'relayed' }] },
+    });
+    expect(handled).toEqual([]);
+    expect(relayOf(relayThrough(() => ({}), relay))).toBe(relay);
+  });
+
+  it('goes to its handler when the relay declines it', async () => {
+    const relay = new HeldRelay();
+    relay.declines = (params) => params.name === 'mine';
+    const { peer, handled } = await serving(relay);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mine' } });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [{ text: 'from the handler' }] } });
+    expect(handled).toEqual([{ name: 'mine' }]);
+    expect(relay.started).toEqual([]);
+  });
+
+  it('answers an error with its JSON-RPC code, a timeout as -32001, any other failure as an internal error', async () => {
+    const relay = new HeldRelay();
+    const { peer } = await serving(relay);
+    for (const id of [1, 2, 3]) peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't' } });
+    await settle();
+    relay.started[0]!.sink.error(new JsonRpcError(-32002, 'not found upstream', { uri: 'x' }));
+    relay.started[1]!.sink.error(new Error('a secret the caller must not see'));
+    relay.started[2]!.sink.error(new RequestTimeoutError('idle', 250, { method: 'tools/call', id: 9 }));
+    expect(await peer.nextMatching(byId(1))).toMatchObject({
+      error: { code: -32002, message: 'not found upstream', data: { uri: 'x' } },
+    });
+    const internal = await peer.nextMatching(byId(2));
+    expect(internal).toMatchObject({ error: { code: -32603 } });
+    expect(JSON.stringify(internal)).not.toContain('secret');
+    expect(await peer.nextMatching(byId(3))).toMatchObject({
+      error: { code: -32001, message: expect.stringMatching(/timed out after 250 ms/) },
+    });
+  });
+
+  it('is cancelled by notifications/cancelled and by the connection closing, and then answers nothing', async () => {
+    const relay = new HeldRelay();
+    const { peer, connection } = await serving(relay);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
+    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't' } });
+    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    peer.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    await peer.nextMatching(byId(3));
+    expect(relay.cancelled).toBe(1);
+    relay.started[0]!.sink.next({ content: [] });
+    relay.started[0]!.sink.complete();
+    connection.close();
+    expect(relay.cancelled).toBe(2);
+    relay.started[1]!.sink.error(new Error('closed'));
+    await settle();
+    expect(peer.received.some((frame) => [1, 2].includes((frame as { id?: number }).id!))).toBe(false);
+  });
+
+  it('refuses a second request with an id in flight, leaving the first one relayed', async () => {
+    const relay = new HeldRelay();
+    const { peer } = await serving(relay);
+    peer.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'first' } });
+    peer.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'second' } });
+    expect(await peer.nextMatching(byId(7))).toMatchObject({ error: { code: -32600 } });
+    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }]);
+    relay.started[0]!.sink.next({ content: [] });
+    relay.started[0]!.sink.complete();
+    expect(await peer.nextMatching(byId(7))).toMatchObject({ result: { content: [] } });
+  });
+
+  it('answered while it is being started, keeps nothing to cancel', async () => {
+    const relay = new HeldRelay();
+    relay.answerAtOnce = { content: [{ type: 'text', text: 'at once' }] };
+    const { peer, connection } = await serving(relay);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [{ text: 'at once' }] } });
+    expect(connection.inFlightRequests).toBe(0);
+    connection.close();
+    expect(relay.cancelled).toBe(0);
+  });
+
+  it('is checked as any request first: an undeclared capability is -32601 and nothing is relayed', async () => {
+    const relay = new HeldRelay();
+    const [clientSide, serverSide] = createInMemoryPair();
+    createConnection({
+      transport: serverSide,
+      role: 'server',
+      info: { name: 's', version: '1' },
+      capabilities: () => ({}),
+      handlers: { 'tools/call': relayThrough(() => ({}), relay) },
+    });
+    const peer = rawPeer(clientSide);
+    await peer.initialize('2025-06-18');
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ error: { code: -32601 } });
+    expect(relay.started).toEqual([]);
+  });
+});
