@@ -8,6 +8,7 @@
 import type { Observable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import { passesParamsThrough, passParamsThrough } from '../connection/dispatcher';
+import { relayOf, relayThrough } from '../connection/relay';
 import type { RequestHandler } from '../connection/dispatcher';
 import { decidesAtOnce } from '../server/middleware-runner';
 import type { LogLevel } from '../connection/handler-events';
@@ -122,6 +123,9 @@ export function withFrontMiddleware(
   for (const [method, handler] of Object.entries(handlers)) {
     const viewed: RequestHandler<string, DownstreamSessionView | undefined> = (params, context, view) =>
       handler(params, context, view?.downstream);
+    // An admitted call is relayed as it would be without middleware.
+    const relay = relayOf(handler);
+    if (relay !== undefined) relayThrough(viewed as RequestHandler, relay);
     const inner = withMiddleware(viewed, chain);
     // The owner is the downstream session (a modern request has none), which holds a DownstreamState.
     const outer: RequestHandler<string, ViewedState | undefined> = (params, context, owner) =>

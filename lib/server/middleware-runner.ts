@@ -13,6 +13,8 @@ import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '
 import type { HandlerEvent } from '../connection/handler-events';
 import { admissionOf, RUN_MIDDLEWARE, runMiddleware } from '../connection/middleware';
 import type { Admission, AdmissionHold, Middleware, MiddlewareRequest } from '../connection/middleware';
+import { relayOf } from '../connection/relay';
+import type { RequestRelay } from '../connection/relay';
 import { eventsOf, streamed, useAdmittedRunner } from './middleware';
 import { contextOf } from './request-contexts';
 import type { ServerContext } from './server-context';
@@ -87,6 +89,8 @@ class AdmissionChain {
   /** The chain from each middleware on, for the request that goes on as streams from there. */
   readonly rests: readonly Chain[];
   readonly chain: Chain;
+  /** The handler's relay (a proxy's forwarding handler): an admitted request is relayed through it. */
+  readonly relay: RequestRelay | undefined;
   /** The replaceable middleware read, with the version read. */
   private readonly replaceables: Array<[Replaceable, number]> = [];
 
@@ -94,6 +98,7 @@ class AdmissionChain {
     readonly handler: RequestHandler,
     given: Chain,
   ) {
+    this.relay = relayOf(handler);
     const chain = (this.chain = flatten(given, this.replaceables));
     const admits: Admit[] = [];
     for (const middleware of chain) {
@@ -213,8 +218,13 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
   }
 
   private runHandler(target: OutputSink<unknown>): Unsubscribable | undefined {
+    const { relay } = this.admitting;
     let output: unknown;
     try {
+      if (relay !== undefined) {
+        const relayed = relay.start(this.context.method, this.params, this.context.revision, target);
+        if (relayed !== false) return relayed;
+      }
       output = this.admitting.handler(this.params, this.context, this.owner);
     } catch (error) {
       target.error(error);

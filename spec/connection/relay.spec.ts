@@ -6,6 +6,8 @@ import type { RequestRelay } from '../../lib/connection/relay';
 import type { RequestSink } from '../../lib/connection/request-pipeline';
 import { JsonRpcError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
+import { withFrontMiddleware } from '../../lib/proxy/front-middleware';
+import { concurrencyLimit } from '../../lib/server/middleware-kit';
 import { rawPeer } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
 
@@ -159,5 +161,43 @@ describe('a relayed request', () => {
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
     expect(await peer.nextMatching(byId(1))).toMatchObject({ error: { code: -32601 } });
     expect(relay.started).toEqual([]);
+  });
+});
+
+describe('a relayed request behind a proxy’s middleware that decides at once', () => {
+  it('is relayed once admitted, holds its place until answered, and a refused one reaches neither', async () => {
+    const relay = new HeldRelay();
+    const handled: unknown[] = [];
+    const handler = relayThrough((params) => {
+      handled.push(params);
+      return {};
+    }, relay);
+    const [clientSide, serverSide] = createInMemoryPair();
+    // As a proxy's front serves it: the owner is the downstream session, which the middleware sees.
+    const owner: { connection?: Connection; transport: typeof serverSide; level: 'debug' } = {
+      transport: serverSide,
+      level: 'debug',
+    };
+    owner.connection = createConnection({
+      transport: serverSide,
+      role: 'server',
+      info: { name: 's', version: '1' },
+      capabilities: () => ({ tools: {} }),
+      handlers: withFrontMiddleware({ 'tools/call': handler }, [concurrencyLimit({ limit: 1 })]),
+      owner,
+    });
+    const peer = rawPeer(clientSide);
+    await peer.initialize('2025-06-18');
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'first' } });
+    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'second' } });
+    expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32029 } });
+    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }]);
+    relay.started[0]!.sink.next({ content: [] });
+    relay.started[0]!.sink.complete();
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
+    peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'third' } });
+    await settle();
+    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }, { name: 'third' }]);
+    expect(handled).toEqual([]);
   });
 });

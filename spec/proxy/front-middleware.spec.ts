@@ -1,6 +1,6 @@
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
-import { ErrorCode } from '../../lib/jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../../lib/jsonrpc/errors';
 import { aggregate } from '../../lib/proxy/aggregate';
 import { proxy } from '../../lib/proxy/proxy';
 import type { McpProxy } from '../../lib/proxy/proxy';
@@ -16,6 +16,7 @@ import type { RequestAuthenticator } from '../../lib/transport/http/request-auth
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import { createStreamableHttpClientTransport } from '../../lib/transport/http-client/streamable-http/streamable-http-client-transport';
 import { authenticated } from '../support/authenticated';
+import { until } from '../support/until';
 
 // Server middleware around what a proxy and an aggregate forward: limits keyed on the caller's
 // principal (its sessions share one count), tool policies by scope, the session as middleware sees it.
@@ -175,6 +176,34 @@ describe('proxy({ middleware })', () => {
     release();
     expect((await running).content).toEqual([{ type: 'text', text: 'done' }]);
     expect((await second.promises.callTool('wait')).content).toEqual([{ type: 'text', text: 'done' }]);
+    front.close();
+    client.close();
+  });
+
+  it('relays an admitted call: cancelling it cancels the upstream call and frees its place', async () => {
+    const upstream = createServer({ name: 'slow', version: '1.0.0' });
+    const aborted: string[] = [];
+    let started!: () => void;
+    const running$ = new Promise<void>((resolve) => (started = resolve));
+    upstream.tool({
+      name: 'hang',
+      handler: (_args, context) => {
+        context.signal.addEventListener('abort', () => aborted.push('hang'));
+        started();
+        return new Promise(() => undefined);
+      },
+    });
+    upstream.tool({ name: 'fail', handler: () => Promise.reject(new JsonRpcError(-32002, 'gone upstream')) });
+    const [clientSide, serverSide] = createInMemoryPair();
+    upstream.connect(serverSide);
+    const client = await connect(clientSide, { name: 'gateway', version: '1.0.0', protocolVersion: '2025-11-25' });
+    const front = proxy(client, { middleware: [concurrencyLimit({ limit: 1 })] });
+    const caller = await sessionAs(front, user('hana'));
+    const call = caller.callTool('hang').subscribe({ error: () => undefined });
+    await running$;
+    call.unsubscribe();
+    await until(() => aborted.length === 1);
+    expect(await failureOf(caller.promises.callTool('fail'))).toMatchObject({ code: -32002, message: 'gone upstream' });
     front.close();
     client.close();
   });
