@@ -45,7 +45,7 @@ export function relayOf(handler: RequestHandler): RequestRelay | undefined {
 }
 
 /**
- * Relays `request` through `relay` when it names a target and the request's id is free: true when
+ * Relays `request` through `relay` when the relay takes it and the request's id is free: true when
  * it did (the answer will come through `reply`), false when the request goes to its handler.
  */
 export function relayRequest(
@@ -58,7 +58,14 @@ export function relayRequest(
 ): boolean {
   const relayed = new RelayedRequest(dispatcher, request, reply);
   if (!dispatcher.track(request.id, relayed)) return false;
-  const upstream = relay.start(request.method, params, revision, relayed);
+  let upstream: Unsubscribable | undefined | false;
+  try {
+    upstream = relay.start(request.method, params, revision, relayed);
+  } catch (error) {
+    // A relay that throws fails this request only, as a handler that throws does.
+    relayed.error(error);
+    return true;
+  }
   if (upstream === false) {
     dispatcher.finish(request.id, relayed);
     return false;

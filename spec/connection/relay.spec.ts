@@ -105,6 +105,22 @@ describe('a relayed request', () => {
     });
   });
 
+  it('answers -32603 when the relay throws, and serves on', async () => {
+    const relay = new HeldRelay();
+    relay.declines = (params) => {
+      if (params.name === 'boom') throw new Error('relay broke');
+      return false;
+    };
+    const { peer } = await serving(relay);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'boom' } });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ error: { code: -32603 } });
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fine' } });
+    await settle();
+    relay.started[0]!.sink.next({ content: [] });
+    relay.started[0]!.sink.complete();
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
+  });
+
   it('is cancelled by notifications/cancelled and by the connection closing, and then answers nothing', async () => {
     const relay = new HeldRelay();
     const { peer, connection } = await serving(relay);
