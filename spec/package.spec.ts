@@ -180,7 +180,8 @@ describe('the built package', () => {
       const [count, whole] = loaded(entries).split(' ');
       expect(whole).toBe('false');
       expect(Number(count)).toBeGreaterThan(10);
-      expect(Number(count)).toBeLessThan(120);
+      // The creators and operators (about 60 modules) wait for their first use.
+      expect(Number(count)).toBeLessThan(50);
     }
     // Loading the root entry of rxjs as well brings in all of it: the check above can tell.
     expect(loaded(['rxmcp/server', 'rxjs']).split(' ')[1]).toBe('true');
