@@ -134,7 +134,8 @@ export function tellRootsChanged(client: McpClient): void {
  * error with its code. Progress reaches the caller under the caller's token; cancelling the
  * downstream request (or closing its connection) unsubscribes, which cancels the upstream request.
  * With a `router`, the call is the one the upstream's requests for input are sent to while it
- * runs, whatever revision each side speaks (see `ProxyRouter`).
+ * runs, whatever revision each side speaks (see `ProxyRouter`). Without one, a call that asks for
+ * nothing of its own hop is relayed instead (see `SessionRelay`): the handler does not run for it.
  */
 export function forwardTo(
   upstream: () => McpClient,
