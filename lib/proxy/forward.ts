@@ -180,8 +180,9 @@ class SessionRelay implements RequestRelay {
     revision: Revision,
     sink: RequestSink,
   ): Unsubscribable | undefined | false {
-    const meta = params._meta;
-    if (meta !== undefined && (meta.progressToken !== undefined || meta.partialResultToken !== undefined)) return false;
+    // A peer's `_meta` may be anything: only a progress or partial result token asks for the handler.
+    const meta = params._meta as { readonly progressToken?: unknown; readonly partialResultToken?: unknown } | null;
+    if (meta?.progressToken !== undefined || meta?.partialResultToken !== undefined) return false;
     const client = this.upstream();
     if (isModernRevision(client.revision) || callerIsOlder(revision, client.revision)) return false;
     return client.connection.startRequest(method, forwardedParams(params), this.options, sink);

@@ -139,6 +139,15 @@ describe('proxy over an in-memory upstream', () => {
     expect(JSON.parse(textOf(result as never))).toEqual({ 'example.com/trace': 'abc' });
   });
 
+  it('relays a call whose _meta is not an object, without it', async () => {
+    for (const meta of [null, 'trace', 7]) {
+      const result = await firstValueFrom(
+        downstream.request('tools/call', { name: 'meta', arguments: {}, _meta: meta }),
+      );
+      expect(JSON.parse(textOf(result as never))).toEqual({});
+    }
+  });
+
   it('cancels a relayed call upstream when the downstream connection closes', async () => {
     const observed = firstValueFrom(cancelled);
     running = 0;
