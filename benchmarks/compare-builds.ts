@@ -1,14 +1,14 @@
 /**
  * Whether a change made rxmcp slower: the same `tools/call` workloads timed on two builds of the
  * repository, a baseline and a candidate (each a checkout whose `dist/` was built with
- * `tsc -p tsconfig.bench.json`), in memory, over stdio and over Streamable HTTP. The figure is the
+ * `npm run build:bench`), in memory, over stdio and over Streamable HTTP. The figure is the
  * CPU time a call costs, client and server together (the server's read from /proc on Linux; the
  * client's alone elsewhere), which what else the machine runs changes much less than calls per
  * second. Each measurement is a fresh process (this script with `--measure`), the two builds take
  * turns, and each figure is the median of the rounds, with [min – max]; the ratio is candidate over
  * baseline, so 1.00 or less is no loss.
  *
- *   npx tsc -p tsconfig.bench.json && node dist/benchmarks/compare-builds.js <baseline> [candidate] [--rounds=6]
+ *   npm run build:bench && node dist/benchmarks/compare-builds.js <baseline> [candidate] [--rounds=6]
  *     [--only=in-memory,stdio,http]
  *
  * A baseline checkout of an older commit: `git worktree add ../base <commit>`, link or install its
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   const builds = [resolve(dirs[0]!), resolve(dirs[1] ?? '.')] as const;
   for (const build of builds)
     if (!existsSync(join(build, 'dist/lib/index.js')))
-      throw new Error(`${build} has no dist/lib/index.js: build it with npx tsc -p tsconfig.bench.json`);
+      throw new Error(`${build} has no dist/lib/index.js: build it with npm run build:bench`);
   compare(builds, rounds, only);
 }
 

@@ -11,7 +11,7 @@
  * what else the machine runs changes less; the ratio of each is given with the spread of the
  * ratios of single rounds.
  *
- *   npx tsc -p tsconfig.bench.json && node dist/benchmarks/proxy-policies.js [--rounds=7] [--ms=1000]
+ *   npm run build:bench && node dist/benchmarks/proxy-policies.js [--rounds=7] [--ms=1000]
  *     [--processes=3] [--only=in-memory,stdio-to-http]
  *
  * In memory, most of the spread is between processes rather than between the rounds of one (each

@@ -147,21 +147,8 @@ function inComment(text, index) {
   return before.includes('//') || /^\s*(\*|\/\*)/.test(before);
 }
 
-/**
- * lib/rx/rxjs.ts as the ES module build compiles it: the exports it loads on first read in the
- * CommonJS build (its `LAZY` table, after the first `eslint-disable` line) become re-exports.
- */
-function rxjsSource(text) {
-  const table = [...text.matchAll(/^ {2}(\w+): \(\) => require\('([^']+)'\)/gm)];
-  const start = text.indexOf('/* eslint-disable @typescript-eslint/no-require-imports */');
-  if (table.length === 0 || start < 0) throw new Error('lib/rx/rxjs.ts: its table of lazy exports was not found');
-  const reexports = table.map(([, name, id]) => `export { ${name} } from '${id}';`);
-  return `${text.slice(0, start).replace(/^export declare const .*$/gm, '')}${reexports.join('\n')}\n`;
-}
-
 /** The source as the ES module build compiles it: `require` calls and CommonJS globals replaced. */
 function esmSource(file, text) {
-  if (file === path.join(LIB, 'rx', 'rxjs.ts')) return rxjsSource(text);
   // zod's namespace as a namespace import: a bundler then keeps only the parts used. A named import
   // of \`z\` makes it keep all of zod's exports, its 260 KB of locales among them.
   text = text.replace(/^import \{ z \} from 'zod';$/gm, "import * as z from 'zod';");

@@ -187,6 +187,27 @@ describe('the built package', () => {
     expect(loaded(['rxmcp/server', 'rxjs']).split(' ')[1]).toBe('true');
   });
 
+  it('loads each RxJS creator and operator on its first read, as RxJS has it, and then holds it as a value', () => {
+    const out = run([
+      '-e',
+      "const rx = require('./dist/lib/rx/rxjs.js');" +
+        'const loaded = () => Object.keys(require.cache).some((f) => /[\\/]operators[\\/]map\\.js$/.test(f));' +
+        "const before = [typeof Object.getOwnPropertyDescriptor(rx, 'map').get, loaded()];" +
+        "const same = rx.map === require('rxjs/internal/operators/map').map;" +
+        "const after = [typeof Object.getOwnPropertyDescriptor(rx, 'map').get, loaded()];" +
+        'const out = []; rx.of(1, 2, 3).pipe(rx.map((n) => n * 2), rx.filter((n) => n > 2), rx.toArray()).subscribe((v) => out.push(v));' +
+        "console.log(JSON.stringify({ before, same, after, out, lazy: Object.keys(rx).filter((k) => String(Object.getOwnPropertyDescriptor(rx, k).get).includes('__firstRead')).length }))",
+    ]);
+    expect(JSON.parse(out)).toEqual({
+      before: ['function', false],
+      same: true,
+      after: ['undefined', true],
+      out: [[4, 6]],
+      // The 23 creators and operators not read yet (map, filter, of and toArray were).
+      lazy: 19,
+    });
+  });
+
   it('serves the building blocks from rxmcp/core, both ways, and not from the root', () => {
     const out = run([
       '--input-type=module',
