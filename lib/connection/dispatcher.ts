@@ -197,8 +197,8 @@ export class Dispatcher {
     peer?: ModernPeer,
   ): void {
     const id = request.id;
-    const inflight = (this.inflight ??= new IdTable());
-    if (inflight.has(id)) {
+    const entry: InFlight = { cancelled: false };
+    if (!this.track(id, entry)) {
       answer({
         error: JsonRpcError.invalidRequest(
           `request id ${String(id)} is already in use by a request in flight`,
@@ -206,8 +206,6 @@ export class Dispatcher {
       });
       return;
     }
-    const entry: InFlight = { cancelled: false };
-    inflight.set(id, entry);
     const context = new HandlerContext(request, params, revision, entry, this.sink, peer);
     let output: unknown;
     try {
@@ -240,8 +238,8 @@ export class Dispatcher {
   }
 
   /**
-   * Counts a request served without a handler (a relay, see relay.ts) as in flight under `id`:
-   * false, and nothing counted, when that id is in use already.
+   * Counts a request as in flight under `id` (one run by `dispatch`, or one served without a
+   * handler: a relay, see relay.ts); false, and nothing counted, when that id is in use already.
    */
   track(id: RequestId, entry: InFlight): boolean {
     const inflight = (this.inflight ??= new IdTable());

@@ -166,9 +166,11 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
     return;
   }
   let params = request.params ?? {};
-  const relay = relayOf(handler);
-  if (relay !== undefined && relayRequest(conn.dispatcher, relay, request, params, negotiated, reply)) return;
-  if (definition && !passesParamsThrough(handler)) {
+  if (passesParamsThrough(handler)) {
+    // A relayed handler passes its params through too: other handlers pay no look-up for relays.
+    const relay = relayOf(handler);
+    if (relay !== undefined && relayRequest(conn.dispatcher, relay, request, params, negotiated, reply)) return;
+  } else if (definition) {
     const parsed = checkParams(method, negotiated, params);
     if (parsed && !parsed.success) {
       reply.answer(errorResponse(request.id, JsonRpcError.invalidParams(toValidationIssues(parsed.error)).toJSON()));

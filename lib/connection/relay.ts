@@ -11,6 +11,7 @@ import type { JsonRpcRequest } from '../jsonrpc/message';
 import type { MessageParams } from '../schema/request-meta';
 import type { Revision } from '../schema/revisions';
 import type { Replier } from './connection-core';
+import { passParamsThrough } from './dispatcher';
 import type { Dispatcher, InFlight } from './dispatcher';
 import type { RequestHandler } from './request-handler';
 import type { RequestSink } from './request-pipeline';
@@ -33,10 +34,14 @@ const RELAY: unique symbol = Symbol('rxmcp.relay');
 
 type RelayingHandler = RequestHandler & { [RELAY]?: RequestRelay };
 
-/** Marks `handler` as one whose requests `relay` may send on instead (see {@link RequestRelay}). Returns it. */
+/**
+ * Marks `handler` as one whose requests `relay` may send on instead (see {@link RequestRelay}),
+ * and whose params, relayed or not, are left to the next hop to check (`passParamsThrough`).
+ * Returns it.
+ */
 export function relayThrough(handler: RequestHandler, relay: RequestRelay): RequestHandler {
   (handler as RelayingHandler)[RELAY] = relay;
-  return handler;
+  return passParamsThrough(handler);
 }
 
 /** The relay `handler` was marked with, if any. */

@@ -146,9 +146,8 @@ export function forwardTo(
   // The upstream checks the params, as it would for a direct caller.
   const handler: FrontHandler = (params, context, owner) => {
     const client = upstream();
-    // A session's upstream without a router, whose results the caller's revision has every field
-    // of: straight to its connection, with no Observable between.
-    if (router === undefined && !isModernRevision(client.revision) && !callerIsOlder(context.revision, client.revision))
+    // Straight to its connection, with no Observable between.
+    if (router === undefined && takesStraight(client, context.revision))
       return new UpstreamCall(
         client,
         method,
@@ -157,10 +156,19 @@ export function forwardTo(
       );
     return forwardRequest(client, method, forwardedParams(params), context, timeoutMs, router, params, owner);
   };
-  passParamsThrough(handler);
   // Without a router, a call whose caller asked for nothing of its own hop (no progress, no
   // partial results) is relayed: sent on as it came, with no request context at the proxy.
-  return router === undefined ? relayThrough(handler, new SessionRelay(upstream, timeoutMs)) : handler;
+  return router === undefined
+    ? relayThrough(handler, new SessionRelay(upstream, timeoutMs))
+    : passParamsThrough(handler);
+}
+
+/**
+ * Whether a call of a caller speaking `revision` goes to `client`'s connection as it is: a
+ * session's upstream (a handshake revision), whose results the caller's revision has every field of.
+ */
+function takesStraight(client: McpClient, revision: Revision): boolean {
+  return !isModernRevision(client.revision) && !callerIsOlder(revision, client.revision);
 }
 
 /** Relays calls to a session's upstream whose results the caller's revision has every field of. */
@@ -184,7 +192,7 @@ class SessionRelay implements RequestRelay {
     const meta = params._meta as { readonly progressToken?: unknown; readonly partialResultToken?: unknown } | null;
     if (meta?.progressToken !== undefined || meta?.partialResultToken !== undefined) return false;
     const client = this.upstream();
-    if (isModernRevision(client.revision) || callerIsOlder(revision, client.revision)) return false;
+    if (!takesStraight(client, revision)) return false;
     return client.connection.startRequest(method, forwardedParams(params), this.options, sink);
   }
 }
