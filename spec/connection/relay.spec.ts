@@ -8,6 +8,7 @@ import { JsonRpcError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { withFrontMiddleware } from '../../lib/proxy/front-middleware';
 import { concurrencyLimit } from '../../lib/server/middleware-kit';
+import type { ServerMiddleware } from '../../lib/server/middleware';
 import { rawPeer } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
 
@@ -34,20 +35,36 @@ class HeldRelay implements RequestRelay {
   }
 }
 
-async function serving(relay: HeldRelay): Promise<{ peer: RawPeer; connection: Connection; handled: unknown[] }> {
+/** What `serving` may change: the capabilities declared, middleware around the handler. */
+interface ServingOptions {
+  readonly capabilities?: Record<string, unknown>;
+  readonly middleware?: ServerMiddleware[];
+}
+
+async function serving(
+  relay: HeldRelay,
+  options: ServingOptions = {},
+): Promise<{ peer: RawPeer; connection: Connection; handled: unknown[] }> {
   const handled: unknown[] = [];
   const handler: RequestHandler = (params) => {
     handled.push(params);
     return { content: [{ type: 'text', text: 'from the handler' }] };
   };
+  const handlers = { 'tools/call': relayThrough(handler, relay) };
   const [clientSide, serverSide] = createInMemoryPair();
-  const connection = createConnection({
+  // As a proxy's front serves it: the owner is the downstream session, which middleware sees.
+  const owner: { connection?: Connection; transport: typeof serverSide; level: 'debug' } = {
+    transport: serverSide,
+    level: 'debug',
+  };
+  const connection = (owner.connection = createConnection({
     transport: serverSide,
     role: 'server',
     info: { name: 's', version: '1' },
-    capabilities: () => ({ tools: {} }),
-    handlers: { 'tools/call': relayThrough(handler, relay) },
-  });
+    capabilities: () => options.capabilities ?? { tools: {} },
+    handlers: options.middleware ? withFrontMiddleware(handlers, options.middleware) : handlers,
+    owner,
+  }));
   const peer = rawPeer(clientSide);
   await peer.initialize('2025-06-18');
   return { peer, connection, handled };
@@ -164,16 +181,7 @@ describe('a relayed request', () => {
 
   it('is checked as any request first: an undeclared capability is -32601 and nothing is relayed', async () => {
     const relay = new HeldRelay();
-    const [clientSide, serverSide] = createInMemoryPair();
-    createConnection({
-      transport: serverSide,
-      role: 'server',
-      info: { name: 's', version: '1' },
-      capabilities: () => ({}),
-      handlers: { 'tools/call': relayThrough(() => ({}), relay) },
-    });
-    const peer = rawPeer(clientSide);
-    await peer.initialize('2025-06-18');
+    const { peer } = await serving(relay, { capabilities: {} });
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
     expect(await peer.nextMatching(byId(1))).toMatchObject({ error: { code: -32601 } });
     expect(relay.started).toEqual([]);
@@ -183,27 +191,7 @@ describe('a relayed request', () => {
 describe('a relayed request behind a proxy’s middleware that decides at once', () => {
   it('is relayed once admitted, holds its place until answered, and a refused one reaches neither', async () => {
     const relay = new HeldRelay();
-    const handled: unknown[] = [];
-    const handler = relayThrough((params) => {
-      handled.push(params);
-      return {};
-    }, relay);
-    const [clientSide, serverSide] = createInMemoryPair();
-    // As a proxy's front serves it: the owner is the downstream session, which the middleware sees.
-    const owner: { connection?: Connection; transport: typeof serverSide; level: 'debug' } = {
-      transport: serverSide,
-      level: 'debug',
-    };
-    owner.connection = createConnection({
-      transport: serverSide,
-      role: 'server',
-      info: { name: 's', version: '1' },
-      capabilities: () => ({ tools: {} }),
-      handlers: withFrontMiddleware({ 'tools/call': handler }, [concurrencyLimit({ limit: 1 })]),
-      owner,
-    });
-    const peer = rawPeer(clientSide);
-    await peer.initialize('2025-06-18');
+    const { peer, handled } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
     peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'first' } });
     peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'second' } });
     expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32029 } });
