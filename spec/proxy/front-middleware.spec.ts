@@ -180,6 +180,45 @@ describe('proxy({ middleware })', () => {
     client.close();
   });
 
+  it('relays admitted calls of both revision families over HTTP, counted against the verified principal', async () => {
+    const front = proxy(await upstreamClient(), {
+      middleware: [rateLimit({ name: 'calls', limit: 2, windowMs: 60_000, when: (r) => r.method === 'tools/call' })],
+    });
+    const auth: RequestAuthenticator = {
+      authenticate: (headers) =>
+        Promise.resolve(
+          headers.authorization === 'Bearer ivy'
+            ? { ok: true, info: user('ivy') }
+            : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
+        ),
+      serveMetadata: () => false,
+      insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
+    };
+    const running = await startStreamableHttpServer({ server: front, port: 0, auth });
+    try {
+      const as = async (protocolVersion: '2025-11-25' | '2026-07-28') => {
+        const transport = createStreamableHttpClientTransport({
+          url: running.url,
+          headers: { authorization: 'Bearer ivy' },
+        });
+        const client = await connect(transport, { name: 'caller', version: '1.0.0', protocolVersion });
+        clients.push(client);
+        return client;
+      };
+      const modern = await as('2026-07-28');
+      const session = await as('2025-11-25');
+      expect((await modern.promises.callTool('read')).content).toEqual([{ type: 'text', text: 'read' }]);
+      expect((await session.promises.callTool('read')).content).toEqual([{ type: 'text', text: 'read' }]);
+      // One principal, one count, whichever revision it speaks.
+      expect(await failureOf(modern.promises.callTool('read'))).toMatchObject({ code: ErrorCode.RateLimited });
+      expect(await failureOf(session.promises.callTool('read'))).toMatchObject({ code: ErrorCode.RateLimited });
+    } finally {
+      clients.splice(0).forEach((client) => client.close());
+      await running.close();
+      front.close();
+    }
+  });
+
   it('relays an admitted call: cancelling it cancels the upstream call and frees its place', async () => {
     const upstream = createServer({ name: 'slow', version: '1.0.0' });
     const aborted: string[] = [];
