@@ -5,10 +5,12 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { firstValueFrom } from 'rxjs';
 import { z } from 'zod';
+import { JsonRpcError } from '../../lib/jsonrpc/errors';
 import { createServer } from '../../lib/server/server';
 import type { McpServer } from '../../lib/server/server';
 import { startStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
 import type { RunningStreamableHttpServer } from '../../lib/transport/http-server/streamable-http/streamable-http-server';
+import { eventually } from '../support/until';
 
 // The official SDK's client against rxmcp's HTTP server transports: Streamable HTTP (legacy and
 // modern) and the 2024-11-05 HTTP+SSE transport.
@@ -114,6 +116,47 @@ describe('official SDK client → rxmcp Streamable HTTP server (legacy)', () => 
     expect(running!.handler.sessions.size).toBe(1);
     await transport.terminateSession();
     expect(running!.handler.sessions.size).toBe(0);
+  });
+});
+
+describe('official SDK client → rxmcp Streamable HTTP server: a call answered with an error on its stream', () => {
+  it('[interop.http.sdk-client-error-stream] resumes the ended stream once, gets 204, and opens no second GET stream', async () => {
+    server = createServer({ name: 'rxmcp-http', version: '1.0.0' });
+    server.tool({
+      name: 'refuse',
+      description: 'Refuses, with a JSON-RPC error, after a while',
+      inputSchema: z.object({}),
+      handler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new JsonRpcError(-32050, 'refused on purpose');
+      },
+    });
+    const target = server;
+    // Streamed at once, retry after 10 ms: the SDK's resumption comes soon after the stream ends.
+    running = await startStreamableHttpServer({
+      onSession: (t) => void target.connect(t),
+      jsonWindowMs: 0,
+      retryMs: 10,
+    });
+    const gets: Array<{ lastEventId: string | null; status: number }> = [];
+    const transport = new StreamableHTTPClientTransport(running.url, {
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (init?.method === 'GET')
+          gets.push({ lastEventId: new Headers(init.headers).get('last-event-id'), status: response.status });
+        return response;
+      },
+    });
+    const sdk = await connectSdk(transport);
+    await eventually(() => gets.length === 1, 2_000);
+    await expect(sdk.callTool({ name: 'refuse', arguments: {} })).rejects.toThrow(/refused on purpose/);
+    // SDK 1.32 takes an error response for no response and resumes the stream that carried it.
+    await eventually(() => gets.length >= 2, 2_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(gets).toEqual([
+      { lastEventId: null, status: 200 },
+      { lastEventId: expect.any(String), status: 204 },
+    ]);
   });
 });
 

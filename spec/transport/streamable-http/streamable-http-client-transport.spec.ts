@@ -654,6 +654,28 @@ describe('createStreamableHttpClientTransport: giving a stream up', () => {
     await waitFor(() => seen.length === 4, 'the next POST');
   });
 
+  it('[transport.http.client-resume-204] fails the requests it owed at once, and resumes no more, when the server answers 204', async () => {
+    const url = await cutAfterProgress((res) => res.writeHead(204).end());
+    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5, maxRetries: 5 } });
+    const frames = nextFrames(client.incoming$, 2);
+    client.send(request(7, 'tools/call', { name: 'slow' }));
+    const [, failure] = await frames;
+    expect(failure).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32000,
+        message: 'Request failed: the server ended the response stream without the response (HTTP 204)',
+        data: { connectionCut: true },
+      },
+    });
+    expect(seen.filter((entry) => entry.method === 'GET')).toHaveLength(1);
+    // The transport goes on.
+    client.send(notification('notifications/initialized'));
+    await waitFor(() => seen.length === 3, 'the next POST');
+    expect(seen.filter((entry) => entry.method === 'GET')).toHaveLength(1);
+  });
+
   // Issue "newcomer", item 6: calls waited for their timeout after the server went away.
   it('closes with a TransportError naming the cause when the server no longer answers at all', async () => {
     const url = await cutAfterProgress((res) => res.socket?.destroy());

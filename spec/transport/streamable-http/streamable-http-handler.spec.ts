@@ -526,6 +526,31 @@ describe('createStreamableHttpHandler: resumability', () => {
     ]);
   });
 
+  it('[transport.http.resume-ended] replays what an ended stream sent after the id, and answers 204 once nothing is left', async () => {
+    const s = await start({ eventStore: createInMemoryEventStore(), jsonWindowMs: 0 });
+    const sessionId = await openSession(s.url);
+    const events = await readSse(await post(s.url, toolCall(7, 'echo'), { 'mcp-session-id': sessionId }));
+    const [priming, answer] = [events[0]!, events.at(-1)!];
+    const resume = (lastEventId: string) =>
+      fetch(s.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': lastEventId },
+      });
+    // From its priming event, the ended stream is replayed: its response, then its end.
+    const replayed = await resume(priming.id!);
+    expect(replayed.status).toBe(200);
+    expect(messagesOf(await readSse(replayed))).toEqual([
+      expect.objectContaining({ id: 7, result: expect.any(Object) }),
+    ]);
+    // From its last event, there is nothing more: 204, no body, and the stream is not resumed again.
+    const over = await resume(answer.id!);
+    expect(over.status).toBe(204);
+    expect(await over.text()).toBe('');
+    // The session goes on: its GET stream opens as before.
+    const standalone = await fetch(s.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+    expect(standalone.status).toBe(200);
+    await standalone.body?.cancel();
+  });
+
   it('refuses a Last-Event-ID of another session or an unknown one with 400', async () => {
     const s = await start({ eventStore: createInMemoryEventStore(), jsonWindowMs: 0 });
     const a = await openSession(s.url);

@@ -246,6 +246,12 @@ export class SseStreams {
     state.answered?.();
     if (client.closing) return;
     client.log.debug({ status: response.status, lastEventId: state.lastEventId }, 'GET answered');
+    if (response.status === 204) {
+      // The server has nothing more for this stream (as for an EventSource): it is not resumed again.
+      response.discard();
+      client.failOwed(state.owed, 'the server ended the response stream without the response (HTTP 204)');
+      return;
+    }
     if (!response.ok || !(response.header('content-type') ?? '').includes('text/event-stream')) {
       response.discard();
       if (response.status === 404 && state.session !== undefined) {
