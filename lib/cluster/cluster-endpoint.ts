@@ -66,6 +66,12 @@ export class ClusterEndpoint {
   private readonly pendingIds = new WeakMap<object, string>();
   /** The responses the local handler is writing, by session: cut when another process takes it over. */
   private readonly answering = new Map<string, Set<ServerResponse>>();
+  /**
+   * The takeovers under way here, by session, each settled once the session is restored: another
+   * request for the session waits for it rather than claim the session a second time (a second
+   * claim would move the epoch on under the first, and refuse the writes it already made).
+   */
+  private readonly takingOver = new Map<string, Promise<void>>();
 
   constructor(private readonly options: ClusterEndpointOptions) {}
 
@@ -167,6 +173,9 @@ export class ClusterEndpoint {
     body: unknown,
   ): Promise<void> {
     const { local, processId } = this.options;
+    // Sent here by a process that read this one's claim: served once the session is restored.
+    const restoring = sessionId === undefined ? undefined : this.takingOver.get(sessionId);
+    if (restoring !== undefined) await restoring;
     const here = sessionId !== undefined && local.sessions.has(sessionId);
     const own = here && (await this.stillOwn(sessionId));
     if (!own && (here || owner !== processId)) {
@@ -284,29 +293,44 @@ export class ClusterEndpoint {
     record: SessionRecord,
     attempt: number,
   ): Promise<void> {
-    const { local, registry, resume, log } = this.options;
+    const { local, registry, resume, log, processId } = this.options;
+    const restoring = this.takingOver.get(sessionId);
+    if (restoring !== undefined || (record.owner === processId && local.sessions.has(sessionId))) {
+      // Taken over here already, or being: the request is served by the session restored here.
+      await restoring;
+      if (attempt + 1 >= MAX_ROUTES) throw new Error(`session ${sessionId} keeps changing owner`);
+      return this.routeAsync(req, res, sessionId, body, attempt + 1);
+    }
     const state = record.state;
     if (!state) {
       // Never initialized: there is nothing to resume.
       await registry.forget(sessionId, { owner: record.owner, epoch: record.epoch });
       return local.handle(req, res, body);
     }
-    const epoch = await registry.claim(sessionId, record.owner, callerOf(req), state);
+    let restored: () => void = () => undefined;
+    this.takingOver.set(sessionId, new Promise<void>((resolve) => (restored = resolve)));
+    let epoch: Awaited<ReturnType<typeof registry.claim>>;
+    try {
+      epoch = await registry.claim(sessionId, record.owner, callerOf(req), state);
+      if (typeof epoch === 'number' && !local.sessions.has(sessionId)) {
+        const opener = verifiedCallers.get(req);
+        // Bound again to the principal that opened it, so that the session refuses any other by itself.
+        local.restoreSession!(
+          sessionId,
+          (transport) => resume(transport, { ...record, state }, opener),
+          epoch * STREAMS_PER_EPOCH,
+          record.principal === '' ? undefined : record.principal,
+        );
+        log.info({ sessionId, from: record.owner, epoch }, 'session taken over');
+      }
+    } finally {
+      this.takingOver.delete(sessionId);
+      restored();
+    }
     if (epoch === 'forbidden') return this.forbid(res, sessionId);
     if (epoch === 'taken') {
       if (attempt + 1 >= MAX_ROUTES) throw new Error(`session ${sessionId} keeps changing owner`);
       return this.routeAsync(req, res, sessionId, body, attempt + 1);
-    }
-    if (!local.sessions.has(sessionId)) {
-      const opener = verifiedCallers.get(req);
-      // Bound again to the principal that opened it, so that the session refuses any other by itself.
-      local.restoreSession!(
-        sessionId,
-        (transport) => resume(transport, { ...record, state }, opener),
-        epoch * STREAMS_PER_EPOCH,
-        record.principal === '' ? undefined : record.principal,
-      );
-      log.info({ sessionId, from: record.owner, epoch }, 'session taken over');
     }
     this.serveOwn(req, res, sessionId, body);
   }
