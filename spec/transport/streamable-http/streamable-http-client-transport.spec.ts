@@ -313,6 +313,53 @@ describe.each(STACKS)('createStreamableHttpClientTransport (%s) against scripted
     ).toEqual(['initialize', 'notifications/initialized', 'GET', 'tools/call']);
   });
 
+  it('[transport.http.client-get-trimmed] opens a new GET stream when the server no longer has the last event of the one it had', async () => {
+    let gets = 0;
+    const url = await startMock((entry, res) => {
+      if (entry.method === 'GET') {
+        gets++;
+        if (entry.headers['last-event-id'] !== undefined) {
+          // Its store kept a bounded number of events: that one is gone.
+          res.writeHead(400, { 'content-type': 'application/json' }).end('{}');
+          return;
+        }
+        sse(res, { 'mcp-session-id': 's' });
+        if (gets === 1) res.end(encodeSseEvent({ id: 'g1', retry: 10, data: '' }));
+        else
+          res.write(
+            encodeSseEvent({
+              id: 'g2',
+              data: JSON.stringify({
+                jsonrpc: '2.0',
+                method: 'notifications/message',
+                params: { level: 'info', data: 'after' },
+              }),
+            }),
+          );
+        return;
+      }
+      if (entry.method === 'DELETE') return void res.writeHead(200).end();
+      const message = JSON.parse(entry.body) as { id?: number };
+      if (message.id === undefined) res.writeHead(202).end();
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} }));
+    });
+    const client = open(url, { reconnect: { initialDelayMs: 5, maxRetries: 3 } });
+    const init = nextFrames(client.incoming$, 1);
+    client.send(request(1, 'initialize', {}));
+    await init;
+    const logged = nextFrames(client.incoming$, 1);
+    client.send(notification('notifications/initialized'));
+    expect(await logged).toEqual([expect.objectContaining({ method: 'notifications/message' })]);
+    expect(seen.filter((entry) => entry.method === 'GET').map((entry) => entry.headers['last-event-id'])).toEqual([
+      undefined,
+      'g1',
+      undefined,
+    ]);
+  });
+
   it('[transport.http.client-http-error] fails the requests of a refused POST with an error response naming the status', async () => {
     const url = await startMock((entry, res) => {
       const message = JSON.parse(entry.body) as { id: number };

@@ -260,6 +260,16 @@ export class SseStreams {
       }
       // The first GET may be refused: the server offers no standalone stream (405; some servers answer 400, or 404 without sessions).
       if (state.first) return;
+      if (response.status === 400 && state.standalone && state.lastEventId !== undefined) {
+        // The server no longer has the last event seen (its store keeps a bounded number): a new
+        // GET stream, rather than none, with what was sent since that event lost.
+        client.log.warn(
+          { lastEventId: state.lastEventId },
+          'the server cannot resume the GET stream from its last event: opening a new one (messages sent meanwhile are lost)',
+        );
+        void this.get({ ...state, lastEventId: undefined, retryMs: undefined, attempt: 0, answered: undefined });
+        return;
+      }
       this.afterStream({
         ...state,
         retryMs: undefined,
