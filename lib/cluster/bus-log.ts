@@ -80,9 +80,11 @@ export class BusLog {
   }
 
   /**
-   * A session was taken over: sends it the logged events after the last one its events record (or
-   * after `since`, where the log was when it was opened), up to the last this process relayed (later
-   * ones reach it as they are relayed), each as the notification its owner would have sent.
+   * A session was taken over: sends it the logged events after the last one delivered to it (the
+   * later of `since`, its record's watermark, and the last its stored events name), up to the last
+   * this process relayed (later ones reach it as they are relayed), each as the notification its
+   * owner would have sent. The record's watermark (where the log was when the session opened, moved
+   * on by each delivered event it stores) survives the trimming of the session's events.
    */
   async replay(sessionId: string, state: PersistedSession, since: string, transport: Transport): Promise<number> {
     const upTo = this.lastId;
@@ -104,8 +106,9 @@ export class BusLog {
   }
 
   /**
-   * The id of the last logged event up to `upTo` the session's events record, or `since` (one
-   * relayed to it here meanwhile, after `upTo`, does not count: those before it are still owed).
+   * The id of the last logged event up to `upTo` the session's events record, or `since` when it is
+   * later (one relayed to it here meanwhile, after `upTo`, does not count: those before it are
+   * still owed).
    */
   private async lastDelivered(sessionId: string, since: string, upTo: string): Promise<string> {
     const entries = (await this.redis.call('XRANGE', [this.keys.events(sessionId), '-', '+'])) as Array<

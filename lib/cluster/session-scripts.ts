@@ -104,14 +104,25 @@ export const VERIFY = `${FENCE}
 return fenced
 `;
 
-// Appends an event (fields ARGV[5..]) to a session's stream (KEYS[2], trimmed to ARGV[3] entries,
-// expiring after ARGV[4] ms): its entry id; false when another process owns the session.
+// Appends an event (fields ARGV[5..], names and values) to a session's stream (KEYS[2], trimmed to
+// ARGV[3] entries, expiring after ARGV[4] ms): its entry id; false when another process owns the
+// session. An event that carries a cluster-wide event's id (field `b`) moves the record's `bus` on
+// to it: where the session's delivered events stop, which trimming the stream cannot lose.
 export const APPEND = `${FENCE}
 if fenced == -1 then return false end
 local fields = {}
+local bus = nil
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 5, #ARGV - 1, 2 do if ARGV[i] == 'b' then bus = ARGV[i + 1] end end
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], '*', unpack(fields))
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if bus and fenced == 1 then
+  local at = redis.call('HGET', KEYS[1], 'bus')
+  local function parts(v) local ms, seq = string.match(v or '0-0', '^(%d+)-(%d+)$') return tonumber(ms or 0), tonumber(seq or 0) end
+  local bm, bs = parts(bus)
+  local am, as = parts(at)
+  if bm > am or (bm == am and bs > as) then redis.call('HSET', KEYS[1], 'bus', bus) end
+end
 return id
 `;
 

@@ -77,4 +77,35 @@ describe('a session whose owner died before it was taken over', () => {
     await new Promise((done) => setTimeout(done, 300));
     expect(updates).toEqual(Array.from({ length: 5 }, () => 'test://watched'));
   });
+
+  it('gets only what it missed when the events that recorded its last update were trimmed from its stream', async () => {
+    // A third process owns the session; a busy session's stream keeps a bounded number of events.
+    const c = await startClusterChild({ redisUrl: redis.url, prefix: PREFIX });
+    closing.push({ close: () => c.stop() });
+    front.replace(0, c.url);
+    front.pin('initialize', 0);
+    const watcher = await client(front.url);
+    const updates: string[] = [];
+    watcher.mcp.connection.notifications$
+      .pipe(filter((n) => n.method === 'notifications/resources/updated'))
+      .subscribe((n) => updates.push(String((n.params as { uri: string }).uri)));
+    await firstValueFrom(watcher.mcp.request('resources/subscribe', { uri: 'test://watched' }));
+    const toucher = await client(b.url);
+    await toucher.mcp.promises.callTool('touch', {});
+    await eventually(() => updates.length === 1, 5_000);
+    // The stream no longer holds the event that said the update was delivered.
+    await admin.call('XTRIM', [`${PREFIX}ev:{${watcher.sessionId()}}`, 'MAXLEN', '0']);
+
+    await c.stop('SIGKILL');
+    front.replace(0, b.url);
+    for (let i = 0; i < 2; i++) await toucher.mcp.promises.callTool('touch', {});
+    await watcher.mcp.promises.ping();
+    expect(await admin.call('HGET', [`${PREFIX}s:{${watcher.sessionId()}}`, 'owner'])).toBe(b.processId);
+    await eventually(() => updates.length >= 3, 10_000);
+    await toucher.mcp.promises.callTool('touch', {});
+    await eventually(() => updates.length >= 4, 5_000);
+    await new Promise((done) => setTimeout(done, 300));
+    // The first update is not sent again: the session's record says where its delivered events stop.
+    expect(updates).toHaveLength(4);
+  });
 });
