@@ -48,19 +48,28 @@ async function client(url: string, initialDelayMs = 20): Promise<{ mcp: McpClien
   return { mcp, sessionId: () => transport.sessionId! };
 }
 
+/**
+ * A session opened on the process behind the front's first place, subscribed to test://watched, and
+ * a client of the second process that touches it: once, delivered, before the test goes on.
+ */
+async function watching(initialDelayMs: number) {
+  front.pin('initialize', 0);
+  const watcher = await client(front.url, initialDelayMs);
+  const updates: string[] = [];
+  watcher.mcp.connection.notifications$
+    .pipe(filter((n) => n.method === 'notifications/resources/updated'))
+    .subscribe((n) => updates.push(String((n.params as { uri: string }).uri)));
+  await firstValueFrom(watcher.mcp.request('resources/subscribe', { uri: 'test://watched' }));
+  const toucher = await client(b.url);
+  await toucher.mcp.promises.callTool('touch', {});
+  await eventually(() => updates.length === 1, 5_000);
+  return { watcher, updates, toucher };
+}
+
 describe('a session whose owner died before it was taken over', () => {
   it('gets, once taken over, the resource updates sent meanwhile, each once', async () => {
-    front.pin('initialize', 0);
     // Its GET stream retries after 600 ms: the updates below are sent while nobody serves the session.
-    const watcher = await client(front.url, 600);
-    const updates: string[] = [];
-    watcher.mcp.connection.notifications$
-      .pipe(filter((n) => n.method === 'notifications/resources/updated'))
-      .subscribe((n) => updates.push(String((n.params as { uri: string }).uri)));
-    await firstValueFrom(watcher.mcp.request('resources/subscribe', { uri: 'test://watched' }));
-    const toucher = await client(b.url);
-    await toucher.mcp.promises.callTool('touch', {});
-    await eventually(() => updates.length === 1, 5_000);
+    const { watcher, updates, toucher } = await watching(600);
 
     await a.stop('SIGKILL');
     front.replace(0, b.url);
@@ -83,16 +92,7 @@ describe('a session whose owner died before it was taken over', () => {
     const c = await startClusterChild({ redisUrl: redis.url, prefix: PREFIX });
     closing.push({ close: () => c.stop() });
     front.replace(0, c.url);
-    front.pin('initialize', 0);
-    const watcher = await client(front.url);
-    const updates: string[] = [];
-    watcher.mcp.connection.notifications$
-      .pipe(filter((n) => n.method === 'notifications/resources/updated'))
-      .subscribe((n) => updates.push(String((n.params as { uri: string }).uri)));
-    await firstValueFrom(watcher.mcp.request('resources/subscribe', { uri: 'test://watched' }));
-    const toucher = await client(b.url);
-    await toucher.mcp.promises.callTool('touch', {});
-    await eventually(() => updates.length === 1, 5_000);
+    const { watcher, updates, toucher } = await watching(20);
     // The stream no longer holds the event that said the update was delivered.
     await admin.call('XTRIM', [`${PREFIX}ev:{${watcher.sessionId()}}`, 'MAXLEN', '0']);
 

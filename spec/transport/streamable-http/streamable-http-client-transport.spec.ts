@@ -680,21 +680,25 @@ describe('createStreamableHttpClientTransport: giving a stream up', () => {
       res.end(`id: e1\ndata: ${JSON.stringify(progress)}\n\n`);
     });
 
-  it('fails only the requests it owed, naming the status, when the server refuses to resume it', async () => {
-    const url = await cutAfterProgress((res) => res.writeHead(500).end());
-    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5, maxRetries: 2 } });
+  /** Calls `slow` on `url` (its stream cut after a progress event): the client, and the answer that ended the call. */
+  const cutCall = async (url: string, maxRetries: number) => {
+    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5, maxRetries } });
     const frames = nextFrames(client.incoming$, 2);
     client.send(request(7, 'tools/call', { name: 'slow' }));
     const [, failure] = await frames;
-    expect(failure).toEqual({
-      jsonrpc: '2.0',
-      id: 7,
-      error: {
-        code: -32000,
-        message: 'Request failed: resuming the response stream failed 2 times (the server answered HTTP 500)',
-        data: { connectionCut: true },
-      },
-    });
+    return { client, failure };
+  };
+  const failedWith = (message: string) => ({
+    jsonrpc: '2.0',
+    id: 7,
+    error: { code: -32000, message, data: { connectionCut: true } },
+  });
+
+  it('fails only the requests it owed, naming the status, when the server refuses to resume it', async () => {
+    const { client, failure } = await cutCall(await cutAfterProgress((res) => res.writeHead(500).end()), 2);
+    expect(failure).toEqual(
+      failedWith('Request failed: resuming the response stream failed 2 times (the server answered HTTP 500)'),
+    );
     expect(seen.filter((entry) => entry.method === 'GET')).toHaveLength(2);
     // The server is there: the transport goes on.
     client.send(notification('notifications/initialized'));
@@ -702,20 +706,10 @@ describe('createStreamableHttpClientTransport: giving a stream up', () => {
   });
 
   it('[transport.http.client-resume-204] fails the requests it owed at once, and resumes no more, when the server answers 204', async () => {
-    const url = await cutAfterProgress((res) => res.writeHead(204).end());
-    const client = open(url, { openStandaloneStream: false, reconnect: { initialDelayMs: 5, maxRetries: 5 } });
-    const frames = nextFrames(client.incoming$, 2);
-    client.send(request(7, 'tools/call', { name: 'slow' }));
-    const [, failure] = await frames;
-    expect(failure).toEqual({
-      jsonrpc: '2.0',
-      id: 7,
-      error: {
-        code: -32000,
-        message: 'Request failed: the server ended the response stream without the response (HTTP 204)',
-        data: { connectionCut: true },
-      },
-    });
+    const { client, failure } = await cutCall(await cutAfterProgress((res) => res.writeHead(204).end()), 5);
+    expect(failure).toEqual(
+      failedWith('Request failed: the server ended the response stream without the response (HTTP 204)'),
+    );
     expect(seen.filter((entry) => entry.method === 'GET')).toHaveLength(1);
     // The transport goes on.
     client.send(notification('notifications/initialized'));
