@@ -19,6 +19,10 @@ export const LOG = 'rxmcp.log';
 
 /** How many events the log keeps (approximately: trimmed with `~`). */
 const MAX_LOGGED_EVENTS = 10_000;
+/** How many of the events it relayed last a process remembers, to relay one it receives twice once. */
+const RELAYED_KEPT = 4096;
+/** The most logged events a process reads at once when it catches up after a cut. */
+const CATCH_UP_MAX = 1000;
 
 /** A logged event as published: its topic, payload and id in the log. */
 export interface LoggedEvent {
@@ -44,6 +48,8 @@ export class BusLog {
   /** The id of the last event this process relayed (or the log's last when it joined). */
   lastId = '0-0';
   private relaying: string | undefined;
+  /** The ids of the events relayed last: one read from the log after a cut may also be published. */
+  private readonly relayed = new Set<string>();
 
   constructor(
     private readonly redis: RedisConnection,
@@ -63,15 +69,45 @@ export class BusLog {
     return String(await this.redis.call('XADD', args));
   }
 
-  /** Runs `deliver` (which sends the event's notifications to this process's sessions) as event `id`. */
+  /**
+   * Runs `deliver` (which sends the event's notifications to this process's sessions) as event `id`;
+   * nothing when event `id` was relayed here already (read from the log, then received as published).
+   */
   relay(id: string | undefined, deliver: () => void): void {
-    if (id !== undefined && streamIdAfter(id, this.lastId)) this.lastId = id;
+    if (id !== undefined) {
+      if (this.relayed.has(id)) return;
+      this.relayed.add(id);
+      if (this.relayed.size > RELAYED_KEPT) this.relayed.delete(this.relayed.values().next().value as string);
+      if (streamIdAfter(id, this.lastId)) this.lastId = id;
+    }
     this.relaying = id;
     try {
       deliver();
     } finally {
       this.relaying = undefined;
     }
+  }
+
+  /**
+   * The logged events after the last one relayed here (at most {@link CATCH_UP_MAX}), in order: what
+   * this process did not receive while its subscription was cut.
+   */
+  async missed(): Promise<LoggedEvent[]> {
+    const entries = (await this.redis.call('XRANGE', [
+      this.keys.busLog,
+      `(${this.lastId}`,
+      '+',
+      'COUNT',
+      CATCH_UP_MAX,
+    ])) as Array<[string, string[]]>;
+    return entries.flatMap(([id, fields]) => {
+      try {
+        const { topic, payload } = JSON.parse(fields[1] ?? '') as { topic?: unknown; payload?: unknown };
+        return typeof topic === 'string' ? [{ topic, payload, id }] : [];
+      } catch {
+        return [];
+      }
+    });
   }
 
   /** Called with each message a session sends: a notification sent while relaying carries the event's id. */

@@ -12,10 +12,12 @@ interface BusMessage {
 /**
  * Cluster-wide events on one Redis pub/sub channel: what one process publishes, every process
  * (itself included) receives, in the order it was published. Delivery is at most once: a process
- * that is not connected when an event is published does not see it.
+ * that is not connected when an event is published does not see it. Once its connection is back
+ * and subscribed again, {@link ClusterBus.onResubscribed} tells it to catch up from the event log.
  */
 export class ClusterBus {
   private readonly listeners = new Map<string, Set<(payload: unknown, id?: string) => void>>();
+  private readonly resubscribed = new Set<() => void>();
 
   private constructor(
     private readonly publisher: RedisConnection,
@@ -32,7 +34,23 @@ export class ClusterBus {
       if (from === channel) bus.receive(text);
     });
     await subscriber.subscribe(channel);
+    // Back after a cut (ioredis subscribes again as it reconnects): once that is confirmed, what was
+    // published meanwhile can be read from the log, and what is published next arrives here.
+    subscriber.on('ready', () => {
+      subscriber.subscribe(channel).then(
+        () => {
+          for (const listener of bus.resubscribed) listener();
+        },
+        (error: unknown) => log.warn({ err: error }, 'cannot subscribe to the cluster events again'),
+      );
+    });
     return bus;
+  }
+
+  /** Calls `listener` each time the subscription is back after its connection was lost; returns a function that stops it. */
+  onResubscribed(listener: () => void): () => void {
+    this.resubscribed.add(listener);
+    return () => this.resubscribed.delete(listener);
   }
 
   /** Publishes an event; `id`: its id in the cluster's event log, when it was logged first. */

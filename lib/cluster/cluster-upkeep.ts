@@ -99,17 +99,33 @@ export function reviveOnReconnect(parts: {
   return () => void redis.off?.('ready', revive);
 }
 
-/** Applies the cluster-wide resource updates and log messages to `server`; returns a function that stops. */
-export function relayEvents(bus: ClusterBus, server: McpServer, busLog: BusLog): () => void {
-  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri, id) =>
-    busLog.relay(id, () => server.resourceUpdated(String(uri))),
-  );
-  const stopLogs = bus.on(LOG, (payload, id) => {
-    const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
-    busLog.relay(id, () => server.log(level, data, logger));
+/**
+ * Applies the cluster-wide resource updates and log messages to `server`, and, each time the bus is
+ * subscribed again after a cut, those logged meanwhile; returns a function that stops.
+ */
+export function relayEvents(bus: ClusterBus, server: McpServer, busLog: BusLog, log: pino.Logger): () => void {
+  const apply = (topic: string, payload: unknown, id: string | undefined): void => {
+    if (topic === RESOURCE_UPDATED) busLog.relay(id, () => server.resourceUpdated(String(payload)));
+    else if (topic === LOG) {
+      const { level, data, logger } = payload as { level: LogLevel; data: unknown; logger?: string };
+      busLog.relay(id, () => server.log(level, data, logger));
+    }
+  };
+  const stopUpdates = bus.on(RESOURCE_UPDATED, (uri, id) => apply(RESOURCE_UPDATED, uri, id));
+  const stopLogs = bus.on(LOG, (payload, id) => apply(LOG, payload, id));
+  const stopCatchingUp = bus.onResubscribed(() => {
+    busLog.missed().then(
+      (events) => {
+        if (events.length > 0)
+          log.warn({ events: events.length }, 'cluster events published during a cut relayed from the log');
+        for (const { topic, payload, id } of events) apply(topic, payload, id);
+      },
+      (error: unknown) => log.error({ err: error }, 'cannot read the cluster events missed during a cut'),
+    );
   });
   return () => {
     stopUpdates();
     stopLogs();
+    stopCatchingUp();
   };
 }

@@ -295,7 +295,7 @@ class ClusterProcess implements RedisCluster {
     lease.restart(sentAt);
     const stopBeating = keepAlive({ registry, lease, url, heartbeatMs, idleMs, sessions, log });
     const stopReviving = reviveOnReconnect({ parts: this.parts, registry, url, heartbeatMs, sessions });
-    const stopRelaying = relayEvents(bus, server, this.parts.busLog);
+    const stopRelaying = relayEvents(bus, server, this.parts.busLog, log);
     return () => {
       stopBeating();
       stopReviving();

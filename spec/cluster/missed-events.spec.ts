@@ -109,3 +109,31 @@ describe('a session whose owner died before it was taken over', () => {
     expect(updates).toHaveLength(4);
   });
 });
+
+describe('a process whose subscription to the cluster events was cut', () => {
+  it('relays, once subscribed again, the events published meanwhile to its sessions, each once', async () => {
+    const watcher = await client(b.url);
+    const updates: string[] = [];
+    watcher.mcp.connection.notifications$
+      .pipe(filter((n) => n.method === 'notifications/resources/updated'))
+      .subscribe((n) => updates.push(String((n.params as { uri: string }).uri)));
+    await firstValueFrom(watcher.mcp.request('resources/subscribe', { uri: 'test://watched' }));
+    // Redis runs one command at a time: the subscriptions are gone when the event is logged and
+    // published (as another process's touch does), so no process receives it on the channel.
+    const event = { topic: 'rxmcp.resource-updated', payload: 'test://watched' };
+    const [, id] = (await Promise.all([
+      admin.call('CLIENT', ['KILL', 'TYPE', 'pubsub']),
+      admin.call('XADD', [`${PREFIX}bus-log`, '*', 'e', JSON.stringify(event)]),
+    ])) as [unknown, string];
+    await admin.call('PUBLISH', [`${PREFIX}bus`, JSON.stringify({ ...event, id })]);
+    await eventually(() => updates.length === 1, 10_000);
+    // The same event published again once the process is subscribed (a publisher that was slow): relayed once.
+    await admin.call('PUBLISH', [`${PREFIX}bus`, JSON.stringify({ ...event, id })]);
+    // The next event arrives on the channel as before.
+    const toucher = await client(b.url);
+    await toucher.mcp.promises.callTool('touch', {});
+    await eventually(() => updates.length >= 2, 5_000);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(updates).toHaveLength(2);
+  });
+});
