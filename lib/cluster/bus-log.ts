@@ -92,14 +92,15 @@ export class BusLog {
    * The logged events after the last one relayed here (at most {@link CATCH_UP_MAX}), in order: what
    * this process did not receive while its subscription was cut.
    */
-  async missed(): Promise<LoggedEvent[]> {
-    const entries = (await this.redis.call('XRANGE', [
-      this.keys.busLog,
-      `(${this.lastId}`,
-      '+',
-      'COUNT',
-      CATCH_UP_MAX,
-    ])) as Array<[string, string[]]>;
+  missed(): Promise<LoggedEvent[]> {
+    return this.read(this.lastId, '+', CATCH_UP_MAX);
+  }
+
+  /** The logged events after `after`, up to `upTo` (`+`: the last), at most `count` of them, in order. */
+  private async read(after: string, upTo: string, count?: number): Promise<LoggedEvent[]> {
+    const args: (string | number)[] = [this.keys.busLog, `(${after}`, upTo];
+    if (count !== undefined) args.push('COUNT', count);
+    const entries = (await this.redis.call('XRANGE', args)) as Array<[string, string[]]>;
     return entries.flatMap(([id, fields]) => {
       try {
         const { topic, payload } = JSON.parse(fields[1] ?? '') as { topic?: unknown; payload?: unknown };
@@ -126,14 +127,11 @@ export class BusLog {
     const upTo = this.lastId;
     const after = await this.lastDelivered(sessionId, since, upTo);
     if (!streamIdAfter(upTo, after)) return 0;
-    const entries = (await this.redis.call('XRANGE', [this.keys.busLog, `(${after}`, upTo])) as Array<
-      [string, string[]]
-    >;
     let sent = 0;
-    for (const [id, fields] of entries) {
-      const message = notificationFor(fields[1] ?? '', state);
+    for (const event of await this.read(after, upTo)) {
+      const message = notificationFor(event, state);
       if (message === undefined) continue;
-      this.tags.set(message, id);
+      this.tags.set(message, event.id);
       transport.send(message);
       sent++;
     }
@@ -163,13 +161,7 @@ export class BusLog {
 const rank = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
 /** The notification a logged event is for a session in `state`; undefined when it is not for it. */
-function notificationFor(text: string, state: PersistedSession): JsonRpcNotification | undefined {
-  let event: { topic?: unknown; payload?: unknown };
-  try {
-    event = JSON.parse(text) as typeof event;
-  } catch {
-    return undefined;
-  }
+function notificationFor(event: LoggedEvent, state: PersistedSession): JsonRpcNotification | undefined {
   if (event.topic === RESOURCE_UPDATED && typeof event.payload === 'string') {
     if (!state.subscriptions.includes(event.payload)) return undefined;
     return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: event.payload } };
