@@ -6,6 +6,7 @@ import { createStreamableHttpClientTransport } from '../../lib/transport/http-cl
 import { startClusterChild } from '../support/cluster-processes';
 import type { ClusterChild } from '../support/cluster-processes';
 import { startRedis } from '../support/redis-server';
+import { post } from '../transport/streamable-http/http-kit';
 import type { RunningRedis } from '../support/redis-server';
 
 // A session whose owner died, asked for by many requests at once on one process: the process takes
@@ -34,17 +35,8 @@ afterAll(async () => {
 });
 
 /** One JSON-RPC request of the session, posted to `url`: its HTTP status and the body read whole. */
-async function post(url: string, sessionId: string, body: object): Promise<{ status: number; text: string }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify(body),
-  });
+async function call(url: string, sessionId: string, body: object): Promise<{ status: number; text: string }> {
+  const response = await post(url, body, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
   return { status: response.status, text: await response.text() };
 }
 
@@ -62,7 +54,7 @@ describe('a session whose owner died, asked for by many requests at once', () =>
     // Requests a little apart, so that some read the record before the claim and some after it.
     const answers: Array<Promise<{ status: number; text: string }>> = [];
     for (let id = 1; id <= 12; id++) {
-      answers.push(post(b.url, sessionId, { jsonrpc: '2.0', id, method: 'ping' }));
+      answers.push(call(b.url, sessionId, { jsonrpc: '2.0', id, method: 'ping' }));
       await new Promise((resolve) => setTimeout(resolve, id % 3));
     }
     const answered = await Promise.all(answers);
@@ -73,7 +65,7 @@ describe('a session whose owner died, asked for by many requests at once', () =>
     expect(await admin.call('HMGET', [record, 'owner', 'epoch'])).toEqual([b.processId, '1']);
 
     // The session's owner writes its events under the epoch it claimed: none is refused.
-    const touched = await post(b.url, sessionId, {
+    const touched = await call(b.url, sessionId, {
       jsonrpc: '2.0',
       id: 99,
       method: 'tools/call',
