@@ -237,6 +237,24 @@ export class Dispatcher {
     if (this.finish(id, entry)) answer(this.toResult(output, request));
   }
 
+  /** The context of `request`, counted in flight as `entry` (a relayed request's, made when asked for). */
+  contextFor(request: JsonRpcRequest, params: MessageParams, revision: Revision, entry: InFlight): RequestContext {
+    return new HandlerContext(request, params, revision, entry, this.sink, undefined);
+  }
+
+  /**
+   * A reader of a handler's output for `request`, counted in flight as `entry`, as `dispatch` reads
+   * it: events to `context`, the last value the result, the end answered through `answer`.
+   */
+  observer(
+    request: JsonRpcRequest,
+    entry: InFlight,
+    context: RequestContext,
+    answer: (answer: Answer) => void,
+  ): OutputSink<unknown> {
+    return new OutputObserver(this, request, entry, context, answer, undefined);
+  }
+
   /**
    * Counts a request as in flight under `id` (one run by `dispatch`, or one served without a
    * handler: a relay, see relay.ts); false, and nothing counted, when that id is in use already.
@@ -323,7 +341,7 @@ class OutputObserver implements OutputSink<unknown> {
     private readonly dispatcher: Dispatcher,
     private readonly request: JsonRpcRequest,
     private readonly entry: InFlight,
-    private readonly context: HandlerContext,
+    private readonly context: RequestContext,
     private readonly answer: (answer: Answer) => void,
     private readonly peer: ModernPeer | undefined,
   ) {}

@@ -169,7 +169,11 @@ function onRequest(conn: ConnectionCore, request: JsonRpcRequest, reply: Replier
   if (passesParamsThrough(handler)) {
     // A relayed handler passes its params through too: other handlers pay no look-up for relays.
     const relay = relayOf(handler);
-    if (relay !== undefined && relayRequest(conn.dispatcher, relay, request, params, negotiated, reply)) return;
+    if (
+      relay !== undefined &&
+      relayRequest(conn.dispatcher, relay, request, params, negotiated, conn.options.owner, reply)
+    )
+      return;
   } else if (definition) {
     const parsed = checkParams(method, negotiated, params);
     if (parsed && !parsed.success) {

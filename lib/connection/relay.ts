@@ -12,21 +12,37 @@ import type { MessageParams } from '../schema/request-meta';
 import type { Revision } from '../schema/revisions';
 import type { Replier } from './connection-core';
 import { passParamsThrough } from './dispatcher';
-import type { Dispatcher, InFlight } from './dispatcher';
-import type { RequestHandler } from './request-handler';
+import type { Answer, Dispatcher, InFlight, OutputSink } from './dispatcher';
+import type { RequestContext, RequestHandler } from './request-handler';
 import type { RequestSink } from './request-pipeline';
+
+/**
+ * What a relay may ask of the request it is given, for work of its own before it sends the request
+ * on (a gateway's limits): the request's context, made when first asked for, and a sink that reads
+ * a handler's output as the dispatcher would (its events to the context, its last value the
+ * result), for a request that needs its handler after all.
+ */
+export interface RelayedCall {
+  context(): RequestContext;
+  output(): OutputSink<unknown>;
+}
 
 /**
  * How a handler's requests may be relayed: `start` sends one on, answering `sink`, and returns what
  * cancels it (undefined when it already ended); or false, having sent nothing, when this request
- * needs the handler (its caller asked for progress, say).
+ * needs the handler (its caller asked for progress, say). `owner` is the connection's (a session),
+ * and `call` what the relay may ask of the request. A relay with `accepts` says beforehand, with
+ * no side effect, whether `start` would take a request.
  */
 export interface RequestRelay {
+  accepts?(method: string, params: MessageParams, revision: Revision): boolean;
   start(
     method: string,
     params: MessageParams,
     revision: Revision,
     sink: RequestSink,
+    owner: unknown,
+    call: RelayedCall,
   ): Unsubscribable | undefined | false;
 }
 
@@ -59,13 +75,14 @@ export function relayRequest(
   request: JsonRpcRequest,
   params: MessageParams,
   revision: Revision,
+  owner: unknown,
   reply: Replier,
 ): boolean {
-  const relayed = new RelayedRequest(dispatcher, request, reply);
+  const relayed = new RelayedRequest(dispatcher, request, params, revision, reply);
   if (!dispatcher.track(request.id, relayed)) return false;
   let upstream: Unsubscribable | undefined | false;
   try {
-    upstream = relay.start(request.method, params, revision, relayed);
+    upstream = relay.start(request.method, params, revision, relayed, owner, relayed);
   } catch (error) {
     // A relay that throws fails this request only, as a handler that throws does.
     relayed.error(error);
@@ -82,18 +99,36 @@ export function relayRequest(
 }
 
 /** One relayed request: in flight at the dispatcher, and the sink of the request sent on. */
-class RelayedRequest implements InFlight, RequestSink {
+class RelayedRequest implements InFlight, RequestSink, RelayedCall {
   cancelled = false;
   subscription: Unsubscribable | undefined = undefined;
+  abort: AbortController | undefined = undefined;
   /** Whether the request sent on ended (with a result or an error). */
   answered = false;
   private result: Record<string, unknown> | undefined = undefined;
+  private made: RequestContext | undefined = undefined;
 
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly request: JsonRpcRequest,
+    private readonly params: MessageParams,
+    private readonly revision: Revision,
     private readonly reply: Replier,
   ) {}
+
+  context(): RequestContext {
+    return (this.made ??= this.dispatcher.contextFor(this.request, this.params, this.revision, this));
+  }
+
+  output(): OutputSink<unknown> {
+    return this.dispatcher.observer(this.request, this, this.context(), (answer: Answer) => {
+      this.answered = true;
+      const { id } = this.request;
+      if (answer === null) this.reply.answer(null);
+      else if ('error' in answer) this.reply.answer(errorResponse(id, answer.error));
+      else this.reply.answer(resultResponse(id, answer.result));
+    });
+  }
 
   next(result: Record<string, unknown>): void {
     this.result = result;

@@ -182,18 +182,21 @@ class SessionRelay implements RequestRelay {
     this.options = timeoutMs === undefined ? UNCHECKED : Object.freeze({ checkResult: false, timeoutMs });
   }
 
+  accepts(_method: string, params: MessageParams, revision: Revision): boolean {
+    // A peer's `_meta` may be anything: only a progress or partial result token asks for the handler.
+    const meta = params._meta as { readonly progressToken?: unknown; readonly partialResultToken?: unknown } | null;
+    if (meta?.progressToken !== undefined || meta?.partialResultToken !== undefined) return false;
+    return takesStraight(this.upstream(), revision);
+  }
+
   start(
     method: string,
     params: MessageParams,
     revision: Revision,
     sink: RequestSink,
   ): Unsubscribable | undefined | false {
-    // A peer's `_meta` may be anything: only a progress or partial result token asks for the handler.
-    const meta = params._meta as { readonly progressToken?: unknown; readonly partialResultToken?: unknown } | null;
-    if (meta?.progressToken !== undefined || meta?.partialResultToken !== undefined) return false;
-    const client = this.upstream();
-    if (!takesStraight(client, revision)) return false;
-    return client.connection.startRequest(method, forwardedParams(params), this.options, sink);
+    if (!this.accepts(method, params, revision)) return false;
+    return this.upstream().connection.startRequest(method, forwardedParams(params), this.options, sink);
   }
 }
 

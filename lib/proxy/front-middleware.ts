@@ -5,11 +5,14 @@
  * downstream session is shown to the middleware as a `ServerSession`: its id, the caller's `auth`
  * (the principal limits count against), what the client declared.
  */
-import type { Observable } from '../rx/rxjs';
+import type { Observable, Unsubscribable } from '../rx/rxjs';
 import type { Connection } from '../connection/connection';
 import { passesParamsThrough, passParamsThrough } from '../connection/dispatcher';
 import { relayOf, relayThrough } from '../connection/relay';
 import type { RequestHandler } from '../connection/dispatcher';
+import type { RelayedCall, RequestRelay } from '../connection/relay';
+import type { RequestSink } from '../connection/request-pipeline';
+import type { MessageParams } from '../schema/request-meta';
 import { decidesAtOnce } from '../server/middleware-runner';
 import type { LogLevel } from '../connection/handler-events';
 import { withMiddleware } from '../server/middleware';
@@ -101,6 +104,26 @@ const VIEW: unique symbol = Symbol('rxmcp.proxy.sessionView');
 /** A downstream session's state, with the slot its view is kept in. */
 type ViewedState = DownstreamState & { [VIEW]?: DownstreamSessionView };
 
+/** The relay of the middleware around a handler, given the downstream session's view as the owner. */
+class ViewingRelay implements RequestRelay {
+  constructor(private readonly relay: RequestRelay) {}
+
+  accepts(method: string, params: MessageParams, revision: Revision): boolean {
+    return this.relay.accepts?.(method, params, revision) ?? true;
+  }
+
+  start(
+    method: string,
+    params: MessageParams,
+    revision: Revision,
+    sink: RequestSink,
+    owner: unknown,
+    call: RelayedCall,
+  ): Unsubscribable | undefined | false {
+    return this.relay.start(method, params, revision, sink, viewOf(owner as ViewedState | undefined), call);
+  }
+}
+
 function viewOf(owner: ViewedState | undefined): DownstreamSessionView | undefined {
   if (owner === undefined || owner === null) return undefined;
   return (owner[VIEW] ??= new DownstreamSessionView(owner));
@@ -130,7 +153,9 @@ export function withFrontMiddleware(
     // The owner is the downstream session (a modern request has none), which holds a DownstreamState.
     const outer: RequestHandler<string, ViewedState | undefined> = (params, context, owner) =>
       inner(params, context, viewOf(owner));
-    wrapped[method] = atOnce && passesParamsThrough(handler) ? passParamsThrough(outer) : outer;
+    const admitting = atOnce ? relayOf(inner) : undefined;
+    if (admitting !== undefined) wrapped[method] = relayThrough(outer as RequestHandler, new ViewingRelay(admitting));
+    else wrapped[method] = atOnce && passesParamsThrough(handler) ? passParamsThrough(outer) : outer;
   }
   return wrapped;
 }

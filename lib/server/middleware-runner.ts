@@ -13,8 +13,11 @@ import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '
 import type { HandlerEvent } from '../connection/handler-events';
 import { admissionOf, RUN_MIDDLEWARE, runMiddleware } from '../connection/middleware';
 import type { Admission, AdmissionHold, Middleware, MiddlewareRequest } from '../connection/middleware';
-import { relayOf } from '../connection/relay';
-import type { RequestRelay } from '../connection/relay';
+import { relayOf, relayThrough } from '../connection/relay';
+import type { RelayedCall, RequestRelay } from '../connection/relay';
+import type { RequestSink } from '../connection/request-pipeline';
+import type { MessageParams } from '../schema/request-meta';
+import type { Revision } from '../schema/revisions';
 import { eventsOf, streamed, useAdmittedRunner } from './middleware';
 import { contextOf } from './request-contexts';
 import type { ServerContext } from './server-context';
@@ -128,12 +131,62 @@ class AdmissionChain {
  */
 function runAround(handler: RequestHandler, chain: Chain): RequestHandler {
   if (chain.length === 0) return handler;
-  let admitting = new AdmissionChain(handler, chain);
-  if (admitting.admits.length === 0 && !admitting.replaceable) return streamed(handler, chain);
-  return (params, context, owner) => {
-    if (admitting.replaceable && admitting.stale) admitting = new AdmissionChain(handler, chain);
-    return new AdmittedCall(admitting, params, context, owner);
-  };
+  const admissions = new Admissions(handler, chain);
+  if (admissions.current.admits.length === 0 && !admissions.current.replaceable) return streamed(handler, chain);
+  const around: RequestHandler = (params, context, owner) => new AdmittedCall(admissions.now(), params, context, owner);
+  // A relaying handler's admitted requests are relayed from the connection, with no handler between.
+  const { relay, admits, chain: flat } = admissions.current;
+  if (relay?.accepts === undefined || admits.length < flat.length) return around;
+  return relayThrough(around, new AdmittingRelay(admissions, relay));
+}
+
+/** The admission chain of a handler and its middleware, made again when replaceable middleware was replaced. */
+class Admissions {
+  current: AdmissionChain;
+
+  constructor(
+    private readonly handler: RequestHandler,
+    private readonly chain: Chain,
+  ) {
+    this.current = new AdmissionChain(handler, chain);
+  }
+
+  now(): AdmissionChain {
+    const current = this.current;
+    if (!current.replaceable || !current.stale) return current;
+    return (this.current = new AdmissionChain(this.handler, this.chain));
+  }
+}
+
+/**
+ * The relay of a handler with middleware that decides at once around it: a request the handler's
+ * relay accepts is admitted on the relay's own path (with the request's context made for the
+ * middleware), then relayed; one that the chain sends on as streams gets the handler, through the
+ * dispatcher's reading of its output. A chain that no longer decides at once (replaced) declines.
+ */
+class AdmittingRelay implements RequestRelay {
+  constructor(
+    private readonly admissions: Admissions,
+    private readonly relay: RequestRelay,
+  ) {}
+
+  accepts(method: string, params: MessageParams, revision: Revision): boolean {
+    return this.relay.accepts!(method, params, revision);
+  }
+
+  start(
+    method: string,
+    params: MessageParams,
+    revision: Revision,
+    sink: RequestSink,
+    owner: unknown,
+    call: RelayedCall,
+  ): Unsubscribable | undefined | false {
+    const admitting = this.admissions.now();
+    if (admitting.admits.length < admitting.chain.length || !this.relay.accepts!(method, params, revision))
+      return false;
+    return new AdmittedCall(admitting, params, call.context(), owner, call).start(sink);
+  }
 }
 
 /**
@@ -153,6 +206,8 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     private readonly params: Record<string, unknown>,
     private readonly context: RequestContext,
     private readonly owner: unknown,
+    /** The relayed request this call admits, whose sink takes results only. */
+    private readonly relayed?: RelayedCall,
   ) {
     super();
   }
@@ -173,9 +228,12 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     } catch (error) {
       return this.refuse(sink, error);
     }
+    const rest = index < chain.length;
+    // What the rest of the chain emits may be events: a relayed request's own sink takes results only.
+    const base = rest && this.relayed !== undefined ? this.relayed.output() : sink;
     // With holds, the end passes through this call (to release them); without, nothing does.
-    const target = this.holds === undefined ? sink : this.between(sink);
-    const inner = index < chain.length ? this.runRest(index, request, server, target) : this.runHandler(target);
+    const target = this.holds === undefined ? base : this.between(base);
+    const inner = rest ? this.runRest(index, request, server, target) : this.runHandler(target);
     if (this.holds === undefined || this.ended) return inner;
     this.inner = inner;
     return this;
@@ -222,8 +280,18 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     let output: unknown;
     try {
       if (relay !== undefined) {
-        const relayed = relay.start(this.context.method, this.params, this.context.revision, target);
+        const { method, revision } = this.context;
+        const relayed = relay.start(
+          method,
+          this.params,
+          revision,
+          target,
+          this.owner,
+          this.relayed ?? new DispatchedCall(this.context, target),
+        );
         if (relayed !== false) return relayed;
+        // Admitted on the relay's path for a relay that accepted it: it cannot go to the handler now.
+        if (this.relayed !== undefined) throw new Error(`the relay declined ${method} after accepting it`);
       }
       output = this.admitting.handler(this.params, this.context, this.owner);
     } catch (error) {
@@ -253,6 +321,20 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     if (!Array.isArray(holds)) holds.release();
     // The innermost first, as streams would finalize them.
     else for (let i = holds.length - 1; i >= 0; i--) holds[i]!.release();
+  }
+}
+
+/** A request the dispatcher runs, as a relay asks of it: its context, and the dispatcher's reader of its output. */
+class DispatchedCall implements RelayedCall {
+  constructor(
+    private readonly made: RequestContext,
+    private readonly sink: OutputSink<unknown>,
+  ) {}
+  context(): RequestContext {
+    return this.made;
+  }
+  output(): OutputSink<unknown> {
+    return this.sink;
   }
 }
 

@@ -2,12 +2,16 @@ import { createConnection } from '../../lib/connection/create-connection';
 import type { Connection } from '../../lib/connection/connection';
 import type { RequestHandler } from '../../lib/connection/dispatcher';
 import { relayOf, relayThrough } from '../../lib/connection/relay';
-import type { RequestRelay } from '../../lib/connection/relay';
+import type { RelayedCall, RequestRelay } from '../../lib/connection/relay';
+import { Dispatcher } from '../../lib/connection/dispatcher';
+import { progress } from '../../lib/connection/handler-events';
 import type { RequestSink } from '../../lib/connection/request-pipeline';
 import { JsonRpcError, RequestTimeoutError } from '../../lib/jsonrpc/errors';
 import { createInMemoryPair } from '../../lib/transport/in-memory/in-memory-transport';
 import { withFrontMiddleware } from '../../lib/proxy/front-middleware';
-import { concurrencyLimit } from '../../lib/server/middleware-kit';
+import { concurrencyLimit, rateLimit } from '../../lib/server/middleware-kit';
+import { toolPolicy } from '../../lib/server/tool-policy';
+import { of } from 'rxjs';
 import type { ServerMiddleware } from '../../lib/server/middleware';
 import { rawPeer } from '../support/raw-peer';
 import type { RawPeer } from '../support/raw-peer';
@@ -35,10 +39,37 @@ class HeldRelay implements RequestRelay {
   }
 }
 
-/** What `serving` may change: the capabilities declared, middleware around the handler. */
+/** A relay that says beforehand which requests it takes (`accepts`), as a proxy's does. */
+class AcceptingRelay extends HeldRelay {
+  /** Declines in `start` a request it accepted, when set (a relay that breaks its word). */
+  breaksWord = false;
+  readonly calls: RelayedCall[] = [];
+
+  accepts(_method: string, params: Record<string, unknown>) {
+    return !this.declines(params);
+  }
+
+  override start(
+    method: string,
+    params: Record<string, unknown>,
+    revision: string,
+    sink: RequestSink,
+    _owner?: unknown,
+    call?: RelayedCall,
+  ) {
+    if (this.breaksWord) return false;
+    if (call !== undefined) this.calls.push(call);
+    return super.start(method, params, revision, sink);
+  }
+}
+
+/** What `serving` may change: the capabilities declared, middleware around the handler, its output. */
 interface ServingOptions {
   readonly capabilities?: Record<string, unknown>;
   readonly middleware?: ServerMiddleware[];
+  /** The methods served (default `tools/call`), each by the handler and the relay. */
+  readonly methods?: string[];
+  readonly output?: (params: Record<string, unknown>) => unknown;
 }
 
 async function serving(
@@ -48,9 +79,11 @@ async function serving(
   const handled: unknown[] = [];
   const handler: RequestHandler = (params) => {
     handled.push(params);
-    return { content: [{ type: 'text', text: 'from the handler' }] };
+    return (options.output?.(params) ?? { content: [{ type: 'text', text: 'from the handler' }] }) as never;
   };
-  const handlers = { 'tools/call': relayThrough(handler, relay) };
+  const handlers = Object.fromEntries(
+    (options.methods ?? ['tools/call']).map((method) => [method, relayThrough(handler, relay)]),
+  );
   const [clientSide, serverSide] = createInMemoryPair();
   // As a proxy's front serves it: the owner is the downstream session, which middleware sees.
   const owner: { connection?: Connection; transport: typeof serverSide; level: 'debug' } = {
@@ -203,5 +236,93 @@ describe('a relayed request behind a proxy’s middleware that decides at once',
     await settle();
     expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }, { name: 'third' }]);
     expect(handled).toEqual([]);
+  });
+});
+
+describe('a request admitted on the relay’s own path (a relay that accepts beforehand)', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('is admitted and relayed with no handler dispatched, refused ones reach neither, and holds end with the answer', async () => {
+    const relay = new AcceptingRelay();
+    const dispatched = jest.spyOn(Dispatcher.prototype, 'dispatch');
+    const { peer, handled } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'first' } });
+    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'second' } });
+    expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32029, data: { name: 'concurrent' } } });
+    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }]);
+    relay.started[0]!.sink.next({ content: [] });
+    relay.started[0]!.sink.complete();
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
+    peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'third' } });
+    await settle();
+    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }, { name: 'third' }]);
+    expect(handled).toEqual([]);
+    expect(dispatched.mock.calls.filter(([request]) => request.method === 'tools/call')).toEqual([]);
+  });
+
+  it('cancelled, cancels the call sent on, aborts the context the middleware saw, and frees its place', async () => {
+    const relay = new AcceptingRelay();
+    const signals: AbortSignal[] = [];
+    const seen = concurrencyLimit({
+      limit: 1,
+      when: (_request, context) => {
+        signals.push(context.signal);
+        return true;
+      },
+    });
+    const { peer } = await serving(relay, { middleware: [seen] });
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'long' } });
+    await settle();
+    expect(relay.started).toHaveLength(1);
+    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    await settle();
+    expect(relay.cancelled).toBe(1);
+    expect(signals[0]!.aborted).toBe(true);
+    relay.answerAtOnce = { content: [{ type: 'text', text: 'next' }] };
+    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next' } });
+    expect(await peer.nextMatching(byId(2))).toMatchObject({ result: { content: [{ text: 'next' }] } });
+  });
+
+  it('declined beforehand, goes to its handler and is counted once', async () => {
+    const relay = new AcceptingRelay();
+    relay.declines = (params) => params.name === 'mine';
+    const { peer, handled } = await serving(relay, {
+      middleware: [rateLimit({ limit: 2, windowMs: 60_000 })],
+    });
+    for (const id of [1, 2]) peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'mine' } });
+    expect(await peer.nextMatching(byId(2))).toMatchObject({ result: { content: [{ text: 'from the handler' }] } });
+    peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'mine' } });
+    expect(await peer.nextMatching(byId(3))).toMatchObject({ error: { code: -32029 } });
+    expect(handled).toHaveLength(2);
+    expect(relay.started).toEqual([]);
+  });
+
+  it('sent on as streams by its middleware (a filtered listing), reads the handler’s events and result', async () => {
+    const relay = new AcceptingRelay();
+    const { peer, handled } = await serving(relay, {
+      capabilities: { tools: {} },
+      methods: ['tools/list'],
+      middleware: [toolPolicy({ tools: { secret: { scopes: ['admin'] } } })],
+      output: () => of(progress(1, 2), { tools: [{ name: 'open' }, { name: 'secret' }] }),
+    });
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { progressToken: 'p' } } });
+    expect(await peer.nextMatching((frame) => frame.method === 'notifications/progress')).toMatchObject({
+      params: { progressToken: 'p', progress: 1, total: 2 },
+    });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { tools: [{ name: 'open' }] } });
+    expect(handled).toHaveLength(1);
+    expect(relay.started).toEqual([]);
+  });
+
+  it('fails with -32603 and frees its place when the relay declines what it accepted', async () => {
+    const relay = new AcceptingRelay();
+    relay.breaksWord = true;
+    const { peer } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a' } });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ error: { code: -32603 } });
+    relay.breaksWord = false;
+    relay.answerAtOnce = { content: [] };
+    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'b' } });
+    expect(await peer.nextMatching(byId(2))).toMatchObject({ result: { content: [] } });
   });
 });
