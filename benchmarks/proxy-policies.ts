@@ -3,25 +3,25 @@
  * `tools/call` through `proxy()`, plain and `policed` (a rate limit, a concurrency cap and a tool
  * policy per verified caller, and every request counted for `/metrics`), with 1 and 64 calls in
  * flight, in memory (nothing but the proxy's own work is timed: the worst case) and from stdio to
- * HTTP (a proxy process between a client and a server process, as a gateway runs). In memory, each
- * side runs in a process of its own, as a gateway runs one configuration (see proxy-side.ts); from
- * stdio to HTTP, the two sides stay open and take turns, round after round. Each side's figure is
- * the median of its rounds, and the ratio is policed over plain (target: at least 0.9). Each round is timed by the wall clock
- * (calls per second) and, in memory, by the CPU time the process used (calls per CPU second), which
- * what else the machine runs changes less; the ratio of each is given with the spread of the
- * ratios of single rounds.
+ * HTTP (a proxy process between a client and a server process, as a gateway runs). Each side's
+ * figure is the median of its measurements, and the ratio is policed over plain (target: at least
+ * 0.9), given with the spread of the ratios of measurements taken in the same turn.
  *
- *   npm run build:bench && node dist/benchmarks/proxy-policies.js [--rounds=7] [--ms=1000]
- *     [--processes=3] [--only=in-memory,stdio-to-http]
+ * In memory, each side runs in a process of its own, as a gateway runs one configuration (see
+ * proxy-side.ts), and the two processes take turns, `--turn-ms` each (proxy-turns.ts): what the
+ * machine does meanwhile falls on both alike. Each measurement is timed by the wall clock (calls
+ * per second) and by the CPU time the process used (calls per CPU second). Processes of one code
+ * differ (each compiles the shared code its own way): `--processes=N` runs N sets of them, one
+ * after another, `--turns` measurements per side each. From stdio to HTTP, the two sides stay open
+ * in this process and take turns, `--rounds` of `--ms` each.
  *
- * In memory, most of the spread is between processes rather than between the rounds of one (each
- * process compiles the shared code its own way): `--processes=N` runs N processes per side, the
- * rounds shared among them, for a median that a single process sways less.
+ *   npm run build:bench && node dist/benchmarks/proxy-policies.js [--processes=3] [--turns=12]
+ *     [--turn-ms=250] [--rounds=7] [--ms=1000] [--only=in-memory,stdio-to-http]
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { ProxySide } from './proxy-cost';
+import { inTurns } from './proxy-turns';
+import type { SideSample } from './proxy-turns';
 import type { CallHarness } from './workload';
 
 const arg = (name: string, fallback: number): number => {
@@ -61,36 +61,25 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-/** One in-memory side's rounds, in a process of its own (proxy-side.ts), after as long a warm-up. */
-function isolated(side: ProxySide, inFlight: number, rounds: number): Promise<Figure[]> {
-  const args = [side, inFlight, 1000, MEASURE_MS, 1, MEASURE_MS, rounds].map(String);
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(__dirname, 'proxy-side.js'), ...args], (error, stdout) => {
-      if (error) return reject(error);
-      const lines = stdout.trim().split('\n');
-      resolve(lines.map((line) => JSON.parse(line) as { perSecond: number; cpuMicros: number }).map(figureOf));
-    });
-  });
-}
-
-const figureOf = (sample: { perSecond: number; cpuMicros: number }): Figure => ({
-  wall: sample.perSecond,
-  cpu: 1e6 / sample.cpuMicros,
-});
-
-/** Processes per side in memory, taking turns. */
+/** Processes per side in memory, one set after another. */
 const PROCESSES = arg('processes', 3);
+/** Measurements per side by each set of processes, and the length of each (in memory). */
+const TURNS = arg('turns', 12);
+const TURN_MS = arg('turn-ms', 250);
+
+const figureOf = (sample: SideSample): Figure => ({ wall: sample.perSecond, cpu: 1e6 / sample.cpuMicros });
 
 /**
  * Both sides in memory, each in processes of its own (a gateway runs one configuration):
- * `PROCESSES` per side, taking turns, each measuring its share of the rounds.
+ * `PROCESSES` sets of one process per side, each set measuring its sides in turns (proxy-turns.ts).
  */
 async function apart(inFlight: number): Promise<Map<ProxySide, Figure[]>> {
   const figures = new Map<ProxySide, Figure[]>(SIDES.map((side) => [side, []]));
-  for (let turn = 0; turn < PROCESSES; turn++) {
-    const order = turn % 2 === 0 ? SIDES : [...SIDES].reverse();
-    for (const side of order)
-      figures.get(side)!.push(...(await isolated(side, inFlight, Math.ceil(ROUNDS / PROCESSES))));
+  for (let set = 0; set < PROCESSES; set++) {
+    const order = set % 2 === 0 ? SIDES : [...SIDES].reverse();
+    const settings = { inFlight, warmupCalls: 1000, warmupMs: MEASURE_MS, calls: 1, ms: TURN_MS };
+    for (const [side, samples] of await inTurns(order, TURNS, settings))
+      figures.get(side)!.push(...samples.map(figureOf));
   }
   return figures;
 }

@@ -9,9 +9,7 @@
  *   node dist/benchmarks/run.js [--quick] [--only=calls,cold,scale,large,memory,fanout,stream,load,proxy,cluster]
  *     [--transports=in-memory,stdio,http-stateful,http-stateless,http-2026] [--raw=<file> --run=<index>]
  */
-import { execFile } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { callWorkloads, largeWorkloads, scaleWorkloads } from './call-workloads';
 import { clusterHarness, routingHarness, startBenchRedis } from './cluster-cost';
@@ -21,10 +19,12 @@ import type { LoadRole } from './load-time';
 import { memoryWorkloads } from './memory-workloads';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { ProxySide } from './proxy-cost';
+import { inTurns } from './proxy-turns';
+import type { SideSample } from './proxy-turns';
 import { publish, rawFile, reportName } from './publish';
 import { STREAM_CHUNKS, streamHarness } from './stream-cost';
 import { readRawRun, record, writeRawRun } from './samples';
-import type { Sample, Samples } from './samples';
+import type { Samples } from './samples';
 import { alternating, CALL_SCALE, inOrder, log, narrowed, quick, RUN_INDEX, SETTINGS, wanted } from './settings';
 import { timeCalls } from './timing';
 
@@ -62,31 +62,17 @@ const PROXY_ROUNDS = quick ? 3 : 7;
 const PROXY_PROCESS_REPETITIONS = quick ? 1 : 3;
 
 /**
- * The rounds of one side of the in-memory proxy rows, measured in a process of its own (see
- * proxy-side.ts): warmed up as the other rows are, then `PROXY_ROUNDS` measurements of a quarter
- * of theirs each.
+ * The in-memory proxy rows' sides, each measured in a process of its own (see proxy-side.ts),
+ * warmed up as the other rows are, the three processes then taking turns (proxy-turns.ts):
+ * `PROXY_ROUNDS` measurements each, of a quarter of theirs each.
  */
-function inMemoryProxySide(side: ProxySide, inFlight: number): Promise<Sample[]> {
-  const args = [
-    side,
+function inMemoryProxySides(sides: readonly ProxySide[], inFlight: number): Promise<Map<ProxySide, SideSample[]>> {
+  return inTurns(sides, PROXY_ROUNDS, {
     inFlight,
-    SETTINGS.warmup,
-    SETTINGS.warmupMs,
-    SETTINGS.calls,
-    SETTINGS.measureMs / 4,
-    PROXY_ROUNDS,
-  ];
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(__dirname, 'proxy-side.js'), ...args.map(String)], (error, stdout) => {
-      if (error) reject(error);
-      else
-        resolve(
-          stdout
-            .trim()
-            .split('\n')
-            .map((line) => JSON.parse(line) as Sample),
-        );
-    });
+    warmupCalls: SETTINGS.warmup,
+    warmupMs: SETTINGS.warmupMs,
+    calls: SETTINGS.calls,
+    ms: SETTINGS.measureMs / 4,
   });
 }
 
@@ -102,8 +88,9 @@ async function proxyWorkloads(samples: Samples) {
         // The policed proxy is the gateway as production runs it: limits, tool rules and metrics.
         // Each side runs in a process of its own, as a gateway runs one configuration.
         for (let rep = 0; rep < PROXY_PROCESS_REPETITIONS; rep++) {
-          for (const side of alternating(rep, ['direct', 'proxied', 'policed'] as const))
-            for (const sample of await inMemoryProxySide(side, inFlight)) record(samples, key(side), sample);
+          const sides = alternating(rep, ['direct', 'proxied', 'policed'] as const);
+          for (const [side, measured] of await inMemoryProxySides(sides, inFlight))
+            for (const sample of measured) record(samples, key(side), sample);
         }
       } else {
         for (let rep = 0; rep < PROXY_PROCESS_REPETITIONS; rep++) {
