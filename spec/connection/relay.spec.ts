@@ -103,6 +103,8 @@ async function serving(
   return { peer, connection, handled };
 }
 
+afterEach(() => jest.restoreAllMocks());
+
 const byId = (id: unknown) => (frame: Record<string, unknown>) => frame.id === id;
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -223,41 +225,36 @@ describe('a relayed request', () => {
 
 describe('a relayed request behind a proxy’s middleware that decides at once', () => {
   it('is relayed once admitted, holds its place until answered, and a refused one reaches neither', async () => {
-    const relay = new HeldRelay();
-    const { peer, handled } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
-    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'first' } });
-    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'second' } });
-    expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32029 } });
-    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }]);
-    relay.started[0]!.sink.next({ content: [] });
-    relay.started[0]!.sink.complete();
-    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
-    peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'third' } });
-    await settle();
-    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }, { name: 'third' }]);
-    expect(handled).toEqual([]);
+    // A relay that cannot say beforehand what it takes: each call is dispatched, then relayed.
+    expect(await twoUnderALimitOfOne(new HeldRelay())).toEqual({ handled: [], dispatched: 3 });
   });
 });
 
-describe('a request admitted on the relay’s own path (a relay that accepts beforehand)', () => {
-  afterEach(() => jest.restoreAllMocks());
+/**
+ * Three calls under a concurrency limit of one, the second while the first is relayed: the second is
+ * refused, the first answered, the third relayed after it. What the handler got, and how many of
+ * the calls the dispatcher ran.
+ */
+async function twoUnderALimitOfOne(relay: HeldRelay): Promise<{ handled: unknown[]; dispatched: number }> {
+  const dispatch = jest.spyOn(Dispatcher.prototype, 'dispatch');
+  const { peer, handled } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
+  peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'first' } });
+  peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'second' } });
+  expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32029, data: { name: 'concurrent' } } });
+  expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }]);
+  relay.started[0]!.sink.next({ content: [] });
+  relay.started[0]!.sink.complete();
+  expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
+  peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'third' } });
+  await settle();
+  expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }, { name: 'third' }]);
+  const dispatched = dispatch.mock.calls.filter(([request]) => request.method === 'tools/call').length;
+  return { handled, dispatched };
+}
 
+describe('a request admitted on the relay’s own path (a relay that accepts beforehand)', () => {
   it('is admitted and relayed with no handler dispatched, refused ones reach neither, and holds end with the answer', async () => {
-    const relay = new AcceptingRelay();
-    const dispatched = jest.spyOn(Dispatcher.prototype, 'dispatch');
-    const { peer, handled } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
-    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'first' } });
-    peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'second' } });
-    expect(await peer.nextMatching(byId(2))).toMatchObject({ error: { code: -32029, data: { name: 'concurrent' } } });
-    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }]);
-    relay.started[0]!.sink.next({ content: [] });
-    relay.started[0]!.sink.complete();
-    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
-    peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'third' } });
-    await settle();
-    expect(relay.started.map(({ params }) => params)).toEqual([{ name: 'first' }, { name: 'third' }]);
-    expect(handled).toEqual([]);
-    expect(dispatched.mock.calls.filter(([request]) => request.method === 'tools/call')).toEqual([]);
+    expect(await twoUnderALimitOfOne(new AcceptingRelay())).toEqual({ handled: [], dispatched: 0 });
   });
 
   it('cancelled, cancels the call sent on, aborts the context the middleware saw, and frees its place', async () => {
