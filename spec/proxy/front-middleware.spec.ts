@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
 import { ErrorCode, JsonRpcError } from '../../lib/jsonrpc/errors';
@@ -245,5 +247,74 @@ describe('proxy({ middleware })', () => {
     expect(await failureOf(caller.promises.callTool('fail'))).toMatchObject({ code: -32002, message: 'gone upstream' });
     front.close();
     client.close();
+  });
+
+  it('serves the official SDK client over authenticated HTTP, each call admitted once on whichever path it takes', async () => {
+    const upstream = createServer({ name: 'files', version: '1.0.0' });
+    upstream.tool({ name: 'read', handler: () => textResult('read') });
+    upstream.tool({ name: 'deploy', handler: () => textResult('deployed') });
+    upstream.tool({
+      name: 'slow',
+      handler: (_args, context) => {
+        context.progress(1, 2);
+        return textResult('slow');
+      },
+    });
+    const [clientSide, serverSide] = createInMemoryPair();
+    upstream.connect(serverSide);
+    const client = await connect(clientSide, { name: 'gateway', version: '1.0.0', protocolVersion: '2025-11-25' });
+    const front = proxy(client, {
+      middleware: [
+        toolPolicy({ tools: { deploy: { scopes: ['deploy'] } } }),
+        rateLimit({ name: 'calls', limit: 4, windowMs: 60_000, when: (r) => r.method === 'tools/call' }),
+        concurrencyLimit({ limit: 8 }),
+      ],
+    });
+    const auth: RequestAuthenticator = {
+      authenticate: (headers) =>
+        Promise.resolve(
+          headers.authorization === 'Bearer jo'
+            ? { ok: true, info: user('jo') }
+            : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
+        ),
+      serveMetadata: () => false,
+      insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
+    };
+    const running = await startStreamableHttpServer({ server: front, port: 0, auth });
+    const sdk = new Client({ name: 'sdk-downstream', version: '1.0.0' });
+    try {
+      await sdk.connect(
+        new StreamableHTTPClientTransport(new URL(running.url), {
+          requestInit: { headers: { authorization: 'Bearer jo' } },
+        }),
+      );
+      const text = (result: Record<string, unknown>) => (result.content as Array<{ text: string }>)[0]!.text;
+      // Relayed once admitted.
+      expect(text(await sdk.callTool({ name: 'read', arguments: {} }))).toBe('read');
+      // Asks for progress: its handler forwards it, admitted on the handler's path.
+      const progress: number[] = [];
+      const slow = await sdk.callTool({ name: 'slow', arguments: {} }, undefined, {
+        onprogress: (update) => progress.push(update.progress),
+      });
+      expect([text(slow), progress]).toEqual(['slow', [1]]);
+      // The listing is filtered for the caller as it comes back; a refused tool counts for nothing.
+      expect((await sdk.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['read', 'slow']);
+      await expect(sdk.callTool({ name: 'deploy', arguments: {} })).rejects.toMatchObject({
+        code: ErrorCode.Forbidden,
+      });
+      // Two calls counted so far, whichever path each took: two more pass, the fifth is refused.
+      expect(text(await sdk.callTool({ name: 'read', arguments: {} }))).toBe('read');
+      expect(text(await sdk.callTool({ name: 'read', arguments: {} }))).toBe('read');
+      const refused = sdk.callTool({ name: 'read', arguments: {} });
+      await expect(refused).rejects.toMatchObject({
+        code: ErrorCode.RateLimited,
+        data: { name: 'calls', limit: 4 },
+      });
+    } finally {
+      await sdk.close();
+      await running.close();
+      front.close();
+      client.close();
+    }
   });
 });
