@@ -54,6 +54,20 @@ async function sessionAs(front: McpProxy, auth: AuthInfo | undefined): Promise<M
   return client;
 }
 
+/** An endpoint's authenticator that takes `Bearer <subject>` for each of `subjects`, as that user. */
+const bearers = (...subjects: string[]): RequestAuthenticator => ({
+  authenticate: (headers) => {
+    const subject = headers.authorization?.startsWith('Bearer ') ? headers.authorization.slice(7) : undefined;
+    return Promise.resolve(
+      subject !== undefined && subjects.includes(subject)
+        ? { ok: true, info: user(subject) }
+        : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
+    );
+  },
+  serveMetadata: () => false,
+  insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
+});
+
 const failureOf = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
@@ -96,16 +110,7 @@ describe('aggregate({ middleware })', () => {
 
   it('runs around modern requests over HTTP too, with the principal the endpoint verified', async () => {
     const front = aggregate({ files: await upstreamClient() }, { middleware: limits() });
-    const auth: RequestAuthenticator = {
-      authenticate: (headers) =>
-        Promise.resolve(
-          headers.authorization === 'Bearer erin' || headers.authorization === 'Bearer fred'
-            ? { ok: true, info: user(headers.authorization.slice(7)) }
-            : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
-        ),
-      serveMetadata: () => false,
-      insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
-    };
+    const auth = bearers('erin', 'fred');
     const running = await startStreamableHttpServer({ server: front, port: 0, auth });
     try {
       const modernAs = async (token: string) => {
@@ -186,16 +191,7 @@ describe('proxy({ middleware })', () => {
     const front = proxy(await upstreamClient(), {
       middleware: [rateLimit({ name: 'calls', limit: 2, windowMs: 60_000, when: (r) => r.method === 'tools/call' })],
     });
-    const auth: RequestAuthenticator = {
-      authenticate: (headers) =>
-        Promise.resolve(
-          headers.authorization === 'Bearer ivy'
-            ? { ok: true, info: user('ivy') }
-            : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
-        ),
-      serveMetadata: () => false,
-      insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
-    };
+    const auth = bearers('ivy');
     const running = await startStreamableHttpServer({ server: front, port: 0, auth });
     try {
       const as = async (protocolVersion: '2025-11-25' | '2026-07-28') => {
@@ -270,16 +266,7 @@ describe('proxy({ middleware })', () => {
         concurrencyLimit({ limit: 8 }),
       ],
     });
-    const auth: RequestAuthenticator = {
-      authenticate: (headers) =>
-        Promise.resolve(
-          headers.authorization === 'Bearer jo'
-            ? { ok: true, info: user('jo') }
-            : { ok: false, status: 401, wwwAuthenticate: 'Bearer', description: 'no' },
-        ),
-      serveMetadata: () => false,
-      insufficientScope: () => ({ status: 403, wwwAuthenticate: 'Bearer', description: 'no' }),
-    };
+    const auth = bearers('jo');
     const running = await startStreamableHttpServer({ server: front, port: 0, auth });
     const sdk = new Client({ name: 'sdk-downstream', version: '1.0.0' });
     try {
