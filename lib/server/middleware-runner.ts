@@ -195,16 +195,18 @@ class AdmittingRelay implements RequestRelay {
  * when it ends (answered, failed or cancelled). It then starts the handler with the reader's own
  * sink (or, with holds, with itself in between), or the rest of the chain as streams.
  */
-class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubscribable {
+class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubscribable, RelayedCall {
   private sink: OutputSink<unknown> | undefined;
   private holds: AdmissionHold | AdmissionHold[] | undefined;
   private inner: Unsubscribable | undefined;
   private ended = false;
+  /** Where the handler's output goes, once known: what a relay asks for as `output()`. */
+  private target: OutputSink<unknown> | undefined = undefined;
 
   constructor(
     private readonly admitting: AdmissionChain,
     private readonly params: Record<string, unknown>,
-    private readonly context: RequestContext,
+    private readonly requestContext: RequestContext,
     private readonly owner: unknown,
     /** The relayed request this call admits, whose sink takes results only. */
     private readonly relayed?: RelayedCall,
@@ -213,8 +215,8 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
   }
 
   start(sink: OutputSink<HandlerResult | HandlerEvent>): Unsubscribable | undefined {
-    const server = contextOf(this.context, this.owner);
-    const request: MiddlewareRequest = { method: this.context.method, params: this.params };
+    const server = contextOf(this.requestContext, this.owner);
+    const request: MiddlewareRequest = { method: this.requestContext.method, params: this.params };
     const { admits, chain } = this.admitting;
     let index = 0;
     try {
@@ -237,6 +239,15 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     if (this.holds === undefined || this.ended) return inner;
     this.inner = inner;
     return this;
+  }
+
+  /** The dispatched request's context, for a relay that asks for it. */
+  context(): RequestContext {
+    return this.requestContext;
+  }
+  /** The dispatcher's reader of this call's output (or this call, holding its slots, in front of it). */
+  output(): OutputSink<unknown> {
+    return this.target!;
   }
 
   next(value: unknown): void {
@@ -265,7 +276,7 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
   private runRest(index: number, request: MiddlewareRequest, server: ServerContext, target: OutputSink<unknown>) {
     const { handler, rests } = this.admitting;
     return runMiddleware(rests[index]!, request, server, (passed) =>
-      eventsOf(handler(passed.params, this.context, this.owner)),
+      eventsOf(handler(passed.params, this.requestContext, this.owner)),
     ).subscribe(target);
   }
 
@@ -280,20 +291,15 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     let output: unknown;
     try {
       if (relay !== undefined) {
-        const { method, revision } = this.context;
-        const relayed = relay.start(
-          method,
-          this.params,
-          revision,
-          target,
-          this.owner,
-          this.relayed ?? new DispatchedCall(this.context, target),
-        );
+        const { method, revision } = this.requestContext;
+        // Dispatched, this call is what the relay may ask of the request (see `context`, `output`).
+        this.target = target;
+        const relayed = relay.start(method, this.params, revision, target, this.owner, this.relayed ?? this);
         if (relayed !== false) return relayed;
         // Admitted on the relay's path for a relay that accepted it: it cannot go to the handler now.
         if (this.relayed !== undefined) throw new Error(`the relay declined ${method} after accepting it`);
       }
-      output = this.admitting.handler(this.params, this.context, this.owner);
+      output = this.admitting.handler(this.params, this.requestContext, this.owner);
     } catch (error) {
       target.error(error);
       return undefined;
@@ -321,20 +327,6 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
     if (!Array.isArray(holds)) holds.release();
     // The innermost first, as streams would finalize them.
     else for (let i = holds.length - 1; i >= 0; i--) holds[i]!.release();
-  }
-}
-
-/** A request the dispatcher runs, as a relay asks of it: its context, and the dispatcher's reader of its output. */
-class DispatchedCall implements RelayedCall {
-  constructor(
-    private readonly made: RequestContext,
-    private readonly sink: OutputSink<unknown>,
-  ) {}
-  context(): RequestContext {
-    return this.made;
-  }
-  output(): OutputSink<unknown> {
-    return this.sink;
   }
 }
 
