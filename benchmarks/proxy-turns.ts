@@ -58,6 +58,8 @@ class SideProcess {
   }
 
   stop(): Promise<void> {
+    // A process that already exited (it failed) has nothing to stop.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
       this.child.once('exit', () => resolve());
       this.child.stdin!.end('stop\n');
