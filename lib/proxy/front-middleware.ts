@@ -109,7 +109,8 @@ class ViewingRelay implements RequestRelay {
   constructor(private readonly relay: RequestRelay) {}
 
   accepts(method: string, params: MessageParams, revision: Revision): boolean {
-    return this.relay.accepts?.(method, params, revision) ?? true;
+    // A relay that cannot say beforehand is not vouched for: whoever asks sends the request the slow way.
+    return this.relay.accepts?.(method, params, revision) ?? false;
   }
 
   start(
