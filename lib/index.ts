@@ -12,6 +12,7 @@ export {
   UnsupportedProtocolVersionError,
   CapabilityNotSupportedError,
   TransportError,
+  MessageEncodingError,
   ProtocolError,
   RxmcpError,
   RxmcpErrorCode,

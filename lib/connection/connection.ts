@@ -16,11 +16,11 @@ import { clientPart, serverInitializeRefusal } from './client-part';
 import type { Connection, ConnectionOptions, ConnectionState, Role } from './connection-api';
 import type { ConnectionCore, Lifecycle } from './connection-core';
 import { Correlator } from './correlator';
+import { sendResponse } from './unencodable';
 import { Deadlines } from '../operators/deadlines';
 import { Dispatcher, type DispatcherSink, type NestedRequestOptions, type RequestHandler } from './dispatcher';
 import type { LogLevel } from './handler-events';
-import { readClose, readFrames, stopReading, TransportReader } from './transport-reader';
-import type { Reading } from './transport-reader';
+import { readClose, readFrames, stopReading, TransportReader, type Reading } from './transport-reader';
 import { adoptLifecycleContext, createLifecycle } from './connection-lifecycle';
 import { Flag, flagsOf } from './lifecycle-flags';
 import type { LifecycleRunner } from './lifecycle-runner';
@@ -324,7 +324,7 @@ class McpConnection implements Connection, ConnectionCore, DispatcherSink, Reque
 
   /** Sends the answer to a message that did not come in a batch. */
   answer(response: JsonRpcResponse | null): void {
-    if (response) this.send(response, response.id === null ? undefined : { relatedRequestId: response.id });
+    if (response) sendResponse(this, response);
   }
 
   handlerFor(method: string): RequestHandler | undefined {

@@ -1,7 +1,13 @@
 import { from, isObservable, Observable, of } from '../rx/rxjs';
 import type { Unsubscribable } from '../rx/rxjs';
 import type { Logger } from 'pino';
-import { CapabilityNotSupportedError, ErrorCode, JsonRpcError, RequestTimeoutError } from '../jsonrpc/errors';
+import {
+  CapabilityNotSupportedError,
+  ErrorCode,
+  JsonRpcError,
+  MessageEncodingError,
+  RequestTimeoutError,
+} from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
 import { LOG_LEVELS, LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
@@ -289,6 +295,11 @@ export class Dispatcher {
     }
   }
 
+  /** A handler's event that JSON cannot write was left out (its call goes on). */
+  eventLeftOut(error: MessageEncodingError, request: JsonRpcRequest): void {
+    this.logger.warn({ err: error, id: request.id, method: request.method }, 'handler event left out');
+  }
+
   /** @internal */
   toError(error: unknown, request: JsonRpcRequest, peer: ModernPeer | undefined): JsonRpcErrorObject {
     if (error instanceof JsonRpcError) return error.toJSON();
@@ -347,12 +358,18 @@ class OutputObserver implements OutputSink<unknown> {
   ) {}
 
   next(value: unknown): void {
-    if (value instanceof ProgressUpdate) this.context.progress(value.progress, value.total, value.message);
-    else if (value instanceof LogUpdate) this.context.log(value.level, value.data, value.logger);
-    else if (value instanceof PartialResult) {
-      // Not taken as a partial result (no client asked, or the server serves none): progress.
-      this.context.progress((this.partials = (this.partials ?? 0) + 1), undefined, value.text());
-    } else if (!(value instanceof TaskStart)) this.last = value;
+    try {
+      if (value instanceof ProgressUpdate) this.context.progress(value.progress, value.total, value.message);
+      else if (value instanceof LogUpdate) this.context.log(value.level, value.data, value.logger);
+      else if (value instanceof PartialResult) {
+        // Not taken as a partial result (no client asked, or the server serves none): progress.
+        this.context.progress((this.partials = (this.partials ?? 0) + 1), undefined, value.text());
+      } else if (!(value instanceof TaskStart)) this.last = value;
+    } catch (error) {
+      // An event JSON cannot write (see unencodable.ts) is left out, and said in the log: the call goes on.
+      if (!(error instanceof MessageEncodingError)) throw error;
+      this.dispatcher.eventLeftOut(error, this.request);
+    }
   }
 
   error(error: unknown): void {

@@ -13,6 +13,7 @@ import type { ParamsOf } from '../schema/method-map';
 import { PARTIAL_RESULT_METHOD, readPartialResult } from './partial-results';
 import { passesParamsThrough } from './dispatcher';
 import { relayOf, relayRequest } from './relay';
+import { sendResponses } from './unencodable';
 import type { Answer } from './dispatcher';
 import { admitModernRequest, decorateModernResult, discoverResult, isRefusal, modernRevisionOf } from './modern';
 
@@ -55,7 +56,7 @@ function onBatch(conn: ConnectionCore, messages: readonly unknown[]): void {
   let outstanding = 0;
   let scanned = false;
   const flush = () => {
-    if (scanned && outstanding === 0 && responses.length > 0) conn.send(responses);
+    if (scanned && outstanding === 0 && responses.length > 0) sendResponses(conn, responses);
   };
   for (const item of messages) {
     const classified: Classified = Array.isArray(item)

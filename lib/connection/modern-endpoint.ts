@@ -16,6 +16,7 @@ import type { ServerLifecycleMachine } from './lifecycle-machines';
 import { admitModernRequest, decorateModernResult, discoverResult, isRefusal, MODERN_REVISIONS } from './modern';
 import type { CacheHint, ResultDecoration, ModernPolicy } from './modern';
 import { PARTIAL_RESULT_METHOD } from './partial-results';
+import { unencodableAnswer } from './unencodable';
 
 /** A partial result may be missed: a slow reader's exchange skips it (SEP-2998: the result is the whole answer). */
 const DROPPABLE = { droppable: true } as const;
@@ -147,8 +148,16 @@ export class ModernEndpoint implements ModernReceiver {
       (answer: Answer) => {
         this.inflight.delete(dispatcher);
         if (answer === null) return;
-        if ('error' in answer) exchange.respond(errorResponse(request.id, answer.error));
-        else exchange.respond(resultResponse(request.id, decorateModernResult(method, answer.result, this.decoration)));
+        const response =
+          'error' in answer
+            ? errorResponse(request.id, answer.error)
+            : resultResponse(request.id, decorateModernResult(method, answer.result, this.decoration));
+        try {
+          exchange.respond(response);
+        } catch (error) {
+          // One JSON cannot write (see unencodable.ts): the exchange sent nothing yet.
+          exchange.respond(unencodableAnswer(response, error));
+        }
       },
       outcome.peer,
     );

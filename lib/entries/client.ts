@@ -9,6 +9,7 @@ export {
   UnsupportedProtocolVersionError,
   CapabilityNotSupportedError,
   TransportError,
+  MessageEncodingError,
   ProtocolError,
   RxmcpError,
   RxmcpErrorCode,

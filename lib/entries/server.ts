@@ -7,6 +7,7 @@ export {
   ConnectionClosedError,
   CapabilityNotSupportedError,
   TransportError,
+  MessageEncodingError,
   ProtocolError,
   RxmcpError,
   RxmcpErrorCode,

@@ -68,6 +68,7 @@ export const RxmcpErrorCode = {
   SessionTakenOver: 'SESSION_TAKEN_OVER',
   BenchWorkload: 'BENCH_WORKLOAD',
   EventsTerminated: 'EVENTS_TERMINATED',
+  MessageEncoding: 'MESSAGE_ENCODING',
 } as const;
 export type RxmcpErrorCode = (typeof RxmcpErrorCode)[keyof typeof RxmcpErrorCode];
 
@@ -261,6 +262,21 @@ export class CapabilityNotSupportedError extends RxmcpError {
 export class TransportError extends RxmcpError {
   readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.Transport;
   override readonly name: string = 'TransportError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * A message could not be written as JSON: it holds a cycle, a `BigInt`, or nesting deeper than
+ * `JSON.stringify` can follow (a peer's deeply nested params, passed on by a proxy). A transport's
+ * `send` throws it having sent nothing, and stays open: a request fails with it, a response is
+ * answered with -32603 instead, a notification's sender gets it thrown.
+ */
+export class MessageEncodingError extends RxmcpError {
+  readonly errorCode: RxmcpErrorCode = RxmcpErrorCode.MessageEncoding;
+  override readonly name: string = 'MessageEncodingError';
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

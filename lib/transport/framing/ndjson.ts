@@ -1,6 +1,7 @@
 import { Observable } from '../../rx/rxjs';
 import type { OperatorFunction } from '../../rx/rxjs';
 import { MalformedFrame } from '../transport';
+import { encodeMessage } from './encode';
 import type { InboundFrame } from '../transport';
 
 /**
@@ -70,29 +71,11 @@ export function parseFrame(text: string): InboundFrame | undefined {
  *
  * This is safe framing with no escaping step: `JSON.stringify` without an indent argument puts no
  * whitespace between tokens and escapes control characters (newline included) inside strings, so
- * the only 0x0A byte in the output is the terminator. Throws a `TypeError` for a value JSON cannot
- * represent at the top level (`undefined`, a function) and for cycles, as `JSON.stringify` does.
+ * the only 0x0A byte in the output is the terminator. Throws a `MessageEncodingError` for a value
+ * JSON cannot write (see `encodeMessage`): a stream transport then sends nothing and stays open.
  */
 export function encodeFrame(message: unknown): string {
-  const json = JSON.stringify(message) as string | undefined;
-  if (json === undefined) throw new TypeError(`Cannot encode a frame for a value of type ${typeof message}`);
-  return json + '\n';
-}
-
-/**
- * Encodes an outgoing message for a stream transport, or logs why it cannot be and returns
- * undefined: a value that cannot be encoded is the caller's bug and must not take the transport down.
- */
-export function encodeOutgoing(
-  message: unknown,
-  log: { error(fields: object, message: string): void },
-): string | undefined {
-  try {
-    return encodeFrame(message);
-  } catch (error) {
-    log.error({ err: error }, 'message could not be encoded; not sent');
-    return undefined;
-  }
+  return encodeMessage(message) + '\n';
 }
 
 /**

@@ -8,6 +8,7 @@ import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/message';
 import { isPlainObject } from '../../schema/fast-paths';
 import { META } from '../../schema/request-meta';
+import { encodeMessage } from '../framing/encode';
 import { encodeSseEvent } from '../framing/sse';
 import { isBacklogged } from '../transport';
 import type { AuthInfo, ModernExchange, ModernReceiver } from '../transport';
@@ -182,28 +183,31 @@ class PostExchange implements ModernExchange {
     if (this.done) return;
     // A message the client may miss waits for no slow reader (see `SendOptions.droppable`).
     if (options?.droppable && isBacklogged(this.res.writableLength, this.options.maxBufferedBytes)) return;
+    // A message JSON cannot write throws here, before the answer is started (see `encodeMessage`).
+    const text = encodeMessage(message);
     if (!this.streaming) {
       this.streaming = true;
       this.res.writeHead(200, SSE_HEADERS);
       this.armKeepAlive();
     }
-    this.write(message);
+    this.write(text);
   }
 
   respond(message: JsonRpcMessage, httpStatus?: number): void {
     if (this.done) return;
+    const text = encodeMessage(message);
     if (!this.streaming) {
       this.finish();
-      writeJson(this.res, httpStatus ?? statusOf(message), message);
+      endJson(this.res, httpStatus ?? statusOf(message), text);
       return;
     }
-    this.write(message);
+    this.write(text);
     this.finish();
     this.res.end();
   }
 
-  private write(message: JsonRpcMessage): void {
-    this.res.write(encodeSseEvent({ data: JSON.stringify(message) }));
+  private write(text: string): void {
+    this.res.write(encodeSseEvent({ data: text }));
     this.armKeepAlive();
     if (this.res.writableLength > this.options.maxBufferedBytes) {
       this.options.log.warn(

@@ -5,7 +5,7 @@ import { ReplaySubject } from '../../rx/rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
+import { createNdjsonDecoder, encodeFrame } from '../framing/ndjson';
 import type { NdjsonDecoder } from '../framing/ndjson';
 import { createFrameWriter } from './frame-writer';
 import type { FrameWriter } from './frame-writer';
@@ -135,8 +135,8 @@ export class StdioClientConnection {
       this.log.debug('send after close ignored');
       return;
     }
-    const text = encodeOutgoing(message, this.log);
-    if (text === undefined) return;
+    // A message JSON cannot write throws here, with nothing written: the transport goes on.
+    const text = encodeFrame(message);
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
     this.writer?.write(text);
   }

@@ -3,7 +3,7 @@ import { ReplaySubject } from '../../rx/rxjs';
 import { TransportError } from '../../jsonrpc/errors';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
-import { createNdjsonDecoder, encodeOutgoing } from '../framing/ndjson';
+import { createNdjsonDecoder, encodeFrame } from '../framing/ndjson';
 import type { NdjsonDecoder } from '../framing/ndjson';
 import { createFrameWriter } from './frame-writer';
 import type { FrameWriter } from './frame-writer';
@@ -87,8 +87,8 @@ export class StdioServerConnection {
     }
     // A message the client may miss does not wait behind a stdout the client does not read.
     if (droppable && this.writer.backlogged) return;
-    const text = encodeOutgoing(message, this.log);
-    if (text === undefined) return;
+    // A message JSON cannot write throws here, with nothing written: the transport goes on.
+    const text = encodeFrame(message);
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
     this.writer.write(text);
   }

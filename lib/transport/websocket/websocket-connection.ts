@@ -7,6 +7,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { createFrameInbox } from '../framing/frame-inbox';
 import { isBacklogged, MalformedFrame } from '../transport';
 import type { InboundFrame, TransportClose } from '../transport';
+import { encodeMessage } from '../framing/encode';
 import { TOKEN_EXPIRED_CLOSE_CODE } from './websocket-auth';
 import type { ConnectionGuard } from './websocket-auth';
 
@@ -71,7 +72,8 @@ export class WebSocketConnection {
     // A message the peer may miss waits for no slow reader (see `SendOptions.droppable`).
     if (droppable && isBacklogged(this.socket.bufferedAmount, this.maxBufferedBytes)) return;
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
-    const text = JSON.stringify(message);
+    // A message JSON cannot write throws here, with nothing queued: the socket goes on.
+    const text = encodeMessage(message);
     if (this.socket.readyState === WebSocket.CONNECTING) this.waiting.push(text);
     else if (this.socket.readyState === WebSocket.OPEN) this.write(text);
   }

@@ -1,3 +1,4 @@
+import { MessageEncodingError } from '../../../lib/jsonrpc/errors';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { createNdjsonDecoder, decodeNdjson, encodeFrame, parseFrame } from '../../../lib/transport/framing/ndjson';
 import type { NdjsonDecoderOptions } from '../../../lib/transport/framing/ndjson';
@@ -161,11 +162,17 @@ describe('encodeFrame', () => {
     expect(decodeChunks([encodeFrame(batch)])).toEqual([batch]);
   });
 
-  it('throws a TypeError for a value JSON cannot hold', () => {
-    expect(() => encodeFrame(undefined)).toThrow(TypeError);
+  it('throws a MessageEncodingError for a value JSON cannot hold, saying why', () => {
+    expect(() => encodeFrame(undefined)).toThrow(MessageEncodingError);
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    expect(() => encodeFrame(cycle)).toThrow(TypeError);
+    expect(() => encodeFrame(cycle)).toThrow(MessageEncodingError);
+    expect(() => encodeFrame({ n: BigInt(1) })).toThrow(/could not be encoded as JSON: .*BigInt/);
+    // Deeper than JSON.stringify can follow: what a peer's nested params passed on can be.
+    const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown;
+    expect(() => encodeFrame({ params: deep })).toThrow(
+      'The message could not be encoded as JSON: it is nested too deeply',
+    );
   });
 });
 

@@ -1,7 +1,7 @@
+import { MessageEncodingError } from '../../../lib/jsonrpc/errors';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import pino from 'pino';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { TransportError } from '../../../lib/jsonrpc/errors';
 import { notification, request } from '../../../lib/jsonrpc/message';
@@ -229,18 +229,13 @@ describe('createStdioServerTransport', () => {
     expect(frameText(writes.join('')).map((line) => JSON.parse(line))).toEqual(sent);
   });
 
-  it('drops a message that cannot be encoded, logs it, and stays open', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  it('refuses a message that cannot be encoded with a MessageEncodingError, writes nothing of it, and stays open', async () => {
     const stdout = new PassThrough();
-    const transport = make({ stdin: new PassThrough(), stdout, logger });
+    const transport = make({ stdin: new PassThrough(), stdout });
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    transport.send(notification('bad', cycle));
+    expect(() => transport.send(notification('bad', cycle))).toThrow(MessageEncodingError);
     transport.send(notification('good'));
     expect(stdout.read().toString()).toBe('{"jsonrpc":"2.0","method":"good"}\n');
-    expect(lines).toContainEqual(
-      expect.objectContaining({ level: 50, component: 'transport', transport: 'stdio-server' }),
-    );
   });
 });

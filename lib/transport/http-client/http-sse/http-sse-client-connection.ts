@@ -9,6 +9,7 @@ import type pino from 'pino';
 import { ReplaySubject } from '../../../rx/rxjs';
 import { ErrorCode, TransportError } from '../../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/message';
+import { encodeMessage } from '../../framing/encode';
 import { createFrameInbox } from '../../framing/frame-inbox';
 import { boundEventStream } from '../../framing/bounded-event-stream';
 import { MalformedFrame } from '../../transport';
@@ -41,7 +42,8 @@ export class HttpSseClientConnection {
   private readonly abort = new AbortController();
   private readonly source: EventSource;
   private endpoint: URL | undefined;
-  private waiting: Outgoing[] = [];
+  /** Messages sent before the endpoint was known, with their JSON. */
+  private waiting: Array<[Outgoing, string]> = [];
   private closing = false;
 
   constructor(
@@ -64,8 +66,10 @@ export class HttpSseClientConnection {
   send(message: Outgoing): void {
     if (this.closing) return;
     if (this.settings.log.isLevelEnabled('trace')) this.settings.log.trace({ message }, 'message out');
-    if (this.endpoint) void this.post(message);
-    else this.waiting.push(message);
+    // A message JSON cannot write throws here, before anything is posted or queued.
+    const body = encodeMessage(message);
+    if (this.endpoint) void this.post(message, body);
+    else this.waiting.push([message, body]);
   }
 
   /** Closes the transport, once: the stream, the POSTs under way, and `closed$`. */
@@ -113,14 +117,14 @@ export class HttpSseClientConnection {
     throw error;
   }
 
-  private async post(message: Outgoing): Promise<void> {
+  private async post(message: Outgoing, body: string): Promise<void> {
     const { settings } = this;
     const endpoint = this.endpoint as URL;
     const send: SendWith = (credentials) =>
       settings.fetch(endpoint, {
         method: 'POST',
         headers: { ...settings.headers, ...credentials, 'content-type': 'application/json' },
-        body: JSON.stringify(message),
+        body,
         signal: this.abort.signal,
       });
     try {
@@ -178,7 +182,7 @@ export class HttpSseClientConnection {
     this.settings.log.debug({ endpoint: next.href }, 'endpoint received');
     const queued = this.waiting;
     this.waiting = [];
-    for (const message of queued) void this.post(message);
+    for (const [message, body] of queued) void this.post(message, body);
   }
 
   private onMessage(data: string): void {

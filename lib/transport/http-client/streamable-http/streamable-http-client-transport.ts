@@ -3,6 +3,7 @@ import { ReplaySubject } from '../../../rx/rxjs';
 import type { Observable } from '../../../rx/rxjs';
 import { TransportError } from '../../../jsonrpc/errors';
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/message';
+import { encodeMessage } from '../../framing/encode';
 import { createFrameInbox } from '../../framing/frame-inbox';
 import { createDefaultRequester, socketTarget } from '../default-requester';
 import type { HttpAnswer, HttpCall, HttpRequester, HttpRequestSpec } from '../http-requester';
@@ -24,6 +25,9 @@ import { deleteSession } from './delete-session';
 import { SessionRenewals } from './session-renewal';
 import { OwedAnswers, parseEvent, unreachableError } from './owed-answers';
 import type { Reconnection, RenewalHost } from './session-renewal';
+
+/** One message or a batch, as `send` takes it. */
+type Outgoing = JsonRpcMessage | readonly JsonRpcMessage[];
 
 export { encodeHeaderValue } from './request-headers';
 export type { ReconnectOptions } from './sse-streams';
@@ -142,14 +146,14 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     this.protocolVersion = revision;
   }
 
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[], sendOptions?: SendOptions): void {
+  send(message: Outgoing, sendOptions?: SendOptions): void {
     if (this.closing) {
       this.log.debug('send after close ignored');
       return;
     }
     if (this.log.isLevelEnabled('trace')) this.log.trace({ message }, 'message out');
     if (!Array.isArray(message) && this.absorbCancellation(message as JsonRpcMessage)) return;
-    const posted = this.post(message, lowerCaseHeaders(sendOptions?.headers));
+    const posted = this.post(message, lowerCaseHeaders(sendOptions?.headers), encodeMessage(message));
     // Sent as a new session opens (restoring what the lost one had): the requests it refused wait for it.
     if (this.renewals.restoring) this.renewals.restoring.push(posted);
   }
@@ -271,10 +275,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
     return { headers: addHeaders(headers, standard), modern: true };
   }
 
-  private async post(
-    message: JsonRpcMessage | readonly JsonRpcMessage[],
-    extra: Record<string, string>,
-  ): Promise<void> {
+  private async post(message: Outgoing, extra: Record<string, string>, body = encodeMessage(message)): Promise<void> {
     // A new session is being started: what follows goes on it.
     if (this.renewals.renewing && !(await this.renewals.renewing)) return;
     const list = Array.isArray(message) ? (message as JsonRpcMessage[]) : [message as JsonRpcMessage];
@@ -298,7 +299,7 @@ class StreamableHttpClient implements StreamableHttpClientTransport, SseHost, An
       if (this.closing || tracked?.cancelled) return;
       if (this.authorization) await this.authorization.authorize(headers);
       if (this.closing || tracked?.cancelled) return;
-      made = this.call({ method: 'POST', headers, body: JSON.stringify(message) });
+      made = this.call({ method: 'POST', headers, body });
       if (tracked) tracked.made = made;
       const response = await made.answer;
       if (this.authorization && (response.status === 401 || response.status === 403)) {

@@ -4,6 +4,7 @@ import type pino from 'pino';
 import { ReplaySubject } from '../../../rx/rxjs';
 import type { JsonRpcMessage } from '../../../jsonrpc/message';
 import { createFrameInbox } from '../../framing/frame-inbox';
+import { encodeMessage } from '../../framing/encode';
 import { encodeSseEvent } from '../../framing/sse';
 import { principalOf } from '../../transport';
 import type { AuthInfo, InboundFrame, Transport, TransportClose } from '../../transport';
@@ -107,7 +108,8 @@ export class HttpSseSession {
     if (this.closed) return;
     const { res, log } = this;
     if (log.isLevelEnabled('trace')) log.trace({ message }, 'message out');
-    res.write(encodeSseEvent({ event: 'message', data: JSON.stringify(message) }));
+    // A message JSON cannot write throws here, with nothing written (see `encodeMessage`).
+    res.write(encodeSseEvent({ event: 'message', data: encodeMessage(message) }));
     this.wrote = true;
     if (res.writableLength > this.settings.maxBufferedBytes) {
       log.warn({ buffered: res.writableLength }, 'slow reader: closing the session');

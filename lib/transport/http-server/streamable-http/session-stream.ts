@@ -18,7 +18,8 @@ export interface SessionStream {
    */
   readonly json?: {
     readonly batch: boolean;
-    readonly responses: JsonRpcMessage[];
+    /** The JSON of each response, joined into the body at the end. */
+    readonly responses: string[];
     readonly headers: Record<string, string>;
   };
   /** Set while the answer's content type is not decided yet: the headers to answer with. */

@@ -2,6 +2,7 @@ import { endJson, unrefTimer } from '../../http/http-exchange';
 import type { HttpResponseLike } from '../../http/http-exchange';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/message';
+import { encodeMessage } from '../../framing/encode';
 import { encodeSseEvent } from '../../framing/sse';
 import type { SessionOptions } from './session-options';
 import { answerError, openSse } from './session-stream';
@@ -148,8 +149,10 @@ export class SessionStreams {
   ): void {
     const stream = this.route(ids, relatedRequestId) ?? this.standalone;
     if (droppable && stream.res && isBacklogged(stream.res.writableLength, this.options.maxBufferedBytes)) return;
+    // A message JSON cannot write throws here, before any stream is touched (see `encodeMessage`).
+    const data = encodeMessage(message);
     if (stream === this.standalone) {
-      this.deliver(stream, message);
+      this.deliver(stream, message, data);
       return;
     }
     if (ids.length > 0 && ids.every((id) => id === null)) {
@@ -165,13 +168,13 @@ export class SessionStreams {
     const last = stream.pending.size === 0;
     if (stream.undecided) {
       if (last) {
-        this.answerJson(stream, message);
+        this.answerJson(stream, data);
         return;
       }
       // Something comes before the response: the answer is a stream.
       this.decideSse(stream);
     }
-    this.deliver(stream, message);
+    this.deliver(stream, message, data);
     if (last) this.finish(stream);
   }
 
@@ -261,12 +264,13 @@ export class SessionStreams {
     });
   }
 
-  private deliver(stream: SessionStream, payload: Payload): void {
+  private deliver(stream: SessionStream, payload: Payload, data: string): void {
     if (stream.json) {
-      stream.json.responses.push(...(Array.isArray(payload) ? payload : [payload as JsonRpcMessage]));
+      // The body is joined from each response's JSON at the end (a batch's items one by one).
+      if (!Array.isArray(payload)) stream.json.responses.push(data);
+      else for (const item of payload as JsonRpcMessage[]) stream.json.responses.push(encodeMessage(item));
       return;
     }
-    const data = JSON.stringify(payload);
     const eventStore = this.options.eventStore;
     this.queue.push(() => {
       const write = (eventId: string | undefined): void => {
@@ -307,7 +311,7 @@ export class SessionStreams {
       if (!res || res.writableEnded) return;
       if (stream.json) {
         const { batch, responses, headers } = stream.json;
-        endJson(res, 200, JSON.stringify(batch ? responses : responses[0]), headers);
+        endJson(res, 200, batch ? `[${responses.join(',')}]` : responses[0]!, headers);
       } else res.end();
     });
     this.closeWhenAnswered();
@@ -317,12 +321,11 @@ export class SessionStreams {
    * Answers an undecided POST with its one message as an `application/json` body: the same JSON
    * its SSE event would have carried. Spec: Transports → Sending Messages to the Server, 5.
    */
-  private answerJson(stream: SessionStream, message: Payload): void {
+  private answerJson(stream: SessionStream, body: string): void {
     const { headers, timer } = stream.undecided as NonNullable<SessionStream['undecided']>;
     if (timer) clearTimeout(timer);
     stream.undecided = undefined;
     this.byId.delete(stream.id);
-    const body = JSON.stringify(message);
     this.queue.push(() => {
       const res = stream.res;
       if (!res || res.writableEnded) return;
