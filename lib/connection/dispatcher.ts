@@ -9,6 +9,7 @@ import {
   RequestTimeoutError,
 } from '../jsonrpc/errors';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '../jsonrpc/message';
+import { encodable } from './unencodable';
 import { LOG_LEVELS, LogUpdate, PartialResult, ProgressUpdate, TaskStart } from './handler-events';
 import type { HandlerEvent, LogLevel } from './handler-events';
 import { IdTable } from '../jsonrpc/id-table';
@@ -311,6 +312,12 @@ export class Dispatcher {
     if (error instanceof RequestTimeoutError) {
       this.logger.warn({ err: error, id: request.id, method: request.method }, 'request handler timed out waiting');
       return new JsonRpcError(ErrorCode.RequestTimeout, error.message).toJSON();
+    }
+    // A request of the handler's own that JSON cannot write, from params the caller's own message
+    // holds that JSON cannot write again (nested deeper than it follows; a proxy passing them on).
+    if (error instanceof MessageEncodingError && !encodable(request.params)) {
+      this.logger.warn({ err: error, id: request.id, method: request.method }, 'params could not be passed on');
+      return new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: nested too deeply to be passed on').toJSON();
     }
     // Details stay in our log; the peer learns only that something went wrong (STYLE: Errors).
     this.logger.error({ err: error, id: request.id, method: request.method }, 'request handler failed');

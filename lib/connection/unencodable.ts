@@ -51,9 +51,10 @@ export function sendResponses(conn: Sender, responses: readonly JsonRpcResponse[
   }
 }
 
-function encodable(message: JsonRpcMessage): boolean {
+/** Whether JSON can write `value` (checked on a failure's path only: it writes it). */
+export function encodable(value: unknown): boolean {
   try {
-    encodeMessage(message);
+    encodeMessage(value);
     return true;
   } catch {
     return false;

@@ -122,6 +122,10 @@ describe('a proxy handed params JSON cannot write', () => {
 
       const failed = deep.promises.callTool('echo', { text: 'x', deep: nested(200_000) });
       await expect(failed).rejects.toBeInstanceOf(JsonRpcError);
+      await expect(failed).rejects.toMatchObject({
+        code: -32602,
+        message: 'Invalid params: nested too deeply to be passed on',
+      });
       await expect(other.promises.callTool('echo', { text: 'served' })).resolves.toEqual({
         content: [{ type: 'text', text: 'served' }],
       });
