@@ -1,6 +1,5 @@
-// The public API of rxmcp, grouped by layer: what a server or client author meets. The building
-// blocks underneath (the connection, frame errors, revision flags) are in rxmcp/core; each role and
-// transport also has an entry of its own (lib/entries). Nothing inside lib/ imports this file.
+// The public API of rxmcp by layer. The building blocks underneath (the connection, frame errors, revision flags) are
+// in rxmcp/core; each role and transport also has an entry (lib/entries). Nothing inside lib/ imports this file.
 
 // JSON-RPC
 export {
