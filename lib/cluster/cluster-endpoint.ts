@@ -7,6 +7,7 @@ import type { RequestAuthenticator } from '../transport/http/request-auth';
 import { SESSION_HEADER } from '../transport/http-server/streamable-http/session-table';
 import type { StreamableHttpHandler } from '../transport/http-server/streamable-http/streamable-http-handler-options';
 import type { StreamableHttpServerTransport } from '../transport/http-server/streamable-http/streamable-http-session';
+import { ErrorCode, MessageEncodingError } from '../jsonrpc/errors';
 import { errorResponse } from '../jsonrpc/message';
 import { principalOf } from '../transport/transport';
 import type { AuthInfo } from '../transport/transport';
@@ -244,6 +245,16 @@ export class ClusterEndpoint {
 
   private route(req: IncomingMessage, res: ServerResponse, sessionId: string, body: unknown, attempt = 0): void {
     this.routeAsync(req, res, sessionId, body, attempt).catch((error: unknown) => {
+      if (error instanceof MessageEncodingError) {
+        // The caller's message, which the owner would have to read again: refused, as the caller's fault.
+        this.options.log.warn({ err: error, sessionId }, 'a request could not be forwarded to its session');
+        return refuse(
+          res,
+          400,
+          `Bad Request: it cannot be forwarded to its session: ${error.message}`,
+          ErrorCode.InvalidRequest,
+        );
+      }
       this.options.log.error({ err: error, sessionId }, 'cannot route a request of the cluster');
       if (!res.headersSent) refuse(res, 503, 'Service Unavailable: the cluster cannot serve this session now', -32000);
       else res.destroy();

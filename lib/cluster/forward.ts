@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { encodeMessage } from '../transport/framing/encode';
 import { forwardedRequestOf, PROOF_HEADER } from './forward-proof';
 import type { ForwardProof } from './forward-proof';
 
@@ -44,7 +45,8 @@ export function forward(
   proof: ForwardProof,
 ): Promise<ForwardOutcome> {
   const url = new URL(target.url);
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  // A body JSON cannot write again (nested deeper than it follows) throws here, with nothing sent.
+  const payload = body === undefined ? undefined : Buffer.from(encodeMessage(body));
   const signed = proof.sign(forwardedRequestOf(req, sessionId, from, target.owner, body));
   const headers: OutgoingHttpHeaders = {
     ...req.headers,
