@@ -1,5 +1,6 @@
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
+import { MessageEncodingError } from '../../lib/jsonrpc/errors';
 import type { JsonRpcMessage } from '../../lib/jsonrpc/message';
 import { notification, request, resultResponse } from '../../lib/jsonrpc/message';
 import { MalformedFrame } from '../../lib/transport/transport';
@@ -31,6 +32,8 @@ export interface TransportContractOptions {
    * every message arrives exactly once, in any order.
    */
   readonly unordered?: boolean;
+  /** Whether the transport writes messages as JSON (all but the in-memory pair): default true. */
+  readonly encodes?: boolean;
 }
 
 const byJson = (frames: readonly unknown[]): string[] => frames.map((frame) => JSON.stringify(frame)).sort();
@@ -106,6 +109,22 @@ export function describeTransportContract(
       if (options.unordered) expect(byJson(await atClient)).toEqual(byJson(back));
       else expect(await atClient).toEqual(back);
     });
+
+    if (options.encodes !== false) {
+      it('refuses a message JSON cannot write with a MessageEncodingError, sends nothing of it, and goes on', async () => {
+        const { client, server } = await open();
+        const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)) as unknown;
+        expect(() => client.send(request(1, 'a', { count: BigInt(1) }))).toThrow(MessageEncodingError);
+        expect(() => client.send(request(2, 'a', { deep }))).toThrow(MessageEncodingError);
+        expect(() => server.send(notification('b', { deep }))).toThrow(MessageEncodingError);
+        const atServer = nextFrames(server.incoming$, 1);
+        const atClient = nextFrames(client.incoming$, 1);
+        client.send(request(3, 'after'));
+        server.send(notification('after'));
+        expect(await atServer).toEqual([request(3, 'after')]);
+        expect(await atClient).toEqual([notification('after')]);
+      });
+    }
 
     it('delivers a 3 MB message intact', async () => {
       const { client, server } = await open();

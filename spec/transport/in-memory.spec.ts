@@ -7,22 +7,30 @@ import type { InboundFrame } from '../../lib/transport/transport';
 import { linkedPair } from '../support/linked-pair';
 import { describeTransportContract, nextFrames } from './contract';
 
-describeTransportContract('in-memory pair', async () => {
-  const { client, server } = linkedPair();
-  return {
-    client,
-    server,
-    cleanup: async () => {
-      client.close();
-      await firstValueFrom(server.closed$);
-    },
-  };
-});
+describeTransportContract(
+  'in-memory pair',
+  async () => {
+    const { client, server } = linkedPair();
+    return {
+      client,
+      server,
+      cleanup: async () => {
+        client.close();
+        await firstValueFrom(server.closed$);
+      },
+    };
+  },
+  { encodes: false },
+);
 
-describeTransportContract('in-memory pair without cloning', async () => {
-  const [client, server] = createInMemoryPair();
-  return { client, server, cleanup: async () => client.close() };
-});
+describeTransportContract(
+  'in-memory pair without cloning',
+  async () => {
+    const [client, server] = createInMemoryPair();
+    return { client, server, cleanup: async () => client.close() };
+  },
+  { encodes: false },
+);
 
 describe('createInMemoryPair', () => {
   it('never delivers on the sender’s call stack', async () => {
