@@ -73,7 +73,10 @@ export interface Transport {
   readonly closed$: Observable<TransportClose>;
   /**
    * Sends one message or a batch. Fire and forget: a write that fails closes the transport with a
-   * `TransportError`. Sending after close is a no-op.
+   * `TransportError`. Sending after close is a no-op. A message JSON cannot write (a cycle, a
+   * `BigInt`, nesting too deep) throws a `MessageEncodingError` from here, with nothing sent, and
+   * the transport goes on (see `encodeMessage`); a transport that carries values, not JSON (the
+   * in-memory pair), sends it as it is.
    */
   send(message: JsonRpcMessage | readonly JsonRpcMessage[], options?: SendOptions): void;
   /** Closes the transport; idempotent. `closed$` emits once the close is complete. */

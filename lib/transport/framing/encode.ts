@@ -12,7 +12,9 @@ export function encodeMessage(message: unknown): string {
   try {
     json = JSON.stringify(message) as string | undefined;
   } catch (error) {
-    const why = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
+    // Out of stack: nested too deeply. Another RangeError ("Invalid string length": too large) says its own.
+    const deep = error instanceof RangeError && /call stack/i.test(error.message);
+    const why = deep ? 'it is nested too deeply' : (error as Error).message;
     throw new MessageEncodingError(`The message could not be encoded as JSON: ${why}`, { cause: error });
   }
   if (json === undefined) {

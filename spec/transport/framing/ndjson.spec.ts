@@ -173,6 +173,13 @@ describe('encodeFrame', () => {
     expect(() => encodeFrame({ params: deep })).toThrow(
       'The message could not be encoded as JSON: it is nested too deeply',
     );
+    // A RangeError that is not the stack's (a string past the engine's length) is not called deep.
+    jest.spyOn(JSON, 'stringify').mockImplementationOnce(() => {
+      throw new RangeError('Invalid string length');
+    });
+    expect(() => encodeFrame({ huge: true })).toThrow(
+      'The message could not be encoded as JSON: Invalid string length',
+    );
   });
 });
 
