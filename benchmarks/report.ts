@@ -168,6 +168,45 @@ function memoryTable(report: RunReport): string[] {
   return [...lines, ''];
 }
 
+/** What the Rust mcp-proxy publishes as its own hop's latency, for comparison. */
+export const RUST_MCP_PROXY_HOP_MICROS = 50;
+
+/**
+ * The proxy's own hop in microseconds: on each sequential proxy row, a call's mean time through the
+ * proxy (1 / its calls per second) less the direct call's, and the same for the gateway's policed
+ * proxy and the bare relay, beside the Rust mcp-proxy's published hop.
+ */
+function hopTable(report: RunReport): string[] {
+  const rows = groups(report, 'proxy').filter((group) => group.shape === '1');
+  const micros = (m: Measurement | undefined) => (m === undefined ? undefined : 1e6 / m.perSecond.median);
+  const lines: string[] = [];
+  for (const group of rows) {
+    const direct = micros(find(report, group, 'direct'));
+    if (direct === undefined) continue;
+    const hop = (name: string) => {
+      const through = micros(find(report, group, name));
+      return through === undefined ? '–' : `${fmt(through - direct, through - direct < 10 ? 2 : 1)} µs`;
+    };
+    lines.push(
+      `| ${group.transport === 'in-memory' ? 'in memory' : 'from stdio to HTTP'} | ${fmt(direct, direct < 10 ? 2 : 1)} µs | ${hop('proxied')} | ${hop('policed')} | ${hop('relay')} |`,
+    );
+  }
+  if (lines.length === 0) return [];
+  return [
+    "## The proxy's hop",
+    '',
+    'What a proxy adds to one call, one at a time: the mean time of a call through it (1 / calls per second)',
+    "less the direct call's. From stdio to HTTP the hop includes a third process (the benchmark's client talks",
+    'stdio to the proxy process); the bare relay, which passes each line on and does nothing else, is that',
+    `hop's floor. The Rust mcp-proxy publishes ${RUST_MCP_PROXY_HOP_MICROS} µs for its own hop.`,
+    '',
+    '| where | direct call | added by `proxy()` | by the policed proxy | by the bare relay |',
+    '| --- | --- | --- | --- | --- |',
+    ...lines,
+    '',
+  ];
+}
+
 function otherTable(report: RunReport): string[] {
   const rows = groups(report).filter(
     (g) =>
@@ -206,6 +245,7 @@ export function renderReport(report: RunReport): string {
     ...callTable(report),
     ...coldTable(report),
     ...memoryTable(report),
+    ...hopTable(report),
     ...otherTable(report),
   ].join('\n');
 }

@@ -388,6 +388,33 @@ describe('benchmark targets: memory per idle session and new sessions per second
     // The relay keeps 0.8: the proxy's miss is its own.
     expect(targets(report(stdio(800)))).toEqual([expect.objectContaining({ met: false, bounded: false })]);
   });
+
+  it("states the proxy's hop in microseconds on the sequential rows, beside the Rust mcp-proxy's 50 µs", () => {
+    const markdown = renderReport(
+      report([
+        row('proxy', 'in-memory', '1', 'direct', 250_000),
+        row('proxy', 'in-memory', '1', 'proxied', 200_000),
+        row('proxy', 'in-memory', '1', 'policed', 160_000),
+        row('proxy', 'in-memory', '64', 'direct', 400_000),
+        row('proxy', 'in-memory', '64', 'proxied', 300_000),
+        row('proxy', 'stdio-to-http', '1', 'direct', 10_000),
+        row('proxy', 'stdio-to-http', '1', 'proxied', 6_250),
+        row('proxy', 'stdio-to-http', '1', 'relay', 5_000),
+      ]),
+    );
+    const section = markdown.slice(markdown.indexOf("## The proxy's hop"));
+    expect(section).toContain('The Rust mcp-proxy publishes 50 µs for its own hop.');
+    // In memory: 4 µs direct, 5 through the proxy, 6.25 policed; no relay there.
+    expect(section).toContain('| in memory | 4.00 µs | 1.00 µs | 2.25 µs | – |');
+    // From stdio to HTTP: 100 µs direct, 160 proxied, 200 through the relay; no policed row.
+    expect(section).toContain('| from stdio to HTTP | 100.0 µs | 60.0 µs | – | 100.0 µs |');
+    // Only the sequential rows: with 64 in flight 1 / throughput is not a call's latency.
+    expect(section.split('\n').filter((line) => line.startsWith('| in memory'))).toHaveLength(1);
+  });
+
+  it('leaves the hop out of a report without a direct proxy row', () => {
+    expect(renderReport(report([row('proxy', 'in-memory', '1', 'proxied', 1000)]))).not.toContain("## The proxy's hop");
+  });
 });
 
 describe('benchmark report', () => {
