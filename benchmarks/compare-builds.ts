@@ -15,9 +15,10 @@
  * node_modules, and build it the same way.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { cpuOfProcess } from './process-cpu';
 
 /** A workload: where the server runs, and how many calls are in flight. */
 interface Workload {
@@ -52,14 +53,6 @@ interface Library {
 interface Client {
   readonly promises: { callTool(name: string, args: object): Promise<unknown> };
   close(): void;
-}
-
-/** A process's user and system CPU time in microseconds, from /proc; undefined where there is none. */
-function cpuOfProcess(pid: number | undefined): number | undefined {
-  const stat = pid === undefined ? undefined : `/proc/${pid}/stat`;
-  if (stat === undefined || !existsSync(stat)) return undefined;
-  const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** Starts the build's bench server over HTTP; resolves with its URL, its pid and how to stop it. */

@@ -134,8 +134,13 @@ function gatewayEndpoint(
  */
 const plainEndpoint = (clientSide: Transport, serverSide: Transport) => gatewayEndpoint(clientSide, serverSide);
 
+/** A harness of one side; from stdio to HTTP, with the pid of the process between (none for `direct`). */
+export interface ProxyHarness extends CallHarness {
+  readonly frontPid?: number | undefined;
+}
+
 /** A client calling the bench server directly, or through a proxy (or the relay), over `kind`. */
-export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promise<CallHarness> {
+export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promise<ProxyHarness> {
   if (kind === 'in-memory') {
     if (side === 'relay') throw new Error('the relay floor runs from stdio to HTTP only');
     const server = createBenchServer();
@@ -161,12 +166,12 @@ export async function proxyHarness(kind: ProxyTransport, side: ProxySide): Promi
     });
   }
   const server = await startServerProcess(join(__dirname, 'servers/rxmcp-server.js'), ['--http=stateful']);
-  const transport =
-    side === 'direct'
-      ? createStreamableHttpClientTransport({ url: server.url })
-      : createStdioClientTransport({
-          command: process.execPath,
-          args: [join(__dirname, FRONT_SCRIPTS[side][0]), server.url, ...FRONT_SCRIPTS[side].slice(1)],
-        });
-  return harness(await connect(transport, HANDSHAKE), server.stop);
+  if (side === 'direct')
+    return harness(await connect(createStreamableHttpClientTransport({ url: server.url }), HANDSHAKE), server.stop);
+  const transport = createStdioClientTransport({
+    command: process.execPath,
+    args: [join(__dirname, FRONT_SCRIPTS[side][0]), server.url, ...FRONT_SCRIPTS[side].slice(1)],
+  });
+  const client = await connect(transport, HANDSHAKE);
+  return { ...harness(client, server.stop), frontPid: transport.pid };
 }

@@ -18,11 +18,11 @@
  *   npm run build:bench && node dist/benchmarks/proxy-policies.js [--processes=3] [--turns=12]
  *     [--turn-ms=250] [--rounds=7] [--ms=1000] [--only=in-memory,stdio-to-http]
  */
+import { cpuOfProcess } from './process-cpu';
 import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
-import type { ProxySide } from './proxy-cost';
+import type { ProxyHarness, ProxySide } from './proxy-cost';
 import { inTurns } from './proxy-turns';
 import type { SideSample } from './proxy-turns';
-import type { CallHarness } from './workload';
 
 const arg = (name: string, fallback: number): number => {
   const given = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -31,17 +31,28 @@ const arg = (name: string, fallback: number): number => {
 const ROUNDS = arg('rounds', 7);
 const MEASURE_MS = arg('ms', 1000);
 
-/** One round's figures: calls per second of the wall clock, and per second of this process's CPU time. */
+/**
+ * One round's figures: calls per second of the wall clock, and per second of this process's CPU
+ * time; from stdio to HTTP, also per second of the proxy process's CPU time (`gateway`: what one
+ * gateway process can serve), where /proc has it.
+ */
 interface Figure {
   readonly wall: number;
   readonly cpu: number;
+  readonly gateway?: number;
 }
 
-/** Calls per second: `inFlight` loops calling `call` for `ms`. */
-async function throughput(call: () => Promise<unknown>, inFlight: number, ms: number): Promise<Figure> {
+/** Calls per second: `inFlight` loops calling `call` for `ms`; `frontPid` is the proxy process's. */
+async function throughput(
+  call: () => Promise<unknown>,
+  inFlight: number,
+  ms: number,
+  frontPid?: number,
+): Promise<Figure> {
   let done = 0;
   const start = performance.now();
   const used = process.cpuUsage();
+  const frontBefore = cpuOfProcess(frontPid);
   const end = start + ms;
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
@@ -52,7 +63,13 @@ async function throughput(call: () => Promise<unknown>, inFlight: number, ms: nu
     }),
   );
   const cpu = process.cpuUsage(used);
-  return { wall: (done / (performance.now() - start)) * 1000, cpu: (done / (cpu.user + cpu.system)) * 1e6 };
+  const frontAfter = cpuOfProcess(frontPid);
+  const front = frontBefore === undefined || frontAfter === undefined ? undefined : frontAfter - frontBefore;
+  return {
+    wall: (done / (performance.now() - start)) * 1000,
+    cpu: (done / (cpu.user + cpu.system)) * 1e6,
+    ...(front === undefined || front === 0 ? {} : { gateway: (done / front) * 1e6 }),
+  };
 }
 
 const median = (values: readonly number[]): number => {
@@ -89,7 +106,7 @@ async function alongside(
   transport: (typeof PROXY_TRANSPORTS)[number],
   inFlight: number,
 ): Promise<Map<ProxySide, Figure[]>> {
-  const harnesses = new Map<ProxySide, CallHarness>();
+  const harnesses = new Map<ProxySide, ProxyHarness>();
   for (const side of SIDES) harnesses.set(side, await proxyHarness(transport, side));
   // Warm up both, so that neither measures the compiler (across processes, some thousand calls).
   for (const side of SIDES) await throughput(harnesses.get(side)!.call, inFlight, MEASURE_MS * 4);
@@ -97,7 +114,9 @@ async function alongside(
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
     for (const side of order)
-      figures.get(side)!.push(await throughput(harnesses.get(side)!.call, inFlight, MEASURE_MS));
+      figures
+        .get(side)!
+        .push(await throughput(harnesses.get(side)!.call, inFlight, MEASURE_MS, harnesses.get(side)!.frontPid));
   }
   for (const harness of harnesses.values()) await harness.close();
   return figures;
@@ -117,13 +136,20 @@ async function main(): Promise<void> {
     const figures = transport === 'in-memory' ? await apart(inFlight) : await alongside(transport, inFlight);
     const [plain, policed] = [figures.get('proxied')!, figures.get('policed')!];
     const of = (kind: keyof Figure) => {
-      const ratio = median(policed.map((f) => f[kind])) / median(plain.map((f) => f[kind]));
-      const rounds = policed.map((f, round) => f[kind] / plain[round]![kind]);
+      const value = (f: Figure) => f[kind] ?? NaN;
+      const ratio = median(policed.map(value)) / median(plain.map(value));
+      const rounds = policed.map((f, round) => value(f) / value(plain[round]!));
       const spread = `${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)}`;
-      return `plain ${median(plain.map((f) => f[kind])).toFixed(0)}/s, policed ${median(policed.map((f) => f[kind])).toFixed(0)}/s, ratio ${ratio.toFixed(3)} (rounds ${spread})`;
+      return `plain ${median(plain.map(value)).toFixed(0)}/s, policed ${median(policed.map(value)).toFixed(0)}/s, ratio ${ratio.toFixed(3)} (rounds ${spread})`;
     };
-    // Across processes, this process's CPU time is the client's alone: not a figure of the proxy.
-    const cpu = transport === 'in-memory' ? `; cpu ${of('cpu')}` : '';
+    // Across processes, this process's CPU time is the client's alone: not a figure of the proxy;
+    // the proxy process's own CPU time is, where /proc has it.
+    const cpu =
+      transport === 'in-memory'
+        ? `; cpu ${of('cpu')}`
+        : plain.every((f) => f.gateway !== undefined) && policed.every((f) => f.gateway !== undefined)
+          ? `; per CPU second of the proxy process ${of('gateway')}`
+          : '';
     lines.push(`proxy ${transport}, ${String(inFlight).padStart(2)} in flight: wall ${of('wall')}${cpu}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
