@@ -345,20 +345,21 @@ export type CheckOutcome<T = unknown> =
 /**
  * Validates the `params` of `method` in `revision` (pass `params ?? {}`); undefined when the
  * revision lacks the method. The common shapes of the hottest methods pass by an exact-shape
- * check (see fast-paths.ts); everything else is parsed by the schema. What passes is the method's
- * params as the method map types them (`ParamsOf<M>`; an object for a method named at run time).
+ * check (see fast-paths.ts) before the schema is built, which a process whose messages all pass
+ * so never builds. Everything else is parsed by the schema. What passes is the method's params as
+ * the method map types them (`ParamsOf<M>`; an object for a method named at run time).
  */
 export function checkParams<M extends string>(
   method: M,
   revision: Revision,
   params: unknown,
 ): CheckOutcome<ParamsOf<M>> | undefined {
+  // A method the revision has always has a params schema (`paramsOf` throws otherwise); the method
+  // map is generated from this registry's schemas, so what passes is a `ParamsOf<M>`.
+  if (paramsPassUnchanged(method, revision, params) && methodDefinition(method, revision) !== undefined)
+    return { success: true, data: params as ParamsOf<M> };
   const schema = cachedParams(method, revision);
-  if (!schema) return undefined;
-  const outcome: CheckOutcome = paramsPassUnchanged(method, revision, params)
-    ? { success: true, data: params }
-    : schema.safeParse(params);
-  return outcome as CheckOutcome<ParamsOf<M>>; // the method map is generated from this registry's schemas
+  return schema && (schema.safeParse(params) as CheckOutcome<ParamsOf<M>>);
 }
 
 /**
@@ -389,10 +390,10 @@ export function checkResult(
   options: ResultSchemaOptions = {},
 ): CheckOutcome | undefined {
   const interim = options.inputRequired === true || (isInputRequired(result) && mayRequireInput(method, revision));
+  // As for params: the common shapes pass before the schema is built (the methods with a check all have results).
+  const plain = !options.taskAugmented && !interim && resultPassesUnchanged(method, revision, result);
+  if (plain && methodDefinition(method, revision)?.result !== undefined) return { success: true, data: result };
   const schema = resultSchemaFor(method, revision, interim ? { ...options, inputRequired: true } : options);
   if (!schema) return undefined;
-  if (!options.taskAugmented && !interim && resultPassesUnchanged(method, revision, result)) {
-    return { success: true, data: result };
-  }
   return schema.safeParse(result);
 }
