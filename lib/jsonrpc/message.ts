@@ -6,55 +6,51 @@ export const JSONRPC_VERSION = '2.0';
 /** A request id: a string or an integer (MCP forbids null). */
 export const RequestIdSchema = z.union([z.string(), z.number().int()]);
 /** A request id: a string or an integer (MCP forbids null). */
-export type RequestId = z.infer<typeof RequestIdSchema>;
+export type RequestId = string | number;
 
-const ParamsSchema = z.record(z.string(), z.unknown());
+// The messages are types only: the transports and the connection read them by hand (see
+// classify.ts), and no schema of them is built at load.
 
-/** A request: expects a response carrying the same id. */
-export const JsonRpcRequestSchema = z.looseObject({
-  jsonrpc: z.literal(JSONRPC_VERSION),
-  id: RequestIdSchema,
-  method: z.string(),
-  params: ParamsSchema.optional(),
-});
-/** A request: expects a response carrying the same id. */
-export type JsonRpcRequest = z.infer<typeof JsonRpcRequestSchema>;
+/** A request: expects a response carrying the same id. Members beyond these are kept as they came. */
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown> | undefined;
+  [member: string]: unknown;
+}
 
 /** A notification: a request without an id, never answered. */
-export const JsonRpcNotificationSchema = z.looseObject({
-  jsonrpc: z.literal(JSONRPC_VERSION),
-  method: z.string(),
-  params: ParamsSchema.optional(),
-});
-/** A notification: a request without an id, never answered. */
-export type JsonRpcNotification = z.infer<typeof JsonRpcNotificationSchema>;
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown> | undefined;
+  [member: string]: unknown;
+}
 
 /** A successful response. */
-export const JsonRpcResultResponseSchema = z.looseObject({
-  jsonrpc: z.literal(JSONRPC_VERSION),
-  id: RequestIdSchema,
-  result: z.record(z.string(), z.unknown()),
-});
-/** A successful response. */
-export type JsonRpcResultResponse = z.infer<typeof JsonRpcResultResponseSchema>;
+export interface JsonRpcResultResponse {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+  [member: string]: unknown;
+}
 
-/** The error object of an error response. */
-export const JsonRpcErrorObjectSchema = z.looseObject({
-  code: z.number().int(),
-  message: z.string(),
-  data: z.unknown().optional(),
-});
-/** The `error` of a JSON-RPC error response: its `code`, `message` and optional `data`. */
-export type JsonRpcErrorObject = z.infer<typeof JsonRpcErrorObjectSchema>;
+/** The `error` of a JSON-RPC error response: its `code` (an integer), `message` and optional `data`. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+  [member: string]: unknown;
+}
 
 /** An error response; the id is null only when the request's id could not be read. */
-export const JsonRpcErrorResponseSchema = z.looseObject({
-  jsonrpc: z.literal(JSONRPC_VERSION),
-  id: z.union([RequestIdSchema, z.null()]),
-  error: JsonRpcErrorObjectSchema,
-});
-/** An error response; the id is null only when the request's id could not be read. */
-export type JsonRpcErrorResponse = z.infer<typeof JsonRpcErrorResponseSchema>;
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+  [member: string]: unknown;
+}
 
 /** Any response: a result or an error. */
 export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
