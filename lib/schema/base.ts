@@ -73,35 +73,29 @@ export const baseSchemas = perRevision((revision) => {
 });
 
 const latest = () => baseSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof baseSchemas>;
 
 export { RequestIdSchema };
 export type { RequestId } from '../jsonrpc/message';
 
 /** An opaque pagination position chosen by the server. */
-export const CursorSchema = z.lazy(() => latest().Cursor);
-export type Cursor = z.infer<typeof CursorSchema>;
+export type Cursor = z.infer<Latest['Cursor']>;
 
 /** The sender or recipient of a message: `user` or `assistant`. */
-export const RoleSchema = z.lazy(() => latest().Role);
-export type Role = z.infer<typeof RoleSchema>;
+export type Role = z.infer<Latest['Role']>;
 
-/** Hints to the client about an object's audience, priority and last modification. */
-export const AnnotationsSchema = z.lazy(() => latest().Annotations);
 /** Hints on content for the client: its `audience`, its `priority` (0 to 1), when it was last modified. */
-export type Annotations = z.infer<typeof AnnotationsSchema>;
+export type Annotations = z.infer<Latest['Annotations']>;
 
-/** An icon a client may show: a URI (https or data:) with optional MIME type, sizes and theme. */
-export const IconSchema = z.lazy(() => latest().Icon);
 /** An icon a client may show for a tool, resource, prompt or implementation: its `src`, MIME type, sizes and theme. */
-export type Icon = z.infer<typeof IconSchema>;
+export type Icon = z.infer<Latest['Icon']>;
 
 /** The `icons` property that tools, prompts, resources and implementations share. */
-export const IconsSchema = z.lazy(() => latest().Icons);
-export type Icons = z.infer<typeof IconsSchema>;
+export type Icons = z.infer<Latest['Icons']>;
 
 /** A programmatic `name` with an optional human-readable `title`. */
-export const BaseMetadataSchema = z.lazy(() => latest().BaseMetadata);
-export type BaseMetadata = z.infer<typeof BaseMetadataSchema>;
+export type BaseMetadata = z.infer<Latest['BaseMetadata']>;
 
 /** A log severity, from `debug` to `emergency`. */
 export const LoggingLevelSchema = z.lazy(() => latest().LoggingLevel);

@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { choose, perRevision, since, V2025_06_18, V2026_07_28 } from './build';
 import { envelopeSchemas, requestShape } from './envelope';
-import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the completion schemas of one revision. */
 export const completionSchemas = perRevision((revision) => {
@@ -43,24 +42,18 @@ export const completionSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => completionSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof completionSchemas>;
 
 /** Completion for an argument of a prompt. */
-export const PromptReferenceSchema = z.lazy(() => latest().PromptReference);
-export type PromptReference = z.infer<typeof PromptReferenceSchema>;
+export type PromptReference = z.infer<Latest['PromptReference']>;
 
 /** Completion for a variable of a resource template. */
-export const ResourceTemplateReferenceSchema = z.lazy(() => latest().ResourceTemplateReference);
-export type ResourceTemplateReference = z.infer<typeof ResourceTemplateReferenceSchema>;
+export type ResourceTemplateReference = z.infer<Latest['ResourceTemplateReference']>;
 
 /** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
-export const CompleteRequestParamsSchema = z.lazy(() => latest().CompleteRequestParams);
-/** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
-export type CompleteRequestParams = z.infer<typeof CompleteRequestParamsSchema>;
+export type CompleteRequestParams = z.infer<Latest['CompleteRequestParams']>;
 /** `completion/complete`: suggestions for an argument value. */
-export const CompleteRequestSchema = z.lazy(() => latest().CompleteRequest);
-export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+export type CompleteRequest = z.infer<Latest['CompleteRequest']>;
 /** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
-export const CompleteResultSchema = z.lazy(() => latest().CompleteResult);
-/** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
-export type CompleteResult = z.infer<typeof CompleteResultSchema>;
+export type CompleteResult = z.infer<Latest['CompleteResult']>;

@@ -102,26 +102,24 @@ export function structuredContent(revision: Revision) {
 }
 
 const latest = () => contentSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof contentSchemas>;
 
 /** Plain text. */
-export const TextContentSchema = z.lazy(() => latest().TextContent);
-export type TextContent = z.infer<typeof TextContentSchema>;
+export type TextContent = z.infer<Latest['TextContent']>;
 
 /** A base64-encoded image with its MIME type. */
-export const ImageContentSchema = z.lazy(() => latest().ImageContent);
-export type ImageContent = z.infer<typeof ImageContentSchema>;
+export type ImageContent = z.infer<Latest['ImageContent']>;
 
 /** Base64-encoded audio with its MIME type (from 2025-03-26). */
 export const AudioContentSchema = z.lazy(() => latest().AudioContent);
 export type AudioContent = z.infer<typeof AudioContentSchema>;
 
 /** The contents of a resource, embedded in a message. */
-export const EmbeddedResourceSchema = z.lazy(() => latest().EmbeddedResource);
-export type EmbeddedResource = z.infer<typeof EmbeddedResourceSchema>;
+export type EmbeddedResource = z.infer<Latest['EmbeddedResource']>;
 
 /** A link to a resource the client may read (from 2025-06-18). */
-export const ResourceLinkSchema = z.lazy(() => latest().ResourceLink);
-export type ResourceLink = z.infer<typeof ResourceLinkSchema>;
+export type ResourceLink = z.infer<Latest['ResourceLink']>;
 
 /** Any content block of a tool result or prompt message. */
 export const ContentBlockSchema = z.lazy(() => latest().ContentBlock);
@@ -129,13 +127,10 @@ export const ContentBlockSchema = z.lazy(() => latest().ContentBlock);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** A model's request to call a tool, inside a sampling message (from 2025-11-25). */
-export const ToolUseContentSchema = z.lazy(() => latest().ToolUseContent);
-export type ToolUseContent = z.infer<typeof ToolUseContentSchema>;
+export type ToolUseContent = z.infer<Latest['ToolUseContent']>;
 
 /** The result of a tool call, fed back to the model in a sampling message (from 2025-11-25). */
-export const ToolResultContentSchema = z.lazy(() => latest().ToolResultContent);
-export type ToolResultContent = z.infer<typeof ToolResultContentSchema>;
+export type ToolResultContent = z.infer<Latest['ToolResultContent']>;
 
 /** Any content block of a sampling message. */
-export const SamplingMessageContentBlockSchema = z.lazy(() => latest().SamplingMessageContentBlock);
-export type SamplingMessageContentBlock = z.infer<typeof SamplingMessageContentBlockSchema>;
+export type SamplingMessageContentBlock = z.infer<Latest['SamplingMessageContentBlock']>;

@@ -211,67 +211,46 @@ export const elicitationSchemas = perRevision((revision) => {
 });
 
 const latest = () => elicitationSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof elicitationSchemas>;
 
 /** A string field of an elicitation form, with optional length limits and format. */
-export const StringSchemaSchema = z.lazy(() => latest().StringSchema);
-export type StringSchema = z.infer<typeof StringSchemaSchema>;
+export type StringSchema = z.infer<Latest['StringSchema']>;
 /** A number or integer field of an elicitation form. */
-export const NumberSchemaSchema = z.lazy(() => latest().NumberSchema);
-export type NumberSchema = z.infer<typeof NumberSchemaSchema>;
+export type NumberSchema = z.infer<Latest['NumberSchema']>;
 /** A boolean field of an elicitation form. */
-export const BooleanSchemaSchema = z.lazy(() => latest().BooleanSchema);
-export type BooleanSchema = z.infer<typeof BooleanSchemaSchema>;
+export type BooleanSchema = z.infer<Latest['BooleanSchema']>;
 /** A single choice among plain string values. */
-export const UntitledSingleSelectEnumSchemaSchema = z.lazy(() => latest().UntitledSingleSelectEnumSchema);
-export type UntitledSingleSelectEnumSchema = z.infer<typeof UntitledSingleSelectEnumSchemaSchema>;
+export type UntitledSingleSelectEnumSchema = z.infer<Latest['UntitledSingleSelectEnumSchema']>;
 /** A single choice among values with display titles (`oneOf` of `const` and `title`). */
-export const TitledSingleSelectEnumSchemaSchema = z.lazy(() => latest().TitledSingleSelectEnumSchema);
-export type TitledSingleSelectEnumSchema = z.infer<typeof TitledSingleSelectEnumSchemaSchema>;
+export type TitledSingleSelectEnumSchema = z.infer<Latest['TitledSingleSelectEnumSchema']>;
 /** Any single-choice enum field. */
-export const SingleSelectEnumSchemaSchema = z.lazy(() => latest().SingleSelectEnumSchema);
-export type SingleSelectEnumSchema = z.infer<typeof SingleSelectEnumSchemaSchema>;
+export type SingleSelectEnumSchema = z.infer<Latest['SingleSelectEnumSchema']>;
 /** A multiple choice among plain string values. */
-export const UntitledMultiSelectEnumSchemaSchema = z.lazy(() => latest().UntitledMultiSelectEnumSchema);
-export type UntitledMultiSelectEnumSchema = z.infer<typeof UntitledMultiSelectEnumSchemaSchema>;
+export type UntitledMultiSelectEnumSchema = z.infer<Latest['UntitledMultiSelectEnumSchema']>;
 /** A multiple choice among values with display titles. */
-export const TitledMultiSelectEnumSchemaSchema = z.lazy(() => latest().TitledMultiSelectEnumSchema);
-export type TitledMultiSelectEnumSchema = z.infer<typeof TitledMultiSelectEnumSchemaSchema>;
+export type TitledMultiSelectEnumSchema = z.infer<Latest['TitledMultiSelectEnumSchema']>;
 /** Any multiple-choice enum field. */
-export const MultiSelectEnumSchemaSchema = z.lazy(() => latest().MultiSelectEnumSchema);
-export type MultiSelectEnumSchema = z.infer<typeof MultiSelectEnumSchemaSchema>;
+export type MultiSelectEnumSchema = z.infer<Latest['MultiSelectEnumSchema']>;
 /** The 2025-06-18 enum field with parallel `enumNames` (kept for compatibility). */
-export const LegacyTitledEnumSchemaSchema = z.lazy(() => latest().LegacyTitledEnumSchema);
-export type LegacyTitledEnumSchema = z.infer<typeof LegacyTitledEnumSchemaSchema>;
+export type LegacyTitledEnumSchema = z.infer<Latest['LegacyTitledEnumSchema']>;
 /** Any enum field of an elicitation form. */
-export const EnumSchemaSchema = z.lazy(() => latest().EnumSchema);
-export type EnumSchema = z.infer<typeof EnumSchemaSchema>;
+export type EnumSchema = z.infer<Latest['EnumSchema']>;
 /** Any field of an elicitation form: string, number, boolean or enum. */
-export const PrimitiveSchemaDefinitionSchema = z.lazy(() => latest().PrimitiveSchemaDefinition);
-export type PrimitiveSchemaDefinition = z.infer<typeof PrimitiveSchemaDefinitionSchema>;
+export type PrimitiveSchemaDefinition = z.infer<Latest['PrimitiveSchemaDefinition']>;
 
 /** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
-export const ElicitRequestFormParamsSchema = z.lazy(() => latest().ElicitRequestFormParams);
-/** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
-export type ElicitRequestFormParams = z.infer<typeof ElicitRequestFormParamsSchema>;
+export type ElicitRequestFormParams = z.infer<Latest['ElicitRequestFormParams']>;
 /** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
-export const ElicitRequestURLParamsSchema = z.lazy(() => latest().ElicitRequestURLParams);
-/** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
-export type ElicitRequestURLParams = z.infer<typeof ElicitRequestURLParamsSchema>;
+export type ElicitRequestURLParams = z.infer<Latest['ElicitRequestURLParams']>;
 /** Params of `elicitation/create`, either mode. */
-export const ElicitRequestParamsSchema = z.lazy(() => latest().ElicitRequestParams);
-/** Params of `elicitation/create`, either mode. */
-export type ElicitRequestParams = z.infer<typeof ElicitRequestParamsSchema>;
+export type ElicitRequestParams = z.infer<Latest['ElicitRequestParams']>;
 /** `elicitation/create`: the server asks the user for input. */
 export const ElicitRequestSchema = z.lazy(() => latest().ElicitRequest);
 export type ElicitRequest = z.infer<typeof ElicitRequestSchema>;
 /** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
-export const ElicitResultSchema = z.lazy(() => latest().ElicitResult);
-/** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
-export type ElicitResult = z.infer<typeof ElicitResultSchema>;
-/** `notifications/elicitation/complete`: a URL-mode elicitation finished. */
-export const ElicitationCompleteNotificationSchema = z.lazy(() => latest().ElicitationCompleteNotification);
+export type ElicitResult = z.infer<Latest['ElicitResult']>;
 /** A `notifications/elicitation/complete` notification. */
-export type ElicitationCompleteNotification = z.infer<typeof ElicitationCompleteNotificationSchema>;
+export type ElicitationCompleteNotification = z.infer<Latest['ElicitationCompleteNotification']>;
 /** The error response (-32042) that asks the client to complete URL elicitations first. */
-export const URLElicitationRequiredErrorSchema = z.lazy(() => latest().URLElicitationRequiredError);
-export type URLElicitationRequiredError = z.infer<typeof URLElicitationRequiredErrorSchema>;
+export type URLElicitationRequiredError = z.infer<Latest['URLElicitationRequiredError']>;

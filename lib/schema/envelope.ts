@@ -21,7 +21,7 @@ import {
   V2026_07_28,
 } from './build';
 import { metaSchemas } from './meta';
-import { LATEST_LEGACY_REVISION, type Revision } from './revisions';
+import type { Revision } from './revisions';
 
 const absent = z.unknown().optional();
 
@@ -220,72 +220,56 @@ export function resultResponse<R extends z.ZodType>(result: R) {
   return z.looseObject({ jsonrpc: JsonRpcVersionSchema, id: RequestIdSchema, result });
 }
 
-const latest = () => envelopeSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof envelopeSchemas>;
 
 /** Params every request may carry: `_meta` with an optional progress token. */
-export const RequestParamsSchema = z.lazy(() => latest().RequestParams);
-export type RequestParams = z.infer<typeof RequestParamsSchema>;
+export type RequestParams = z.infer<Latest['RequestParams']>;
 
 /** Params every notification may carry: `_meta`. */
-export const NotificationParamsSchema = z.lazy(() => latest().NotificationParams);
-export type NotificationParams = z.infer<typeof NotificationParamsSchema>;
+export type NotificationParams = z.infer<Latest['NotificationParams']>;
 
 /** Any request, before its method is known. */
-export const RequestSchema = z.lazy(() => latest().Request);
-export type Request = z.infer<typeof RequestSchema>;
+export type Request = z.infer<Latest['Request']>;
 
 /** Any notification, before its method is known. */
-export const NotificationSchema = z.lazy(() => latest().Notification);
-export type Notification = z.infer<typeof NotificationSchema>;
+export type Notification = z.infer<Latest['Notification']>;
 
 /** Any result: an object with optional `_meta`, open to every other key. */
-export const ResultSchema = z.lazy(() => latest().Result);
-export type Result = z.infer<typeof ResultSchema>;
+export type Result = z.infer<Latest['Result']>;
 
-/** A result that carries nothing but may carry `_meta` (ping, subscribe, setLevel...). */
-export const EmptyResultSchema = z.lazy(() => latest().EmptyResult);
 /** A result that says only that the request succeeded. */
-export type EmptyResult = z.infer<typeof EmptyResultSchema>;
+export type EmptyResult = z.infer<Latest['EmptyResult']>;
 
 /** The error object of a JSON-RPC error response (the `Error` definition; renamed to keep the global). */
-export const ErrorSchema = z.lazy(() => latest().Error);
-export type ErrorObject = z.infer<typeof ErrorSchema>;
+export type ErrorObject = z.infer<Latest['Error']>;
 
 /** A JSON-RPC request envelope with any method. */
-export const JSONRPCRequestSchema = z.lazy(() => latest().JSONRPCRequest);
-export type JSONRPCRequest = z.infer<typeof JSONRPCRequestSchema>;
+export type JSONRPCRequest = z.infer<Latest['JSONRPCRequest']>;
 
 /** A JSON-RPC notification envelope with any method. */
-export const JSONRPCNotificationSchema = z.lazy(() => latest().JSONRPCNotification);
-export type JSONRPCNotification = z.infer<typeof JSONRPCNotificationSchema>;
+export type JSONRPCNotification = z.infer<Latest['JSONRPCNotification']>;
 
 /** A successful JSON-RPC response. */
-export const JSONRPCResultResponseSchema = z.lazy(() => latest().JSONRPCResultResponse);
-export type JSONRPCResultResponse = z.infer<typeof JSONRPCResultResponseSchema>;
+export type JSONRPCResultResponse = z.infer<Latest['JSONRPCResultResponse']>;
 
 /** A JSON-RPC error response (`id` may be missing when the request's id could not be read). */
-export const JSONRPCErrorResponseSchema = z.lazy(() => latest().JSONRPCErrorResponse);
-export type JSONRPCErrorResponse = z.infer<typeof JSONRPCErrorResponseSchema>;
+export type JSONRPCErrorResponse = z.infer<Latest['JSONRPCErrorResponse']>;
 
 /** A JSON-RPC response: a result or an error. */
-export const JSONRPCResponseSchema = z.lazy(() => latest().JSONRPCResponse);
-export type JSONRPCResponse = z.infer<typeof JSONRPCResponseSchema>;
+export type JSONRPCResponse = z.infer<Latest['JSONRPCResponse']>;
 
 /** Any single JSON-RPC message (batches only in 2025-03-26, see `schemasFor`). */
-export const JSONRPCMessageSchema = z.lazy(() => latest().JSONRPCMessage);
-export type JSONRPCMessage = z.infer<typeof JSONRPCMessageSchema>;
+export type JSONRPCMessage = z.infer<Latest['JSONRPCMessage']>;
 
 /** Params of a paginated list request: an optional cursor. */
-export const PaginatedRequestParamsSchema = z.lazy(() => latest().PaginatedRequestParams);
-export type PaginatedRequestParams = z.infer<typeof PaginatedRequestParamsSchema>;
+export type PaginatedRequestParams = z.infer<Latest['PaginatedRequestParams']>;
 
 /** Any paginated list request. */
-export const PaginatedRequestSchema = z.lazy(() => latest().PaginatedRequest);
-export type PaginatedRequest = z.infer<typeof PaginatedRequestSchema>;
+export type PaginatedRequest = z.infer<Latest['PaginatedRequest']>;
 
 /** A page of a list result: `nextCursor` is present when more pages follow. */
-export const PaginatedResultSchema = z.lazy(() => latest().PaginatedResult);
-export type PaginatedResult = z.infer<typeof PaginatedResultSchema>;
+export type PaginatedResult = z.infer<Latest['PaginatedResult']>;
 
 /** A result with caching hints, `ttlMs` and `cacheScope` (2026-07-28 on). */
 export const CacheableResultSchema = z.lazy(() => envelopeSchemas(V2026_07_28).CacheableResult);

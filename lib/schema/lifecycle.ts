@@ -41,25 +41,19 @@ export const lifecycleSchemas = perRevision((revision) => {
 });
 
 const latest = () => lifecycleSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof lifecycleSchemas>;
 
-/** Params of `initialize`: the client's revision, capabilities and identity. */
-export const InitializeRequestParamsSchema = z.lazy(() => latest().InitializeRequestParams);
 /** The params of `initialize`. */
-export type InitializeRequestParams = z.infer<typeof InitializeRequestParamsSchema>;
+export type InitializeRequestParams = z.infer<Latest['InitializeRequestParams']>;
 /** `initialize`: the first request of every session. */
 export const InitializeRequestSchema = z.lazy(() => latest().InitializeRequest);
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
-/** The result of `initialize`: the negotiated revision, the server's capabilities and identity. */
-export const InitializeResultSchema = z.lazy(() => latest().InitializeResult);
 /** The result of `initialize`. */
-export type InitializeResult = z.infer<typeof InitializeResultSchema>;
+export type InitializeResult = z.infer<Latest['InitializeResult']>;
 
-/** `notifications/initialized`: the client is ready for normal operation. */
-export const InitializedNotificationSchema = z.lazy(() => latest().InitializedNotification);
 /** A `notifications/initialized` notification. */
-export type InitializedNotification = z.infer<typeof InitializedNotificationSchema>;
+export type InitializedNotification = z.infer<Latest['InitializedNotification']>;
 
-/** `ping`: either side checks that the other is alive; the answer is an empty result. */
-export const PingRequestSchema = z.lazy(() => latest().PingRequest);
 /** A `ping` request. */
-export type PingRequest = z.infer<typeof PingRequestSchema>;
+export type PingRequest = z.infer<Latest['PingRequest']>;

@@ -32,19 +32,16 @@ export const loggingSchemas = perRevision((revision) => {
 });
 
 const latest = () => loggingSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof loggingSchemas>;
 
-/** Params of `logging/setLevel`. */
-export const SetLevelRequestParamsSchema = z.lazy(() => latest().SetLevelRequestParams);
 /** The params of `logging/setLevel`. */
-export type SetLevelRequestParams = z.infer<typeof SetLevelRequestParamsSchema>;
+export type SetLevelRequestParams = z.infer<Latest['SetLevelRequestParams']>;
 /** `logging/setLevel`: the least severe level the client wants to receive. */
-export const SetLevelRequestSchema = z.lazy(() => latest().SetLevelRequest);
-export type SetLevelRequest = z.infer<typeof SetLevelRequestSchema>;
+export type SetLevelRequest = z.infer<Latest['SetLevelRequest']>;
 
 /** Params of `notifications/message`: level, optional logger name, and any JSON data. */
-export const LoggingMessageNotificationParamsSchema = z.lazy(() => latest().LoggingMessageNotificationParams);
-/** Params of `notifications/message`: level, optional logger name, and any JSON data. */
-export type LoggingMessageNotificationParams = z.infer<typeof LoggingMessageNotificationParamsSchema>;
+export type LoggingMessageNotificationParams = z.infer<Latest['LoggingMessageNotificationParams']>;
 /** `notifications/message`: one log message from the server. */
 export const LoggingMessageNotificationSchema = z.lazy(() => latest().LoggingMessageNotification);
 export type LoggingMessageNotification = z.infer<typeof LoggingMessageNotificationSchema>;

@@ -214,23 +214,18 @@ export const messageSchemas = perRevision((revision) => ({
   ...resultResponses(revision),
 }));
 
-const latest = () => messageSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof messageSchemas>;
 
 /** Any request a client sends. */
-export const ClientRequestSchema = z.lazy(() => latest().ClientRequest);
-export type ClientRequest = z.infer<typeof ClientRequestSchema>;
+export type ClientRequest = z.infer<Latest['ClientRequest']>;
 /** Any request a server sends. */
-export const ServerRequestSchema = z.lazy(() => latest().ServerRequest);
-export type ServerRequest = z.infer<typeof ServerRequestSchema>;
+export type ServerRequest = z.infer<Latest['ServerRequest']>;
 /** Any notification a client sends. */
-export const ClientNotificationSchema = z.lazy(() => latest().ClientNotification);
-export type ClientNotification = z.infer<typeof ClientNotificationSchema>;
+export type ClientNotification = z.infer<Latest['ClientNotification']>;
 /** Any notification a server sends. */
-export const ServerNotificationSchema = z.lazy(() => latest().ServerNotification);
-export type ServerNotification = z.infer<typeof ServerNotificationSchema>;
+export type ServerNotification = z.infer<Latest['ServerNotification']>;
 /** Any result a client sends. */
-export const ClientResultSchema = z.lazy(() => latest().ClientResult);
-export type ClientResult = z.infer<typeof ClientResultSchema>;
+export type ClientResult = z.infer<Latest['ClientResult']>;
 /** Any result a server sends. */
-export const ServerResultSchema = z.lazy(() => latest().ServerResult);
-export type ServerResult = z.infer<typeof ServerResultSchema>;
+export type ServerResult = z.infer<Latest['ServerResult']>;

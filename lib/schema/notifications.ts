@@ -14,7 +14,6 @@ import {
   V2026_07_28,
 } from './build';
 import { envelopeSchemas, notificationShape } from './envelope';
-import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the progress and cancellation schemas of one revision. */
 export const notificationSchemas = perRevision((revision) => {
@@ -48,20 +47,15 @@ export const notificationSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => notificationSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof notificationSchemas>;
 
-/** Params of `notifications/progress`: the token, the progress so far, and optional total and message. */
-export const ProgressNotificationParamsSchema = z.lazy(() => latest().ProgressNotificationParams);
 /** The params of `notifications/progress`. */
-export type ProgressNotificationParams = z.infer<typeof ProgressNotificationParamsSchema>;
+export type ProgressNotificationParams = z.infer<Latest['ProgressNotificationParams']>;
 /** `notifications/progress`: progress on a request that asked for it with a progress token. */
-export const ProgressNotificationSchema = z.lazy(() => latest().ProgressNotification);
-export type ProgressNotification = z.infer<typeof ProgressNotificationSchema>;
+export type ProgressNotification = z.infer<Latest['ProgressNotification']>;
 
-/** Params of `notifications/cancelled`: which request, and why. */
-export const CancelledNotificationParamsSchema = z.lazy(() => latest().CancelledNotificationParams);
 /** The params of `notifications/cancelled`. */
-export type CancelledNotificationParams = z.infer<typeof CancelledNotificationParamsSchema>;
+export type CancelledNotificationParams = z.infer<Latest['CancelledNotificationParams']>;
 /** `notifications/cancelled`: the sender no longer wants the answer to a request. */
-export const CancelledNotificationSchema = z.lazy(() => latest().CancelledNotification);
-export type CancelledNotification = z.infer<typeof CancelledNotificationSchema>;
+export type CancelledNotification = z.infer<Latest['CancelledNotification']>;

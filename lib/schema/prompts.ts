@@ -7,7 +7,6 @@ import { MetaSchema, perRevision, since, V2025_06_18, V2025_11_25 } from './buil
 import { contentSchemas } from './content';
 import { cacheHintShape, envelopeSchemas, listRequestParams, notificationShape, requestShape } from './envelope';
 import { inputResponseParamsShape } from './input-requests';
-import { LATEST_LEGACY_REVISION } from './revisions';
 
 /** Builds the prompt schemas of one revision. */
 export const promptSchemas = perRevision((revision) => {
@@ -52,44 +51,29 @@ export const promptSchemas = perRevision((revision) => {
   };
 });
 
-const latest = () => promptSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof promptSchemas>;
 
 /** An argument a prompt accepts. */
-export const PromptArgumentSchema = z.lazy(() => latest().PromptArgument);
-export type PromptArgument = z.infer<typeof PromptArgumentSchema>;
+export type PromptArgument = z.infer<Latest['PromptArgument']>;
 
 /** A prompt (template) the server offers. */
-export const PromptSchema = z.lazy(() => latest().Prompt);
-/** A prompt (template) the server offers. */
-export type Prompt = z.infer<typeof PromptSchema>;
+export type Prompt = z.infer<Latest['Prompt']>;
 
-/** One message of a rendered prompt. */
-export const PromptMessageSchema = z.lazy(() => latest().PromptMessage);
 /** One message of a prompt: its `role` and its content. */
-export type PromptMessage = z.infer<typeof PromptMessageSchema>;
+export type PromptMessage = z.infer<Latest['PromptMessage']>;
 
-/** `prompts/list`: one page of the server's prompts. */
-export const ListPromptsRequestSchema = z.lazy(() => latest().ListPromptsRequest);
 /** A `prompts/list` request. */
-export type ListPromptsRequest = z.infer<typeof ListPromptsRequestSchema>;
+export type ListPromptsRequest = z.infer<Latest['ListPromptsRequest']>;
 /** The result of `prompts/list`. */
-export const ListPromptsResultSchema = z.lazy(() => latest().ListPromptsResult);
-/** The result of `prompts/list`. */
-export type ListPromptsResult = z.infer<typeof ListPromptsResultSchema>;
+export type ListPromptsResult = z.infer<Latest['ListPromptsResult']>;
 
-/** Params of `prompts/get`: the prompt's name and string arguments. */
-export const GetPromptRequestParamsSchema = z.lazy(() => latest().GetPromptRequestParams);
 /** The params of `prompts/get`. */
-export type GetPromptRequestParams = z.infer<typeof GetPromptRequestParamsSchema>;
+export type GetPromptRequestParams = z.infer<Latest['GetPromptRequestParams']>;
 /** `prompts/get`: render a prompt. */
-export const GetPromptRequestSchema = z.lazy(() => latest().GetPromptRequest);
-export type GetPromptRequest = z.infer<typeof GetPromptRequestSchema>;
+export type GetPromptRequest = z.infer<Latest['GetPromptRequest']>;
 /** The result of `prompts/get`. */
-export const GetPromptResultSchema = z.lazy(() => latest().GetPromptResult);
-/** The result of `prompts/get`. */
-export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
+export type GetPromptResult = z.infer<Latest['GetPromptResult']>;
 
-/** `notifications/prompts/list_changed`: the list of prompts changed. */
-export const PromptListChangedNotificationSchema = z.lazy(() => latest().PromptListChangedNotification);
 /** A `notifications/prompts/list_changed` notification. */
-export type PromptListChangedNotification = z.infer<typeof PromptListChangedNotificationSchema>;
+export type PromptListChangedNotification = z.infer<Latest['PromptListChangedNotification']>;

@@ -66,66 +66,45 @@ export const resourceSchemas = perRevision((revision) => {
 });
 
 const latest = () => resourceSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof resourceSchemas>;
 
 /** Params of a request about one resource URI. */
-export const ResourceRequestParamsSchema = z.lazy(() => latest().ResourceRequestParams);
-export type ResourceRequestParams = z.infer<typeof ResourceRequestParamsSchema>;
+export type ResourceRequestParams = z.infer<Latest['ResourceRequestParams']>;
 
-/** `resources/list`: one page of the server's resources. */
-export const ListResourcesRequestSchema = z.lazy(() => latest().ListResourcesRequest);
 /** A `resources/list` request. */
-export type ListResourcesRequest = z.infer<typeof ListResourcesRequestSchema>;
-/** The result of `resources/list` (with caching hints from 2026-07-28). */
-export const ListResourcesResultSchema = z.lazy(() => latest().ListResourcesResult);
+export type ListResourcesRequest = z.infer<Latest['ListResourcesRequest']>;
 /** The result of `resources/list`. */
-export type ListResourcesResult = z.infer<typeof ListResourcesResultSchema>;
+export type ListResourcesResult = z.infer<Latest['ListResourcesResult']>;
 
-/** `resources/templates/list`: one page of the server's resource templates. */
-export const ListResourceTemplatesRequestSchema = z.lazy(() => latest().ListResourceTemplatesRequest);
 /** A `resources/templates/list` request. */
-export type ListResourceTemplatesRequest = z.infer<typeof ListResourceTemplatesRequestSchema>;
-/** The result of `resources/templates/list` (with caching hints from 2026-07-28). */
-export const ListResourceTemplatesResultSchema = z.lazy(() => latest().ListResourceTemplatesResult);
+export type ListResourceTemplatesRequest = z.infer<Latest['ListResourceTemplatesRequest']>;
 /** The result of `resources/templates/list`. */
-export type ListResourceTemplatesResult = z.infer<typeof ListResourceTemplatesResultSchema>;
+export type ListResourceTemplatesResult = z.infer<Latest['ListResourceTemplatesResult']>;
 
-/** Params of `resources/read` (and, when retried, the answers to its input requests). */
-export const ReadResourceRequestParamsSchema = z.lazy(() => latest().ReadResourceRequestParams);
 /** The params of `resources/read`. */
-export type ReadResourceRequestParams = z.infer<typeof ReadResourceRequestParamsSchema>;
+export type ReadResourceRequestParams = z.infer<Latest['ReadResourceRequestParams']>;
 /** `resources/read`: the contents of one resource. */
-export const ReadResourceRequestSchema = z.lazy(() => latest().ReadResourceRequest);
-export type ReadResourceRequest = z.infer<typeof ReadResourceRequestSchema>;
+export type ReadResourceRequest = z.infer<Latest['ReadResourceRequest']>;
 /** The result of `resources/read` (with caching hints from 2026-07-28). */
-export const ReadResourceResultSchema = z.lazy(() => latest().ReadResourceResult);
-/** The result of `resources/read` (with caching hints from 2026-07-28). */
-export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
+export type ReadResourceResult = z.infer<Latest['ReadResourceResult']>;
 
-/** Params of `resources/subscribe` (through 2025-11-25). */
-export const SubscribeRequestParamsSchema = z.lazy(() => latest().SubscribeRequestParams);
 /** The params of `resources/subscribe`. */
-export type SubscribeRequestParams = z.infer<typeof SubscribeRequestParamsSchema>;
+export type SubscribeRequestParams = z.infer<Latest['SubscribeRequestParams']>;
 /** `resources/subscribe`: ask for `notifications/resources/updated` about one URI (through 2025-11-25). */
 export const SubscribeRequestSchema = z.lazy(() => latest().SubscribeRequest);
 export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
 
-/** Params of `resources/unsubscribe` (through 2025-11-25). */
-export const UnsubscribeRequestParamsSchema = z.lazy(() => latest().UnsubscribeRequestParams);
 /** The params of `resources/unsubscribe`. */
-export type UnsubscribeRequestParams = z.infer<typeof UnsubscribeRequestParamsSchema>;
+export type UnsubscribeRequestParams = z.infer<Latest['UnsubscribeRequestParams']>;
 /** `resources/unsubscribe`: stop updates about one URI (through 2025-11-25). */
-export const UnsubscribeRequestSchema = z.lazy(() => latest().UnsubscribeRequest);
-export type UnsubscribeRequest = z.infer<typeof UnsubscribeRequestSchema>;
+export type UnsubscribeRequest = z.infer<Latest['UnsubscribeRequest']>;
 
-/** `notifications/resources/list_changed`: the list of resources changed. */
-export const ResourceListChangedNotificationSchema = z.lazy(() => latest().ResourceListChangedNotification);
 /** A `notifications/resources/list_changed` notification. */
-export type ResourceListChangedNotification = z.infer<typeof ResourceListChangedNotificationSchema>;
+export type ResourceListChangedNotification = z.infer<Latest['ResourceListChangedNotification']>;
 
-/** Params of `notifications/resources/updated`. */
-export const ResourceUpdatedNotificationParamsSchema = z.lazy(() => latest().ResourceUpdatedNotificationParams);
 /** The params of `notifications/resources/updated`. */
-export type ResourceUpdatedNotificationParams = z.infer<typeof ResourceUpdatedNotificationParamsSchema>;
+export type ResourceUpdatedNotificationParams = z.infer<Latest['ResourceUpdatedNotificationParams']>;
 /** `notifications/resources/updated`: a subscribed resource changed. */
 export const ResourceUpdatedNotificationSchema = z.lazy(() => latest().ResourceUpdatedNotification);
 export type ResourceUpdatedNotification = z.infer<typeof ResourceUpdatedNotificationSchema>;

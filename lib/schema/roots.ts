@@ -27,22 +27,18 @@ export const rootSchemas = perRevision((revision) => {
 });
 
 const latest = () => rootSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof rootSchemas>;
 
 /** A root: a `file://` URI the server may work within, with an optional name. */
-export const RootSchema = z.lazy(() => latest().Root);
-/** A root: a `file://` URI the server may work within, with an optional name. */
-export type Root = z.infer<typeof RootSchema>;
+export type Root = z.infer<Latest['Root']>;
 
 /** `roots/list`: the server asks the client for its roots. */
 export const ListRootsRequestSchema = z.lazy(() => latest().ListRootsRequest);
 /** A `roots/list` request. */
 export type ListRootsRequest = z.infer<typeof ListRootsRequestSchema>;
-/** The result of `roots/list`. */
-export const ListRootsResultSchema = z.lazy(() => latest().ListRootsResult);
 /** The client's answer to `roots/list`: the roots it exposes. */
-export type ListRootsResult = z.infer<typeof ListRootsResultSchema>;
+export type ListRootsResult = z.infer<Latest['ListRootsResult']>;
 
-/** `notifications/roots/list_changed`: the client's roots changed. */
-export const RootsListChangedNotificationSchema = z.lazy(() => latest().RootsListChangedNotification);
 /** A `notifications/roots/list_changed` notification. */
-export type RootsListChangedNotification = z.infer<typeof RootsListChangedNotificationSchema>;
+export type RootsListChangedNotification = z.infer<Latest['RootsListChangedNotification']>;

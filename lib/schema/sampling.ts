@@ -70,27 +70,23 @@ export const samplingSchemas = perRevision((revision) => {
 });
 
 const latest = () => samplingSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof samplingSchemas>;
 
 /** A hint for model selection: a (sub)string of a model name. */
-export const ModelHintSchema = z.lazy(() => latest().ModelHint);
-export type ModelHint = z.infer<typeof ModelHintSchema>;
+export type ModelHint = z.infer<Latest['ModelHint']>;
 
 /** The server's preferences for model selection: hints and cost, speed and intelligence priorities. */
-export const ModelPreferencesSchema = z.lazy(() => latest().ModelPreferences);
-export type ModelPreferences = z.infer<typeof ModelPreferencesSchema>;
+export type ModelPreferences = z.infer<Latest['ModelPreferences']>;
 
 /** One message of a sampling conversation. */
-export const SamplingMessageSchema = z.lazy(() => latest().SamplingMessage);
-export type SamplingMessage = z.infer<typeof SamplingMessageSchema>;
+export type SamplingMessage = z.infer<Latest['SamplingMessage']>;
 
 /** How the model may use the offered tools: `auto`, `required` or `none`. */
-export const ToolChoiceSchema = z.lazy(() => latest().ToolChoice);
-export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
+export type ToolChoice = z.infer<Latest['ToolChoice']>;
 
 /** Params of `sampling/createMessage`. */
-export const CreateMessageRequestParamsSchema = z.lazy(() => latest().CreateMessageRequestParams);
-/** Params of `sampling/createMessage`. */
-export type CreateMessageRequestParams = z.infer<typeof CreateMessageRequestParamsSchema>;
+export type CreateMessageRequestParams = z.infer<Latest['CreateMessageRequestParams']>;
 /** `sampling/createMessage`: the server asks the client to sample from its model. */
 export const CreateMessageRequestSchema = z.lazy(() => latest().CreateMessageRequest);
 export type CreateMessageRequest = z.infer<typeof CreateMessageRequestSchema>;

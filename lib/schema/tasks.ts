@@ -49,76 +49,57 @@ export const taskSchemas = perRevision((revision) => {
 });
 
 const latest = () => taskSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof taskSchemas>;
 
-/** Where a task is in its life: `working`, `input_required`, or one of the terminal states. */
-export const TaskStatusSchema = z.lazy(() => latest().TaskStatus);
 /** Where a task is: `working`, `input_required`, `completed`, `failed` or `cancelled`. */
-export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+export type TaskStatus = z.infer<Latest['TaskStatus']>;
 
 /** The `task` param that makes a request task-augmented: the requested time to live. */
-export const TaskMetadataSchema = z.lazy(() => latest().TaskMetadata);
-export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
+export type TaskMetadata = z.infer<Latest['TaskMetadata']>;
 
 /** `_meta` entry that ties a message to the task it belongs to. */
-export const RelatedTaskMetadataSchema = z.lazy(() => latest().RelatedTaskMetadata);
-export type RelatedTaskMetadata = z.infer<typeof RelatedTaskMetadataSchema>;
+export type RelatedTaskMetadata = z.infer<Latest['RelatedTaskMetadata']>;
 
 /** The state of one task. */
-export const TaskSchema = z.lazy(() => latest().Task);
-export type Task = z.infer<typeof TaskSchema>;
+export type Task = z.infer<Latest['Task']>;
 
 /** Params of a request that may be task-augmented. */
-export const TaskAugmentedRequestParamsSchema = z.lazy(() => latest().TaskAugmentedRequestParams);
-export type TaskAugmentedRequestParams = z.infer<typeof TaskAugmentedRequestParamsSchema>;
+export type TaskAugmentedRequestParams = z.infer<Latest['TaskAugmentedRequestParams']>;
 
 /** The immediate answer to a task-augmented request: the task that was created. */
 export const CreateTaskResultSchema = z.lazy(() => latest().CreateTaskResult);
 /** The answer to a task-augmented request (2025-11-25): the task it created. */
 export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
 
-/** `tasks/get`: the current state of a task. */
-export const GetTaskRequestSchema = z.lazy(() => latest().GetTaskRequest);
 /** A `tasks/get` request. */
-export type GetTaskRequest = z.infer<typeof GetTaskRequestSchema>;
+export type GetTaskRequest = z.infer<Latest['GetTaskRequest']>;
 /** The result of `tasks/get`. */
 export const GetTaskResultSchema = z.lazy(() => latest().GetTaskResult);
 /** The result of `tasks/get`. */
 export type GetTaskResult = z.infer<typeof GetTaskResultSchema>;
 
-/** `tasks/result`: the result of the request a task stands for, once it is done. */
-export const GetTaskPayloadRequestSchema = z.lazy(() => latest().GetTaskPayloadRequest);
 /** A `tasks/result` request. */
-export type GetTaskPayloadRequest = z.infer<typeof GetTaskPayloadRequestSchema>;
-/** The result of `tasks/result`: whatever the original request's result is. */
-export const GetTaskPayloadResultSchema = z.lazy(() => latest().GetTaskPayloadResult);
+export type GetTaskPayloadRequest = z.infer<Latest['GetTaskPayloadRequest']>;
 /** The result of `tasks/result`. */
-export type GetTaskPayloadResult = z.infer<typeof GetTaskPayloadResultSchema>;
+export type GetTaskPayloadResult = z.infer<Latest['GetTaskPayloadResult']>;
 
-/** `tasks/cancel`: stop a task. */
-export const CancelTaskRequestSchema = z.lazy(() => latest().CancelTaskRequest);
 /** A `tasks/cancel` request. */
-export type CancelTaskRequest = z.infer<typeof CancelTaskRequestSchema>;
-/** The result of `tasks/cancel`: the task's state afterwards. */
-export const CancelTaskResultSchema = z.lazy(() => latest().CancelTaskResult);
+export type CancelTaskRequest = z.infer<Latest['CancelTaskRequest']>;
 /** The result of `tasks/cancel`. */
-export type CancelTaskResult = z.infer<typeof CancelTaskResultSchema>;
+export type CancelTaskResult = z.infer<Latest['CancelTaskResult']>;
 
-/** `tasks/list`: one page of the receiver's tasks. */
-export const ListTasksRequestSchema = z.lazy(() => latest().ListTasksRequest);
 /** A `tasks/list` request. */
-export type ListTasksRequest = z.infer<typeof ListTasksRequestSchema>;
+export type ListTasksRequest = z.infer<Latest['ListTasksRequest']>;
 /** The result of `tasks/list`. */
 export const ListTasksResultSchema = z.lazy(() => latest().ListTasksResult);
 /** The result of `tasks/list`. */
 export type ListTasksResult = z.infer<typeof ListTasksResultSchema>;
 
-/** Params of `notifications/tasks/status`: the task's new state. */
-export const TaskStatusNotificationParamsSchema = z.lazy(() => latest().TaskStatusNotificationParams);
 /** The params of `notifications/tasks/status`. */
-export type TaskStatusNotificationParams = z.infer<typeof TaskStatusNotificationParamsSchema>;
+export type TaskStatusNotificationParams = z.infer<Latest['TaskStatusNotificationParams']>;
 /** `notifications/tasks/status`: a task changed state. */
-export const TaskStatusNotificationSchema = z.lazy(() => latest().TaskStatusNotification);
-export type TaskStatusNotification = z.infer<typeof TaskStatusNotificationSchema>;
+export type TaskStatusNotification = z.infer<Latest['TaskStatusNotification']>;
 
 /*
  * The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663). Tasks left the core

@@ -47,23 +47,18 @@ export const toolSchemas = perRevision((revision) => {
 });
 
 const latest = () => toolSchemas(LATEST_LEGACY_REVISION);
+/** The schemas of the latest handshake revision, whose inferred types this module exports. */
+type Latest = ReturnType<typeof toolSchemas>;
 
-/** `tools/list`: one page of the server's tools. */
-export const ListToolsRequestSchema = z.lazy(() => latest().ListToolsRequest);
 /** A `tools/list` request. */
-export type ListToolsRequest = z.infer<typeof ListToolsRequestSchema>;
-/** The result of `tools/list` (with caching hints from 2026-07-28). */
-export const ListToolsResultSchema = z.lazy(() => latest().ListToolsResult);
+export type ListToolsRequest = z.infer<Latest['ListToolsRequest']>;
 /** The result of `tools/list`. */
-export type ListToolsResult = z.infer<typeof ListToolsResultSchema>;
+export type ListToolsResult = z.infer<Latest['ListToolsResult']>;
 
-/** Params of `tools/call`: the tool's name and arguments (and, when retried, the answers to its input requests). */
-export const CallToolRequestParamsSchema = z.lazy(() => latest().CallToolRequestParams);
 /** The params of `tools/call`. */
-export type CallToolRequestParams = z.infer<typeof CallToolRequestParamsSchema>;
+export type CallToolRequestParams = z.infer<Latest['CallToolRequestParams']>;
 /** `tools/call`: run a tool. */
-export const CallToolRequestSchema = z.lazy(() => latest().CallToolRequest);
-export type CallToolRequest = z.infer<typeof CallToolRequestSchema>;
+export type CallToolRequest = z.infer<Latest['CallToolRequest']>;
 /** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
 export const CallToolResultSchema = z.lazy(() => latest().CallToolResult);
 /** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
