@@ -22,11 +22,11 @@ export const discoverSchemas = perRevision((revision) => {
 });
 
 const modern = () => discoverSchemas(V2026_07_28);
+/** The schemas whose inferred types this module exports. */
+type ModernSchemas = ReturnType<typeof discoverSchemas>;
 
-/** `server/discover`: what the server speaks and supports; params carry only `_meta`. */
-export const DiscoverRequestSchema = z.lazy(() => modern().DiscoverRequest);
 /** A `server/discover` request. */
-export type DiscoverRequest = z.infer<typeof DiscoverRequestSchema>;
+export type DiscoverRequest = z.infer<ModernSchemas['DiscoverRequest']>;
 /** The result of `server/discover`: supported revisions, capabilities, instructions, caching hints. */
 export const DiscoverResultSchema = z.lazy(() => modern().DiscoverResult);
 /** The result of `server/discover`. */

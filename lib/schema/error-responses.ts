@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
 import { ErrorCode } from '../jsonrpc/errors';
-import { JsonRpcVersionSchema, perRevision, V2026_07_28 } from './build';
+import { JsonRpcVersionSchema, perRevision } from './build';
 import { capabilitySchemas } from './capabilities';
 import { envelopeSchemas } from './envelope';
 
@@ -38,16 +38,14 @@ export const errorSchemas = perRevision((revision) => {
   };
 });
 
-const modern = () => errorSchemas(V2026_07_28);
+/** The schemas whose inferred types this module exports. */
+type ModernSchemas = ReturnType<typeof errorSchemas>;
 
 /** The error response to a request whose HTTP headers disagree with its body (-32020). */
-export const HeaderMismatchErrorSchema = z.lazy(() => modern().HeaderMismatchError);
-export type HeaderMismatchError = z.infer<typeof HeaderMismatchErrorSchema>;
+export type HeaderMismatchError = z.infer<ModernSchemas['HeaderMismatchError']>;
 
 /** The error response to a request that needs a client capability the request did not declare (-32021). */
-export const MissingRequiredClientCapabilityErrorSchema = z.lazy(() => modern().MissingRequiredClientCapabilityError);
-export type MissingRequiredClientCapabilityError = z.infer<typeof MissingRequiredClientCapabilityErrorSchema>;
+export type MissingRequiredClientCapabilityError = z.infer<ModernSchemas['MissingRequiredClientCapabilityError']>;
 
 /** The error response to a request of a revision the server does not speak (-32022), naming those it does. */
-export const UnsupportedProtocolVersionErrorSchema = z.lazy(() => modern().UnsupportedProtocolVersionError);
-export type UnsupportedProtocolVersionError = z.infer<typeof UnsupportedProtocolVersionErrorSchema>;
+export type UnsupportedProtocolVersionError = z.infer<ModernSchemas['UnsupportedProtocolVersionError']>;

@@ -102,28 +102,23 @@ export function inputResponseSchemaFor(method: string, revision: Revision = V202
   return parts(method, revision)?.response;
 }
 
-const modern = () => inputRequestSchemas(V2026_07_28);
+/** The schemas whose inferred types this module exports. */
+type ModernSchemas = ReturnType<typeof inputRequestSchemas>;
 
 /** One request for input: a `sampling/createMessage`, `roots/list` or `elicitation/create` without envelope. */
-export const InputRequestSchema = z.lazy(() => modern().InputRequest);
-export type InputRequest = z.infer<typeof InputRequestSchema>;
+export type InputRequest = z.infer<ModernSchemas['InputRequest']>;
 
 /** The input requests of an `InputRequiredResult`, by a key the server chooses. */
-export const InputRequestsSchema = z.lazy(() => modern().InputRequests);
-export type InputRequests = z.infer<typeof InputRequestsSchema>;
+export type InputRequests = z.infer<ModernSchemas['InputRequests']>;
 
 /** One answer to an input request: a `CreateMessageResult`, `ListRootsResult` or `ElicitResult`. */
-export const InputResponseSchema = z.lazy(() => modern().InputResponse);
-export type InputResponse = z.infer<typeof InputResponseSchema>;
+export type InputResponse = z.infer<ModernSchemas['InputResponse']>;
 
 /** The answers a retried request carries, keyed as the server's `inputRequests` were. */
-export const InputResponsesSchema = z.lazy(() => modern().InputResponses);
-export type InputResponses = z.infer<typeof InputResponsesSchema>;
+export type InputResponses = z.infer<ModernSchemas['InputResponses']>;
 
 /** The interim result (`resultType: 'input_required'`) that asks the client for input before a retry. */
-export const InputRequiredResultSchema = z.lazy(() => modern().InputRequiredResult);
-export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
+export type InputRequiredResult = z.infer<ModernSchemas['InputRequiredResult']>;
 
 /** The params every retried request carries: `_meta`, `inputResponses` and `requestState`. */
-export const InputResponseRequestParamsSchema = z.lazy(() => modern().InputResponseRequestParams);
-export type InputResponseRequestParams = z.infer<typeof InputResponseRequestParamsSchema>;
+export type InputResponseRequestParams = z.infer<ModernSchemas['InputResponseRequestParams']>;

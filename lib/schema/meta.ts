@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
 import { baseSchemas } from './base';
-import { MetaSchema, perRevision, ProgressTokenSchema, V2026_07_28 } from './build';
+import { MetaSchema, perRevision, ProgressTokenSchema } from './build';
 import { capabilitySchemas } from './capabilities';
 import { META } from './request-meta';
 
@@ -29,20 +29,17 @@ export const metaSchemas = perRevision((revision) => {
   };
 });
 
-const modern = () => metaSchemas(V2026_07_28);
+/** The schemas whose inferred types this module exports. */
+type ModernSchemas = ReturnType<typeof metaSchemas>;
 
 /** `_meta` of a 2026-07-28 request: the revision and client capabilities (required), client info, log level, progress token. */
-export const RequestMetaObjectSchema = z.lazy(() => modern().RequestMetaObject);
-export type RequestMetaObject = z.infer<typeof RequestMetaObjectSchema>;
+export type RequestMetaObject = z.infer<ModernSchemas['RequestMetaObject']>;
 
 /** `_meta` of a 2026-07-28 result: the server's identity. */
-export const ResultMetaObjectSchema = z.lazy(() => modern().ResultMetaObject);
-export type ResultMetaObject = z.infer<typeof ResultMetaObjectSchema>;
+export type ResultMetaObject = z.infer<ModernSchemas['ResultMetaObject']>;
 
 /** `_meta` of a 2026-07-28 notification: the subscription it was sent on, if any. */
-export const NotificationMetaObjectSchema = z.lazy(() => modern().NotificationMetaObject);
-export type NotificationMetaObject = z.infer<typeof NotificationMetaObjectSchema>;
+export type NotificationMetaObject = z.infer<ModernSchemas['NotificationMetaObject']>;
 
 /** What kind of result a 2026-07-28 result is: `complete` or `input_required`. */
-export const ResultTypeSchema = z.lazy(() => modern().ResultType);
-export type ResultType = z.infer<typeof ResultTypeSchema>;
+export type ResultType = z.infer<ModernSchemas['ResultType']>;

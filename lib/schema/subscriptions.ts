@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RequestIdSchema } from '../jsonrpc/message';
-import { perRevision, V2026_07_28 } from './build';
+import { perRevision } from './build';
 import { capabilitySchemas } from './capabilities';
 import { envelopeSchemas, notificationShape, requestShape } from './envelope';
 import { META } from './request-meta';
@@ -45,36 +45,25 @@ export const subscriptionSchemas = perRevision((revision) => {
   };
 });
 
-const modern = () => subscriptionSchemas(V2026_07_28);
+/** The schemas whose inferred types this module exports. */
+type ModernSchemas = ReturnType<typeof subscriptionSchemas>;
 
 /** Which change notifications a subscription carries: list changes by kind, updates by resource URI. */
-export const SubscriptionFilterSchema = z.lazy(() => modern().SubscriptionFilter);
-export type SubscriptionFilter = z.infer<typeof SubscriptionFilterSchema>;
+export type SubscriptionFilter = z.infer<ModernSchemas['SubscriptionFilter']>;
 
-/** Params of `subscriptions/listen`: `_meta` and the notifications wanted. */
-export const SubscriptionsListenRequestParamsSchema = z.lazy(() => modern().SubscriptionsListenRequestParams);
 /** The params of `subscriptions/listen`. */
-export type SubscriptionsListenRequestParams = z.infer<typeof SubscriptionsListenRequestParamsSchema>;
+export type SubscriptionsListenRequestParams = z.infer<ModernSchemas['SubscriptionsListenRequestParams']>;
 /** `subscriptions/listen`: open a stream of change notifications; it lasts until either side ends it. */
-export const SubscriptionsListenRequestSchema = z.lazy(() => modern().SubscriptionsListenRequest);
-export type SubscriptionsListenRequest = z.infer<typeof SubscriptionsListenRequestSchema>;
+export type SubscriptionsListenRequest = z.infer<ModernSchemas['SubscriptionsListenRequest']>;
 
 /** `_meta` of the result that ends a subscription: its id (the listen request's id) and the server's identity. */
-export const SubscriptionsListenResultMetaObjectSchema = z.lazy(() => modern().SubscriptionsListenResultMetaObject);
-export type SubscriptionsListenResultMetaObject = z.infer<typeof SubscriptionsListenResultMetaObjectSchema>;
-/** The result of `subscriptions/listen`, sent when the server ends the subscription gracefully. */
-export const SubscriptionsListenResultSchema = z.lazy(() => modern().SubscriptionsListenResult);
+export type SubscriptionsListenResultMetaObject = z.infer<ModernSchemas['SubscriptionsListenResultMetaObject']>;
 /** The result of `subscriptions/listen`. */
-export type SubscriptionsListenResult = z.infer<typeof SubscriptionsListenResultSchema>;
+export type SubscriptionsListenResult = z.infer<ModernSchemas['SubscriptionsListenResult']>;
 
-/** Params of `notifications/subscriptions/acknowledged`: the notifications the server agreed to send. */
-export const SubscriptionsAcknowledgedNotificationParamsSchema = z.lazy(
-  () => modern().SubscriptionsAcknowledgedNotificationParams,
-);
 /** The params of `notifications/subscriptions/acknowledged`. */
 export type SubscriptionsAcknowledgedNotificationParams = z.infer<
-  typeof SubscriptionsAcknowledgedNotificationParamsSchema
+  ModernSchemas['SubscriptionsAcknowledgedNotificationParams']
 >;
 /** `notifications/subscriptions/acknowledged`: the first message of a subscription. */
-export const SubscriptionsAcknowledgedNotificationSchema = z.lazy(() => modern().SubscriptionsAcknowledgedNotification);
-export type SubscriptionsAcknowledgedNotification = z.infer<typeof SubscriptionsAcknowledgedNotificationSchema>;
+export type SubscriptionsAcknowledgedNotification = z.infer<ModernSchemas['SubscriptionsAcknowledgedNotification']>;
