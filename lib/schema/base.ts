@@ -73,29 +73,29 @@ export const baseSchemas = perRevision((revision) => {
 });
 
 const latest = () => baseSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof baseSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof baseSchemas>;
 
 export { RequestIdSchema };
 export type { RequestId } from '../jsonrpc/message';
 
 /** An opaque pagination position chosen by the server. */
-export type Cursor = z.infer<Latest['Cursor']>;
+export type Cursor = z.infer<Schemas['Cursor']>;
 
 /** The sender or recipient of a message: `user` or `assistant`. */
-export type Role = z.infer<Latest['Role']>;
+export type Role = z.infer<Schemas['Role']>;
 
 /** Hints on content for the client: its `audience`, its `priority` (0 to 1), when it was last modified. */
-export type Annotations = z.infer<Latest['Annotations']>;
+export type Annotations = z.infer<Schemas['Annotations']>;
 
 /** An icon a client may show for a tool, resource, prompt or implementation: its `src`, MIME type, sizes and theme. */
-export type Icon = z.infer<Latest['Icon']>;
+export type Icon = z.infer<Schemas['Icon']>;
 
 /** The `icons` property that tools, prompts, resources and implementations share. */
-export type Icons = z.infer<Latest['Icons']>;
+export type Icons = z.infer<Schemas['Icons']>;
 
 /** A programmatic `name` with an optional human-readable `title`. */
-export type BaseMetadata = z.infer<Latest['BaseMetadata']>;
+export type BaseMetadata = z.infer<Schemas['BaseMetadata']>;
 
 /** A log severity, from `debug` to `emergency`. */
 export const LoggingLevelSchema = z.lazy(() => latest().LoggingLevel);

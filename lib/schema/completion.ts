@@ -42,18 +42,18 @@ export const completionSchemas = perRevision((revision) => {
   };
 });
 
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof completionSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof completionSchemas>;
 
 /** Completion for an argument of a prompt. */
-export type PromptReference = z.infer<Latest['PromptReference']>;
+export type PromptReference = z.infer<Schemas['PromptReference']>;
 
 /** Completion for a variable of a resource template. */
-export type ResourceTemplateReference = z.infer<Latest['ResourceTemplateReference']>;
+export type ResourceTemplateReference = z.infer<Schemas['ResourceTemplateReference']>;
 
 /** Params of `completion/complete`: what to complete, the partial value, and earlier arguments. */
-export type CompleteRequestParams = z.infer<Latest['CompleteRequestParams']>;
+export type CompleteRequestParams = z.infer<Schemas['CompleteRequestParams']>;
 /** `completion/complete`: suggestions for an argument value. */
-export type CompleteRequest = z.infer<Latest['CompleteRequest']>;
+export type CompleteRequest = z.infer<Schemas['CompleteRequest']>;
 /** The result of `completion/complete`: at most 100 values, with `total` and `hasMore`. */
-export type CompleteResult = z.infer<Latest['CompleteResult']>;
+export type CompleteResult = z.infer<Schemas['CompleteResult']>;

@@ -102,24 +102,24 @@ export function structuredContent(revision: Revision) {
 }
 
 const latest = () => contentSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof contentSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof contentSchemas>;
 
 /** Plain text. */
-export type TextContent = z.infer<Latest['TextContent']>;
+export type TextContent = z.infer<Schemas['TextContent']>;
 
 /** A base64-encoded image with its MIME type. */
-export type ImageContent = z.infer<Latest['ImageContent']>;
+export type ImageContent = z.infer<Schemas['ImageContent']>;
 
 /** Base64-encoded audio with its MIME type (from 2025-03-26). */
 export const AudioContentSchema = z.lazy(() => latest().AudioContent);
 export type AudioContent = z.infer<typeof AudioContentSchema>;
 
 /** The contents of a resource, embedded in a message. */
-export type EmbeddedResource = z.infer<Latest['EmbeddedResource']>;
+export type EmbeddedResource = z.infer<Schemas['EmbeddedResource']>;
 
 /** A link to a resource the client may read (from 2025-06-18). */
-export type ResourceLink = z.infer<Latest['ResourceLink']>;
+export type ResourceLink = z.infer<Schemas['ResourceLink']>;
 
 /** Any content block of a tool result or prompt message. */
 export const ContentBlockSchema = z.lazy(() => latest().ContentBlock);
@@ -127,10 +127,10 @@ export const ContentBlockSchema = z.lazy(() => latest().ContentBlock);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /** A model's request to call a tool, inside a sampling message (from 2025-11-25). */
-export type ToolUseContent = z.infer<Latest['ToolUseContent']>;
+export type ToolUseContent = z.infer<Schemas['ToolUseContent']>;
 
 /** The result of a tool call, fed back to the model in a sampling message (from 2025-11-25). */
-export type ToolResultContent = z.infer<Latest['ToolResultContent']>;
+export type ToolResultContent = z.infer<Schemas['ToolResultContent']>;
 
 /** Any content block of a sampling message. */
-export type SamplingMessageContentBlock = z.infer<Latest['SamplingMessageContentBlock']>;
+export type SamplingMessageContentBlock = z.infer<Schemas['SamplingMessageContentBlock']>;

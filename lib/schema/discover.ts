@@ -22,11 +22,11 @@ export const discoverSchemas = perRevision((revision) => {
 });
 
 const modern = () => discoverSchemas(V2026_07_28);
-/** The schemas whose inferred types this module exports. */
-type ModernSchemas = ReturnType<typeof discoverSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof discoverSchemas>;
 
 /** A `server/discover` request. */
-export type DiscoverRequest = z.infer<ModernSchemas['DiscoverRequest']>;
+export type DiscoverRequest = z.infer<Schemas['DiscoverRequest']>;
 /** The result of `server/discover`: supported revisions, capabilities, instructions, caching hints. */
 export const DiscoverResultSchema = z.lazy(() => modern().DiscoverResult);
 /** The result of `server/discover`. */

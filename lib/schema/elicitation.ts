@@ -211,46 +211,46 @@ export const elicitationSchemas = perRevision((revision) => {
 });
 
 const latest = () => elicitationSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof elicitationSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof elicitationSchemas>;
 
 /** A string field of an elicitation form, with optional length limits and format. */
-export type StringSchema = z.infer<Latest['StringSchema']>;
+export type StringSchema = z.infer<Schemas['StringSchema']>;
 /** A number or integer field of an elicitation form. */
-export type NumberSchema = z.infer<Latest['NumberSchema']>;
+export type NumberSchema = z.infer<Schemas['NumberSchema']>;
 /** A boolean field of an elicitation form. */
-export type BooleanSchema = z.infer<Latest['BooleanSchema']>;
+export type BooleanSchema = z.infer<Schemas['BooleanSchema']>;
 /** A single choice among plain string values. */
-export type UntitledSingleSelectEnumSchema = z.infer<Latest['UntitledSingleSelectEnumSchema']>;
+export type UntitledSingleSelectEnumSchema = z.infer<Schemas['UntitledSingleSelectEnumSchema']>;
 /** A single choice among values with display titles (`oneOf` of `const` and `title`). */
-export type TitledSingleSelectEnumSchema = z.infer<Latest['TitledSingleSelectEnumSchema']>;
+export type TitledSingleSelectEnumSchema = z.infer<Schemas['TitledSingleSelectEnumSchema']>;
 /** Any single-choice enum field. */
-export type SingleSelectEnumSchema = z.infer<Latest['SingleSelectEnumSchema']>;
+export type SingleSelectEnumSchema = z.infer<Schemas['SingleSelectEnumSchema']>;
 /** A multiple choice among plain string values. */
-export type UntitledMultiSelectEnumSchema = z.infer<Latest['UntitledMultiSelectEnumSchema']>;
+export type UntitledMultiSelectEnumSchema = z.infer<Schemas['UntitledMultiSelectEnumSchema']>;
 /** A multiple choice among values with display titles. */
-export type TitledMultiSelectEnumSchema = z.infer<Latest['TitledMultiSelectEnumSchema']>;
+export type TitledMultiSelectEnumSchema = z.infer<Schemas['TitledMultiSelectEnumSchema']>;
 /** Any multiple-choice enum field. */
-export type MultiSelectEnumSchema = z.infer<Latest['MultiSelectEnumSchema']>;
+export type MultiSelectEnumSchema = z.infer<Schemas['MultiSelectEnumSchema']>;
 /** The 2025-06-18 enum field with parallel `enumNames` (kept for compatibility). */
-export type LegacyTitledEnumSchema = z.infer<Latest['LegacyTitledEnumSchema']>;
+export type LegacyTitledEnumSchema = z.infer<Schemas['LegacyTitledEnumSchema']>;
 /** Any enum field of an elicitation form. */
-export type EnumSchema = z.infer<Latest['EnumSchema']>;
+export type EnumSchema = z.infer<Schemas['EnumSchema']>;
 /** Any field of an elicitation form: string, number, boolean or enum. */
-export type PrimitiveSchemaDefinition = z.infer<Latest['PrimitiveSchemaDefinition']>;
+export type PrimitiveSchemaDefinition = z.infer<Schemas['PrimitiveSchemaDefinition']>;
 
 /** Params of a form-mode `elicitation/create`: a message and a flat object schema. */
-export type ElicitRequestFormParams = z.infer<Latest['ElicitRequestFormParams']>;
+export type ElicitRequestFormParams = z.infer<Schemas['ElicitRequestFormParams']>;
 /** Params of a URL-mode `elicitation/create`: a message, an id and the URL to open. */
-export type ElicitRequestURLParams = z.infer<Latest['ElicitRequestURLParams']>;
+export type ElicitRequestURLParams = z.infer<Schemas['ElicitRequestURLParams']>;
 /** Params of `elicitation/create`, either mode. */
-export type ElicitRequestParams = z.infer<Latest['ElicitRequestParams']>;
+export type ElicitRequestParams = z.infer<Schemas['ElicitRequestParams']>;
 /** `elicitation/create`: the server asks the user for input. */
 export const ElicitRequestSchema = z.lazy(() => latest().ElicitRequest);
 export type ElicitRequest = z.infer<typeof ElicitRequestSchema>;
 /** The result of `elicitation/create`: accepted (with content), declined or cancelled. */
-export type ElicitResult = z.infer<Latest['ElicitResult']>;
+export type ElicitResult = z.infer<Schemas['ElicitResult']>;
 /** A `notifications/elicitation/complete` notification. */
-export type ElicitationCompleteNotification = z.infer<Latest['ElicitationCompleteNotification']>;
+export type ElicitationCompleteNotification = z.infer<Schemas['ElicitationCompleteNotification']>;
 /** The error response (-32042) that asks the client to complete URL elicitations first. */
-export type URLElicitationRequiredError = z.infer<Latest['URLElicitationRequiredError']>;
+export type URLElicitationRequiredError = z.infer<Schemas['URLElicitationRequiredError']>;

@@ -220,56 +220,56 @@ export function resultResponse<R extends z.ZodType>(result: R) {
   return z.looseObject({ jsonrpc: JsonRpcVersionSchema, id: RequestIdSchema, result });
 }
 
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof envelopeSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof envelopeSchemas>;
 
 /** Params every request may carry: `_meta` with an optional progress token. */
-export type RequestParams = z.infer<Latest['RequestParams']>;
+export type RequestParams = z.infer<Schemas['RequestParams']>;
 
 /** Params every notification may carry: `_meta`. */
-export type NotificationParams = z.infer<Latest['NotificationParams']>;
+export type NotificationParams = z.infer<Schemas['NotificationParams']>;
 
 /** Any request, before its method is known. */
-export type Request = z.infer<Latest['Request']>;
+export type Request = z.infer<Schemas['Request']>;
 
 /** Any notification, before its method is known. */
-export type Notification = z.infer<Latest['Notification']>;
+export type Notification = z.infer<Schemas['Notification']>;
 
 /** Any result: an object with optional `_meta`, open to every other key. */
-export type Result = z.infer<Latest['Result']>;
+export type Result = z.infer<Schemas['Result']>;
 
 /** A result that says only that the request succeeded. */
-export type EmptyResult = z.infer<Latest['EmptyResult']>;
+export type EmptyResult = z.infer<Schemas['EmptyResult']>;
 
 /** The error object of a JSON-RPC error response (the `Error` definition; renamed to keep the global). */
-export type ErrorObject = z.infer<Latest['Error']>;
+export type ErrorObject = z.infer<Schemas['Error']>;
 
 /** A JSON-RPC request envelope with any method. */
-export type JSONRPCRequest = z.infer<Latest['JSONRPCRequest']>;
+export type JSONRPCRequest = z.infer<Schemas['JSONRPCRequest']>;
 
 /** A JSON-RPC notification envelope with any method. */
-export type JSONRPCNotification = z.infer<Latest['JSONRPCNotification']>;
+export type JSONRPCNotification = z.infer<Schemas['JSONRPCNotification']>;
 
 /** A successful JSON-RPC response. */
-export type JSONRPCResultResponse = z.infer<Latest['JSONRPCResultResponse']>;
+export type JSONRPCResultResponse = z.infer<Schemas['JSONRPCResultResponse']>;
 
 /** A JSON-RPC error response (`id` may be missing when the request's id could not be read). */
-export type JSONRPCErrorResponse = z.infer<Latest['JSONRPCErrorResponse']>;
+export type JSONRPCErrorResponse = z.infer<Schemas['JSONRPCErrorResponse']>;
 
 /** A JSON-RPC response: a result or an error. */
-export type JSONRPCResponse = z.infer<Latest['JSONRPCResponse']>;
+export type JSONRPCResponse = z.infer<Schemas['JSONRPCResponse']>;
 
 /** Any single JSON-RPC message (batches only in 2025-03-26, see `schemasFor`). */
-export type JSONRPCMessage = z.infer<Latest['JSONRPCMessage']>;
+export type JSONRPCMessage = z.infer<Schemas['JSONRPCMessage']>;
 
 /** Params of a paginated list request: an optional cursor. */
-export type PaginatedRequestParams = z.infer<Latest['PaginatedRequestParams']>;
+export type PaginatedRequestParams = z.infer<Schemas['PaginatedRequestParams']>;
 
 /** Any paginated list request. */
-export type PaginatedRequest = z.infer<Latest['PaginatedRequest']>;
+export type PaginatedRequest = z.infer<Schemas['PaginatedRequest']>;
 
 /** A page of a list result: `nextCursor` is present when more pages follow. */
-export type PaginatedResult = z.infer<Latest['PaginatedResult']>;
+export type PaginatedResult = z.infer<Schemas['PaginatedResult']>;
 
 /** A result with caching hints, `ttlMs` and `cacheScope` (2026-07-28 on). */
 export const CacheableResultSchema = z.lazy(() => envelopeSchemas(V2026_07_28).CacheableResult);

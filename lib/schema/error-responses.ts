@@ -38,14 +38,14 @@ export const errorSchemas = perRevision((revision) => {
   };
 });
 
-/** The schemas whose inferred types this module exports. */
-type ModernSchemas = ReturnType<typeof errorSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof errorSchemas>;
 
 /** The error response to a request whose HTTP headers disagree with its body (-32020). */
-export type HeaderMismatchError = z.infer<ModernSchemas['HeaderMismatchError']>;
+export type HeaderMismatchError = z.infer<Schemas['HeaderMismatchError']>;
 
 /** The error response to a request that needs a client capability the request did not declare (-32021). */
-export type MissingRequiredClientCapabilityError = z.infer<ModernSchemas['MissingRequiredClientCapabilityError']>;
+export type MissingRequiredClientCapabilityError = z.infer<Schemas['MissingRequiredClientCapabilityError']>;
 
 /** The error response to a request of a revision the server does not speak (-32022), naming those it does. */
-export type UnsupportedProtocolVersionError = z.infer<ModernSchemas['UnsupportedProtocolVersionError']>;
+export type UnsupportedProtocolVersionError = z.infer<Schemas['UnsupportedProtocolVersionError']>;

@@ -102,23 +102,23 @@ export function inputResponseSchemaFor(method: string, revision: Revision = V202
   return parts(method, revision)?.response;
 }
 
-/** The schemas whose inferred types this module exports. */
-type ModernSchemas = ReturnType<typeof inputRequestSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof inputRequestSchemas>;
 
 /** One request for input: a `sampling/createMessage`, `roots/list` or `elicitation/create` without envelope. */
-export type InputRequest = z.infer<ModernSchemas['InputRequest']>;
+export type InputRequest = z.infer<Schemas['InputRequest']>;
 
 /** The input requests of an `InputRequiredResult`, by a key the server chooses. */
-export type InputRequests = z.infer<ModernSchemas['InputRequests']>;
+export type InputRequests = z.infer<Schemas['InputRequests']>;
 
 /** One answer to an input request: a `CreateMessageResult`, `ListRootsResult` or `ElicitResult`. */
-export type InputResponse = z.infer<ModernSchemas['InputResponse']>;
+export type InputResponse = z.infer<Schemas['InputResponse']>;
 
 /** The answers a retried request carries, keyed as the server's `inputRequests` were. */
-export type InputResponses = z.infer<ModernSchemas['InputResponses']>;
+export type InputResponses = z.infer<Schemas['InputResponses']>;
 
 /** The interim result (`resultType: 'input_required'`) that asks the client for input before a retry. */
-export type InputRequiredResult = z.infer<ModernSchemas['InputRequiredResult']>;
+export type InputRequiredResult = z.infer<Schemas['InputRequiredResult']>;
 
 /** The params every retried request carries: `_meta`, `inputResponses` and `requestState`. */
-export type InputResponseRequestParams = z.infer<ModernSchemas['InputResponseRequestParams']>;
+export type InputResponseRequestParams = z.infer<Schemas['InputResponseRequestParams']>;

@@ -41,19 +41,19 @@ export const lifecycleSchemas = perRevision((revision) => {
 });
 
 const latest = () => lifecycleSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof lifecycleSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof lifecycleSchemas>;
 
 /** The params of `initialize`. */
-export type InitializeRequestParams = z.infer<Latest['InitializeRequestParams']>;
+export type InitializeRequestParams = z.infer<Schemas['InitializeRequestParams']>;
 /** `initialize`: the first request of every session. */
 export const InitializeRequestSchema = z.lazy(() => latest().InitializeRequest);
 export type InitializeRequest = z.infer<typeof InitializeRequestSchema>;
 /** The result of `initialize`. */
-export type InitializeResult = z.infer<Latest['InitializeResult']>;
+export type InitializeResult = z.infer<Schemas['InitializeResult']>;
 
 /** A `notifications/initialized` notification. */
-export type InitializedNotification = z.infer<Latest['InitializedNotification']>;
+export type InitializedNotification = z.infer<Schemas['InitializedNotification']>;
 
 /** A `ping` request. */
-export type PingRequest = z.infer<Latest['PingRequest']>;
+export type PingRequest = z.infer<Schemas['PingRequest']>;

@@ -32,16 +32,16 @@ export const loggingSchemas = perRevision((revision) => {
 });
 
 const latest = () => loggingSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof loggingSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof loggingSchemas>;
 
 /** The params of `logging/setLevel`. */
-export type SetLevelRequestParams = z.infer<Latest['SetLevelRequestParams']>;
+export type SetLevelRequestParams = z.infer<Schemas['SetLevelRequestParams']>;
 /** `logging/setLevel`: the least severe level the client wants to receive. */
-export type SetLevelRequest = z.infer<Latest['SetLevelRequest']>;
+export type SetLevelRequest = z.infer<Schemas['SetLevelRequest']>;
 
 /** Params of `notifications/message`: level, optional logger name, and any JSON data. */
-export type LoggingMessageNotificationParams = z.infer<Latest['LoggingMessageNotificationParams']>;
+export type LoggingMessageNotificationParams = z.infer<Schemas['LoggingMessageNotificationParams']>;
 /** `notifications/message`: one log message from the server. */
 export const LoggingMessageNotificationSchema = z.lazy(() => latest().LoggingMessageNotification);
 export type LoggingMessageNotification = z.infer<typeof LoggingMessageNotificationSchema>;

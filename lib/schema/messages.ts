@@ -214,18 +214,18 @@ export const messageSchemas = perRevision((revision) => ({
   ...resultResponses(revision),
 }));
 
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof messageSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof messageSchemas>;
 
 /** Any request a client sends. */
-export type ClientRequest = z.infer<Latest['ClientRequest']>;
+export type ClientRequest = z.infer<Schemas['ClientRequest']>;
 /** Any request a server sends. */
-export type ServerRequest = z.infer<Latest['ServerRequest']>;
+export type ServerRequest = z.infer<Schemas['ServerRequest']>;
 /** Any notification a client sends. */
-export type ClientNotification = z.infer<Latest['ClientNotification']>;
+export type ClientNotification = z.infer<Schemas['ClientNotification']>;
 /** Any notification a server sends. */
-export type ServerNotification = z.infer<Latest['ServerNotification']>;
+export type ServerNotification = z.infer<Schemas['ServerNotification']>;
 /** Any result a client sends. */
-export type ClientResult = z.infer<Latest['ClientResult']>;
+export type ClientResult = z.infer<Schemas['ClientResult']>;
 /** Any result a server sends. */
-export type ServerResult = z.infer<Latest['ServerResult']>;
+export type ServerResult = z.infer<Schemas['ServerResult']>;

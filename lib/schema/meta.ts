@@ -29,17 +29,17 @@ export const metaSchemas = perRevision((revision) => {
   };
 });
 
-/** The schemas whose inferred types this module exports. */
-type ModernSchemas = ReturnType<typeof metaSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof metaSchemas>;
 
 /** `_meta` of a 2026-07-28 request: the revision and client capabilities (required), client info, log level, progress token. */
-export type RequestMetaObject = z.infer<ModernSchemas['RequestMetaObject']>;
+export type RequestMetaObject = z.infer<Schemas['RequestMetaObject']>;
 
 /** `_meta` of a 2026-07-28 result: the server's identity. */
-export type ResultMetaObject = z.infer<ModernSchemas['ResultMetaObject']>;
+export type ResultMetaObject = z.infer<Schemas['ResultMetaObject']>;
 
 /** `_meta` of a 2026-07-28 notification: the subscription it was sent on, if any. */
-export type NotificationMetaObject = z.infer<ModernSchemas['NotificationMetaObject']>;
+export type NotificationMetaObject = z.infer<Schemas['NotificationMetaObject']>;
 
 /** What kind of result a 2026-07-28 result is: `complete` or `input_required`. */
-export type ResultType = z.infer<ModernSchemas['ResultType']>;
+export type ResultType = z.infer<Schemas['ResultType']>;

@@ -47,15 +47,15 @@ export const notificationSchemas = perRevision((revision) => {
   };
 });
 
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof notificationSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof notificationSchemas>;
 
 /** The params of `notifications/progress`. */
-export type ProgressNotificationParams = z.infer<Latest['ProgressNotificationParams']>;
+export type ProgressNotificationParams = z.infer<Schemas['ProgressNotificationParams']>;
 /** `notifications/progress`: progress on a request that asked for it with a progress token. */
-export type ProgressNotification = z.infer<Latest['ProgressNotification']>;
+export type ProgressNotification = z.infer<Schemas['ProgressNotification']>;
 
 /** The params of `notifications/cancelled`. */
-export type CancelledNotificationParams = z.infer<Latest['CancelledNotificationParams']>;
+export type CancelledNotificationParams = z.infer<Schemas['CancelledNotificationParams']>;
 /** `notifications/cancelled`: the sender no longer wants the answer to a request. */
-export type CancelledNotification = z.infer<Latest['CancelledNotification']>;
+export type CancelledNotification = z.infer<Schemas['CancelledNotification']>;

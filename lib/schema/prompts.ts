@@ -51,29 +51,29 @@ export const promptSchemas = perRevision((revision) => {
   };
 });
 
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof promptSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof promptSchemas>;
 
 /** An argument a prompt accepts. */
-export type PromptArgument = z.infer<Latest['PromptArgument']>;
+export type PromptArgument = z.infer<Schemas['PromptArgument']>;
 
 /** A prompt (template) the server offers. */
-export type Prompt = z.infer<Latest['Prompt']>;
+export type Prompt = z.infer<Schemas['Prompt']>;
 
 /** One message of a prompt: its `role` and its content. */
-export type PromptMessage = z.infer<Latest['PromptMessage']>;
+export type PromptMessage = z.infer<Schemas['PromptMessage']>;
 
 /** A `prompts/list` request. */
-export type ListPromptsRequest = z.infer<Latest['ListPromptsRequest']>;
+export type ListPromptsRequest = z.infer<Schemas['ListPromptsRequest']>;
 /** The result of `prompts/list`. */
-export type ListPromptsResult = z.infer<Latest['ListPromptsResult']>;
+export type ListPromptsResult = z.infer<Schemas['ListPromptsResult']>;
 
 /** The params of `prompts/get`. */
-export type GetPromptRequestParams = z.infer<Latest['GetPromptRequestParams']>;
+export type GetPromptRequestParams = z.infer<Schemas['GetPromptRequestParams']>;
 /** `prompts/get`: render a prompt. */
-export type GetPromptRequest = z.infer<Latest['GetPromptRequest']>;
+export type GetPromptRequest = z.infer<Schemas['GetPromptRequest']>;
 /** The result of `prompts/get`. */
-export type GetPromptResult = z.infer<Latest['GetPromptResult']>;
+export type GetPromptResult = z.infer<Schemas['GetPromptResult']>;
 
 /** A `notifications/prompts/list_changed` notification. */
-export type PromptListChangedNotification = z.infer<Latest['PromptListChangedNotification']>;
+export type PromptListChangedNotification = z.infer<Schemas['PromptListChangedNotification']>;

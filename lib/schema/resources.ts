@@ -66,45 +66,45 @@ export const resourceSchemas = perRevision((revision) => {
 });
 
 const latest = () => resourceSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof resourceSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof resourceSchemas>;
 
 /** Params of a request about one resource URI. */
-export type ResourceRequestParams = z.infer<Latest['ResourceRequestParams']>;
+export type ResourceRequestParams = z.infer<Schemas['ResourceRequestParams']>;
 
 /** A `resources/list` request. */
-export type ListResourcesRequest = z.infer<Latest['ListResourcesRequest']>;
+export type ListResourcesRequest = z.infer<Schemas['ListResourcesRequest']>;
 /** The result of `resources/list`. */
-export type ListResourcesResult = z.infer<Latest['ListResourcesResult']>;
+export type ListResourcesResult = z.infer<Schemas['ListResourcesResult']>;
 
 /** A `resources/templates/list` request. */
-export type ListResourceTemplatesRequest = z.infer<Latest['ListResourceTemplatesRequest']>;
+export type ListResourceTemplatesRequest = z.infer<Schemas['ListResourceTemplatesRequest']>;
 /** The result of `resources/templates/list`. */
-export type ListResourceTemplatesResult = z.infer<Latest['ListResourceTemplatesResult']>;
+export type ListResourceTemplatesResult = z.infer<Schemas['ListResourceTemplatesResult']>;
 
 /** The params of `resources/read`. */
-export type ReadResourceRequestParams = z.infer<Latest['ReadResourceRequestParams']>;
+export type ReadResourceRequestParams = z.infer<Schemas['ReadResourceRequestParams']>;
 /** `resources/read`: the contents of one resource. */
-export type ReadResourceRequest = z.infer<Latest['ReadResourceRequest']>;
+export type ReadResourceRequest = z.infer<Schemas['ReadResourceRequest']>;
 /** The result of `resources/read` (with caching hints from 2026-07-28). */
-export type ReadResourceResult = z.infer<Latest['ReadResourceResult']>;
+export type ReadResourceResult = z.infer<Schemas['ReadResourceResult']>;
 
 /** The params of `resources/subscribe`. */
-export type SubscribeRequestParams = z.infer<Latest['SubscribeRequestParams']>;
+export type SubscribeRequestParams = z.infer<Schemas['SubscribeRequestParams']>;
 /** `resources/subscribe`: ask for `notifications/resources/updated` about one URI (through 2025-11-25). */
 export const SubscribeRequestSchema = z.lazy(() => latest().SubscribeRequest);
 export type SubscribeRequest = z.infer<typeof SubscribeRequestSchema>;
 
 /** The params of `resources/unsubscribe`. */
-export type UnsubscribeRequestParams = z.infer<Latest['UnsubscribeRequestParams']>;
+export type UnsubscribeRequestParams = z.infer<Schemas['UnsubscribeRequestParams']>;
 /** `resources/unsubscribe`: stop updates about one URI (through 2025-11-25). */
-export type UnsubscribeRequest = z.infer<Latest['UnsubscribeRequest']>;
+export type UnsubscribeRequest = z.infer<Schemas['UnsubscribeRequest']>;
 
 /** A `notifications/resources/list_changed` notification. */
-export type ResourceListChangedNotification = z.infer<Latest['ResourceListChangedNotification']>;
+export type ResourceListChangedNotification = z.infer<Schemas['ResourceListChangedNotification']>;
 
 /** The params of `notifications/resources/updated`. */
-export type ResourceUpdatedNotificationParams = z.infer<Latest['ResourceUpdatedNotificationParams']>;
+export type ResourceUpdatedNotificationParams = z.infer<Schemas['ResourceUpdatedNotificationParams']>;
 /** `notifications/resources/updated`: a subscribed resource changed. */
 export const ResourceUpdatedNotificationSchema = z.lazy(() => latest().ResourceUpdatedNotification);
 export type ResourceUpdatedNotification = z.infer<typeof ResourceUpdatedNotificationSchema>;

@@ -27,18 +27,18 @@ export const rootSchemas = perRevision((revision) => {
 });
 
 const latest = () => rootSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof rootSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof rootSchemas>;
 
 /** A root: a `file://` URI the server may work within, with an optional name. */
-export type Root = z.infer<Latest['Root']>;
+export type Root = z.infer<Schemas['Root']>;
 
 /** `roots/list`: the server asks the client for its roots. */
 export const ListRootsRequestSchema = z.lazy(() => latest().ListRootsRequest);
 /** A `roots/list` request. */
 export type ListRootsRequest = z.infer<typeof ListRootsRequestSchema>;
 /** The client's answer to `roots/list`: the roots it exposes. */
-export type ListRootsResult = z.infer<Latest['ListRootsResult']>;
+export type ListRootsResult = z.infer<Schemas['ListRootsResult']>;
 
 /** A `notifications/roots/list_changed` notification. */
-export type RootsListChangedNotification = z.infer<Latest['RootsListChangedNotification']>;
+export type RootsListChangedNotification = z.infer<Schemas['RootsListChangedNotification']>;

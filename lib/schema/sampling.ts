@@ -70,23 +70,23 @@ export const samplingSchemas = perRevision((revision) => {
 });
 
 const latest = () => samplingSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof samplingSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof samplingSchemas>;
 
 /** A hint for model selection: a (sub)string of a model name. */
-export type ModelHint = z.infer<Latest['ModelHint']>;
+export type ModelHint = z.infer<Schemas['ModelHint']>;
 
 /** The server's preferences for model selection: hints and cost, speed and intelligence priorities. */
-export type ModelPreferences = z.infer<Latest['ModelPreferences']>;
+export type ModelPreferences = z.infer<Schemas['ModelPreferences']>;
 
 /** One message of a sampling conversation. */
-export type SamplingMessage = z.infer<Latest['SamplingMessage']>;
+export type SamplingMessage = z.infer<Schemas['SamplingMessage']>;
 
 /** How the model may use the offered tools: `auto`, `required` or `none`. */
-export type ToolChoice = z.infer<Latest['ToolChoice']>;
+export type ToolChoice = z.infer<Schemas['ToolChoice']>;
 
 /** Params of `sampling/createMessage`. */
-export type CreateMessageRequestParams = z.infer<Latest['CreateMessageRequestParams']>;
+export type CreateMessageRequestParams = z.infer<Schemas['CreateMessageRequestParams']>;
 /** `sampling/createMessage`: the server asks the client to sample from its model. */
 export const CreateMessageRequestSchema = z.lazy(() => latest().CreateMessageRequest);
 export type CreateMessageRequest = z.infer<typeof CreateMessageRequestSchema>;

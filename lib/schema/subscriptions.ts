@@ -45,25 +45,25 @@ export const subscriptionSchemas = perRevision((revision) => {
   };
 });
 
-/** The schemas whose inferred types this module exports. */
-type ModernSchemas = ReturnType<typeof subscriptionSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof subscriptionSchemas>;
 
 /** Which change notifications a subscription carries: list changes by kind, updates by resource URI. */
-export type SubscriptionFilter = z.infer<ModernSchemas['SubscriptionFilter']>;
+export type SubscriptionFilter = z.infer<Schemas['SubscriptionFilter']>;
 
 /** The params of `subscriptions/listen`. */
-export type SubscriptionsListenRequestParams = z.infer<ModernSchemas['SubscriptionsListenRequestParams']>;
+export type SubscriptionsListenRequestParams = z.infer<Schemas['SubscriptionsListenRequestParams']>;
 /** `subscriptions/listen`: open a stream of change notifications; it lasts until either side ends it. */
-export type SubscriptionsListenRequest = z.infer<ModernSchemas['SubscriptionsListenRequest']>;
+export type SubscriptionsListenRequest = z.infer<Schemas['SubscriptionsListenRequest']>;
 
 /** `_meta` of the result that ends a subscription: its id (the listen request's id) and the server's identity. */
-export type SubscriptionsListenResultMetaObject = z.infer<ModernSchemas['SubscriptionsListenResultMetaObject']>;
+export type SubscriptionsListenResultMetaObject = z.infer<Schemas['SubscriptionsListenResultMetaObject']>;
 /** The result of `subscriptions/listen`. */
-export type SubscriptionsListenResult = z.infer<ModernSchemas['SubscriptionsListenResult']>;
+export type SubscriptionsListenResult = z.infer<Schemas['SubscriptionsListenResult']>;
 
 /** The params of `notifications/subscriptions/acknowledged`. */
 export type SubscriptionsAcknowledgedNotificationParams = z.infer<
-  ModernSchemas['SubscriptionsAcknowledgedNotificationParams']
+  Schemas['SubscriptionsAcknowledgedNotificationParams']
 >;
 /** `notifications/subscriptions/acknowledged`: the first message of a subscription. */
-export type SubscriptionsAcknowledgedNotification = z.infer<ModernSchemas['SubscriptionsAcknowledgedNotification']>;
+export type SubscriptionsAcknowledgedNotification = z.infer<Schemas['SubscriptionsAcknowledgedNotification']>;

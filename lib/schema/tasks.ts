@@ -49,23 +49,23 @@ export const taskSchemas = perRevision((revision) => {
 });
 
 const latest = () => taskSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof taskSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof taskSchemas>;
 
 /** Where a task is: `working`, `input_required`, `completed`, `failed` or `cancelled`. */
-export type TaskStatus = z.infer<Latest['TaskStatus']>;
+export type TaskStatus = z.infer<Schemas['TaskStatus']>;
 
 /** The `task` param that makes a request task-augmented: the requested time to live. */
-export type TaskMetadata = z.infer<Latest['TaskMetadata']>;
+export type TaskMetadata = z.infer<Schemas['TaskMetadata']>;
 
 /** `_meta` entry that ties a message to the task it belongs to. */
-export type RelatedTaskMetadata = z.infer<Latest['RelatedTaskMetadata']>;
+export type RelatedTaskMetadata = z.infer<Schemas['RelatedTaskMetadata']>;
 
 /** The state of one task. */
-export type Task = z.infer<Latest['Task']>;
+export type Task = z.infer<Schemas['Task']>;
 
 /** Params of a request that may be task-augmented. */
-export type TaskAugmentedRequestParams = z.infer<Latest['TaskAugmentedRequestParams']>;
+export type TaskAugmentedRequestParams = z.infer<Schemas['TaskAugmentedRequestParams']>;
 
 /** The immediate answer to a task-augmented request: the task that was created. */
 export const CreateTaskResultSchema = z.lazy(() => latest().CreateTaskResult);
@@ -73,33 +73,33 @@ export const CreateTaskResultSchema = z.lazy(() => latest().CreateTaskResult);
 export type CreateTaskResult = z.infer<typeof CreateTaskResultSchema>;
 
 /** A `tasks/get` request. */
-export type GetTaskRequest = z.infer<Latest['GetTaskRequest']>;
+export type GetTaskRequest = z.infer<Schemas['GetTaskRequest']>;
 /** The result of `tasks/get`. */
 export const GetTaskResultSchema = z.lazy(() => latest().GetTaskResult);
 /** The result of `tasks/get`. */
 export type GetTaskResult = z.infer<typeof GetTaskResultSchema>;
 
 /** A `tasks/result` request. */
-export type GetTaskPayloadRequest = z.infer<Latest['GetTaskPayloadRequest']>;
+export type GetTaskPayloadRequest = z.infer<Schemas['GetTaskPayloadRequest']>;
 /** The result of `tasks/result`. */
-export type GetTaskPayloadResult = z.infer<Latest['GetTaskPayloadResult']>;
+export type GetTaskPayloadResult = z.infer<Schemas['GetTaskPayloadResult']>;
 
 /** A `tasks/cancel` request. */
-export type CancelTaskRequest = z.infer<Latest['CancelTaskRequest']>;
+export type CancelTaskRequest = z.infer<Schemas['CancelTaskRequest']>;
 /** The result of `tasks/cancel`. */
-export type CancelTaskResult = z.infer<Latest['CancelTaskResult']>;
+export type CancelTaskResult = z.infer<Schemas['CancelTaskResult']>;
 
 /** A `tasks/list` request. */
-export type ListTasksRequest = z.infer<Latest['ListTasksRequest']>;
+export type ListTasksRequest = z.infer<Schemas['ListTasksRequest']>;
 /** The result of `tasks/list`. */
 export const ListTasksResultSchema = z.lazy(() => latest().ListTasksResult);
 /** The result of `tasks/list`. */
 export type ListTasksResult = z.infer<typeof ListTasksResultSchema>;
 
 /** The params of `notifications/tasks/status`. */
-export type TaskStatusNotificationParams = z.infer<Latest['TaskStatusNotificationParams']>;
+export type TaskStatusNotificationParams = z.infer<Schemas['TaskStatusNotificationParams']>;
 /** `notifications/tasks/status`: a task changed state. */
-export type TaskStatusNotification = z.infer<Latest['TaskStatusNotification']>;
+export type TaskStatusNotification = z.infer<Schemas['TaskStatusNotification']>;
 
 /*
  * The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663). Tasks left the core

@@ -47,18 +47,18 @@ export const toolSchemas = perRevision((revision) => {
 });
 
 const latest = () => toolSchemas(LATEST_LEGACY_REVISION);
-/** The schemas of the latest handshake revision, whose inferred types this module exports. */
-type Latest = ReturnType<typeof toolSchemas>;
+/** What this module's builder makes, for any revision: the types below are inferred from it. */
+type Schemas = ReturnType<typeof toolSchemas>;
 
 /** A `tools/list` request. */
-export type ListToolsRequest = z.infer<Latest['ListToolsRequest']>;
+export type ListToolsRequest = z.infer<Schemas['ListToolsRequest']>;
 /** The result of `tools/list`. */
-export type ListToolsResult = z.infer<Latest['ListToolsResult']>;
+export type ListToolsResult = z.infer<Schemas['ListToolsResult']>;
 
 /** The params of `tools/call`. */
-export type CallToolRequestParams = z.infer<Latest['CallToolRequestParams']>;
+export type CallToolRequestParams = z.infer<Schemas['CallToolRequestParams']>;
 /** `tools/call`: run a tool. */
-export type CallToolRequest = z.infer<Latest['CallToolRequest']>;
+export type CallToolRequest = z.infer<Schemas['CallToolRequest']>;
 /** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
 export const CallToolResultSchema = z.lazy(() => latest().CallToolResult);
 /** The result of `tools/call`; a failing tool answers with `isError: true`, not a JSON-RPC error. */
