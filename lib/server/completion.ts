@@ -51,7 +51,7 @@ export function toCompleteResult(output: unknown): CompleteResult {
 
 /** The context of a completion request: a session context plus the arguments already chosen. */
 export class CompletionSessionContext extends SessionContext implements CompletionContext {
-  readonly arguments: Readonly<Record<string, string>>;
+  declare readonly arguments: Readonly<Record<string, string>>;
 
   constructor(inner: RequestContext, session: ContextSession, chosen: Readonly<Record<string, string>>) {
     super(inner, session);
@@ -61,7 +61,7 @@ export class CompletionSessionContext extends SessionContext implements Completi
 
 /** The same for a request of a modern revision, which has no session. */
 export class ModernCompletionContext extends ModernContext implements CompletionContext {
-  readonly arguments: Readonly<Record<string, string>>;
+  declare readonly arguments: Readonly<Record<string, string>>;
 
   constructor(inner: RequestContext, chosen: Readonly<Record<string, string>>) {
     super(inner, undefined);
