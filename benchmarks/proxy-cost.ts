@@ -118,7 +118,7 @@ function gatewayEndpoint(
     incoming$: clientSide.incoming$,
     closed$: clientSide.closed$,
     send: (message, options) => {
-      operations?.calls.received(channel, [message]);
+      operations?.calls.received(channel, message);
       clientSide.send(message, options);
     },
     close: (reason) => clientSide.close(reason),

@@ -50,26 +50,29 @@ export class CallTracker {
 
   constructor(private readonly options: CallTrackerOptions) {}
 
-  /** Messages that arrived on `channel` (a request, a batch's items): their requests start. */
-  received(channel: CallChannel, items: readonly unknown[]): void {
-    for (let i = 0; i < items.length; i++) {
-      const message = items[i] as MessageShape;
-      if (typeof message.method !== 'string') continue;
-      if (message.id !== undefined && message.id !== null) {
-        let calls = this.callsOf(channel);
-        if (calls === undefined) {
-          this.pending.set(channel, (calls = new ChannelCalls()));
-          this.lastChannel = channel;
-          this.lastCalls = calls;
-        }
-        // A second request with an id in flight is refused by the transport: the first one goes on.
-        if (!calls.has(message.id)) calls.put(message.id, this.start(message.method, message.params, channel));
-      } else if (message.method === 'notifications/cancelled') {
-        const calls = this.callsOf(channel);
-        const id = message.params?.requestId;
-        const call = typeof id === 'string' || typeof id === 'number' ? calls?.take(id) : undefined;
-        if (call !== undefined) this.end(call, 'cancelled');
+  /** A message that arrived on `channel` (or a batch, as an array of them): its requests start. */
+  received(channel: CallChannel, message: unknown): void {
+    if (!Array.isArray(message)) this.arrived(channel, message as MessageShape);
+    else for (const item of message as MessageShape[]) this.arrived(channel, item);
+  }
+
+  /** One message that arrived on `channel`: a request starts, a cancellation ends one. */
+  private arrived(channel: CallChannel, message: MessageShape): void {
+    if (typeof message !== 'object' || message === null || typeof message.method !== 'string') return;
+    if (message.id !== undefined && message.id !== null) {
+      let calls = this.callsOf(channel);
+      if (calls === undefined) {
+        this.pending.set(channel, (calls = new ChannelCalls()));
+        this.lastChannel = channel;
+        this.lastCalls = calls;
       }
+      // A second request with an id in flight is refused by the transport: the first one goes on.
+      if (!calls.has(message.id)) calls.put(message.id, this.start(message.method, message.params, channel));
+    } else if (message.method === 'notifications/cancelled') {
+      const calls = this.callsOf(channel);
+      const id = message.params?.requestId;
+      const call = typeof id === 'string' || typeof id === 'number' ? calls?.take(id) : undefined;
+      if (call !== undefined) this.end(call, 'cancelled');
     }
   }
 

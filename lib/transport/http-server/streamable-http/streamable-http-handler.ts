@@ -274,7 +274,7 @@ export class StreamableHttpEndpoint {
     const implied = initialize ? undefined : impliedInitialize(headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION);
     const session = this.sessions.open(undefined, undefined, implied);
     bindOwner(session.transport, req);
-    this.calls?.received(session.transport, Array.isArray(frame) ? frame : [frame]);
+    this.calls?.received(session.transport, frame);
     session.post(res, frame, this.json, {}, req.headers);
   }
 
@@ -308,7 +308,7 @@ export class StreamableHttpEndpoint {
     const sessionId = this.generateSessionId(req);
     const session = this.sessions.open(sessionId);
     bindOwner(session.transport, req);
-    this.calls?.received(session.transport, [frame]);
+    this.calls?.received(session.transport, frame);
     session.post(res, frame, this.json, { [SESSION_HEADER]: sessionId }, req.headers);
   }
 
