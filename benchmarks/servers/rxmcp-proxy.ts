@@ -11,20 +11,21 @@ import type { Transport } from '../../lib/index';
 import { ServerOperations } from '../../lib/operations/server-operations';
 import { CALLER, gatewayPolicies } from '../proxy-cost';
 
-/** `transport` as an authenticating endpoint presents it: with its caller, and its requests followed. */
-function policedChannel(transport: Transport): Transport {
-  const operations = new ServerOperations({ callLog: false });
+/**
+ * `transport` as an endpoint presents it: policed, with its caller and its requests followed by
+ * `operations`; plain, with the same step per message telling nobody, so that what the step itself
+ * costs is on both sides alike.
+ */
+function endpointChannel(transport: Transport, operations?: ServerOperations): Transport {
   const channel: Transport = {
-    incoming$: transport.incoming$.pipe(
-      tap((frame) => operations.calls.received(channel, Array.isArray(frame) ? frame : [frame])),
-    ),
+    incoming$: transport.incoming$.pipe(tap((frame) => operations?.calls.received(channel, frame))),
     closed$: transport.closed$,
     send: (message, options) => {
-      operations.calls.sent(channel, message);
+      operations?.calls.sent(channel, message);
       transport.send(message, options);
     },
     close: (reason) => transport.close(reason),
-    auth: CALLER,
+    auth: operations && CALLER,
   };
   return channel;
 }
@@ -37,11 +38,13 @@ async function main(url: string, policed: boolean): Promise<void> {
   });
   const front = proxy(upstream, policed ? { middleware: gatewayPolicies() } : {});
   const stdio = createStdioServerTransport();
-  front.connect(policed ? policedChannel(stdio) : stdio).closed$.subscribe(() => {
-    front.close();
-    upstream.close();
-    process.exit(0);
-  });
+  front
+    .connect(endpointChannel(stdio, policed ? new ServerOperations({ callLog: false }) : undefined))
+    .closed$.subscribe(() => {
+      front.close();
+      upstream.close();
+      process.exit(0);
+    });
 }
 
 if (require.main === module) void main(process.argv[2]!, process.argv.includes('--policed'));

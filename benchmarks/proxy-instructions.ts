@@ -1,0 +1,114 @@
+/**
+ * What the gateway's policies and metrics cost the in-memory proxy, counted in machine
+ * instructions rather than timed: on a machine whose speed moves by 10 to 20% from one second to
+ * the next, a ratio of two timings cannot show a change of a few percent, and a count of the
+ * instructions a call runs can. Each side (plain `proxy()`, and policed: see proxy-cost.ts) runs in
+ * a fresh process under Valgrind (`cachegrind` without its cache simulation), once for a short run
+ * and once for a long one, with V8 made as repeatable as it gets (`--predictable`: one thread, the
+ * collector included, and fixed seeds); the difference of the two counts, over the difference of
+ * the calls, is what a call costs once the process is warmed up (start-up and most compiling fall
+ * in both runs alike). Each side is counted `--repeats` times and its median reported; the spread
+ * is what is left of V8's compiler choices and timers between processes.
+ *
+ * Needs `valgrind` (Debian: `apt-get install valgrind`); runs for some minutes on two cores.
+ *
+ *   npm run build:bench && node dist/benchmarks/proxy-instructions.js [--repeats=3] [--in-flight=64]
+ *     [--short=30000] [--long=150000]
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { proxyHarness } from './proxy-cost';
+import type { ProxySide } from './proxy-cost';
+
+const arg = (name: string, fallback: number): number => {
+  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return given === undefined ? fallback : Number(given.slice(name.length + 3));
+};
+
+/** In a child: makes `calls` calls with `inFlight` at a time through the side's harness, then exits. */
+async function child(side: ProxySide, calls: number, inFlight: number): Promise<void> {
+  const harness = await proxyHarness('in-memory', side);
+  let left = calls;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (left-- > 0) await harness.call();
+    }),
+  );
+  await harness.close();
+}
+
+/** The instructions a process making `calls` calls ran, as cachegrind counts them. */
+function instructions(side: ProxySide, calls: number, inFlight: number): Promise<number> {
+  const args = [
+    '--tool=cachegrind',
+    '--cache-sim=no',
+    '--cachegrind-out-file=/dev/null',
+    process.execPath,
+    '--predictable',
+    '--hash-seed=1',
+    '--random-seed=1',
+    __filename,
+    '--child',
+    side,
+    String(calls),
+    String(inFlight),
+  ];
+  return new Promise((resolve, reject) => {
+    const valgrind = spawn('valgrind', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let report = '';
+    valgrind.stderr.on('data', (chunk: Buffer) => (report += chunk.toString()));
+    valgrind.on('error', reject);
+    valgrind.on('exit', (code) => {
+      const counted = /I\s+refs:\s+([\d,]+)/.exec(report);
+      if (code !== 0 || counted === null) reject(new Error(`valgrind ${side} ${calls}: exit ${code}\n${report}`));
+      else resolve(Number(counted[1]!.replace(/,/g, '')));
+    });
+  });
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child') {
+    const [side, calls, inFlight] = process.argv.slice(3);
+    await child(side as ProxySide, Number(calls), Number(inFlight));
+    return;
+  }
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('proxy-instructions needs valgrind (Debian: apt-get install valgrind)');
+  }
+  const repeats = arg('repeats', 3);
+  const inFlight = arg('in-flight', 64);
+  const [short, long] = [arg('short', 30_000), arg('long', 150_000)];
+  const perCall = new Map<ProxySide, number[]>([
+    ['proxied', []],
+    ['policed', []],
+  ]);
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    for (const [side, counts] of perCall) {
+      // The short and the long run of a side at once: one core each.
+      const [few, many] = await Promise.all([instructions(side, short, inFlight), instructions(side, long, inFlight)]);
+      counts.push((many - few) / (long - short));
+      process.stderr.write(`${side}: ${Math.round(counts.at(-1)!)} instructions a call\n`);
+    }
+  }
+  const plain = median(perCall.get('proxied')!);
+  const policed = median(perCall.get('policed')!);
+  const range = (side: ProxySide) =>
+    `${Math.round(Math.min(...perCall.get(side)!))}–${Math.round(Math.max(...perCall.get(side)!))}`;
+  process.stdout.write(
+    `proxy in-memory, ${inFlight} in flight, instructions a call: plain ${Math.round(plain)} (${range('proxied')}), ` +
+      `policed ${Math.round(policed)} (${range('policed')}); the policies and metrics add ` +
+      `${Math.round(policed - plain)} (${((policed / plain - 1) * 100).toFixed(1)}%), plain over policed ${(plain / policed).toFixed(3)}\n`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
