@@ -17,7 +17,7 @@ export interface ToolRule {
 
 /** Options of `toolPolicy`. */
 export interface ToolPolicyOptions {
-  /** The rule of each tool, by name; a tool without a rule is open to every caller. */
+  /** The rule of each tool, by name, read when the policy is made; a tool without a rule is open to every caller. */
   readonly tools: Readonly<Record<string, ToolRule>>;
   /**
    * The token claim that holds the caller's roles: an array of strings or a space-separated
@@ -38,14 +38,18 @@ export interface ToolPolicyOptions {
  * toolPolicy({ tools: { deploy: { scopes: ['deploy'], roles: ['admin', 'release'] } } })
  */
 export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
-  const { tools, rolesClaim = 'roles' } = options;
-  const refusal = (name: string, auth: AuthInfo | undefined): string | undefined =>
-    Object.hasOwn(tools, name) ? missingOf(tools[name]!, auth, rolesClaim) : undefined;
+  const { rolesClaim = 'roles' } = options;
+  // The rules by name, read once: a lookup in a Map costs a call a fraction of `Object.hasOwn`'s.
+  const rules = new Map(Object.entries(options.tools));
+  const refusal = (name: string, auth: AuthInfo | undefined): string | undefined => {
+    const rule = rules.get(name);
+    return rule === undefined ? undefined : missingOf(rule, auth, rolesClaim);
+  };
   /** The refusal of a call of a tool the caller may not use. */
   const callRefusal = (request: MiddlewareRequest, context: ServerContext): JsonRpcError | undefined => {
     const name = request.params.name;
     // The caller is read only for a tool with a rule: a call of any other tool passes untouched.
-    const missing = typeof name === 'string' && Object.hasOwn(tools, name) ? refusal(name, context.auth) : undefined;
+    const missing = typeof name === 'string' && rules.has(name) ? refusal(name, context.auth) : undefined;
     return missing === undefined
       ? undefined
       : new JsonRpcError(ErrorCode.Forbidden, `Forbidden: tool ${String(name)} needs ${missing}`);

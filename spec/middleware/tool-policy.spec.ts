@@ -93,4 +93,19 @@ describe('toolPolicy', () => {
     expect(await failureOf(client.promises.callTool('echo', { text: 'x' }))).toMatchObject({ code: -32003 });
     expect(seen.handlerRuns).toBe(0);
   });
+
+  it('keeps the rules it was made with, and gives no rule to a name the rules object inherits', async () => {
+    const tools: Record<string, { scopes: string[] }> = { echo: { scopes: ['echo:use'] } };
+    const { server } = demoServer({ middleware: [toolPolicy({ tools })] });
+    delete tools.echo;
+    tools.steps = { scopes: ['steps:use'] };
+    const client = await sessionAs(server, caller([]));
+    expect(await toolNames(client)).toEqual(['broken', 'hang', 'steps']);
+    expect(await failureOf(client.promises.callTool('echo', { text: 'x' }))).toMatchObject({ code: -32003 });
+
+    const inheriting = Object.create({ echo: { scopes: ['x'] } }) as Record<string, { scopes: string[] }>;
+    const inherited = demoServer({ middleware: [toolPolicy({ tools: inheriting })] });
+    const open = await sessionAs(inherited.server, caller([]));
+    expect(await toolNames(open)).toEqual(['broken', 'echo', 'hang', 'steps']);
+  });
 });
