@@ -193,23 +193,42 @@ export function startRequest(
  * timeout; a teardown before that is a cancellation, with the reasons `cancelOnUnsubscribe` gives.
  */
 class Call extends RequestClock implements PendingRequest, Unsubscribable {
-  private settled = false;
-  private lastSeq = -1;
-  private abortedBy: AbortSignal | undefined;
+  // Assigned in the constructor, as the base's are (see RequestClock): one call per request.
+  declare private readonly deps: RequesterDeps;
+  declare readonly method: string;
+  declare private readonly requestId: RequestId;
+  declare private readonly subscriber: RequestSink;
+  declare private readonly options: RequestOptions;
+  declare private readonly cancellable: boolean;
+  declare private readonly taskAugmented: boolean;
+  declare private settled: boolean;
+  declare private lastSeq: number;
+  declare private abortedBy: AbortSignal | undefined;
   /** Stops listening to the caller's abort signal. */
-  private unwatch: (() => void) | undefined;
+  declare private unwatch: (() => void) | undefined;
 
   constructor(
-    private readonly deps: RequesterDeps,
-    readonly method: string,
-    private readonly requestId: RequestId,
-    private readonly subscriber: RequestSink,
-    private readonly options: RequestOptions,
-    private readonly cancellable: boolean,
-    private readonly taskAugmented: boolean,
+    deps: RequesterDeps,
+    method: string,
+    requestId: RequestId,
+    subscriber: RequestSink,
+    options: RequestOptions,
+    cancellable: boolean,
+    taskAugmented: boolean,
     idleMs: number,
   ) {
     super(idleMs, deps.scheduler, deps.deadlines);
+    this.deps = deps;
+    this.method = method;
+    this.requestId = requestId;
+    this.subscriber = subscriber;
+    this.options = options;
+    this.cancellable = cancellable;
+    this.taskAugmented = taskAugmented;
+    this.settled = false;
+    this.lastSeq = -1;
+    this.abortedBy = undefined;
+    this.unwatch = undefined;
   }
 
   resolve(raw: Record<string, unknown>): void {

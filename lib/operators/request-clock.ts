@@ -20,25 +20,37 @@ function expireTotal(clock?: RequestClock): void {
  * `stopClock` when the request settles otherwise.
  */
 export abstract class RequestClock implements Expiring {
+  // Fields are assigned in the constructor rather than declared with values: V8 defines a derived
+  // class's declared fields after its base's, which costs more than assignments, and one clock is
+  // made for every request.
   /** When the idle deadline expires (read by the `Deadlines`); `Infinity` while not armed. */
-  deadline = Infinity;
+  declare deadline: number;
   /** Where the `Deadlines` holds this clock. */
-  deadlineIndex = -1;
-  private totalAt = Infinity;
-  private totalMs = Infinity;
-  private totalTimer: Subscription | undefined = undefined;
-  private running = true;
+  declare deadlineIndex: number;
+  declare protected readonly idleMs: number;
+  declare protected readonly scheduler: SchedulerLike;
+  declare protected readonly deadlines: Deadlines;
+  declare private totalAt: number;
+  declare private totalMs: number;
+  declare private totalTimer: Subscription | undefined;
+  declare private running: boolean;
 
   /**
    * @param idleMs the idle deadline; `Infinity` for none.
    * @param scheduler where both are timed.
    * @param deadlines where the idle deadline waits (shared by a connection's requests).
    */
-  constructor(
-    protected readonly idleMs: number,
-    protected readonly scheduler: SchedulerLike,
-    protected readonly deadlines: Deadlines,
-  ) {}
+  constructor(idleMs: number, scheduler: SchedulerLike, deadlines: Deadlines) {
+    this.deadline = Infinity;
+    this.deadlineIndex = -1;
+    this.idleMs = idleMs;
+    this.scheduler = scheduler;
+    this.deadlines = deadlines;
+    this.totalAt = Infinity;
+    this.totalMs = Infinity;
+    this.totalTimer = undefined;
+    this.running = true;
+  }
 
   /** Told once, when a deadline passed first; the clock is stopped. */
   protected abstract timedOut(error: RequestTimeoutError): void;

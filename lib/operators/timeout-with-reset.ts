@@ -86,17 +86,25 @@ export function timeoutWithReset<T>(options: TimeoutWithResetOptions): MonoTypeO
  * on a `Deadlines` of its own, with the source and `resets` it releases.
  */
 class TimeoutWatch<T> extends RequestClock {
-  source: Subscription | undefined = undefined;
-  resets: Subscription | undefined = undefined;
-  done = false;
+  // Assigned in the constructor, as the base's are (see RequestClock).
+  declare source: Subscription | undefined;
+  declare resets: Subscription | undefined;
+  declare done: boolean;
+  declare private readonly subscriber: Subscriber<T>;
+  declare private readonly context: RequestLocation | undefined;
 
   constructor(
-    private readonly subscriber: Subscriber<T>,
+    subscriber: Subscriber<T>,
     idleMs: number,
     scheduler: SchedulerLike,
-    private readonly context: RequestLocation | undefined,
+    context: RequestLocation | undefined,
   ) {
     super(idleMs, scheduler, new Deadlines(scheduler, false));
+    this.source = undefined;
+    this.resets = undefined;
+    this.done = false;
+    this.subscriber = subscriber;
+    this.context = context;
   }
 
   protected timeoutContext(): RequestLocation | undefined {
