@@ -18,6 +18,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { proxyHarness } from './proxy-cost';
 import type { ProxySide } from './proxy-cost';
+import { spread } from './stats';
 
 const arg = (name: string, fallback: number): number => {
   const given = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -65,12 +66,6 @@ function instructions(side: ProxySide, calls: number, inFlight: number): Promise
   });
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') {
     const [side, calls, inFlight] = process.argv.slice(3);
@@ -97,14 +92,13 @@ async function main(): Promise<void> {
       process.stderr.write(`${side}: ${Math.round(counts.at(-1)!)} instructions a call\n`);
     }
   }
-  const plain = median(perCall.get('proxied')!);
-  const policed = median(perCall.get('policed')!);
-  const range = (side: ProxySide) =>
-    `${Math.round(Math.min(...perCall.get(side)!))}–${Math.round(Math.max(...perCall.get(side)!))}`;
+  const [plain, policed] = [spread(perCall.get('proxied')!), spread(perCall.get('policed')!)];
+  const range = ({ min, max }: { min: number; max: number }) => `${Math.round(min)}–${Math.round(max)}`;
   process.stdout.write(
-    `proxy in-memory, ${inFlight} in flight, instructions a call: plain ${Math.round(plain)} (${range('proxied')}), ` +
-      `policed ${Math.round(policed)} (${range('policed')}); the policies and metrics add ` +
-      `${Math.round(policed - plain)} (${((policed / plain - 1) * 100).toFixed(1)}%), plain over policed ${(plain / policed).toFixed(3)}\n`,
+    `proxy in-memory, ${inFlight} in flight, instructions a call: plain ${Math.round(plain.median)} (${range(plain)}), ` +
+      `policed ${Math.round(policed.median)} (${range(policed)}); the policies and metrics add ` +
+      `${Math.round(policed.median - plain.median)} (${((policed.median / plain.median - 1) * 100).toFixed(1)}%), ` +
+      `plain over policed ${(plain.median / policed.median).toFixed(3)}\n`,
   );
 }
 
