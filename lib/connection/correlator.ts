@@ -59,9 +59,8 @@ export class Correlator {
   settle(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
     const id = response.id;
     if (id === null) return false;
-    const entry = this.get(id);
+    const entry = this.take(id);
     if (!entry) return false;
-    this.remove(id);
     if ('error' in response) entry.reject(JsonRpcError.fromObject((response as JsonRpcErrorResponse).error));
     else entry.resolve((response as JsonRpcResultResponse).result);
     return true;
@@ -85,9 +84,8 @@ export class Correlator {
 
   /** Fails the waiting request `id` (e.g. its response was malformed); false if none is waiting. */
   fail(id: RequestId, makeError: (method: string) => Error): boolean {
-    const entry = this.get(id);
+    const entry = this.take(id);
     if (!entry) return false;
-    this.remove(id);
     entry.reject(makeError(entry.method));
     return true;
   }
@@ -103,6 +101,14 @@ export class Correlator {
   private get(id: RequestId): PendingRequest | undefined {
     if (this.slot !== undefined && this.slotId === id) return this.slot;
     return this.more?.get(id);
+  }
+
+  /** Stops awaiting `id`, answering what awaited it. */
+  private take(id: RequestId): PendingRequest | undefined {
+    if (this.slot === undefined || this.slotId !== id) return this.more?.take(id);
+    const entry = this.slot;
+    this.slot = this.slotId = undefined;
+    return entry;
   }
 
   private remove(id: RequestId): void {

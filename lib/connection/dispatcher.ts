@@ -267,17 +267,13 @@ export class Dispatcher {
    * handler: a relay, see relay.ts); false, and nothing counted, when that id is in use already.
    */
   track(id: RequestId, entry: InFlight): boolean {
-    const inflight = (this.inflight ??= new IdTable());
-    if (inflight.has(id)) return false;
-    inflight.set(id, entry);
-    return true;
+    return (this.inflight ??= new IdTable()).add(id, entry);
   }
 
   /** Cancels a request in flight: its work is unsubscribed or aborted and no answer is given. */
   cancel(id: RequestId, reason?: string): boolean {
-    const entry = this.inflight?.get(id);
+    const entry = this.inflight?.take(id);
     if (!entry) return false;
-    this.inflight!.delete(id);
     entry.cancelled = true;
     entry.subscription?.unsubscribe();
     entry.abort?.abort(reason ?? 'cancelled');

@@ -32,13 +32,8 @@ export class IdTable<V> {
 
   get(id: RequestId): V | undefined {
     if (typeof id !== 'number' || !Number.isInteger(id)) return this.others?.get(id);
-    const slots = this.slots;
-    if (slots === undefined) return undefined;
-    for (let i = id & this.mask; ; i = (i + 1) & this.mask) {
-      const held = slots[2 * i];
-      if (held === undefined) return undefined;
-      if (held === id) return slots[2 * i + 1] as V;
-    }
+    const slot = this.slotOf(id);
+    return slot < 0 ? undefined : (this.slots![2 * slot + 1] as V);
   }
 
   has(id: RequestId): boolean {
@@ -51,37 +46,43 @@ export class IdTable<V> {
       (this.others ??= new Map()).set(id, value);
       return;
     }
-    if (this.slots === undefined) this.resize(FIRST_CAPACITY);
-    else if (2 * (this.count + 1) > this.mask + 1) this.resize(2 * (this.mask + 1));
-    this.place(id, value);
+    this.reserve();
+    this.place(id, value, true);
+  }
+
+  /** Adds `value` under `id` unless the table holds `id` already: false then, and nothing changed. One probe. */
+  add(id: RequestId, value: V): boolean {
+    if (typeof id !== 'number' || !Number.isInteger(id)) {
+      const others = (this.others ??= new Map());
+      if (others.has(id)) return false;
+      others.set(id, value);
+      return true;
+    }
+    this.reserve();
+    return this.place(id, value, false);
   }
 
   delete(id: RequestId): boolean {
     if (typeof id !== 'number' || !Number.isInteger(id)) return this.others?.delete(id) ?? false;
-    const slots = this.slots;
-    if (slots === undefined) return false;
-    const mask = this.mask;
-    let hole = id & mask;
-    for (; ; hole = (hole + 1) & mask) {
-      const held = slots[2 * hole];
-      if (held === undefined) return false;
-      if (held === id) break;
-    }
-    if (hole !== (id & mask)) this.displaced--;
-    // Backward-shift deletion: later ids of the same run move up, so a lookup never meets a gap early.
-    for (let next = (hole + 1) & mask; this.displaced > 0 && slots[2 * next] !== undefined; next = (next + 1) & mask) {
-      const home = (slots[2 * next] as number) & mask;
-      const movable = next > hole ? home <= hole || home > next : home <= hole && home > next;
-      if (!movable) continue;
-      slots[2 * hole] = slots[2 * next];
-      slots[2 * hole + 1] = slots[2 * next + 1];
-      if (hole === home) this.displaced--;
-      hole = next;
-    }
-    slots[2 * hole] = slots[2 * hole + 1] = undefined;
-    this.count--;
-    if (this.count === 0 && this.mask + 1 > KEPT_CAPACITY) this.slots = undefined;
+    const slot = this.slotOf(id);
+    if (slot < 0) return false;
+    this.vacate(slot, id);
     return true;
+  }
+
+  /** Removes `id` and answers its value, if the table holds it. One probe. */
+  take(id: RequestId): V | undefined {
+    if (typeof id !== 'number' || !Number.isInteger(id)) {
+      const others = this.others;
+      const value = others?.get(id);
+      if (value !== undefined) others!.delete(id);
+      return value;
+    }
+    const slot = this.slotOf(id);
+    if (slot < 0) return undefined;
+    const value = this.slots![2 * slot + 1] as V;
+    this.vacate(slot, id);
+    return value;
   }
 
   /** Empties the table; returns what it held, integer ids in ascending order first, then the others in insertion order. */
@@ -98,20 +99,59 @@ export class IdTable<V> {
     return drained;
   }
 
-  private place(id: number, value: V): void {
+  /** The slot integer `id` sits in, or -1. */
+  private slotOf(id: number): number {
+    const slots = this.slots;
+    if (slots === undefined) return -1;
+    const mask = this.mask;
+    for (let slot = id & mask; ; slot = (slot + 1) & mask) {
+      const held = slots[2 * slot];
+      if (held === undefined) return -1;
+      if (held === id) return slot;
+    }
+  }
+
+  /** Empties `hole`, which holds `id`. */
+  private vacate(hole: number, id: number): void {
+    const slots = this.slots!;
+    const mask = this.mask;
+    if (hole !== (id & mask)) this.displaced--;
+    // Backward-shift deletion: later ids of the same run move up, so a lookup never meets a gap early.
+    for (let next = (hole + 1) & mask; this.displaced > 0 && slots[2 * next] !== undefined; next = (next + 1) & mask) {
+      const home = (slots[2 * next] as number) & mask;
+      const movable = next > hole ? home <= hole || home > next : home <= hole && home > next;
+      if (!movable) continue;
+      slots[2 * hole] = slots[2 * next];
+      slots[2 * hole + 1] = slots[2 * next + 1];
+      if (hole === home) this.displaced--;
+      hole = next;
+    }
+    slots[2 * hole] = slots[2 * hole + 1] = undefined;
+    this.count--;
+    if (this.count === 0 && this.mask + 1 > KEPT_CAPACITY) this.slots = undefined;
+  }
+
+  /** Room for one more integer id. */
+  private reserve(): void {
+    if (this.slots === undefined) this.resize(FIRST_CAPACITY);
+    else if (2 * (this.count + 1) > this.mask + 1) this.resize(2 * (this.mask + 1));
+  }
+
+  /** Puts `value` under `id`: replacing one held there when `replace`, else answering false. */
+  private place(id: number, value: V, replace: boolean): boolean {
     const slots = this.slots!;
     for (let i = id & this.mask; ; i = (i + 1) & this.mask) {
       const held = slots[2 * i];
       if (held === id) {
-        slots[2 * i + 1] = value;
-        return;
+        if (replace) slots[2 * i + 1] = value;
+        return replace;
       }
       if (held === undefined) {
         slots[2 * i] = id;
         slots[2 * i + 1] = value;
         this.count++;
         if (i !== (id & this.mask)) this.displaced++;
-        return;
+        return true;
       }
     }
   }
@@ -122,6 +162,7 @@ export class IdTable<V> {
     this.mask = capacity - 1;
     this.count = this.displaced = 0;
     if (old !== undefined)
-      for (let i = 0; i < old.length; i += 2) if (old[i] !== undefined) this.place(old[i] as number, old[i + 1] as V);
+      for (let i = 0; i < old.length; i += 2)
+        if (old[i] !== undefined) this.place(old[i] as number, old[i + 1] as V, true);
   }
 }

@@ -67,7 +67,8 @@ export class CallTracker {
         this.lastCalls = calls;
       }
       // A second request with an id in flight is refused by the transport: the first one goes on.
-      if (!calls.has(message.id)) calls.put(message.id, this.start(message.method, message.params, channel));
+      if (calls.add(message.id, this.begin(message.method, message.params, channel)) && this.options.metrics)
+        this.options.metrics.inFlight++;
     } else if (message.method === 'notifications/cancelled') {
       const calls = this.callsOf(channel);
       const id = message.params?.requestId;
@@ -118,6 +119,11 @@ export class CallTracker {
   /** Starts a call outside any channel (a modern request); end it with {@link CallTracker.answered} or {@link CallTracker.end}. */
   start(method: string, params: MessageShape['params'], channel?: CallChannel): PendingCall {
     if (this.options.metrics) this.options.metrics.inFlight++;
+    return this.begin(method, params, channel);
+  }
+
+  /** A call of `method`, starting now, not yet counted in flight. */
+  private begin(method: string, params: MessageShape['params'], channel: CallChannel | undefined): PendingCall {
     const name = method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
     return {
       method,

@@ -21,12 +21,15 @@ export class ChannelCalls<T> {
     return (this.one !== undefined && this.oneId === id) || (this.more !== undefined && this.more.has(id));
   }
 
-  /** Adds `call` under `id`, which no call waits under (see `has`). */
-  put(id: RequestId, call: T): void {
-    if (this.one === undefined) {
+  /** Adds `call` under `id` unless a call waits under `id` already: false then, and nothing changed. */
+  add(id: RequestId, call: T): boolean {
+    if (this.one === undefined && (this.more === undefined || this.more.size === 0)) {
       this.oneId = id;
       this.one = call;
-    } else (this.more ??= new IdTable()).set(id, call);
+      return true;
+    }
+    if (this.one !== undefined && this.oneId === id) return false;
+    return (this.more ??= new IdTable()).add(id, call);
   }
 
   /** Removes and answers the call waiting under `id`, if any. */
@@ -36,11 +39,7 @@ export class ChannelCalls<T> {
       this.one = this.oneId = undefined;
       return call;
     }
-    const more = this.more;
-    if (more === undefined) return undefined;
-    const call = more.get(id);
-    if (call !== undefined) more.delete(id);
-    return call;
+    return this.more?.take(id);
   }
 
   /** Takes every call waiting out (the channel closed). */

@@ -39,6 +39,24 @@ describe('IdTable', () => {
     expect([table.get(7), table.size]).toEqual(['b', 1]);
   });
 
+  it('adds an id only once, and takes it out with its value', () => {
+    const table = new IdTable<string>();
+    expect([table.add(7, 'a'), table.add(7, 'b'), table.add('7', 'c'), table.add('7', 'd')]).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect([table.get(7), table.get('7'), table.size]).toEqual(['a', 'c', 2]);
+    expect([table.take(7), table.take(7), table.take('7'), table.take('7'), table.size]).toEqual([
+      'a',
+      undefined,
+      'c',
+      undefined,
+      0,
+    ]);
+  });
+
   it('finds every id after deletions inside runs of colliding ids', () => {
     const table = new IdTable<number>();
     // 8 slots at first: 0, 8, 16 and 24 share a home slot, 1 and 9 the next one.
@@ -49,7 +67,7 @@ describe('IdTable', () => {
     expect(table.size).toBe(4);
   });
 
-  it('behaves as a Map through random sets and deletes, across growth and wrap-around', () => {
+  it('behaves as a Map through random sets, adds, takes and deletes, across growth and wrap-around', () => {
     const next = random(19);
     const table = new IdTable<number>();
     const model = new Map<RequestId, number>();
@@ -63,9 +81,19 @@ describe('IdTable', () => {
           : roll < 0.1
             ? Math.floor(next() * 1e6)
             : step + Math.floor(next() * 64);
-      if (next() < 0.55) {
+      const action = next();
+      if (action < 0.35) {
         table.set(id, step);
         model.set(id, step);
+      } else if (action < 0.55) {
+        // Adds only an id the table does not hold, as a Map would be asked `has` first.
+        const added = !model.has(id);
+        if (added) model.set(id, step);
+        if (table.add(id, step) !== added) mismatches.push(`add ${id} at ${step}`);
+      } else if (action < 0.75) {
+        const held = model.get(id);
+        model.delete(id);
+        if (table.take(id) !== held) mismatches.push(`take ${id} at ${step}`);
       } else if (table.delete(id) !== model.delete(id)) mismatches.push(`delete ${id} at ${step}`);
       if (table.size !== model.size) mismatches.push(`size at ${step}`);
       if (step % 500 === 0)

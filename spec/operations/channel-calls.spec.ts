@@ -4,9 +4,9 @@ describe('ChannelCalls', () => {
   it('keeps calls by id, the first in its fields and the others in a table, in any order of ending', () => {
     const calls = new ChannelCalls<string>();
     expect(calls.size).toBe(0);
-    calls.put(1, 'one');
-    calls.put(2, 'two');
-    calls.put('3', 'three');
+    calls.add(1, 'one');
+    calls.add(2, 'two');
+    calls.add('3', 'three');
     expect([calls.size, calls.has(1), calls.has(2), calls.has('3'), calls.has(3)]).toEqual([
       3,
       true,
@@ -16,8 +16,8 @@ describe('ChannelCalls', () => {
     ]);
     expect(calls.take(1)).toBe('one');
     expect([calls.size, calls.has(1), calls.has(2), calls.take(1)]).toEqual([2, false, true, undefined]);
-    // The freed fields take the next call; the table keeps the others.
-    calls.put(4, 'four');
+    // While the table holds calls, the next one joins them there.
+    calls.add(4, 'four');
     expect([calls.size, calls.has(4)]).toEqual([3, true]);
     expect([calls.take(2), calls.take('3'), calls.take(4)]).toEqual(['two', 'three', 'four']);
     expect([calls.size, calls.drain(), calls.take(4)]).toEqual([0, [], undefined]);
@@ -25,8 +25,8 @@ describe('ChannelCalls', () => {
 
   it('finds an id that waits in the table after the fields were freed, and takes it once', () => {
     const calls = new ChannelCalls<string>();
-    calls.put(1, 'one');
-    calls.put(2, 'two');
+    calls.add(1, 'one');
+    calls.add(2, 'two');
     calls.take(1);
     expect([calls.size, calls.has(2)]).toEqual([1, true]);
     expect([calls.take(2), calls.take(2)]).toEqual(['two', undefined]);
@@ -35,8 +35,8 @@ describe('ChannelCalls', () => {
 
   it('drains every call waiting, the one in its fields first, and is empty after', () => {
     const calls = new ChannelCalls<string>();
-    for (let id = 10; id < 80; id++) calls.put(id, `call ${id}`);
-    calls.put('text', 'call text');
+    for (let id = 10; id < 80; id++) calls.add(id, `call ${id}`);
+    calls.add('text', 'call text');
     expect(calls.take(40)).toBe('call 40');
     const drained = calls.drain();
     expect(drained).toHaveLength(70);
@@ -51,5 +51,13 @@ describe('ChannelCalls', () => {
       false,
       [],
     ]);
+  });
+
+  it('refuses an id that waits already, in its fields or in the table, and keeps the first call', () => {
+    const calls = new ChannelCalls<string>();
+    expect([calls.add(1, 'one'), calls.add(2, 'two'), calls.add('x', 'ex')]).toEqual([true, true, true]);
+    expect([calls.add(1, 'again'), calls.add(2, 'again'), calls.add('x', 'again')]).toEqual([false, false, false]);
+    expect([calls.size, calls.take(1), calls.take(2), calls.take('x')]).toEqual([3, 'one', 'two', 'ex']);
+    expect([calls.add(1, 'later'), calls.take(1)]).toEqual([true, 'later']);
   });
 });
