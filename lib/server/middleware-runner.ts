@@ -196,22 +196,39 @@ class AdmittingRelay implements RequestRelay {
  * sink (or, with holds, with itself in between), or the rest of the chain as streams.
  */
 class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubscribable, RelayedCall {
-  private sink: OutputSink<unknown> | undefined;
-  private holds: AdmissionHold | AdmissionHold[] | undefined;
-  private inner: Unsubscribable | undefined;
-  private ended = false;
+  // Assigned in the constructor, not declared as class fields: V8 defines a derived class's
+  // fields by a step of their own after its base's constructor, and one call is made per request.
+  declare private readonly admitting: AdmissionChain;
+  declare private readonly params: Record<string, unknown>;
+  declare private readonly requestContext: RequestContext;
+  declare private readonly owner: unknown;
+  /** The relayed request this call admits, whose sink takes results only. */
+  declare private readonly relayed: RelayedCall | undefined;
+  declare private sink: OutputSink<unknown> | undefined;
+  declare private holds: AdmissionHold | AdmissionHold[] | undefined;
+  declare private inner: Unsubscribable | undefined;
+  declare private ended: boolean;
   /** Where the handler's output goes, once known: what a relay asks for as `output()`. */
-  private target: OutputSink<unknown> | undefined = undefined;
+  declare private target: OutputSink<unknown> | undefined;
 
   constructor(
-    private readonly admitting: AdmissionChain,
-    private readonly params: Record<string, unknown>,
-    private readonly requestContext: RequestContext,
-    private readonly owner: unknown,
-    /** The relayed request this call admits, whose sink takes results only. */
-    private readonly relayed?: RelayedCall,
+    admitting: AdmissionChain,
+    params: Record<string, unknown>,
+    requestContext: RequestContext,
+    owner: unknown,
+    relayed?: RelayedCall,
   ) {
     super();
+    this.admitting = admitting;
+    this.params = params;
+    this.requestContext = requestContext;
+    this.owner = owner;
+    this.relayed = relayed;
+    this.sink = undefined;
+    this.holds = undefined;
+    this.inner = undefined;
+    this.ended = false;
+    this.target = undefined;
   }
 
   start(sink: OutputSink<HandlerResult | HandlerEvent>): Unsubscribable | undefined {
