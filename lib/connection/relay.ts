@@ -32,7 +32,8 @@ export interface RelayedCall {
  * cancels it (undefined when it already ended); or false, having sent nothing, when this request
  * needs the handler (its caller asked for progress, say). `owner` is the connection's (a session),
  * and `call` what the relay may ask of the request. A relay with `accepts` says beforehand, with
- * no side effect, whether `start` would take a request.
+ * no side effect, whether `start` would take a request; `accepted` tells `start` that its caller
+ * has just asked that of this request and had a yes, so that it need not ask again.
  */
 export interface RequestRelay {
   accepts?(method: string, params: MessageParams, revision: Revision): boolean;
@@ -43,6 +44,7 @@ export interface RequestRelay {
     sink: RequestSink,
     owner: unknown,
     call: RelayedCall,
+    accepted?: boolean,
   ): Unsubscribable | undefined | false;
 }
 

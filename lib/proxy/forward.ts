@@ -7,7 +7,7 @@ import { DeferredOutput, passParamsThrough } from '../connection/dispatcher';
 import type { HandlerResult, OutputSink, RequestContext, RequestHandler } from '../connection/dispatcher';
 import type { RequestOptions, RequestSink } from '../connection/request-pipeline';
 import { relayThrough } from '../connection/relay';
-import type { RequestRelay } from '../connection/relay';
+import type { RelayedCall, RequestRelay } from '../connection/relay';
 import type { MessageParams } from '../schema/request-meta';
 import type { Revision } from '../schema/revisions';
 import type { McpClient } from '../client/client-api';
@@ -194,8 +194,11 @@ class SessionRelay implements RequestRelay {
     params: MessageParams,
     revision: Revision,
     sink: RequestSink,
+    _owner?: unknown,
+    _call?: RelayedCall,
+    accepted?: boolean,
   ): Unsubscribable | undefined | false {
-    if (!this.accepts(method, params, revision)) return false;
+    if (accepted !== true && !this.accepts(method, params, revision)) return false;
     return this.upstream().connection.startRequest(method, forwardedParams(params), this.options, sink);
   }
 }

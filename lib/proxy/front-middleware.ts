@@ -120,8 +120,9 @@ class ViewingRelay implements RequestRelay {
     sink: RequestSink,
     owner: unknown,
     call: RelayedCall,
+    accepted?: boolean,
   ): Unsubscribable | undefined | false {
-    return this.relay.start(method, params, revision, sink, viewOf(owner as ViewedState | undefined), call);
+    return this.relay.start(method, params, revision, sink, viewOf(owner as ViewedState | undefined), call, accepted);
   }
 }
 

@@ -311,7 +311,17 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
         const { method, revision } = this.requestContext;
         // Dispatched, this call is what the relay may ask of the request (see `context`, `output`).
         this.target = target;
-        const relayed = relay.start(method, this.params, revision, target, this.owner, this.relayed ?? this);
+        // A relayed request was accepted by the relay just before it was admitted (see AdmittingRelay).
+        const { relayed: call } = this;
+        const relayed = relay.start(
+          method,
+          this.params,
+          revision,
+          target,
+          this.owner,
+          call ?? this,
+          call !== undefined,
+        );
         if (relayed !== false) return relayed;
         // Admitted on the relay's path for a relay that accepted it: it cannot go to the handler now.
         if (this.relayed !== undefined) throw new Error(`the relay declined ${method} after accepting it`);
