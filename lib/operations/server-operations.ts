@@ -69,7 +69,9 @@ export interface OperationsOptions {
   /**
    * A line at info through the server's `logger` for each call answered: `method`, `tool` (for
    * `tools/call` and `prompts/get`), `upstream` (see `upstreamOf`), `sessionId`, `durationMs`,
-   * `outcome` (`ok`, `error`, `tool_error`, `cancelled`, `closed`). Default true.
+   * `outcome` (`ok`, `error`, `tool_error`, `cancelled`, `closed`). Default true. Durations, here
+   * and in the histogram, are read from the global `performance` found when the server starts: a
+   * fake clock a test installs later is not read.
    */
   readonly callLog?: boolean;
   /** Each upstream's health, for a proxy: `mcp_upstream_up{upstream}` (1 or 0). */
