@@ -52,7 +52,8 @@ export class Correlator {
 
   /** Stops awaiting `id` (the caller gave up); a late response is then dropped by `settle`. */
   forget(id: RequestId, pending: PendingRequest): void {
-    if (this.get(id) === pending) this.remove(id);
+    if (this.slot === pending && this.slotId === id) this.slot = this.slotId = undefined;
+    else this.more?.deleteIf(id, pending);
   }
 
   /** Delivers a response; false when no request with that id is waiting. */
@@ -109,10 +110,5 @@ export class Correlator {
     const entry = this.slot;
     this.slot = this.slotId = undefined;
     return entry;
-  }
-
-  private remove(id: RequestId): void {
-    if (this.slot !== undefined && this.slotId === id) this.slot = this.slotId = undefined;
-    else this.more?.delete(id);
   }
 }

@@ -333,9 +333,7 @@ export class Dispatcher {
 
   /** @internal */
   finish(id: RequestId, entry: InFlight): boolean {
-    if (entry.cancelled || this.inflight?.get(id) !== entry) return false;
-    this.inflight.delete(id);
-    return true;
+    return !entry.cancelled && this.inflight !== undefined && this.inflight.deleteIf(id, entry);
   }
 }
 

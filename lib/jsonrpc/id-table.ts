@@ -70,6 +70,18 @@ export class IdTable<V> {
     return true;
   }
 
+  /** Removes `id` if the table holds it with `value` (not a later value of the same id): whether it did. One probe. */
+  deleteIf(id: RequestId, value: V): boolean {
+    if (typeof id !== 'number' || !Number.isInteger(id)) {
+      if (this.others?.get(id) !== value) return false;
+      return this.others.delete(id);
+    }
+    const slot = this.slotOf(id);
+    if (slot < 0 || this.slots![2 * slot + 1] !== value) return false;
+    this.vacate(slot, id);
+    return true;
+  }
+
   /** Removes `id` and answers its value, if the table holds it. One probe. */
   take(id: RequestId): V | undefined {
     if (typeof id !== 'number' || !Number.isInteger(id)) {

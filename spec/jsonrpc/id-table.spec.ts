@@ -39,6 +39,22 @@ describe('IdTable', () => {
     expect([table.get(7), table.size]).toEqual(['b', 1]);
   });
 
+  it('deletes an id only while it holds the value given', () => {
+    const table = new IdTable<object>();
+    const [first, later] = [{}, {}];
+    table.set(3, first);
+    table.set('3', first);
+    expect([table.deleteIf(3, later), table.deleteIf('3', later), table.size]).toEqual([false, false, 2]);
+    table.set(3, later);
+    expect([table.deleteIf(3, first), table.get(3)]).toEqual([false, later]);
+    expect([table.deleteIf(3, later), table.deleteIf('3', first), table.deleteIf(9, first), table.size]).toEqual([
+      true,
+      true,
+      false,
+      0,
+    ]);
+  });
+
   it('adds an id only once, and takes it out with its value', () => {
     const table = new IdTable<string>();
     expect([table.add(7, 'a'), table.add(7, 'b'), table.add('7', 'c'), table.add('7', 'd')]).toEqual([
