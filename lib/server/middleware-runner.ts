@@ -324,7 +324,7 @@ class AdmittedCall extends DeferredOutput implements OutputSink<unknown>, Unsubs
         );
         if (relayed !== false) return relayed;
         // Admitted on the relay's path for a relay that accepted it: it cannot go to the handler now.
-        if (this.relayed !== undefined) throw new Error(`the relay declined ${method} after accepting it`);
+        if (call !== undefined) throw new Error(`the relay declined ${method} after accepting it`);
       }
       output = this.admitting.handler(this.params, this.requestContext, this.owner);
     } catch (error) {

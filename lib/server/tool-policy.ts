@@ -49,7 +49,8 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
   const callRefusal = (request: MiddlewareRequest, context: ServerContext): JsonRpcError | undefined => {
     const name = request.params.name;
     // The caller is read only for a tool with a rule: a call of any other tool passes untouched.
-    const missing = typeof name === 'string' && rules.has(name) ? refusal(name, context.auth) : undefined;
+    const rule = typeof name === 'string' ? rules.get(name) : undefined;
+    const missing = rule === undefined ? undefined : missingOf(rule, context.auth, rolesClaim);
     return missing === undefined
       ? undefined
       : new JsonRpcError(ErrorCode.Forbidden, `Forbidden: tool ${String(name)} needs ${missing}`);
