@@ -20,11 +20,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { proxyHarness } from './proxy-cost';
 import type { ProxySide } from './proxy-cost';
 import { spread } from './stats';
-
-const arg = (name: string, fallback: number): number => {
-  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return given === undefined ? fallback : Number(given.slice(name.length + 3));
-};
+import { numberArg } from './args';
 
 /** In a child: makes `calls` calls with `inFlight` at a time through the side's harness, then exits. */
 async function child(side: ProxySide, calls: number, inFlight: number): Promise<void> {
@@ -78,9 +74,9 @@ async function main(): Promise<void> {
   } catch {
     throw new Error('proxy-instructions needs valgrind (Debian: apt-get install valgrind)');
   }
-  const repeats = arg('repeats', 3);
-  const inFlight = arg('in-flight', 64);
-  const [short, long] = [arg('short', 30_000), arg('long', 150_000)];
+  const repeats = numberArg('repeats', 3);
+  const inFlight = numberArg('in-flight', 64);
+  const [short, long] = [numberArg('short', 30_000), numberArg('long', 150_000)];
   /** Each side's counts: of its short runs, and of its long ones. */
   const counted = new Map<ProxySide, { few: number[]; many: number[] }>([
     ['proxied', { few: [], many: [] }],

@@ -23,13 +23,10 @@ import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { ProxyHarness, ProxySide } from './proxy-cost';
 import { inTurns } from './proxy-turns';
 import type { SideSample } from './proxy-turns';
+import { numberArg } from './args';
 
-const arg = (name: string, fallback: number): number => {
-  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return given === undefined ? fallback : Number(given.slice(name.length + 3));
-};
-const ROUNDS = arg('rounds', 7);
-const MEASURE_MS = arg('ms', 1000);
+const ROUNDS = numberArg('rounds', 7);
+const MEASURE_MS = numberArg('ms', 1000);
 
 /**
  * One round's figures: calls per second of the wall clock, and per second of this process's CPU
@@ -79,10 +76,10 @@ const median = (values: readonly number[]): number => {
 };
 
 /** Processes per side in memory, one set after another. */
-const PROCESSES = arg('processes', 3);
+const PROCESSES = numberArg('processes', 3);
 /** Measurements per side by each set of processes, and the length of each (in memory). */
-const TURNS = arg('turns', 12);
-const TURN_MS = arg('turn-ms', 250);
+const TURNS = numberArg('turns', 12);
+const TURN_MS = numberArg('turn-ms', 250);
 
 const figureOf = (sample: SideSample): Figure => ({ wall: sample.perSecond, cpu: 1e6 / sample.cpuMicros });
 
