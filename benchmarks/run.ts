@@ -55,9 +55,10 @@ async function fanOutWorkloads(samples: Samples) {
  * Measurements per process of the in-memory proxy rows. Each run's figure is the median of all of
  * a side's measurements: a moment of noise on the machine then falls on one of them, where a
  * single measurement per side put it into the ratio whole (one run gave 0.41, the next 0.72, of
- * the same code).
+ * the same code). Sixteen turns in each of a side's three processes make 48 measurements a run.
+ * Even so, one run's policed / plain ratio moves by several percent from the next's (ANALYSIS.md).
  */
-const PROXY_ROUNDS = quick ? 3 : 7;
+const PROXY_ROUNDS = quick ? 3 : 16;
 /** Measurements per side of the proxy rows, each with processes of its own, alternating. */
 const PROXY_PROCESS_REPETITIONS = quick ? 1 : 3;
 
