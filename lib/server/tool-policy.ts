@@ -41,16 +41,15 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
   const { rolesClaim = 'roles' } = options;
   // The rules by name, read once: a lookup in a Map costs a call a fraction of `Object.hasOwn`'s.
   const rules = new Map(Object.entries(options.tools));
-  const refusal = (name: string, auth: AuthInfo | undefined): string | undefined => {
+  /** What the caller lacks for tool `name`; the caller is read only for a tool with a rule. */
+  const refusal = (name: string, context: ServerContext): string | undefined => {
     const rule = rules.get(name);
-    return rule === undefined ? undefined : missingOf(rule, auth, rolesClaim);
+    return rule === undefined ? undefined : missingOf(rule, context.auth, rolesClaim);
   };
   /** The refusal of a call of a tool the caller may not use. */
   const callRefusal = (request: MiddlewareRequest, context: ServerContext): JsonRpcError | undefined => {
     const name = request.params.name;
-    // The caller is read only for a tool with a rule: a call of any other tool passes untouched.
-    const rule = typeof name === 'string' ? rules.get(name) : undefined;
-    const missing = rule === undefined ? undefined : missingOf(rule, context.auth, rolesClaim);
+    const missing = typeof name === 'string' ? refusal(name, context) : undefined;
     return missing === undefined
       ? undefined
       : new JsonRpcError(ErrorCode.Forbidden, `Forbidden: tool ${String(name)} needs ${missing}`);
@@ -65,7 +64,7 @@ export function toolPolicy(options: ToolPolicyOptions): ServerMiddleware {
       map((event) => {
         if (!isResultEvent(event) || !Array.isArray(event.tools)) return event;
         const shown = (event.tools as Array<{ name?: unknown }>).filter(
-          (tool) => typeof tool.name !== 'string' || refusal(tool.name, context.auth) === undefined,
+          (tool) => typeof tool.name !== 'string' || refusal(tool.name, context) === undefined,
         );
         return shown.length === event.tools.length ? event : { ...event, tools: shown };
       }),
