@@ -16,12 +16,11 @@ import { join, resolve } from 'node:path';
 import { IMPLEMENTATIONS } from './implementations';
 import { timeCalls } from './timing';
 import type { CallTransport, Implementation } from './workload';
+import { numberArg, stringArg } from './args';
 
-const option = (name: string, fallback: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const transport = option('transport', 'stdio') as CallTransport;
-const inFlight = Number(option('in-flight', '1'));
-const calls = Number(option('calls', '20000'));
+const transport = (stringArg('transport') ?? 'stdio') as CallTransport;
+const inFlight = numberArg('in-flight', 1);
+const calls = numberArg('calls', 20000);
 const WARMUP_MS = 1_000;
 /** Sampling interval of both profiles, µs (Node's default is 1,000). */
 const SAMPLE_US = 100;

@@ -23,7 +23,7 @@ import { PROXY_TRANSPORTS, proxyHarness } from './proxy-cost';
 import type { ProxyHarness, ProxySide } from './proxy-cost';
 import { inTurns } from './proxy-turns';
 import type { SideSample } from './proxy-turns';
-import { numberArg } from './args';
+import { listArg, numberArg } from './args';
 
 const ROUNDS = numberArg('rounds', 7);
 const MEASURE_MS = numberArg('ms', 1000);
@@ -124,10 +124,7 @@ const SIDES: readonly ProxySide[] = ['proxied', 'policed'];
 async function main(): Promise<void> {
   if (!Number.isInteger(PROCESSES) || PROCESSES < 1) throw new Error('--processes wants a count of at least 1');
   const lines: string[] = [];
-  const only = process.argv
-    .find((a) => a.startsWith('--only='))
-    ?.slice('--only='.length)
-    .split(',');
+  const only = listArg('only');
   const transports = PROXY_TRANSPORTS.filter((transport) => only?.includes(transport) ?? true);
   for (const [transport, inFlight] of transports.flatMap((t) => [1, 64].map((n) => [t, n] as const))) {
     const figures = transport === 'in-memory' ? await apart(inFlight) : await alongside(transport, inFlight);

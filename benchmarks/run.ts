@@ -27,8 +27,7 @@ import { readRawRun, record, writeRawRun } from './samples';
 import type { Samples } from './samples';
 import { alternating, CALL_SCALE, inOrder, log, narrowed, quick, RUN_INDEX, SETTINGS, wanted } from './settings';
 import { timeCalls } from './timing';
-
-const argument = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+import { stringArg } from './args';
 
 async function fanOutWorkloads(samples: Samples) {
   for (let rep = 0; rep < SETTINGS.repetitions; rep++) {
@@ -227,7 +226,7 @@ async function main() {
   const started = performance.now();
   const samples: Samples = new Map();
   await measureAll(samples);
-  const raw = argument('raw');
+  const raw = stringArg('raw');
   const name = reportName(quick, narrowed, 1);
   const file = raw ?? rawFile(name, 1);
   writeRawRun(

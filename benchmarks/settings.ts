@@ -1,19 +1,15 @@
 /** The options of a benchmark run, read from the command line, and what follows from them. */
 import { IMPLEMENTATIONS } from './implementations';
 import type { CallTransport, Implementation } from './workload';
+import { listArg, numberArg } from './args';
 
 const args = process.argv.slice(2);
-const option = (name: string) =>
-  args
-    .find((a) => a.startsWith(`--${name}=`))
-    ?.slice(name.length + 3)
-    .split(',');
 
 export const quick = args.includes('--quick');
 /** Which run of `npm run bench` this is (1 when run alone): the order of the implementations starts from it. */
-export const RUN_INDEX = Number(option('run')?.[0] ?? 1);
-const only = option('only');
-const transports = option('transports');
+export const RUN_INDEX = numberArg('run', 1);
+const only = listArg('only');
+const transports = listArg('transports');
 /** Only some workloads or transports: the report is `partial`. */
 export const narrowed = only !== undefined || transports !== undefined;
 export const wanted = (workload: string): boolean => !only || only.includes(workload);
