@@ -1,7 +1,9 @@
 import { connect } from '../../lib/client/client';
 import type { McpClient } from '../../lib/client/client';
+import { lastValueFrom, of } from 'rxjs';
 import { ErrorCode } from '../../lib/jsonrpc/errors';
 import type { McpServer } from '../../lib/server/server';
+import type { ServerContext } from '../../lib/server/server-context';
 import { toolPolicy } from '../../lib/server/tool-policy';
 import type { ToolPolicyOptions } from '../../lib/server/tool-policy';
 import type { AuthInfo } from '../../lib/transport/transport';
@@ -107,5 +109,26 @@ describe('toolPolicy', () => {
     const inherited = demoServer({ middleware: [toolPolicy({ tools: inheriting })] });
     const open = await sessionAs(inherited.server, caller([]));
     expect(await toolNames(open)).toEqual(['broken', 'echo', 'hang', 'steps']);
+  });
+
+  it('reads the caller only for a tool with a rule, on a call and in a listing', async () => {
+    let reads = 0;
+    const context = {
+      get auth(): AuthInfo {
+        reads++;
+        return caller([]);
+      },
+    } as unknown as ServerContext;
+    const policy = toolPolicy({ tools: { deploy: { scopes: ['deploy'] } } });
+    const run = (method: string, params: Record<string, unknown>, result: Record<string, unknown>) =>
+      lastValueFrom(policy({ method, params }, context, () => of(result)));
+
+    await run('tools/call', { name: 'echo' }, { content: [] });
+    const listed = await run('tools/list', {}, { tools: [{ name: 'echo' }, { name: 'steps' }] });
+    expect([reads, listed]).toEqual([0, { tools: [{ name: 'echo' }, { name: 'steps' }] }]);
+
+    expect(await failureOf(run('tools/call', { name: 'deploy' }, { content: [] }))).toMatchObject({ code: -32003 });
+    const hidden = await run('tools/list', {}, { tools: [{ name: 'echo' }, { name: 'deploy' }] });
+    expect([reads, hidden]).toEqual([2, { tools: [{ name: 'echo' }] }]);
   });
 });
