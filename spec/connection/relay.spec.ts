@@ -44,8 +44,12 @@ class AcceptingRelay extends HeldRelay {
   /** Declines in `start` a request it accepted, when set (a relay that breaks its word). */
   breaksWord = false;
   readonly calls: RelayedCall[] = [];
+  /** How many times `accepts` was asked, and what each `start` was told of it (`accepted`). */
+  asked = 0;
+  readonly told: Array<boolean | undefined> = [];
 
   accepts(_method: string, params: Record<string, unknown>) {
+    this.asked++;
     return !this.declines(params);
   }
 
@@ -56,7 +60,9 @@ class AcceptingRelay extends HeldRelay {
     sink: RequestSink,
     _owner?: unknown,
     call?: RelayedCall,
+    accepted?: boolean,
   ) {
+    this.told.push(accepted);
     if (this.breaksWord) return false;
     if (call !== undefined) this.calls.push(call);
     return super.start(method, params, revision, sink);
@@ -255,6 +261,15 @@ async function twoUnderALimitOfOne(relay: HeldRelay): Promise<{ handled: unknown
 describe('a request admitted on the relay’s own path (a relay that accepts beforehand)', () => {
   it('is admitted and relayed with no handler dispatched, refused ones reach neither, and holds end with the answer', async () => {
     expect(await twoUnderALimitOfOne(new AcceptingRelay())).toEqual({ handled: [], dispatched: 0 });
+  });
+
+  it('is asked once whether it takes the request, and its start is told it did', async () => {
+    const relay = new AcceptingRelay();
+    relay.answerAtOnce = { content: [] };
+    const { peer } = await serving(relay, { middleware: [concurrencyLimit({ limit: 1 })] });
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a' } });
+    expect(await peer.nextMatching(byId(1))).toMatchObject({ result: { content: [] } });
+    expect([relay.asked, relay.told]).toEqual([1, [true]]);
   });
 
   it('cancelled, cancels the call sent on, aborts the context the middleware saw, and frees its place', async () => {
