@@ -207,7 +207,10 @@ describe('a server serving a modern revision (2026-07-28) over a connection', ()
       result: { requestState: string };
     };
     const state = first.result.requestState;
-    const tampered = `${state.slice(0, -2)}${state.endsWith('A') ? 'B' : 'A'}${state.slice(-1)}`;
+    // The second-to-last character changed (the last one may carry only padding bits): always another one.
+    const changed = state.at(-2) === 'A' ? 'B' : 'A';
+    const tampered = `${state.slice(0, -2)}${changed}${state.slice(-1)}`;
+    expect(tampered).not.toBe(state);
     const forged = (await call('tools/call', {
       name: 'ask',
       arguments: { greeting: 'hi' },
