@@ -4,7 +4,7 @@ import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { modernRevisionOf } from '../../schema/request-meta';
-import { isLegacyRevision } from '../../schema/revisions';
+import { featuresOf, isLegacyRevision, isSupportedRevision } from '../../schema/revisions';
 import { headerValue, refuse } from '../http/http-guards';
 import type { ModernReceiver } from '../transport';
 import { SESSION_HEADER } from './streamable-http/session-table';
@@ -79,4 +79,17 @@ export class RevisionPolicy {
     };
     endJson(res, 400, JSON.stringify(errorResponse(id, error)));
   }
+}
+
+/**
+ * Refuses (400, -32600) a batch in a session whose negotiated revision has no JSON-RPC batches
+ * (every one but 2025-03-26): Streamable HTTP answers a body the server cannot accept with an HTTP
+ * error status. A session not negotiated yet leaves the refusal to its connection.
+ */
+export function refusedBatch(res: HttpResponseLike, body: unknown, revision: string | undefined): boolean {
+  if (!Array.isArray(body) || revision === undefined || !isSupportedRevision(revision)) return false;
+  if (featuresOf(revision).batching) return false;
+  const message = `Invalid request: JSON-RPC batches are not supported by protocol revision ${revision}`;
+  refuse(res, 400, message, ErrorCode.InvalidRequest);
+  return true;
 }

@@ -337,6 +337,37 @@ describe('createStreamableHttpHandler: JSON or SSE answers', () => {
     expect(body.map((m) => m.id).sort()).toEqual([7, 8]);
   });
 
+  it('[transport.http.batch-refused] refuses a batch with 400 in a session of a revision without batches, running none of it', async () => {
+    const s = await start();
+    for (const revision of ['2025-06-18', '2025-11-25']) {
+      const sessionId = await openSession(s.url, revision);
+      const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': revision };
+      const response = await post(
+        s.url,
+        [toolCall(7, 'gate', { gate: 'b1' }), toolCall(8, 'echo', { text: 'b' })],
+        headers,
+      );
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        id: null,
+        error: { code: -32600, message: expect.stringContaining(`not supported by protocol revision ${revision}`) },
+      });
+      expect(s.connections.every((connection) => connection.inFlightRequests === 0)).toBe(true);
+      // The session goes on: one call at a time is answered.
+      const single = await post(s.url, toolCall(9, 'echo', { text: 'one' }), headers);
+      expect((await answerMessages(single))[0]).toMatchObject({ id: 9, result: { content: [{ text: 'one' }] } });
+    }
+  });
+
+  it('refuses a sessionless batch with 400 under a revision without batches, and answers one under 2025-03-26', async () => {
+    const sessionless = await start({ sessionless: true });
+    const batch = [toolCall(1, 'echo', { text: 'a' }), toolCall(2, 'echo', { text: 'b' })];
+    expect((await post(sessionless.url, batch, { 'mcp-protocol-version': '2025-06-18' })).status).toBe(400);
+    const accepted = await post(sessionless.url, batch, { 'mcp-protocol-version': '2025-03-26' });
+    expect(accepted.status).toBe(200);
+    expect(((await answerMessages(accepted)) as Array<{ id: number }>).map((m) => m.id).sort()).toEqual([1, 2]);
+  });
+
   it('[transport.http.answer-session-closed] answers 404 to a call still waiting for its response when the session ends', async () => {
     const s = await start();
     const sessionId = await openSession(s.url);

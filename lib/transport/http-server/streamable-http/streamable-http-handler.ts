@@ -18,7 +18,7 @@ import { bindOwner, lacksScopes, ownerOf, sameCaller, setCaller } from '../endpo
 import { createInMemoryEventStore } from './event-store';
 import { followSessions, followModern } from '../operations-endpoints';
 import type { FollowedHandlerOptions } from '../operations-endpoints';
-import { RevisionPolicy, VERSION_HEADER } from '../revision-policy';
+import { refusedBatch, RevisionPolicy, VERSION_HEADER } from '../revision-policy';
 import { SESSION_HEADER, SessionTable } from './session-table';
 import { serveModernPost } from '../modern-exchange';
 import {
@@ -77,7 +77,8 @@ const ASSUMED_REVISION = '2025-03-26';
  * - Refusals: 400 no Host header, 403 Host/Origin not allowed (see `allowedHosts`), 405 method,
  *   406 Accept lacks `application/json` and `text/event-stream` (GET: the latter), 413 body too
  *   large, 415 not `application/json`, 400 unparsable JSON (-32700), not JSON-RPC (-32600),
- *   unsupported `MCP-Protocol-Version`, or a non-initialize request without a session id, 404
+ *   unsupported `MCP-Protocol-Version`, a batch under a revision without batches (all but
+ *   2025-03-26), or a non-initialize request without a session id, 404
  *   unknown or ended session, 409 a second standalone GET or a request id already in flight.
  *   Bodies of refusals are JSON-RPC error responses without an id. A POST whose body a body
  *   parser read before the handler, with no `parsedBody` passed, gets 500 (-32603) saying so.
@@ -254,6 +255,7 @@ export class StreamableHttpEndpoint {
       const entry = this.sessions.find(req, res);
       if (!entry || !sameCaller(entry.session.transport, req, res, this.log)) return;
       const session = entry.session;
+      if (refusedBatch(res, body, session.transport.protocolVersion)) return;
       setCaller(session.transport, req);
       this.calls?.received(session.transport, items);
       session.post(res, frame, this.json, { [SESSION_HEADER]: entry.id }, req.headers);
@@ -271,7 +273,9 @@ export class StreamableHttpEndpoint {
     frame: JsonRpcMessage | JsonRpcMessage[],
     initialize: boolean,
   ): void {
-    const implied = initialize ? undefined : impliedInitialize(headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION);
+    const revision = headerValue(req, VERSION_HEADER) ?? ASSUMED_REVISION;
+    if (!initialize && refusedBatch(res, frame, revision)) return;
+    const implied = initialize ? undefined : impliedInitialize(revision);
     const session = this.sessions.open(undefined, undefined, implied);
     bindOwner(session.transport, req);
     this.calls?.received(session.transport, frame);
