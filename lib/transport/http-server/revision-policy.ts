@@ -4,7 +4,7 @@ import { ErrorCode } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { modernRevisionOf } from '../../schema/request-meta';
-import { featuresOf, isLegacyRevision, isSupportedRevision } from '../../schema/revisions';
+import { featuresOf, isLegacyRevision, isModernRevision, isSupportedRevision } from '../../schema/revisions';
 import { headerValue, refuse } from '../http/http-guards';
 import type { ModernReceiver } from '../transport';
 import { SESSION_HEADER } from './streamable-http/session-table';
@@ -29,16 +29,20 @@ export class RevisionPolicy {
 
   /**
    * Refuses an unsupported `MCP-Protocol-Version` (400); any supported one is tolerated. The
-   * refusal names the request's id when the body is one request (#11).
+   * refusal names the request's id when the body is one request (#11). A modern revision named by
+   * what cannot be one of its requests (a batch, a response, a request in a session, a GET or a
+   * DELETE) is refused for what it is, not as an unknown revision.
    */
   refused(req: HttpRequestLike, res: HttpResponseLike, body?: unknown): boolean {
     const supported = this.supported;
     const version = headerValue(req, VERSION_HEADER);
     if (version === undefined || supported.includes(version)) return false;
-    const message = `Bad Request: unsupported protocol version ${JSON.stringify(version)} (supported: ${supported.join(', ')})`;
-    const id =
-      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
-    if (typeof id === 'string' || typeof id === 'number') {
+    const unsupported = `unsupported protocol version ${JSON.stringify(version)} (supported: ${supported.join(', ')})`;
+    const reason = (isModernRevision(version) ? notModern(req, body, version) : undefined) ?? unsupported;
+    const message = `Bad Request: ${reason}`;
+    const request = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+    const { id, method } = request as { id?: unknown; method?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) {
       const text = JSON.stringify(errorResponse(id, { code: ErrorCode.InvalidRequest, message }));
       endJson(res, 400, text);
     } else refuse(res, 400, message);
@@ -79,6 +83,21 @@ export class RevisionPolicy {
     };
     endJson(res, 400, JSON.stringify(errorResponse(id, error)));
   }
+}
+
+/**
+ * Why a message naming the modern revision `version` cannot be one of its requests, if that is the
+ * trouble: a batch, a response, a request in a session, a GET or a DELETE. A lone request is
+ * refused for its revision (an endpoint serving the modern revisions takes it before this).
+ */
+function notModern(req: HttpRequestLike, body: unknown, version: string): string | undefined {
+  const noSessions = `protocol revision ${version} has no sessions`;
+  if (body === undefined) return `${noSessions}: ${req.method ?? ''} serves the handshake revisions`;
+  if (Array.isArray(body)) return `JSON-RPC batches are not supported by protocol revision ${version}`;
+  if (typeof (body as { method?: unknown } | null)?.method !== 'string')
+    return `a client sends only requests and notifications under protocol revision ${version}`;
+  if (headerValue(req, SESSION_HEADER) !== undefined) return `${noSessions}: send its requests without Mcp-Session-Id`;
+  return undefined;
 }
 
 /**

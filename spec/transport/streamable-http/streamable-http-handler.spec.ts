@@ -465,6 +465,46 @@ describe('createStreamableHttpHandler: bad input', () => {
     expect(await response.text()).toMatch(/unsupported protocol version/);
   });
 
+  it('refuses what cannot be a 2026-07-28 request for what it is, not as an unknown revision', async () => {
+    const { url } = await start();
+    const sessionId = await openSession(url);
+    const modern = { 'mcp-protocol-version': '2026-07-28' };
+    const inSession = await post(url, toolCall(3, 'echo'), { ...modern, 'mcp-session-id': sessionId });
+    expect(inSession.status).toBe(400);
+    expect(await inSession.json()).toMatchObject({
+      id: 3,
+      error: { message: expect.stringMatching(/2026-07-28 has no sessions: send its requests without Mcp-Session-Id/) },
+    });
+    const batch = await post(url, [toolCall(4, 'echo'), toolCall(5, 'echo')], modern);
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({
+      id: null,
+      error: { message: expect.stringMatching(/batches are not supported by protocol revision 2026-07-28/) },
+    });
+    // A response names no request of the client's: the refusal carries no id.
+    const response = await post(url, { jsonrpc: '2.0', id: 6, result: {} }, modern);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      id: null,
+      error: { message: expect.stringMatching(/only requests and notifications under protocol revision 2026-07-28/) },
+    });
+    const stream = await fetch(url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, ...modern },
+    });
+    expect(stream.status).toBe(400);
+    expect(await stream.text()).toMatch(/2026-07-28 has no sessions: GET serves the handshake revisions/);
+    // An unknown revision is still refused as one.
+    const unknown = await post(url, toolCall(7, 'echo'), {
+      'mcp-protocol-version': '2099-01-01',
+      'mcp-session-id': sessionId,
+    });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({
+      id: 7,
+      error: { message: expect.stringMatching(/unsupported protocol version "2099-01-01"/) },
+    });
+  });
+
   it('[security.dns-rebinding] refuses a foreign Host or Origin on a loopback server and accepts local ones', async () => {
     const { url } = await start();
     const port = new URL(url).port;
