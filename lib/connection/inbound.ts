@@ -5,7 +5,7 @@ import { errorResponse, resultResponse } from '../jsonrpc/message';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../jsonrpc/message';
 import { describeIssues, toValidationIssues } from '../validation/issues';
 import { checkParams, methodDefinition } from '../schema/methods';
-import { featuresOf, LATEST_LEGACY_REVISION } from '../schema/revisions';
+import { batchRefusal, LATEST_LEGACY_REVISION } from '../schema/revisions';
 import { MalformedFrame } from '../transport/transport';
 import { hasCapability } from './capabilities';
 import type { ConnectionCore, Replier } from './connection-core';
@@ -39,12 +39,12 @@ export function onFrame(conn: ConnectionCore, frame: unknown): void {
 /** JSON-RPC batches exist only in 2025-03-26 (Basic → Messages); elsewhere an array is refused. */
 function onBatch(conn: ConnectionCore, messages: readonly unknown[]): void {
   const revision = conn.revision;
-  if (revision === undefined || !featuresOf(revision).batching) {
+  const why =
+    revision === undefined
+      ? 'JSON-RPC batches are not accepted before initialization (and initialize may not be batched)'
+      : batchRefusal(revision);
+  if (why !== undefined) {
     conn.log.warn({ size: messages.length, revision }, 'batch refused');
-    const why =
-      revision === undefined
-        ? 'JSON-RPC batches are not accepted before initialization (and initialize may not be batched)'
-        : `JSON-RPC batches are not supported by protocol revision ${revision}`;
     conn.send(errorResponse(null, JsonRpcError.invalidRequest(why).toJSON()));
     return;
   }

@@ -239,3 +239,13 @@ export function featuresOf(revision: Revision): RevisionFeatures {
   featureCache.set(revision, features);
   return features;
 }
+
+/**
+ * Why a JSON-RPC batch is refused under `revision`; undefined where batches are accepted (only
+ * 2025-03-26: Basic → Messages) or the revision is not one rxmcp knows. The one wording of the
+ * refusal, on a connection and at the HTTP endpoint alike.
+ */
+export function batchRefusal(revision: string): string | undefined {
+  if (!isSupportedRevision(revision) || featuresOf(revision).batching) return undefined;
+  return `JSON-RPC batches are not supported by protocol revision ${revision}`;
+}

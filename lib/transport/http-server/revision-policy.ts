@@ -1,10 +1,10 @@
 import { endJson } from '../http/http-exchange';
 import type { HttpRequestLike, HttpResponseLike } from '../http/http-exchange';
-import { ErrorCode } from '../../jsonrpc/errors';
+import { ErrorCode, JsonRpcError } from '../../jsonrpc/errors';
 import { errorResponse } from '../../jsonrpc/message';
 import type { JsonRpcMessage } from '../../jsonrpc/message';
 import { modernRevisionOf } from '../../schema/request-meta';
-import { featuresOf, isLegacyRevision, isModernRevision, isSupportedRevision } from '../../schema/revisions';
+import { batchRefusal, isLegacyRevision, isModernRevision } from '../../schema/revisions';
 import { headerValue, refuse } from '../http/http-guards';
 import type { ModernReceiver } from '../transport';
 import { SESSION_HEADER } from './streamable-http/session-table';
@@ -93,7 +93,7 @@ export class RevisionPolicy {
 function notModern(req: HttpRequestLike, body: unknown, version: string): string | undefined {
   const noSessions = `protocol revision ${version} has no sessions`;
   if (body === undefined) return `${noSessions}: ${req.method ?? ''} serves the handshake revisions`;
-  if (Array.isArray(body)) return `JSON-RPC batches are not supported by protocol revision ${version}`;
+  if (Array.isArray(body)) return batchRefusal(version);
   if (typeof (body as { method?: unknown } | null)?.method !== 'string')
     return `a client sends only requests and notifications under protocol revision ${version}`;
   if (headerValue(req, SESSION_HEADER) !== undefined) return `${noSessions}: send its requests without Mcp-Session-Id`;
@@ -106,9 +106,9 @@ function notModern(req: HttpRequestLike, body: unknown, version: string): string
  * error status. A session not negotiated yet leaves the refusal to its connection.
  */
 export function refusedBatch(res: HttpResponseLike, body: unknown, revision: string | undefined): boolean {
-  if (!Array.isArray(body) || revision === undefined || !isSupportedRevision(revision)) return false;
-  if (featuresOf(revision).batching) return false;
-  const message = `Invalid request: JSON-RPC batches are not supported by protocol revision ${revision}`;
-  refuse(res, 400, message, ErrorCode.InvalidRequest);
+  const why = Array.isArray(body) && revision !== undefined ? batchRefusal(revision) : undefined;
+  if (why === undefined) return false;
+  const error = JsonRpcError.invalidRequest(why);
+  refuse(res, 400, error.message, error.code);
   return true;
 }
